@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// Fact kinds written to history.
+const (
+	FactInstanceStarted    = "instance-started"
+	FactInstanceCompleted  = "instance-completed"
+	FactInstanceTerminated = "instance-terminated"
+	FactElementActivated   = "element-activated"
+	FactElementCompleted   = "element-completed"
+	FactElementTerminated  = "element-terminated"
+	FactScopeOpened        = "scope-opened"
+	FactScopeClosed        = "scope-closed"
+	FactScopeCancelled     = "scope-cancelled"
+	FactVariableSet        = "variable-set"
+	FactIncidentCreated    = "incident-created"
+	FactIncidentResolved   = "incident-resolved"
+)
+
+// Fact is one history entry produced by a step.
+type Fact struct {
+	Seq       int64
+	At        time.Time
+	Kind      string
+	NodeID    string
+	ScopeID   scope.ID
+	ScopePath string
+	TrackID   string
+	// Detail holds kind-specific data (JSON-shaped).
+	Detail map[string]any
+}
+
+// Effects is everything a step asks the outside world to record or do.
+type Effects struct {
+	// Facts are the history entries, in order.
+	Facts []Fact
+	// Incidents are incidents opened or resolved by the step (Resolved set).
+	Incidents []Incident
+}

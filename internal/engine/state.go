@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// FormatVersion is the checkpoint format this package writes.
+const FormatVersion = 1
+
+// Instance statuses.
+const (
+	StatusRunning    = "running"
+	StatusCompleted  = "completed"
+	StatusTerminated = "terminated"
+	StatusFailed     = "failed"
+)
+
+// TrackState says what a track is doing.
+type TrackState string
+
+// Track states.
+const (
+	// TrackReady tracks are about to execute their node within this step.
+	TrackReady TrackState = "ready"
+	// TrackJoining tracks wait at a parallel gateway for the other incoming flows.
+	TrackJoining TrackState = "joining"
+	// TrackInScope tracks host a sub-process and wait for its scope to drain.
+	TrackInScope TrackState = "in-scope"
+	// TrackIncident tracks are stopped by an incident until it is resolved.
+	TrackIncident TrackState = "incident"
+)
+
+// Track is one token.
+type Track struct {
+	ID    string     `json:"id"`
+	Scope scope.ID   `json:"scope"`
+	Node  string     `json:"node"`
+	State TrackState `json:"state"`
+	// Via is the sequence flow the track arrived on ("" for seeded tracks).
+	Via string `json:"via,omitempty"`
+	// Child is the scope a TrackInScope track hosts.
+	Child scope.ID `json:"child,omitempty"`
+	// Incident is the id of the incident stopping a TrackIncident track.
+	Incident string `json:"incident,omitempty"`
+}
+
+// Incident is an open problem of the instance that needs an operator.
+type Incident struct {
+	ID      string    `json:"id"`
+	TrackID string    `json:"track"`
+	NodeID  string    `json:"node"`
+	ScopeID scope.ID  `json:"scope"`
+	Kind    string    `json:"kind"`
+	Message string    `json:"message"`
+	At      time.Time `json:"at"`
+	// Resolved is set when the incident is closed (then it leaves the state).
+	Resolved time.Time `json:"resolved,omitzero"`
+}
+
+// Incident kinds.
+const (
+	IncidentExpression   = "expression-failed"
+	IncidentNoFlow       = "no-outgoing-flow"
+	IncidentDepth        = "scope-depth-exceeded"
+	IncidentStepBudget   = "step-budget-exceeded"
+	IncidentUnknownModel = "model-mismatch"
+)
+
+// State is the checkpoint of one instance: everything needed to resume it.
+type State struct {
+	Format         int    `json:"format"`
+	InstanceID     string `json:"instanceId"`
+	ProcessKey     string `json:"processKey"`
+	ProcessVersion int    `json:"processVersion"`
+	Status         string `json:"status"`
+	// Scopes is the open scope tree.
+	Scopes *scope.Tree `json:"scopes"`
+	// Tracks are the live tracks in creation order.
+	Tracks []*Track `json:"tracks"`
+	// Incidents are the open incidents.
+	Incidents []*Incident `json:"incidents,omitempty"`
+	// Counters minting deterministic ids and fact sequence numbers.
+	NextTrack    int   `json:"nextTrack"`
+	NextIncident int   `json:"nextIncident"`
+	NextFact     int64 `json:"nextFact"`
+}
+
+// NewState returns the empty state of a new instance; apply a Start event to it.
+func NewState(instanceID, processKey string, processVersion int) *State {
+	return &State{
+		Format:         FormatVersion,
+		InstanceID:     instanceID,
+		ProcessKey:     processKey,
+		ProcessVersion: processVersion,
+		Status:         StatusRunning,
+		Scopes:         scope.NewTree(nil),
+	}
+}
+
+// Ended reports whether the instance reached a final status.
+func (s *State) Ended() bool {
+	return s.Status == StatusCompleted || s.Status == StatusTerminated
+}
+
+// Track returns the live track with the given id, or nil.
+func (s *State) Track(id string) *Track {
+	for _, t := range s.Tracks {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// Clone returns a deep copy of the state.
+func (s *State) Clone() *State {
+	c := *s
+	c.Scopes = s.Scopes.Clone()
+	c.Tracks = make([]*Track, len(s.Tracks))
+	for i, t := range s.Tracks {
+		cp := *t
+		c.Tracks[i] = &cp
+	}
+	c.Incidents = make([]*Incident, len(s.Incidents))
+	for i, in := range s.Incidents {
+		cp := *in
+		c.Incidents[i] = &cp
+	}
+	return &c
+}
+
+// ErrCheckpoint reports a checkpoint that cannot be decoded.
+var ErrCheckpoint = errors.New("invalid checkpoint")
+
+// Marshal serializes the state as a checkpoint.
+func (s *State) Marshal() ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("engine: marshal checkpoint of %s: %w", s.InstanceID, err)
+	}
+	return b, nil
+}
+
+// Unmarshal decodes a checkpoint written by Marshal. Numbers come back as
+// json.Number so they stay exact.
+func Unmarshal(data []byte) (*State, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("engine: %w: %v", ErrCheckpoint, err)
+	}
+	if s.Format != FormatVersion {
+		return nil, fmt.Errorf("engine: %w: format %d, want %d", ErrCheckpoint, s.Format, FormatVersion)
+	}
+	if s.Scopes == nil || s.Scopes.Get(scope.RootID) == nil {
+		return nil, fmt.Errorf("engine: %w: no root scope", ErrCheckpoint)
+	}
+	for _, t := range s.Tracks {
+		if t == nil || s.Scopes.Get(t.Scope) == nil {
+			return nil, fmt.Errorf("engine: %w: track in unknown scope", ErrCheckpoint)
+		}
+	}
+	for _, in := range s.Incidents {
+		if in == nil {
+			return nil, fmt.Errorf("engine: %w: null incident", ErrCheckpoint)
+		}
+	}
+	return &s, nil
+}
+
+// HasReadyTracks reports whether a Resume step would do anything.
+func (s *State) HasReadyTracks() bool {
+	for _, t := range s.Tracks {
+		if t.State == TrackReady {
+			return true
+		}
+	}
+	return false
+}

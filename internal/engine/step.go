@@ -1,0 +1,521 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/expr"
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// Options bound what one step may do.
+type Options struct {
+	// MaxScopeDepth caps the nesting of scopes (DESIGN §5.6); 0 means 64.
+	MaxScopeDepth int
+	// MaxActivations caps node executions in one step, so a loop of
+	// synchronous elements cannot spin forever; 0 means 100000.
+	MaxActivations int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxScopeDepth <= 0 {
+		o.MaxScopeDepth = 64
+	}
+	if o.MaxActivations <= 0 {
+		o.MaxActivations = 100000
+	}
+	return o
+}
+
+// Step applies ev to a copy of st for the given process at time now and
+// returns the new state and the effects to persist. st is not modified.
+// It fails only with ErrInvalidTransition (event does not apply) or
+// ErrCheckpoint (state does not fit the process).
+func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
+	x := &executor{proc: p, st: st.Clone(), now: now, opts: opts.withDefaults()}
+	if err := x.apply(ev); err != nil {
+		return nil, Effects{}, err
+	}
+	x.run()
+	x.settleStatus()
+	return x.st, x.fx, nil
+}
+
+// executor carries one step.
+type executor struct {
+	proc  *bpmn.Process
+	st    *State
+	now   time.Time
+	opts  Options
+	fx    Effects
+	queue []string // ids of ready tracks, FIFO
+	spent int
+}
+
+func (x *executor) apply(ev Event) error {
+	switch e := ev.(type) {
+	case Start:
+		if x.st.NextFact != 0 || len(x.st.Tracks) != 0 {
+			return fmt.Errorf("engine: start instance %s: already started: %w", x.st.InstanceID, ErrInvalidTransition)
+		}
+		root := x.st.Scopes.Get(scope.RootID)
+		root.Vars = scope.CloneVars(e.Variables)
+		if root.Vars == nil {
+			root.Vars = map[string]any{}
+		}
+		for _, name := range x.proc.Graph.DataNames {
+			if _, ok := root.Vars[name]; !ok {
+				root.Vars[name] = nil
+			}
+		}
+		x.fact(FactInstanceStarted, "", scope.RootID, "", map[string]any{"processKey": x.st.ProcessKey, "version": x.st.ProcessVersion})
+		x.seed(x.proc.Graph, scope.RootID)
+		x.checkDrain(scope.RootID)
+		return nil
+	case Cancel:
+		if x.st.Ended() {
+			return fmt.Errorf("engine: cancel instance %s: status is %s: %w", x.st.InstanceID, x.st.Status, ErrInvalidTransition)
+		}
+		x.cancelScope(scope.RootID)
+		for _, in := range x.st.Incidents {
+			x.resolveIncident(in, "instance cancelled")
+		}
+		x.st.Incidents = nil
+		x.st.Status = StatusTerminated
+		detail := map[string]any{}
+		if e.Reason != "" {
+			detail["reason"] = e.Reason
+		}
+		x.fact(FactInstanceTerminated, "", scope.RootID, "", detail)
+		return nil
+	case Resume:
+		if x.st.Ended() {
+			return fmt.Errorf("engine: resume instance %s: status is %s: %w", x.st.InstanceID, x.st.Status, ErrInvalidTransition)
+		}
+		for _, t := range x.st.Tracks {
+			if t.State == TrackReady {
+				x.queue = append(x.queue, t.ID)
+			}
+		}
+		return nil
+	default:
+		return fmt.Errorf("engine: event %T: %w", ev, ErrInvalidTransition)
+	}
+}
+
+// run executes ready tracks until none is left.
+func (x *executor) run() {
+	for len(x.queue) > 0 {
+		id := x.queue[0]
+		x.queue = x.queue[1:]
+		t := x.st.Track(id)
+		if t == nil || t.State != TrackReady {
+			continue // removed or parked meanwhile (e.g. by a terminate)
+		}
+		x.spent++
+		if x.spent > x.opts.MaxActivations {
+			x.incident(t, IncidentStepBudget, fmt.Sprintf("more than %d element activations in one step: is there a loop without a wait state?", x.opts.MaxActivations))
+			continue
+		}
+		x.execute(t)
+	}
+}
+
+func (x *executor) settleStatus() {
+	if x.st.Ended() {
+		return
+	}
+	if len(x.st.Incidents) > 0 {
+		x.st.Status = StatusFailed
+	} else {
+		x.st.Status = StatusRunning
+	}
+}
+
+// node returns the node a track sits on, or nil when the state does not fit
+// the process (an incident then).
+func (x *executor) node(t *Track) *bpmn.Node {
+	n := x.proc.Node(t.Node)
+	if n == nil {
+		x.incident(t, IncidentUnknownModel, fmt.Sprintf("node %q is not in process %s version %d", t.Node, x.st.ProcessKey, x.st.ProcessVersion))
+	}
+	return n
+}
+
+func (x *executor) execute(t *Track) {
+	n := x.node(t)
+	if n == nil {
+		return
+	}
+	x.fact(FactElementActivated, n.ID, t.Scope, t.ID, map[string]any{"type": string(n.Kind)})
+	switch n.Kind {
+	case bpmn.KindStartEvent, bpmn.KindTask:
+		x.complete(t, n)
+	case bpmn.KindEndEvent:
+		x.endEvent(t, n)
+	case bpmn.KindScriptTask:
+		x.scriptTask(t, n)
+	case bpmn.KindExclusiveGateway:
+		x.exclusiveGateway(t, n)
+	case bpmn.KindParallelGateway:
+		x.parallelGateway(t, n)
+	case bpmn.KindSubProcess:
+		x.enterSubProcess(t, n)
+	default:
+		x.incident(t, IncidentUnknownModel, fmt.Sprintf("%s %q cannot be executed", n.Kind, n.ID))
+	}
+}
+
+// complete records the node's completion and leaves it by the activity rules.
+func (x *executor) complete(t *Track, n *bpmn.Node) {
+	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
+	x.leave(t, n)
+}
+
+func (x *executor) endEvent(t *Track, n *bpmn.Node) {
+	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
+	if n.Terminate {
+		x.terminateScope(t.Scope, t)
+		return
+	}
+	x.endTrack(t)
+}
+
+func (x *executor) scriptTask(t *Track, n *bpmn.Node) {
+	if n.Script == nil {
+		x.complete(t, n)
+		return
+	}
+	v, err := n.Script.Eval(x.view(t.Scope))
+	if err != nil {
+		x.incident(t, IncidentExpression, fmt.Sprintf("script of %s: %v", n.ID, err))
+		return
+	}
+	if n.ResultVariable != "" {
+		x.setVar(t, n.ResultVariable, v)
+	}
+	x.complete(t, n)
+}
+
+func (x *executor) exclusiveGateway(t *Track, n *bpmn.Node) {
+	for _, f := range n.Outgoing {
+		if f == n.Default {
+			continue
+		}
+		ok, failed := x.condition(t, n, f)
+		if failed {
+			return
+		}
+		if ok {
+			x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, map[string]any{"flow": f.ID})
+			x.move(t, f)
+			return
+		}
+	}
+	if n.Default != nil {
+		x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, map[string]any{"flow": n.Default.ID})
+		x.move(t, n.Default)
+		return
+	}
+	x.incident(t, IncidentNoFlow, fmt.Sprintf("exclusive gateway %s: no outgoing flow condition is true and there is no default flow", n.ID))
+}
+
+func (x *executor) parallelGateway(t *Track, n *bpmn.Node) {
+	if len(n.Incoming) > 1 {
+		t.State = TrackJoining
+		// One waiting track per incoming flow, the oldest first.
+		arrived := map[string]*Track{}
+		for _, o := range x.st.Tracks {
+			if o.State == TrackJoining && o.Node == n.ID && o.Scope == t.Scope {
+				if _, seen := arrived[o.Via]; !seen {
+					arrived[o.Via] = o
+				}
+			}
+		}
+		for _, f := range n.Incoming {
+			if arrived[f.ID] == nil {
+				return // keep waiting
+			}
+		}
+		// Fire: the tokens of all incoming flows merge into this track.
+		for _, f := range n.Incoming {
+			if o := arrived[f.ID]; o != t {
+				x.removeTrack(o)
+			}
+		}
+		t.State = TrackReady
+	}
+	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
+	x.fork(t, n.Outgoing)
+}
+
+func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
+	parent := x.st.Scopes.Get(t.Scope)
+	if depth := strings.Count(parent.Path, "/"); parent.Path != "/" && depth >= x.opts.MaxScopeDepth {
+		x.incident(t, IncidentDepth, fmt.Sprintf("sub-process %s would nest scopes deeper than %d (%s)", n.ID, x.opts.MaxScopeDepth, parent.Path))
+		return
+	}
+	child, err := x.st.Scopes.Open(t.Scope, n.ID, n.Sub.DataNames)
+	if err != nil {
+		x.incident(t, IncidentUnknownModel, err.Error())
+		return
+	}
+	t.State = TrackInScope
+	t.Child = child.ID
+	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
+	x.seed(n.Sub, child.ID)
+	x.checkDrain(child.ID)
+}
+
+// seed puts a new ready track on every start node of g inside scope s.
+func (x *executor) seed(g *bpmn.Graph, s scope.ID) {
+	for _, start := range g.Starts {
+		x.newTrack(s, start.ID, "")
+	}
+}
+
+// leave takes the outgoing flows of a completed activity or event: every
+// unconditional flow and every flow whose condition is true; the default
+// flow when none of them is taken; no outgoing flow ends the track.
+func (x *executor) leave(t *Track, n *bpmn.Node) {
+	if len(n.Outgoing) == 0 {
+		x.endTrack(t)
+		return
+	}
+	var taken []*bpmn.Flow
+	for _, f := range n.Outgoing {
+		if f == n.Default {
+			continue
+		}
+		if f.Condition == nil {
+			taken = append(taken, f)
+			continue
+		}
+		ok, failed := x.condition(t, n, f)
+		if failed {
+			return
+		}
+		if ok {
+			taken = append(taken, f)
+		}
+	}
+	if len(taken) == 0 && n.Default != nil {
+		taken = []*bpmn.Flow{n.Default}
+	}
+	if len(taken) == 0 {
+		x.incident(t, IncidentNoFlow, fmt.Sprintf("%s: no outgoing flow condition is true and there is no default flow", n.ID))
+		return
+	}
+	x.fork(t, taken)
+}
+
+// fork moves t along the first flow and starts a new track on each other one.
+// With no flows the track ends.
+func (x *executor) fork(t *Track, flows []*bpmn.Flow) {
+	if len(flows) == 0 {
+		x.endTrack(t)
+		return
+	}
+	for _, f := range flows[1:] {
+		x.newTrack(t.Scope, f.Target.ID, f.ID)
+	}
+	x.move(t, flows[0])
+}
+
+func (x *executor) move(t *Track, f *bpmn.Flow) {
+	t.Node = f.Target.ID
+	t.Via = f.ID
+	t.State = TrackReady
+	x.queue = append(x.queue, t.ID)
+}
+
+// condition evaluates a flow condition; failed reports an incident raised.
+func (x *executor) condition(t *Track, n *bpmn.Node, f *bpmn.Flow) (ok, failed bool) {
+	if f.Condition == nil {
+		return true, false
+	}
+	v, err := f.Condition.Eval(x.view(t.Scope))
+	if err != nil {
+		x.incident(t, IncidentExpression, fmt.Sprintf("condition of flow %s leaving %s: %v", f.ID, n.ID, err))
+		return false, true
+	}
+	return expr.Truthy(v), false
+}
+
+func (x *executor) newTrack(s scope.ID, node, via string) *Track {
+	x.st.NextTrack++
+	t := &Track{ID: "t" + strconv.Itoa(x.st.NextTrack), Scope: s, Node: node, State: TrackReady, Via: via}
+	x.st.Tracks = append(x.st.Tracks, t)
+	x.queue = append(x.queue, t.ID)
+	return t
+}
+
+func (x *executor) removeTrack(t *Track) {
+	for i, o := range x.st.Tracks {
+		if o == t {
+			x.st.Tracks = append(x.st.Tracks[:i], x.st.Tracks[i+1:]...)
+			return
+		}
+	}
+}
+
+// endTrack removes a track that reached its end and completes its scope if
+// that drained it.
+func (x *executor) endTrack(t *Track) {
+	x.removeTrack(t)
+	x.checkDrain(t.Scope)
+}
+
+// checkDrain completes scope s when no track and no child scope remains in it.
+func (x *executor) checkDrain(s scope.ID) {
+	if x.st.Ended() || x.st.Scopes.Get(s) == nil {
+		return
+	}
+	for _, t := range x.st.Tracks {
+		if t.Scope == s {
+			return
+		}
+	}
+	if len(x.st.Scopes.Children(s)) > 0 {
+		return
+	}
+	x.completeScope(s, "")
+}
+
+// completeScope closes a drained (or terminated) scope and continues its host.
+func (x *executor) completeScope(s scope.ID, reason string) {
+	if s == scope.RootID {
+		x.st.Status = StatusCompleted
+		detail := map[string]any{}
+		if reason != "" {
+			detail["reason"] = reason
+		}
+		x.fact(FactInstanceCompleted, "", scope.RootID, "", detail)
+		return
+	}
+	sc := x.st.Scopes.Get(s)
+	host := x.hostOf(s)
+	x.fact(FactScopeClosed, sc.NodeID, s, "", nil)
+	x.st.Scopes.Close(s)
+	if host == nil {
+		return // cannot happen for a consistent state: a scope always has a host track
+	}
+	host.Child = ""
+	host.State = TrackReady
+	n := x.node(host)
+	if n == nil {
+		return
+	}
+	x.complete(host, n)
+}
+
+// hostOf returns the track waiting on scope s.
+func (x *executor) hostOf(s scope.ID) *Track {
+	for _, t := range x.st.Tracks {
+		if t.State == TrackInScope && t.Child == s {
+			return t
+		}
+	}
+	return nil
+}
+
+// terminateScope ends scope s by a terminate end event reached by track by:
+// every other track and nested scope inside is cancelled, then s completes.
+func (x *executor) terminateScope(s scope.ID, by *Track) {
+	x.removeTrack(by)
+	x.cancelInside(s)
+	x.completeScope(s, "terminate end event "+by.Node)
+}
+
+// cancelScope cancels every track and nested scope inside s and s itself.
+// The root scope stays (its variables remain visible).
+func (x *executor) cancelScope(s scope.ID) {
+	x.cancelInside(s)
+	if s != scope.RootID {
+		sc := x.st.Scopes.Get(s)
+		x.fact(FactScopeCancelled, sc.NodeID, s, "", nil)
+		x.st.Scopes.Close(s)
+	}
+}
+
+// cancelInside terminates every track inside s (recursively through nested
+// scopes, innermost first) and closes the nested scopes.
+func (x *executor) cancelInside(s scope.ID) {
+	for _, c := range x.st.Scopes.Children(s) {
+		x.cancelScope(c.ID)
+	}
+	var keep []*Track
+	for _, t := range x.st.Tracks {
+		if t.Scope != s {
+			keep = append(keep, t)
+			continue
+		}
+		x.fact(FactElementTerminated, t.Node, t.Scope, t.ID, nil)
+		if t.Incident != "" {
+			x.resolveIncidentID(t.Incident, "element terminated")
+		}
+	}
+	x.st.Tracks = keep
+}
+
+// incident parks the track and opens an incident.
+func (x *executor) incident(t *Track, kind, msg string) {
+	x.st.NextIncident++
+	in := &Incident{
+		ID:      x.st.InstanceID + "-i" + strconv.Itoa(x.st.NextIncident),
+		TrackID: t.ID, NodeID: t.Node, ScopeID: t.Scope,
+		Kind: kind, Message: msg, At: x.now,
+	}
+	t.State = TrackIncident
+	t.Incident = in.ID
+	x.st.Incidents = append(x.st.Incidents, in)
+	x.fx.Incidents = append(x.fx.Incidents, *in)
+	x.fact(FactIncidentCreated, t.Node, t.Scope, t.ID, map[string]any{"incidentId": in.ID, "kind": kind, "message": msg})
+}
+
+func (x *executor) resolveIncidentID(id, why string) {
+	for i, in := range x.st.Incidents {
+		if in.ID == id {
+			x.resolveIncident(in, why)
+			x.st.Incidents = append(x.st.Incidents[:i], x.st.Incidents[i+1:]...)
+			return
+		}
+	}
+}
+
+func (x *executor) resolveIncident(in *Incident, why string) {
+	in.Resolved = x.now
+	x.fx.Incidents = append(x.fx.Incidents, *in)
+	x.fact(FactIncidentResolved, in.NodeID, in.ScopeID, in.TrackID, map[string]any{"incidentId": in.ID, "reason": why})
+}
+
+func (x *executor) setVar(t *Track, name string, v any) {
+	at, err := x.st.Scopes.Set(t.Scope, name, v)
+	if err != nil {
+		x.incident(t, IncidentUnknownModel, err.Error())
+		return
+	}
+	x.fact(FactVariableSet, t.Node, at, t.ID, map[string]any{"name": name})
+}
+
+func (x *executor) fact(kind, node string, s scope.ID, track string, detail map[string]any) {
+	x.st.NextFact++
+	path := ""
+	if sc := x.st.Scopes.Get(s); sc != nil {
+		path = sc.Path
+	}
+	x.fx.Facts = append(x.fx.Facts, Fact{Seq: x.st.NextFact, At: x.now, Kind: kind, NodeID: node, ScopeID: s, ScopePath: path, TrackID: track, Detail: detail})
+}
+
+// view is the read-only expression view of the variables visible from a scope.
+func (x *executor) view(s scope.ID) expr.Scope { return scopeView{tree: x.st.Scopes, id: s} }
+
+type scopeView struct {
+	tree *scope.Tree
+	id   scope.ID
+}
+
+func (v scopeView) Lookup(name string) (any, bool) { return v.tree.Lookup(v.id, name) }

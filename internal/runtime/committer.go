@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+)
+
+// committer groups steps of different instances that are ready at the same
+// moment into one store transaction (group commit, DESIGN §3 Persistence).
+// Each caller still learns the outcome of its own step.
+type committer struct {
+	store Store
+	max   int
+	in    chan commitRequest
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+	done   chan struct{}
+}
+
+type commitRequest struct {
+	rec   StepRecord
+	reply chan error
+}
+
+// errClosed reports a commit after Close.
+var errClosed = &Error{Code: EINTERNAL, Message: "runtime is shut down"}
+
+func newCommitter(store Store, max int) *committer {
+	if max <= 0 {
+		max = 64
+	}
+	c := &committer{store: store, max: max, in: make(chan commitRequest, max), done: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+// commit writes one step and waits until it is durable (or refused).
+func (c *committer) commit(rec StepRecord) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return errClosed
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	defer c.wg.Done()
+	reply := make(chan error, 1)
+	c.in <- commitRequest{rec: rec, reply: reply}
+	return <-reply
+}
+
+func (c *committer) loop() {
+	defer close(c.done)
+	for first := range c.in {
+		batch := []commitRequest{first}
+	gather:
+		for len(batch) < c.max {
+			select {
+			case r, ok := <-c.in:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		c.write(batch)
+	}
+}
+
+// write commits a batch; if the batch fails, each step is retried alone so
+// one bad step cannot fail its neighbours.
+func (c *committer) write(batch []commitRequest) {
+	ctx := context.Background() // a commit, once started, is not abandoned halfway
+	recs := make([]StepRecord, len(batch))
+	for i, r := range batch {
+		recs[i] = r.rec
+	}
+	err := c.store.CommitSteps(ctx, recs)
+	if err == nil || len(batch) == 1 {
+		for _, r := range batch {
+			r.reply <- err
+		}
+		return
+	}
+	for _, r := range batch {
+		r.reply <- c.store.CommitSteps(ctx, []StepRecord{r.rec})
+	}
+}
+
+// close waits for in-flight commits and stops the loop. Idempotent.
+func (c *committer) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.wg.Wait()
+	close(c.in)
+	<-c.done
+}

@@ -1,0 +1,286 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/gobpm/gobpm/internal/engine"
+)
+
+// Options configure a Runtime. Zero values pick the defaults.
+type Options struct {
+	// Logger receives the runtime's logs; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now. Tests inject a fixed clock.
+	Now func() time.Time
+	// NewID mints instance and deployment ids; nil means UUID version 7.
+	NewID func() string
+	// Engine bounds each step.
+	Engine engine.Options
+	// GroupCommitMax caps how many steps share one transaction; 0 means 64.
+	GroupCommitMax int
+}
+
+// Runtime is the service layer. Its methods are safe for concurrent use.
+type Runtime struct {
+	store  Store
+	log    *slog.Logger
+	now    func() time.Time
+	newID  func() string
+	engine engine.Options
+
+	defs   *definitions
+	locks  *instanceLocks
+	commit *committer
+}
+
+// New returns a Runtime over store. Call Resume once at start-up and Close at
+// shutdown.
+func New(store Store, opts Options) *Runtime {
+	r := &Runtime{
+		store:  store,
+		log:    opts.Logger,
+		now:    opts.Now,
+		newID:  opts.NewID,
+		engine: opts.Engine,
+		defs:   newDefinitions(),
+		locks:  newInstanceLocks(),
+		commit: newCommitter(store, opts.GroupCommitMax),
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.newID == nil {
+		r.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	return r
+}
+
+// Close waits for in-flight commits and stops the runtime. The store is the
+// caller's to close afterwards.
+func (r *Runtime) Close() error {
+	r.commit.close()
+	return nil
+}
+
+// Resume loads every running instance from its checkpoint at start-up and
+// carries on any track that was left runnable. An instance whose checkpoint
+// or definition cannot be read is logged and left as it is; it never stops
+// the others.
+func (r *Runtime) Resume(ctx context.Context) (int, error) {
+	running, err := r.store.RunningInstances(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("runtime: resume: %w", err)
+	}
+	resumed := 0
+	for _, si := range running {
+		if err := r.resumeOne(ctx, si.ID); err != nil {
+			r.log.Error("resume failed", "instance_id", si.ID, "error", err)
+			continue
+		}
+		resumed++
+	}
+	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed)
+	return resumed, nil
+}
+
+func (r *Runtime) resumeOne(ctx context.Context, id InstanceID) error {
+	return r.step(ctx, id, engine.Resume{}, func(st *engine.State) bool { return st.HasReadyTracks() })
+}
+
+// StartInstance creates an instance of a process (latest version unless
+// req.Version pins one) and answers after its first step has committed.
+func (r *Runtime) StartInstance(ctx context.Context, req StartRequest) (InstanceView, error) {
+	if req.ProcessKey == "" {
+		return InstanceView{}, &Error{Code: EINVALID, Message: "process key is required", Field: "key"}
+	}
+	if req.Version < 0 {
+		return InstanceView{}, &Error{Code: EINVALID, Message: "version must be positive", Field: "version"}
+	}
+	proc, ref, err := r.process(ctx, req.ProcessKey, req.Version)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			if req.Version > 0 {
+				return InstanceView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("process %q has no version %d", req.ProcessKey, req.Version), Err: err}
+			}
+			return InstanceView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("process %q is not deployed", req.ProcessKey), Err: err}
+		}
+		return InstanceView{}, err
+	}
+	id := InstanceID(r.newID())
+	unlock := r.locks.lock(id)
+	defer unlock()
+	now := r.now().UTC()
+	st := engine.NewState(string(id), ref.Key, ref.Version)
+	next, fx, err := engine.Step(proc, st, engine.Start{Variables: req.Variables}, now, r.engine)
+	if err != nil {
+		return InstanceView{}, fmt.Errorf("runtime: start %s: %w", ref.Key, err)
+	}
+	row := InstanceRow{ID: id, ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: req.BusinessKey, CreatedAt: now}
+	rec, err := r.record(row, 0, next, fx, now)
+	if err != nil {
+		return InstanceView{}, err
+	}
+	if err := r.commit.commit(rec); err != nil {
+		return InstanceView{}, fmt.Errorf("runtime: commit start of %s: %w", id, err)
+	}
+	r.log.Debug("instance started", "instance_id", id, "definition_key", ref.Key, "status", next.Status)
+	return r.Instance(ctx, id)
+}
+
+// Cancel terminates a running or failed instance with every scope inside it.
+// An ended instance gives ECONFLICT.
+func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, error) {
+	if err := r.step(ctx, id, engine.Cancel{Reason: "cancelled through the API"}, nil); err != nil {
+		return InstanceView{}, err
+	}
+	return r.Instance(ctx, id)
+}
+
+// step is the one path every change takes: lock, load, engine.Step, commit.
+// When needed is non-nil and returns false for the loaded state, nothing is
+// stepped.
+func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) error {
+	unlock := r.locks.lock(id)
+	defer unlock()
+	si, err := r.store.Instance(ctx, id)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+		}
+		return err
+	}
+	st, err := engine.Unmarshal(si.Checkpoint)
+	if err != nil {
+		return fmt.Errorf("runtime: load instance %s: %w", id, err)
+	}
+	if needed != nil && !needed(st) {
+		return nil
+	}
+	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
+	if err != nil {
+		return fmt.Errorf("runtime: definition of instance %s: %w", id, err)
+	}
+	now := r.now().UTC()
+	next, fx, err := engine.Step(proc, st, ev, now, r.engine)
+	if err != nil {
+		if errors.Is(err, engine.ErrInvalidTransition) {
+			return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is %s: %s does not apply", id, st.Status, ev.Kind()), Err: err}
+		}
+		return fmt.Errorf("runtime: step %s of %s: %w", ev.Kind(), id, err)
+	}
+	rec, err := r.record(si.InstanceRow, si.Revision, next, fx, now)
+	if err != nil {
+		return err
+	}
+	if err := r.commit.commit(rec); err != nil {
+		return fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
+	}
+	return nil
+}
+
+// record turns a step's outcome into what the store writes.
+func (r *Runtime) record(row InstanceRow, prev int64, st *engine.State, fx engine.Effects, now time.Time) (StepRecord, error) {
+	cp, err := st.Marshal()
+	if err != nil {
+		return StepRecord{}, err
+	}
+	row.Status = st.Status
+	row.UpdatedAt = now
+	row.Revision = prev + 1
+	if st.Ended() && row.EndedAt.IsZero() {
+		row.EndedAt = now
+	}
+	rec := StepRecord{Instance: row, PrevRevision: prev, Checkpoint: cp}
+	for _, s := range st.Scopes.All() {
+		rec.Scopes = append(rec.Scopes, ScopeRow{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: "active"})
+	}
+	for _, f := range fx.Facts {
+		detail := []byte("{}")
+		if len(f.Detail) > 0 {
+			if detail, err = json.Marshal(f.Detail); err != nil {
+				return StepRecord{}, fmt.Errorf("runtime: fact %d of %s: %w", f.Seq, row.ID, err)
+			}
+		}
+		rec.Facts = append(rec.Facts, FactRow{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: detail})
+	}
+	for _, in := range fx.Incidents {
+		rec.Incidents = append(rec.Incidents, IncidentRow{ID: in.ID, InstanceID: row.ID, NodeID: in.NodeID, ScopeID: string(in.ScopeID),
+			Kind: in.Kind, Message: in.Message, CreatedAt: in.At, ResolvedAt: in.Resolved})
+	}
+	return rec, nil
+}
+
+// Instance returns a copied view of one instance.
+func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, error) {
+	si, err := r.store.Instance(ctx, id)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return InstanceView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+		}
+		return InstanceView{}, err
+	}
+	st, err := engine.Unmarshal(si.Checkpoint)
+	if err != nil {
+		return InstanceView{}, fmt.Errorf("runtime: read instance %s: %w", id, err)
+	}
+	v := InstanceView{InstanceRow: si.InstanceRow, Scopes: []ScopeView{}, Tracks: []TrackView{}, Children: []ChildView{}}
+	v.Variables = st.Scopes.Get("root").Vars
+	if v.Variables == nil {
+		v.Variables = map[string]any{}
+	}
+	for _, s := range st.Scopes.All() {
+		vars := s.Vars
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: "active", Variables: vars})
+	}
+	for _, t := range st.Tracks {
+		v.Tracks = append(v.Tracks, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})
+	}
+	if v.Incidents, err = r.store.Incidents(ctx, id, false); err != nil {
+		return InstanceView{}, err
+	}
+	if v.Incidents == nil {
+		v.Incidents = []IncidentRow{}
+	}
+	children, _, err := r.store.ListInstances(ctx, InstanceFilter{ParentID: id, Limit: 500})
+	if err != nil {
+		return InstanceView{}, err
+	}
+	for _, c := range children {
+		v.Children = append(v.Children, ChildView{InstanceID: c.ID, NodeID: c.ParentNodeID, Status: c.Status})
+	}
+	return v, nil
+}
+
+// ListInstances lists instance summaries matching f and the total count.
+func (r *Runtime) ListInstances(ctx context.Context, f InstanceFilter) ([]InstanceRow, int, error) {
+	return r.store.ListInstances(ctx, f)
+}
+
+// History returns an instance's facts after afterSeq (ENOTFOUND for an unknown instance).
+func (r *Runtime) History(ctx context.Context, id InstanceID, afterSeq int64, limit int) ([]FactRow, error) {
+	if _, err := r.store.Instance(ctx, id); err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+		}
+		return nil, err
+	}
+	return r.store.History(ctx, id, afterSeq, limit)
+}
+
+// Incidents lists the incidents of one instance, or every open one when id is empty.
+func (r *Runtime) Incidents(ctx context.Context, id InstanceID, openOnly bool) ([]IncidentRow, error) {
+	return r.store.Incidents(ctx, id, openOnly)
+}

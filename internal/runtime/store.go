@@ -1,0 +1,191 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// InstanceID identifies a process instance across the whole engine.
+type InstanceID string
+
+// Instance statuses, as the API shows them.
+const (
+	StatusRunning    = "running"
+	StatusCompleted  = "completed"
+	StatusTerminated = "terminated"
+	StatusFailed     = "failed"
+)
+
+// Resource is one uploaded file of a deployment.
+type Resource struct {
+	// Name is the file name as uploaded (e.g. "order.bpmn").
+	Name string
+	// Content is the verbatim bytes as uploaded.
+	Content []byte
+	// Hash is the hex SHA-256 of Content; identical content mints no new version.
+	Hash string
+	// Processes are the processes the resource declares, in document order.
+	Processes []ProcessDecl
+}
+
+// ProcessDecl names one process a resource declares.
+type ProcessDecl struct {
+	Key  string
+	Name string
+}
+
+// DeploymentRecord is what the store persists for one deployment.
+type DeploymentRecord struct {
+	ID         string
+	DeployedAt time.Time
+	Resources  []Resource
+}
+
+// DefinitionRef names one registered definition version.
+type DefinitionRef struct {
+	Key     string
+	Version int
+}
+
+// DefinitionRecord is one registered, immutable process definition version.
+type DefinitionRecord struct {
+	Key          string
+	Version      int
+	Name         string
+	DeploymentID string
+	ResourceName string
+	// ResourceHash is the hash of the resource it was registered from.
+	ResourceHash string
+	// XML is the verbatim deployed document the process was read from.
+	XML        []byte
+	DeployedAt time.Time
+}
+
+// InstanceRow is the queryable summary of an instance.
+type InstanceRow struct {
+	ID             InstanceID
+	ProcessKey     string
+	ProcessVersion int
+	Status         string
+	BusinessKey    string
+	// ParentID and ParentNodeID link a called child to its caller ("" when none).
+	ParentID     InstanceID
+	ParentNodeID string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	// EndedAt is zero while the instance runs.
+	EndedAt time.Time
+	// Revision counts committed steps; it guards against lost updates.
+	Revision int64
+}
+
+// ScopeRow is the queryable copy of one open scope of an instance.
+type ScopeRow struct {
+	ID       string
+	ParentID string
+	NodeID   string
+	Path     string
+	State    string
+}
+
+// FactRow is one history entry of an instance. Seq is assigned by the engine
+// and strictly increases per instance.
+type FactRow struct {
+	Seq       int64
+	At        time.Time
+	Kind      string
+	NodeID    string
+	ScopePath string
+	Detail    json.RawMessage
+}
+
+// IncidentRow is the queryable copy of an incident.
+type IncidentRow struct {
+	ID         string
+	InstanceID InstanceID
+	NodeID     string
+	ScopeID    string
+	Kind       string
+	Message    string
+	CreatedAt  time.Time
+	// ResolvedAt is zero while the incident is open.
+	ResolvedAt time.Time
+}
+
+// StepRecord is everything one step of one instance writes. The store
+// commits it all or nothing (DESIGN §2.2).
+type StepRecord struct {
+	// Instance is the instance row after the step; Instance.Revision is the new revision.
+	Instance InstanceRow
+	// PrevRevision is the revision the step was computed from; 0 means the
+	// step creates the instance. A mismatch fails with ErrConflict.
+	PrevRevision int64
+	// Checkpoint is the serialized engine state after the step.
+	Checkpoint []byte
+	// Scopes replaces the instance's scope rows.
+	Scopes []ScopeRow
+	// Facts are appended to the instance's history.
+	Facts []FactRow
+	// Incidents are inserted or updated by ID.
+	Incidents []IncidentRow
+}
+
+// StoredInstance is an instance row with its checkpoint.
+type StoredInstance struct {
+	InstanceRow
+	Checkpoint []byte
+}
+
+// InstanceFilter selects instances for listing. Empty fields match all.
+type InstanceFilter struct {
+	ProcessKey     string
+	ProcessVersion int
+	Status         string
+	BusinessKey    string
+	ParentID       InstanceID
+	// Limit caps the page size (the store caps it too); Offset skips rows.
+	Limit  int
+	Offset int
+}
+
+// Store is the persistence the runtime needs. Implementations own their
+// transactions. Errors: ErrNotFound for unknown ids, ErrConflict for a
+// revision mismatch; anything else is internal.
+type Store interface {
+	// Deploy stores the deployment and registers every process of its
+	// resources in one transaction. A process whose latest version came from a
+	// resource with the same hash keeps that version; any other gets the next
+	// version (1 for a new key). It returns the registered refs in resource
+	// and document order.
+	Deploy(ctx context.Context, d DeploymentRecord) ([]DefinitionRef, error)
+	// Definition returns one version of a key; version 0 means the latest.
+	// ErrNotFound if absent.
+	Definition(ctx context.Context, key string, version int) (DefinitionRecord, error)
+	// LatestDefinitions returns the latest version of every key, ordered by key.
+	LatestDefinitions(ctx context.Context) ([]DefinitionRecord, error)
+	// DefinitionVersions returns every version of a key, ascending; ErrNotFound
+	// if the key is unknown.
+	DefinitionVersions(ctx context.Context, key string) ([]DefinitionRecord, error)
+
+	// CommitSteps commits a batch of steps of distinct instances in one
+	// transaction (group commit): all or nothing. On ErrConflict the caller
+	// retries the steps one by one to find the culprit.
+	CommitSteps(ctx context.Context, steps []StepRecord) error
+	// Instance returns an instance with its checkpoint; ErrNotFound if absent.
+	Instance(ctx context.Context, id InstanceID) (StoredInstance, error)
+	// ListInstances returns instance rows matching f, newest first, and the
+	// total number of matches.
+	ListInstances(ctx context.Context, f InstanceFilter) ([]InstanceRow, int, error)
+	// RunningInstances returns every running or failed (not ended) instance with its checkpoint.
+	RunningInstances(ctx context.Context) ([]StoredInstance, error)
+	// Scopes returns the open scope rows of an instance.
+	Scopes(ctx context.Context, id InstanceID) ([]ScopeRow, error)
+	// History returns the facts of an instance with Seq > afterSeq in order,
+	// at most limit (0 = no limit).
+	History(ctx context.Context, id InstanceID, afterSeq int64, limit int) ([]FactRow, error)
+	// Incidents lists incidents; an empty instance id lists all open ones.
+	Incidents(ctx context.Context, id InstanceID, openOnly bool) ([]IncidentRow, error)
+	// Close releases the store.
+	Close() error
+}

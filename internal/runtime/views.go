@@ -1,0 +1,91 @@
+package runtime
+
+// File is one uploaded file of a deployment request.
+type File struct {
+	// Name is the file name; its extension (.bpmn, .xml) selects the parser.
+	Name    string
+	Content []byte
+}
+
+// DeploymentResult is the answer to a successful deployment.
+type DeploymentResult struct {
+	ID        string
+	Processes []DefinitionRef
+}
+
+// Problem is one reason a deployment was refused.
+type Problem struct {
+	// Resource is the file the problem is in.
+	Resource string
+	// Element is the id of the offending element (or a tag/line when it has none).
+	Element string
+	// Rule is a stable kebab-case code of the broken rule.
+	Rule   string
+	Detail string
+}
+
+// DeploymentError reports every problem of a refused deployment; nothing was registered.
+type DeploymentError struct {
+	Problems []Problem
+}
+
+// Error implements error.
+func (e *DeploymentError) Error() string {
+	if len(e.Problems) == 0 {
+		return "deployment refused"
+	}
+	p := e.Problems[0]
+	msg := "deployment refused: " + p.Element + ": " + p.Detail
+	if n := len(e.Problems) - 1; n > 0 {
+		msg += " (and more)"
+	}
+	return msg
+}
+
+// StartRequest asks for a new instance of a process.
+type StartRequest struct {
+	ProcessKey string
+	// Version pins a version; 0 means the latest.
+	Version     int
+	BusinessKey string
+	// Variables become the root scope's variables (JSON-shaped values;
+	// numbers as json.Number).
+	Variables map[string]any
+}
+
+// InstanceView is a copied, read-only picture of one instance.
+type InstanceView struct {
+	InstanceRow
+	// Variables are the root scope's variables.
+	Variables map[string]any
+	Scopes    []ScopeView
+	Tracks    []TrackView
+	Incidents []IncidentRow
+	// Children are the called child instances (empty until call activities exist).
+	Children []ChildView
+}
+
+// ScopeView is one open scope with its local variables.
+type ScopeView struct {
+	ID        string
+	ParentID  string
+	NodeID    string
+	Path      string
+	State     string
+	Variables map[string]any
+}
+
+// TrackView is one token.
+type TrackView struct {
+	ID      string
+	ScopeID string
+	NodeID  string
+	State   string
+}
+
+// ChildView links a called child instance.
+type ChildView struct {
+	InstanceID InstanceID
+	NodeID     string
+	Status     string
+}
