@@ -1,0 +1,216 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// contentTypeJSON is the media type of every successful JSON answer.
+const contentTypeJSON = "application/json"
+
+// writeJSON answers v as JSON with status. v is encoded before anything is
+// written, so an encoding failure still becomes a clean 500 problem.
+func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("encode response: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// readJSONObject reads a size-capped JSON request body that must be one JSON
+// object, and returns its members undecoded so each field can be type-checked
+// on its own (and reported by name). Unknown members are ignored; an empty
+// body is an empty object. Numbers stay exact: decode members with
+// decodeNumbers.
+func (s *server) readJSONObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != contentTypeJSON && !strings.HasSuffix(mt, "+json")) {
+			return nil, errorf(kindUnsupportedMediaType, "", fmt.Sprintf("Content-Type %q is not supported; send application/json", ct))
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxJSONBytes))
+	if err != nil {
+		return nil, bodyReadError(err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	var v any
+	if err := decodeNumbers(body, &v); err != nil {
+		return nil, malformed(err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, errorf(kindInvalidRequest, "", "the request body must be a JSON object")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, malformed(err)
+	}
+	return members, nil
+}
+
+// decodeNumbers decodes exactly one JSON value from data into v, keeping
+// numbers as json.Number; trailing data is an error.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func malformed(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return errorf(kindMalformedJSON, "", fmt.Sprintf("the request body is not valid JSON: %v (at byte %d)", se, se.Offset))
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errorf(kindMalformedJSON, "", "the request body is not valid JSON: unexpected end of input")
+	}
+	return errorf(kindMalformedJSON, "", "the request body is not valid JSON: "+err.Error())
+}
+
+// bodyReadError classifies a failure to read a request body: over the size
+// cap → 413, anything else (client went away, bad chunking) → 400.
+func bodyReadError(err error) error {
+	var me *http.MaxBytesError
+	if errors.As(err, &me) {
+		return me
+	}
+	return errorf(kindInvalidRequest, "", "reading the request body failed: "+err.Error())
+}
+
+// isNull reports whether a member is absent or JSON null.
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null"
+}
+
+// objectField decodes an optional member that must be a JSON object.
+func objectField(members map[string]json.RawMessage, name string) (map[string]any, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return map[string]any{}, nil
+	}
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		return nil, malformed(err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be a JSON object, not %s", name, jsonKind(v)))
+	}
+	return m, nil
+}
+
+// stringField decodes an optional member that must be a string.
+func stringField(members map[string]json.RawMessage, name string) (string, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return "", nil
+	}
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		return "", malformed(err)
+	}
+	str, ok := v.(string)
+	if !ok {
+		return "", errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be a string, not %s", name, jsonKind(v)))
+	}
+	return str, nil
+}
+
+// positiveIntField decodes an optional member that must be an integer ≥ 1;
+// absent or null gives 0.
+func positiveIntField(members map[string]json.RawMessage, name string) (int, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return 0, nil
+	}
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		return 0, malformed(err)
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be a positive integer, not %s", name, jsonKind(v)))
+	}
+	n, err := strconv.Atoi(num.String())
+	if err != nil || n < 1 {
+		return 0, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be a positive integer, not %s", name, num))
+	}
+	return n, nil
+}
+
+// jsonKind names the JSON type of a decoded value for error messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+// queryInt parses an optional integer query parameter within [lo, hi]; def if absent.
+func queryInt(r *http.Request, name string, def, lo, hi int64) (int64, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, errorf(kindInvalidRequest, name, fmt.Sprintf("query parameter %s must be an integer from %d to %d, not %q", name, lo, hi, s))
+	}
+	return n, nil
+}
+
+// queryBool parses an optional boolean query parameter; def if absent.
+func queryBool(r *http.Request, name string, def bool) (bool, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, errorf(kindInvalidRequest, name, fmt.Sprintf("query parameter %s must be true or false, not %q", name, s))
+	}
+	return b, nil
+}
+
+// formatBytes renders a byte count for humans (16 MiB, 1 MiB, 300 bytes).
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	default:
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
+}

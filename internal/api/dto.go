@@ -1,0 +1,234 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// The JSON shapes of the API, as openapi.yaml documents them. They are
+// declared here rather than reusing runtime types so the wire format evolves
+// only deliberately. Slices are never nil on the wire (empty arrays), maps
+// never null (empty objects), times are RFC 3339 in UTC.
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// List is a {items:[…]} answer.
+type List[T any] struct {
+	Items []T `json:"items"`
+}
+
+// DefinitionRef names one registered version of a process or decision.
+type DefinitionRef struct {
+	Key     string `json:"key"`
+	Version int    `json:"version"`
+}
+
+// Deployment is the answer to a successful deployment.
+type Deployment struct {
+	ID        string          `json:"id"`
+	Processes []DefinitionRef `json:"processes"`
+	// Decisions is always empty until DMN support lands.
+	Decisions []DefinitionRef `json:"decisions"`
+}
+
+// Process is the latest version of one process key.
+type Process struct {
+	Key        string `json:"key"`
+	Version    int    `json:"version"`
+	Name       string `json:"name"`
+	DeployedAt string `json:"deployedAt"`
+}
+
+// ProcessVersion is one version of a process key.
+type ProcessVersion struct {
+	Process
+	DeploymentID string `json:"deploymentId"`
+}
+
+// InstanceLink points at a calling parent instance.
+type InstanceLink struct {
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+}
+
+// Child is a called child instance.
+type Child struct {
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+	Status     string `json:"status"`
+}
+
+// InstanceSummary is one row of GET /api/v1/instances.
+type InstanceSummary struct {
+	ID          string        `json:"id"`
+	ProcessKey  string        `json:"processKey"`
+	Version     int           `json:"version"`
+	Status      string        `json:"status"`
+	BusinessKey string        `json:"businessKey"`
+	Parent      *InstanceLink `json:"parent"`
+	CreatedAt   string        `json:"createdAt"`
+	UpdatedAt   string        `json:"updatedAt"`
+	// EndedAt is omitted while the instance runs.
+	EndedAt string `json:"endedAt,omitempty"`
+}
+
+// InstancePage is the answer of GET /api/v1/instances.
+type InstancePage struct {
+	Items  []InstanceSummary `json:"items"`
+	Total  int               `json:"total"`
+	Limit  int               `json:"limit"`
+	Offset int               `json:"offset"`
+}
+
+// Instance is the full picture of one instance.
+type Instance struct {
+	InstanceSummary
+	Children  []Child        `json:"children"`
+	Variables map[string]any `json:"variables"`
+	Scopes    []Scope        `json:"scopes"`
+	Tracks    []Track        `json:"tracks"`
+	Incidents []Incident     `json:"incidents"`
+}
+
+// Scope is one open scope of an instance with its local variables.
+type Scope struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	// NodeID is the container node; null for the root scope.
+	NodeID *string `json:"nodeId"`
+	// ParentID is null for the root scope.
+	ParentID  *string        `json:"parentId"`
+	State     string         `json:"state"`
+	Variables map[string]any `json:"variables"`
+}
+
+// Track is one token.
+type Track struct {
+	ID      string `json:"id"`
+	ScopeID string `json:"scopeId"`
+	NodeID  string `json:"nodeId"`
+	State   string `json:"state"`
+}
+
+// Incident is a failure an operator must look at.
+type Incident struct {
+	ID         string  `json:"id"`
+	InstanceID string  `json:"instanceId"`
+	NodeID     *string `json:"nodeId"`
+	ScopeID    *string `json:"scopeId"`
+	Kind       string  `json:"kind"`
+	Message    string  `json:"message"`
+	CreatedAt  string  `json:"createdAt"`
+	// ResolvedAt is omitted while the incident is open.
+	ResolvedAt string `json:"resolvedAt,omitempty"`
+}
+
+// Fact is one history entry of an instance.
+type Fact struct {
+	Seq       int64   `json:"seq"`
+	At        string  `json:"at"`
+	Kind      string  `json:"kind"`
+	NodeID    *string `json:"nodeId"`
+	ScopePath string  `json:"scopePath"`
+	// Detail is kind-specific JSON, null when the fact has none.
+	Detail json.RawMessage `json:"detail"`
+}
+
+// timestamp formats t as RFC 3339 with nanoseconds in UTC; "" for the zero time.
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// nullable maps "" to null.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func vars(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func toDeployment(d runtime.DeploymentResult) Deployment {
+	out := Deployment{ID: d.ID, Processes: make([]DefinitionRef, 0, len(d.Processes)), Decisions: []DefinitionRef{}}
+	for _, p := range d.Processes {
+		out.Processes = append(out.Processes, DefinitionRef{Key: p.Key, Version: p.Version})
+	}
+	return out
+}
+
+func toProcess(d runtime.DefinitionRecord) Process {
+	return Process{Key: d.Key, Version: d.Version, Name: d.Name, DeployedAt: timestamp(d.DeployedAt)}
+}
+
+func toSummary(row runtime.InstanceRow) InstanceSummary {
+	s := InstanceSummary{
+		ID:          string(row.ID),
+		ProcessKey:  row.ProcessKey,
+		Version:     row.ProcessVersion,
+		Status:      row.Status,
+		BusinessKey: row.BusinessKey,
+		CreatedAt:   timestamp(row.CreatedAt),
+		UpdatedAt:   timestamp(row.UpdatedAt),
+		EndedAt:     timestamp(row.EndedAt),
+	}
+	if row.ParentID != "" {
+		s.Parent = &InstanceLink{InstanceID: string(row.ParentID), NodeID: row.ParentNodeID}
+	}
+	return s
+}
+
+func toInstance(v runtime.InstanceView) Instance {
+	out := Instance{
+		InstanceSummary: toSummary(v.InstanceRow),
+		Children:        make([]Child, 0, len(v.Children)),
+		Variables:       vars(v.Variables),
+		Scopes:          make([]Scope, 0, len(v.Scopes)),
+		Tracks:          make([]Track, 0, len(v.Tracks)),
+		Incidents:       make([]Incident, 0, len(v.Incidents)),
+	}
+	for _, c := range v.Children {
+		out.Children = append(out.Children, Child{InstanceID: string(c.InstanceID), NodeID: c.NodeID, Status: c.Status})
+	}
+	for _, sc := range v.Scopes {
+		out.Scopes = append(out.Scopes, Scope{
+			ID: sc.ID, Path: sc.Path, NodeID: nullable(sc.NodeID), ParentID: nullable(sc.ParentID),
+			State: sc.State, Variables: vars(sc.Variables),
+		})
+	}
+	for _, t := range v.Tracks {
+		out.Tracks = append(out.Tracks, Track{ID: t.ID, ScopeID: t.ScopeID, NodeID: t.NodeID, State: t.State})
+	}
+	for _, inc := range v.Incidents {
+		out.Incidents = append(out.Incidents, toIncident(inc))
+	}
+	return out
+}
+
+func toIncident(inc runtime.IncidentRow) Incident {
+	return Incident{
+		ID: inc.ID, InstanceID: string(inc.InstanceID), NodeID: nullable(inc.NodeID), ScopeID: nullable(inc.ScopeID),
+		Kind: inc.Kind, Message: inc.Message, CreatedAt: timestamp(inc.CreatedAt), ResolvedAt: timestamp(inc.ResolvedAt),
+	}
+}
+
+func toFact(f runtime.FactRow) Fact {
+	detail := f.Detail
+	if len(detail) == 0 {
+		detail = json.RawMessage("null")
+	}
+	return Fact{Seq: f.Seq, At: timestamp(f.At), Kind: f.Kind, NodeID: nullable(f.NodeID), ScopePath: f.ScopePath, Detail: detail}
+}

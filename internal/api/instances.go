@@ -1,0 +1,154 @@
+package api
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// Paging bounds.
+const (
+	defaultInstanceLimit = 50
+	maxInstanceLimit     = 500
+	defaultHistoryLimit  = 1000
+	maxHistoryLimit      = 10000
+)
+
+// startInstance handles POST /api/v1/processes/{key}/instances. The body is
+// {variables?, businessKey?, version?}; an empty body starts the latest
+// version with no variables. The answer is the instance after its first step.
+func (s *server) startInstance(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	req := runtime.StartRequest{ProcessKey: chi.URLParam(r, "key")}
+	if req.Variables, err = objectField(members, "variables"); err != nil {
+		return err
+	}
+	if req.BusinessKey, err = stringField(members, "businessKey"); err != nil {
+		return err
+	}
+	if req.Version, err = positiveIntField(members, "version"); err != nil {
+		return err
+	}
+	view, err := s.svc.StartInstance(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/api/v1/instances/"+url.PathEscape(string(view.ID)))
+	s.writeJSON(w, r, http.StatusCreated, toInstance(view))
+	return nil
+}
+
+// instanceStatuses are the values the status filter accepts.
+var instanceStatuses = map[string]bool{
+	runtime.StatusRunning: true, runtime.StatusCompleted: true, runtime.StatusTerminated: true, runtime.StatusFailed: true,
+}
+
+// listInstances handles GET /api/v1/instances with filters and paging.
+func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := runtime.InstanceFilter{
+		ProcessKey:  q.Get("processKey"),
+		Status:      q.Get("status"),
+		BusinessKey: q.Get("businessKey"),
+		ParentID:    runtime.InstanceID(q.Get("parentId")),
+	}
+	if f.Status != "" && !instanceStatuses[f.Status] {
+		return errorf(kindInvalidRequest, "status", fmt.Sprintf("status must be running, completed, terminated or failed, not %q", f.Status))
+	}
+	version, err := queryInt(r, "version", 0, 1, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", defaultInstanceLimit, 1, maxInstanceLimit)
+	if err != nil {
+		return err
+	}
+	offset, err := queryInt(r, "offset", 0, 0, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	f.ProcessVersion, f.Limit, f.Offset = int(version), int(limit), int(offset)
+
+	rows, total, err := s.svc.ListInstances(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := InstancePage{Items: make([]InstanceSummary, 0, len(rows)), Total: total, Limit: f.Limit, Offset: f.Offset}
+	for _, row := range rows {
+		out.Items = append(out.Items, toSummary(row))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// getInstance handles GET /api/v1/instances/{id}.
+func (s *server) getInstance(w http.ResponseWriter, r *http.Request) error {
+	view, err := s.svc.Instance(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, r, http.StatusOK, toInstance(view))
+	return nil
+}
+
+// history handles GET /api/v1/instances/{id}/history?after=&limit=: facts
+// with seq > after, in order. Page by passing the last seq as after.
+func (s *server) history(w http.ResponseWriter, r *http.Request) error {
+	after, err := queryInt(r, "after", 0, 0, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", defaultHistoryLimit, 1, maxHistoryLimit)
+	if err != nil {
+		return err
+	}
+	facts, err := s.svc.History(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), after, int(limit))
+	if err != nil {
+		return err
+	}
+	out := List[Fact]{Items: make([]Fact, 0, len(facts))}
+	for _, f := range facts {
+		out.Items = append(out.Items, toFact(f))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// cancel handles POST /api/v1/instances/{id}/cancel. Cancelling an ended
+// instance is a conflict (409).
+func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
+	view, err := s.svc.Cancel(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, r, http.StatusOK, toInstance(view))
+	return nil
+}
+
+// listIncidents handles GET /api/v1/incidents?instanceId=&open=. Without an
+// instance it lists the open incidents of all instances; open=false (with an
+// instance) includes resolved ones.
+func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
+	open, err := queryBool(r, "open", true)
+	if err != nil {
+		return err
+	}
+	incs, err := s.svc.Incidents(r.Context(), runtime.InstanceID(r.URL.Query().Get("instanceId")), open)
+	if err != nil {
+		return err
+	}
+	out := List[Incident]{Items: make([]Incident, 0, len(incs))}
+	for _, inc := range incs {
+		out.Items = append(out.Items, toIncident(inc))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
