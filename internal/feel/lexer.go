@@ -1,0 +1,260 @@
+package feel
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// tokKind classifies a token.
+type tokKind uint8
+
+const (
+	tokEOF    tokKind = iota
+	tokNumber         // 12, 1.5, .5
+	tokString         // "text" (text holds the decoded value)
+	tokName           // a single word: letters, digits, _ and ?; keywords too
+	tokPunct          // operators and brackets: + - * ** / = != < <= > >= ( ) [ ] { } , . .. :
+)
+
+// token is one lexical unit. Names are single words: a name with spaces
+// ("string length", later "first name") is assembled by the parser from
+// adjacent word tokens, so the lexer never has to know which names exist.
+type token struct {
+	kind tokKind
+	text string // punctuation, the word, the number text or the decoded string
+	pos  int    // 0-based byte offset of the token's first byte
+	end  int    // 0-based byte offset just past the token
+}
+
+// keywords are words that can never start or continue a name.
+var keywords = map[string]bool{
+	"true": true, "false": true, "null": true,
+	"and": true, "or": true,
+	"if": true, "then": true, "else": true,
+	"in": true, "between": true,
+}
+
+func (t token) isPunct(p string) bool { return t.kind == tokPunct && t.text == p }
+func (t token) isWord(w string) bool  { return t.kind == tokName && t.text == w }
+
+// isKeyword reports whether t is a reserved word.
+func (t token) isKeyword() bool { return t.kind == tokName && keywords[t.text] }
+
+// describe renders t for an error message.
+func (t token) describe() string {
+	switch t.kind {
+	case tokEOF:
+		return "end of expression"
+	case tokNumber:
+		return "number " + t.text
+	case tokString:
+		s := t.text
+		if utf8.RuneCountInString(s) > 20 {
+			s = string([]rune(s)[:20]) + "…"
+		}
+		return "string " + strconv.Quote(s)
+	case tokName:
+		if keywords[t.text] {
+			return "keyword " + strconv.Quote(t.text)
+		}
+		return "name " + strconv.Quote(t.text)
+	default:
+		return strconv.Quote(t.text)
+	}
+}
+
+func isNameStart(r rune) bool { return r == '_' || r == '?' || unicode.IsLetter(r) }
+func isNamePart(r rune) bool  { return isNameStart(r) || unicode.IsDigit(r) }
+func isDigit(b byte) bool     { return b >= '0' && b <= '9' }
+
+// lex splits src into tokens, ending with a tokEOF token.
+func lex(src string) ([]token, error) {
+	var toks []token
+	i := 0
+	for {
+		// Skip white space and comments.
+		for i < len(src) {
+			r, size := utf8.DecodeRuneInString(src[i:])
+			switch {
+			case unicode.IsSpace(r):
+				i += size
+				continue
+			case strings.HasPrefix(src[i:], "//"):
+				if nl := strings.IndexByte(src[i:], '\n'); nl >= 0 {
+					i += nl + 1
+				} else {
+					i = len(src)
+				}
+				continue
+			case strings.HasPrefix(src[i:], "/*"):
+				end := strings.Index(src[i+2:], "*/")
+				if end < 0 {
+					return nil, errorAt(i, "unterminated comment")
+				}
+				i += 2 + end + 2
+				continue
+			}
+			break
+		}
+		if i >= len(src) {
+			toks = append(toks, token{kind: tokEOF, pos: len(src), end: len(src)})
+			return toks, nil
+		}
+		start := i
+		c := src[i]
+		switch {
+		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1]) && !endsOperand(toks)):
+			for i < len(src) && isDigit(src[i]) {
+				i++
+			}
+			// A '.' belongs to the number only when a digit follows, so
+			// "1..10" lexes as 1, .., 10.
+			if i+1 < len(src) && src[i] == '.' && isDigit(src[i+1]) {
+				i++
+				for i < len(src) && isDigit(src[i]) {
+					i++
+				}
+			}
+			toks = append(toks, token{kind: tokNumber, text: src[start:i], pos: start, end: i})
+		case c == '"':
+			s, n, err := lexString(src, i)
+			if err != nil {
+				return nil, err
+			}
+			i = n
+			toks = append(toks, token{kind: tokString, text: s, pos: start, end: i})
+		default:
+			r, size := utf8.DecodeRuneInString(src[i:])
+			if isNameStart(r) {
+				i += size
+				for i < len(src) {
+					r, size = utf8.DecodeRuneInString(src[i:])
+					if !isNamePart(r) {
+						break
+					}
+					i += size
+				}
+				toks = append(toks, token{kind: tokName, text: src[start:i], pos: start, end: i})
+				continue
+			}
+			p := punct(src[i:])
+			if p == "" {
+				if r == utf8.RuneError && size <= 1 {
+					return nil, errorAt(i, "invalid UTF-8")
+				}
+				return nil, errorAt(i, fmt.Sprintf("unexpected character %q", r))
+			}
+			i += len(p)
+			toks = append(toks, token{kind: tokPunct, text: p, pos: start, end: i})
+		}
+	}
+}
+
+// endsOperand reports whether the last token can end an operand, in which
+// case a following ".5" is a path step, not a number.
+func endsOperand(toks []token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	t := toks[len(toks)-1]
+	switch t.kind {
+	case tokNumber, tokString:
+		return true
+	case tokName:
+		return !t.isKeyword() || t.text == "true" || t.text == "false" || t.text == "null"
+	case tokPunct:
+		return t.text == ")" || t.text == "]" || t.text == "}"
+	}
+	return false
+}
+
+// punct returns the operator or bracket at the start of s, longest first.
+func punct(s string) string {
+	for _, p := range [...]string{"**", "!=", "<=", ">=", ".."} {
+		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	if strings.ContainsRune("+-*/=<>()[]{},.:", rune(s[0])) {
+		return s[:1]
+	}
+	return ""
+}
+
+// lexString decodes the string literal starting at src[i] == '"' and
+// returns its value and the offset just past the closing quote.
+func lexString(src string, i int) (string, int, error) {
+	start := i
+	i++
+	var b strings.Builder
+	for i < len(src) {
+		c := src[i]
+		switch c {
+		case '"':
+			return b.String(), i + 1, nil
+		case '\\':
+			if i+1 >= len(src) {
+				return "", 0, errorAt(i, "unterminated string")
+			}
+			esc := src[i+1]
+			switch esc {
+			case '"', '\'', '\\', '/':
+				b.WriteByte(esc)
+				i += 2
+			case 'n':
+				b.WriteByte('\n')
+				i += 2
+			case 'r':
+				b.WriteByte('\r')
+				i += 2
+			case 't':
+				b.WriteByte('\t')
+				i += 2
+			case 'b':
+				b.WriteByte('\b')
+				i += 2
+			case 'f':
+				b.WriteByte('\f')
+				i += 2
+			case 'u', 'U':
+				n := 4
+				if esc == 'U' {
+					n = 6
+				}
+				if i+2+n > len(src) {
+					return "", 0, errorAt(i, "invalid escape: \\"+string(esc)+" needs "+strconv.Itoa(n)+" hex digits")
+				}
+				v, err := strconv.ParseUint(src[i+2:i+2+n], 16, 32)
+				if err != nil || v > unicode.MaxRune {
+					return "", 0, errorAt(i, "invalid escape "+strconv.Quote(src[i:i+2+n]))
+				}
+				r := rune(v)
+				i += 2 + n
+				// Join a UTF-16 surrogate pair written as two \u escapes.
+				if r >= 0xD800 && r < 0xDC00 && i+6 <= len(src) && src[i] == '\\' && src[i+1] == 'u' {
+					if lo, err := strconv.ParseUint(src[i+2:i+6], 16, 32); err == nil && lo >= 0xDC00 && lo < 0xE000 {
+						r = 0x10000 + (r-0xD800)<<10 + (rune(lo) - 0xDC00)
+						i += 6
+					}
+				}
+				if !utf8.ValidRune(r) {
+					return "", 0, errorAt(i, "invalid escape: not a Unicode character")
+				}
+				b.WriteRune(r)
+			default:
+				return "", 0, errorAt(i, "invalid escape "+strconv.Quote(src[i:i+2]))
+			}
+		default:
+			r, size := utf8.DecodeRuneInString(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", 0, errorAt(i, "invalid UTF-8 in string")
+			}
+			b.WriteString(src[i : i+size])
+			i += size
+		}
+	}
+	return "", 0, errorAt(start, "unterminated string")
+}

@@ -1,0 +1,414 @@
+package feel
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// decCtx is the arithmetic context: 34 significant digits and the exponent
+// range of IEEE 754 decimal128, as DMN prescribes for FEEL numbers.
+// Conditions are not trapped; callers inspect them (see decResult).
+var decCtx = apd.Context{
+	Precision:   34,
+	MaxExponent: 6144,
+	MinExponent: -6143,
+	Rounding:    apd.RoundHalfEven,
+}
+
+// badConditions turn an arithmetic result into null.
+const badConditions = apd.Overflow | apd.SystemOverflow | apd.SystemUnderflow |
+	apd.DivisionByZero | apd.DivisionImpossible | apd.DivisionUndefined | apd.InvalidOperation
+
+// maxStringLen bounds strings built during evaluation, so that an
+// expression cannot allocate without limit by doubling a string.
+const maxStringLen = 1 << 20
+
+// maxValueDepth bounds recursion over nested lists and contexts
+// (export, equality, string conversion).
+const maxValueDepth = 1000
+
+// Internal values. Evaluation works on:
+//
+//	nil, bool, string, *apd.Decimal, []any, map[string]any, *rangeVal, foreign
+//
+// Lists and contexts may come straight from the scope, so their elements
+// are in caller shape (json.Number, float64, …); norm converts an element
+// when it is read. *apd.Decimal values are never mutated once created.
+
+// rangeVal is a FEEL range. A nil endpoint is unbounded.
+type rangeVal struct {
+	lo, hi             any
+	loClosed, hiClosed bool
+}
+
+// foreign wraps a Go value of a type FEEL does not know; it compares to
+// nothing and cannot be returned.
+type foreign struct{ v any }
+
+// norm converts a caller-supplied value to its internal form.
+func norm(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, *apd.Decimal, []any, map[string]any, *rangeVal, foreign:
+		return v
+	case json.Number:
+		d, _, err := apd.NewFromString(string(x))
+		if err != nil || d.Form != apd.Finite {
+			return foreign{v}
+		}
+		return rounded(d)
+	case float64:
+		return fromFloat(x, 64)
+	case float32:
+		return fromFloat(float64(x), 32)
+	case int:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case int8:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case int16:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case int32:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case int64:
+		return new(apd.Decimal).SetInt64(x)
+	case uint:
+		return fromUint(uint64(x))
+	case uint8:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case uint16:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case uint32:
+		return new(apd.Decimal).SetInt64(int64(x))
+	case uint64:
+		return fromUint(x)
+	case apd.Decimal:
+		return rounded(&x)
+	}
+	return foreign{v}
+}
+
+func fromFloat(f float64, bits int) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	// The shortest text that round-trips, so 0.1 reads as 0.1, not as the
+	// binary fraction nearest to it.
+	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'g', -1, bits))
+	if err != nil {
+		return nil
+	}
+	return rounded(d)
+}
+
+func fromUint(u uint64) any {
+	d, _, err := apd.NewFromString(strconv.FormatUint(u, 10))
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// rounded rounds d to the arithmetic context; out-of-range values are null.
+func rounded(d *apd.Decimal) any {
+	r := new(apd.Decimal)
+	cond, err := decCtx.Round(r, d)
+	return decResult(r, cond, err)
+}
+
+// decResult returns d, or nil when the operation that produced it failed.
+func decResult(d *apd.Decimal, cond apd.Condition, err error) any {
+	if err != nil || cond&badConditions != 0 || d.Form != apd.Finite {
+		return nil
+	}
+	return d
+}
+
+// numText renders d canonically: no exponent for ordinary magnitudes, no
+// trailing zeros, "0" for zero.
+func numText(d *apd.Decimal) string {
+	if d.IsZero() {
+		return "0"
+	}
+	r, _ := new(apd.Decimal).Reduce(d)
+	adj := int64(r.NumDigits()) + int64(r.Exponent) - 1
+	if adj >= -40 && adj < 60 {
+		return r.Text('f')
+	}
+	return r.Text('e')
+}
+
+// export converts an internal value to the JSON shape Eval returns.
+func export(v any, depth int) (any, error) {
+	if depth > maxValueDepth {
+		return nil, fmt.Errorf("feel: result nested deeper than %d levels", maxValueDepth)
+	}
+	switch x := norm(v).(type) {
+	case nil, bool, string:
+		return x, nil
+	case *apd.Decimal:
+		return json.Number(numText(x)), nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			ev, err := export(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = ev
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ev, err := export(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = ev
+		}
+		return out, nil
+	case *rangeVal:
+		return nil, fmt.Errorf("feel: the result is a range, which is not a JSON value")
+	case foreign:
+		return nil, fmt.Errorf("feel: the result has Go type %T, which is not a JSON value", x.v)
+	}
+	return nil, fmt.Errorf("feel: the result has Go type %T, which is not a JSON value", v)
+}
+
+// typeName names the FEEL type of an internal value, for messages and string().
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case *apd.Decimal:
+		return "number"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "context"
+	case *rangeVal:
+		return "range"
+	}
+	return "unknown"
+}
+
+// equal implements FEEL =. It returns true, false, or nil (null) when the
+// operands have different types. null equals only null.
+func equal(a, b any, depth int) any {
+	a, b = norm(a), norm(b)
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if depth > maxValueDepth {
+		return nil
+	}
+	switch x := a.(type) {
+	case bool:
+		if y, ok := b.(bool); ok {
+			return x == y
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return x == y
+		}
+	case *apd.Decimal:
+		if y, ok := b.(*apd.Decimal); ok {
+			return x.Cmp(y) == 0
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return nil
+		}
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			e := equal(x[i], y[i], depth+1)
+			if e != true {
+				return e
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok {
+				return false
+			}
+			e := equal(xv, yv, depth+1)
+			if e != true {
+				return e
+			}
+		}
+		return true
+	case *rangeVal:
+		y, ok := b.(*rangeVal)
+		if !ok {
+			return nil
+		}
+		if x.loClosed != y.loClosed || x.hiClosed != y.hiClosed {
+			return false
+		}
+		lo := equal(x.lo, y.lo, depth+1)
+		if lo != true {
+			return lo
+		}
+		return equal(x.hi, y.hi, depth+1)
+	}
+	return nil
+}
+
+// compare orders a and b. ok is false when they are not both numbers or
+// both strings (booleans, lists and so on have no order).
+func compare(a, b any) (c int, ok bool) {
+	a, b = norm(a), norm(b)
+	switch x := a.(type) {
+	case *apd.Decimal:
+		if y, ok := b.(*apd.Decimal); ok {
+			return x.Cmp(y), true
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			switch {
+			case x < y:
+				return -1, true
+			case x > y:
+				return 1, true
+			}
+			return 0, true
+		}
+	}
+	return 0, false
+}
+
+// cmpOp applies a comparison operator; the result is true, false or nil.
+func cmpOp(op string, a, b any) any {
+	switch op {
+	case "=":
+		return equal(a, b, 0)
+	case "!=":
+		e := equal(a, b, 0)
+		if e == nil {
+			return nil
+		}
+		return !e.(bool)
+	}
+	c, ok := compare(a, b)
+	if !ok {
+		return nil
+	}
+	switch op {
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return nil
+}
+
+// inRange reports whether x lies in r: true, false, or nil when x cannot
+// be compared with an endpoint.
+func inRange(x any, r *rangeVal) any {
+	if r.lo != nil {
+		c, ok := compare(x, r.lo)
+		if !ok {
+			return nil
+		}
+		if c < 0 || (c == 0 && !r.loClosed) {
+			return false
+		}
+	}
+	if r.hi != nil {
+		c, ok := compare(x, r.hi)
+		if !ok {
+			return nil
+		}
+		if c > 0 || (c == 0 && !r.hiClosed) {
+			return false
+		}
+	}
+	return true
+}
+
+// toString renders v as FEEL's string() does.
+func toString(v any, depth int) (string, bool) {
+	if depth > maxValueDepth {
+		return "", false
+	}
+	switch x := norm(v).(type) {
+	case nil:
+		return "null", true
+	case bool:
+		return strconv.FormatBool(x), true
+	case string:
+		if depth > 0 {
+			return strconv.Quote(x), true
+		}
+		return x, true
+	case *apd.Decimal:
+		return numText(x), true
+	case []any:
+		b := []byte{'['}
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			s, ok := toString(e, depth+1)
+			if !ok || len(b)+len(s) > maxStringLen {
+				return "", false
+			}
+			b = append(b, s...)
+		}
+		return string(append(b, ']')), true
+	case map[string]any:
+		keys := sortedKeys(x)
+		b := []byte{'{'}
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			s, ok := toString(x[k], depth+1)
+			if !ok || len(b)+len(k)+len(s) > maxStringLen {
+				return "", false
+			}
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, s...)
+		}
+		return string(append(b, '}')), true
+	case *rangeVal:
+		lo, ok1 := toString(x.lo, depth+1)
+		hi, ok2 := toString(x.hi, depth+1)
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		l, h := "(", ")"
+		if x.loClosed {
+			l = "["
+		}
+		if x.hiClosed {
+			h = "]"
+		}
+		return l + lo + ".." + hi + h, true
+	}
+	return "", false
+}
