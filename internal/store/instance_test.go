@@ -1,0 +1,451 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// newStep builds the creating step of a running instance with two scopes,
+// three facts and a checkpoint of realistic size.
+func newStep(id runtime.InstanceID, key string, version int) runtime.StepRecord {
+	return runtime.StepRecord{
+		Instance: runtime.InstanceRow{
+			ID: id, ProcessKey: key, ProcessVersion: version, Status: runtime.StatusRunning,
+			CreatedAt: t0, UpdatedAt: t0, Revision: 1,
+		},
+		Checkpoint: fmt.Appendf(make([]byte, 0, 1024), "%s-%01000d", id, 1),
+		Scopes: []runtime.ScopeRow{
+			{ID: "s0", NodeID: key, Path: "/", State: "active"},
+			{ID: "s1", ParentID: "s0", NodeID: "sub", Path: "/sub", State: "active"},
+		},
+		Facts: []runtime.FactRow{
+			{Seq: 1, At: t0, Kind: "instance_started", NodeID: "start", ScopePath: "/"},
+			{Seq: 2, At: t0, Kind: "node_entered", NodeID: "sub", ScopePath: "/", Detail: json.RawMessage(`{"k":"v"}`)},
+			{Seq: 3, At: t0, Kind: "node_waiting", NodeID: "task", ScopePath: "/sub"},
+		},
+	}
+}
+
+// nextStep builds the step after s: revision+1, a minute later, one more fact.
+func nextStep(s runtime.StepRecord, status string) runtime.StepRecord {
+	in := s.Instance
+	in.Status = status
+	in.UpdatedAt = in.UpdatedAt.Add(time.Minute)
+	if status == runtime.StatusCompleted || status == runtime.StatusTerminated {
+		in.EndedAt = in.UpdatedAt
+	}
+	in.Revision = s.Instance.Revision + 1
+	last := s.Facts[len(s.Facts)-1].Seq
+	return runtime.StepRecord{
+		Instance:     in,
+		PrevRevision: s.Instance.Revision,
+		Checkpoint:   []byte(fmt.Sprintf("%s-rev%d", in.ID, in.Revision)),
+		Scopes:       []runtime.ScopeRow{{ID: "s0", NodeID: in.ProcessKey, Path: "/", State: "active"}},
+		Facts:        []runtime.FactRow{{Seq: last + 1, At: in.UpdatedAt, Kind: "node_left", NodeID: "task", ScopePath: "/sub"}},
+	}
+}
+
+// assertInstance fails unless got equals want field by field.
+func assertInstance(tb testing.TB, got, want runtime.InstanceRow) {
+	tb.Helper()
+	if !reflect.DeepEqual(got, want) {
+		tb.Errorf("instance\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// mustCommit commits steps or fails the test.
+func mustCommit(tb testing.TB, db *DB, steps ...runtime.StepRecord) {
+	tb.Helper()
+	if err := db.CommitSteps(context.Background(), steps); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestCommitSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("insert then update", func(t *testing.T) {
+		t.Parallel()
+		db := MustOpen(t)
+		s1 := newStep("i1", "order", 1)
+		s1.Instance.BusinessKey = "B-1"
+		s1.Instance.ParentID, s1.Instance.ParentNodeID = "p1", "call"
+		mustCommit(t, db, s1)
+		got, err := db.Instance(ctx, "i1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertInstance(t, got.InstanceRow, s1.Instance)
+		scopes, err := db.Scopes(ctx, "i1")
+		if err != nil || !reflect.DeepEqual(scopes, s1.Scopes) {
+			t.Errorf("Scopes = %+v, %v; want %+v", scopes, err, s1.Scopes)
+		}
+
+		s2 := nextStep(s1, runtime.StatusCompleted)
+		mustCommit(t, db, s2)
+		got, err = db.Instance(ctx, "i1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertInstance(t, got.InstanceRow, s2.Instance)
+		if string(got.Checkpoint) != string(s2.Checkpoint) {
+			t.Errorf("checkpoint = %q, want %q", got.Checkpoint, s2.Checkpoint)
+		}
+		if got.EndedAt.IsZero() || !got.EndedAt.Equal(s2.Instance.EndedAt) {
+			t.Errorf("EndedAt = %v, want %v", got.EndedAt, s2.Instance.EndedAt)
+		}
+		scopes, err = db.Scopes(ctx, "i1")
+		if err != nil || !reflect.DeepEqual(scopes, s2.Scopes) {
+			t.Errorf("Scopes after update = %+v, %v; want %+v", scopes, err, s2.Scopes)
+		}
+		facts, err := db.History(ctx, "i1", 0, 0)
+		if err != nil || len(facts) != 4 {
+			t.Fatalf("History = %d facts, %v; want 4", len(facts), err)
+		}
+		if !reflect.DeepEqual(facts[:3], s1.Facts) || !reflect.DeepEqual(facts[3], s2.Facts[0]) {
+			t.Errorf("History = %+v", facts)
+		}
+	})
+
+	t.Run("conflicts roll back the whole batch", func(t *testing.T) {
+		t.Parallel()
+		tests := []struct {
+			name string
+			// bad is the culprit step, built from the committed step of i1.
+			bad func(committed runtime.StepRecord) runtime.StepRecord
+		}{
+			{name: "stale revision", bad: func(c runtime.StepRecord) runtime.StepRecord {
+				s := nextStep(c, runtime.StatusRunning)
+				s.PrevRevision, s.Instance.Revision = 7, 8
+				return s
+			}},
+			{name: "duplicate insert", bad: func(c runtime.StepRecord) runtime.StepRecord {
+				return newStep(c.Instance.ID, "order", 1)
+			}},
+			{name: "update of a missing instance", bad: func(c runtime.StepRecord) runtime.StepRecord {
+				s := nextStep(c, runtime.StatusRunning)
+				s.Instance.ID = "ghost"
+				return s
+			}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				db := MustOpen(t)
+				s1 := newStep("i1", "order", 1)
+				mustCommit(t, db, s1)
+				good := newStep("i2", "order", 1)
+				err := db.CommitSteps(ctx, []runtime.StepRecord{good, tt.bad(s1)})
+				if !errors.Is(err, runtime.ErrConflict) {
+					t.Fatalf("CommitSteps = %v, want ErrConflict", err)
+				}
+				if _, err := db.Instance(ctx, "i2"); !errors.Is(err, runtime.ErrNotFound) {
+					t.Errorf("the good step of the failed batch landed: %v", err)
+				}
+				got, err := db.Instance(ctx, "i1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				assertInstance(t, got.InstanceRow, s1.Instance)
+				if facts, _ := db.History(ctx, "i1", 0, 0); len(facts) != len(s1.Facts) {
+					t.Errorf("history of i1 has %d facts, want %d", len(facts), len(s1.Facts))
+				}
+			})
+		}
+	})
+
+	t.Run("batch of many instances", func(t *testing.T) {
+		t.Parallel()
+		db := MustOpen(t)
+		var steps []runtime.StepRecord
+		for i := range 16 {
+			steps = append(steps, newStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1))
+		}
+		mustCommit(t, db, steps...)
+		var next []runtime.StepRecord
+		for _, s := range steps {
+			next = append(next, nextStep(s, runtime.StatusRunning))
+		}
+		mustCommit(t, db, next...)
+		_, total, err := db.ListInstances(ctx, runtime.InstanceFilter{})
+		if err != nil || total != 16 {
+			t.Fatalf("total = %d, %v; want 16", total, err)
+		}
+	})
+
+	t.Run("unknown instance reads are not found", func(t *testing.T) {
+		t.Parallel()
+		db := MustOpen(t)
+		if _, err := db.Instance(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("Instance = %v", err)
+		}
+		if _, err := db.Scopes(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("Scopes = %v", err)
+		}
+		if _, err := db.History(ctx, "nope", 0, 0); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("History = %v", err)
+		}
+		if _, err := db.Incidents(ctx, "nope", false); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("Incidents = %v", err)
+		}
+		if err := db.CommitSteps(ctx, nil); err != nil {
+			t.Errorf("empty batch = %v", err)
+		}
+	})
+}
+
+func TestListInstances(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	// i00..i09: created a second apart; even ones are "order" v1, odd "ship" v2;
+	// i00..i02 completed; i05 has a business key; i06, i07 are children of i00.
+	// i10 shares i09's creation time so id breaks the tie.
+	for i := range 11 {
+		key, version := "order", 1
+		if i%2 == 1 {
+			key, version = "ship", 2
+		}
+		s := newStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), key, version)
+		s.Instance.CreatedAt = t0.Add(time.Duration(min(i, 9)) * time.Second)
+		if i == 5 {
+			s.Instance.BusinessKey = "BK-5"
+		}
+		if i == 6 || i == 7 {
+			s.Instance.ParentID = "i00"
+		}
+		mustCommit(t, db, s)
+		if i <= 2 {
+			mustCommit(t, db, nextStep(s, runtime.StatusCompleted))
+		}
+	}
+	ids := func(rows []runtime.InstanceRow) []string {
+		var out []string
+		for _, r := range rows {
+			out = append(out, string(r.ID))
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		filter    runtime.InstanceFilter
+		wantIDs   []string
+		wantTotal int
+	}{
+		{name: "all newest first", filter: runtime.InstanceFilter{},
+			wantIDs:   []string{"i10", "i09", "i08", "i07", "i06", "i05", "i04", "i03", "i02", "i01", "i00"},
+			wantTotal: 11},
+		{name: "page", filter: runtime.InstanceFilter{Limit: 3, Offset: 2},
+			wantIDs: []string{"i08", "i07", "i06"}, wantTotal: 11},
+		{name: "past the end", filter: runtime.InstanceFilter{Offset: 20}, wantTotal: 11},
+		{name: "process key", filter: runtime.InstanceFilter{ProcessKey: "ship"},
+			wantIDs: []string{"i09", "i07", "i05", "i03", "i01"}, wantTotal: 5},
+		{name: "process version", filter: runtime.InstanceFilter{ProcessKey: "order", ProcessVersion: 1, Limit: 2},
+			wantIDs: []string{"i10", "i08"}, wantTotal: 6},
+		{name: "status", filter: runtime.InstanceFilter{Status: runtime.StatusCompleted},
+			wantIDs: []string{"i02", "i01", "i00"}, wantTotal: 3},
+		{name: "business key", filter: runtime.InstanceFilter{BusinessKey: "BK-5"},
+			wantIDs: []string{"i05"}, wantTotal: 1},
+		{name: "parent", filter: runtime.InstanceFilter{ParentID: "i00"},
+			wantIDs: []string{"i07", "i06"}, wantTotal: 2},
+		{name: "combined no match", filter: runtime.InstanceFilter{ParentID: "i00", Status: runtime.StatusCompleted}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rows, total, err := db.ListInstances(ctx, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(rows); !reflect.DeepEqual(got, tt.wantIDs) || total != tt.wantTotal {
+				t.Errorf("ListInstances = %v (total %d), want %v (total %d)", got, total, tt.wantIDs, tt.wantTotal)
+			}
+		})
+	}
+	t.Run("limit is capped", func(t *testing.T) {
+		t.Parallel()
+		var steps []runtime.StepRecord
+		for i := range MaxListLimit + 10 {
+			steps = append(steps, newStep(runtime.InstanceID(fmt.Sprintf("bulk%04d", i)), "bulk", 1))
+		}
+		// A second store: the cap test must not disturb the shared fixture.
+		bulk := MustOpen(t)
+		mustCommit(t, bulk, steps...)
+		rows, total, err := bulk.ListInstances(ctx, runtime.InstanceFilter{Limit: 10000})
+		if err != nil || len(rows) != MaxListLimit || total != MaxListLimit+10 {
+			t.Errorf("len %d total %d err %v", len(rows), total, err)
+		}
+		rows, _, err = bulk.ListInstances(ctx, runtime.InstanceFilter{})
+		if err != nil || len(rows) != DefaultListLimit {
+			t.Errorf("default page len %d err %v", len(rows), err)
+		}
+	})
+}
+
+func TestHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	s := newStep("i1", "order", 1)
+	mustCommit(t, db, s)
+	for range 3 {
+		s = nextStep(s, runtime.StatusRunning)
+		mustCommit(t, db, s)
+	}
+	// Seqs 1..6 are stored.
+	tests := []struct {
+		name     string
+		afterSeq int64
+		limit    int
+		want     []int64
+	}{
+		{name: "all", want: []int64{1, 2, 3, 4, 5, 6}},
+		{name: "after", afterSeq: 4, want: []int64{5, 6}},
+		{name: "limit", limit: 2, want: []int64{1, 2}},
+		{name: "after and limit", afterSeq: 2, limit: 3, want: []int64{3, 4, 5}},
+		{name: "after the end", afterSeq: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			facts, err := db.History(ctx, "i1", tt.afterSeq, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, f := range facts {
+				got = append(got, f.Seq)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("seqs = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	t.Run("round trip", func(t *testing.T) {
+		t.Parallel()
+		facts, err := db.History(ctx, "i1", 1, 1)
+		if err != nil || len(facts) != 1 {
+			t.Fatalf("History = %v, %v", facts, err)
+		}
+		want := newStep("i1", "order", 1).Facts[1]
+		if !reflect.DeepEqual(facts[0], want) {
+			t.Errorf("fact = %+v, want %+v", facts[0], want)
+		}
+	})
+}
+
+func TestIncidents(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	a := newStep("a", "order", 1)
+	a.Incidents = []runtime.IncidentRow{
+		{ID: "inc-a1", InstanceID: "a", NodeID: "task", ScopeID: "s1", Kind: "job_failed", Message: "boom", CreatedAt: t0},
+		{ID: "inc-a2", NodeID: "gw", ScopeID: "s0", Kind: "expression", Message: "bad", CreatedAt: t0.Add(time.Second)},
+	}
+	b := newStep("b", "order", 1)
+	b.Incidents = []runtime.IncidentRow{{ID: "inc-b1", InstanceID: "b", Kind: "job_failed", CreatedAt: t0.Add(2 * time.Second)}}
+	c := newStep("c", "order", 1)
+	mustCommit(t, db, a, b, c)
+	// Resolve inc-a1 in a later step of a.
+	a2 := nextStep(a, runtime.StatusRunning)
+	resolved := a.Incidents[0]
+	resolved.ResolvedAt = t0.Add(time.Hour)
+	a2.Incidents = []runtime.IncidentRow{resolved}
+	mustCommit(t, db, a2)
+
+	ids := func(incs []runtime.IncidentRow) []string {
+		var out []string
+		for _, i := range incs {
+			out = append(out, i.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		id       runtime.InstanceID
+		openOnly bool
+		want     []string
+	}{
+		{name: "all of a", id: "a", want: []string{"inc-a1", "inc-a2"}},
+		{name: "open of a", id: "a", openOnly: true, want: []string{"inc-a2"}},
+		{name: "none of c", id: "c"},
+		{name: "open of every instance", want: []string{"inc-a2", "inc-b1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := db.Incidents(ctx, tt.id, tt.openOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(ids(got), tt.want) {
+				t.Errorf("Incidents = %v, want %v", ids(got), tt.want)
+			}
+		})
+	}
+	t.Run("round trip", func(t *testing.T) {
+		t.Parallel()
+		got, err := db.Incidents(ctx, "a", false)
+		if err != nil || len(got) != 2 {
+			t.Fatalf("Incidents = %v, %v", got, err)
+		}
+		if !reflect.DeepEqual(got[0], resolved) {
+			t.Errorf("resolved incident = %+v, want %+v", got[0], resolved)
+		}
+		want := a.Incidents[1]
+		want.InstanceID = "a"
+		if !reflect.DeepEqual(got[1], want) {
+			t.Errorf("open incident = %+v, want %+v", got[1], want)
+		}
+	})
+	t.Run("an incident id of another instance conflicts", func(t *testing.T) {
+		t.Parallel()
+		other := MustOpen(t)
+		x, y := newStep("x", "order", 1), newStep("y", "order", 1)
+		x.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
+		mustCommit(t, other, x, y)
+		y2 := nextStep(y, runtime.StatusRunning)
+		y2.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
+		if err := other.CommitSteps(ctx, []runtime.StepRecord{y2}); !errors.Is(err, runtime.ErrConflict) {
+			t.Errorf("CommitSteps = %v, want ErrConflict", err)
+		}
+	})
+}
+
+func TestRunningInstances(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	statuses := []string{runtime.StatusRunning, runtime.StatusCompleted, runtime.StatusTerminated, runtime.StatusFailed, runtime.StatusRunning}
+	for i, st := range statuses {
+		s := newStep(runtime.InstanceID(fmt.Sprintf("i%d", i)), "order", 1)
+		s.Instance.CreatedAt = t0.Add(time.Duration(i) * time.Second)
+		mustCommit(t, db, s)
+		if st != runtime.StatusRunning {
+			mustCommit(t, db, nextStep(s, st))
+		}
+	}
+	got, err := db.RunningInstances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, si := range got {
+		ids = append(ids, string(si.ID))
+		if len(si.Checkpoint) == 0 {
+			t.Errorf("%s has no checkpoint", si.ID)
+		}
+	}
+	if want := []string{"i0", "i3", "i4"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("RunningInstances = %v, want %v", ids, want)
+	}
+}

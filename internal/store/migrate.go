@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gobpm/gobpm/migrations"
+)
+
+// migration is one NNNN_description.sql file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// createMigrationsTable records applied migrations. It is the only schema the
+// runner creates itself.
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER NOT NULL PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+)`
+
+// migrate applies every pending migration of migrations.FS in version order,
+// each in its own transaction. Applied versions are skipped. A database that
+// records a version this binary does not know is refused: it was migrated by
+// a newer gobpm.
+func migrate(ctx context.Context, db *sql.DB) error {
+	return migrateFS(ctx, db, migrations.FS)
+}
+
+// migrateFS is migrate over any file system, for tests.
+func migrateFS(ctx context.Context, db *sql.DB, fsys fs.FS) error {
+	ms, err := loadMigrations(fsys)
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("migrate: create schema_migrations: %w", err)
+	}
+	var newest sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_migrations`).Scan(&newest); err != nil {
+		return fmt.Errorf("migrate: read schema_migrations: %w", err)
+	}
+	if len(ms) > 0 && newest.Valid && newest.Int64 > int64(ms[len(ms)-1].version) {
+		return fmt.Errorf("migrate: database is at version %d, newer than this binary's %d", newest.Int64, ms[len(ms)-1].version)
+	}
+	for _, m := range ms {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		}
+		if err := applyMigration(ctx, tx, m); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// applyMigration applies m in tx unless it is already recorded.
+func applyMigration(ctx context.Context, tx *sql.Tx, m migration) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.version, m.name, encodeTime(time.Now()))
+	return err
+}
+
+// loadMigrations reads the *.sql files at the root of fsys, sorted by version.
+// Every file must be named NNNN_description.sql with a unique version.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("migrate: list: %w", err)
+	}
+	seen := make(map[int]string, len(names))
+	ms := make([]migration, 0, len(names))
+	for _, name := range names {
+		prefix, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(prefix)
+		if !ok || err != nil || len(prefix) != 4 || v <= 0 {
+			return nil, fmt.Errorf("migrate: %s: name must be NNNN_description.sql", name)
+		}
+		if other, dup := seen[v]; dup {
+			return nil, fmt.Errorf("migrate: %s and %s share version %d", other, name, v)
+		}
+		seen[v] = name
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: %s: %w", name, err)
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
