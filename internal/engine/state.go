@@ -127,10 +127,10 @@ func (s *State) Clone() *State {
 		cp := *t
 		c.Tracks[i] = &cp
 	}
-	c.Incidents = make([]*Incident, len(s.Incidents))
-	for i, in := range s.Incidents {
+	c.Incidents = nil
+	for _, in := range s.Incidents {
 		cp := *in
-		c.Incidents[i] = &cp
+		c.Incidents = append(c.Incidents, &cp)
 	}
 	return &c
 }

@@ -319,10 +319,10 @@ func (x *executor) fork(t *Track, flows []*bpmn.Flow) {
 		x.endTrack(t)
 		return
 	}
+	x.move(t, flows[0])
 	for _, f := range flows[1:] {
 		x.newTrack(t.Scope, f.Target.ID, f.ID)
 	}
-	x.move(t, flows[0])
 }
 
 func (x *executor) move(t *Track, f *bpmn.Flow) {

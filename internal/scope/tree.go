@@ -22,7 +22,7 @@ type Scope struct {
 	// Path is the display path of container node ids.
 	Path string `json:"path"`
 	// Vars are the scope's local variables (JSON-shaped values).
-	Vars map[string]any `json:"vars,omitempty"`
+	Vars map[string]any `json:"vars"`
 	// Seq orders scopes by creation.
 	Seq int `json:"seq"`
 }
