@@ -1,0 +1,149 @@
+package bpmn
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/gobpm/gobpm/internal/expr"
+)
+
+// feelScriptFormats are scriptFormat values (lower-cased) that select FEEL,
+// besides the language names the expr seam accepts.
+var feelScriptFormats = map[string]bool{
+	"text/feel":          true,
+	"application/feel":   true,
+	"text/x-feel":        true,
+	"application/x-feel": true,
+}
+
+// compile compiles src for the element named label, reporting problems.
+// A panic in the compiler becomes a problem: a deployment never crashes the
+// process.
+func (p *parser) compile(label, what, language, src string) (x expr.Expression) {
+	if strings.TrimSpace(src) == "" {
+		p.problems.add(label, RuleInvalidExpression, "%s is empty", what)
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.problems.add(label, RuleInvalidExpression, "%s %q: compiler failed: %v", what, clip(src), r)
+			x = nil
+		}
+	}()
+	x, err := expr.Compile(language, src)
+	if err != nil {
+		rule := RuleInvalidExpression
+		if errors.Is(err, expr.ErrUnsupportedLanguage) {
+			rule = RuleUnsupportedLanguage
+		}
+		p.problems.add(label, rule, "%s %q: %v", what, clip(src), err)
+		return nil
+	}
+	return x
+}
+
+// clip shortens an expression for a problem detail.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return s
+}
+
+// sequenceFlow reads a <sequenceFlow> and compiles its condition.
+func (p *parser) sequenceFlow(e *etree.Element, c *container) {
+	id := p.id(e)
+	label := p.label(e)
+	f := &Flow{ID: id, Name: attr(e, "name")}
+	info := &flowInfo{
+		flow:      f,
+		label:     label,
+		g:         c.g,
+		sourceRef: strings.TrimSpace(attr(e, "sourceRef")),
+		targetRef: strings.TrimSpace(attr(e, "targetRef")),
+	}
+	conds := 0
+	for _, ch := range e.ChildElements() {
+		if !isBPMN(ch) {
+			p.foreign(ch)
+			continue
+		}
+		switch ch.Tag {
+		case "documentation", "auditing", "monitoring", "categoryValueRef":
+		case "extensionElements":
+		case "conditionExpression":
+			conds++
+			info.hasCondition = true
+			if conds > 1 {
+				p.problems.add(label, RuleInvalidExpression, "sequenceFlow has several conditionExpressions")
+				continue
+			}
+			lang := strings.TrimSpace(attr(ch, "language"))
+			if lang == "" {
+				lang = p.exprLang
+			}
+			f.Condition = p.compile(label, "conditionExpression", lang, text(ch))
+		default:
+			p.unsupported(ch, fmt.Sprintf("%s in sequenceFlow", ch.Tag))
+		}
+	}
+	c.flows = append(c.flows, info)
+	c.g.Flows = append(c.g.Flows, f)
+	if id != "" {
+		if _, dup := p.flows[id]; !dup {
+			p.flows[id] = info
+		}
+	}
+}
+
+// script compiles the <script> body of a script task.
+func (p *parser) script(task, script *etree.Element, n *Node) {
+	label := p.label(task)
+	format := strings.TrimSpace(attr(task, "scriptFormat"))
+	lang := format
+	switch {
+	case format == "":
+		lang = p.exprLang
+	case feelScriptFormats[strings.ToLower(format)]:
+		lang = "feel"
+	}
+	n.Script = p.compile(label, "script", lang, text(script))
+}
+
+// resultVariable reads gobpm:resultVariable (or camunda:resultVariable).
+func (p *parser) resultVariable(e *etree.Element, n *Node) {
+	g, gok := nsAttr(e, NamespaceGobpm, "resultVariable")
+	c, cok := nsAttr(e, NamespaceCamunda, "resultVariable")
+	g, c = strings.TrimSpace(g), strings.TrimSpace(c)
+	switch {
+	case gok && cok && g != c:
+		p.problems.add(p.label(e), RuleInvalidAttribute, "gobpm:resultVariable %q and camunda:resultVariable %q disagree", g, c)
+	case gok:
+		n.ResultVariable = g
+	case cok:
+		n.ResultVariable = c
+	}
+	if (gok || cok) && n.ResultVariable == "" && !(gok && cok && g != c) {
+		p.problems.add(p.label(e), RuleInvalidAttribute, "resultVariable is empty")
+	}
+}
+
+// dataAssociation accepts a descriptive data association; one that maps data
+// (assignment or transformation) is not supported yet.
+func (p *parser) dataAssociation(e *etree.Element, owner string) {
+	// owner is the label of the activity holding the association.
+	for _, c := range e.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "assignment", "transformation":
+			p.problems.add(owner, RuleUnsupported, "%s in %s is not supported yet", c.Tag, e.Tag)
+		}
+	}
+}

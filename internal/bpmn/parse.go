@@ -1,0 +1,585 @@
+package bpmn
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// Namespaces the parser recognises.
+const (
+	// NamespaceModel is the BPMN 2.0 semantic model namespace.
+	NamespaceModel = "http://www.omg.org/spec/BPMN/20100524/MODEL"
+	// NamespaceGobpm is the namespace of gobpm's extension attributes (DESIGN §8).
+	NamespaceGobpm = "urn:gobpm:1"
+	// NamespaceCamunda is the Camunda 7 extension namespace; equivalents of
+	// gobpm attributes are accepted from it.
+	NamespaceCamunda = "http://camunda.org/schema/1.0/bpmn"
+)
+
+// Parse reads a BPMN 2.0 definitions document and returns the validated model.
+//
+// Any problem with the document — malformed XML, a refused DOCTYPE, a limit
+// exceeded, an unsupported element, a broken reference or a rejected shape —
+// makes Parse return a *ValidationError holding every problem it found and no
+// model.
+func Parse(data []byte) (*Definitions, error) {
+	d, ps := load(data)
+	if ps != nil {
+		return nil, ps.err()
+	}
+	p := &parser{
+		lines: d.lines,
+		nodes: make(map[string]*nodeInfo),
+		flows: make(map[string]*flowInfo),
+		data:  make(map[string]*Graph),
+		procs: make(map[*Graph]string),
+	}
+	defs := p.definitions(d.doc.Root())
+	if defs == nil {
+		return nil, p.problems.err()
+	}
+	p.validate()
+	if len(p.problems) > 0 {
+		return nil, p.problems.err()
+	}
+	for _, proc := range defs.Processes {
+		proc.index = make(map[string]*Node)
+		indexNodes(proc.Graph, proc.index)
+	}
+	return defs, nil
+}
+
+func indexNodes(g *Graph, idx map[string]*Node) {
+	for _, n := range g.Nodes {
+		idx[n.ID] = n
+		if n.Sub != nil {
+			indexNodes(n.Sub, idx)
+		}
+	}
+}
+
+// parser holds the state of one Parse call.
+type parser struct {
+	lines    map[*etree.Element]int
+	problems problems
+	// exprLang is the document's expressionLanguage.
+	exprLang string
+	// nodes indexes every flow node of the document by id, supported or not.
+	nodes map[string]*nodeInfo
+	// flows indexes every sequence flow by id.
+	flows map[string]*flowInfo
+	// containers lists every flow-element container in document order.
+	containers []*container
+	// data maps dataObject ids to their container.
+	data map[string]*Graph
+	// dataRefs are dataObjectReferences to resolve.
+	dataRefs []dataRef
+	// procs maps each process graph to its process id.
+	procs map[*Graph]string
+}
+
+// container is a process or sub-process graph being built.
+type container struct {
+	g  *Graph
+	id string // process or sub-process id, for problems
+	// checkShape is false inside unsupported containers (ad-hoc, event
+	// sub-process, transaction), whose instantiation differs.
+	checkShape bool
+	// all lists every flow node of the container, including placeholders for
+	// unsupported ones (which are kept out of g.Nodes).
+	all   []*nodeInfo
+	flows []*flowInfo
+}
+
+// nodeInfo is a flow node being built.
+type nodeInfo struct {
+	node      *Node
+	el        *etree.Element
+	g         *Graph
+	supported bool
+	// triggeredStart marks an unsupported (message, timer, …) start event.
+	triggeredStart bool
+	// defaultRef is the `default` attribute.
+	defaultRef string
+	// incomingRefs counts flows naming the node as target, valid or not.
+	incomingRefs int
+}
+
+// flowInfo is a sequence flow being built.
+type flowInfo struct {
+	flow         *Flow
+	label        string
+	g            *Graph
+	sourceRef    string
+	targetRef    string
+	hasCondition bool
+}
+
+type dataRef struct {
+	label string
+	ref   string
+	g     *Graph
+}
+
+// label names an element in a problem: its id, else its tag and line.
+func (p *parser) label(e *etree.Element) string {
+	if id := strings.TrimSpace(e.SelectAttrValue("id", "")); id != "" {
+		return id
+	}
+	if line := p.lines[e]; line > 0 {
+		return fmt.Sprintf("%s (line %d)", e.Tag, line)
+	}
+	return e.Tag
+}
+
+// id returns the element's id, reporting RuleMissingID when it is absent.
+func (p *parser) id(e *etree.Element) string {
+	id := strings.TrimSpace(attr(e, "id"))
+	if id == "" {
+		p.problems.add(p.label(e), RuleMissingID, "%s has no id", e.Tag)
+	}
+	return id
+}
+
+// attr returns the value of the unqualified attribute key.
+func attr(e *etree.Element, key string) string {
+	for _, a := range e.Attr {
+		if a.Space == "" && a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// nsAttr returns the value of attribute key in namespace ns.
+func nsAttr(e *etree.Element, ns, key string) (string, bool) {
+	for i := range e.Attr {
+		a := &e.Attr[i]
+		if a.Space != "" && a.Space != "xmlns" && a.Key == key && a.NamespaceURI() == ns {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// isBPMN reports whether e is in the BPMN model namespace.
+func isBPMN(e *etree.Element) bool { return e.NamespaceURI() == NamespaceModel }
+
+// text returns the concatenated character data directly inside e.
+func text(e *etree.Element) string {
+	var b strings.Builder
+	for _, t := range e.Child {
+		if cd, ok := t.(*etree.CharData); ok {
+			b.WriteString(cd.Data)
+		}
+	}
+	return b.String()
+}
+
+// boolAttr parses an xsd:boolean attribute; absent is def.
+func (p *parser) boolAttr(e *etree.Element, key string, def bool) bool {
+	v := strings.TrimSpace(attr(e, key))
+	switch v {
+	case "":
+		return def
+	case "true", "1":
+		return true
+	case "false", "0":
+		return false
+	}
+	p.problems.add(p.label(e), RuleInvalidAttribute, "%s=%q is not a boolean", key, v)
+	return def
+}
+
+// definitions reads the root element.
+func (p *parser) definitions(root *etree.Element) *Definitions {
+	if !isBPMN(root) || root.Tag != "definitions" {
+		p.problems.add(p.label(root), RuleNotBPMN, "root element is {%s}%s, want {%s}definitions", root.NamespaceURI(), root.Tag, NamespaceModel)
+		return nil
+	}
+	defs := &Definitions{
+		ID:              attr(root, "id"),
+		TargetNamespace: attr(root, "targetNamespace"),
+	}
+	p.exprLang = strings.TrimSpace(attr(root, "expressionLanguage"))
+	p.checkIDs(root)
+	for _, c := range root.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "import":
+			defs.Imports = append(defs.Imports, Import{
+				Namespace:  attr(c, "namespace"),
+				Location:   attr(c, "location"),
+				ImportType: attr(c, "importType"),
+			})
+		case "process":
+			defs.Processes = append(defs.Processes, p.process(c))
+		case "documentation", "extensionElements", "extension", "relationship",
+			// Root-element declarations that carry no behaviour of their own.
+			"message", "signal", "error", "escalation", "itemDefinition", "collaboration",
+			"dataStore", "interface", "endPoint", "category", "resource",
+			"correlationProperty", "partnerEntity", "partnerRole",
+			"eventDefinition", "cancelEventDefinition", "compensateEventDefinition",
+			"conditionalEventDefinition", "errorEventDefinition", "escalationEventDefinition",
+			"linkEventDefinition", "messageEventDefinition", "signalEventDefinition",
+			"terminateEventDefinition", "timerEventDefinition":
+		default:
+			p.unsupported(c, "")
+		}
+	}
+	if len(defs.Processes) == 0 {
+		label := defs.ID
+		if label == "" {
+			label = p.label(root)
+		}
+		p.problems.add(label, RuleNoProcess, "definitions contain no process")
+	}
+	return defs
+}
+
+// unsupported reports e as not supported yet.
+func (p *parser) unsupported(e *etree.Element, what string) {
+	if what == "" {
+		what = e.Tag
+	}
+	p.problems.add(p.label(e), RuleUnsupported, "%s is not supported yet", what)
+}
+
+// foreign handles an element outside the BPMN namespace: gobpm elements are
+// unknown extensions, elements in no namespace are refused, anything else
+// (diagram interchange, vendor extensions) is ignored.
+func (p *parser) foreign(e *etree.Element) {
+	if e.NamespaceURI() == "" {
+		p.problems.add(p.label(e), RuleUnsupported, "element %q is in no namespace (not BPMN)", e.Tag)
+	}
+}
+
+// knownGobpm lists the gobpm attributes each element accepts.
+var knownGobpm = map[string]map[string]bool{
+	"scriptTask": {"resultVariable": true},
+}
+
+// checkExtensions reports gobpm attributes unknown for e.
+func (p *parser) checkExtensions(e *etree.Element) {
+	for i := range e.Attr {
+		a := &e.Attr[i]
+		if a.Space == "" || a.Space == "xmlns" || a.NamespaceURI() != NamespaceGobpm {
+			continue
+		}
+		if isBPMN(e) && knownGobpm[e.Tag][a.Key] {
+			continue
+		}
+		p.problems.add(p.label(e), RuleUnknownExtension, "unknown gobpm attribute %q on %s", a.Key, e.Tag)
+	}
+}
+
+// process reads a <process>.
+func (p *parser) process(e *etree.Element) *Process {
+	proc := &Process{
+		ID:         p.id(e),
+		Name:       attr(e, "name"),
+		Executable: p.boolAttr(e, "isExecutable", false),
+		Graph:      &Graph{},
+	}
+	p.procs[proc.Graph] = proc.ID
+	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true})
+	return proc
+}
+
+// contents reads the children of a process into c.
+func (p *parser) contents(e *etree.Element, c *container) {
+	p.containers = append(p.containers, c)
+	for _, ch := range e.ChildElements() {
+		p.contentsChild(ch, c)
+	}
+}
+
+// contentsChild reads one child of a process or sub-process into c.
+func (p *parser) contentsChild(ch *etree.Element, c *container) {
+	if !isBPMN(ch) {
+		p.foreign(ch)
+		return
+	}
+	switch ch.Tag {
+	case "startEvent", "endEvent", "task", "scriptTask", "exclusiveGateway", "parallelGateway", "subProcess",
+		"userTask", "serviceTask", "sendTask", "receiveTask", "manualTask", "businessRuleTask",
+		"callActivity", "adHocSubProcess", "transaction",
+		"intermediateCatchEvent", "intermediateThrowEvent", "boundaryEvent", "implicitThrowEvent",
+		"eventBasedGateway", "inclusiveGateway", "complexGateway",
+		"callChoreography", "subChoreography", "choreographyTask":
+		p.flowNode(ch, c)
+	case "sequenceFlow":
+		p.sequenceFlow(ch, c)
+	case "dataObject":
+		p.id(ch)
+		p.common(ch, "dataState")
+		c.g.addData(ch)
+		if id := strings.TrimSpace(attr(ch, "id")); id != "" {
+			p.data[id] = c.g
+		}
+	case "property":
+		p.common(ch, "dataState")
+		c.g.addData(ch)
+	case "dataObjectReference":
+		p.common(ch, "dataState")
+		if ref := strings.TrimSpace(attr(ch, "dataObjectRef")); ref != "" {
+			p.dataRefs = append(p.dataRefs, dataRef{label: p.label(ch), ref: ref, g: c.g})
+		}
+	case "documentation", "auditing", "monitoring", "categoryValueRef", "supports",
+		"laneSet", "textAnnotation", "association", "group", "dataStoreReference",
+		"performer", "humanPerformer", "potentialOwner", "resourceRole", "extensionElements":
+		// Descriptive: no effect on execution. Extension elements are
+		// checked for gobpm names by checkIDs.
+	case "ioSpecification", "correlationSubscription":
+		p.unsupported(ch, fmt.Sprintf("%s in %s", ch.Tag, c.id))
+	default:
+		p.unsupported(ch, "")
+	}
+}
+
+// addData records the variable declared by a dataObject or property.
+func (g *Graph) addData(e *etree.Element) {
+	name := strings.TrimSpace(attr(e, "name"))
+	if name == "" {
+		name = strings.TrimSpace(attr(e, "id"))
+	}
+	if name == "" {
+		return
+	}
+	for _, n := range g.DataNames {
+		if n == name {
+			return
+		}
+	}
+	g.DataNames = append(g.DataNames, name)
+}
+
+// common checks the children every flow element may carry; allowed lists
+// extra child tags accepted (without effect) for this element.
+func (p *parser) common(e *etree.Element, allowed ...string) {
+	for _, c := range e.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "documentation", "auditing", "monitoring", "categoryValueRef":
+		case "extensionElements":
+		default:
+			ok := false
+			for _, a := range allowed {
+				if a == c.Tag {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				p.unsupported(c, fmt.Sprintf("%s in %s", c.Tag, e.Tag))
+			}
+		}
+	}
+}
+
+// flowNode reads any flow node; unsupported ones become placeholders so that
+// flows touching them still resolve.
+func (p *parser) flowNode(e *etree.Element, c *container) {
+	id := p.id(e)
+	n := &Node{ID: id, Name: attr(e, "name"), Kind: NodeKind(e.Tag), Parent: c.g}
+	info := &nodeInfo{node: n, el: e, g: c.g, supported: true}
+	label := p.label(e)
+	switch e.Tag {
+	case "startEvent":
+		info.supported = p.startEvent(e, info)
+	case "endEvent":
+		info.supported = p.endEvent(e, n)
+	case "task", "scriptTask", "subProcess":
+		info.supported = p.activity(e, info)
+	case "exclusiveGateway":
+		p.common(e, "incoming", "outgoing")
+		info.defaultRef = strings.TrimSpace(attr(e, "default"))
+	case "parallelGateway":
+		p.common(e, "incoming", "outgoing")
+		if attr(e, "default") != "" {
+			p.problems.add(label, RuleInvalidDefault, "a parallel gateway has no default flow")
+		}
+	case "subChoreography", "adHocSubProcess", "transaction":
+		p.unsupported(e, "")
+		info.supported = false
+		p.subContents(e, &container{g: &Graph{Owner: n}, id: label})
+	default:
+		p.unsupported(e, "")
+		info.supported = false
+	}
+	if _, dup := p.nodes[id]; dup || id == "" {
+		// Already reported (missing or duplicate id); keeping it out of the
+		// graph avoids follow-up problems about a node nothing can reference.
+		info.supported = false
+	}
+	c.all = append(c.all, info)
+	if info.supported {
+		c.g.Nodes = append(c.g.Nodes, n)
+	}
+	if id != "" {
+		if _, dup := p.nodes[id]; !dup {
+			p.nodes[id] = info
+		}
+	}
+}
+
+// startEvent reads a start event; only the None start is supported.
+func (p *parser) startEvent(e *etree.Element, info *nodeInfo) bool {
+	ok := true
+	for _, c := range e.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing":
+		case "extensionElements":
+		default:
+			if strings.HasSuffix(c.Tag, "EventDefinition") || c.Tag == "eventDefinitionRef" {
+				p.problems.add(p.label(e), RuleUnsupported, "startEvent with %s is not supported yet", c.Tag)
+				info.triggeredStart = true
+			} else {
+				p.unsupported(c, fmt.Sprintf("%s in startEvent", c.Tag))
+			}
+			ok = false
+		}
+	}
+	return ok
+}
+
+// endEvent reads an end event: None or terminate.
+func (p *parser) endEvent(e *etree.Element, n *Node) bool {
+	ok := true
+	defs := 0
+	for _, c := range e.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing":
+		case "extensionElements":
+		case "terminateEventDefinition":
+			defs++
+			n.Terminate = true
+			p.common(c)
+		default:
+			if strings.HasSuffix(c.Tag, "EventDefinition") || c.Tag == "eventDefinitionRef" {
+				p.problems.add(p.label(e), RuleUnsupported, "endEvent with %s is not supported yet", c.Tag)
+			} else {
+				p.unsupported(c, fmt.Sprintf("%s in endEvent", c.Tag))
+			}
+			ok = false
+		}
+	}
+	if ok && defs > 1 {
+		p.problems.add(p.label(e), RuleUnsupported, "endEvent with several event definitions is not supported yet")
+		ok = false
+	}
+	return ok
+}
+
+// activity reads a task, script task or sub-process.
+func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
+	n := info.node
+	label := p.label(e)
+	ok := true
+	for _, q := range []string{"startQuantity", "completionQuantity"} {
+		if v := strings.TrimSpace(attr(e, q)); v != "" && v != "1" {
+			p.problems.add(label, RuleInvalidAttribute, "%s=%q: only 1 is supported", q, v)
+		}
+	}
+	if p.boolAttr(e, "isForCompensation", false) {
+		p.problems.add(label, RuleUnsupported, "compensation activity (isForCompensation) is not supported yet")
+		ok = false
+	}
+	info.defaultRef = strings.TrimSpace(attr(e, "default"))
+	var sub *container
+	if e.Tag == "subProcess" {
+		n.Sub = &Graph{Owner: n}
+		if p.boolAttr(e, "triggeredByEvent", false) {
+			p.problems.add(label, RuleUnsupported, "event sub-process (triggeredByEvent) is not supported yet")
+			ok = false
+		}
+		sub = &container{g: n.Sub, id: label, checkShape: ok}
+	}
+	scripts := 0
+	for _, c := range e.ChildElements() {
+		if !isBPMN(c) {
+			if sub == nil {
+				p.foreign(c)
+			}
+			continue
+		}
+		switch c.Tag {
+		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing",
+			"performer", "humanPerformer", "potentialOwner", "resourceRole":
+		case "extensionElements":
+		case "dataInputAssociation", "dataOutputAssociation":
+			p.dataAssociation(c, label)
+		case "script":
+			if e.Tag != "scriptTask" {
+				p.unsupported(c, "script in "+e.Tag)
+				ok = false
+				continue
+			}
+			scripts++
+			if scripts == 1 {
+				p.script(e, c, n)
+			}
+		case "standardLoopCharacteristics", "multiInstanceLoopCharacteristics":
+			p.problems.add(label, RuleUnsupported, "%s on %s is not supported yet", c.Tag, e.Tag)
+			ok = false
+		case "property":
+			if sub == nil {
+				p.problems.add(label, RuleUnsupported, "property on %s is not supported yet", e.Tag)
+				ok = false
+			}
+			// Sub-process properties are read by contents.
+		default:
+			if sub == nil {
+				p.unsupported(c, fmt.Sprintf("%s in %s", c.Tag, e.Tag))
+				ok = false
+			}
+		}
+	}
+	if e.Tag == "scriptTask" {
+		if scripts == 0 {
+			p.problems.add(label, RuleInvalidExpression, "scriptTask has no script")
+		}
+		if scripts > 1 {
+			p.problems.add(label, RuleUnsupported, "scriptTask with several scripts is not supported")
+		}
+		p.resultVariable(e, n)
+	}
+	if sub != nil {
+		p.subContents(e, sub)
+	}
+	return ok
+}
+
+// subContents reads a sub-process's flow elements and data declarations;
+// the activity-level children were handled by activity.
+func (p *parser) subContents(e *etree.Element, c *container) {
+	p.containers = append(p.containers, c)
+	for _, ch := range e.ChildElements() {
+		if isBPMN(ch) {
+			switch ch.Tag {
+			case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing",
+				"performer", "humanPerformer", "potentialOwner", "resourceRole", "extensionElements",
+				"dataInputAssociation", "dataOutputAssociation", "standardLoopCharacteristics",
+				"multiInstanceLoopCharacteristics", "script", "completionCondition", "ioSpecification":
+				continue // handled by activity
+			}
+		}
+		p.contentsChild(ch, c)
+	}
+}

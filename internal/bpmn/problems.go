@@ -1,0 +1,140 @@
+package bpmn
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Rule is a stable, kebab-case code naming the rule a document breaks. The API
+// returns it verbatim in deployment errors, so existing values never change.
+type Rule = string
+
+// The rule codes a Problem can carry.
+const (
+	// RuleMalformed: the bytes are not well-formed XML, or their declared
+	// encoding is wrong or unsupported.
+	RuleMalformed Rule = "malformed-xml"
+	// RuleDoctype: the document contains a <!DOCTYPE> (refused: no entity expansion).
+	RuleDoctype Rule = "doctype-forbidden"
+	// RuleTooLarge: the document exceeds MaxDocumentSize bytes.
+	RuleTooLarge Rule = "document-too-large"
+	// RuleTooDeep: elements nest deeper than MaxDepth.
+	RuleTooDeep Rule = "document-too-deep"
+	// RuleNotBPMN: the root element is not a BPMN 2.0 <definitions>.
+	RuleNotBPMN Rule = "not-bpmn"
+	// RuleNoProcess: the definitions hold no <process>.
+	RuleNoProcess Rule = "no-process"
+	// RuleUnsupported: an element, event definition or attribute value the
+	// engine cannot execute yet.
+	RuleUnsupported Rule = "unsupported-element"
+	// RuleUnknownExtension: an element or attribute in the gobpm namespace
+	// that is misspelt or misplaced.
+	RuleUnknownExtension Rule = "unknown-extension"
+	// RuleMissingID: a process, flow node or sequence flow has no id.
+	RuleMissingID Rule = "missing-id"
+	// RuleDuplicateID: two BPMN elements share an id.
+	RuleDuplicateID Rule = "duplicate-id"
+	// RuleMissingReference: a reference (sourceRef, targetRef, default,
+	// dataObjectRef) is empty or names nothing suitable.
+	RuleMissingReference Rule = "missing-reference"
+	// RuleCrossingFlow: a sequence flow connects nodes of a different
+	// container than its own (it crosses a sub-process boundary).
+	RuleCrossingFlow Rule = "crossing-flow"
+	// RuleInvalidAttribute: an attribute value is malformed or not allowed
+	// (e.g. startQuantity other than 1).
+	RuleInvalidAttribute Rule = "invalid-attribute"
+	// RuleInvalidExpression: an expression is empty or does not compile.
+	RuleInvalidExpression Rule = "invalid-expression"
+	// RuleUnsupportedLanguage: an expression or script language other than FEEL.
+	RuleUnsupportedLanguage Rule = "unsupported-language"
+	// RuleStartShape: a process or sub-process has an instantiation shape
+	// rejected by DESIGN §5.2 (no start, several None starts, a None start
+	// mixed with flow-less nodes).
+	RuleStartShape Rule = "start-shape"
+	// RuleEventFlow: a start event has incoming or an end event has outgoing
+	// sequence flows.
+	RuleEventFlow Rule = "event-flow"
+	// RuleInvalidDefault: a default flow that is not an outgoing flow of its
+	// node, carries a condition, or sits on a node that has no default.
+	RuleInvalidDefault Rule = "invalid-default"
+	// RuleConditionNotAllowed: a condition on a sequence flow leaving a
+	// parallel gateway or an event.
+	RuleConditionNotAllowed Rule = "condition-not-allowed"
+)
+
+// Problem is one rule a document breaks.
+type Problem struct {
+	// Element is the id of the offending element, or its tag name and line
+	// ("task (line 12)") when it has no id. It is empty for problems with
+	// the document as a whole (RuleMalformed, RuleDoctype, RuleTooLarge,
+	// RuleTooDeep).
+	Element string
+	// Rule is one of the Rule constants.
+	Rule Rule
+	// Detail is a human explanation.
+	Detail string
+}
+
+// String renders the problem as "element: rule: detail".
+func (p Problem) String() string {
+	if p.Element == "" {
+		return p.Rule + ": " + p.Detail
+	}
+	return p.Element + ": " + p.Rule + ": " + p.Detail
+}
+
+// ValidationError is returned by Parse for any problem with a document. It
+// holds every problem found, in document order as far as practical.
+type ValidationError struct {
+	Problems []Problem
+}
+
+// maxSummarised bounds how many problems Error spells out.
+const maxSummarised = 5
+
+// Error summarises the problems: the count and the first few.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	n := len(e.Problems)
+	if n == 1 {
+		b.WriteString("bpmn: invalid document: ")
+	} else {
+		fmt.Fprintf(&b, "bpmn: invalid document (%d problems): ", n)
+	}
+	for i, p := range e.Problems {
+		if i == maxSummarised {
+			fmt.Fprintf(&b, "; and %d more", n-maxSummarised)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Has reports whether one of the problems carries rule for element
+// (element "" matches any element).
+func (e *ValidationError) Has(element string, rule Rule) bool {
+	for _, p := range e.Problems {
+		if p.Rule == rule && (element == "" || p.Element == element) {
+			return true
+		}
+	}
+	return false
+}
+
+// problems collects Problems while a document is read.
+type problems []Problem
+
+func (ps *problems) add(element string, rule Rule, format string, args ...any) {
+	*ps = append(*ps, Problem{Element: element, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (ps problems) err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: ps}
+}
