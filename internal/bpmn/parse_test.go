@@ -281,6 +281,7 @@ func TestParseRejects(t *testing.T) {
 		{"reject_crossing.bpmn", []want{{"escape", RuleCrossingFlow, "inside"}}, true},
 		{"reject_service_task.bpmn", []want{{"charge", RuleUnsupported, "serviceTask is not supported yet"}, {"charge", RuleUnknownExtension, "type"}}, true},
 		{"reject_script_language.bpmn", []want{{"js", RuleUnsupportedLanguage, "javascript"}, {"empty", RuleInvalidExpression, "no script"}}, true},
+		{"reject_bad_expression.bpmn", []want{{"f2", RuleInvalidExpression, "conditionExpression"}, {"calc", RuleInvalidExpression, "script"}}, true},
 		{"reject_doctype.bpmn", []want{{"", RuleDoctype, "DOCTYPE"}}, true},
 		{"reject_duplicate_ids.bpmn", []want{{"t", RuleDuplicateID, "task"}, {"f1", RuleDuplicateID, "sequenceFlow"}}, true},
 		{"reject_missing_refs.bpmn", []want{
