@@ -1,0 +1,42 @@
+// Command gobpm-web runs the gobpm server: the JSON API under /api/v1 over
+// an embedded SQLite store.
+//
+//	gobpm-web --addr 127.0.0.1:8080 --db ./data/gobpm.db
+//
+// GOBPM_ADDR and GOBPM_DB set the same options; flags win.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg, err := ParseConfig(os.Args[1:], os.Getenv, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if cfg.ShowVersion {
+		return
+	}
+	m := NewMain(cfg, logger)
+	if err := m.Run(ctx); err != nil {
+		logger.Error("start failed", "error", err)
+		os.Exit(1)
+	}
+	logger.Info("listening", "addr", m.Addr())
+	<-ctx.Done()
+	logger.Info("shutting down")
+	if err := m.Close(); err != nil {
+		logger.Error("shutdown failed", "error", err)
+		os.Exit(1)
+	}
+}

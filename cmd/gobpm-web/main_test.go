@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// repoFile returns the path of a file relative to the repository root.
+func repoFile(parts ...string) string {
+	return filepath.Join(append([]string{"..", ".."}, parts...)...)
+}
+
+func post(t *testing.T, url, ctype string, body []byte) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, ctype, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, decode(t, resp.Body)
+}
+
+func get(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, decode(t, resp.Body)
+}
+
+func decode(t *testing.T, r io.Reader) map[string]any {
+	t.Helper()
+	var m map[string]any
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return m
+}
+
+// TestMainEndToEnd runs the README walk-through against Main on a free port.
+func TestMainEndToEnd(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "data", "gobpm.db")}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain(cfg, slog.New(slog.DiscardHandler))
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	base := "http://" + m.Addr()
+
+	model, err := os.ReadFile(repoFile("examples", "order-approval.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, dep := post(t, base+"/api/v1/deployments", "application/xml", model)
+	if code != http.StatusCreated {
+		t.Fatalf("deploy: %d %v", code, dep)
+	}
+	code, inst := post(t, base+"/api/v1/processes/order-approval/instances", "application/json",
+		[]byte(`{"businessKey":"order-42","variables":{"quantity":3,"unitPrice":499.9}}`))
+	if code != http.StatusCreated {
+		t.Fatalf("start: %d %v", code, inst)
+	}
+	if inst["status"] != "completed" {
+		t.Fatalf("status = %v", inst["status"])
+	}
+	vars := inst["variables"].(map[string]any)
+	if vars["total"] != json.Number("1499.7") || vars["risk"] != "medium" || vars["approved"] != true {
+		t.Errorf("variables = %v", vars)
+	}
+	code, again := get(t, fmt.Sprintf("%s/api/v1/instances/%s", base, inst["id"]))
+	if code != http.StatusOK || again["status"] != "completed" || again["businessKey"] != "order-42" {
+		t.Errorf("get: %d %v", code, again)
+	}
+
+	bad, err := os.ReadFile(repoFile("examples", "crossing-flow.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, prob := post(t, base+"/api/v1/deployments", "application/xml", bad)
+	if code != http.StatusUnprocessableEntity {
+		t.Fatalf("crossing flow: %d %v", code, prob)
+	}
+	if !strings.Contains(fmt.Sprint(prob["errors"]), "jumpIn") {
+		t.Errorf("422 does not name the flow: %v", prob)
+	}
+}
+
+func TestParseConfigEnvironment(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"GOBPM_ADDR": "127.0.0.1:9999", "GOBPM_DB": "/tmp/x.db"}
+	cfg, err := ParseConfig(nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil || cfg.Addr != "127.0.0.1:9999" || cfg.DB != "/tmp/x.db" || cfg.Synchronous != "FULL" {
+		t.Fatalf("cfg = %+v, err %v", cfg, err)
+	}
+	cfg, _ = ParseConfig([]string{"--addr", "127.0.0.1:1"}, func(k string) string { return env[k] }, io.Discard)
+	if cfg.Addr != "127.0.0.1:1" {
+		t.Fatalf("flag does not win over environment: %+v", cfg)
+	}
+	if _, err := ParseConfig([]string{"--nope"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Fatal("unknown flag accepted")
+	}
+}
+
+// server is a gobpm-web process started by a test.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	done chan error
+}
+
+var listening = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// buildBinary compiles the server once per test into a temp dir.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gobpm-web")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startServer(t *testing.T, bin, db string) *server {
+	t.Helper()
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--db", db)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, done: make(chan error, 1)}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	go func() { s.done <- cmd.Wait() }()
+	select {
+	case a := <-addr:
+		s.base = "http://" + a
+	case err := <-s.done:
+		t.Fatalf("server exited early: %v", err)
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("server did not report its address")
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	return s
+}
+
+// TestCrashAndResume kills the real server process with SIGKILL while
+// instances wait, restarts it on the same file, and checks that every
+// acknowledged instance is back with its tracks and scopes.
+func TestCrashAndResume(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	bin := buildBinary(t)
+	db := filepath.Join(t.TempDir(), "gobpm.db")
+	s := startServer(t, bin, db)
+	model, err := os.ReadFile(filepath.Join("testdata", "reentry.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
+		t.Fatalf("deploy: %d %v", code, body)
+	}
+	var ids []string
+	for i := 0; i < 20; i++ {
+		code, inst := post(t, s.base+"/api/v1/processes/reentry/instances", "application/json", []byte(fmt.Sprintf(`{"variables":{"n":%d}}`, i)))
+		if code != http.StatusCreated || inst["status"] != "running" {
+			t.Fatalf("start %d: %d %v", i, code, inst)
+		}
+		ids = append(ids, inst["id"].(string))
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+
+	s2 := startServer(t, bin, db)
+	for i, id := range ids {
+		code, inst := get(t, s2.base+"/api/v1/instances/"+id)
+		if code != http.StatusOK || inst["status"] != "running" {
+			t.Fatalf("instance %s after crash: %d %v", id, code, inst)
+		}
+		if n := len(inst["tracks"].([]any)); n != 4 {
+			t.Errorf("instance %s: %d tracks after crash, want 4", id, n)
+		}
+		if n := len(inst["scopes"].([]any)); n != 3 {
+			t.Errorf("instance %s: %d scopes after crash, want 3", id, n)
+		}
+		if v := inst["variables"].(map[string]any)["n"]; v != json.Number(fmt.Sprint(i)) {
+			t.Errorf("instance %s: n = %v", id, v)
+		}
+	}
+	code, inst := post(t, s2.base+"/api/v1/instances/"+ids[0]+"/cancel", "application/json", nil)
+	if code != http.StatusOK || inst["status"] != "terminated" {
+		t.Fatalf("cancel after restart: %d %v", code, inst)
+	}
+	// Graceful shutdown on SIGTERM exits cleanly.
+	if err := s2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s2.done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not stop on SIGTERM")
+	}
+}
