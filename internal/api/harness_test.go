@@ -24,13 +24,13 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 )
 
-// contract is openapi.yaml, loaded and validated once for all tests.
-type contract struct {
+// Contract is openapi.yaml, loaded and validated once for all tests.
+type Contract struct {
 	doc    *openapi3.T
 	router routers.Router
 }
 
-var loadContract = sync.OnceValues(func() (*contract, error) {
+var loadContract = sync.OnceValues(func() (*Contract, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(gobpm.OpenAPI)
 	if err != nil {
@@ -43,11 +43,11 @@ var loadContract = sync.OnceValues(func() (*contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &contract{doc: doc, router: router}, nil
+	return &Contract{doc: doc, router: router}, nil
 })
 
 // MustContract returns the loaded openapi.yaml or fails the test.
-func MustContract(tb testing.TB) *contract {
+func MustContract(tb testing.TB) *Contract {
 	tb.Helper()
 	c, err := loadContract()
 	if err != nil {
@@ -135,7 +135,7 @@ func validateAgainstContract(t *testing.T, req *http.Request, res *response) {
 	}
 }
 
-func checkProblemShape(t *testing.T, c *contract, req *http.Request, res *response) {
+func checkProblemShape(t *testing.T, c *Contract, req *http.Request, res *response) {
 	t.Helper()
 	if ct := res.Header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Errorf("%s %s: Content-Type = %q, want application/problem+json", req.Method, req.URL.Path, ct)
