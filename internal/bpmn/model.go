@@ -15,7 +15,94 @@ const (
 	KindExclusiveGateway NodeKind = "exclusiveGateway"
 	KindParallelGateway  NodeKind = "parallelGateway"
 	KindSubProcess       NodeKind = "subProcess"
+
+	// Wait states and events (jobs, user tasks, timers, messages, signals).
+	KindServiceTask            NodeKind = "serviceTask"
+	KindSendTask               NodeKind = "sendTask"
+	KindUserTask               NodeKind = "userTask"
+	KindReceiveTask            NodeKind = "receiveTask"
+	KindIntermediateCatchEvent NodeKind = "intermediateCatchEvent"
+	KindIntermediateThrowEvent NodeKind = "intermediateThrowEvent"
+	KindBoundaryEvent          NodeKind = "boundaryEvent"
+	KindEventBasedGateway      NodeKind = "eventBasedGateway"
+	KindInclusiveGateway       NodeKind = "inclusiveGateway"
 )
+
+// TriggerKind is the kind of an event definition.
+type TriggerKind string
+
+// Event definition kinds. TriggerNone is an event without definition.
+const (
+	TriggerNone       TriggerKind = ""
+	TriggerTimer      TriggerKind = "timer"
+	TriggerMessage    TriggerKind = "message"
+	TriggerSignal     TriggerKind = "signal"
+	TriggerError      TriggerKind = "error"
+	TriggerEscalation TriggerKind = "escalation"
+	TriggerTerminate  TriggerKind = "terminate"
+)
+
+// EventDef is the (single) event definition of an event node.
+type EventDef struct {
+	Kind TriggerKind
+	// Timer is set for TriggerTimer.
+	Timer *TimerDef
+	// MessageName is the name of the referenced message (TriggerMessage).
+	MessageName string
+	// CorrelationKey is the compiled gobpm:correlationKey of the referenced
+	// message, evaluated when a catch subscribes; nil means "no key".
+	CorrelationKey expr.Expression
+	// SignalName is the name of the referenced signal (TriggerSignal).
+	SignalName string
+	// Code is the errorCode / escalationCode of the referenced error or
+	// escalation; "" on a catch means "catch all".
+	Code string
+}
+
+// TimerKind says which timer element a TimerDef came from.
+type TimerKind string
+
+// Timer element kinds; the values match package timer's kinds.
+const (
+	TimerDate     TimerKind = "date"
+	TimerDuration TimerKind = "duration"
+	TimerCycle    TimerKind = "cycle"
+)
+
+// TimerDef is a timeDate, timeDuration or timeCycle.
+type TimerDef struct {
+	Kind TimerKind
+	// Text is the literal definition (validated at deployment with package
+	// timer), or "" when Expr is set.
+	Text string
+	// Expr is set when the definition is an expression (leading "=" or
+	// "${…}"); it yields the timer text when the timer is armed.
+	Expr expr.Expression
+}
+
+// JobDef describes the job a service task (send task, message throw) creates.
+type JobDef struct {
+	// Type is the job type workers activate (gobpm:type).
+	Type string
+	// Retries is the initial retry budget (gobpm:retries, default 3).
+	Retries int
+}
+
+// Binding is an attribute value that is either a literal or an expression.
+type Binding struct {
+	// Literal is used when Expr is nil.
+	Literal string
+	// Expr is set when the value is an expression ("=…" or "${…}").
+	Expr expr.Expression
+}
+
+// UserTaskDef holds the assignment of a user task.
+type UserTaskDef struct {
+	Assignee        *Binding
+	CandidateUsers  *Binding
+	CandidateGroups *Binding
+	DueDate         *Binding
+}
 
 // Definitions is one parsed and validated BPMN document.
 type Definitions struct {
@@ -46,6 +133,9 @@ type Process struct {
 	Executable bool
 	// Graph is the process's top-level flow-element container.
 	Graph *Graph
+	// EventStarts are the process-level start events with a trigger (timer,
+	// message, signal), in document order. Graph.Starts holds only the None start.
+	EventStarts []*Node
 
 	// index maps every node id (nested graphs included) to its node; Parse
 	// fills it. A Process built by hand has none and Node searches instead.
@@ -89,6 +179,21 @@ type Node struct {
 	ResultVariable string
 	// Sub is the inner graph of a sub-process.
 	Sub *Graph
+
+	// Event is the event definition of an event node (nil for none events).
+	// For an end event with terminateEventDefinition, Terminate is set too.
+	Event *EventDef
+	// Job is set for nodes that create a job: service and send tasks,
+	// message intermediate throw events and message end events.
+	Job *JobDef
+	// UserTask is set for user tasks.
+	UserTask *UserTaskDef
+	// AttachedTo is the host activity of a boundary event.
+	AttachedTo *Node
+	// CancelActivity reports an interrupting boundary event.
+	CancelActivity bool
+	// Boundaries are the boundary events attached to this activity, in document order.
+	Boundaries []*Node
 }
 
 // Flow is a sequence flow.
@@ -127,7 +232,7 @@ func (g *Graph) find(id string) *Node {
 // IsActivity reports whether the node is an activity (task or sub-process).
 func (n *Node) IsActivity() bool {
 	switch n.Kind {
-	case KindTask, KindScriptTask, KindSubProcess:
+	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask:
 		return true
 	}
 	return false
