@@ -30,6 +30,16 @@
 // time.Time is stored as NULL where a column may be "not yet" (ended_at,
 // resolved_at).
 //
+// # Waits
+//
+// The waits table (migration 0002) is the queryable copy of the waits the
+// engine keeps in its checkpoint: jobs, user tasks, timers, message and
+// signal subscriptions, plus the start timers of process keys (rows without
+// an instance). Steps write it through CommitSteps; only job activation
+// (ActivateJobs, ExtendJobLock) writes outside a step, and only the lock
+// columns. Activation selects and locks in one IMMEDIATE transaction on the
+// single writer, so a job is never handed to two workers under a live lock.
+//
 // # Example
 //
 //	db, err := store.Open(ctx, "data/gobpm.db", store.Options{})

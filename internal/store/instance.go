@@ -24,6 +24,11 @@ const (
 // on create or a stale revision on update fails the whole batch with a
 // wrapped runtime.ErrConflict naming the instance; nothing of the batch is
 // written. An empty batch is a no-op.
+//
+// A step's RemovedWaits are deleted by id, then its Waits are inserted or
+// replaced by id (a replaced job loses its lock); a wait id held by another
+// instance is a conflict. A step that ends its instance (completed or
+// terminated) also deletes every wait the instance still has.
 func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
 	if len(steps) == 0 {
 		return nil
@@ -47,7 +52,8 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	return nil
 }
 
-// commitStep writes one step inside tx.
+// commitStep writes one step inside tx: the instance row, its scopes, facts,
+// incidents and waits.
 func commitStep(ctx context.Context, tx *sql.Tx, s *runtime.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
@@ -102,7 +108,10 @@ func commitStep(ctx context.Context, tx *sql.Tx, s *runtime.StepRecord) error {
 	if err := insertFacts(ctx, tx, in.ID, s.Facts); err != nil {
 		return err
 	}
-	return upsertIncidents(ctx, tx, in.ID, s.Incidents)
+	if err := upsertIncidents(ctx, tx, in.ID, s.Incidents); err != nil {
+		return err
+	}
+	return applyWaits(ctx, tx, in, s.Waits, s.RemovedWaits)
 }
 
 // replaceScopes replaces the scope rows of an instance with scopes.

@@ -1,0 +1,509 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// waitColumns selects a WaitRow; scanWait reads it.
+const waitColumns = `id, instance_id, kind, node_id, scope_id, track_id, process_key, process_version,
+	name, correlation_key, due_at, retries, error_message, assignee, candidate_users, candidate_groups,
+	created_at, lock_owner, lock_expires_at`
+
+// The queries of the wait methods. They are constants so that a test can
+// check each one against the indexes of 0002_waits with EXPLAIN QUERY PLAN.
+const (
+	// insertWaitSQL inserts a wait; the lock columns start NULL.
+	insertWaitSQL = `INSERT INTO waits (id, instance_id, kind, node_id, scope_id, track_id, process_key,
+		    process_version, name, correlation_key, due_at, retries, error_message, assignee,
+		    candidate_users, candidate_groups, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	// upsertWaitSQL inserts a wait of an instance or replaces every column of
+	// it; a replaced job loses its lock. A row of another instance (or a
+	// start timer) with the same id is left alone: zero rows affected.
+	upsertWaitSQL = insertWaitSQL + `
+		ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, node_id = excluded.node_id,
+		    scope_id = excluded.scope_id, track_id = excluded.track_id, process_key = excluded.process_key,
+		    process_version = excluded.process_version, name = excluded.name,
+		    correlation_key = excluded.correlation_key, due_at = excluded.due_at, retries = excluded.retries,
+		    error_message = excluded.error_message, assignee = excluded.assignee,
+		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
+		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL
+		WHERE waits.instance_id = excluded.instance_id`
+
+	// activateJobsSQL locks the oldest activatable jobs of a type.
+	// Arguments: owner, expiry, type, now, now, max.
+	activateJobsSQL = `UPDATE waits SET lock_owner = ?, lock_expires_at = ?
+		WHERE id IN (
+		    SELECT id FROM waits
+		    WHERE kind = 'job' AND name = ? AND retries > 0
+		      AND (due_at IS NULL OR due_at <= ?)
+		      AND (lock_expires_at IS NULL OR lock_expires_at <= ?)
+		    ORDER BY created_at, id LIMIT ?)
+		RETURNING ` + waitColumns
+
+	// nextJobSQL is the earliest time after now at which a job of a type with
+	// retries left is neither backing off nor locked. Arguments: type, now.
+	nextJobSQL = `SELECT MIN(MAX(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0))) FROM waits
+		WHERE kind = 'job' AND name = ? AND retries > 0
+		  AND MAX(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0)) > ?`
+
+	// extendLockSQL moves a live lock. Arguments: until, key, now.
+	extendLockSQL = `UPDATE waits SET lock_expires_at = ?
+		WHERE id = ? AND kind = 'job' AND lock_owner IS NOT NULL AND lock_expires_at > ?`
+
+	// dueTimersSQL lists due timers earliest first. Arguments: now, limit.
+	// The kind condition is spelled exactly as in the partial index
+	// waits_timers_due, which the query names: its order spans both kinds,
+	// so the query reads at most limit index entries and never sorts.
+	dueTimersSQL = `SELECT ` + waitColumns + ` FROM waits INDEXED BY waits_timers_due
+		WHERE kind IN ('timer', 'start-timer') AND due_at <= ?
+		ORDER BY due_at, id LIMIT ?`
+
+	// nextTimerSQL is the earliest due time of any timer: the first entry of
+	// waits_timers_due.
+	nextTimerSQL = `SELECT due_at FROM waits INDEXED BY waits_timers_due
+		WHERE kind IN ('timer', 'start-timer') AND due_at IS NOT NULL
+		ORDER BY due_at LIMIT 1`
+
+	// messageSubscriptionsSQL lists the subscriptions of a name and key,
+	// oldest first. Arguments: name, key, limit.
+	messageSubscriptionsSQL = `SELECT ` + waitColumns + ` FROM waits
+		WHERE kind = 'message' AND name = ? AND correlation_key = ?
+		ORDER BY created_at, id LIMIT ?`
+
+	// signalSubscriptionsSQL lists the instances subscribed to a signal, the
+	// one with the oldest subscription first. Argument: name.
+	signalSubscriptionsSQL = `SELECT instance_id FROM waits
+		WHERE kind = 'signal' AND name = ? AND instance_id <> ''
+		GROUP BY instance_id ORDER BY MIN(created_at), instance_id`
+
+	// startTimersSQL lists the start timers of a process key. Argument: key.
+	// Start timers are the rows without an instance, which the instance
+	// index finds.
+	startTimersSQL = `SELECT ` + waitColumns + ` FROM waits
+		WHERE instance_id = '' AND kind = 'start-timer' AND process_key = ?
+		ORDER BY due_at, id`
+)
+
+// applyWaits writes the waits of one step of instance in inside tx. Removals
+// apply first, then upserts, so an id in both (a timer fired and re-armed)
+// ends up present. An ended instance (completed or terminated) then loses
+// every wait it still has.
+func applyWaits(ctx context.Context, tx *sql.Tx, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
+	for _, id := range removed {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM waits WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete wait %s: %w", id, err)
+		}
+	}
+	for i := range waits {
+		w := &waits[i]
+		if w.InstanceID != "" && w.InstanceID != in.ID {
+			return fmt.Errorf("wait %s belongs to instance %s", w.ID, w.InstanceID)
+		}
+		if err := writeWait(ctx, tx, upsertWaitSQL, in.ID, w); err != nil {
+			return err
+		}
+	}
+	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM waits WHERE instance_id = ?`, in.ID); err != nil {
+			return fmt.Errorf("delete waits of ended instance: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeWait runs query (insertWaitSQL or upsertWaitSQL) for w as a wait of
+// instance id ("" for a start timer). A statement that writes no row (the id
+// is held by another instance or a start timer) is a conflict.
+func writeWait(ctx context.Context, tx *sql.Tx, query string, id runtime.InstanceID, w *runtime.WaitRow) error {
+	if w.ID == "" || w.Kind == "" {
+		return fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
+	}
+	users, err := encodeList(w.CandidateUsers)
+	if err != nil {
+		return fmt.Errorf("wait %s: %w", w.ID, err)
+	}
+	groups, err := encodeList(w.CandidateGroups)
+	if err != nil {
+		return fmt.Errorf("wait %s: %w", w.ID, err)
+	}
+	res, err := tx.ExecContext(ctx, query,
+		w.ID, id, w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
+		w.CorrelationKey, encodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
+		encodeTime(w.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("write wait %s: %w", w.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, runtime.ErrConflict)
+	}
+	return nil
+}
+
+// encodeList encodes a candidate list as a JSON array, '[]' when empty.
+func encodeList(list []string) (string, error) {
+	if len(list) == 0 {
+		return "[]", nil
+	}
+	b, err := json.Marshal(list)
+	return string(b), err
+}
+
+// decodeList decodes a JSON array of strings; an empty array is nil.
+func decodeList(s string) ([]string, error) {
+	var list []string
+	if err := json.Unmarshal([]byte(s), &list); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return list, nil
+}
+
+// scanWait reads the waitColumns of a row.
+func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
+	var (
+		w                 runtime.WaitRow
+		due, lockExpires  sql.NullInt64
+		created           int64
+		users, groups     string
+		lockOwner         sql.NullString
+		errUsers, errGrps error
+	)
+	if err := row.Scan(&w.ID, &w.InstanceID, &w.Kind, &w.NodeID, &w.ScopeID, &w.TrackID, &w.ProcessKey,
+		&w.ProcessVersion, &w.Name, &w.CorrelationKey, &due, &w.Retries, &w.ErrorMessage, &w.Assignee,
+		&users, &groups, &created, &lockOwner, &lockExpires); err != nil {
+		return w, err
+	}
+	w.DueAt = decodeOptTime(due)
+	w.CreatedAt = decodeTime(created)
+	w.LockOwner = lockOwner.String
+	w.LockExpiresAt = decodeOptTime(lockExpires)
+	w.CandidateUsers, errUsers = decodeList(users)
+	w.CandidateGroups, errGrps = decodeList(groups)
+	if errUsers != nil || errGrps != nil {
+		return w, fmt.Errorf("wait %s: candidates: %w", w.ID, errors.Join(errUsers, errGrps))
+	}
+	return w, nil
+}
+
+// queryWaits runs a waitColumns query and reads every row.
+func queryWaits(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]runtime.WaitRow, error) {
+	rs, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []runtime.WaitRow
+	for rs.Next() {
+		w, err := scanWait(rs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rs.Err()
+}
+
+// ignoreNoRows maps sql.ErrNoRows to nil.
+func ignoreNoRows(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
+// noLimit maps a limit <= 0 to SQLite's "no limit".
+func noLimit(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	return limit
+}
+
+// Wait returns one wait row by id. It returns a wrapped runtime.ErrNotFound
+// if there is none.
+func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
+	var w runtime.WaitRow
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		w, err = scanWait(tx.QueryRowContext(ctx, `SELECT `+waitColumns+` FROM waits WHERE id = ?`, id))
+		return notFound(err)
+	})
+	if err != nil {
+		return runtime.WaitRow{}, fmt.Errorf("store: wait %s: %w", id, err)
+	}
+	return w, nil
+}
+
+// ActivateJobs locks up to max activatable jobs of jobType to worker until
+// lockUntil and returns them with their new lock, oldest first (creation
+// time, then key). A job is activatable when it has retries left, its DueAt
+// (retry backoff) is unset or not after now, and it is not locked or its lock
+// has expired at now. The selection and the lock happen in one write
+// transaction on the single writer, so two calls never hand out the same job
+// under a live lock. max <= 0 activates nothing.
+func (db *DB) ActivateJobs(ctx context.Context, jobType, worker string, max int, now, lockUntil time.Time) ([]runtime.WaitRow, error) {
+	if max <= 0 {
+		return nil, nil
+	}
+	var out []runtime.WaitRow
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		n := encodeTime(now)
+		out, err = queryWaits(ctx, tx, activateJobsSQL, worker, encodeTime(lockUntil), jobType, n, n, max)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: activate jobs of type %q: %w", jobType, err)
+	}
+	// RETURNING yields rows in no defined order.
+	slices.SortFunc(out, func(a, b runtime.WaitRow) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// NextJobAvailable returns the earliest time after now at which a job of
+// jobType with retries left becomes activatable: the later of its retry
+// backoff (DueAt) and its lock expiry. ok is false if no job of the type
+// becomes activatable after now (none exists, or all are activatable already
+// or out of retries).
+func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
+	var next sql.NullInt64
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, nextJobSQL, jobType, encodeTime(now)).Scan(&next)
+	})
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: next job of type %q: %w", jobType, err)
+	}
+	return decodeOptTime(next), next.Valid, nil
+}
+
+// ExtendJobLock moves the lock of job key to until, provided the job is
+// locked and its lock has not expired at now. It returns a wrapped
+// runtime.ErrNotFound if there is no job with that key and a wrapped
+// runtime.ErrConflict if the job is not locked or its lock has expired.
+func (db *DB) ExtendJobLock(ctx context.Context, key string, now, until time.Time) error {
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, extendLockSQL, encodeTime(until), key, encodeTime(now))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n > 0 {
+			return nil
+		}
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM waits WHERE id = ? AND kind = 'job'`, key).Scan(&one); err != nil {
+			return notFound(err)
+		}
+		return fmt.Errorf("job is not locked or its lock has expired: %w", runtime.ErrConflict)
+	})
+	if err != nil {
+		return fmt.Errorf("store: extend lock of job %s: %w", key, err)
+	}
+	return nil
+}
+
+// tasksQuery builds the WHERE clause and arguments of a task filter.
+func tasksQuery(f runtime.TaskFilter) (string, []any) {
+	where := []string{"kind = 'task'"}
+	var args []any
+	if f.Assignee != "" {
+		where = append(where, "assignee = ?")
+		args = append(args, f.Assignee)
+	}
+	if f.CandidateUser != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(waits.candidate_users) WHERE json_each.value = ?)")
+		args = append(args, f.CandidateUser)
+	}
+	if f.CandidateGroup != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(waits.candidate_groups) WHERE json_each.value = ?)")
+		args = append(args, f.CandidateGroup)
+	}
+	if f.InstanceID != "" {
+		where = append(where, "instance_id = ?")
+		args = append(args, f.InstanceID)
+	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// Tasks lists the user-task waits matching f, oldest first (creation time,
+// then id), and the total number of matches regardless of paging. Filters
+// combine with AND: Assignee matches exactly, CandidateUser and
+// CandidateGroup match tasks whose candidate list contains the value. Limit
+// 0 means DefaultListLimit; larger than MaxListLimit is capped.
+func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRow, int, error) {
+	cond, args := tasksQuery(f)
+	limit := f.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultListLimit
+	case limit > MaxListLimit:
+		limit = MaxListLimit
+	}
+	offset := max(f.Offset, 0)
+	var (
+		rows  []runtime.WaitRow
+		total int
+	)
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM waits`+cond, args...).Scan(&total); err != nil {
+			return err
+		}
+		var err error
+		rows, err = queryWaits(ctx, tx,
+			`SELECT `+waitColumns+` FROM waits`+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
+			append(args, limit, offset)...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: tasks: %w", err)
+	}
+	return rows, total, nil
+}
+
+// DueTimers returns the timer and start-timer waits due at now (DueAt not
+// after now), earliest first, at most limit of them (limit <= 0: all).
+func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
+	var out []runtime.WaitRow
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryWaits(ctx, tx, dueTimersSQL, encodeTime(now), noLimit(limit))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: due timers: %w", err)
+	}
+	return out, nil
+}
+
+// NextTimer returns the earliest DueAt of any timer or start-timer wait; ok
+// is false when there is none.
+func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
+	var next sql.NullInt64
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		return ignoreNoRows(tx.QueryRowContext(ctx, nextTimerSQL).Scan(&next))
+	})
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: next timer: %w", err)
+	}
+	return decodeOptTime(next), next.Valid, nil
+}
+
+// MessageSubscriptions returns the message waits with this name and exactly
+// this correlation key ("" matches only subscriptions without a key), oldest
+// first, at most limit of them (limit <= 0: all).
+func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]runtime.WaitRow, error) {
+	var out []runtime.WaitRow
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryWaits(ctx, tx, messageSubscriptionsSQL, name, correlationKey, noLimit(limit))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: subscriptions of message %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// SignalSubscriptions returns the distinct ids of the instances that have a
+// signal wait with this name, the instance with the oldest subscription
+// first.
+func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.InstanceID, error) {
+	var out []runtime.InstanceID
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		rs, err := tx.QueryContext(ctx, signalSubscriptionsSQL, name)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var id runtime.InstanceID
+			if err := rs.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, id)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: subscriptions of signal %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// StartTimers returns the start-timer waits of a process key, earliest due
+// first.
+func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.WaitRow, error) {
+	var out []runtime.WaitRow
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryWaits(ctx, tx, startTimersSQL, processKey)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: start timers of %q: %w", processKey, err)
+	}
+	return out, nil
+}
+
+// ReplaceStartTimers deletes the start-timer waits of processKey and inserts
+// rows in one transaction. Each row must have no instance id; an empty Kind
+// or ProcessKey is filled in, any other kind or key is refused. An id already
+// used by another wait fails the whole call and changes nothing.
+func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []runtime.WaitRow) error {
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`DELETE FROM waits WHERE instance_id = '' AND kind = 'start-timer' AND process_key = ?`, processKey); err != nil {
+			return err
+		}
+		for _, w := range rows {
+			if w.Kind == "" {
+				w.Kind = runtime.WaitStartTimer
+			}
+			if w.ProcessKey == "" {
+				w.ProcessKey = processKey
+			}
+			if w.Kind != runtime.WaitStartTimer || w.ProcessKey != processKey || w.InstanceID != "" {
+				return fmt.Errorf("wait %s (kind %q, process %q, instance %q) is not a start timer of %q",
+					w.ID, w.Kind, w.ProcessKey, w.InstanceID, processKey)
+			}
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM waits WHERE id = ?`, w.ID).Scan(&one)
+			if err == nil {
+				return fmt.Errorf("wait %s exists: %w", w.ID, runtime.ErrConflict)
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if err := writeWait(ctx, tx, insertWaitSQL, "", &w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: replace start timers of %q: %w", processKey, err)
+	}
+	return nil
+}
