@@ -20,6 +20,17 @@ const (
 	FactVariableSet        = "variable-set"
 	FactIncidentCreated    = "incident-created"
 	FactIncidentResolved   = "incident-resolved"
+	FactJobCreated         = "job-created"
+	FactJobFailed          = "job-failed"
+	FactTaskCreated        = "task-created"
+	FactTaskClaimed        = "task-claimed"
+	FactTaskUnclaimed      = "task-unclaimed"
+	FactTimerArmed         = "timer-armed"
+	FactEventTriggered     = "event-triggered"
+	FactErrorThrown        = "error-thrown"
+	FactEscalationThrown   = "escalation-thrown"
+	FactEscalationUncaught = "escalation-uncaught"
+	FactSignalThrown       = "signal-thrown"
 )
 
 // Fact is one history entry produced by a step.
@@ -41,4 +52,12 @@ type Effects struct {
 	Facts []Fact
 	// Incidents are incidents opened or resolved by the step (Resolved set).
 	Incidents []Incident
+	// Waits are waits created or changed by the step (final version of each).
+	Waits []Wait
+	// RemovedWaits are ids of waits completed, fired or withdrawn by the step.
+	RemovedWaits []string
+	// Signals are signals thrown by the step, to broadcast after commit.
+	Signals []SignalThrow
+	// Fired counts the waits the step's event fired (messages, signals, timers).
+	Fired int
 }

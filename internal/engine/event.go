@@ -1,6 +1,9 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // Event is something that happens to an instance. Each step applies one.
 type Event interface {
@@ -12,6 +15,9 @@ type Event interface {
 // the root scope's variables.
 type Start struct {
 	Variables map[string]any
+	// StartNode selects a process-level event start (message, signal,
+	// timer); "" starts at the None start.
+	StartNode string
 }
 
 // Kind implements Event.
@@ -37,3 +43,116 @@ type Resume struct{}
 
 // Kind implements Event.
 func (Resume) Kind() string { return "resume" }
+
+// JobCompleted completes a job: its variables merge into the task's scope
+// (DESIGN §4) and the task is left.
+type JobCompleted struct {
+	Key       string
+	Variables map[string]any
+}
+
+// Kind implements Event.
+func (JobCompleted) Kind() string { return "job-completed" }
+
+// JobFailed reports a failed job. Retries is the remaining budget; at 0 an
+// incident opens. Backoff delays the next activation; 0 means the default
+// schedule (1 s doubling per failure up to 5 min) scaled by 1 ± Jitter/5,
+// Jitter in [0, 1) chosen by the caller (the engine has no randomness).
+type JobFailed struct {
+	Key          string
+	Retries      int
+	Backoff      time.Duration
+	Jitter       float64
+	ErrorMessage string
+}
+
+// Kind implements Event.
+func (JobFailed) Kind() string { return "job-failed" }
+
+// JobErrorThrown throws a BPMN error at a job's task.
+type JobErrorThrown struct {
+	Key          string
+	Code         string
+	ErrorMessage string
+	Variables    map[string]any
+}
+
+// Kind implements Event.
+func (JobErrorThrown) Kind() string { return "job-error" }
+
+// IncidentRetried resolves an incident: a job incident gets Retries again;
+// a track incident re-executes its element.
+type IncidentRetried struct {
+	IncidentID string
+	Retries    int
+}
+
+// Kind implements Event.
+func (IncidentRetried) Kind() string { return "incident-retried" }
+
+// TaskClaimed makes User the assignee of a user task.
+type TaskClaimed struct {
+	TaskID string
+	User   string
+	Groups []string
+}
+
+// Kind implements Event.
+func (TaskClaimed) Kind() string { return "task-claimed" }
+
+// TaskUnclaimed returns a claimed task to its candidates.
+type TaskUnclaimed struct {
+	TaskID string
+	User   string
+}
+
+// Kind implements Event.
+func (TaskUnclaimed) Kind() string { return "task-unclaimed" }
+
+// TaskCompleted completes a user task with form variables.
+type TaskCompleted struct {
+	TaskID    string
+	User      string
+	Groups    []string
+	Variables map[string]any
+}
+
+// Kind implements Event.
+func (TaskCompleted) Kind() string { return "task-completed" }
+
+// TimerFired fires a due timer.
+type TimerFired struct {
+	WaitID string
+}
+
+// Kind implements Event.
+func (TimerFired) Kind() string { return "timer-fired" }
+
+// MessageDelivered delivers a correlated message to one subscription.
+type MessageDelivered struct {
+	WaitID    string
+	Variables map[string]any
+}
+
+// Kind implements Event.
+func (MessageDelivered) Kind() string { return "message-delivered" }
+
+// SignalDelivered fires every signal subscription of the instance with Name.
+type SignalDelivered struct {
+	Name      string
+	Variables map[string]any
+}
+
+// Kind implements Event.
+func (SignalDelivered) Kind() string { return "signal-delivered" }
+
+// Errors for events that name something the state does not hold or forbid.
+var (
+	// ErrUnknownWait reports a job, task, timer or subscription that is not
+	// (or no longer) open in the instance.
+	ErrUnknownWait = errors.New("unknown or finished wait")
+	// ErrForbidden reports an actor that may not do what the event asks.
+	ErrForbidden = errors.New("forbidden")
+	// ErrUnknownIncident reports an incident that is not open.
+	ErrUnknownIncident = errors.New("unknown or resolved incident")
+)

@@ -34,6 +34,9 @@ const (
 	TrackInScope TrackState = "in-scope"
 	// TrackIncident tracks are stopped by an incident until it is resolved.
 	TrackIncident TrackState = "incident"
+	// TrackWaiting tracks wait for one of their waits (job, user task,
+	// timer, message, signal) to complete or fire.
+	TrackWaiting TrackState = "waiting"
 )
 
 // Track is one token.
@@ -52,10 +55,12 @@ type Track struct {
 
 // Incident is an open problem of the instance that needs an operator.
 type Incident struct {
-	ID      string    `json:"id"`
-	TrackID string    `json:"track"`
-	NodeID  string    `json:"node"`
-	ScopeID scope.ID  `json:"scope"`
+	ID      string   `json:"id"`
+	TrackID string   `json:"track"`
+	NodeID  string   `json:"node"`
+	ScopeID scope.ID `json:"scope"`
+	// WaitID is the job whose retries ran out, for job incidents.
+	WaitID  string    `json:"wait,omitempty"`
 	Kind    string    `json:"kind"`
 	Message string    `json:"message"`
 	At      time.Time `json:"at"`
@@ -70,6 +75,9 @@ const (
 	IncidentDepth        = "scope-depth-exceeded"
 	IncidentStepBudget   = "step-budget-exceeded"
 	IncidentUnknownModel = "model-mismatch"
+	IncidentJobFailed    = "job-failed"
+	IncidentUnhandled    = "unhandled-error"
+	IncidentTimer        = "timer-invalid"
 )
 
 // State is the checkpoint of one instance: everything needed to resume it.
@@ -85,10 +93,13 @@ type State struct {
 	Tracks []*Track `json:"tracks"`
 	// Incidents are the open incidents.
 	Incidents []*Incident `json:"incidents,omitempty"`
+	// Waits are the open waits: jobs, user tasks, timers and subscriptions.
+	Waits []*Wait `json:"waits,omitempty"`
 	// Counters minting deterministic ids and fact sequence numbers.
 	NextTrack    int   `json:"nextTrack"`
 	NextIncident int   `json:"nextIncident"`
 	NextFact     int64 `json:"nextFact"`
+	NextWait     int   `json:"nextWait,omitempty"`
 }
 
 // NewState returns the empty state of a new instance; apply a Start event to it.
@@ -132,6 +143,10 @@ func (s *State) Clone() *State {
 		cp := *in
 		c.Incidents = append(c.Incidents, &cp)
 	}
+	c.Waits = nil
+	for _, w := range s.Waits {
+		c.Waits = append(c.Waits, w.clone())
+	}
 	return &c
 }
 
@@ -170,6 +185,11 @@ func Unmarshal(data []byte) (*State, error) {
 	for _, in := range s.Incidents {
 		if in == nil {
 			return nil, fmt.Errorf("engine: %w: null incident", ErrCheckpoint)
+		}
+	}
+	for _, w := range s.Waits {
+		if w == nil || s.Track(w.TrackID) == nil {
+			return nil, fmt.Errorf("engine: %w: wait without its track", ErrCheckpoint)
 		}
 	}
 	return &s, nil

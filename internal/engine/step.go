@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,7 @@ func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*S
 	}
 	x.run()
 	x.settleStatus()
+	x.finishWaits()
 	return x.st, x.fx, nil
 }
 
@@ -53,6 +55,8 @@ type executor struct {
 	fx    Effects
 	queue []string // ids of ready tracks, FIFO
 	spent int
+	// touched lists wait ids created, changed or removed in this step, in order.
+	touched []string
 }
 
 func (x *executor) apply(ev Event) error {
@@ -72,6 +76,17 @@ func (x *executor) apply(ev Event) error {
 			}
 		}
 		x.fact(FactInstanceStarted, "", scope.RootID, "", map[string]any{"processKey": x.st.ProcessKey, "version": x.st.ProcessVersion})
+		if e.StartNode != "" {
+			n := x.proc.Node(e.StartNode)
+			if n == nil || !slices.Contains(x.proc.EventStarts, n) {
+				return fmt.Errorf("engine: start instance %s at %q: not an event start of %s: %w", x.st.InstanceID, e.StartNode, x.proc.ID, ErrInvalidTransition)
+			}
+			x.newTrack(scope.RootID, n.ID, "")
+			return nil
+		}
+		if len(x.proc.Graph.Starts) == 0 {
+			return fmt.Errorf("engine: start instance %s: process %s has no none start event: %w", x.st.InstanceID, x.proc.ID, ErrInvalidTransition)
+		}
 		x.seed(x.proc.Graph, scope.RootID)
 		x.checkDrain(scope.RootID)
 		return nil
@@ -102,12 +117,25 @@ func (x *executor) apply(ev Event) error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("engine: event %T: %w", ev, ErrInvalidTransition)
+		if x.st.Ended() {
+			return fmt.Errorf("engine: %s on instance %s: status is %s: %w", ev.Kind(), x.st.InstanceID, x.st.Status, ErrInvalidTransition)
+		}
+		return x.applyWaitEvent(ev)
 	}
 }
 
-// run executes ready tracks until none is left.
+// run executes ready tracks until none is left, then fires inclusive joins
+// that no other track can reach any more, and repeats.
 func (x *executor) run() {
+	for {
+		x.drainQueue()
+		if x.st.Ended() || !x.fireInclusiveJoins() {
+			return
+		}
+	}
+}
+
+func (x *executor) drainQueue() {
 	for len(x.queue) > 0 {
 		id := x.queue[0]
 		x.queue = x.queue[1:]
@@ -164,22 +192,62 @@ func (x *executor) execute(t *Track) {
 		x.parallelGateway(t, n)
 	case bpmn.KindSubProcess:
 		x.enterSubProcess(t, n)
+	case bpmn.KindServiceTask, bpmn.KindSendTask:
+		x.createJob(t, n)
+	case bpmn.KindUserTask:
+		x.createTask(t, n)
+	case bpmn.KindReceiveTask, bpmn.KindIntermediateCatchEvent:
+		x.catchEvent(t, n)
+	case bpmn.KindIntermediateThrowEvent:
+		x.throwEvent(t, n)
+	case bpmn.KindBoundaryEvent:
+		x.complete(t, n)
+	case bpmn.KindEventBasedGateway:
+		x.eventGateway(t, n)
+	case bpmn.KindInclusiveGateway:
+		x.inclusiveGateway(t, n)
 	default:
 		x.incident(t, IncidentUnknownModel, fmt.Sprintf("%s %q cannot be executed", n.Kind, n.ID))
 	}
 }
 
-// complete records the node's completion and leaves it by the activity rules.
+// complete records the node's completion, disarms its waits and boundary
+// events, and leaves it by the activity rules.
 func (x *executor) complete(t *Track, n *bpmn.Node) {
+	x.withdrawWaits(t)
 	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
 	x.leave(t, n)
 }
 
 func (x *executor) endEvent(t *Track, n *bpmn.Node) {
+	if n.Job != nil {
+		x.createJob(t, n) // message end event: a job, the track ends on its completion
+		return
+	}
+	x.finishEndEvent(t, n)
+}
+
+// finishEndEvent completes an end event: throws its result and ends the track.
+func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
+	x.withdrawWaits(t)
 	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
 	if n.Terminate {
 		x.terminateScope(t.Scope, t)
 		return
+	}
+	if n.Event != nil {
+		switch n.Event.Kind {
+		case bpmn.TriggerError:
+			x.throwError(t, t.Scope, n.Event.Code, "error end event "+n.ID, false)
+			return
+		case bpmn.TriggerEscalation:
+			x.throwEscalation(t, n.Event.Code)
+			if x.st.Track(t.ID) == nil {
+				return // an interrupting catch cancelled the thrower's scope
+			}
+		case bpmn.TriggerSignal:
+			x.throwSignal(t, n.Event.SignalName)
+		}
 	}
 	x.endTrack(t)
 }
@@ -266,6 +334,7 @@ func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
 	t.State = TrackInScope
 	t.Child = child.ID
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
+	x.armBoundaries(t, n)
 	x.seed(n.Sub, child.ID)
 	x.checkDrain(child.ID)
 }
@@ -354,6 +423,7 @@ func (x *executor) newTrack(s scope.ID, node, via string) *Track {
 }
 
 func (x *executor) removeTrack(t *Track) {
+	x.withdrawWaits(t)
 	for i, o := range x.st.Tracks {
 		if o == t {
 			x.st.Tracks = append(x.st.Tracks[:i], x.st.Tracks[i+1:]...)
@@ -454,6 +524,7 @@ func (x *executor) cancelInside(s scope.ID) {
 			continue
 		}
 		x.fact(FactElementTerminated, t.Node, t.Scope, t.ID, nil)
+		x.withdrawWaits(t)
 		if t.Incident != "" {
 			x.resolveIncidentID(t.Incident, "element terminated")
 		}

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
 )
 
@@ -35,9 +38,17 @@ type Runtime struct {
 	newID  func() string
 	engine engine.Options
 
-	defs   *definitions
-	locks  *instanceLocks
-	commit *committer
+	defs     *definitions
+	locks    *instanceLocks
+	commit   *committer
+	jobReady *notifier
+
+	// The timer scheduler (scheduler.go), started by Resume.
+	schedOnce sync.Once
+	schedWake chan struct{}
+	schedStop chan struct{}
+	schedDone chan struct{}
+	closeOnce sync.Once
 }
 
 // New returns a Runtime over store. Call Resume once at start-up and Close at
@@ -52,6 +63,11 @@ func New(store Store, opts Options) *Runtime {
 		defs:   newDefinitions(),
 		locks:  newInstanceLocks(),
 		commit: newCommitter(store, opts.GroupCommitMax),
+
+		jobReady:  newNotifier(),
+		schedWake: make(chan struct{}, 1),
+		schedStop: make(chan struct{}),
+		schedDone: make(chan struct{}),
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -68,7 +84,15 @@ func New(store Store, opts Options) *Runtime {
 // Close waits for in-flight commits and stops the runtime. The store is the
 // caller's to close afterwards.
 func (r *Runtime) Close() error {
-	r.commit.close()
+	r.closeOnce.Do(func() {
+		close(r.schedStop)
+		started := true
+		r.schedOnce.Do(func() { started = false }) // never started: nothing to wait for
+		if started {
+			<-r.schedDone
+		}
+		r.commit.close()
+	})
 	return nil
 }
 
@@ -90,11 +114,13 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 		resumed++
 	}
 	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed)
+	r.startScheduler() // fires the timers that came due while the server was down
 	return resumed, nil
 }
 
 func (r *Runtime) resumeOne(ctx context.Context, id InstanceID) error {
-	return r.step(ctx, id, engine.Resume{}, func(st *engine.State) bool { return st.HasReadyTracks() })
+	_, err := r.step(ctx, id, engine.Resume{}, func(st *engine.State) bool { return st.HasReadyTracks() })
+	return err
 }
 
 // StartInstance creates an instance of a process (latest version unless
@@ -116,76 +142,124 @@ func (r *Runtime) StartInstance(ctx context.Context, req StartRequest) (Instance
 		}
 		return InstanceView{}, err
 	}
-	id := InstanceID(r.newID())
-	unlock := r.locks.lock(id)
-	defer unlock()
-	now := r.now().UTC()
-	st := engine.NewState(string(id), ref.Key, ref.Version)
-	next, fx, err := engine.Step(proc, st, engine.Start{Variables: req.Variables}, now, r.engine)
-	if err != nil {
-		return InstanceView{}, fmt.Errorf("runtime: start %s: %w", ref.Key, err)
-	}
-	row := InstanceRow{ID: id, ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: req.BusinessKey, CreatedAt: now}
-	rec, err := r.record(row, 0, next, fx, now)
+	id, err := r.startAt(ctx, proc, ref, req.BusinessKey, "", req.Variables, nil)
 	if err != nil {
 		return InstanceView{}, err
 	}
-	if err := r.commit.commit(rec); err != nil {
-		return InstanceView{}, fmt.Errorf("runtime: commit start of %s: %w", id, err)
+	return r.Instance(ctx, id)
+}
+
+// startAt creates an instance of proc at its None start (startNode "") or at
+// one of its event starts, commits its first step (with whatever extra adds
+// to the record, in the same transaction) and runs the after-commit work.
+func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref DefinitionRef, businessKey, startNode string, vars map[string]any, extra func(*StepRecord)) (InstanceID, error) {
+	id := InstanceID(r.newID())
+	unlock := r.locks.lock(id)
+	now := r.now().UTC()
+	st := engine.NewState(string(id), ref.Key, ref.Version)
+	next, fx, err := engine.Step(proc, st, engine.Start{Variables: vars, StartNode: startNode}, now, r.engine)
+	if err != nil {
+		unlock()
+		if errors.Is(err, engine.ErrInvalidTransition) {
+			return "", &Error{Code: EINVALID, Message: fmt.Sprintf("process %s cannot be started directly: it has no none start event", ref.Key), Err: err}
+		}
+		return "", fmt.Errorf("runtime: start %s: %w", ref.Key, err)
+	}
+	row := InstanceRow{ID: id, ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey, CreatedAt: now}
+	rec, err := r.record(row, 0, next, fx, now)
+	if err == nil && extra != nil {
+		extra(&rec)
+	}
+	if err == nil {
+		err = r.commit.commit(rec)
+	}
+	unlock()
+	if err != nil {
+		return "", fmt.Errorf("runtime: commit start of %s: %w", id, err)
 	}
 	r.log.Debug("instance started", "instance_id", id, "definition_key", ref.Key, "status", next.Status)
-	return r.Instance(ctx, id)
+	r.afterCommit(ctx, fx)
+	return id, nil
 }
 
 // Cancel terminates a running or failed instance with every scope inside it.
 // An ended instance gives ECONFLICT.
 func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, error) {
-	if err := r.step(ctx, id, engine.Cancel{Reason: "cancelled through the API"}, nil); err != nil {
+	if _, err := r.step(ctx, id, engine.Cancel{Reason: "cancelled through the API"}, nil); err != nil {
 		return InstanceView{}, err
 	}
 	return r.Instance(ctx, id)
 }
 
-// step is the one path every change takes: lock, load, engine.Step, commit.
-// When needed is non-nil and returns false for the loaded state, nothing is
-// stepped.
-func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) error {
+// step is the one path every change takes: lock, load, engine.Step, commit,
+// unlock, then the after-commit work (wake workers and the scheduler,
+// broadcast thrown signals). When needed is non-nil and returns false for
+// the loaded state, nothing is stepped.
+func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
+	fx, err := r.stepLocked(ctx, id, ev, needed)
+	if err != nil {
+		return fx, err
+	}
+	r.afterCommit(ctx, fx)
+	return fx, nil
+}
+
+func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
 	unlock := r.locks.lock(id)
 	defer unlock()
 	si, err := r.store.Instance(ctx, id)
 	if err != nil {
 		if ErrorCode(err) == ENOTFOUND {
-			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+			return engine.Effects{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
 		}
-		return err
+		return engine.Effects{}, err
 	}
 	st, err := engine.Unmarshal(si.Checkpoint)
 	if err != nil {
-		return fmt.Errorf("runtime: load instance %s: %w", id, err)
+		return engine.Effects{}, fmt.Errorf("runtime: load instance %s: %w", id, err)
 	}
 	if needed != nil && !needed(st) {
-		return nil
+		return engine.Effects{}, nil
 	}
 	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
 	if err != nil {
-		return fmt.Errorf("runtime: definition of instance %s: %w", id, err)
+		return engine.Effects{}, fmt.Errorf("runtime: definition of instance %s: %w", id, err)
 	}
 	now := r.now().UTC()
 	next, fx, err := engine.Step(proc, st, ev, now, r.engine)
 	if err != nil {
-		if errors.Is(err, engine.ErrInvalidTransition) {
-			return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is %s: %s does not apply", id, st.Status, ev.Kind()), Err: err}
-		}
-		return fmt.Errorf("runtime: step %s of %s: %w", ev.Kind(), id, err)
+		return engine.Effects{}, stepError(id, st, ev, err)
 	}
 	rec, err := r.record(si.InstanceRow, si.Revision, next, fx, now)
 	if err != nil {
-		return err
+		return engine.Effects{}, err
 	}
 	if err := r.commit.commit(rec); err != nil {
-		return fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
+		return engine.Effects{}, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
 	}
-	return nil
+	return fx, nil
+}
+
+// stepError classifies an engine refusal for callers.
+func stepError(id InstanceID, st *engine.State, ev engine.Event, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrUnknownWait):
+		return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("%s: nothing open in instance %s matches (already completed or withdrawn)", ev.Kind(), id), Err: err}
+	case errors.Is(err, engine.ErrForbidden):
+		return &Error{Code: EFORBIDDEN, Message: engineText(err, engine.ErrForbidden)}
+	case errors.Is(err, engine.ErrUnknownIncident):
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("the incident is not open in instance %s", id)}
+	case errors.Is(err, engine.ErrInvalidTransition):
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is %s: %s", id, st.Status, engineText(err, engine.ErrInvalidTransition))}
+	}
+	return fmt.Errorf("runtime: step %s of %s: %w", ev.Kind(), id, err)
+}
+
+// engineText strips the "engine: " prefix and the sentinel's suffix from an
+// engine refusal so the rest can be shown to a user.
+func engineText(err, sentinel error) string {
+	msg := strings.TrimPrefix(err.Error(), "engine: ")
+	return strings.TrimSuffix(msg, ": "+sentinel.Error())
 }
 
 // record turns a step's outcome into what the store writes.
@@ -217,6 +291,10 @@ func (r *Runtime) record(row InstanceRow, prev int64, st *engine.State, fx engin
 		rec.Incidents = append(rec.Incidents, IncidentRow{ID: in.ID, InstanceID: row.ID, NodeID: in.NodeID, ScopeID: string(in.ScopeID),
 			Kind: in.Kind, Message: in.Message, CreatedAt: in.At, ResolvedAt: in.Resolved})
 	}
+	for _, w := range fx.Waits {
+		rec.Waits = append(rec.Waits, waitRow(row, w))
+	}
+	rec.RemovedWaits = fx.RemovedWaits
 	return rec, nil
 }
 

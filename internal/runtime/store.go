@@ -129,6 +129,12 @@ type StepRecord struct {
 	Facts []FactRow
 	// Incidents are inserted or updated by ID.
 	Incidents []IncidentRow
+	// Waits are inserted or replaced by ID; a replaced job loses its lock.
+	// A WaitStartTimer row is a process's schedule, written without
+	// instance (the step that a timer start fired re-arms it).
+	Waits []WaitRow
+	// RemovedWaits are wait ids to delete (completed, withdrawn, fired).
+	RemovedWaits []string
 }
 
 // StoredInstance is an instance row with its checkpoint.
@@ -186,6 +192,37 @@ type Store interface {
 	History(ctx context.Context, id InstanceID, afterSeq int64, limit int) ([]FactRow, error)
 	// Incidents lists incidents; an empty instance id lists all open ones.
 	Incidents(ctx context.Context, id InstanceID, openOnly bool) ([]IncidentRow, error)
+
+	// Wait returns one wait row by id; ErrNotFound if absent.
+	Wait(ctx context.Context, id string) (WaitRow, error)
+	// ActivateJobs locks up to max activatable jobs of a type for worker
+	// until lockUntil, oldest first, in one transaction, and returns them.
+	// Activatable: retries > 0, DueAt zero or <= now, not locked or lock
+	// expired at now.
+	ActivateJobs(ctx context.Context, jobType, worker string, max int, now, lockUntil time.Time) ([]WaitRow, error)
+	// NextJobAvailable returns the earliest time after now at which a job of
+	// the type becomes activatable (retry backoff or lock expiry), if any.
+	NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error)
+	// ExtendJobLock moves the lock of a locked job (lock not expired at now)
+	// to until. ErrNotFound for an unknown key, ErrConflict if not locked.
+	ExtendJobLock(ctx context.Context, key string, now, until time.Time) error
+	// Tasks lists user-task waits matching f, oldest first, and the total.
+	Tasks(ctx context.Context, f TaskFilter) ([]WaitRow, int, error)
+	// DueTimers returns timer and start-timer waits with DueAt <= now, earliest first, at most limit.
+	DueTimers(ctx context.Context, now time.Time, limit int) ([]WaitRow, error)
+	// NextTimer returns the earliest DueAt of any timer or start-timer wait.
+	NextTimer(ctx context.Context) (time.Time, bool, error)
+	// MessageSubscriptions returns message waits with this name and
+	// correlation key, oldest first, at most limit.
+	MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]WaitRow, error)
+	// SignalSubscriptions returns the instance ids having a signal wait with this name.
+	SignalSubscriptions(ctx context.Context, name string) ([]InstanceID, error)
+	// StartTimers returns the start-timer waits of a process key.
+	StartTimers(ctx context.Context, processKey string) ([]WaitRow, error)
+	// ReplaceStartTimers deletes the start-timer waits of processKey and
+	// inserts rows, in one transaction.
+	ReplaceStartTimers(ctx context.Context, processKey string, rows []WaitRow) error
+
 	// Close releases the store.
 	Close() error
 }

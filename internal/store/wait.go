@@ -107,10 +107,13 @@ func applyWaits(ctx context.Context, tx *sql.Tx, in *runtime.InstanceRow, waits 
 	}
 	for i := range waits {
 		w := &waits[i]
-		if w.InstanceID != "" && w.InstanceID != in.ID {
+		owner := in.ID
+		if w.Kind == runtime.WaitStartTimer {
+			owner = "" // a timer start's schedule re-armed by the step that fired it
+		} else if w.InstanceID != "" && w.InstanceID != in.ID {
 			return fmt.Errorf("wait %s belongs to instance %s", w.ID, w.InstanceID)
 		}
-		if err := writeWait(ctx, tx, upsertWaitSQL, in.ID, w); err != nil {
+		if err := writeWait(ctx, tx, upsertWaitSQL, owner, w); err != nil {
 			return err
 		}
 	}

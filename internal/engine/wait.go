@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"slices"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// WaitKind is the kind of a wait.
+type WaitKind string
+
+// Wait kinds.
+const (
+	WaitJob     WaitKind = "job"
+	WaitTask    WaitKind = "task"
+	WaitTimer   WaitKind = "timer"
+	WaitMessage WaitKind = "message"
+	WaitSignal  WaitKind = "signal"
+)
+
+// Wait is something a track waits for: a job for workers, a user task, a
+// timer, or a message or signal subscription. Waits are part of the
+// checkpoint; the runtime mirrors them as queryable rows.
+type Wait struct {
+	// ID is the wait's key (job key, task id, …), unique across instances.
+	ID   string   `json:"id"`
+	Kind WaitKind `json:"kind"`
+	// TrackID is the track that waits (for a boundary: the host activity's track).
+	TrackID string `json:"track"`
+	// NodeID is the element the wait belongs to: the task or catch event,
+	// the boundary event, or the event after an event-based gateway.
+	NodeID  string   `json:"node"`
+	ScopeID scope.ID `json:"scope"`
+	// Boundary marks a wait armed by a boundary event on the track's activity.
+	Boundary bool `json:"boundary,omitempty"`
+	// Gateway marks a wait armed by an event-based gateway for its target NodeID.
+	Gateway bool `json:"gateway,omitempty"`
+	// Name is the job type, message name, signal name or task name.
+	Name string `json:"name,omitempty"`
+	// CorrelationKey is a message subscription's key.
+	CorrelationKey string `json:"correlationKey,omitempty"`
+	// DueAt is a timer's due time, a job's retry-not-before time, a task's due date.
+	DueAt time.Time `json:"dueAt,omitzero"`
+	// Retries is a job's remaining retries; Failures counts its failures.
+	Retries      int    `json:"retries,omitempty"`
+	Failures     int    `json:"failures,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	// Assignee and the candidates of a user task.
+	Assignee        string   `json:"assignee,omitempty"`
+	CandidateUsers  []string `json:"candidateUsers,omitempty"`
+	CandidateGroups []string `json:"candidateGroups,omitempty"`
+	// TimerKind, TimerText and Fired describe a timer (Fired counts firings of a cycle).
+	TimerKind string    `json:"timerKind,omitempty"`
+	TimerText string    `json:"timerText,omitempty"`
+	Fired     int       `json:"fired,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func (w *Wait) clone() *Wait {
+	c := *w
+	c.CandidateUsers = slices.Clone(w.CandidateUsers)
+	c.CandidateGroups = slices.Clone(w.CandidateGroups)
+	return &c
+}
+
+// Wait returns the open wait with the given id, or nil.
+func (s *State) Wait(id string) *Wait {
+	for _, w := range s.Waits {
+		if w.ID == id {
+			return w
+		}
+	}
+	return nil
+}
+
+// SignalThrow asks the runtime to broadcast a signal after the step commits.
+type SignalThrow struct {
+	Name      string
+	Variables map[string]any
+}

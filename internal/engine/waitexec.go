@@ -1,0 +1,885 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/scope"
+	"github.com/gobpm/gobpm/internal/timer"
+)
+
+// Default retry schedule of a failed job without an explicit backoff.
+const (
+	retryBase = time.Second
+	retryMax  = 5 * time.Minute
+)
+
+// applyWaitEvent applies the events that act on an open wait or incident.
+func (x *executor) applyWaitEvent(ev Event) error {
+	switch e := ev.(type) {
+	case JobCompleted:
+		w, t, err := x.openWait(e.Key, WaitJob)
+		if err != nil {
+			return err
+		}
+		x.mergeVars(t, e.Variables)
+		x.finishActivity(t, w)
+	case JobFailed:
+		w, t, err := x.openWait(e.Key, WaitJob)
+		if err != nil {
+			return err
+		}
+		x.failJob(t, w, e)
+	case JobErrorThrown:
+		w, t, err := x.openWait(e.Key, WaitJob)
+		if err != nil {
+			return err
+		}
+		x.mergeVars(t, e.Variables)
+		x.removeWait(w)
+		detail := e.ErrorMessage
+		if detail == "" {
+			detail = "thrown by the worker of job " + w.ID
+		}
+		x.throwError(t, t.Scope, e.Code, detail, true)
+	case IncidentRetried:
+		return x.retryIncident(e)
+	case TaskClaimed:
+		w, _, err := x.openWait(e.TaskID, WaitTask)
+		if err != nil {
+			return err
+		}
+		return x.claimTask(w, e)
+	case TaskUnclaimed:
+		w, _, err := x.openWait(e.TaskID, WaitTask)
+		if err != nil {
+			return err
+		}
+		if w.Assignee == "" {
+			return fmt.Errorf("engine: unclaim task %s: not claimed: %w", w.ID, ErrInvalidTransition)
+		}
+		if w.Assignee != e.User {
+			return fmt.Errorf("engine: unclaim task %s: %q is not the assignee: %w", w.ID, e.User, ErrForbidden)
+		}
+		w.Assignee = ""
+		x.touch(w.ID)
+		x.fact(FactTaskUnclaimed, w.NodeID, w.ScopeID, w.TrackID, map[string]any{"taskId": w.ID, "user": e.User})
+	case TaskCompleted:
+		w, t, err := x.openWait(e.TaskID, WaitTask)
+		if err != nil {
+			return err
+		}
+		if err := mayComplete(w, e.User); err != nil {
+			return err
+		}
+		x.mergeVars(t, e.Variables)
+		x.finishActivity(t, w)
+	case TimerFired:
+		w, _, err := x.openWait(e.WaitID, WaitTimer)
+		if err != nil {
+			return err
+		}
+		if x.now.Before(w.DueAt) {
+			return fmt.Errorf("engine: timer %s is due at %s, not before: %w", w.ID, w.DueAt.Format(time.RFC3339Nano), ErrInvalidTransition)
+		}
+		x.fire(w, nil)
+	case MessageDelivered:
+		w, _, err := x.openWait(e.WaitID, WaitMessage)
+		if err != nil {
+			return err
+		}
+		x.fire(w, e.Variables)
+	case SignalDelivered:
+		var hits []*Wait
+		for _, w := range x.st.Waits {
+			if w.Kind == WaitSignal && w.Name == e.Name {
+				hits = append(hits, w)
+			}
+		}
+		for _, w := range hits {
+			if x.st.Wait(w.ID) != nil { // an earlier firing may have withdrawn it
+				x.fire(w, e.Variables)
+			}
+		}
+	default:
+		return fmt.Errorf("engine: event %T: %w", ev, ErrInvalidTransition)
+	}
+	return nil
+}
+
+// openWait finds an open wait of a kind and its track.
+func (x *executor) openWait(id string, kind WaitKind) (*Wait, *Track, error) {
+	w := x.st.Wait(id)
+	if w == nil || w.Kind != kind {
+		return nil, nil, fmt.Errorf("engine: %s %s in instance %s: %w", kind, id, x.st.InstanceID, ErrUnknownWait)
+	}
+	t := x.st.Track(w.TrackID)
+	if t == nil {
+		return nil, nil, fmt.Errorf("engine: %s %s has no track: %w", kind, id, ErrCheckpoint)
+	}
+	return w, t, nil
+}
+
+// finishActivity completes the activity a job or user task belongs to.
+func (x *executor) finishActivity(t *Track, w *Wait) {
+	n := x.node(t)
+	if n == nil {
+		return
+	}
+	t.State = TrackReady
+	switch {
+	case n.Kind == bpmn.KindEndEvent:
+		x.finishEndEvent(t, n)
+	default:
+		x.complete(t, n)
+	}
+}
+
+func (x *executor) failJob(t *Track, w *Wait, e JobFailed) {
+	w.Failures++
+	w.Retries = max(e.Retries, 0)
+	w.ErrorMessage = e.ErrorMessage
+	backoff := e.Backoff
+	if backoff <= 0 {
+		backoff = defaultBackoff(w.Failures, e.Jitter)
+	}
+	w.DueAt = x.now.Add(backoff)
+	x.touch(w.ID)
+	x.fact(FactJobFailed, w.NodeID, w.ScopeID, t.ID, map[string]any{"jobKey": w.ID, "retries": w.Retries, "errorMessage": e.ErrorMessage})
+	if w.Retries == 0 {
+		w.DueAt = time.Time{}
+		msg := e.ErrorMessage
+		if msg == "" {
+			msg = "the job failed and has no retries left"
+		}
+		x.openIncident(t, w.ID, IncidentJobFailed, msg)
+	}
+}
+
+// defaultBackoff is 1 s doubling per failure up to 5 min, scaled by 1 ± jitter/5.
+func defaultBackoff(failures int, jitter float64) time.Duration {
+	d := float64(retryBase) * math.Pow(2, float64(max(failures-1, 0)))
+	d = min(d, float64(retryMax))
+	if jitter >= 0 && jitter < 1 {
+		d *= 1 + (jitter*2-1)/5
+	}
+	return time.Duration(d)
+}
+
+func (x *executor) retryIncident(e IncidentRetried) error {
+	var in *Incident
+	for _, o := range x.st.Incidents {
+		if o.ID == e.IncidentID {
+			in = o
+		}
+	}
+	if in == nil {
+		return fmt.Errorf("engine: retry incident %s: %w", e.IncidentID, ErrUnknownIncident)
+	}
+	if in.WaitID != "" {
+		w := x.st.Wait(in.WaitID)
+		if w == nil {
+			return fmt.Errorf("engine: retry incident %s: job %s is gone: %w", in.ID, in.WaitID, ErrUnknownWait)
+		}
+		w.Retries = max(e.Retries, 1)
+		w.DueAt = time.Time{}
+		x.touch(w.ID)
+		x.resolveIncidentID(in.ID, "retried")
+		return nil
+	}
+	t := x.st.Track(in.TrackID)
+	x.resolveIncidentID(in.ID, "retried")
+	if t != nil && t.State == TrackIncident {
+		t.State = TrackReady
+		t.Incident = ""
+		x.queue = append(x.queue, t.ID)
+	}
+	return nil
+}
+
+func (x *executor) claimTask(w *Wait, e TaskClaimed) error {
+	if e.User == "" {
+		return fmt.Errorf("engine: claim task %s: no user: %w", w.ID, ErrForbidden)
+	}
+	if w.Assignee == e.User {
+		return nil
+	}
+	if w.Assignee != "" {
+		return fmt.Errorf("engine: claim task %s: already claimed by %q: %w", w.ID, w.Assignee, ErrInvalidTransition)
+	}
+	if !isCandidate(w, e.User, e.Groups) {
+		return fmt.Errorf("engine: claim task %s: %q is not a candidate: %w", w.ID, e.User, ErrForbidden)
+	}
+	w.Assignee = e.User
+	x.touch(w.ID)
+	x.fact(FactTaskClaimed, w.NodeID, w.ScopeID, w.TrackID, map[string]any{"taskId": w.ID, "user": e.User})
+	return nil
+}
+
+// isCandidate reports whether a user may claim a task: anyone when it has no
+// candidates, else a candidate user or a member of a candidate group.
+func isCandidate(w *Wait, user string, groups []string) bool {
+	if len(w.CandidateUsers) == 0 && len(w.CandidateGroups) == 0 {
+		return true
+	}
+	if slices.Contains(w.CandidateUsers, user) {
+		return true
+	}
+	for _, g := range groups {
+		if slices.Contains(w.CandidateGroups, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayComplete: only the assignee completes; an unassigned task without
+// candidates may be completed by anyone; an unassigned offered task must be claimed first.
+func mayComplete(w *Wait, user string) error {
+	switch {
+	case w.Assignee != "" && w.Assignee != user:
+		return fmt.Errorf("engine: complete task %s: %q is not the assignee: %w", w.ID, user, ErrForbidden)
+	case w.Assignee == "" && (len(w.CandidateUsers) > 0 || len(w.CandidateGroups) > 0):
+		return fmt.Errorf("engine: complete task %s: claim it first: %w", w.ID, ErrInvalidTransition)
+	}
+	return nil
+}
+
+// ---- creating waits ----
+
+func (x *executor) newWait(t *Track, kind WaitKind, nodeID string) *Wait {
+	x.st.NextWait++
+	w := &Wait{ID: x.st.InstanceID + "-w" + strconv.Itoa(x.st.NextWait), Kind: kind, TrackID: t.ID, NodeID: nodeID, ScopeID: t.Scope, CreatedAt: x.now}
+	x.st.Waits = append(x.st.Waits, w)
+	x.touch(w.ID)
+	return w
+}
+
+func (x *executor) createJob(t *Track, n *bpmn.Node) {
+	w := x.newWait(t, WaitJob, n.ID)
+	w.Name = n.Job.Type
+	w.Retries = n.Job.Retries
+	t.State = TrackWaiting
+	x.fact(FactJobCreated, n.ID, t.Scope, t.ID, map[string]any{"jobKey": w.ID, "type": w.Name})
+	if w.Retries <= 0 {
+		x.openIncident(t, w.ID, IncidentJobFailed, "the job was created with no retries")
+	}
+	x.armBoundaries(t, n)
+}
+
+func (x *executor) createTask(t *Track, n *bpmn.Node) {
+	def := n.UserTask
+	if def == nil {
+		def = &bpmn.UserTaskDef{}
+	}
+	assignee, err := x.bindingList(t, def.Assignee)
+	if err != nil {
+		x.incident(t, IncidentExpression, fmt.Sprintf("assignee of %s: %v", n.ID, err))
+		return
+	}
+	users, err := x.bindingList(t, def.CandidateUsers)
+	if err != nil {
+		x.incident(t, IncidentExpression, fmt.Sprintf("candidate users of %s: %v", n.ID, err))
+		return
+	}
+	groups, err := x.bindingList(t, def.CandidateGroups)
+	if err != nil {
+		x.incident(t, IncidentExpression, fmt.Sprintf("candidate groups of %s: %v", n.ID, err))
+		return
+	}
+	var due time.Time
+	if def.DueDate != nil {
+		txt, err := x.bindingText(t, def.DueDate)
+		if err == nil && txt != "" {
+			due, err = parseDueDate(txt, x.now)
+		}
+		if err != nil {
+			x.incident(t, IncidentExpression, fmt.Sprintf("due date of %s: %v", n.ID, err))
+			return
+		}
+	}
+	w := x.newWait(t, WaitTask, n.ID)
+	w.Name = n.Name
+	if w.Name == "" {
+		w.Name = n.ID
+	}
+	if len(assignee) > 0 {
+		w.Assignee = assignee[0]
+	}
+	w.CandidateUsers, w.CandidateGroups, w.DueAt = users, groups, due
+	t.State = TrackWaiting
+	x.fact(FactTaskCreated, n.ID, t.Scope, t.ID, map[string]any{"taskId": w.ID})
+	x.armBoundaries(t, n)
+}
+
+// parseDueDate reads a due date as an ISO 8601 date-time or a duration from now.
+func parseDueDate(txt string, now time.Time) (time.Time, error) {
+	kind := timer.Kind(bpmn.TimerDate)
+	if strings.HasPrefix(strings.TrimSpace(txt), "P") {
+		kind = timer.Kind(bpmn.TimerDuration)
+	}
+	spec, err := timer.Parse(kind, txt)
+	if err != nil {
+		return time.Time{}, err
+	}
+	due, ok := spec.First(now)
+	if !ok {
+		return time.Time{}, fmt.Errorf("due date %q never comes", txt)
+	}
+	return due, nil
+}
+
+// catchEvent parks a track on an intermediate catch event or receive task.
+func (x *executor) catchEvent(t *Track, n *bpmn.Node) {
+	if n.Event == nil {
+		x.complete(t, n)
+		return
+	}
+	if !x.subscribe(t, n, n.Event, false, false) {
+		return
+	}
+	t.State = TrackWaiting
+	if n.Kind == bpmn.KindReceiveTask {
+		x.armBoundaries(t, n)
+	}
+}
+
+// subscribe creates the wait of a catching event definition for track t.
+// It reports false when an incident was raised instead.
+func (x *executor) subscribe(t *Track, n *bpmn.Node, ev *bpmn.EventDef, boundary, gateway bool) bool {
+	switch ev.Kind {
+	case bpmn.TriggerTimer:
+		due, spec, err := x.timerDue(t, ev.Timer)
+		if err != nil {
+			x.incident(t, IncidentTimer, fmt.Sprintf("timer of %s: %v", n.ID, err))
+			return false
+		}
+		w := x.newWait(t, WaitTimer, n.ID)
+		w.Boundary, w.Gateway = boundary, gateway
+		w.DueAt, w.TimerKind, w.TimerText = due, string(ev.Timer.Kind), spec
+		x.fact(FactTimerArmed, n.ID, t.Scope, t.ID, map[string]any{"dueAt": due.Format(time.RFC3339Nano)})
+	case bpmn.TriggerMessage:
+		key := ""
+		if ev.CorrelationKey != nil {
+			v, err := ev.CorrelationKey.Eval(x.view(t.Scope))
+			if err != nil {
+				x.incident(t, IncidentExpression, fmt.Sprintf("correlation key of %s: %v", n.ID, err))
+				return false
+			}
+			key = keyText(v)
+		}
+		w := x.newWait(t, WaitMessage, n.ID)
+		w.Boundary, w.Gateway = boundary, gateway
+		w.Name, w.CorrelationKey = ev.MessageName, key
+	case bpmn.TriggerSignal:
+		w := x.newWait(t, WaitSignal, n.ID)
+		w.Boundary, w.Gateway = boundary, gateway
+		w.Name = ev.SignalName
+	}
+	return true
+}
+
+// timerDue computes the first due time of a timer definition armed now.
+func (x *executor) timerDue(t *Track, def *bpmn.TimerDef) (time.Time, string, error) {
+	text := def.Text
+	if def.Expr != nil {
+		v, err := def.Expr.Eval(x.view(t.Scope))
+		if err != nil {
+			return time.Time{}, "", err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return time.Time{}, "", fmt.Errorf("expression %q yields %v, not a timer text", def.Expr.Source(), v)
+		}
+		text = s
+	}
+	spec, err := timer.Parse(timer.Kind(def.Kind), text)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	due, ok := spec.First(x.now)
+	if !ok {
+		return time.Time{}, "", fmt.Errorf("timer %q never fires", text)
+	}
+	return due, text, nil
+}
+
+// armBoundaries arms the timer, message and signal boundary events of the
+// activity n that track t now executes.
+func (x *executor) armBoundaries(t *Track, n *bpmn.Node) {
+	for _, b := range n.Boundaries {
+		if b.Event == nil {
+			continue
+		}
+		switch b.Event.Kind {
+		case bpmn.TriggerTimer, bpmn.TriggerMessage, bpmn.TriggerSignal:
+			if !x.subscribe(t, b, b.Event, true, false) {
+				return
+			}
+		}
+	}
+}
+
+func (x *executor) throwEvent(t *Track, n *bpmn.Node) {
+	if n.Job != nil {
+		x.createJob(t, n) // message throw: a job; the track leaves on completion
+		return
+	}
+	if n.Event != nil {
+		switch n.Event.Kind {
+		case bpmn.TriggerSignal:
+			x.throwSignal(t, n.Event.SignalName)
+		case bpmn.TriggerEscalation:
+			x.throwEscalation(t, n.Event.Code)
+			if x.st.Track(t.ID) == nil {
+				return
+			}
+		}
+	}
+	x.complete(t, n)
+}
+
+func (x *executor) throwSignal(t *Track, name string) {
+	x.fx.Signals = append(x.fx.Signals, SignalThrow{Name: name})
+	x.fact(FactSignalThrown, t.Node, t.Scope, t.ID, map[string]any{"signal": name})
+}
+
+func (x *executor) eventGateway(t *Track, n *bpmn.Node) {
+	t.State = TrackWaiting
+	for _, f := range n.Outgoing {
+		target := f.Target
+		if target.Event == nil {
+			continue
+		}
+		if !x.subscribe(t, target, target.Event, false, true) {
+			return
+		}
+	}
+	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
+}
+
+// ---- firing ----
+
+// fire triggers a timer, message or signal wait.
+func (x *executor) fire(w *Wait, vars map[string]any) {
+	t := x.st.Track(w.TrackID)
+	n := x.proc.Node(w.NodeID)
+	if t == nil || n == nil {
+		return
+	}
+	x.fx.Fired++
+	x.fact(FactEventTriggered, n.ID, w.ScopeID, t.ID, map[string]any{"kind": string(w.Kind), "waitId": w.ID})
+	switch {
+	case w.Boundary:
+		x.fireBoundary(t, w, n, vars)
+	case w.Gateway:
+		// The first event wins: withdraw the others and run the chosen catch.
+		x.withdrawWaits(t)
+		x.mergeVars(t, vars)
+		t.Node, t.State, t.Via = n.ID, TrackReady, ""
+		x.fact(FactElementActivated, n.ID, t.Scope, t.ID, map[string]any{"type": string(n.Kind)})
+		x.complete(t, n)
+	default:
+		x.removeWait(w)
+		x.mergeVars(t, vars)
+		t.State = TrackReady
+		x.complete(t, n)
+	}
+}
+
+// fireBoundary runs a boundary event b of the activity hosted by track host.
+func (x *executor) fireBoundary(host *Track, w *Wait, b *bpmn.Node, vars map[string]any) {
+	if b.CancelActivity {
+		x.interrupt(host, b)
+		x.mergeVars(host, vars)
+		x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
+		x.complete(host, b)
+		return
+	}
+	// Non-interrupting: a timer cycle re-arms, a duration or date fires once;
+	// message and signal boundaries stay armed while the activity runs.
+	if w.Kind == WaitTimer {
+		x.rearm(w)
+	}
+	t := x.newTrackAt(host.Scope, b.ID)
+	x.mergeVars(t, vars)
+	x.fact(FactElementActivated, b.ID, t.Scope, t.ID, map[string]any{"type": string(b.Kind)})
+	x.complete(t, b)
+}
+
+// newTrackAt creates a track on a node without queueing it: the caller runs it.
+func (x *executor) newTrackAt(s scope.ID, node string) *Track {
+	x.st.NextTrack++
+	t := &Track{ID: "t" + strconv.Itoa(x.st.NextTrack), Scope: s, Node: node, State: TrackReady}
+	x.st.Tracks = append(x.st.Tracks, t)
+	return t
+}
+
+// rearm schedules the next firing of a cycle timer or removes the wait.
+func (x *executor) rearm(w *Wait) {
+	w.Fired++
+	if w.TimerKind == string(bpmn.TimerCycle) {
+		if spec, err := timer.Parse(timer.KindCycle, w.TimerText); err == nil {
+			if next, ok := spec.Next(x.now, w.Fired); ok {
+				w.DueAt = next
+				x.touch(w.ID)
+				return
+			}
+		}
+	}
+	x.removeWait(w)
+}
+
+// interrupt cancels the activity of host for an interrupting boundary event
+// b: its waits are withdrawn, a hosted scope is cancelled, and the track
+// moves onto the boundary event.
+func (x *executor) interrupt(host *Track, b *bpmn.Node) {
+	x.withdrawWaits(host)
+	if host.Incident != "" {
+		x.resolveIncidentID(host.Incident, "activity interrupted")
+		host.Incident = ""
+	}
+	if host.State == TrackInScope && host.Child != "" {
+		x.cancelScope(host.Child)
+		host.Child = ""
+	}
+	x.fact(FactElementTerminated, host.Node, host.Scope, host.ID, map[string]any{"by": b.ID})
+	host.Node, host.State, host.Via = b.ID, TrackReady, ""
+}
+
+// ---- errors and escalations ----
+
+// throwError propagates a BPMN error from track t (DESIGN §5.4): first the
+// error boundaries of t's activity (when atActivity), then scope by scope
+// outward through the hosts of enclosing sub-processes. A boundary with the
+// same code beats a catch-all at the same level. Uncaught → incident.
+func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atActivity bool) {
+	x.fact(FactErrorThrown, t.Node, t.Scope, t.ID, map[string]any{"errorCode": code, "message": detail})
+	if atActivity {
+		if n := x.proc.Node(t.Node); n != nil {
+			if b := matchBoundary(n, bpmn.TriggerError, code); b != nil {
+				x.interrupt(t, b)
+				x.fact(FactElementActivated, b.ID, t.Scope, t.ID, map[string]any{"type": string(b.Kind)})
+				x.complete(t, b)
+				return
+			}
+		}
+	}
+	for s := from; s != scope.RootID; {
+		sc := x.st.Scopes.Get(s)
+		if sc == nil {
+			break
+		}
+		host := x.hostOf(s)
+		if host != nil {
+			if n := x.proc.Node(host.Node); n != nil {
+				if b := matchBoundary(n, bpmn.TriggerError, code); b != nil {
+					if x.st.Track(t.ID) != nil {
+						x.removeTrack(t)
+					}
+					x.interrupt(host, b)
+					x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
+					x.complete(host, b)
+					return
+				}
+			}
+		}
+		s = sc.Parent
+	}
+	// Uncaught: the thrower stops in an incident naming the code.
+	if x.st.Track(t.ID) == nil {
+		return
+	}
+	msg := fmt.Sprintf("BPMN error %q thrown at %s was not caught: %s", code, t.Node, detail)
+	if code == "" {
+		msg = fmt.Sprintf("a BPMN error without code thrown at %s was not caught: %s", t.Node, detail)
+	}
+	x.incident(t, IncidentUnhandled, msg)
+}
+
+// throwEscalation propagates an escalation from track t outward through the
+// hosts of enclosing sub-processes. A non-interrupting catch lets the thrower
+// continue; an interrupting one cancels the scope (and the thrower with it).
+// Uncaught escalation is recorded and is not a failure.
+func (x *executor) throwEscalation(t *Track, code string) {
+	x.fact(FactEscalationThrown, t.Node, t.Scope, t.ID, map[string]any{"escalationCode": code})
+	for s := t.Scope; s != scope.RootID; {
+		sc := x.st.Scopes.Get(s)
+		if sc == nil {
+			break
+		}
+		if host := x.hostOf(s); host != nil {
+			if n := x.proc.Node(host.Node); n != nil {
+				if b := matchBoundary(n, bpmn.TriggerEscalation, code); b != nil {
+					if b.CancelActivity {
+						x.interrupt(host, b)
+						x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
+						x.complete(host, b)
+					} else {
+						nt := x.newTrackAt(host.Scope, b.ID)
+						x.fact(FactElementActivated, b.ID, nt.Scope, nt.ID, map[string]any{"type": string(b.Kind)})
+						x.complete(nt, b)
+					}
+					return
+				}
+			}
+		}
+		s = sc.Parent
+	}
+	x.fact(FactEscalationUncaught, t.Node, t.Scope, t.ID, map[string]any{"escalationCode": code})
+}
+
+// matchBoundary returns the boundary event of activity n catching a trigger
+// with the code: an exact code match first, else a catch-all.
+func matchBoundary(n *bpmn.Node, kind bpmn.TriggerKind, code string) *bpmn.Node {
+	var all *bpmn.Node
+	for _, b := range n.Boundaries {
+		if b.Event == nil || b.Event.Kind != kind {
+			continue
+		}
+		if b.Event.Code == code && code != "" {
+			return b
+		}
+		if b.Event.Code == "" && all == nil {
+			all = b
+		}
+	}
+	return all
+}
+
+// ---- inclusive gateway ----
+
+func (x *executor) inclusiveGateway(t *Track, n *bpmn.Node) {
+	if len(n.Incoming) > 1 {
+		t.State = TrackJoining
+		return // fireInclusiveJoins decides when the queue is empty
+	}
+	x.inclusiveFork(t, n)
+}
+
+func (x *executor) inclusiveFork(t *Track, n *bpmn.Node) {
+	var taken []*bpmn.Flow
+	for _, f := range n.Outgoing {
+		if f == n.Default {
+			continue
+		}
+		ok, failed := x.condition(t, n, f)
+		if failed {
+			return
+		}
+		if ok {
+			taken = append(taken, f)
+		}
+	}
+	if len(taken) == 0 && n.Default != nil {
+		taken = []*bpmn.Flow{n.Default}
+	}
+	if len(taken) == 0 {
+		x.incident(t, IncidentNoFlow, fmt.Sprintf("inclusive gateway %s: no outgoing flow condition is true and there is no default flow", n.ID))
+		return
+	}
+	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
+	x.fork(t, taken)
+}
+
+// fireInclusiveJoins fires every inclusive join that has tokens waiting and
+// that no other track of its scope can still reach. It reports whether any fired.
+func (x *executor) fireInclusiveJoins() bool {
+	fired := false
+	for _, t := range slices.Clone(x.st.Tracks) {
+		if t.State != TrackJoining || x.st.Track(t.ID) == nil {
+			continue
+		}
+		n := x.proc.Node(t.Node)
+		if n == nil || n.Kind != bpmn.KindInclusiveGateway {
+			continue
+		}
+		if x.canStillArrive(n, t.Scope) {
+			continue
+		}
+		// Consume one waiting token per incoming flow; t carries on.
+		seen := map[string]bool{t.Via: true}
+		for _, o := range slices.Clone(x.st.Tracks) {
+			if o != t && o.State == TrackJoining && o.Node == n.ID && o.Scope == t.Scope && !seen[o.Via] {
+				seen[o.Via] = true
+				x.removeTrack(o)
+			}
+		}
+		t.State = TrackReady
+		x.inclusiveFork(t, n)
+		fired = true
+	}
+	return fired
+}
+
+// canStillArrive reports whether a track of scope s that is not waiting at
+// the join g could still reach it.
+func (x *executor) canStillArrive(g *bpmn.Node, s scope.ID) bool {
+	for _, o := range x.st.Tracks {
+		if o.Scope != s || (o.Node == g.ID && o.State == TrackJoining) {
+			continue
+		}
+		if n := x.proc.Node(o.Node); n != nil && reaches(n, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// reaches reports whether g is reachable from n over sequence flows (and the
+// flows of n's boundary events) within one graph.
+func reaches(n, g *bpmn.Node) bool {
+	seen := map[*bpmn.Node]bool{}
+	stack := []*bpmn.Node{n}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		next := slices.Clone(c.Outgoing)
+		for _, b := range c.Boundaries {
+			next = append(next, b.Outgoing...)
+		}
+		for _, f := range next {
+			if f.Target == g {
+				return true
+			}
+			stack = append(stack, f.Target)
+		}
+	}
+	return false
+}
+
+// ---- bookkeeping ----
+
+// withdrawWaits removes every wait of track t (its own and its boundaries').
+func (x *executor) withdrawWaits(t *Track) {
+	for _, w := range slices.Clone(x.st.Waits) {
+		if w.TrackID == t.ID {
+			x.removeWait(w)
+		}
+	}
+}
+
+func (x *executor) removeWait(w *Wait) {
+	for i, o := range x.st.Waits {
+		if o == w {
+			x.st.Waits = append(x.st.Waits[:i], x.st.Waits[i+1:]...)
+			break
+		}
+	}
+	x.touch(w.ID)
+	for _, in := range slices.Clone(x.st.Incidents) {
+		if in.WaitID == w.ID {
+			x.resolveIncidentID(in.ID, "job withdrawn")
+		}
+	}
+}
+
+func (x *executor) touch(id string) {
+	if !slices.Contains(x.touched, id) {
+		x.touched = append(x.touched, id)
+	}
+}
+
+// finishWaits turns the touched wait ids into the step's wait effects.
+func (x *executor) finishWaits() {
+	for _, id := range x.touched {
+		if w := x.st.Wait(id); w != nil {
+			x.fx.Waits = append(x.fx.Waits, *w.clone())
+		} else {
+			x.fx.RemovedWaits = append(x.fx.RemovedWaits, id)
+		}
+	}
+}
+
+// openIncident opens an incident about a wait (a job out of retries); the
+// track keeps waiting.
+func (x *executor) openIncident(t *Track, waitID, kind, msg string) {
+	x.st.NextIncident++
+	in := &Incident{ID: x.st.InstanceID + "-i" + strconv.Itoa(x.st.NextIncident), TrackID: t.ID, NodeID: t.Node, ScopeID: t.Scope, WaitID: waitID, Kind: kind, Message: msg, At: x.now}
+	x.st.Incidents = append(x.st.Incidents, in)
+	x.fx.Incidents = append(x.fx.Incidents, *in)
+	x.fact(FactIncidentCreated, t.Node, t.Scope, t.ID, map[string]any{"incidentId": in.ID, "kind": kind, "message": msg})
+}
+
+// mergeVars writes variables by the rule of DESIGN §4 from t's scope.
+func (x *executor) mergeVars(t *Track, vars map[string]any) {
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	slices.Sort(names) // deterministic fact order
+	for _, k := range names {
+		x.setVar(t, k, vars[k])
+	}
+}
+
+// bindingText evaluates a literal-or-expression attribute to text.
+func (x *executor) bindingText(t *Track, b *bpmn.Binding) (string, error) {
+	if b == nil {
+		return "", nil
+	}
+	if b.Expr == nil {
+		return b.Literal, nil
+	}
+	v, err := b.Expr.Eval(x.view(t.Scope))
+	if err != nil {
+		return "", err
+	}
+	return keyText(v), nil
+}
+
+// bindingList evaluates a comma-separated literal or an expression yielding
+// a string or a list of strings.
+func (x *executor) bindingList(t *Track, b *bpmn.Binding) ([]string, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var raw []string
+	if b.Expr == nil {
+		raw = strings.Split(b.Literal, ",")
+	} else {
+		v, err := b.Expr.Eval(x.view(t.Scope))
+		if err != nil {
+			return nil, err
+		}
+		switch v := v.(type) {
+		case nil:
+		case []any:
+			for _, e := range v {
+				raw = append(raw, keyText(e))
+			}
+		default:
+			raw = strings.Split(keyText(v), ",")
+		}
+	}
+	var out []string
+	for _, s := range raw {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// keyText renders a JSON-shaped value as text for keys and identities.
+func keyText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case fmt.Stringer:
+		return v.String()
+	default:
+		return fmt.Sprint(v)
+	}
+}

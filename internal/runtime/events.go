@@ -1,0 +1,160 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/engine"
+)
+
+// eventStart is a process-level start event of the latest version of a key.
+type eventStart struct {
+	proc *bpmn.Process
+	ref  DefinitionRef
+	node string
+}
+
+// eventStarts lists the message or signal start events with a name among
+// the latest version of every process.
+func (r *Runtime) eventStarts(ctx context.Context, kind bpmn.TriggerKind, name string) ([]eventStart, error) {
+	latest, err := r.store.LatestDefinitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []eventStart
+	for _, d := range latest {
+		proc, ref, err := r.process(ctx, d.Key, d.Version)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range proc.EventStarts {
+			if n.Event == nil || n.Event.Kind != kind {
+				continue
+			}
+			if (kind == bpmn.TriggerMessage && n.Event.MessageName == name) || (kind == bpmn.TriggerSignal && n.Event.SignalName == name) {
+				out = append(out, eventStart{proc: proc, ref: ref, node: n.ID})
+			}
+		}
+	}
+	return out, nil
+}
+
+// CorrelateMessage delivers a message to the oldest subscription waiting for
+// its name and correlation key; with none, it starts an instance at every
+// message start event of that name (latest versions, the correlation key as
+// business key). Nothing waiting → ENOTFOUND. It returns how many
+// subscriptions or starts took the message.
+func (r *Runtime) CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error) {
+	if strings.TrimSpace(name) == "" {
+		return 0, &Error{Code: EINVALID, Message: "name is required", Field: "name"}
+	}
+	for attempt := 0; attempt < 8; attempt++ {
+		subs, err := r.store.MessageSubscriptions(ctx, name, correlationKey, 1)
+		if err != nil {
+			return 0, fmt.Errorf("runtime: correlate %s: %w", name, err)
+		}
+		if len(subs) == 0 {
+			break
+		}
+		_, err = r.step(ctx, subs[0].InstanceID, engine.MessageDelivered{WaitID: subs[0].ID, Variables: vars}, nil)
+		if ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT {
+			continue // taken by someone else meanwhile: look again
+		}
+		if err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
+	starts, err := r.eventStarts(ctx, bpmn.TriggerMessage, name)
+	if err != nil {
+		return 0, fmt.Errorf("runtime: message starts for %s: %w", name, err)
+	}
+	for _, s := range starts {
+		if _, err := r.startAt(ctx, s.proc, s.ref, correlationKey, s.node, vars, nil); err != nil {
+			return 0, err
+		}
+	}
+	if len(starts) == 0 {
+		return 0, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("nothing waits for message %q with correlation key %q", name, correlationKey)}
+	}
+	return len(starts), nil
+}
+
+// BroadcastSignal fires every signal subscription with the name in every
+// instance and starts an instance at every signal start event of that name.
+// It returns how many subscriptions and starts were triggered.
+func (r *Runtime) BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error) {
+	if strings.TrimSpace(name) == "" {
+		return 0, &Error{Code: EINVALID, Message: "name is required", Field: "name"}
+	}
+	ids, err := r.store.SignalSubscriptions(ctx, name)
+	if err != nil {
+		return 0, fmt.Errorf("runtime: signal %s: %w", name, err)
+	}
+	triggered := 0
+	for _, id := range ids {
+		fx, err := r.step(ctx, id, engine.SignalDelivered{Name: name, Variables: vars}, nil)
+		if ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT {
+			continue // ended meanwhile
+		}
+		if err != nil {
+			return triggered, err
+		}
+		triggered += fx.Fired
+	}
+	starts, err := r.eventStarts(ctx, bpmn.TriggerSignal, name)
+	if err != nil {
+		return triggered, fmt.Errorf("runtime: signal starts for %s: %w", name, err)
+	}
+	for _, s := range starts {
+		if _, err := r.startAt(ctx, s.proc, s.ref, "", s.node, vars, nil); err != nil {
+			return triggered, err
+		}
+		triggered++
+	}
+	return triggered, nil
+}
+
+// RetryIncident resolves an open incident after the cause was fixed: a job
+// gets `retries` again (at least 1) and becomes activatable; a stopped
+// element runs again. ENOTFOUND for an unknown id, ECONFLICT when resolved.
+func (r *Runtime) RetryIncident(ctx context.Context, id string, retries int) (IncidentRow, error) {
+	if retries < 1 {
+		return IncidentRow{}, &Error{Code: EINVALID, Message: "retries must be at least 1", Field: "retries"}
+	}
+	in, err := r.incident(ctx, id)
+	if err != nil {
+		return IncidentRow{}, err
+	}
+	if !in.ResolvedAt.IsZero() {
+		return IncidentRow{}, &Error{Code: ECONFLICT, Message: fmt.Sprintf("incident %s is already resolved", id)}
+	}
+	if _, err := r.step(ctx, in.InstanceID, engine.IncidentRetried{IncidentID: id, Retries: retries}, nil); err != nil {
+		return IncidentRow{}, err
+	}
+	return r.incident(ctx, id)
+}
+
+// incident finds an incident by id; its id names its instance ("<instance>-i<n>").
+func (r *Runtime) incident(ctx context.Context, id string) (IncidentRow, error) {
+	notFound := &Error{Code: ENOTFOUND, Message: fmt.Sprintf("incident %s not found", id)}
+	i := strings.LastIndex(id, "-i")
+	if i <= 0 {
+		return IncidentRow{}, notFound
+	}
+	rows, err := r.store.Incidents(ctx, InstanceID(id[:i]), false)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return IncidentRow{}, notFound
+		}
+		return IncidentRow{}, err
+	}
+	for _, in := range rows {
+		if in.ID == id {
+			return in, nil
+		}
+	}
+	return IncidentRow{}, notFound
+}

@@ -1,0 +1,177 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/timer"
+)
+
+// maxSchedulerSleep bounds one sleep of the scheduler so a clock jump is
+// noticed; timers are woken earlier whenever a commit adds one.
+const maxSchedulerSleep = time.Minute
+
+// startScheduler starts the timer goroutine. It sleeps until the next due
+// time and is woken when a commit arms a timer, so timers fire within
+// milliseconds of their due time and never before it. Idempotent.
+func (r *Runtime) startScheduler() {
+	r.schedOnce.Do(func() {
+		go r.schedule()
+	})
+}
+
+func (r *Runtime) wakeScheduler() {
+	select {
+	case r.schedWake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Runtime) schedule() {
+	defer close(r.schedDone)
+	ctx := context.Background()
+	for {
+		_, failed := r.fireDue(ctx)
+		sleep := maxSchedulerSleep
+		if next, ok, err := r.store.NextTimer(ctx); err != nil {
+			r.log.Error("timer lookup failed", "error", err)
+			sleep = time.Second
+		} else if ok {
+			sleep = min(max(next.Sub(r.now()), 0), maxSchedulerSleep)
+		}
+		if failed > 0 {
+			sleep = max(sleep, time.Second) // do not spin on a timer that keeps failing
+		}
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-r.schedWake:
+			t.Stop()
+		case <-r.schedStop:
+			t.Stop()
+			return
+		}
+	}
+}
+
+// FireDueTimers fires every timer due at the runtime's clock now and
+// returns how many fired. The scheduler calls it; tests with an injected
+// clock call it directly instead of sleeping.
+func (r *Runtime) FireDueTimers(ctx context.Context) (int, error) {
+	fired, failed := r.fireDue(ctx)
+	if failed > 0 {
+		return fired, fmt.Errorf("runtime: %d due timers failed (see log)", failed)
+	}
+	return fired, nil
+}
+
+func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
+	tried := map[string]bool{}
+	for {
+		due, err := r.store.DueTimers(ctx, r.now().UTC(), 100)
+		if err != nil {
+			r.log.Error("due timer lookup failed", "error", err)
+			return fired, failed + 1
+		}
+		progress := false
+		for _, w := range due {
+			if tried[w.ID] {
+				continue
+			}
+			tried[w.ID] = true
+			progress = true
+			var err error
+			if w.Kind == WaitStartTimer {
+				err = r.fireStartTimer(ctx, w)
+			} else {
+				_, err = r.step(ctx, w.InstanceID, engine.TimerFired{WaitID: w.ID}, nil)
+			}
+			switch code := ErrorCode(err); {
+			case err == nil:
+				fired++
+			case code == ENOTFOUND || code == ECONFLICT:
+				// fired or withdrawn meanwhile
+			default:
+				failed++
+				r.log.Error("timer failed", "wait_id", w.ID, "instance_id", w.InstanceID, "error", err)
+			}
+		}
+		if !progress {
+			return fired, failed
+		}
+	}
+}
+
+// startTimerID names the schedule row of a timer start event.
+func startTimerID(key, node string) string { return "start:" + key + ":" + node }
+
+// armStartTimers replaces the schedules of a process key by those of the
+// given version's timer start events (none removes them).
+func (r *Runtime) armStartTimers(ctx context.Context, ref DefinitionRef, p *bpmn.Process) error {
+	now := r.now().UTC()
+	var rows []WaitRow
+	for _, n := range p.EventStarts {
+		if n.Event == nil || n.Event.Kind != bpmn.TriggerTimer || n.Event.Timer == nil {
+			continue
+		}
+		spec, err := timer.Parse(timer.Kind(n.Event.Timer.Kind), n.Event.Timer.Text)
+		if err != nil {
+			return fmt.Errorf("runtime: timer start %s of %s: %w", n.ID, ref.Key, err)
+		}
+		due, ok := spec.First(now)
+		if !ok {
+			continue
+		}
+		rows = append(rows, WaitRow{ID: startTimerID(ref.Key, n.ID), Kind: WaitStartTimer, NodeID: n.ID,
+			ProcessKey: ref.Key, ProcessVersion: ref.Version, Name: n.Event.Timer.Text, DueAt: due, CreatedAt: now})
+	}
+	if err := r.store.ReplaceStartTimers(ctx, ref.Key, rows); err != nil {
+		return fmt.Errorf("runtime: schedule timer starts of %s: %w", ref.Key, err)
+	}
+	if len(rows) > 0 {
+		r.wakeScheduler()
+	}
+	return nil
+}
+
+// fireStartTimer starts an instance at a timer start event and, in the same
+// transaction, re-arms the schedule (cycles) or removes it. Retries counts
+// the firings so far.
+func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
+	proc, ref, err := r.process(ctx, w.ProcessKey, w.ProcessVersion)
+	if err != nil {
+		return err
+	}
+	n := proc.Node(w.NodeID)
+	if n == nil || n.Event == nil || n.Event.Timer == nil {
+		return fmt.Errorf("runtime: start timer %s: node %s is not a timer start", w.ID, w.NodeID)
+	}
+	now := r.now().UTC()
+	next := w
+	next.Retries++
+	var remove []string
+	spec, err := timer.Parse(timer.Kind(n.Event.Timer.Kind), n.Event.Timer.Text)
+	if err != nil {
+		return err
+	}
+	if due, ok := spec.Next(now, next.Retries); ok && n.Event.Timer.Kind == bpmn.TimerCycle {
+		next.DueAt = due
+	} else {
+		remove = []string{w.ID}
+	}
+	_, err = r.startAt(ctx, proc, ref, "", w.NodeID, nil, func(rec *StepRecord) {
+		if remove == nil {
+			rec.Waits = append(rec.Waits, next)
+		} else {
+			rec.RemovedWaits = append(rec.RemovedWaits, remove...)
+		}
+	})
+	if err != nil && errors.Is(err, ErrConflict) {
+		return &Error{Code: ECONFLICT, Message: "start timer fired elsewhere", Err: err}
+	}
+	return err
+}

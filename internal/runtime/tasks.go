@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gobpm/gobpm/internal/engine"
+)
+
+func taskView(w WaitRow) TaskView {
+	users, groups := w.CandidateUsers, w.CandidateGroups
+	if users == nil {
+		users = []string{}
+	}
+	if groups == nil {
+		groups = []string{}
+	}
+	return TaskView{ID: w.ID, InstanceID: w.InstanceID, NodeID: w.NodeID, Name: w.Name, Assignee: w.Assignee,
+		CandidateUsers: users, CandidateGroups: groups, CreatedAt: w.CreatedAt, DueAt: w.DueAt}
+}
+
+// Tasks lists open user tasks matching f and the total count.
+func (r *Runtime) Tasks(ctx context.Context, f TaskFilter) ([]TaskView, int, error) {
+	rows, total, err := r.store.Tasks(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]TaskView, 0, len(rows))
+	for _, w := range rows {
+		out = append(out, taskView(w))
+	}
+	return out, total, nil
+}
+
+// Task returns one open user task; ENOTFOUND once it is completed or withdrawn.
+func (r *Runtime) Task(ctx context.Context, id string) (TaskView, error) {
+	row, err := r.store.Wait(ctx, id)
+	if err != nil || row.Kind != WaitTask {
+		if err == nil || ErrorCode(err) == ENOTFOUND {
+			return TaskView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("task %s not found: it was completed, withdrawn or never existed", id), Err: err}
+		}
+		return TaskView{}, err
+	}
+	return taskView(row), nil
+}
+
+// ClaimTask makes the actor the task's assignee: only a candidate may claim
+// (anyone when the task has no candidates) → EFORBIDDEN; a task claimed by
+// someone else → ECONFLICT.
+func (r *Runtime) ClaimTask(ctx context.Context, id string, a Actor) (TaskView, error) {
+	return r.taskAct(ctx, id, engine.TaskClaimed{TaskID: id, User: a.User, Groups: a.Groups})
+}
+
+// UnclaimTask returns the task to its candidates; only the assignee may.
+func (r *Runtime) UnclaimTask(ctx context.Context, id string, a Actor) (TaskView, error) {
+	return r.taskAct(ctx, id, engine.TaskUnclaimed{TaskID: id, User: a.User})
+}
+
+// CompleteTask completes a task with form variables: only the assignee may
+// (anyone for a task without assignee and candidates).
+func (r *Runtime) CompleteTask(ctx context.Context, id string, a Actor, vars map[string]any) error {
+	if strings.TrimSpace(a.User) == "" {
+		return &Error{Code: EFORBIDDEN, Message: "an acting user is required"}
+	}
+	t, err := r.Task(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = r.step(ctx, t.InstanceID, engine.TaskCompleted{TaskID: id, User: a.User, Groups: a.Groups, Variables: vars}, nil)
+	return err
+}
+
+func (r *Runtime) taskAct(ctx context.Context, id string, ev engine.Event) (TaskView, error) {
+	t, err := r.Task(ctx, id)
+	if err != nil {
+		return TaskView{}, err
+	}
+	if _, err := r.step(ctx, t.InstanceID, ev, nil); err != nil {
+		return TaskView{}, err
+	}
+	return r.Task(ctx, id)
+}

@@ -1,0 +1,116 @@
+package runtime
+
+import "time"
+
+// Wait kinds, as stored in WaitRow.Kind.
+const (
+	WaitJob        = "job"
+	WaitTask       = "task"
+	WaitTimer      = "timer"
+	WaitMessage    = "message"
+	WaitSignal     = "signal"
+	WaitStartTimer = "start-timer" // a timer start event's schedule; InstanceID is empty
+)
+
+// WaitRow is the queryable copy of one wait of an instance: a job for
+// workers, a user task, a timer, or a message or signal subscription. The
+// engine owns the wait (it is part of the checkpoint); the row lets the
+// runtime find it. Job lock columns are owned by the store's activation.
+type WaitRow struct {
+	// ID is the wait's key: the job key, task id, timer or subscription id.
+	ID         string
+	InstanceID InstanceID
+	Kind       string
+	// NodeID is the element that defines the wait (task, catch or boundary event).
+	NodeID  string
+	ScopeID string
+	TrackID string
+	// ProcessKey and ProcessVersion name the definition (for start timers
+	// the definition to start).
+	ProcessKey     string
+	ProcessVersion int
+	// Name is the job type, the message or signal name, or the task's name.
+	Name string
+	// CorrelationKey is a message subscription's key ("" = none).
+	CorrelationKey string
+	// DueAt is a timer's due time, a job's retry-not-before time, a task's
+	// due date; zero when unset.
+	DueAt time.Time
+	// Retries is a job's remaining retries (0 = incident, not activatable).
+	Retries int
+	// ErrorMessage is the last failure text of a job.
+	ErrorMessage    string
+	Assignee        string
+	CandidateUsers  []string
+	CandidateGroups []string
+	CreatedAt       time.Time
+	// LockOwner and LockExpiresAt describe a job's activation (zero when not locked).
+	LockOwner     string
+	LockExpiresAt time.Time
+}
+
+// TaskFilter selects user tasks. Empty fields match all; CandidateUser and
+// CandidateGroup match tasks offered to that user or group.
+type TaskFilter struct {
+	Assignee       string
+	CandidateUser  string
+	CandidateGroup string
+	InstanceID     InstanceID
+	Limit          int
+	Offset         int
+}
+
+// Actor is the identity acting on a user task.
+type Actor struct {
+	User   string
+	Groups []string
+}
+
+// ActivateRequest asks for jobs of one type.
+type ActivateRequest struct {
+	Type   string
+	Worker string
+	// MaxJobs caps the jobs returned (1..1000).
+	MaxJobs int
+	// LockDuration is how long the jobs stay locked to the worker.
+	LockDuration time.Duration
+	// RequestTimeout > 0 long-polls: the call waits up to this long for a
+	// job to become activatable.
+	RequestTimeout time.Duration
+}
+
+// JobView is an activated job as a worker sees it.
+type JobView struct {
+	Key        string
+	Type       string
+	InstanceID InstanceID
+	NodeID     string
+	Retries    int
+	// Variables are the variables visible from the task's scope.
+	Variables map[string]any
+	// Deadline is when the lock expires.
+	Deadline time.Time
+}
+
+// FailRequest reports a failed job.
+type FailRequest struct {
+	// Retries is the remaining retries; nil means one less than now.
+	Retries *int
+	// RetryBackoff delays the next activation; 0 means the default schedule
+	// (1 s doubling per attempt up to 5 min, with jitter).
+	RetryBackoff time.Duration
+	ErrorMessage string
+}
+
+// TaskView is a user task as the inbox shows it.
+type TaskView struct {
+	ID              string
+	InstanceID      InstanceID
+	NodeID          string
+	Name            string
+	Assignee        string
+	CandidateUsers  []string
+	CandidateGroups []string
+	CreatedAt       time.Time
+	DueAt           time.Time
+}
