@@ -91,6 +91,15 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 	}
 	for _, ref := range refs {
 		r.defs.put(ref, parsed[ref.Key])
+		def, err := r.store.Definition(ctx, ref.Key, ref.Version)
+		if err != nil {
+			return DeploymentResult{}, fmt.Errorf("runtime: deploy %s: %w", rec.ID, err)
+		}
+		if def.DeploymentID == rec.ID { // a new version: its timer starts replace the old schedule
+			if err := r.armStartTimers(ctx, ref, parsed[ref.Key]); err != nil {
+				return DeploymentResult{}, err
+			}
+		}
 	}
 	r.log.Info("deployed", "deployment_id", rec.ID, "processes", len(refs))
 	return DeploymentResult{ID: rec.ID, Processes: refs}, nil

@@ -1,0 +1,410 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// clocked is a runtime over a real SQLite file with an injected clock.
+type clocked struct {
+	path string
+	clk  *clock
+	db   *store.DB
+	rt   *runtime.Runtime
+}
+
+func setupClocked(t *testing.T) *clocked {
+	t.Helper()
+	c := &clocked{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
+	c.open(t)
+	t.Cleanup(func() { c.close(t) })
+	return c
+}
+
+func (c *clocked) open(t *testing.T) {
+	t.Helper()
+	db, err := store.Open(context.Background(), c.path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.db, c.rt = db, runtime.New(db, runtime.Options{Now: c.clk.Now})
+}
+
+func (c *clocked) close(t *testing.T) {
+	t.Helper()
+	if c.rt != nil {
+		c.rt.Close()
+		c.db.Close()
+		c.rt, c.db = nil, nil
+	}
+}
+
+func activate(t *testing.T, rt *runtime.Runtime, typ string, timeout time.Duration) []runtime.JobView {
+	t.Helper()
+	jobs, err := rt.ActivateJobs(context.Background(), runtime.ActivateRequest{Type: typ, Worker: "w1", MaxJobs: 10, LockDuration: time.Minute, RequestTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+func start(t *testing.T, rt *runtime.Runtime, key string, vars map[string]any) runtime.InstanceView {
+	t.Helper()
+	inst, err := rt.StartInstance(context.Background(), runtime.StartRequest{ProcessKey: key, Variables: vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// TestWorkerDrivesProcess is the "done when": start → service task →
+// user task → timer → end, driven through the runtime's public methods.
+func TestWorkerDrivesProcess(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
+	inst := start(t, c.rt, "worker", map[string]any{"orderId": "o-7"})
+	jobs := activate(t, c.rt, "fetch-order", 0)
+	if len(jobs) != 1 || jobs[0].Variables["orderId"] != "o-7" || jobs[0].Retries != 2 || jobs[0].InstanceID != inst.ID {
+		t.Fatalf("jobs %+v", jobs)
+	}
+	if again := activate(t, c.rt, "fetch-order", 0); len(again) != 0 {
+		t.Fatalf("a locked job was handed out twice: %+v", again)
+	}
+	if err := c.rt.CompleteJob(ctx, jobs[0].Key, map[string]any{"lines": json.Number("3")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.rt.CompleteJob(ctx, jobs[0].Key, nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		t.Fatalf("second complete: %v", err)
+	}
+	tasks, total, err := c.rt.Tasks(ctx, runtime.TaskFilter{CandidateGroup: "clerks"})
+	if err != nil || total != 1 || tasks[0].Name != "Review order" {
+		t.Fatalf("tasks %v %d %+v", err, total, tasks)
+	}
+	clerk := runtime.Actor{User: "kim", Groups: []string{"clerks"}}
+	if _, err := c.rt.ClaimTask(ctx, tasks[0].ID, runtime.Actor{User: "eve"}); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
+		t.Fatalf("non-candidate claim: %v", err)
+	}
+	claimed, err := c.rt.ClaimTask(ctx, tasks[0].ID, clerk)
+	if err != nil || claimed.Assignee != "kim" {
+		t.Fatalf("claim: %v %+v", err, claimed)
+	}
+	if _, err := c.rt.ClaimTask(ctx, tasks[0].ID, runtime.Actor{User: "lee", Groups: []string{"clerks"}}); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("claim of a claimed task: %v", err)
+	}
+	if err := c.rt.CompleteTask(ctx, tasks[0].ID, clerk, map[string]any{"ok": true}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 0 {
+		t.Fatalf("a timer fired early: %d %v", n, err)
+	}
+	c.clk.Add(30 * time.Minute)
+	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 1 {
+		t.Fatalf("due timer: %d %v", n, err)
+	}
+	done, err := c.rt.Instance(ctx, inst.ID)
+	if err != nil || done.Status != runtime.StatusCompleted || done.Variables["lines"] != json.Number("3") || done.Variables["ok"] != true {
+		t.Fatalf("instance %v %+v", err, done)
+	}
+}
+
+func TestJobRetriesIncidentAndRetry(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
+	inst := start(t, c.rt, "worker", nil)
+	key := activate(t, c.rt, "fetch-order", 0)[0].Key
+	if err := c.rt.FailJob(ctx, key, runtime.FailRequest{ErrorMessage: "db down"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := activate(t, c.rt, "fetch-order", 0); len(got) != 0 {
+		t.Fatalf("job activatable during its backoff: %+v", got)
+	}
+	c.clk.Add(2 * time.Second) // default backoff: 1 s ± 20 %
+	jobs := activate(t, c.rt, "fetch-order", 0)
+	if len(jobs) != 1 || jobs[0].Retries != 1 {
+		t.Fatalf("after backoff: %+v", jobs)
+	}
+	zero := 0
+	if err := c.rt.FailJob(ctx, key, runtime.FailRequest{Retries: &zero, ErrorMessage: "still down"}); err != nil {
+		t.Fatal(err)
+	}
+	failed, _ := c.rt.Instance(ctx, inst.ID)
+	if failed.Status != runtime.StatusFailed || len(failed.Incidents) != 1 || failed.Incidents[0].Message != "still down" {
+		t.Fatalf("after exhausting retries: %+v", failed)
+	}
+	if got := activate(t, c.rt, "fetch-order", 0); len(got) != 0 {
+		t.Fatalf("job with an incident activatable: %+v", got)
+	}
+	in, err := c.rt.RetryIncident(ctx, failed.Incidents[0].ID, 2)
+	if err != nil || in.ResolvedAt.IsZero() {
+		t.Fatalf("retry: %v %+v", err, in)
+	}
+	if _, err := c.rt.RetryIncident(ctx, failed.Incidents[0].ID, 1); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("retry twice: %v", err)
+	}
+	if _, err := c.rt.RetryIncident(ctx, "nope-i1", 1); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		t.Fatalf("retry unknown: %v", err)
+	}
+	running, _ := c.rt.Instance(ctx, inst.ID)
+	if running.Status != runtime.StatusRunning {
+		t.Fatalf("status after retry: %s", running.Status)
+	}
+	if jobs := activate(t, c.rt, "fetch-order", 0); len(jobs) != 1 || jobs[0].Retries != 2 {
+		t.Fatalf("after retry: %+v", jobs)
+	}
+}
+
+func TestLockExpiryRedelivers(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
+	start(t, c.rt, "worker", nil)
+	first := activate(t, c.rt, "fetch-order", 0)
+	if err := c.rt.ExtendJobLock(ctx, first[0].Key, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.clk.Add(90 * time.Second)
+	if got := activate(t, c.rt, "fetch-order", 0); len(got) != 0 {
+		t.Fatalf("extended lock ignored: %+v", got)
+	}
+	c.clk.Add(time.Minute)
+	again := activate(t, c.rt, "fetch-order", 0)
+	if len(again) != 1 || again[0].Key != first[0].Key {
+		t.Fatalf("expired lock not re-delivered: %+v", again)
+	}
+	c.clk.Add(2 * time.Minute)
+	if err := c.rt.ExtendJobLock(ctx, first[0].Key, time.Minute); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("extend an expired lock: %v", err)
+	}
+	if err := c.rt.ExtendJobLock(ctx, "nope", time.Minute); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		t.Fatalf("extend unknown: %v", err)
+	}
+	// At least once: the first worker's late completion still counts once.
+	if err := c.rt.CompleteJob(ctx, first[0].Key, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLongPollWakesOnNewJob(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
+	got := make(chan []runtime.JobView, 1)
+	go func() {
+		jobs, _ := c.rt.ActivateJobs(context.Background(), runtime.ActivateRequest{Type: "fetch-order", Worker: "w", MaxJobs: 1, LockDuration: time.Minute, RequestTimeout: time.Minute})
+		got <- jobs
+	}()
+	start(t, c.rt, "worker", nil)
+	select {
+	case jobs := <-got:
+		if len(jobs) != 1 {
+			t.Fatalf("long poll returned %+v", jobs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("long poll was not woken by the new job")
+	}
+	// A cancelled request ends the long poll.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: "none", Worker: "w", MaxJobs: 1, LockDuration: time.Minute, RequestTimeout: time.Minute})
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("cancelled long poll returned no error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("cancelled long poll did not return")
+	}
+}
+
+func TestActivateValidation(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	for _, req := range []runtime.ActivateRequest{
+		{Worker: "w", MaxJobs: 1, LockDuration: time.Second},
+		{Type: "t", MaxJobs: 1, LockDuration: time.Second},
+		{Type: "t", Worker: "w", LockDuration: time.Second},
+		{Type: "t", Worker: "w", MaxJobs: 1},
+		{Type: "t", Worker: "w", MaxJobs: 1, LockDuration: time.Second, RequestTimeout: time.Hour},
+	} {
+		if _, err := c.rt.ActivateJobs(context.Background(), req); runtime.ErrorCode(err) != runtime.EINVALID {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+}
+
+func TestJobErrorCaughtByBoundary(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "job.bpmn"))
+	inst := start(t, c.rt, "job", nil)
+	key := activate(t, c.rt, "charge-card", 0)[0].Key
+	if err := c.rt.ThrowJobError(ctx, key, "CARD_DECLINED", "declined", nil); err != nil {
+		t.Fatal(err)
+	}
+	done, _ := c.rt.Instance(ctx, inst.ID)
+	if done.Status != runtime.StatusCompleted {
+		t.Fatalf("status %s", done.Status)
+	}
+	hist, _ := c.rt.History(ctx, inst.ID, 0, 0)
+	found := false
+	for _, f := range hist {
+		found = found || f.NodeID == "declinedEnd"
+	}
+	if !found {
+		t.Fatal("error did not leave through the boundary")
+	}
+}
+
+func TestMessagesAndSignals(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "messages.bpmn"), fixture(t, "starts.bpmn"))
+	a := start(t, c.rt, "messages", map[string]any{"orderId": "a"})
+	b := start(t, c.rt, "messages", map[string]any{"orderId": "b"})
+	if _, err := c.rt.CorrelateMessage(ctx, "order-paid", "zzz", nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		t.Fatalf("no subscription: %v", err)
+	}
+	n, err := c.rt.CorrelateMessage(ctx, "order-paid", "b", map[string]any{"paid": true})
+	if err != nil || n != 1 {
+		t.Fatalf("correlate: %d %v", n, err)
+	}
+	if got, _ := c.rt.Instance(ctx, b.ID); got.Status != runtime.StatusCompleted || got.Variables["paid"] != true {
+		t.Fatalf("b: %+v", got)
+	}
+	if got, _ := c.rt.Instance(ctx, a.ID); got.Status != runtime.StatusRunning {
+		t.Fatalf("a was touched by b's message: %+v", got)
+	}
+	// stop-all reaches a's non-interrupting boundary only (b ended).
+	n, err = c.rt.BroadcastSignal(ctx, "stop-all", nil)
+	if err != nil || n != 1 {
+		t.Fatalf("signal: %d %v", n, err)
+	}
+	// A message start event starts an instance with the key as business key.
+	n, err = c.rt.CorrelateMessage(ctx, "order-placed", "k-1", map[string]any{"x": true})
+	if err != nil || n != 1 {
+		t.Fatalf("message start: %d %v", n, err)
+	}
+	rows, total, _ := c.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "starts", BusinessKey: "k-1"})
+	if total != 1 || rows[0].Status != runtime.StatusCompleted {
+		t.Fatalf("message-started instance: %d %+v", total, rows)
+	}
+	// A signal start throws "go" again: the chain is broadcast but bounded.
+	if n, err := c.rt.BroadcastSignal(ctx, "go", nil); err != nil || n != 1 {
+		t.Fatalf("signal start: %d %v", n, err)
+	}
+	if _, total, _ := c.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "starts"}); total < 3 {
+		t.Fatalf("the thrown signal started no further instance: %d", total)
+	}
+}
+
+func TestTimerStartSchedule(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "scheduled.bpmn"))
+	count := func() int {
+		_, total, _ := c.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "scheduled"})
+		return total
+	}
+	if n, _ := c.rt.FireDueTimers(ctx); n != 0 || count() != 0 {
+		t.Fatal("schedule fired early")
+	}
+	for i := 1; i <= 3; i++ {
+		c.clk.Add(time.Hour)
+		c.rt.FireDueTimers(ctx)
+	}
+	if got := count(); got != 2 {
+		t.Fatalf("R2 schedule started %d instances, want 2", got)
+	}
+}
+
+// TestRestartKeepsEveryWait restarts the runtime over the same file while
+// a job, a user task, a timer and a subscription are open; each completes after.
+func TestRestartKeepsEveryWait(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"), fixture(t, "messages.bpmn"), fixture(t, "timers.bpmn"))
+	jobInst := start(t, c.rt, "worker", nil)
+	taskInst := start(t, c.rt, "worker", nil)
+	key := activate(t, c.rt, "fetch-order", 0)
+	if len(key) != 2 {
+		t.Fatalf("jobs %+v", key)
+	}
+	if err := c.rt.CompleteJob(ctx, key[1].Key, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgInst := start(t, c.rt, "messages", map[string]any{"orderId": "r"})
+	timerInst := start(t, c.rt, "timers", nil)
+
+	c.close(t)
+	c.open(t)
+	if _, err := c.rt.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.rt.CompleteJob(ctx, key[0].Key, nil); err != nil {
+		t.Fatalf("job after restart: %v", err)
+	}
+	tasks, _, _ := c.rt.Tasks(ctx, runtime.TaskFilter{InstanceID: taskInst.ID})
+	if len(tasks) != 1 {
+		t.Fatalf("task after restart: %+v", tasks)
+	}
+	if err := c.rt.CompleteTask(ctx, tasks[0].ID, runtime.Actor{User: "u", Groups: []string{"clerks"}}, nil); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("complete before claim: %v", err)
+	}
+	if _, err := c.rt.ClaimTask(ctx, tasks[0].ID, runtime.Actor{User: "u", Groups: []string{"clerks"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.rt.CompleteTask(ctx, tasks[0].ID, runtime.Actor{User: "u"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.rt.CorrelateMessage(ctx, "order-paid", "r", nil); err != nil || n != 1 {
+		t.Fatalf("message after restart: %d %v", n, err)
+	}
+	c.clk.Add(10 * time.Minute)
+	if _, err := c.rt.FireDueTimers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []runtime.InstanceID{msgInst.ID} {
+		if got, _ := c.rt.Instance(ctx, id); got.Status != runtime.StatusCompleted {
+			t.Errorf("%s: %s", id, got.Status)
+		}
+	}
+	if got, _ := c.rt.Instance(ctx, timerInst.ID); len(got.Tracks) != 1 || got.Tracks[0].NodeID != "work" {
+		t.Errorf("timer instance after restart: %+v", got.Tracks)
+	}
+	if got, _ := c.rt.Instance(ctx, jobInst.ID); got.Tracks[0].NodeID != "review" {
+		t.Errorf("job instance after restart: %+v", got.Tracks)
+	}
+}
