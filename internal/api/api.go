@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -39,6 +41,43 @@ type Service interface {
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
 	// Incidents lists the incidents of an instance ("" = all instances).
 	Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error)
+
+	// ActivateJobs locks up to req.MaxJobs jobs of req.Type for req.Worker.
+	// With req.RequestTimeout > 0 it waits (bounded by ctx) until a job is
+	// activatable, and returns no jobs, not an error, when the timeout passes.
+	ActivateJobs(ctx context.Context, req runtime.ActivateRequest) ([]runtime.JobView, error)
+	// CompleteJob merges vars and continues the instance; ENOTFOUND for an
+	// unknown or stale key.
+	CompleteJob(ctx context.Context, key string, vars map[string]any) error
+	// FailJob records a failure; exhausted retries raise an incident.
+	FailJob(ctx context.Context, key string, req runtime.FailRequest) error
+	// ThrowJobError throws a BPMN error with code at the job's task.
+	ThrowJobError(ctx context.Context, key, code, message string, vars map[string]any) error
+	// ExtendJobLock moves the lock's expiry to d from now; ECONFLICT if the
+	// job is not locked.
+	ExtendJobLock(ctx context.Context, key string, d time.Duration) error
+	// RetryIncident resolves an incident and gives its job retries;
+	// ECONFLICT if it is resolved already.
+	RetryIncident(ctx context.Context, id string, retries int) (runtime.IncidentRow, error)
+
+	// Tasks returns a page of user tasks matching f and the total count.
+	Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.TaskView, int, error)
+	// Task returns one user task; ENOTFOUND if absent.
+	Task(ctx context.Context, id string) (runtime.TaskView, error)
+	// ClaimTask makes a the assignee; EFORBIDDEN if a is not a candidate,
+	// ECONFLICT if someone else has claimed the task.
+	ClaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
+	// UnclaimTask clears the assignee; EFORBIDDEN if a is not the assignee,
+	// ECONFLICT if the task is not claimed.
+	UnclaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
+	// CompleteTask completes the task as a, merging vars into the process.
+	CompleteTask(ctx context.Context, id string, a runtime.Actor, vars map[string]any) error
+
+	// CorrelateMessage delivers a message and returns how many waits or
+	// starts it reached; ENOTFOUND when nothing waits for it.
+	CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
+	// BroadcastSignal triggers every wait for the signal and returns how many.
+	BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error)
 }
 
 // Default body size limits.
@@ -101,17 +140,40 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/instances/{id}/history", s.handle(s.history))
 		r.Post("/instances/{id}/cancel", s.handle(s.cancel))
 		r.Get("/incidents", s.handle(s.listIncidents))
+		r.Post("/incidents/{id}/retry", s.handle(s.retryIncident))
+
+		r.Post("/jobs/activate", s.handle(s.activateJobs))
+		r.Post("/jobs/{key}/complete", s.handle(s.completeJob))
+		r.Post("/jobs/{key}/fail", s.handle(s.failJob))
+		r.Post("/jobs/{key}/error", s.handle(s.throwJobError))
+		r.Post("/jobs/{key}/extend", s.handle(s.extendJobLock))
+
+		r.Get("/tasks", s.handle(s.listTasks))
+		r.Get("/tasks/{id}", s.handle(s.getTask))
+		r.Post("/tasks/{id}/claim", s.handle(s.claimTask))
+		r.Post("/tasks/{id}/unclaim", s.handle(s.unclaimTask))
+		r.Post("/tasks/{id}/complete", s.handle(s.completeTask))
+
+		r.Post("/messages", s.handle(s.correlateMessage))
+		r.Post("/signals", s.handle(s.broadcastSignal))
 	})
 	return r
 }
 
 // handle adapts a handler that returns an error: a non-nil error is answered
-// as problem+json by writeError.
+// as problem+json by writeError. An error caused by the request's context
+// ending (the client went away, e.g. during a long poll) is no server fault:
+// it is answered — to nobody — and logged as a client-closed request.
 func (s *server) handle(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			s.writeError(w, r, err)
+		err := h(w, r)
+		if err == nil {
+			return
 		}
+		if ctxErr := r.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			err = errorf(kindClientClosed, "", "the client closed the request before the answer: "+ctxErr.Error())
+		}
+		s.writeError(w, r, err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // contentTypeJSON is the media type of every successful JSON answer.
@@ -214,3 +215,53 @@ func formatBytes(n int64) string {
 		return strconv.FormatInt(n, 10) + " bytes"
 	}
 }
+
+// requiredStringField decodes a member that must be a non-blank string.
+func requiredStringField(members map[string]json.RawMessage, name string) (string, error) {
+	s, err := stringField(members, name)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", errorf(kindInvalidRequest, name, name+" is required")
+	}
+	return s, nil
+}
+
+// intField decodes an optional member that must be an integer within
+// [lo, hi]. It reports whether the member was present (absent or null is
+// not).
+func intField(members map[string]json.RawMessage, name string, lo, hi int64) (int64, bool, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return 0, false, nil
+	}
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		return 0, false, malformed(err)
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, false, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be an integer from %d to %d, not %s", name, lo, hi, jsonKind(v)))
+	}
+	n, err := strconv.ParseInt(num.String(), 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, false, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be an integer from %d to %d, not %s", name, lo, hi, num))
+	}
+	return n, true, nil
+}
+
+// requiredIntField is intField for a member that must be present.
+func requiredIntField(members map[string]json.RawMessage, name string, lo, hi int64) (int64, error) {
+	n, ok, err := intField(members, name, lo, hi)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, errorf(kindInvalidRequest, name, fmt.Sprintf("%s is required (an integer from %d to %d)", name, lo, hi))
+	}
+	return n, nil
+}
+
+// millis converts a validated millisecond count to a duration.
+func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -11,6 +11,17 @@
 // type URI; problem.go holds the one table that maps runtime error codes to
 // HTTP statuses and problem types. Request bodies are size-capped (Options).
 //
+// # Wait states
+//
+// Workers drive service tasks through /api/v1/jobs (activate, complete,
+// fail, error, extend); activation long-polls when requestTimeoutMs > 0 and
+// the wait is bound to the request context, so a worker that disconnects
+// ends it (logged as 499, client-closed-request, never as a server fault).
+// People work user tasks through /api/v1/tasks; claim, unclaim and complete
+// act as the user of the X-Gobpm-User / X-Gobpm-Groups headers (identity.go,
+// DESIGN §9 loopback mode) and are refused with 403 without a user.
+// Messages and signals come in through /api/v1/messages and /api/v1/signals.
+//
 // # What it must not do
 //
 // It calls the runtime only through the narrow Service interface, never

@@ -139,6 +139,57 @@ type Fact struct {
 	Detail json.RawMessage `json:"detail"`
 }
 
+// Job is an activated job as a worker receives it.
+type Job struct {
+	Key        string `json:"key"`
+	Type       string `json:"type"`
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+	Retries    int    `json:"retries"`
+	// Variables are the variables visible from the task's scope.
+	Variables map[string]any `json:"variables"`
+	// Deadline is when the worker's lock expires.
+	Deadline string `json:"deadline"`
+}
+
+// ActivatedJobs is the answer of POST /api/v1/jobs/activate.
+type ActivatedJobs struct {
+	Jobs []Job `json:"jobs"`
+}
+
+// Task is a user task as the inbox shows it.
+type Task struct {
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+	Name       string `json:"name"`
+	// Assignee is null while nobody has claimed the task.
+	Assignee        *string  `json:"assignee"`
+	CandidateUsers  []string `json:"candidateUsers"`
+	CandidateGroups []string `json:"candidateGroups"`
+	CreatedAt       string   `json:"createdAt"`
+	// DueAt is omitted when the task has no due date.
+	DueAt string `json:"dueAt,omitempty"`
+}
+
+// TaskPage is the answer of GET /api/v1/tasks.
+type TaskPage struct {
+	Items  []Task `json:"items"`
+	Total  int    `json:"total"`
+	Limit  int    `json:"limit"`
+	Offset int    `json:"offset"`
+}
+
+// Correlated is the answer of POST /api/v1/messages.
+type Correlated struct {
+	Correlated int `json:"correlated"`
+}
+
+// Triggered is the answer of POST /api/v1/signals.
+type Triggered struct {
+	Triggered int `json:"triggered"`
+}
+
 // timestamp formats t as RFC 3339 with nanoseconds in UTC; "" for the zero time.
 func timestamp(t time.Time) string {
 	if t.IsZero() {
@@ -231,4 +282,27 @@ func toFact(f runtime.FactRow) Fact {
 		detail = json.RawMessage("null")
 	}
 	return Fact{Seq: f.Seq, At: timestamp(f.At), Kind: f.Kind, NodeID: nullable(f.NodeID), ScopePath: f.ScopePath, Detail: detail}
+}
+
+func toJob(j runtime.JobView) Job {
+	return Job{
+		Key: j.Key, Type: j.Type, InstanceID: string(j.InstanceID), NodeID: j.NodeID, Retries: j.Retries,
+		Variables: vars(j.Variables), Deadline: timestamp(j.Deadline),
+	}
+}
+
+func toTask(t runtime.TaskView) Task {
+	return Task{
+		ID: t.ID, InstanceID: string(t.InstanceID), NodeID: t.NodeID, Name: t.Name, Assignee: nullable(t.Assignee),
+		CandidateUsers: strs(t.CandidateUsers), CandidateGroups: strs(t.CandidateGroups),
+		CreatedAt: timestamp(t.CreatedAt), DueAt: timestamp(t.DueAt),
+	}
+}
+
+// strs maps a nil slice to an empty one.
+func strs(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -37,6 +37,9 @@ type fakeService struct {
 	lastFilter  runtime.InstanceFilter
 	lastHistory [2]int64
 	lastOpen    *bool
+
+	// Wait states (fake_waits_test.go).
+	waits fakeWaits
 }
 
 var _ api.Service = (*fakeService)(nil)
@@ -46,6 +49,7 @@ func newFake() *fakeService {
 		now:       time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.FixedZone("CET", 3600)),
 		versions:  map[string][]runtime.DefinitionRecord{},
 		instances: map[runtime.InstanceID]*runtime.InstanceView{},
+		waits:     newFakeWaits(),
 	}
 }
 

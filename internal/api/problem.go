@@ -17,6 +17,10 @@ const problemTypeBase = "https://gobpm.dev/problems/"
 // contentTypeProblem is the media type of every error response (RFC 9457).
 const contentTypeProblem = "application/problem+json"
 
+// statusClientClosed is the non-standard status logged for a request whose
+// client went away before the answer.
+const statusClientClosed = 499
+
 // kind is one row of the error table: an HTTP status with its problem type.
 type kind struct {
 	status int
@@ -38,6 +42,9 @@ var (
 	kindUnsupportedMediaType = kind{http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type"}
 	kindInvalidModel         = kind{http.StatusUnprocessableEntity, "invalid-model", "Invalid model"}
 	kindInternal             = kind{http.StatusInternalServerError, "internal", "Internal server error"}
+	// kindClientClosed is for the log only: the client has gone and never
+	// sees the answer (nginx's 499 convention).
+	kindClientClosed = kind{statusClientClosed, "client-closed-request", "Client closed request"}
 )
 
 // codeKinds maps runtime error codes to rows of the error table. An unknown

@@ -1,0 +1,184 @@
+package api
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// Bounds of the job-worker protocol, in milliseconds where they are wire values.
+const (
+	defaultMaxJobs      = 10
+	maxMaxJobs          = 1000
+	maxLockDurationMs   = int64(24 * time.Hour / time.Millisecond)
+	maxRequestTimeoutMs = int64(5 * time.Minute / time.Millisecond)
+	maxRetryBackoffMs   = int64(7 * 24 * time.Hour / time.Millisecond)
+	maxRetries          = math.MaxInt32
+)
+
+// activateJobs handles POST /api/v1/jobs/activate: {type, worker, maxJobs?,
+// lockDurationMs, requestTimeoutMs?}. With requestTimeoutMs > 0 it long-polls:
+// the runtime answers as soon as a job appears, or with no jobs when the
+// timeout passes. The request context bounds the wait, so a client that goes
+// away ends it.
+func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	var req runtime.ActivateRequest
+	if req.Type, err = requiredStringField(members, "type"); err != nil {
+		return err
+	}
+	if req.Worker, err = requiredStringField(members, "worker"); err != nil {
+		return err
+	}
+	maxJobs, present, err := intField(members, "maxJobs", 1, maxMaxJobs)
+	if err != nil {
+		return err
+	}
+	if !present {
+		maxJobs = defaultMaxJobs
+	}
+	lock, err := requiredIntField(members, "lockDurationMs", 1, maxLockDurationMs)
+	if err != nil {
+		return err
+	}
+	timeout, _, err := intField(members, "requestTimeoutMs", 0, maxRequestTimeoutMs)
+	if err != nil {
+		return err
+	}
+	req.MaxJobs, req.LockDuration, req.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
+
+	jobs, err := s.svc.ActivateJobs(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	out := ActivatedJobs{Jobs: make([]Job, 0, len(jobs))}
+	for _, j := range jobs {
+		out.Jobs = append(out.Jobs, toJob(j))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// completeJob handles POST /api/v1/jobs/{key}/complete: {variables?}. The
+// variables merge into the instance, which continues in the same step.
+func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	vs, err := objectField(members, "variables")
+	if err != nil {
+		return err
+	}
+	if err := s.svc.CompleteJob(r.Context(), chi.URLParam(r, "key"), vs); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// failJob handles POST /api/v1/jobs/{key}/fail: {retries?, retryBackoffMs?,
+// errorMessage?}. Without retries the job has one retry less; 0 retries
+// raises an incident. Without a backoff the default schedule applies.
+func (s *server) failJob(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	var req runtime.FailRequest
+	retries, present, err := intField(members, "retries", 0, maxRetries)
+	if err != nil {
+		return err
+	}
+	if present {
+		n := int(retries)
+		req.Retries = &n
+	}
+	backoff, _, err := intField(members, "retryBackoffMs", 0, maxRetryBackoffMs)
+	if err != nil {
+		return err
+	}
+	req.RetryBackoff = millis(backoff)
+	if req.ErrorMessage, err = stringField(members, "errorMessage"); err != nil {
+		return err
+	}
+	if err := s.svc.FailJob(r.Context(), chi.URLParam(r, "key"), req); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// throwJobError handles POST /api/v1/jobs/{key}/error: {errorCode,
+// errorMessage?, variables?}. It throws a BPMN error at the job's task.
+func (s *server) throwJobError(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	code, err := requiredStringField(members, "errorCode")
+	if err != nil {
+		return err
+	}
+	msg, err := stringField(members, "errorMessage")
+	if err != nil {
+		return err
+	}
+	vs, err := objectField(members, "variables")
+	if err != nil {
+		return err
+	}
+	if err := s.svc.ThrowJobError(r.Context(), chi.URLParam(r, "key"), code, msg, vs); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// extendJobLock handles POST /api/v1/jobs/{key}/extend: {lockDurationMs}.
+// The lock then expires lockDurationMs from now.
+func (s *server) extendJobLock(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	lock, err := requiredIntField(members, "lockDurationMs", 1, maxLockDurationMs)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.ExtendJobLock(r.Context(), chi.URLParam(r, "key"), millis(lock)); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// retryIncident handles POST /api/v1/incidents/{id}/retry: {retries?}
+// (default 1). It resolves the incident and re-enables its job; the answer
+// is the incident.
+func (s *server) retryIncident(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	retries, present, err := intField(members, "retries", 1, maxRetries)
+	if err != nil {
+		return err
+	}
+	if !present {
+		retries = 1
+	}
+	inc, err := s.svc.RetryIncident(r.Context(), chi.URLParam(r, "id"), int(retries))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, r, http.StatusOK, toIncident(inc))
+	return nil
+}
