@@ -94,6 +94,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Handler:           api.New(m.rt, m.log, api.Options{}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
+	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(ln) }()
 	return nil

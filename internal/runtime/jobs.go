@@ -68,6 +68,8 @@ func (r *Runtime) ActivateJobs(ctx context.Context, req ActivateRequest) ([]JobV
 		case <-later:
 		case <-deadline:
 			return []JobView{}, nil
+		case <-r.draining:
+			return []JobView{}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

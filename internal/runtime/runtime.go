@@ -49,6 +49,16 @@ type Runtime struct {
 	schedStop chan struct{}
 	schedDone chan struct{}
 	closeOnce sync.Once
+
+	// draining is closed by BeginShutdown: long polls answer at once.
+	draining  chan struct{}
+	drainOnce sync.Once
+}
+
+// BeginShutdown makes waiting long polls answer (with what they have) so an
+// HTTP server can shut down without waiting minutes for them. Idempotent.
+func (r *Runtime) BeginShutdown() {
+	r.drainOnce.Do(func() { close(r.draining) })
 }
 
 // New returns a Runtime over store. Call Resume once at start-up and Close at
@@ -68,6 +78,7 @@ func New(store Store, opts Options) *Runtime {
 		schedWake: make(chan struct{}, 1),
 		schedStop: make(chan struct{}),
 		schedDone: make(chan struct{}),
+		draining:  make(chan struct{}),
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -85,6 +96,7 @@ func New(store Store, opts Options) *Runtime {
 // caller's to close afterwards.
 func (r *Runtime) Close() error {
 	r.closeOnce.Do(func() {
+		r.BeginShutdown()
 		close(r.schedStop)
 		started := true
 		r.schedOnce.Do(func() { started = false }) // never started: nothing to wait for

@@ -408,3 +408,22 @@ func TestRestartKeepsEveryWait(t *testing.T) {
 		t.Errorf("job instance after restart: %+v", got.Tracks)
 	}
 }
+
+func TestBeginShutdownEndsLongPolls(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	done := make(chan []runtime.JobView, 1)
+	go func() {
+		jobs, _ := c.rt.ActivateJobs(context.Background(), runtime.ActivateRequest{Type: "t", Worker: "w", MaxJobs: 1, LockDuration: time.Minute, RequestTimeout: 5 * time.Minute})
+		done <- jobs
+	}()
+	c.rt.BeginShutdown()
+	select {
+	case jobs := <-done:
+		if jobs == nil || len(jobs) != 0 {
+			t.Fatalf("jobs = %#v, want an empty list", jobs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("long poll held shutdown")
+	}
+}
