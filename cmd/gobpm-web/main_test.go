@@ -246,3 +246,187 @@ func TestCrashAndResume(t *testing.T) {
 		t.Fatal("server did not stop on SIGTERM")
 	}
 }
+
+// do sends a JSON request with optional identity headers.
+func do(t *testing.T, method, url, user, groups string, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if user != "" {
+		req.Header.Set("X-Gobpm-User", user)
+	}
+	if groups != "" {
+		req.Header.Set("X-Gobpm-Groups", groups)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNoContent {
+		return resp.StatusCode, nil
+	}
+	return resp.StatusCode, decode(t, resp.Body)
+}
+
+// awaitStatus polls an instance until it has the status (the real timer
+// scheduler runs in the server); it gives up after a generous deadline.
+func awaitStatus(t *testing.T, base, id, status string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, inst := get(t, base+"/api/v1/instances/"+id)
+		if inst["status"] == status || time.Now().After(deadline) {
+			if inst["status"] != status {
+				t.Fatalf("instance %s is %v, want %s", id, inst["status"], status)
+			}
+			return inst
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// workerStory drives the fulfilment model as a curl worker would: activate
+// and complete the job, claim and complete the user task; the timer then
+// fires in the server.
+func workerStory(t *testing.T, base string) {
+	t.Helper()
+	model, err := os.ReadFile(filepath.Join("testdata", "fulfilment-fast.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := post(t, base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
+		t.Fatalf("deploy: %d %v", code, body)
+	}
+	code, inst := do(t, "POST", base+"/api/v1/processes/fulfilment/instances", "", "", `{"variables":{"orderId":"o-1"}}`)
+	if code != http.StatusCreated || inst["status"] != "running" {
+		t.Fatalf("start: %d %v", code, inst)
+	}
+	id := inst["id"].(string)
+	code, act := do(t, "POST", base+"/api/v1/jobs/activate", "", "", `{"type":"reserve-stock","worker":"curl","maxJobs":1,"lockDurationMs":60000,"requestTimeoutMs":10000}`)
+	jobs, _ := act["jobs"].([]any)
+	if code != http.StatusOK || len(jobs) != 1 {
+		t.Fatalf("activate: %d %v", code, act)
+	}
+	key := jobs[0].(map[string]any)["key"].(string)
+	if code, body := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{"variables":{"reserved":true}}`); code != http.StatusNoContent {
+		t.Fatalf("complete job: %d %v", code, body)
+	}
+	if code, _ := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{}`); code != http.StatusNotFound {
+		t.Fatalf("stale complete: %d", code)
+	}
+	code, list := do(t, "GET", base+"/api/v1/tasks?candidateGroup=warehouse&instanceId="+id, "", "", "")
+	items, _ := list["items"].([]any)
+	if code != http.StatusOK || len(items) != 1 {
+		t.Fatalf("tasks: %d %v", code, list)
+	}
+	task := items[0].(map[string]any)["id"].(string)
+	if code, _ := do(t, "POST", base+"/api/v1/tasks/"+task+"/claim", "mallory", "sales", ""); code != http.StatusForbidden {
+		t.Fatalf("claim by a non-candidate: %d", code)
+	}
+	if code, body := do(t, "POST", base+"/api/v1/tasks/"+task+"/claim", "pat", "warehouse", ""); code != http.StatusOK {
+		t.Fatalf("claim: %d %v", code, body)
+	}
+	if code, body := do(t, "POST", base+"/api/v1/tasks/"+task+"/complete", "pat", "warehouse", `{"variables":{"parcel":"p-9"}}`); code != http.StatusNoContent {
+		t.Fatalf("complete task: %d %v", code, body)
+	}
+	done := awaitStatus(t, base, id, "completed")
+	vars := done["variables"].(map[string]any)
+	if vars["reserved"] != true || vars["parcel"] != "p-9" {
+		t.Fatalf("variables %v", vars)
+	}
+}
+
+// TestWorkerOverHTTP is the wait-state issue's "done when" against Main.
+func TestWorkerOverHTTP(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "gobpm.db")}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain(cfg, slog.New(slog.DiscardHandler))
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	workerStory(t, "http://"+m.Addr())
+}
+
+// TestCrashKeepsOutstandingWork kills the server with a job locked, a task
+// claimed and a timer pending; after the restart each still completes.
+func TestCrashKeepsOutstandingWork(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	bin := buildBinary(t)
+	db := filepath.Join(t.TempDir(), "gobpm.db")
+	s := startServer(t, bin, db)
+	model, err := os.ReadFile(filepath.Join("testdata", "fulfilment-fast.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
+		t.Fatalf("deploy: %d %v", code, body)
+	}
+	var ids []string
+	for i := 0; i < 3; i++ {
+		_, inst := do(t, "POST", s.base+"/api/v1/processes/fulfilment/instances", "", "", `{}`)
+		ids = append(ids, inst["id"].(string))
+	}
+	_, act := do(t, "POST", s.base+"/api/v1/jobs/activate", "", "", `{"type":"reserve-stock","worker":"w","maxJobs":3,"lockDurationMs":600000}`)
+	jobs := act["jobs"].([]any)
+	if len(jobs) != 3 {
+		t.Fatalf("activate: %v", act)
+	}
+	key := func(i int) string { return jobs[i].(map[string]any)["key"].(string) }
+	// Instance 1: job done, task claimed. Instance 2: task done, timer pending. Instance 0: job locked.
+	for _, i := range []int{1, 2} {
+		if code, _ := do(t, "POST", s.base+"/api/v1/jobs/"+key(i)+"/complete", "", "", `{}`); code != http.StatusNoContent {
+			t.Fatalf("complete %d: %d", i, code)
+		}
+	}
+	taskOf := func(base, id string) string {
+		_, list := do(t, "GET", base+"/api/v1/tasks?instanceId="+id, "", "", "")
+		items := list["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("tasks of %s: %v", id, list)
+		}
+		return items[0].(map[string]any)["id"].(string)
+	}
+	t1, t2 := taskOf(s.base, ids[1]), taskOf(s.base, ids[2])
+	for _, task := range []string{t1, t2} {
+		if code, _ := do(t, "POST", s.base+"/api/v1/tasks/"+task+"/claim", "pat", "warehouse", ""); code != http.StatusOK {
+			t.Fatalf("claim: %d", code)
+		}
+	}
+	// Kill right after completing t2: its timer (0.2 s) comes due while the server is down.
+	if code, _ := do(t, "POST", s.base+"/api/v1/tasks/"+t2+"/complete", "pat", "", `{}`); code != http.StatusNoContent {
+		t.Fatalf("complete t2: %d", code)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+
+	s2 := startServer(t, bin, db)
+	awaitStatus(t, s2.base, ids[2], "completed") // the timer due while down fired at start-up
+	if code, body := do(t, "POST", s2.base+"/api/v1/jobs/"+key(0)+"/complete", "", "", `{}`); code != http.StatusNoContent {
+		t.Fatalf("locked job after restart: %d %v", code, body)
+	}
+	_, task := do(t, "GET", s2.base+"/api/v1/tasks/"+t1, "", "", "")
+	if task["assignee"] != "pat" {
+		t.Fatalf("claim lost in the crash: %v", task)
+	}
+	if code, _ := do(t, "POST", s2.base+"/api/v1/tasks/"+t1+"/complete", "pat", "", `{}`); code != http.StatusNoContent {
+		t.Fatalf("complete t1 after restart: %d", code)
+	}
+	awaitStatus(t, s2.base, ids[1], "completed")
+	t0 := taskOf(s2.base, ids[0])
+	do(t, "POST", s2.base+"/api/v1/tasks/"+t0+"/claim", "pat", "warehouse", "")
+	do(t, "POST", s2.base+"/api/v1/tasks/"+t0+"/complete", "pat", "", `{}`)
+	awaitStatus(t, s2.base, ids[0], "completed")
+}
