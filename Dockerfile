@@ -10,4 +10,5 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gobpm-web /gobpm-web
 VOLUME /data
 EXPOSE 8080
-ENTRYPOINT ["/gobpm-web", "--addr", "0.0.0.0:8080", "--db", "/data/gobpm.db"]
+# gobpm has no credentials yet: publish the port only behind a trusted proxy.
+ENTRYPOINT ["/gobpm-web", "--addr", "0.0.0.0:8080", "--allow-remote", "--db", "/data/gobpm.db"]

@@ -27,6 +27,10 @@ type Config struct {
 	DB string
 	// Synchronous is the SQLite durability mode: FULL (default) or NORMAL.
 	Synchronous string
+	// AllowRemote permits a non-loopback listen address. gobpm has no
+	// credentials yet, so anyone who reaches the port may act as any user
+	// (DESIGN §9: without credentials the server listens on loopback only).
+	AllowRemote bool
 	// ShowVersion prints the version and exits.
 	ShowVersion bool
 }
@@ -45,14 +49,31 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.StringVar(&c.Addr, "addr", def("GOBPM_ADDR", "127.0.0.1:8080"), "listen address (GOBPM_ADDR)")
 	fs.StringVar(&c.DB, "db", def("GOBPM_DB", "./data/gobpm.db"), "SQLite database file (GOBPM_DB)")
 	fs.StringVar(&c.Synchronous, "sync", def("GOBPM_SYNC", "FULL"), "SQLite synchronous mode: FULL or NORMAL (GOBPM_SYNC)")
+	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "listen on a non-loopback address without credentials (GOBPM_ALLOW_REMOTE=true); only behind a trusted proxy")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	if !c.AllowRemote && !c.ShowVersion && !isLoopback(c.Addr) {
+		return Config{}, fmt.Errorf("refusing to listen on %s without credentials: use a loopback address such as 127.0.0.1:8080, or --allow-remote behind a trusted proxy", c.Addr)
 	}
 	if c.ShowVersion {
 		fmt.Fprintln(out, "gobpm-web", Version)
 	}
 	return c, nil
+}
+
+// isLoopback reports whether a listen address binds only loopback interfaces.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Main owns the server's parts: store, runtime and HTTP server.

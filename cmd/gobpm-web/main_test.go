@@ -121,6 +121,19 @@ func TestParseConfigEnvironment(t *testing.T) {
 	if _, err := ParseConfig([]string{"--nope"}, func(string) string { return "" }, io.Discard); err == nil {
 		t.Fatal("unknown flag accepted")
 	}
+	for _, addr := range []string{"0.0.0.0:8080", ":8080", "192.168.1.5:80", "[::]:80"} {
+		if _, err := ParseConfig([]string{"--addr", addr}, func(string) string { return "" }, io.Discard); err == nil {
+			t.Errorf("%s accepted without --allow-remote", addr)
+		}
+		if _, err := ParseConfig([]string{"--addr", addr, "--allow-remote"}, func(string) string { return "" }, io.Discard); err != nil {
+			t.Errorf("%s with --allow-remote: %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:80", "[::1]:80"} {
+		if _, err := ParseConfig([]string{"--addr", addr}, func(string) string { return "" }, io.Discard); err != nil {
+			t.Errorf("%s refused: %v", addr, err)
+		}
+	}
 }
 
 // server is a gobpm-web process started by a test.
