@@ -32,6 +32,14 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("accepted a document without processes")
 		}
 		for _, p := range defs.Processes {
+			if len(p.Graph.Starts) == 0 && len(p.EventStarts) == 0 {
+				t.Fatalf("process %q accepted without any start", p.ID)
+			}
+			for _, s := range p.EventStarts {
+				if s.Kind != KindStartEvent || s.Event == nil || s.Parent != p.Graph {
+					t.Fatalf("event start %q is not a triggered top-level start event", s.ID)
+				}
+			}
 			checkGraph(t, p, p.Graph)
 		}
 	})
@@ -40,8 +48,16 @@ func FuzzParse(f *testing.F) {
 // checkGraph asserts the wiring invariants of an accepted graph.
 func checkGraph(t *testing.T, p *Process, g *Graph) {
 	t.Helper()
-	if len(g.Starts) == 0 {
-		t.Fatal("accepted graph without starts")
+	if len(g.Starts) == 0 && g.Owner != nil {
+		t.Fatal("accepted sub-process graph without starts")
+	}
+	for _, s := range g.Starts {
+		if s.Kind == KindStartEvent && s.Event != nil {
+			t.Fatalf("triggered start %q in Graph.Starts", s.ID)
+		}
+		if s.Kind == KindBoundaryEvent || s.Kind == KindIntermediateCatchEvent || s.Kind == KindIntermediateThrowEvent {
+			t.Fatalf("event %q seeded", s.ID)
+		}
 	}
 	for _, f := range g.Flows {
 		if f.Source == nil || f.Target == nil || f.Source.Parent != g || f.Target.Parent != g {
@@ -58,11 +74,65 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 		if (n.Kind == KindSubProcess) != (n.Sub != nil) {
 			t.Fatalf("node %q: Sub does not match kind", n.ID)
 		}
+		checkNode(t, n)
 		if n.Sub != nil {
 			if n.Sub.Owner != n {
 				t.Fatalf("node %q: sub owner", n.ID)
 			}
 			checkGraph(t, p, n.Sub)
+		}
+	}
+}
+
+// checkNode asserts the per-kind invariants of an accepted node.
+func checkNode(t *testing.T, n *Node) {
+	t.Helper()
+	switch n.Kind {
+	case KindServiceTask, KindSendTask:
+		if n.Job == nil || n.Job.Type == "" || n.Job.Retries < 0 {
+			t.Fatalf("task %q: job %+v", n.ID, n.Job)
+		}
+	case KindUserTask:
+		if n.UserTask == nil {
+			t.Fatalf("user task %q without UserTask", n.ID)
+		}
+	case KindReceiveTask, KindIntermediateCatchEvent, KindBoundaryEvent:
+		if n.Event == nil {
+			t.Fatalf("%s %q without event definition", n.Kind, n.ID)
+		}
+	}
+	if n.Event != nil && n.Event.Kind == TriggerTimer && n.Event.Timer == nil {
+		t.Fatalf("node %q: timer event without TimerDef", n.ID)
+	}
+	if n.Kind == KindBoundaryEvent {
+		h := n.AttachedTo
+		if h == nil || h.Parent != n.Parent || !h.IsActivity() || len(n.Incoming) != 0 {
+			t.Fatalf("boundary %q: host %v", n.ID, h)
+		}
+		found := false
+		for _, b := range h.Boundaries {
+			found = found || b == n
+		}
+		if !found {
+			t.Fatalf("boundary %q missing from its host's Boundaries", n.ID)
+		}
+		if n.Event.Kind == TriggerError && !n.CancelActivity {
+			t.Fatalf("non-interrupting error boundary %q", n.ID)
+		}
+	}
+	for _, b := range n.Boundaries {
+		if b.AttachedTo != n {
+			t.Fatalf("node %q lists boundary %q attached elsewhere", n.ID, b.ID)
+		}
+	}
+	if n.Kind == KindEventBasedGateway {
+		if len(n.Outgoing) < 2 {
+			t.Fatalf("event gateway %q with %d outgoing flows", n.ID, len(n.Outgoing))
+		}
+		for _, f := range n.Outgoing {
+			if f.Condition != nil || !eventGatewayTarget(f.Target) || len(f.Target.Incoming) != 1 {
+				t.Fatalf("event gateway %q: bad flow %q", n.ID, f.ID)
+			}
 		}
 	}
 }

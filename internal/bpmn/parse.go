@@ -16,6 +16,10 @@ const (
 	// NamespaceCamunda is the Camunda 7 extension namespace; equivalents of
 	// gobpm attributes are accepted from it.
 	NamespaceCamunda = "http://camunda.org/schema/1.0/bpmn"
+	// NamespaceZeebe is the Camunda 8 (Zeebe) extension namespace; its
+	// taskDefinition, assignmentDefinition, taskSchedule and subscription
+	// extension elements are read where their meaning matches gobpm's.
+	NamespaceZeebe = "http://camunda.org/schema/zeebe/1.0"
 )
 
 // Parse reads a BPMN 2.0 definitions document and returns the validated model.
@@ -35,6 +39,11 @@ func Parse(data []byte) (*Definitions, error) {
 		flows: make(map[string]*flowInfo),
 		data:  make(map[string]*Graph),
 		procs: make(map[*Graph]string),
+
+		messages:        make(map[string]*messageDecl),
+		signals:         make(map[string]string),
+		errorCodes:      make(map[string]string),
+		escalationCodes: make(map[string]string),
 	}
 	defs := p.definitions(d.doc.Root())
 	if defs == nil {
@@ -78,12 +87,22 @@ type parser struct {
 	dataRefs []dataRef
 	// procs maps each process graph to its process id.
 	procs map[*Graph]string
+
+	// messages, signals, errorCodes and escalationCodes are the root-level
+	// declarations by id (signals map to their name, errors and escalations
+	// to their code).
+	messages        map[string]*messageDecl
+	signals         map[string]string
+	errorCodes      map[string]string
+	escalationCodes map[string]string
 }
 
 // container is a process or sub-process graph being built.
 type container struct {
 	g  *Graph
 	id string // process or sub-process id, for problems
+	// proc is the process whose top-level graph this is, nil for a sub-process.
+	proc *Process
 	// checkShape is false inside unsupported containers (ad-hoc, event
 	// sub-process, transaction), whose instantiation differs.
 	checkShape bool
@@ -99,8 +118,13 @@ type nodeInfo struct {
 	el        *etree.Element
 	g         *Graph
 	supported bool
-	// triggeredStart marks an unsupported (message, timer, …) start event.
+	// triggeredStart marks a rejected start event with an event definition
+	// (unsupported trigger, or a triggered start inside a sub-process).
+	// checkShape treats every rejected start event alike: the container
+	// had a start, so "no start event" would be a misleading follow-up.
 	triggeredStart bool
+	// attachedRef is the attachedToRef of a boundary event.
+	attachedRef string
 	// defaultRef is the `default` attribute.
 	defaultRef string
 	// incomingRefs counts flows naming the node as target, valid or not.
@@ -205,6 +229,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 	}
 	p.exprLang = strings.TrimSpace(attr(root, "expressionLanguage"))
 	p.checkIDs(root)
+	p.declarations(root)
 	for _, c := range root.ChildElements() {
 		if !isBPMN(c) {
 			p.foreign(c)
@@ -261,7 +286,14 @@ func (p *parser) foreign(e *etree.Element) {
 
 // knownGobpm lists the gobpm attributes each element accepts.
 var knownGobpm = map[string]map[string]bool{
-	"scriptTask": {"resultVariable": true},
+	"scriptTask":  {"resultVariable": true},
+	"serviceTask": {"type": true, "retries": true},
+	"sendTask":    {"type": true, "retries": true},
+	// Only with a messageEventDefinition; event checks the placement.
+	"intermediateThrowEvent": {"type": true, "retries": true},
+	"endEvent":               {"type": true, "retries": true},
+	"userTask":               {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
+	"message":                {"correlationKey": true},
 }
 
 // checkExtensions reports gobpm attributes unknown for e.
@@ -287,7 +319,7 @@ func (p *parser) process(e *etree.Element) *Process {
 		Graph:      &Graph{},
 	}
 	p.procs[proc.Graph] = proc.ID
-	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true})
+	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true, proc: proc})
 	return proc
 }
 
@@ -393,19 +425,30 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	info := &nodeInfo{node: n, el: e, g: c.g, supported: true}
 	label := p.label(e)
 	switch e.Tag {
-	case "startEvent":
-		info.supported = p.startEvent(e, info)
-	case "endEvent":
-		info.supported = p.endEvent(e, n)
-	case "task", "scriptTask", "subProcess":
+	case "startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent", "boundaryEvent":
+		info.supported = p.event(e, info, c)
+	case "task", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask":
 		info.supported = p.activity(e, info)
-	case "exclusiveGateway":
+	case "exclusiveGateway", "inclusiveGateway":
 		p.common(e, "incoming", "outgoing")
 		info.defaultRef = strings.TrimSpace(attr(e, "default"))
 	case "parallelGateway":
 		p.common(e, "incoming", "outgoing")
 		if attr(e, "default") != "" {
 			p.problems.add(label, RuleInvalidDefault, "a parallel gateway has no default flow")
+		}
+	case "eventBasedGateway":
+		p.common(e, "incoming", "outgoing")
+		if attr(e, "default") != "" {
+			p.problems.add(label, RuleInvalidDefault, "an event-based gateway has no default flow")
+		}
+		if t := strings.TrimSpace(attr(e, "eventGatewayType")); t != "" && t != "Exclusive" {
+			p.problems.add(label, RuleUnsupported, "eventBasedGateway with eventGatewayType=%q is not supported yet", t)
+			info.supported = false
+		}
+		if p.boolAttr(e, "instantiate", false) {
+			p.problems.add(label, RuleUnsupported, "instantiating eventBasedGateway is not supported yet; use start events")
+			info.supported = false
 		}
 	case "subChoreography", "adHocSubProcess", "transaction":
 		p.unsupported(e, "")
@@ -431,63 +474,8 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	}
 }
 
-// startEvent reads a start event; only the None start is supported.
-func (p *parser) startEvent(e *etree.Element, info *nodeInfo) bool {
-	ok := true
-	for _, c := range e.ChildElements() {
-		if !isBPMN(c) {
-			p.foreign(c)
-			continue
-		}
-		switch c.Tag {
-		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing":
-		case "extensionElements":
-		default:
-			if strings.HasSuffix(c.Tag, "EventDefinition") || c.Tag == "eventDefinitionRef" {
-				p.problems.add(p.label(e), RuleUnsupported, "startEvent with %s is not supported yet", c.Tag)
-				info.triggeredStart = true
-			} else {
-				p.unsupported(c, fmt.Sprintf("%s in startEvent", c.Tag))
-			}
-			ok = false
-		}
-	}
-	return ok
-}
-
-// endEvent reads an end event: None or terminate.
-func (p *parser) endEvent(e *etree.Element, n *Node) bool {
-	ok := true
-	defs := 0
-	for _, c := range e.ChildElements() {
-		if !isBPMN(c) {
-			p.foreign(c)
-			continue
-		}
-		switch c.Tag {
-		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing":
-		case "extensionElements":
-		case "terminateEventDefinition":
-			defs++
-			n.Terminate = true
-			p.common(c)
-		default:
-			if strings.HasSuffix(c.Tag, "EventDefinition") || c.Tag == "eventDefinitionRef" {
-				p.problems.add(p.label(e), RuleUnsupported, "endEvent with %s is not supported yet", c.Tag)
-			} else {
-				p.unsupported(c, fmt.Sprintf("%s in endEvent", c.Tag))
-			}
-			ok = false
-		}
-	}
-	if ok && defs > 1 {
-		p.problems.add(p.label(e), RuleUnsupported, "endEvent with several event definitions is not supported yet")
-		ok = false
-	}
-	return ok
-}
-
-// activity reads a task, script task or sub-process.
+// activity reads a task or sub-process: task, scriptTask, serviceTask,
+// sendTask, userTask, receiveTask or subProcess.
 func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	n := info.node
 	label := p.label(e)
@@ -521,7 +509,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		}
 		switch c.Tag {
 		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing",
-			"performer", "humanPerformer", "potentialOwner", "resourceRole":
+			"performer", "humanPerformer", "potentialOwner", "resourceRole", "rendering":
 		case "extensionElements":
 		case "dataInputAssociation", "dataOutputAssociation":
 			p.dataAssociation(c, label)
@@ -560,6 +548,17 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		}
 		p.resultVariable(e, n)
 	}
+	switch e.Tag {
+	case "serviceTask":
+		n.Job = p.job(e, e)
+	case "sendTask":
+		n.Job = p.job(e, e)
+		p.sendTaskMessage(e)
+	case "userTask":
+		n.UserTask = p.userTask(e)
+	case "receiveTask":
+		n.Event = p.receiveTask(e)
+	}
 	if sub != nil {
 		p.subContents(e, sub)
 	}
@@ -574,7 +573,7 @@ func (p *parser) subContents(e *etree.Element, c *container) {
 		if isBPMN(ch) {
 			switch ch.Tag {
 			case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing",
-				"performer", "humanPerformer", "potentialOwner", "resourceRole", "extensionElements",
+				"performer", "humanPerformer", "potentialOwner", "resourceRole", "rendering", "extensionElements",
 				"dataInputAssociation", "dataOutputAssociation", "standardLoopCharacteristics",
 				"multiInstanceLoopCharacteristics", "script", "completionCondition", "ioSpecification":
 				continue // handled by activity

@@ -60,6 +60,22 @@ const (
 	// RuleConditionNotAllowed: a condition on a sequence flow leaving a
 	// parallel gateway or an event.
 	RuleConditionNotAllowed Rule = "condition-not-allowed"
+	// RuleMissingAttribute: a required attribute is absent or empty (the
+	// job type of a service task, the code of a thrown error).
+	RuleMissingAttribute Rule = "missing-attribute"
+	// RuleInvalidTimer: a timerEventDefinition without exactly one of
+	// timeDate/timeDuration/timeCycle, with an empty or malformed literal,
+	// or with a timeCycle where only one firing makes sense.
+	RuleInvalidTimer Rule = "invalid-timer"
+	// RuleInvalidBoundary: a boundary event attached to something other
+	// than an activity of its own container, or a non-interrupting error
+	// boundary event.
+	RuleInvalidBoundary Rule = "invalid-boundary"
+	// RuleInvalidEventGateway: an event-based gateway with fewer than two
+	// outgoing flows, or a flow to something other than a timer, message
+	// or signal intermediate catch event or a receive task with a single
+	// incoming flow.
+	RuleInvalidEventGateway Rule = "invalid-event-gateway"
 )
 
 // Problem is one rule a document breaks.

@@ -20,6 +20,8 @@ func (p *parser) validate() {
 		for _, n := range c.all {
 			p.checkDefault(n)
 			p.checkEventFlows(n)
+			p.attach(n)
+			p.checkEventGateway(n)
 		}
 		for _, f := range c.flows {
 			p.checkCondition(f)
@@ -123,7 +125,9 @@ func (p *parser) checkDefault(n *nodeInfo) {
 	}
 }
 
-// checkEventFlows rejects flows into start events and out of end events.
+// checkEventFlows rejects flows into start and boundary events, out of end
+// events, and intermediate events nothing leads to (they would never run:
+// flow-less seeding starts only activities and gateways).
 func (p *parser) checkEventFlows(n *nodeInfo) {
 	if !n.supported {
 		return
@@ -133,11 +137,100 @@ func (p *parser) checkEventFlows(n *nodeInfo) {
 		if len(n.node.Incoming) > 0 || n.incomingRefs > 0 {
 			p.problems.add(p.label(n.el), RuleEventFlow, "a start event must not have incoming sequence flows")
 		}
+	case KindBoundaryEvent:
+		if n.incomingRefs > 0 {
+			p.problems.add(p.label(n.el), RuleEventFlow, "a boundary event must not have incoming sequence flows")
+		}
 	case KindEndEvent:
 		if len(n.node.Outgoing) > 0 {
 			p.problems.add(p.label(n.el), RuleEventFlow, "an end event must not have outgoing sequence flows")
 		}
+	case KindIntermediateCatchEvent, KindIntermediateThrowEvent:
+		if n.incomingRefs == 0 {
+			p.problems.add(p.label(n.el), RuleEventFlow, "an %s needs an incoming sequence flow", n.node.Kind)
+		}
 	}
+}
+
+// attach resolves the host of a boundary event: an activity of the same
+// container. It fills AttachedTo and the host's Boundaries.
+func (p *parser) attach(n *nodeInfo) {
+	if !n.supported || n.node.Kind != KindBoundaryEvent {
+		return
+	}
+	label := p.label(n.el)
+	if n.attachedRef == "" {
+		p.problems.add(label, RuleMissingReference, "boundaryEvent has no attachedToRef")
+		return
+	}
+	host, ok := p.nodes[n.attachedRef]
+	switch {
+	case !ok:
+		p.problems.add(label, RuleMissingReference, "attachedToRef %q names no flow node", n.attachedRef)
+	case !host.supported:
+		// The host is already reported.
+	case host.g != n.g:
+		p.problems.add(label, RuleInvalidBoundary, "attachedToRef %q names a node in %s; a boundary event must sit in its host's container (%s)",
+			n.attachedRef, p.where(host.g), p.where(n.g))
+	case !host.node.IsActivity():
+		p.problems.add(label, RuleInvalidBoundary, "attachedToRef %q names %s %q; boundary events attach to tasks and sub-processes",
+			n.attachedRef, host.node.Kind, host.node.ID)
+	default:
+		n.node.AttachedTo = host.node
+		host.node.Boundaries = append(host.node.Boundaries, n.node)
+	}
+}
+
+// checkEventGateway checks an event-based gateway: at least two outgoing
+// flows, each to a timer, message or signal intermediate catch event or a
+// receive task that has no other incoming flow.
+func (p *parser) checkEventGateway(n *nodeInfo) {
+	if !n.supported || n.node.Kind != KindEventBasedGateway {
+		return
+	}
+	label := p.label(n.el)
+	if len(n.node.Outgoing) < 2 {
+		p.problems.add(label, RuleInvalidEventGateway, "an event-based gateway needs at least two outgoing sequence flows, has %d", len(n.node.Outgoing))
+	}
+	for _, f := range n.node.Outgoing {
+		t := f.Target
+		if !eventGatewayTarget(t) {
+			p.problems.add(label, RuleInvalidEventGateway,
+				"sequence flow %q leads to %s %q; an event-based gateway must lead to timer, message or signal intermediate catch events or receive tasks",
+				f.ID, t.Kind, t.ID)
+			continue
+		}
+		if ti := p.nodes[t.ID]; ti != nil && ti.incomingRefs != 1 {
+			p.problems.add(label, RuleInvalidEventGateway, "%s %q after the event-based gateway must have exactly one incoming sequence flow, has %d",
+				t.Kind, t.ID, ti.incomingRefs)
+		}
+	}
+}
+
+// eventGatewayTarget reports whether n may follow an event-based gateway.
+func eventGatewayTarget(n *Node) bool {
+	switch n.Kind {
+	case KindReceiveTask:
+		return true
+	case KindIntermediateCatchEvent:
+		if n.Event == nil {
+			return false
+		}
+		switch n.Event.Kind {
+		case TriggerTimer, TriggerMessage, TriggerSignal:
+			return true
+		}
+	}
+	return false
+}
+
+// isEvent reports whether k is an event kind.
+func isEvent(k NodeKind) bool {
+	switch k {
+	case KindStartEvent, KindEndEvent, KindIntermediateCatchEvent, KindIntermediateThrowEvent, KindBoundaryEvent:
+		return true
+	}
+	return false
 }
 
 // checkCondition rejects conditions where BPMN does not evaluate them.
@@ -145,30 +238,38 @@ func (p *parser) checkCondition(f *flowInfo) {
 	if !f.hasCondition || f.flow.Source == nil {
 		return
 	}
-	switch f.flow.Source.Kind {
-	case KindParallelGateway:
-		p.problems.add(f.label, RuleConditionNotAllowed, "a sequence flow leaving parallel gateway %q must not have a condition", f.flow.Source.ID)
-	case KindStartEvent, KindEndEvent:
-		p.problems.add(f.label, RuleConditionNotAllowed, "a sequence flow leaving event %q must not have a condition", f.flow.Source.ID)
+	src := f.flow.Source
+	switch {
+	case src.Kind == KindParallelGateway:
+		p.problems.add(f.label, RuleConditionNotAllowed, "a sequence flow leaving parallel gateway %q must not have a condition", src.ID)
+	case src.Kind == KindEventBasedGateway:
+		p.problems.add(f.label, RuleConditionNotAllowed, "a sequence flow leaving event-based gateway %q must not have a condition", src.ID)
+	case isEvent(src.Kind):
+		p.problems.add(f.label, RuleConditionNotAllowed, "a sequence flow leaving event %q must not have a condition", src.ID)
 	}
 }
 
-// checkShape computes Graph.Starts and checks the instantiation shape of
-// DESIGN §5.2.
+// checkShape computes Graph.Starts and Process.EventStarts and checks the
+// instantiation shape of DESIGN §5.2. Only activities and gateways count as
+// flow-less nodes: events never get a token by seeding.
 func (p *parser) checkShape(c *container) {
-	var starts []*Node
+	var starts, eventStarts []*Node
 	var flowless []*nodeInfo
 	triggered := false
 	for _, n := range c.all {
-		if n.triggeredStart {
+		if n.triggeredStart || (!n.supported && n.el.Tag == "startEvent") {
 			triggered = true
 		}
 		if !n.supported {
 			continue
 		}
-		if n.node.Kind == KindStartEvent {
+		switch {
+		case n.node.Kind == KindStartEvent && n.node.Event == nil:
 			starts = append(starts, n.node)
-		} else if n.node.Kind != KindEndEvent && n.incomingRefs == 0 {
+		case n.node.Kind == KindStartEvent:
+			eventStarts = append(eventStarts, n.node)
+		case isEvent(n.node.Kind):
+		case n.incomingRefs == 0:
 			flowless = append(flowless, n)
 		}
 	}
@@ -176,13 +277,21 @@ func (p *parser) checkShape(c *container) {
 	case len(starts) > 1:
 		p.problems.add(c.id, RuleStartShape, "%s has %d None start events (%s); at most one is allowed",
 			p.where(c.g), len(starts), ids(starts))
-	case len(starts) == 1:
+	case len(starts) == 1 || len(eventStarts) > 0:
+		first := append(starts[:len(starts):len(starts)], eventStarts...)[0]
 		for _, n := range flowless {
+			kind := "None start event"
+			if first.Event != nil {
+				kind = string(first.Event.Kind) + " start event"
+			}
 			p.problems.add(p.label(n.el), RuleStartShape,
-				"%s has no incoming sequence flow, but %s also has None start event %q; a None start mixed with flow-less nodes is rejected",
-				n.node.Kind, p.where(c.g), starts[0].ID)
+				"%s has no incoming sequence flow, but %s also has %s %q; a start event mixed with flow-less nodes is rejected",
+				n.node.Kind, p.where(c.g), kind, first.ID)
 		}
 		c.g.Starts = starts
+		if c.proc != nil {
+			c.proc.EventStarts = eventStarts
+		}
 	case triggered:
 		// The unsupported start event is already reported.
 	case len(flowless) == 0:

@@ -1,0 +1,393 @@
+package bpmn
+
+import (
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/gobpm/gobpm/internal/expr"
+	"github.com/gobpm/gobpm/internal/timer"
+)
+
+// messageDecl is a root-level <message>.
+type messageDecl struct {
+	name string
+	// key is the compiled correlation key, or nil.
+	key expr.Expression
+}
+
+// declarations reads the root-level message, signal, error and escalation
+// elements before any process, so event definitions can resolve their
+// references whatever the document order.
+func (p *parser) declarations(root *etree.Element) {
+	for _, c := range root.ChildElements() {
+		if !isBPMN(c) {
+			continue
+		}
+		id := strings.TrimSpace(attr(c, "id"))
+		switch c.Tag {
+		case "message":
+			p.common(c)
+			d := p.message(c)
+			if id != "" {
+				p.messages[id] = d
+			}
+		case "signal":
+			p.common(c)
+			if id != "" {
+				p.signals[id] = nameOrID(c)
+			}
+		case "error":
+			p.common(c)
+			if id != "" {
+				p.errorCodes[id] = strings.TrimSpace(attr(c, "errorCode"))
+			}
+		case "escalation":
+			p.common(c)
+			if id != "" {
+				p.escalationCodes[id] = strings.TrimSpace(attr(c, "escalationCode"))
+			}
+		}
+	}
+}
+
+// nameOrID returns the trimmed name attribute, else the id.
+func nameOrID(e *etree.Element) string {
+	if n := strings.TrimSpace(attr(e, "name")); n != "" {
+		return n
+	}
+	return strings.TrimSpace(attr(e, "id"))
+}
+
+// message reads a <message>: its name and its correlation key, from
+// gobpm:correlationKey or a zeebe:subscription extension element.
+func (p *parser) message(e *etree.Element) *messageDecl {
+	d := &messageDecl{name: nameOrID(e)}
+	label := p.label(e)
+	g, gok := nsAttr(e, NamespaceGobpm, "correlationKey")
+	var z string
+	zok := false
+	if sub := extension(e, NamespaceZeebe, "subscription"); sub != nil {
+		z, zok = sub.SelectAttrValue("correlationKey", ""), sub.SelectAttr("correlationKey") != nil
+	}
+	// gobpm takes precedence over zeebe, as for jobs and user tasks.
+	src, what := "", ""
+	switch {
+	case gok:
+		src, what = g, "gobpm:correlationKey"
+	case zok:
+		src, what = z, "zeebe:subscription correlationKey"
+	default:
+		return d
+	}
+	d.key = p.compile(label, what, p.exprLang, src)
+	return d
+}
+
+// extension returns the first child of e's BPMN <extensionElements> with
+// namespace ns and local name tag, or nil.
+func extension(e *etree.Element, ns, tag string) *etree.Element {
+	for _, x := range e.ChildElements() {
+		if !isBPMN(x) || x.Tag != "extensionElements" {
+			continue
+		}
+		for _, c := range x.ChildElements() {
+			if c.Tag == tag && c.NamespaceURI() == ns {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// lookup finds ref in decls, also trying its local part when it is a QName
+// ("tns:Message_1").
+func lookup[V any](decls map[string]V, ref string) (V, bool) {
+	if v, ok := decls[ref]; ok {
+		return v, true
+	}
+	if i := strings.LastIndexByte(ref, ':'); i >= 0 {
+		v, ok := decls[ref[i+1:]]
+		return v, ok
+	}
+	var zero V
+	return zero, false
+}
+
+// triggers maps event definition tags to their kinds; definitions not
+// listed are not supported yet.
+var triggers = map[string]TriggerKind{
+	"timerEventDefinition":      TriggerTimer,
+	"messageEventDefinition":    TriggerMessage,
+	"signalEventDefinition":     TriggerSignal,
+	"errorEventDefinition":      TriggerError,
+	"escalationEventDefinition": TriggerEscalation,
+	"terminateEventDefinition":  TriggerTerminate,
+}
+
+// allowedTriggers lists, per event element, the triggers it may carry.
+// TriggerNone means the element may have no event definition. Process-level
+// start events are listed; inside a sub-process only the None start is
+// allowed (checked by event).
+var allowedTriggers = map[string][]TriggerKind{
+	"startEvent":             {TriggerNone, TriggerTimer, TriggerMessage, TriggerSignal},
+	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal},
+	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation},
+	"endEvent":               {TriggerNone, TriggerTerminate, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation},
+	"boundaryEvent":          {TriggerTimer, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation},
+}
+
+// isCatch reports whether the event element waits for its trigger.
+func isCatch(tag string) bool {
+	return tag == "startEvent" || tag == "intermediateCatchEvent" || tag == "boundaryEvent"
+}
+
+// event reads a start, end, intermediate or boundary event and its (single)
+// event definition. It reports whether the node is supported.
+func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
+	n := info.node
+	label := p.label(e)
+	ok := true
+	var defs []*etree.Element
+	for _, ch := range e.ChildElements() {
+		if !isBPMN(ch) {
+			p.foreign(ch)
+			continue
+		}
+		switch ch.Tag {
+		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing":
+		case "extensionElements":
+		case "dataInputAssociation", "dataOutputAssociation":
+			p.dataAssociation(ch, label)
+		case "eventDefinitionRef":
+			p.problems.add(label, RuleUnsupported, "%s with eventDefinitionRef is not supported yet", e.Tag)
+			ok = false
+		default:
+			if strings.HasSuffix(ch.Tag, "EventDefinition") {
+				defs = append(defs, ch)
+			} else {
+				p.unsupported(ch, ch.Tag+" in "+e.Tag)
+				ok = false
+			}
+		}
+	}
+	if e.Tag == "boundaryEvent" {
+		info.attachedRef = strings.TrimSpace(attr(e, "attachedToRef"))
+		n.CancelActivity = p.boolAttr(e, "cancelActivity", true)
+	}
+	if p.boolAttr(e, "parallelMultiple", false) {
+		p.problems.add(label, RuleUnsupported, "%s with parallelMultiple is not supported yet", e.Tag)
+		ok = false
+	}
+	if len(defs) > 1 {
+		p.problems.add(label, RuleUnsupported, "%s with several event definitions (multiple triggers) is not supported yet", e.Tag)
+		info.triggeredStart = e.Tag == "startEvent"
+		return false
+	}
+	var def *etree.Element
+	if len(defs) == 1 {
+		def = defs[0]
+	}
+	if e.Tag == "startEvent" && def != nil && c.g.Owner != nil {
+		// DESIGN §5.2: a plain sub-process starts only through a None start,
+		// whatever the trigger. Inside a container that is itself rejected
+		// (event sub-process, ad-hoc, transaction), stay quiet: that
+		// container is reported.
+		if c.checkShape {
+			p.problems.add(label, RuleStartShape,
+				"%s inside %s has %s; a plain sub-process may only have a None start event (triggered starts belong to event sub-processes)",
+				e.Tag, p.where(c.g), def.Tag)
+		}
+		info.triggeredStart = true
+		return false
+	}
+	kind := TriggerNone
+	if def != nil {
+		k, known := triggers[def.Tag]
+		if !known {
+			p.problems.add(label, RuleUnsupported, "%s with %s is not supported yet", e.Tag, def.Tag)
+			info.triggeredStart = e.Tag == "startEvent"
+			return false
+		}
+		kind = k
+	}
+	if !allows(e.Tag, kind) {
+		if kind == TriggerNone {
+			p.problems.add(label, RuleUnsupported, "%s without an event definition is not supported yet", e.Tag)
+		} else {
+			p.problems.add(label, RuleUnsupported, "%s with %s is not supported yet", e.Tag, def.Tag)
+		}
+		info.triggeredStart = e.Tag == "startEvent"
+		return false
+	}
+	if kind != TriggerNone {
+		n.Event = p.eventDef(e, def, kind)
+	}
+	if n.Event != nil && n.Event.Kind == TriggerTerminate {
+		n.Terminate = true
+	}
+
+	// A message throw creates a job; its gobpm attributes are allowed only there.
+	throwsMessage := kind == TriggerMessage && !isCatch(e.Tag)
+	if throwsMessage {
+		n.Job = p.job(e, def)
+	} else if knownGobpm[e.Tag]["type"] {
+		for _, key := range []string{"type", "retries"} {
+			if _, has := nsAttr(e, NamespaceGobpm, key); has {
+				p.problems.add(label, RuleUnknownExtension, "gobpm:%s on %s is only allowed on a message throw event", key, e.Tag)
+			}
+		}
+	}
+	if e.Tag == "boundaryEvent" && kind == TriggerError && !n.CancelActivity {
+		p.problems.add(label, RuleInvalidBoundary, "an error boundary event always interrupts; cancelActivity=\"false\" is not allowed")
+	}
+	return ok
+}
+
+// allows reports whether an event element tag may carry trigger kind.
+func allows(tag string, kind TriggerKind) bool {
+	for _, k := range allowedTriggers[tag] {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// eventDef reads the event definition def of kind on event e.
+func (p *parser) eventDef(e, def *etree.Element, kind TriggerKind) *EventDef {
+	label := p.label(e)
+	ev := &EventDef{Kind: kind}
+	catch := isCatch(e.Tag)
+	switch kind {
+	case TriggerTimer:
+		ev.Timer = p.timerDef(label, def, e.Tag != "intermediateCatchEvent")
+	case TriggerMessage:
+		p.common(def, "operationRef")
+		ref := strings.TrimSpace(attr(def, "messageRef"))
+		if ref == "" {
+			if catch {
+				p.problems.add(label, RuleMissingReference, "messageEventDefinition of a catching %s needs a messageRef", e.Tag)
+			}
+			break
+		}
+		if m, found := lookup(p.messages, ref); found {
+			ev.MessageName, ev.CorrelationKey = m.name, m.key
+		} else {
+			p.problems.add(label, RuleMissingReference, "messageRef %q names no message", ref)
+		}
+	case TriggerSignal:
+		p.common(def)
+		ref := strings.TrimSpace(attr(def, "signalRef"))
+		if ref == "" {
+			p.problems.add(label, RuleMissingReference, "signalEventDefinition needs a signalRef")
+			break
+		}
+		if name, found := lookup(p.signals, ref); found {
+			ev.SignalName = name
+		} else {
+			p.problems.add(label, RuleMissingReference, "signalRef %q names no signal", ref)
+		}
+	case TriggerError:
+		p.common(def)
+		ev.Code = p.codeRef(label, def, "errorRef", "error", "errorCode", p.errorCodes, catch)
+	case TriggerEscalation:
+		p.common(def)
+		ev.Code = p.codeRef(label, def, "escalationRef", "escalation", "escalationCode", p.escalationCodes, catch)
+	case TriggerTerminate:
+		p.common(def)
+	}
+	return ev
+}
+
+// codeRef resolves an errorRef or escalationRef to its code. A catch may
+// omit the reference (catch all) or reference an element without a code; a
+// throw needs both. An errorRef naming no <error> is the code itself, as in
+// Camunda 7.
+func (p *parser) codeRef(label string, def *etree.Element, refAttr, elem, codeAttr string, decls map[string]string, catch bool) string {
+	ref := strings.TrimSpace(attr(def, refAttr))
+	if ref == "" {
+		if !catch {
+			p.problems.add(label, RuleMissingReference, "a thrown %s needs an %s", def.Tag, refAttr)
+		}
+		return ""
+	}
+	code, found := lookup(decls, ref)
+	switch {
+	case !found && elem == "error":
+		// Camunda 7 (and Activiti) take an errorRef that names no <error>
+		// as the error code itself; models written for them rely on it.
+		return ref
+	case !found:
+		p.problems.add(label, RuleMissingReference, "%s %q names no %s", refAttr, ref, elem)
+	case code == "" && !catch:
+		p.problems.add(label, RuleMissingAttribute, "%s %q referenced by a throw event has no %s", elem, ref, codeAttr)
+	}
+	return code
+}
+
+// timerKinds maps timer element tags to their kinds.
+var timerKinds = map[string]TimerKind{
+	"timeDate":     TimerDate,
+	"timeDuration": TimerDuration,
+	"timeCycle":    TimerCycle,
+}
+
+// timerDef reads a timerEventDefinition: exactly one of timeDate,
+// timeDuration, timeCycle. A literal is validated with package timer; an
+// expression ("=…", "${…}") is compiled and yields the text when armed.
+func (p *parser) timerDef(label string, def *etree.Element, allowCycle bool) *TimerDef {
+	var found []*etree.Element
+	for _, c := range def.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "documentation", "extensionElements":
+		case "timeDate", "timeDuration", "timeCycle":
+			found = append(found, c)
+		default:
+			p.unsupported(c, c.Tag+" in timerEventDefinition")
+		}
+	}
+	if len(found) != 1 {
+		p.problems.add(label, RuleInvalidTimer, "timerEventDefinition needs exactly one of timeDate, timeDuration, timeCycle (found %d)", len(found))
+		return nil
+	}
+	el := found[0]
+	kind := timerKinds[el.Tag]
+	if kind == TimerCycle && !allowCycle {
+		p.problems.add(label, RuleInvalidTimer, "timeCycle is not allowed on an intermediate catch event (use timeDuration or timeDate)")
+		return nil
+	}
+	src := strings.TrimSpace(text(el))
+	if src == "" {
+		p.problems.add(label, RuleInvalidTimer, "%s is empty", el.Tag)
+		return nil
+	}
+	if isExpression(src) {
+		lang := strings.TrimSpace(attr(el, "language"))
+		if lang == "" {
+			lang = p.exprLang
+		}
+		x := p.compile(label, el.Tag, lang, src)
+		if x == nil {
+			return nil
+		}
+		return &TimerDef{Kind: kind, Expr: x}
+	}
+	if _, err := timer.Parse(timer.Kind(kind), src); err != nil {
+		p.problems.add(label, RuleInvalidTimer, "%s %q: %v", el.Tag, clip(src), err)
+		return nil
+	}
+	return &TimerDef{Kind: kind, Text: src}
+}
+
+// isExpression reports whether an attribute or timer value is an expression
+// rather than a literal: a leading "=" (Camunda 8) or a "${…}" / "#{…}"
+// wrapper (Camunda 7).
+func isExpression(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, "=") || strings.HasPrefix(v, "${") || strings.HasPrefix(v, "#{")
+}
