@@ -33,13 +33,14 @@ type TriggerKind string
 
 // Event definition kinds. TriggerNone is an event without definition.
 const (
-	TriggerNone       TriggerKind = ""
-	TriggerTimer      TriggerKind = "timer"
-	TriggerMessage    TriggerKind = "message"
-	TriggerSignal     TriggerKind = "signal"
-	TriggerError      TriggerKind = "error"
-	TriggerEscalation TriggerKind = "escalation"
-	TriggerTerminate  TriggerKind = "terminate"
+	TriggerNone        TriggerKind = ""
+	TriggerTimer       TriggerKind = "timer"
+	TriggerMessage     TriggerKind = "message"
+	TriggerSignal      TriggerKind = "signal"
+	TriggerError       TriggerKind = "error"
+	TriggerEscalation  TriggerKind = "escalation"
+	TriggerTerminate   TriggerKind = "terminate"
+	TriggerConditional TriggerKind = "conditional"
 )
 
 // EventDef is the (single) event definition of an event node.
@@ -57,6 +58,9 @@ type EventDef struct {
 	// Code is the errorCode / escalationCode of the referenced error or
 	// escalation; "" on a catch means "catch all".
 	Code string
+	// Condition is the compiled condition of a conditional event
+	// (TriggerConditional); the event fires when it turns true.
+	Condition expr.Expression
 }
 
 // TimerKind says which timer element a TimerDef came from.
@@ -157,6 +161,9 @@ type Graph struct {
 	// DataNames are the variable names declared by dataObject and property
 	// elements of this container; writes to these names stay local to it.
 	DataNames []string
+	// EventSubs are the event sub-processes (triggeredByEvent) declared
+	// directly in this container, in document order. They are also in Nodes.
+	EventSubs []*Node
 }
 
 // Node is one flow node. Fields that do not apply to its Kind are zero.
@@ -194,6 +201,15 @@ type Node struct {
 	CancelActivity bool
 	// Boundaries are the boundary events attached to this activity, in document order.
 	Boundaries []*Node
+
+	// TriggeredByEvent marks an event sub-process (a KindSubProcess node
+	// with no flows); Trigger is its single triggered start event (also in
+	// Sub.Nodes, not in Sub.Starts).
+	TriggeredByEvent bool
+	Trigger          *Node
+	// Interrupting is the isInterrupting attribute of an event
+	// sub-process's start event (default true; always true for error).
+	Interrupting bool
 }
 
 // Flow is a sequence flow.
