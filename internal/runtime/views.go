@@ -65,14 +65,31 @@ type InstanceView struct {
 	Children []ChildView
 }
 
-// ScopeView is one open scope with its local variables.
+// ScopeView is one open scope with its local variables and the event
+// handlers armed on it.
 type ScopeView struct {
-	ID        string
-	ParentID  string
-	NodeID    string
-	Path      string
+	ID       string
+	ParentID string
+	NodeID   string
+	Path     string
+	// State is "active", or "interrupted" once an interrupting event
+	// sub-process runs in it.
 	State     string
 	Variables map[string]any
+	Handlers  []HandlerView
+}
+
+// HandlerView is an event handler armed on a scope: an event sub-process
+// declared in it or a boundary event on its host sub-process.
+type HandlerView struct {
+	NodeID string
+	// Kind is "event-subprocess" or "boundary".
+	Kind string
+	// Trigger is the event kind: message, timer, signal, error, escalation, conditional.
+	Trigger string
+	// Name is the message or signal name, or the error/escalation code ("" = any).
+	Name         string
+	Interrupting bool
 }
 
 // TrackView is one token.
