@@ -31,6 +31,9 @@ const (
 	FactEscalationThrown   = "escalation-thrown"
 	FactEscalationUncaught = "escalation-uncaught"
 	FactSignalThrown       = "signal-thrown"
+	FactHandlerFired       = "handler-fired"
+	FactEventAbsorbed      = "event-absorbed"
+	FactScopeInterrupted   = "scope-interrupted"
 )
 
 // Fact is one history entry produced by a step.

@@ -188,8 +188,8 @@ func Unmarshal(data []byte) (*State, error) {
 		}
 	}
 	for _, w := range s.Waits {
-		if w == nil || s.Track(w.TrackID) == nil {
-			return nil, fmt.Errorf("engine: %w: wait without its track", ErrCheckpoint)
+		if w == nil || (w.Handler && s.Scopes.Get(w.ScopeID) == nil) || (!w.Handler && s.Track(w.TrackID) == nil) {
+			return nil, fmt.Errorf("engine: %w: wait without its track or scope", ErrCheckpoint)
 		}
 	}
 	return &s, nil

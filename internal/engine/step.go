@@ -40,7 +40,9 @@ func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*S
 	if err := x.apply(ev); err != nil {
 		return nil, Effects{}, err
 	}
-	x.run()
+	if !x.st.Ended() {
+		x.settle()
+	}
 	x.settleStatus()
 	x.finishWaits()
 	return x.st, x.fx, nil
@@ -81,12 +83,14 @@ func (x *executor) apply(ev Event) error {
 			if n == nil || !slices.Contains(x.proc.EventStarts, n) {
 				return fmt.Errorf("engine: start instance %s at %q: not an event start of %s: %w", x.st.InstanceID, e.StartNode, x.proc.ID, ErrInvalidTransition)
 			}
+			x.armScope(scope.RootID)
 			x.newTrack(scope.RootID, n.ID, "")
 			return nil
 		}
 		if len(x.proc.Graph.Starts) == 0 {
 			return fmt.Errorf("engine: start instance %s: process %s has no none start event: %w", x.st.InstanceID, x.proc.ID, ErrInvalidTransition)
 		}
+		x.armScope(scope.RootID)
 		x.seed(x.proc.Graph, scope.RootID)
 		x.checkDrain(scope.RootID)
 		return nil
@@ -94,7 +98,7 @@ func (x *executor) apply(ev Event) error {
 		if x.st.Ended() {
 			return fmt.Errorf("engine: cancel instance %s: status is %s: %w", x.st.InstanceID, x.st.Status, ErrInvalidTransition)
 		}
-		x.cancelScope(scope.RootID)
+		x.cancelScope(scope.RootID, "instance cancelled")
 		for _, in := range x.st.Incidents {
 			x.resolveIncident(in, "instance cancelled")
 		}
@@ -334,6 +338,7 @@ func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
 	t.State = TrackInScope
 	t.Child = child.ID
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
+	x.armScope(child.ID) // inline handlers first: they see an event before the host's boundaries
 	x.armBoundaries(t, n)
 	x.seed(n.Sub, child.ID)
 	x.checkDrain(child.ID)
@@ -457,6 +462,7 @@ func (x *executor) checkDrain(s scope.ID) {
 
 // completeScope closes a drained (or terminated) scope and continues its host.
 func (x *executor) completeScope(s scope.ID, reason string) {
+	x.disarmScope(s)
 	if s == scope.RootID {
 		x.st.Status = StatusCompleted
 		detail := map[string]any{}
@@ -468,7 +474,16 @@ func (x *executor) completeScope(s scope.ID, reason string) {
 	}
 	sc := x.st.Scopes.Get(s)
 	host := x.hostOf(s)
-	x.fact(FactScopeClosed, sc.NodeID, s, "", nil)
+	detail := map[string]any{}
+	if reason != "" {
+		detail["reason"] = reason
+	}
+	x.fact(FactScopeClosed, sc.NodeID, s, "", detail)
+	if n := x.proc.Node(sc.NodeID); n != nil && n.TriggeredByEvent && n.Trigger != nil && n.Trigger.Event != nil {
+		if k := n.Trigger.Event.Kind; k == bpmn.TriggerError || k == bpmn.TriggerEscalation {
+			x.fact(FactEventAbsorbed, n.ID, sc.Parent, "", map[string]any{"trigger": string(k), "code": n.Trigger.Event.Code})
+		}
+	}
 	x.st.Scopes.Close(s)
 	if host == nil {
 		return // cannot happen for a consistent state: a scope always has a host track
@@ -496,26 +511,29 @@ func (x *executor) hostOf(s scope.ID) *Track {
 // every other track and nested scope inside is cancelled, then s completes.
 func (x *executor) terminateScope(s scope.ID, by *Track) {
 	x.removeTrack(by)
-	x.cancelInside(s)
+	x.cancelInside(s, "terminate end event "+by.Node)
 	x.completeScope(s, "terminate end event "+by.Node)
 }
 
-// cancelScope cancels every track and nested scope inside s and s itself.
-// The root scope stays (its variables remain visible).
-func (x *executor) cancelScope(s scope.ID) {
-	x.cancelInside(s)
+// cancelScope cancels every track and nested scope inside s and s itself,
+// disarming their handlers; cause names why (boundary, terminate, handler,
+// instance cancel) in the scope-cancelled facts. The root scope stays (its
+// variables remain visible).
+func (x *executor) cancelScope(s scope.ID, cause string) {
+	x.cancelInside(s, cause)
+	x.disarmScope(s)
 	if s != scope.RootID {
 		sc := x.st.Scopes.Get(s)
-		x.fact(FactScopeCancelled, sc.NodeID, s, "", nil)
+		x.fact(FactScopeCancelled, sc.NodeID, s, "", map[string]any{"cause": cause})
 		x.st.Scopes.Close(s)
 	}
 }
 
 // cancelInside terminates every track inside s (recursively through nested
 // scopes, innermost first) and closes the nested scopes.
-func (x *executor) cancelInside(s scope.ID) {
+func (x *executor) cancelInside(s scope.ID, cause string) {
 	for _, c := range x.st.Scopes.Children(s) {
-		x.cancelScope(c.ID)
+		x.cancelScope(c.ID, cause)
 	}
 	var keep []*Track
 	for _, t := range x.st.Tracks {

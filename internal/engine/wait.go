@@ -17,6 +17,9 @@ const (
 	WaitTimer   WaitKind = "timer"
 	WaitMessage WaitKind = "message"
 	WaitSignal  WaitKind = "signal"
+	// WaitCondition is a conditional event: it fires when its condition
+	// turns true (evaluated after every step).
+	WaitCondition WaitKind = "condition"
 )
 
 // Wait is something a track waits for: a job for workers, a user task, a
@@ -26,8 +29,9 @@ type Wait struct {
 	// ID is the wait's key (job key, task id, …), unique across instances.
 	ID   string   `json:"id"`
 	Kind WaitKind `json:"kind"`
-	// TrackID is the track that waits (for a boundary: the host activity's track).
-	TrackID string `json:"track"`
+	// TrackID is the track that waits (for a boundary: the host activity's
+	// track); empty for a Handler wait, which belongs to its scope.
+	TrackID string `json:"track,omitempty"`
 	// NodeID is the element the wait belongs to: the task or catch event,
 	// the boundary event, or the event after an event-based gateway.
 	NodeID  string   `json:"node"`
@@ -36,6 +40,11 @@ type Wait struct {
 	Boundary bool `json:"boundary,omitempty"`
 	// Gateway marks a wait armed by an event-based gateway for its target NodeID.
 	Gateway bool `json:"gateway,omitempty"`
+	// Handler marks a wait armed for the event sub-process NodeID in scope
+	// ScopeID for as long as that scope is open.
+	Handler bool `json:"handler,omitempty"`
+	// Holds is the last value of a WaitCondition's condition (it fires on false → true).
+	Holds bool `json:"holds,omitempty"`
 	// Name is the job type, message name, signal name or task name.
 	Name string `json:"name,omitempty"`
 	// CorrelationKey is a message subscription's key.

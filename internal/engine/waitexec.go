@@ -253,8 +253,17 @@ func mayComplete(w *Wait, user string) error {
 // ---- creating waits ----
 
 func (x *executor) newWait(t *Track, kind WaitKind, nodeID string) *Wait {
+	w := x.allocWait(kind, nodeID, t.Scope)
+	w.TrackID = t.ID
+	return w
+}
+
+// allocWait adds a wait. Ids are zero-padded so that, within one step (equal
+// CreatedAt), their text order is their creation order: subscriptions are
+// served oldest first.
+func (x *executor) allocWait(kind WaitKind, nodeID string, s scope.ID) *Wait {
 	x.st.NextWait++
-	w := &Wait{ID: x.st.InstanceID + "-w" + strconv.Itoa(x.st.NextWait), Kind: kind, TrackID: t.ID, NodeID: nodeID, ScopeID: t.Scope, CreatedAt: x.now}
+	w := &Wait{ID: fmt.Sprintf("%s-w%06d", x.st.InstanceID, x.st.NextWait), Kind: kind, NodeID: nodeID, ScopeID: s, CreatedAt: x.now}
 	x.st.Waits = append(x.st.Waits, w)
 	x.touch(w.ID)
 	return w
@@ -352,51 +361,72 @@ func (x *executor) catchEvent(t *Track, n *bpmn.Node) {
 // subscribe creates the wait of a catching event definition for track t.
 // It reports false when an incident was raised instead.
 func (x *executor) subscribe(t *Track, n *bpmn.Node, ev *bpmn.EventDef, boundary, gateway bool) bool {
-	switch ev.Kind {
-	case bpmn.TriggerTimer:
-		due, spec, err := x.timerDue(t, ev.Timer)
-		if err != nil {
-			x.incident(t, IncidentTimer, fmt.Sprintf("timer of %s: %v", n.ID, err))
-			return false
-		}
-		w := x.newWait(t, WaitTimer, n.ID)
+	w, err := x.arm(t.Scope, n, ev, func() *Wait { return x.newWait(t, "", n.ID) })
+	if err != nil {
+		x.incident(t, IncidentTimer, err.Error())
+		return false
+	}
+	if w != nil {
 		w.Boundary, w.Gateway = boundary, gateway
-		w.DueAt, w.TimerKind, w.TimerText = due, string(ev.Timer.Kind), spec
-		x.fact(FactTimerArmed, n.ID, t.Scope, t.ID, map[string]any{"dueAt": due.Format(time.RFC3339Nano)})
-	case bpmn.TriggerMessage:
-		key := ""
-		if ev.CorrelationKey != nil {
-			v, err := ev.CorrelationKey.Eval(x.view(t.Scope))
-			if err != nil {
-				x.incident(t, IncidentExpression, fmt.Sprintf("correlation key of %s: %v", n.ID, err))
-				return false
-			}
-			key = keyText(v)
-		}
-		w := x.newWait(t, WaitMessage, n.ID)
-		w.Boundary, w.Gateway = boundary, gateway
-		w.Name, w.CorrelationKey = ev.MessageName, key
-	case bpmn.TriggerSignal:
-		w := x.newWait(t, WaitSignal, n.ID)
-		w.Boundary, w.Gateway = boundary, gateway
-		w.Name = ev.SignalName
 	}
 	return true
 }
 
+// arm creates the wait for a catching event definition ev of node n,
+// evaluating expressions in scope s; alloc makes the (track or scope owned)
+// wait. Errors and escalations need no wait (they are matched when thrown):
+// arm returns nil for them.
+func (x *executor) arm(s scope.ID, n *bpmn.Node, ev *bpmn.EventDef, alloc func() *Wait) (*Wait, error) {
+	switch ev.Kind {
+	case bpmn.TriggerTimer:
+		due, spec, err := x.timerDue(s, ev.Timer)
+		if err != nil {
+			return nil, fmt.Errorf("timer of %s: %w", n.ID, err)
+		}
+		w := alloc()
+		w.Kind = WaitTimer
+		w.DueAt, w.TimerKind, w.TimerText = due, string(ev.Timer.Kind), spec
+		x.fact(FactTimerArmed, n.ID, s, w.TrackID, map[string]any{"dueAt": due.Format(time.RFC3339Nano)})
+		return w, nil
+	case bpmn.TriggerMessage:
+		key := ""
+		if ev.CorrelationKey != nil {
+			v, err := ev.CorrelationKey.Eval(x.view(s))
+			if err != nil {
+				return nil, fmt.Errorf("correlation key of %s: %w", n.ID, err)
+			}
+			key = keyText(v)
+		}
+		w := alloc()
+		w.Kind = WaitMessage
+		w.Name, w.CorrelationKey = ev.MessageName, key
+		return w, nil
+	case bpmn.TriggerSignal:
+		w := alloc()
+		w.Kind = WaitSignal
+		w.Name = ev.SignalName
+		return w, nil
+	case bpmn.TriggerConditional:
+		w := alloc()
+		w.Kind = WaitCondition // evaluated when the step settles (evalConditions)
+		return w, nil
+	}
+	return nil, nil
+}
+
 // timerDue computes the first due time of a timer definition armed now.
-func (x *executor) timerDue(t *Track, def *bpmn.TimerDef) (time.Time, string, error) {
+func (x *executor) timerDue(s scope.ID, def *bpmn.TimerDef) (time.Time, string, error) {
 	text := def.Text
 	if def.Expr != nil {
-		v, err := def.Expr.Eval(x.view(t.Scope))
+		v, err := def.Expr.Eval(x.view(s))
 		if err != nil {
 			return time.Time{}, "", err
 		}
-		s, ok := v.(string)
+		str, ok := v.(string)
 		if !ok {
 			return time.Time{}, "", fmt.Errorf("expression %q yields %v, not a timer text", def.Expr.Source(), v)
 		}
-		text = s
+		text = str
 	}
 	spec, err := timer.Parse(timer.Kind(def.Kind), text)
 	if err != nil {
@@ -417,7 +447,7 @@ func (x *executor) armBoundaries(t *Track, n *bpmn.Node) {
 			continue
 		}
 		switch b.Event.Kind {
-		case bpmn.TriggerTimer, bpmn.TriggerMessage, bpmn.TriggerSignal:
+		case bpmn.TriggerTimer, bpmn.TriggerMessage, bpmn.TriggerSignal, bpmn.TriggerConditional:
 			if !x.subscribe(t, b, b.Event, true, false) {
 				return
 			}
@@ -465,8 +495,12 @@ func (x *executor) eventGateway(t *Track, n *bpmn.Node) {
 
 // ---- firing ----
 
-// fire triggers a timer, message or signal wait.
+// fire triggers a timer, message, signal or condition wait.
 func (x *executor) fire(w *Wait, vars map[string]any) {
+	if w.Handler {
+		x.fireHandler(w, vars)
+		return
+	}
 	t := x.st.Track(w.TrackID)
 	n := x.proc.Node(w.NodeID)
 	if t == nil || n == nil {
@@ -545,7 +579,7 @@ func (x *executor) interrupt(host *Track, b *bpmn.Node) {
 		host.Incident = ""
 	}
 	if host.State == TrackInScope && host.Child != "" {
-		x.cancelScope(host.Child)
+		x.cancelScope(host.Child, "boundary "+b.ID)
 		host.Child = ""
 	}
 	x.fact(FactElementTerminated, host.Node, host.Scope, host.ID, map[string]any{"by": b.ID})
@@ -556,8 +590,10 @@ func (x *executor) interrupt(host *Track, b *bpmn.Node) {
 
 // throwError propagates a BPMN error from track t (DESIGN §5.4): first the
 // error boundaries of t's activity (when atActivity), then scope by scope
-// outward through the hosts of enclosing sub-processes. A boundary with the
-// same code beats a catch-all at the same level. Uncaught → incident.
+// outward from scope from: an error event sub-process declared in the scope,
+// or an error boundary on the scope's host sub-process. At one level a
+// matching code beats a catch-all, and an event sub-process beats a boundary
+// of the same rank. Uncaught → incident naming the code and the thrower.
 func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atActivity bool) {
 	x.fact(FactErrorThrown, t.Node, t.Scope, t.ID, map[string]any{"errorCode": code, "message": detail})
 	if atActivity {
@@ -570,26 +606,8 @@ func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atAc
 			}
 		}
 	}
-	for s := from; s != scope.RootID; {
-		sc := x.st.Scopes.Get(s)
-		if sc == nil {
-			break
-		}
-		host := x.hostOf(s)
-		if host != nil {
-			if n := x.proc.Node(host.Node); n != nil {
-				if b := matchBoundary(n, bpmn.TriggerError, code); b != nil {
-					if x.st.Track(t.ID) != nil {
-						x.removeTrack(t)
-					}
-					x.interrupt(host, b)
-					x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
-					x.complete(host, b)
-					return
-				}
-			}
-		}
-		s = sc.Parent
+	if x.catchAtLevels(t, from, bpmn.TriggerError, code) {
+		return
 	}
 	// Uncaught: the thrower stops in an incident naming the code.
 	if x.st.Track(t.ID) == nil {
@@ -602,36 +620,88 @@ func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atAc
 	x.incident(t, IncidentUnhandled, msg)
 }
 
-// throwEscalation propagates an escalation from track t outward through the
-// hosts of enclosing sub-processes. A non-interrupting catch lets the thrower
-// continue; an interrupting one cancels the scope (and the thrower with it).
-// Uncaught escalation is recorded and is not a failure.
+// throwEscalation propagates an escalation from track t outward like an
+// error. A non-interrupting catch lets the thrower continue; an
+// interrupting one cancels the scope (and the thrower with it). Uncaught
+// escalation is recorded and is not a failure.
 func (x *executor) throwEscalation(t *Track, code string) {
 	x.fact(FactEscalationThrown, t.Node, t.Scope, t.ID, map[string]any{"escalationCode": code})
-	for s := t.Scope; s != scope.RootID; {
+	if !x.catchAtLevels(t, t.Scope, bpmn.TriggerEscalation, code) {
+		x.fact(FactEscalationUncaught, t.Node, t.Scope, t.ID, map[string]any{"escalationCode": code})
+	}
+}
+
+// catchAtLevels walks the scope chain from scope from to the root looking
+// for an event sub-process or host boundary catching an error or escalation
+// thrown by t, and runs the first it finds. It reports whether one caught it.
+func (x *executor) catchAtLevels(t *Track, from scope.ID, kind bpmn.TriggerKind, code string) bool {
+	for s := from; s != ""; {
 		sc := x.st.Scopes.Get(s)
 		if sc == nil {
-			break
+			return false
 		}
-		if host := x.hostOf(s); host != nil {
-			if n := x.proc.Node(host.Node); n != nil {
-				if b := matchBoundary(n, bpmn.TriggerEscalation, code); b != nil {
-					if b.CancelActivity {
-						x.interrupt(host, b)
-						x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
-						x.complete(host, b)
-					} else {
-						nt := x.newTrackAt(host.Scope, b.ID)
-						x.fact(FactElementActivated, b.ID, nt.Scope, nt.ID, map[string]any{"type": string(b.Kind)})
-						x.complete(nt, b)
+		espExact, espAll := x.matchHandler(s, kind, code)
+		var host *Track
+		var hostNode, bExact, bAll *bpmn.Node
+		if s != scope.RootID {
+			if host = x.hostOf(s); host != nil {
+				if hostNode = x.proc.Node(host.Node); hostNode != nil {
+					if b := matchBoundary(hostNode, kind, code); b != nil {
+						if b.Event.Code == code && code != "" {
+							bExact = b
+						} else {
+							bAll = b
+						}
 					}
-					return
 				}
 			}
 		}
+		switch {
+		case espExact != nil:
+			x.catchByHandler(t, s, espExact)
+			return true
+		case bExact != nil:
+			x.catchByBoundary(t, host, bExact)
+			return true
+		case espAll != nil:
+			x.catchByHandler(t, s, espAll)
+			return true
+		case bAll != nil:
+			x.catchByBoundary(t, host, bAll)
+			return true
+		}
+		if s == scope.RootID {
+			return false
+		}
 		s = sc.Parent
 	}
-	x.fact(FactEscalationUncaught, t.Node, t.Scope, t.ID, map[string]any{"escalationCode": code})
+	return false
+}
+
+// catchByHandler runs event sub-process esp of scope s for an error or
+// escalation thrown by t; an interrupting one cancels t with the scope.
+func (x *executor) catchByHandler(t *Track, s scope.ID, esp *bpmn.Node) {
+	if esp.Interrupting {
+		x.interruptScope(s, esp)
+	}
+	x.startHandler(s, esp, nil)
+}
+
+// catchByBoundary runs boundary b of host for an error or escalation thrown
+// inside host's scope by t.
+func (x *executor) catchByBoundary(t *Track, host *Track, b *bpmn.Node) {
+	if !b.CancelActivity {
+		nt := x.newTrackAt(host.Scope, b.ID)
+		x.fact(FactElementActivated, b.ID, nt.Scope, nt.ID, map[string]any{"type": string(b.Kind)})
+		x.complete(nt, b)
+		return
+	}
+	if x.st.Track(t.ID) != nil && t != host {
+		x.removeTrack(t)
+	}
+	x.interrupt(host, b)
+	x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
+	x.complete(host, b)
 }
 
 // matchBoundary returns the boundary event of activity n catching a trigger

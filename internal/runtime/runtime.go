@@ -14,6 +14,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/scope"
 )
 
 // Options configure a Runtime. Zero values pick the defaults.
@@ -288,7 +289,7 @@ func (r *Runtime) record(row InstanceRow, prev int64, st *engine.State, fx engin
 	}
 	rec := StepRecord{Instance: row, PrevRevision: prev, Checkpoint: cp}
 	for _, s := range st.Scopes.All() {
-		rec.Scopes = append(rec.Scopes, ScopeRow{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: "active"})
+		rec.Scopes = append(rec.Scopes, ScopeRow{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: scopeState(s)})
 	}
 	for _, f := range fx.Facts {
 		detail := []byte("{}")
@@ -324,16 +325,25 @@ func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, er
 		return InstanceView{}, fmt.Errorf("runtime: read instance %s: %w", id, err)
 	}
 	v := InstanceView{InstanceRow: si.InstanceRow, Scopes: []ScopeView{}, Tracks: []TrackView{}, Children: []ChildView{}}
-	v.Variables = st.Scopes.Get("root").Vars
+	v.Variables = st.Scopes.Get(scope.RootID).Vars
 	if v.Variables == nil {
 		v.Variables = map[string]any{}
+	}
+	var handlers map[scope.ID][]engine.Handler
+	if proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion); err == nil {
+		handlers = engine.ArmedHandlers(proc, st)
 	}
 	for _, s := range st.Scopes.All() {
 		vars := s.Vars
 		if vars == nil {
 			vars = map[string]any{}
 		}
-		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: "active", Variables: vars})
+		state := scopeState(s)
+		hs := []HandlerView{}
+		for _, h := range handlers[s.ID] {
+			hs = append(hs, HandlerView{NodeID: h.NodeID, Kind: h.Kind, Trigger: h.Trigger, Name: h.Name, Interrupting: h.Interrupting})
+		}
+		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: state, Variables: vars, Handlers: hs})
 	}
 	for _, t := range st.Tracks {
 		v.Tracks = append(v.Tracks, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})
@@ -373,4 +383,12 @@ func (r *Runtime) History(ctx context.Context, id InstanceID, afterSeq int64, li
 // Incidents lists the incidents of one instance, or every open one when id is empty.
 func (r *Runtime) Incidents(ctx context.Context, id InstanceID, openOnly bool) ([]IncidentRow, error) {
 	return r.store.Incidents(ctx, id, openOnly)
+}
+
+// scopeState is a scope's state as the API shows it.
+func scopeState(s *scope.Scope) string {
+	if s.Interrupted {
+		return "interrupted"
+	}
+	return "active"
 }

@@ -25,6 +25,9 @@ type Scope struct {
 	Vars map[string]any `json:"vars"`
 	// Seq orders scopes by creation.
 	Seq int `json:"seq"`
+	// Interrupted is set once an interrupting event sub-process fired in
+	// the scope: its other handlers are disarmed and it runs only the handler.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Tree is the set of open scopes of one instance, keyed by id.

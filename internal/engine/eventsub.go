@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/expr"
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// graphOf returns the graph that scope s runs: the process's for the root,
+// else its container node's inner graph.
+func (x *executor) graphOf(s scope.ID) *bpmn.Graph {
+	if s == scope.RootID {
+		return x.proc.Graph
+	}
+	sc := x.st.Scopes.Get(s)
+	if sc == nil {
+		return nil
+	}
+	if n := x.proc.Node(sc.NodeID); n != nil {
+		return n.Sub
+	}
+	return nil
+}
+
+// armScope arms the event sub-processes declared in scope s's graph
+// (DESIGN §5.5): timer, message, signal and conditional starts become waits
+// owned by the scope; error and escalation starts are matched when thrown.
+func (x *executor) armScope(s scope.ID) {
+	g := x.graphOf(s)
+	if g == nil {
+		return
+	}
+	for _, esp := range g.EventSubs {
+		if esp.Trigger == nil || esp.Trigger.Event == nil {
+			continue
+		}
+		_, err := x.arm(s, esp, esp.Trigger.Event, func() *Wait {
+			w := x.allocWait("", esp.ID, s)
+			w.Handler = true
+			return w
+		})
+		if err != nil {
+			x.scopeIncident(s, esp.ID, IncidentTimer, err.Error())
+		}
+	}
+}
+
+// disarmScope withdraws the event sub-process waits armed in scope s.
+func (x *executor) disarmScope(s scope.ID) {
+	for _, w := range slices.Clone(x.st.Waits) {
+		if w.Handler && w.ScopeID == s {
+			x.removeWait(w)
+		}
+	}
+}
+
+// matchHandler returns the event sub-processes of scope s catching an error
+// or escalation with code: one with exactly that code, and a catch-all.
+// An interrupted scope's handlers are disarmed.
+func (x *executor) matchHandler(s scope.ID, kind bpmn.TriggerKind, code string) (exact, all *bpmn.Node) {
+	sc := x.st.Scopes.Get(s)
+	g := x.graphOf(s)
+	if sc == nil || g == nil || sc.Interrupted {
+		return nil, nil
+	}
+	for _, esp := range g.EventSubs {
+		ev := esp.Trigger.Event
+		if ev == nil || ev.Kind != kind {
+			continue
+		}
+		if ev.Code == code && code != "" && exact == nil {
+			exact = esp
+		}
+		if ev.Code == "" && all == nil {
+			all = esp
+		}
+	}
+	return exact, all
+}
+
+// fireHandler runs the event sub-process a handler wait belongs to.
+func (x *executor) fireHandler(w *Wait, vars map[string]any) {
+	esp := x.proc.Node(w.NodeID)
+	if esp == nil || x.st.Scopes.Get(w.ScopeID) == nil {
+		x.removeWait(w)
+		return
+	}
+	x.fx.Fired++
+	if esp.Interrupting {
+		x.interruptScope(w.ScopeID, esp)
+	} else if w.Kind == WaitTimer {
+		x.rearm(w) // a cycle fires again; a date or duration fires once
+	}
+	x.startHandler(w.ScopeID, esp, vars)
+}
+
+// interruptScope gives scope s to the interrupting event sub-process esp:
+// every other track and nested scope (running handlers included) is
+// cancelled, every handler of s is disarmed, and so is any boundary event on
+// s's host waiting for the same event (one interrupting budget per event
+// declaration). The scope's data stays.
+func (x *executor) interruptScope(s scope.ID, esp *bpmn.Node) {
+	sc := x.st.Scopes.Get(s)
+	x.fact(FactScopeInterrupted, esp.ID, s, "", map[string]any{"handler": esp.ID})
+	x.cancelInside(s, "handler "+esp.ID)
+	x.disarmScope(s)
+	sc.Interrupted = true
+	if s == scope.RootID {
+		return
+	}
+	host := x.hostOf(s)
+	if host == nil {
+		return
+	}
+	ev := esp.Trigger.Event
+	for _, w := range slices.Clone(x.st.Waits) {
+		if w.Boundary && w.TrackID == host.ID && sameEvent(x.proc.Node(w.NodeID), ev) {
+			x.removeWait(w)
+		}
+	}
+}
+
+// sameEvent reports whether boundary b listens to the same event declaration as ev.
+func sameEvent(b *bpmn.Node, ev *bpmn.EventDef) bool {
+	if b == nil || b.Event == nil || b.Event.Kind != ev.Kind {
+		return false
+	}
+	switch ev.Kind {
+	case bpmn.TriggerMessage:
+		return b.Event.MessageName == ev.MessageName
+	case bpmn.TriggerSignal:
+		return b.Event.SignalName == ev.SignalName
+	}
+	return true
+}
+
+// startHandler opens a fresh child scope of s for event sub-process esp and
+// starts it at its trigger start event; a host track in s waits for it, so
+// s drains only after the handler finished.
+func (x *executor) startHandler(s scope.ID, esp *bpmn.Node, vars map[string]any) {
+	host := x.newTrackAt(s, esp.ID)
+	child, err := x.st.Scopes.Open(s, esp.ID, esp.Sub.DataNames)
+	if err != nil {
+		x.incident(host, IncidentUnknownModel, err.Error())
+		return
+	}
+	host.State, host.Child = TrackInScope, child.ID
+	x.fact(FactHandlerFired, esp.ID, s, host.ID, map[string]any{"trigger": string(esp.Trigger.Event.Kind), "interrupting": esp.Interrupting})
+	x.fact(FactScopeOpened, esp.ID, child.ID, host.ID, nil)
+	x.setVarsAt(child.ID, host, vars)
+	x.armScope(child.ID)
+	x.newTrack(child.ID, esp.Trigger.ID, "")
+}
+
+// setVarsAt writes variables by the rule of DESIGN §4 from scope s.
+func (x *executor) setVarsAt(s scope.ID, by *Track, vars map[string]any) {
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		at, err := x.st.Scopes.Set(s, k, vars[k])
+		if err == nil {
+			x.fact(FactVariableSet, by.Node, at, by.ID, map[string]any{"name": k})
+		}
+	}
+}
+
+// scopeIncident opens an incident that belongs to a scope, not a track
+// (a handler that could not be armed). Retrying it only resolves it.
+func (x *executor) scopeIncident(s scope.ID, node, kind, msg string) {
+	x.st.NextIncident++
+	in := &Incident{ID: x.st.InstanceID + "-i" + strconv.Itoa(x.st.NextIncident), NodeID: node, ScopeID: s, Kind: kind, Message: msg, At: x.now}
+	x.st.Incidents = append(x.st.Incidents, in)
+	x.fx.Incidents = append(x.fx.Incidents, *in)
+	x.fact(FactIncidentCreated, node, s, "", map[string]any{"incidentId": in.ID, "kind": kind, "message": msg})
+}
+
+// maxConditionRounds bounds how often conditions may fire in one step.
+const maxConditionRounds = 100
+
+// evalConditions evaluates every conditional event wait and fires those
+// whose condition turned from false to true. It reports whether any fired.
+// A condition that fails to evaluate counts as false.
+func (x *executor) evalConditions() bool {
+	fired := false
+	for _, w := range slices.Clone(x.st.Waits) {
+		if w.Kind != WaitCondition || x.st.Wait(w.ID) == nil {
+			continue
+		}
+		cond := conditionOf(x.proc.Node(w.NodeID))
+		if cond == nil {
+			continue
+		}
+		v, err := cond.Eval(x.view(w.ScopeID))
+		holds := err == nil && expr.Truthy(v)
+		switch {
+		case holds && !w.Holds:
+			w.Holds = true
+			x.touch(w.ID)
+			x.fire(w, nil)
+			fired = true
+		case !holds && w.Holds:
+			w.Holds = false
+			x.touch(w.ID)
+		}
+	}
+	return fired
+}
+
+// conditionOf returns the condition of a conditional catch, boundary or
+// event sub-process node.
+func conditionOf(n *bpmn.Node) expr.Expression {
+	if n == nil {
+		return nil
+	}
+	ev := n.Event
+	if n.TriggeredByEvent && n.Trigger != nil {
+		ev = n.Trigger.Event
+	}
+	if ev == nil || ev.Kind != bpmn.TriggerConditional {
+		return nil
+	}
+	return ev.Condition
+}
+
+// settle runs the ready tracks, then fires conditions that turned true and
+// runs again, until nothing changes (bounded).
+func (x *executor) settle() {
+	x.run()
+	for i := 0; i < maxConditionRounds && !x.st.Ended(); i++ {
+		if !x.evalConditions() {
+			return
+		}
+		x.run()
+	}
+}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// Handler kinds.
+const (
+	HandlerEventSubProcess = "event-subprocess"
+	HandlerBoundary        = "boundary"
+)
+
+// Handler is an event handler armed on an open scope: an event sub-process
+// declared in it, or a boundary event on its host sub-process.
+type Handler struct {
+	NodeID string
+	Kind   string
+	// Trigger is the event kind (message, timer, signal, error, escalation, conditional).
+	Trigger string
+	// Name is the message or signal name, the error or escalation code, the
+	// timer text or the condition ("" = catch-all error/escalation).
+	Name         string
+	Interrupting bool
+}
+
+// ArmedHandlers lists the handlers armed on every open scope of st. Timer,
+// message, signal and conditional handlers are armed while their wait is
+// open; error and escalation handlers while the scope can still catch.
+func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
+	out := map[scope.ID][]Handler{}
+	waitFor := func(node string, s scope.ID, track string) *Wait {
+		for _, w := range st.Waits {
+			if w.NodeID == node && ((w.Handler && w.ScopeID == s) || (w.Boundary && w.TrackID == track)) {
+				return w
+			}
+		}
+		return nil
+	}
+	for _, sc := range st.Scopes.All() {
+		var g *bpmn.Graph
+		if sc.ID == scope.RootID {
+			g = p.Graph
+		} else if n := p.Node(sc.NodeID); n != nil {
+			g = n.Sub
+		}
+		if g != nil && !sc.Interrupted {
+			for _, esp := range g.EventSubs {
+				if esp.Trigger == nil || esp.Trigger.Event == nil {
+					continue
+				}
+				ev := esp.Trigger.Event
+				w := waitFor(esp.ID, sc.ID, "")
+				if w == nil && ev.Kind != bpmn.TriggerError && ev.Kind != bpmn.TriggerEscalation {
+					continue
+				}
+				out[sc.ID] = append(out[sc.ID], Handler{NodeID: esp.ID, Kind: HandlerEventSubProcess, Trigger: string(ev.Kind), Name: eventName(ev, w), Interrupting: esp.Interrupting})
+			}
+		}
+		if sc.ID == scope.RootID {
+			continue
+		}
+		var host *Track
+		for _, t := range st.Tracks {
+			if t.State == TrackInScope && t.Child == sc.ID {
+				host = t
+			}
+		}
+		hostNode := (*bpmn.Node)(nil)
+		if host != nil {
+			hostNode = p.Node(host.Node)
+		}
+		if hostNode == nil {
+			continue
+		}
+		for _, b := range hostNode.Boundaries {
+			if b.Event == nil {
+				continue
+			}
+			w := waitFor(b.ID, "", host.ID)
+			if w == nil && b.Event.Kind != bpmn.TriggerError && b.Event.Kind != bpmn.TriggerEscalation {
+				continue
+			}
+			out[sc.ID] = append(out[sc.ID], Handler{NodeID: b.ID, Kind: HandlerBoundary, Trigger: string(b.Event.Kind), Name: eventName(b.Event, w), Interrupting: b.CancelActivity})
+		}
+	}
+	return out
+}
+
+func eventName(ev *bpmn.EventDef, w *Wait) string {
+	switch ev.Kind {
+	case bpmn.TriggerMessage:
+		return ev.MessageName
+	case bpmn.TriggerSignal:
+		return ev.SignalName
+	case bpmn.TriggerError, bpmn.TriggerEscalation:
+		return ev.Code
+	case bpmn.TriggerTimer:
+		if w != nil {
+			return w.TimerText
+		}
+	case bpmn.TriggerConditional:
+		if ev.Condition != nil {
+			return ev.Condition.Source()
+		}
+	}
+	return ""
+}
