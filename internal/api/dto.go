@@ -95,16 +95,34 @@ type Instance struct {
 	Incidents []Incident     `json:"incidents"`
 }
 
-// Scope is one open scope of an instance with its local variables.
+// Scope is one open scope of an instance with its local variables and the
+// event handlers armed on it.
 type Scope struct {
 	ID   string `json:"id"`
 	Path string `json:"path"`
 	// NodeID is the container node; null for the root scope.
 	NodeID *string `json:"nodeId"`
 	// ParentID is null for the root scope.
-	ParentID  *string        `json:"parentId"`
+	ParentID *string `json:"parentId"`
+	// State is "active", or "interrupted" once an interrupting event
+	// sub-process runs in it.
 	State     string         `json:"state"`
 	Variables map[string]any `json:"variables"`
+	Handlers  []Handler      `json:"handlers"`
+}
+
+// Handler is an event handler armed on a scope: an event sub-process
+// declared in it or a boundary event on its host sub-process.
+type Handler struct {
+	NodeID string `json:"nodeId"`
+	// Kind is "event-subprocess" or "boundary".
+	Kind string `json:"kind"`
+	// Trigger is message, timer, signal, error, escalation or conditional.
+	Trigger string `json:"trigger"`
+	// Name is the message or signal name or the error/escalation code; null
+	// when the handler catches any (or its trigger has no name).
+	Name         *string `json:"name"`
+	Interrupting bool    `json:"interrupting"`
 }
 
 // Track is one token.
@@ -255,16 +273,26 @@ func toInstance(v runtime.InstanceView) Instance {
 		out.Children = append(out.Children, Child{InstanceID: string(c.InstanceID), NodeID: c.NodeID, Status: c.Status})
 	}
 	for _, sc := range v.Scopes {
-		out.Scopes = append(out.Scopes, Scope{
-			ID: sc.ID, Path: sc.Path, NodeID: nullable(sc.NodeID), ParentID: nullable(sc.ParentID),
-			State: sc.State, Variables: vars(sc.Variables),
-		})
+		out.Scopes = append(out.Scopes, toScope(sc))
 	}
 	for _, t := range v.Tracks {
 		out.Tracks = append(out.Tracks, Track{ID: t.ID, ScopeID: t.ScopeID, NodeID: t.NodeID, State: t.State})
 	}
 	for _, inc := range v.Incidents {
 		out.Incidents = append(out.Incidents, toIncident(inc))
+	}
+	return out
+}
+
+func toScope(sc runtime.ScopeView) Scope {
+	out := Scope{
+		ID: sc.ID, Path: sc.Path, NodeID: nullable(sc.NodeID), ParentID: nullable(sc.ParentID),
+		State: sc.State, Variables: vars(sc.Variables), Handlers: make([]Handler, 0, len(sc.Handlers)),
+	}
+	for _, h := range sc.Handlers {
+		out.Handlers = append(out.Handlers, Handler{
+			NodeID: h.NodeID, Kind: h.Kind, Trigger: h.Trigger, Name: nullable(h.Name), Interrupting: h.Interrupting,
+		})
 	}
 	return out
 }

@@ -23,7 +23,9 @@ import (
 //   - process keys starting with "straight" complete at once, others keep
 //     running with one track on "Task_1";
 //   - key "explode" fails with an internal error, key "panic" panics;
-//   - business key "incident" gives the instance an open incident.
+//   - business key "incident" gives the instance an open incident;
+//   - business key "scoped" gives it an interrupted sub-process scope with
+//     armed handlers under a root scope with none.
 type fakeService struct {
 	mu        sync.Mutex
 	now       time.Time
@@ -161,6 +163,17 @@ func (f *fakeService) StartInstance(_ context.Context, req runtime.StartRequest)
 		v.Status, v.EndedAt, v.Scopes = runtime.StatusCompleted, f.now, nil
 	} else {
 		v.Tracks = []runtime.TrackView{{ID: "tr-1", ScopeID: "sc-1", NodeID: "Task_1", State: "waiting"}}
+	}
+	if req.BusinessKey == "scoped" {
+		v.Scopes = append(v.Scopes, runtime.ScopeView{
+			ID: "sc-2", ParentID: "sc-1", NodeID: "Sub_1", Path: "/Sub_1", State: "interrupted",
+			Variables: map[string]any{"local": json.Number("1")},
+			Handlers: []runtime.HandlerView{
+				{NodeID: "OnCancel", Kind: "boundary", Trigger: "message", Name: "cancel", Interrupting: true},
+				{NodeID: "OnAnyError", Kind: "event-subprocess", Trigger: "error", Interrupting: true},
+				{NodeID: "Reminder", Kind: "event-subprocess", Trigger: "timer"},
+			},
+		})
 	}
 	if req.BusinessKey == "incident" {
 		v.Incidents = []runtime.IncidentRow{{ID: "inc-1", InstanceID: id, NodeID: "Gateway_1", ScopeID: "sc-1", Kind: "no-outgoing-flow", Message: "no condition matched", CreatedAt: f.now}}
