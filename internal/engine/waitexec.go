@@ -118,6 +118,9 @@ func (x *executor) openWait(id string, kind WaitKind) (*Wait, *Track, error) {
 	if w == nil || w.Kind != kind {
 		return nil, nil, fmt.Errorf("engine: %s %s in instance %s: %w", kind, id, x.st.InstanceID, ErrUnknownWait)
 	}
+	if w.Handler {
+		return w, nil, nil // an event sub-process's wait belongs to its scope
+	}
 	t := x.st.Track(w.TrackID)
 	if t == nil {
 		return nil, nil, fmt.Errorf("engine: %s %s has no track: %w", kind, id, ErrCheckpoint)
