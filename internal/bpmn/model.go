@@ -26,6 +26,7 @@ const (
 	KindBoundaryEvent          NodeKind = "boundaryEvent"
 	KindEventBasedGateway      NodeKind = "eventBasedGateway"
 	KindInclusiveGateway       NodeKind = "inclusiveGateway"
+	KindCallActivity           NodeKind = "callActivity"
 )
 
 // TriggerKind is the kind of an event definition.
@@ -84,6 +85,32 @@ type TimerDef struct {
 	Expr expr.Expression
 }
 
+// IOSpec is an ioSpecification reduced to what the engine binds: data
+// inputs and outputs by name.
+type IOSpec struct {
+	Inputs  []DataParam
+	Outputs []DataParam
+}
+
+// DataParam is one dataInput or dataOutput.
+type DataParam struct {
+	// Name is the name attribute (the variable name); it falls back to the id.
+	Name string
+	// Optional marks an input listed in an inputSet's optionalInputRefs.
+	Optional bool
+}
+
+// CallDef is what a call activity calls.
+type CallDef struct {
+	// CalledElement is the reference as written (a key, or prefix:key).
+	CalledElement string
+	// Version pins a version (gobpm:version); 0 means the latest at call time.
+	Version int
+	// IO is the call activity's own ioSpecification: the inputs it passes
+	// (by name, read from the caller by walk-up) and the outputs it expects.
+	IO *IOSpec
+}
+
 // JobDef describes the job a service task (send task, message throw) creates.
 type JobDef struct {
 	// Type is the job type workers activate (gobpm:type).
@@ -140,6 +167,15 @@ type Process struct {
 	// EventStarts are the process-level start events with a trigger (timer,
 	// message, signal), in document order. Graph.Starts holds only the None start.
 	EventStarts []*Node
+	// IO is the process's ioSpecification: its contract as a callee (nil = none:
+	// it takes no inputs and returns no outputs).
+	IO *IOSpec
+	// Namespaces maps the namespace prefixes declared on <definitions> to
+	// their URIs (for resolving qualified calledElement references).
+	Namespaces map[string]string
+	// GlobalTask is set when the process was synthesized from a global task
+	// (globalTask, globalUserTask, …) registered under its id.
+	GlobalTask bool
 
 	// index maps every node id (nested graphs included) to its node; Parse
 	// fills it. A Process built by hand has none and Node searches instead.
@@ -195,6 +231,8 @@ type Node struct {
 	Job *JobDef
 	// UserTask is set for user tasks.
 	UserTask *UserTaskDef
+	// Call is set for call activities.
+	Call *CallDef
 	// AttachedTo is the host activity of a boundary event.
 	AttachedTo *Node
 	// CancelActivity reports an interrupting boundary event.
@@ -248,7 +286,7 @@ func (g *Graph) find(id string) *Node {
 // IsActivity reports whether the node is an activity (task or sub-process).
 func (n *Node) IsActivity() bool {
 	switch n.Kind {
-	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask:
+	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity:
 		return true
 	}
 	return false
