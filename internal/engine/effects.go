@@ -11,6 +11,7 @@ const (
 	FactInstanceStarted    = "instance-started"
 	FactInstanceCompleted  = "instance-completed"
 	FactInstanceTerminated = "instance-terminated"
+	FactInstanceFailed     = "instance-failed"
 	FactElementActivated   = "element-activated"
 	FactElementCompleted   = "element-completed"
 	FactElementTerminated  = "element-terminated"
@@ -34,6 +35,8 @@ const (
 	FactHandlerFired       = "handler-fired"
 	FactEventAbsorbed      = "event-absorbed"
 	FactScopeInterrupted   = "scope-interrupted"
+	FactCallStarted        = "call-started"
+	FactCallEnded          = "call-ended"
 )
 
 // Fact is one history entry produced by a step.
@@ -63,4 +66,29 @@ type Effects struct {
 	Signals []SignalThrow
 	// Fired counts the waits the step's event fired (messages, signals, timers).
 	Fired int
+	// Calls are child instances to launch (call activities reached).
+	Calls []Call
+	// CancelChildren are child instances whose call was withdrawn
+	// (interrupted, terminated, cancelled): the runtime terminates them.
+	CancelChildren []string
+	// ParentNotice is set when a called child ended in this step: the
+	// runtime hands the outcome to the caller.
+	ParentNotice *ChildEnded
+}
+
+// Call asks the runtime to resolve a called element and start a child.
+type Call struct {
+	// ChildID is the id the child instance must get (the call wait's id).
+	ChildID string
+	NodeID  string
+	// Reference is the calledElement as written; Version pins a version (0 = latest).
+	Reference string
+	Version   int
+	// Inputs are the caller's declared inputs found by walk-up; Missing
+	// names declared inputs the caller does not hold.
+	Inputs  map[string]any
+	Missing []string
+	// BusinessKey is inherited by the child; Chain is the caller's call chain.
+	BusinessKey string
+	Chain       []string
 }

@@ -146,6 +146,69 @@ type SignalDelivered struct {
 // Kind implements Event.
 func (SignalDelivered) Kind() string { return "signal-delivered" }
 
+// ChildEnded hands a called child's outcome to its caller's call wait:
+// completed (Outputs bind into the caller's scope), failed with an uncaught
+// error (ErrorCode enters the caller's error chain at the call activity) or
+// terminated (CodeChildTerminated does).
+type ChildEnded struct {
+	ParentID     string
+	WaitID       string
+	Status       string
+	Outputs      map[string]any
+	ErrorCode    string
+	ErrorMessage string
+}
+
+// Kind implements Event.
+func (ChildEnded) Kind() string { return "child-ended" }
+
+// CallStarted records on the caller that its child was launched with the
+// resolved key and version.
+type CallStarted struct {
+	WaitID  string
+	Key     string
+	Version int
+}
+
+// Kind implements Event.
+func (CallStarted) Kind() string { return "call-started" }
+
+// CallFailed reports a call that could not be launched (unknown key or
+// version, unresolvable reference, input contract broken): a technical
+// error with Code entering the caller's error chain at the call activity.
+type CallFailed struct {
+	WaitID  string
+	Code    string
+	Message string
+}
+
+// Kind implements Event.
+func (CallFailed) Kind() string { return "call-failed" }
+
+// ChildMissing reports that a call's child instance record is gone: the
+// call stops in an incident (never a silent re-launch).
+type ChildMissing struct {
+	WaitID string
+}
+
+// Kind implements Event.
+func (ChildMissing) Kind() string { return "child-missing" }
+
+// Orphaned reports that a called child's caller record is gone: the child
+// stops for good (never runs orphaned).
+type Orphaned struct{}
+
+// Kind implements Event.
+func (Orphaned) Kind() string { return "orphaned" }
+
+// Classified error codes of call activities, catchable by error boundaries.
+const (
+	CodeCallNotFound     = "gobpm.call.not-found"
+	CodeCallUnresolvable = "gobpm.call.unresolvable"
+	CodeCallContract     = "gobpm.call.contract"
+	CodeChildTerminated  = "gobpm.call.child-terminated"
+)
+
 // Errors for events that name something the state does not hold or forbid.
 var (
 	// ErrUnknownWait reports a job, task, timer or subscription that is not

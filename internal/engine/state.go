@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/scope"
@@ -78,6 +79,7 @@ const (
 	IncidentJobFailed    = "job-failed"
 	IncidentUnhandled    = "unhandled-error"
 	IncidentTimer        = "timer-invalid"
+	IncidentChildMissing = "child-missing"
 )
 
 // State is the checkpoint of one instance: everything needed to resume it.
@@ -100,6 +102,29 @@ type State struct {
 	NextIncident int   `json:"nextIncident"`
 	NextFact     int64 `json:"nextFact"`
 	NextWait     int   `json:"nextWait,omitempty"`
+
+	// Parent links a called child to its caller: the caller instance, its
+	// call activity node and the call wait (nil for a top-level instance).
+	Parent *ParentLink `json:"parent,omitempty"`
+	// CallChain lists the process keys from the top-level instance down to
+	// this one (for the call-depth guard and its error text).
+	CallChain []string `json:"callChain,omitempty"`
+	// Failure is set when the instance ended because of an error it could
+	// not handle and handed to its caller; Status is then failed and final.
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// ParentLink is a called child's link to its caller.
+type ParentLink struct {
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+	WaitID     string `json:"waitId"`
+}
+
+// Failure is the uncaught BPMN error that ended a called child.
+type Failure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // NewState returns the empty state of a new instance; apply a Start event to it.
@@ -116,7 +141,7 @@ func NewState(instanceID, processKey string, processVersion int) *State {
 
 // Ended reports whether the instance reached a final status.
 func (s *State) Ended() bool {
-	return s.Status == StatusCompleted || s.Status == StatusTerminated
+	return s.Status == StatusCompleted || s.Status == StatusTerminated || s.Failure != nil
 }
 
 // Track returns the live track with the given id, or nil.
@@ -146,6 +171,15 @@ func (s *State) Clone() *State {
 	c.Waits = nil
 	for _, w := range s.Waits {
 		c.Waits = append(c.Waits, w.clone())
+	}
+	if s.Parent != nil {
+		p := *s.Parent
+		c.Parent = &p
+	}
+	c.CallChain = slices.Clone(s.CallChain)
+	if s.Failure != nil {
+		f := *s.Failure
+		c.Failure = &f
 	}
 	return &c
 }

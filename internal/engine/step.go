@@ -19,6 +19,8 @@ type Options struct {
 	// MaxActivations caps node executions in one step, so a loop of
 	// synchronous elements cannot spin forever; 0 means 100000.
 	MaxActivations int
+	// MaxCallDepth caps the call chain (DESIGN §5.6); 0 means 64.
+	MaxCallDepth int
 }
 
 func (o Options) withDefaults() Options {
@@ -27,6 +29,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxActivations <= 0 {
 		o.MaxActivations = 100000
+	}
+	if o.MaxCallDepth <= 0 {
+		o.MaxCallDepth = 64
 	}
 	return o
 }
@@ -37,6 +42,7 @@ func (o Options) withDefaults() Options {
 // ErrCheckpoint (state does not fit the process).
 func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
 	x := &executor{proc: p, st: st.Clone(), now: now, opts: opts.withDefaults()}
+	wasEnded := st.Ended()
 	if err := x.apply(ev); err != nil {
 		return nil, Effects{}, err
 	}
@@ -45,6 +51,9 @@ func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*S
 	}
 	x.settleStatus()
 	x.finishWaits()
+	if !wasEnded {
+		x.noticeParent()
+	}
 	return x.st, x.fx, nil
 }
 
@@ -59,6 +68,9 @@ type executor struct {
 	spent int
 	// touched lists wait ids created, changed or removed in this step, in order.
 	touched []string
+	// consumed lists call waits whose child is done: removing them does not
+	// terminate the child.
+	consumed []string
 }
 
 func (x *executor) apply(ev Event) error {
@@ -77,7 +89,11 @@ func (x *executor) apply(ev Event) error {
 				root.Vars[name] = nil
 			}
 		}
-		x.fact(FactInstanceStarted, "", scope.RootID, "", map[string]any{"processKey": x.st.ProcessKey, "version": x.st.ProcessVersion})
+		started := map[string]any{"processKey": x.st.ProcessKey, "version": x.st.ProcessVersion}
+		if x.st.Parent != nil {
+			started["parentId"], started["parentNodeId"] = x.st.Parent.InstanceID, x.st.Parent.NodeID
+		}
+		x.fact(FactInstanceStarted, "", scope.RootID, "", started)
 		if e.StartNode != "" {
 			n := x.proc.Node(e.StartNode)
 			if n == nil || !slices.Contains(x.proc.EventStarts, n) {
@@ -123,6 +139,10 @@ func (x *executor) apply(ev Event) error {
 	default:
 		if x.st.Ended() {
 			return fmt.Errorf("engine: %s on instance %s: status is %s: %w", ev.Kind(), x.st.InstanceID, x.st.Status, ErrInvalidTransition)
+		}
+		switch ev.(type) {
+		case CallStarted, CallFailed, ChildEnded, ChildMissing, Orphaned:
+			return x.applyCallEvent(ev)
 		}
 		return x.applyWaitEvent(ev)
 	}
@@ -210,6 +230,8 @@ func (x *executor) execute(t *Track) {
 		x.eventGateway(t, n)
 	case bpmn.KindInclusiveGateway:
 		x.inclusiveGateway(t, n)
+	case bpmn.KindCallActivity:
+		x.callActivity(t, n)
 	default:
 		x.incident(t, IncidentUnknownModel, fmt.Sprintf("%s %q cannot be executed", n.Kind, n.ID))
 	}

@@ -20,6 +20,9 @@ const (
 	// WaitCondition is a conditional event: it fires when its condition
 	// turns true (evaluated after every step).
 	WaitCondition WaitKind = "condition"
+	// WaitCall is a call activity waiting for its child instance; the
+	// wait's id is the child's instance id.
+	WaitCall WaitKind = "call"
 )
 
 // Wait is something a track waits for: a job for workers, a user task, a

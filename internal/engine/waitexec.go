@@ -612,7 +612,12 @@ func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atAc
 	if x.catchAtLevels(t, from, bpmn.TriggerError, code) {
 		return
 	}
-	// Uncaught: the thrower stops in an incident naming the code.
+	// Uncaught: a called child ends and hands the error to its caller;
+	// otherwise the thrower stops in an incident naming the code.
+	if x.st.Parent != nil {
+		x.failInstance(code, fmt.Sprintf("BPMN error %q thrown at %s was not caught: %s", code, t.Node, detail))
+		return
+	}
 	if x.st.Track(t.ID) == nil {
 		return
 	}
@@ -853,6 +858,9 @@ func (x *executor) removeWait(w *Wait) {
 		if in.WaitID == w.ID {
 			x.resolveIncidentID(in.ID, "job withdrawn")
 		}
+	}
+	if w.Kind == WaitCall && !slices.Contains(x.consumed, w.ID) {
+		x.fx.CancelChildren = append(x.fx.CancelChildren, w.ID) // the call was withdrawn: cascade
 	}
 }
 
