@@ -117,24 +117,32 @@ func lookup[V any](decls map[string]V, ref string) (V, bool) {
 // triggers maps event definition tags to their kinds; definitions not
 // listed are not supported yet.
 var triggers = map[string]TriggerKind{
-	"timerEventDefinition":      TriggerTimer,
-	"messageEventDefinition":    TriggerMessage,
-	"signalEventDefinition":     TriggerSignal,
-	"errorEventDefinition":      TriggerError,
-	"escalationEventDefinition": TriggerEscalation,
-	"terminateEventDefinition":  TriggerTerminate,
+	"timerEventDefinition":       TriggerTimer,
+	"messageEventDefinition":     TriggerMessage,
+	"signalEventDefinition":      TriggerSignal,
+	"errorEventDefinition":       TriggerError,
+	"escalationEventDefinition":  TriggerEscalation,
+	"terminateEventDefinition":   TriggerTerminate,
+	"conditionalEventDefinition": TriggerConditional,
 }
 
 // allowedTriggers lists, per event element, the triggers it may carry.
 // TriggerNone means the element may have no event definition. Process-level
-// start events are listed; inside a sub-process only the None start is
-// allowed (checked by event).
+// start events are listed; inside a plain sub-process only the None start
+// is allowed, inside an event sub-process only eventSubStartTriggers
+// (checked by event).
 var allowedTriggers = map[string][]TriggerKind{
 	"startEvent":             {TriggerNone, TriggerTimer, TriggerMessage, TriggerSignal},
-	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal},
+	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal, TriggerConditional},
 	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation},
 	"endEvent":               {TriggerNone, TriggerTerminate, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation},
-	"boundaryEvent":          {TriggerTimer, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation},
+	"boundaryEvent":          {TriggerTimer, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional},
+}
+
+// eventSubStartTriggers are the triggers the start event of an event
+// sub-process may carry (DESIGN §5.5); it must carry exactly one.
+var eventSubStartTriggers = []TriggerKind{
+	TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional,
 }
 
 // isCatch reports whether the event element waits for its trigger.
@@ -175,6 +183,11 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		info.attachedRef = strings.TrimSpace(attr(e, "attachedToRef"))
 		n.CancelActivity = p.boolAttr(e, "cancelActivity", true)
 	}
+	if e.Tag == "startEvent" {
+		// Meaningful only inside an event sub-process (Node.Interrupting of
+		// its owner, set by eventSubShape).
+		info.interrupting = p.boolAttr(e, "isInterrupting", true)
+	}
 	if p.boolAttr(e, "parallelMultiple", false) {
 		p.problems.add(label, RuleUnsupported, "%s with parallelMultiple is not supported yet", e.Tag)
 		ok = false
@@ -188,11 +201,14 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 	if len(defs) == 1 {
 		def = defs[0]
 	}
-	if e.Tag == "startEvent" && def != nil && c.g.Owner != nil {
+	if e.Tag == "startEvent" && def != nil && c.g.Owner != nil && !c.eventSub {
 		// DESIGN §5.2: a plain sub-process starts only through a None start,
 		// whatever the trigger. Inside a container that is itself rejected
-		// (event sub-process, ad-hoc, transaction), stay quiet: that
-		// container is reported.
+		// (ad-hoc, transaction), stay quiet: that container is reported.
+		if def.Tag == "conditionalEventDefinition" {
+			// Report an incomplete condition too, as Camunda 7 does.
+			p.conditionDef(label, def)
+		}
 		if c.checkShape {
 			p.problems.add(label, RuleStartShape,
 				"%s inside %s has %s; a plain sub-process may only have a None start event (triggered starts belong to event sub-processes)",
@@ -211,7 +227,30 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		}
 		kind = k
 	}
-	if !allows(e.Tag, kind) {
+	switch {
+	case e.Tag == "startEvent" && c.eventSub:
+		if kind == TriggerNone {
+			p.problems.add(label, RuleStartShape,
+				"the start event of event sub-process %q has no event definition; it needs exactly one trigger: message, timer, signal, error, escalation or conditional",
+				c.id)
+			info.triggeredStart = true
+			return false
+		}
+		if !contains(eventSubStartTriggers, kind) {
+			p.problems.add(label, RuleUnsupported, "%s with %s is not supported yet", e.Tag, def.Tag)
+			info.triggeredStart = true
+			return false
+		}
+		if kind == TriggerError && !info.interrupting {
+			p.problems.add(label, RuleInvalidAttribute,
+				"an error start event always interrupts its scope; isInterrupting=\"false\" is not allowed")
+		}
+	case e.Tag == "startEvent" && kind == TriggerConditional:
+		p.conditionDef(label, def)
+		p.problems.add(label, RuleUnsupported, "conditional start events are not supported yet; use a conditional event sub-process")
+		info.triggeredStart = true
+		return false
+	case !allows(e.Tag, kind):
 		if kind == TriggerNone {
 			p.problems.add(label, RuleUnsupported, "%s without an event definition is not supported yet", e.Tag)
 		} else {
@@ -246,7 +285,12 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 
 // allows reports whether an event element tag may carry trigger kind.
 func allows(tag string, kind TriggerKind) bool {
-	for _, k := range allowedTriggers[tag] {
+	return contains(allowedTriggers[tag], kind)
+}
+
+// contains reports whether kind is one of kinds.
+func contains(kinds []TriggerKind, kind TriggerKind) bool {
+	for _, k := range kinds {
 		if k == kind {
 			return true
 		}
@@ -296,8 +340,56 @@ func (p *parser) eventDef(e, def *etree.Element, kind TriggerKind) *EventDef {
 		ev.Code = p.codeRef(label, def, "escalationRef", "escalation", "escalationCode", p.escalationCodes, catch)
 	case TriggerTerminate:
 		p.common(def)
+	case TriggerConditional:
+		ev.Condition = p.conditionDef(label, def)
 	}
 	return ev
+}
+
+// conditionalVendorAttrs are Camunda 7 attributes of a
+// conditionalEventDefinition that narrow when the condition is evaluated;
+// gobpm evaluates it after every step that changes variables, so it refuses
+// them rather than fire at other moments.
+var conditionalVendorAttrs = []string{"variableName", "variableEvents"}
+
+// conditionDef compiles the <condition> of the conditionalEventDefinition
+// def on the event named label: its language attribute, else the
+// document's expressionLanguage. A missing or empty condition is a
+// RuleInvalidExpression problem.
+func (p *parser) conditionDef(label string, def *etree.Element) expr.Expression {
+	for _, key := range conditionalVendorAttrs {
+		if _, ok := nsAttr(def, NamespaceCamunda, key); ok {
+			p.problems.add(label, RuleUnsupported,
+				"camunda:%s on conditionalEventDefinition is not supported; gobpm evaluates the condition after every change of variables", key)
+		}
+	}
+	var conds []*etree.Element
+	for _, c := range def.ChildElements() {
+		if !isBPMN(c) {
+			p.foreign(c)
+			continue
+		}
+		switch c.Tag {
+		case "documentation", "extensionElements":
+		case "condition":
+			conds = append(conds, c)
+		default:
+			p.unsupported(c, c.Tag+" in conditionalEventDefinition")
+		}
+	}
+	switch len(conds) {
+	case 0:
+		p.problems.add(label, RuleInvalidExpression, "conditionalEventDefinition has no condition")
+		return nil
+	case 1:
+	default:
+		p.problems.add(label, RuleInvalidExpression, "conditionalEventDefinition has %d conditions; want one", len(conds))
+	}
+	lang := strings.TrimSpace(attr(conds[0], "language"))
+	if lang == "" {
+		lang = p.exprLang
+	}
+	return p.compile(label, "condition", lang, text(conds[0]))
 }
 
 // codeRef resolves an errorRef or escalationRef to its code. A catch may

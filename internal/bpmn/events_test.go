@@ -52,8 +52,12 @@ func TestParseJobs(t *testing.T) {
 	if done := p.Node("done"); done.Event == nil || done.Event.Kind != TriggerMessage || done.Event.MessageName != "" {
 		t.Errorf("done event = %+v", done.Event)
 	}
-	if p.Node("mail").Event != nil {
-		t.Error("send task has an event definition")
+	// A send task with a messageRef records the message it sends.
+	if ev := p.Node("mail").Event; ev == nil || ev.Kind != TriggerMessage || ev.MessageName != "shipped" {
+		t.Errorf("mail event = %+v", ev)
+	}
+	if p.Node("dual").Event != nil {
+		t.Error("send task without messageRef has an event definition")
 	}
 }
 

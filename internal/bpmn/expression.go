@@ -54,9 +54,10 @@ func clip(s string) string {
 	return s
 }
 
-// sequenceFlow reads a <sequenceFlow> and compiles its condition.
+// sequenceFlow reads a <sequenceFlow> and compiles its condition. A flow
+// without an id gets a synthesized one (see flowID).
 func (p *parser) sequenceFlow(e *etree.Element, c *container) {
-	id := p.id(e)
+	id := p.flowID(e)
 	label := p.label(e)
 	f := &Flow{ID: id, Name: attr(e, "name")}
 	info := &flowInfo{
@@ -98,6 +99,26 @@ func (p *parser) sequenceFlow(e *etree.Element, c *container) {
 			p.flows[id] = info
 		}
 	}
+}
+
+// flowID returns the id of a sequence flow. Camunda 7 accepts flows
+// without an id (nothing can reference them), and its test models use them,
+// so instead of rejecting, Parse synthesizes "<sourceRef>-><targetRef>",
+// with "#2", "#3", … appended when that id is already taken by a declared
+// id or an earlier synthesized one. The result depends only on the
+// document, so it is stable across deployments of the same bytes. Problems
+// still name such a flow by tag and line.
+func (p *parser) flowID(e *etree.Element) string {
+	if id := strings.TrimSpace(attr(e, "id")); id != "" {
+		return id
+	}
+	base := strings.TrimSpace(attr(e, "sourceRef")) + "->" + strings.TrimSpace(attr(e, "targetRef"))
+	id := base
+	for k := 2; p.ids[id]; k++ {
+		id = fmt.Sprintf("%s#%d", base, k)
+	}
+	p.ids[id] = true
+	return id
 }
 
 // script compiles the <script> body of a script task.

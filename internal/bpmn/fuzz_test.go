@@ -48,9 +48,18 @@ func FuzzParse(f *testing.F) {
 // checkGraph asserts the wiring invariants of an accepted graph.
 func checkGraph(t *testing.T, p *Process, g *Graph) {
 	t.Helper()
-	if len(g.Starts) == 0 && g.Owner != nil {
+	switch {
+	case g.Owner != nil && g.Owner.TriggeredByEvent:
+		checkEventSub(t, g.Owner)
+	case len(g.Starts) == 0 && g.Owner != nil:
 		t.Fatal("accepted sub-process graph without starts")
 	}
+	for _, es := range g.EventSubs {
+		if !es.TriggeredByEvent || es.Parent != g {
+			t.Fatalf("EventSubs holds %q, not an event sub-process of this graph", es.ID)
+		}
+	}
+	subs := 0
 	for _, s := range g.Starts {
 		if s.Kind == KindStartEvent && s.Event != nil {
 			t.Fatalf("triggered start %q in Graph.Starts", s.ID)
@@ -74,6 +83,9 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 		if (n.Kind == KindSubProcess) != (n.Sub != nil) {
 			t.Fatalf("node %q: Sub does not match kind", n.ID)
 		}
+		if n.TriggeredByEvent {
+			subs++
+		}
 		checkNode(t, n)
 		if n.Sub != nil {
 			if n.Sub.Owner != n {
@@ -81,6 +93,27 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 			}
 			checkGraph(t, p, n.Sub)
 		}
+	}
+	if subs != len(g.EventSubs) {
+		t.Fatalf("graph has %d event sub-processes, EventSubs lists %d", subs, len(g.EventSubs))
+	}
+}
+
+// checkEventSub asserts the invariants of an accepted event sub-process.
+func checkEventSub(t *testing.T, n *Node) {
+	t.Helper()
+	if n.Kind != KindSubProcess || len(n.Incoming) != 0 || len(n.Outgoing) != 0 || len(n.Boundaries) != 0 {
+		t.Fatalf("event sub-process %q: kind %s, wired or with boundaries", n.ID, n.Kind)
+	}
+	if len(n.Sub.Starts) != 0 {
+		t.Fatalf("event sub-process %q is seeded: %v", n.ID, ids(n.Sub.Starts))
+	}
+	s := n.Trigger
+	if s == nil || s.Kind != KindStartEvent || s.Parent != n.Sub || s.Event == nil || !contains(eventSubStartTriggers, s.Event.Kind) {
+		t.Fatalf("event sub-process %q: bad trigger %+v", n.ID, s)
+	}
+	if s.Event.Kind == TriggerError && !n.Interrupting {
+		t.Fatalf("event sub-process %q: non-interrupting error start", n.ID)
 	}
 }
 
@@ -103,6 +136,9 @@ func checkNode(t *testing.T, n *Node) {
 	}
 	if n.Event != nil && n.Event.Kind == TriggerTimer && n.Event.Timer == nil {
 		t.Fatalf("node %q: timer event without TimerDef", n.ID)
+	}
+	if n.Event != nil && n.Event.Kind == TriggerConditional && n.Event.Condition == nil {
+		t.Fatalf("node %q: conditional event without condition", n.ID)
 	}
 	if n.Kind == KindBoundaryEvent {
 		h := n.AttachedTo

@@ -39,6 +39,7 @@ func Parse(data []byte) (*Definitions, error) {
 		flows: make(map[string]*flowInfo),
 		data:  make(map[string]*Graph),
 		procs: make(map[*Graph]string),
+		ids:   make(map[string]bool),
 
 		messages:        make(map[string]*messageDecl),
 		signals:         make(map[string]string),
@@ -95,6 +96,10 @@ type parser struct {
 	signals         map[string]string
 	errorCodes      map[string]string
 	escalationCodes map[string]string
+
+	// ids holds every id of a BPMN element in the document, plus the ids
+	// synthesized for sequence flows without one (see flowID).
+	ids map[string]bool
 }
 
 // container is a process or sub-process graph being built.
@@ -103,9 +108,12 @@ type container struct {
 	id string // process or sub-process id, for problems
 	// proc is the process whose top-level graph this is, nil for a sub-process.
 	proc *Process
-	// checkShape is false inside unsupported containers (ad-hoc, event
-	// sub-process, transaction), whose instantiation differs.
+	// checkShape is false inside unsupported containers (ad-hoc,
+	// transaction), whose instantiation differs.
 	checkShape bool
+	// eventSub marks the graph of an event sub-process (triggeredByEvent):
+	// it starts through its single triggered start event, never by seeding.
+	eventSub bool
 	// all lists every flow node of the container, including placeholders for
 	// unsupported ones (which are kept out of g.Nodes).
 	all   []*nodeInfo
@@ -118,13 +126,17 @@ type nodeInfo struct {
 	el        *etree.Element
 	g         *Graph
 	supported bool
-	// triggeredStart marks a rejected start event with an event definition
-	// (unsupported trigger, or a triggered start inside a sub-process).
-	// checkShape treats every rejected start event alike: the container
-	// had a start, so "no start event" would be a misleading follow-up.
+	// triggeredStart marks a rejected start event: an unsupported
+	// trigger, a triggered start inside a plain sub-process, or a None
+	// start inside an event sub-process. checkShape treats every rejected
+	// start event alike: the container had a start, so "no start event"
+	// would be a misleading follow-up.
 	triggeredStart bool
 	// attachedRef is the attachedToRef of a boundary event.
 	attachedRef string
+	// interrupting is the isInterrupting attribute of a start event
+	// (default true); it matters only inside an event sub-process.
+	interrupting bool
 	// defaultRef is the `default` attribute.
 	defaultRef string
 	// incomingRefs counts flows naming the node as target, valid or not.
@@ -466,6 +478,9 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	c.all = append(c.all, info)
 	if info.supported {
 		c.g.Nodes = append(c.g.Nodes, n)
+		if n.TriggeredByEvent {
+			c.g.EventSubs = append(c.g.EventSubs, n)
+		}
 	}
 	if id != "" {
 		if _, dup := p.nodes[id]; !dup {
@@ -493,11 +508,11 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	var sub *container
 	if e.Tag == "subProcess" {
 		n.Sub = &Graph{Owner: n}
-		if p.boolAttr(e, "triggeredByEvent", false) {
-			p.problems.add(label, RuleUnsupported, "event sub-process (triggeredByEvent) is not supported yet")
-			ok = false
-		}
-		sub = &container{g: n.Sub, id: label, checkShape: ok}
+		// An event sub-process (DESIGN §5.5) is a sub-process node without
+		// flows; its graph starts at its single triggered start event,
+		// which eventSubShape finds.
+		n.TriggeredByEvent = p.boolAttr(e, "triggeredByEvent", false)
+		sub = &container{g: n.Sub, id: label, checkShape: ok, eventSub: n.TriggeredByEvent}
 	}
 	scripts := 0
 	for _, c := range e.ChildElements() {
@@ -508,8 +523,14 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 			continue
 		}
 		switch c.Tag {
-		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing",
-			"performer", "humanPerformer", "potentialOwner", "resourceRole", "rendering":
+		case "documentation", "auditing", "monitoring", "categoryValueRef", "incoming", "outgoing", "rendering":
+		case "performer", "humanPerformer", "potentialOwner", "resourceRole":
+			if e.Tag == "userTask" {
+				// The standard resource assignment would decide who works on
+				// the task; ignoring it would open the task to anyone.
+				p.problems.add(label, RuleUnsupported,
+					"%s on userTask is not supported; use gobpm:assignee / gobpm:candidateUsers / gobpm:candidateGroups", c.Tag)
+			}
 		case "extensionElements":
 		case "dataInputAssociation", "dataOutputAssociation":
 			p.dataAssociation(c, label)
@@ -553,7 +574,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		n.Job = p.job(e, e)
 	case "sendTask":
 		n.Job = p.job(e, e)
-		p.sendTaskMessage(e)
+		n.Event = p.sendTaskMessage(e)
 	case "userTask":
 		n.UserTask = p.userTask(e)
 	case "receiveTask":

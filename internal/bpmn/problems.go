@@ -30,7 +30,8 @@ const (
 	// RuleUnknownExtension: an element or attribute in the gobpm namespace
 	// that is misspelt or misplaced.
 	RuleUnknownExtension Rule = "unknown-extension"
-	// RuleMissingID: a process, flow node or sequence flow has no id.
+	// RuleMissingID: a process or flow node has no id. (A sequence flow
+	// without one gets a synthesized id instead.)
 	RuleMissingID Rule = "missing-id"
 	// RuleDuplicateID: two BPMN elements share an id.
 	RuleDuplicateID Rule = "duplicate-id"
@@ -41,18 +42,25 @@ const (
 	// container than its own (it crosses a sub-process boundary).
 	RuleCrossingFlow Rule = "crossing-flow"
 	// RuleInvalidAttribute: an attribute value is malformed or not allowed
-	// (e.g. startQuantity other than 1).
+	// (e.g. startQuantity other than 1, isInterrupting="false" on an error
+	// start event).
 	RuleInvalidAttribute Rule = "invalid-attribute"
-	// RuleInvalidExpression: an expression is empty or does not compile.
+	// RuleInvalidExpression: an expression is empty, missing (a script
+	// task without script, a conditional event without condition) or does
+	// not compile.
 	RuleInvalidExpression Rule = "invalid-expression"
 	// RuleUnsupportedLanguage: an expression or script language other than FEEL.
 	RuleUnsupportedLanguage Rule = "unsupported-language"
 	// RuleStartShape: a process or sub-process has an instantiation shape
 	// rejected by DESIGN §5.2 (no start, several None starts, a None start
-	// mixed with flow-less nodes).
+	// mixed with flow-less nodes, a triggered start in a plain
+	// sub-process) or an event sub-process one rejected by §5.5 (not
+	// exactly one start event, a start without trigger, flow-less nodes
+	// next to it).
 	RuleStartShape Rule = "start-shape"
 	// RuleEventFlow: a start event has incoming or an end event has outgoing
-	// sequence flows.
+	// sequence flows, an intermediate event has no incoming flow, or a
+	// sequence flow enters or leaves an event sub-process.
 	RuleEventFlow Rule = "event-flow"
 	// RuleInvalidDefault: a default flow that is not an outgoing flow of its
 	// node, carries a condition, or sits on a node that has no default.
@@ -68,13 +76,13 @@ const (
 	// or with a timeCycle where only one firing makes sense.
 	RuleInvalidTimer Rule = "invalid-timer"
 	// RuleInvalidBoundary: a boundary event attached to something other
-	// than an activity of its own container, or a non-interrupting error
-	// boundary event.
+	// than an activity of its own container, attached to an event
+	// sub-process, or a non-interrupting error boundary event.
 	RuleInvalidBoundary Rule = "invalid-boundary"
 	// RuleInvalidEventGateway: an event-based gateway with fewer than two
 	// outgoing flows, or a flow to something other than a timer, message
-	// or signal intermediate catch event or a receive task with a single
-	// incoming flow.
+	// or signal intermediate catch event (conditional ones are not allowed)
+	// or a receive task with a single incoming flow.
 	RuleInvalidEventGateway Rule = "invalid-event-gateway"
 )
 

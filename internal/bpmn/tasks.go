@@ -179,13 +179,19 @@ func (p *parser) receiveTask(e *etree.Element) *EventDef {
 	return ev
 }
 
-// sendTaskMessage checks the optional messageRef of a send task.
-func (p *parser) sendTaskMessage(e *etree.Element) {
+// sendTaskMessage reads the optional messageRef of a send task: the message
+// it sends, recorded in Node.Event (a message trigger) next to its job so
+// the runtime can tell workers which message to send. Without a messageRef
+// it returns nil.
+func (p *parser) sendTaskMessage(e *etree.Element) *EventDef {
 	ref := strings.TrimSpace(attr(e, "messageRef"))
 	if ref == "" {
-		return
+		return nil
 	}
-	if _, ok := lookup(p.messages, ref); !ok {
+	m, ok := lookup(p.messages, ref)
+	if !ok {
 		p.problems.add(p.label(e), RuleMissingReference, "messageRef %q names no message", ref)
+		return nil
 	}
+	return &EventDef{Kind: TriggerMessage, MessageName: m.name, CorrelationKey: m.key}
 }

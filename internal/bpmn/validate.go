@@ -25,8 +25,13 @@ func (p *parser) validate() {
 		}
 		for _, f := range c.flows {
 			p.checkCondition(f)
+			p.checkEventSubFlow(f)
 		}
-		if c.checkShape {
+		switch {
+		case !c.checkShape:
+		case c.eventSub:
+			p.eventSubShape(c)
+		default:
 			p.checkShape(c)
 		}
 	}
@@ -175,6 +180,9 @@ func (p *parser) attach(n *nodeInfo) {
 	case !host.node.IsActivity():
 		p.problems.add(label, RuleInvalidBoundary, "attachedToRef %q names %s %q; boundary events attach to tasks and sub-processes",
 			n.attachedRef, host.node.Kind, host.node.ID)
+	case host.node.TriggeredByEvent:
+		p.problems.add(label, RuleInvalidBoundary, "attachedToRef %q names an event sub-process; boundary events cannot attach to one",
+			n.attachedRef)
 	default:
 		n.node.AttachedTo = host.node
 		host.node.Boundaries = append(host.node.Boundaries, n.node)
@@ -249,9 +257,62 @@ func (p *parser) checkCondition(f *flowInfo) {
 	}
 }
 
+// checkEventSubFlow rejects a sequence flow into or out of an event
+// sub-process (DESIGN §5.5): it is started by its trigger only and ends
+// without leaving a token behind.
+func (p *parser) checkEventSubFlow(f *flowInfo) {
+	if s := f.flow.Source; s != nil && s.TriggeredByEvent {
+		p.problems.add(f.label, RuleEventFlow, "sequence flow leaves event sub-process %q; an event sub-process has no incoming or outgoing sequence flows", s.ID)
+	}
+	if t := f.flow.Target; t != nil && t.TriggeredByEvent {
+		p.problems.add(f.label, RuleEventFlow, "sequence flow leads into event sub-process %q; an event sub-process has no incoming or outgoing sequence flows", t.ID)
+	}
+}
+
+// eventSubShape checks the graph of an event sub-process (DESIGN §5.5):
+// exactly one start event, which event has checked to carry a single
+// supported trigger, and no other node without incoming flows (nothing
+// seeds them). It fills the owner's Trigger and Interrupting; Graph.Starts
+// stays empty.
+func (p *parser) eventSubShape(c *container) {
+	var starts []*nodeInfo
+	var flowless []*nodeInfo
+	for _, n := range c.all {
+		switch {
+		case n.el.Tag == "startEvent":
+			starts = append(starts, n)
+		case !n.supported, isEvent(n.node.Kind), n.node.TriggeredByEvent:
+		case n.incomingRefs == 0:
+			flowless = append(flowless, n)
+		}
+	}
+	switch {
+	case len(starts) == 0:
+		p.problems.add(c.id, RuleStartShape, "event sub-process %q has no start event; it needs exactly one triggered start event", c.id)
+	case len(starts) > 1:
+		labels := make([]string, len(starts))
+		for i, s := range starts {
+			labels[i] = p.label(s.el)
+		}
+		p.problems.add(c.id, RuleStartShape, "event sub-process %q has %d start events (%s); it needs exactly one triggered start event",
+			c.id, len(starts), strings.Join(labels, ", "))
+	case !starts[0].supported:
+		// The start event is already reported.
+	default:
+		owner, start := c.g.Owner, starts[0].node
+		owner.Trigger, owner.Interrupting = start, starts[0].interrupting
+		for _, n := range flowless {
+			p.problems.add(p.label(n.el), RuleStartShape,
+				"%s has no incoming sequence flow, but event sub-process %q starts at %q; nothing would ever start it",
+				n.node.Kind, c.id, start.ID)
+		}
+	}
+}
+
 // checkShape computes Graph.Starts and Process.EventStarts and checks the
 // instantiation shape of DESIGN §5.2. Only activities and gateways count as
-// flow-less nodes: events never get a token by seeding.
+// flow-less nodes: events never get a token by seeding, and neither do
+// event sub-processes, which only their trigger starts.
 func (p *parser) checkShape(c *container) {
 	var starts, eventStarts []*Node
 	var flowless []*nodeInfo
@@ -268,7 +329,7 @@ func (p *parser) checkShape(c *container) {
 			starts = append(starts, n.node)
 		case n.node.Kind == KindStartEvent:
 			eventStarts = append(eventStarts, n.node)
-		case isEvent(n.node.Kind):
+		case isEvent(n.node.Kind), n.node.TriggeredByEvent:
 		case n.incomingRefs == 0:
 			flowless = append(flowless, n)
 		}
@@ -319,12 +380,16 @@ func (p *parser) checkIDs(root *etree.Element) {
 	walk = func(e *etree.Element) {
 		if isBPMN(e) {
 			if id := strings.TrimSpace(attr(e, "id")); id != "" {
+				p.ids[id] = true
 				if first, dup := seen[id]; dup {
 					p.problems.add(id, RuleDuplicateID, "id %q is used by %s (line %d) and %s (line %d)",
 						id, first.Tag, p.lines[first], e.Tag, p.lines[e])
 				} else {
 					seen[id] = e
 				}
+			}
+			if e.Tag == "extensionElements" {
+				p.vendorExtensions(e)
 			}
 		} else if e.NamespaceURI() == NamespaceGobpm {
 			p.problems.add(p.label(e), RuleUnknownExtension, "unknown gobpm element %q", e.Tag)
@@ -336,4 +401,44 @@ func (p *parser) checkIDs(root *etree.Element) {
 		}
 	}
 	walk(root)
+}
+
+// refusedExtension is a Camunda 7 or 8 extension element with execution
+// semantics gobpm does not have: accepting the model would silently drop
+// them.
+type refusedExtension struct {
+	ns, tag string
+	// name is the conventional prefixed name, hint what to do instead.
+	name, hint string
+}
+
+// refusedExtensions lists the vendor extension elements Parse refuses
+// wherever they appear. Purely descriptive ones (camunda:formData,
+// camunda:properties, zeebe:userTaskForm, zeebe:formDefinition, …) are
+// accepted and ignored: they describe forms and metadata for a UI, and
+// gobpm has no form service whose behaviour they could change.
+var refusedExtensions = []refusedExtension{
+	{NamespaceCamunda, "inputOutput", "camunda:inputOutput", "input/output mappings are not supported yet; variables are read and written by name"},
+	{NamespaceCamunda, "executionListener", "camunda:executionListener", "listeners are not supported; model the work as a service task (a job worker)"},
+	{NamespaceCamunda, "taskListener", "camunda:taskListener", "listeners are not supported; model the work as a service task (a job worker)"},
+	{NamespaceZeebe, "ioMapping", "zeebe:ioMapping", "input/output mappings are not supported yet; variables are read and written by name"},
+	{NamespaceZeebe, "taskHeaders", "zeebe:taskHeaders", "static job headers are not supported yet; pass the values as variables"},
+	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
+	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
+}
+
+// vendorExtensions reports the refused vendor extension elements directly
+// inside the BPMN <extensionElements> x, naming the element that holds x.
+func (p *parser) vendorExtensions(x *etree.Element) {
+	owner := x.Parent()
+	if owner == nil {
+		return
+	}
+	for _, c := range x.ChildElements() {
+		for _, r := range refusedExtensions {
+			if c.Tag == r.tag && c.NamespaceURI() == r.ns {
+				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: %s", r.name, owner.Tag, r.hint)
+			}
+		}
+	}
 }
