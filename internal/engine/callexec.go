@@ -127,21 +127,28 @@ func (x *executor) failInstance(code, msg string) {
 
 // noticeParent hands a called child's outcome to its caller once it ended.
 func (x *executor) noticeParent() {
-	if x.st.Parent == nil || !x.st.Ended() {
-		return
+	x.fx.ParentNotice = Outcome(x.proc, x.st)
+}
+
+// Outcome returns what an ended called child hands to its caller (nil for a
+// top-level or still running instance): its status, the callee's declared
+// outputs read from its root scope, or its uncaught error.
+func Outcome(p *bpmn.Process, st *State) *ChildEnded {
+	if st.Parent == nil || !st.Ended() {
+		return nil
 	}
-	n := &ChildEnded{ParentID: x.st.Parent.InstanceID, WaitID: x.st.Parent.WaitID, Status: x.st.Status}
+	n := &ChildEnded{ParentID: st.Parent.InstanceID, WaitID: st.Parent.WaitID, Status: st.Status}
 	switch {
-	case x.st.Failure != nil:
-		n.Status, n.ErrorCode, n.ErrorMessage = StatusFailed, x.st.Failure.Code, x.st.Failure.Message
-	case x.st.Status == StatusCompleted:
+	case st.Failure != nil:
+		n.Status, n.ErrorCode, n.ErrorMessage = StatusFailed, st.Failure.Code, st.Failure.Message
+	case st.Status == StatusCompleted:
 		n.Outputs = map[string]any{}
-		if x.proc.IO != nil {
-			for _, out := range x.proc.IO.Outputs {
-				v, _ := x.st.Scopes.Lookup(scope.RootID, out.Name)
+		if p.IO != nil {
+			for _, out := range p.IO.Outputs {
+				v, _ := st.Scopes.Lookup(scope.RootID, out.Name)
 				n.Outputs[out.Name] = scope.CloneValue(v)
 			}
 		}
 	}
-	x.fx.ParentNotice = n
+	return n
 }

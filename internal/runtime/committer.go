@@ -20,7 +20,8 @@ type committer struct {
 }
 
 type commitRequest struct {
-	rec   StepRecord
+	// recs commit together: a step and the children it launched.
+	recs  []StepRecord
 	reply chan error
 }
 
@@ -37,7 +38,11 @@ func newCommitter(store Store, max int) *committer {
 }
 
 // commit writes one step and waits until it is durable (or refused).
-func (c *committer) commit(rec StepRecord) error {
+func (c *committer) commit(rec StepRecord) error { return c.commitAll([]StepRecord{rec}) }
+
+// commitAll writes records that must land together (in one transaction,
+// possibly shared with other requests) and waits until they are durable.
+func (c *committer) commitAll(recs []StepRecord) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -47,7 +52,7 @@ func (c *committer) commit(rec StepRecord) error {
 	c.mu.Unlock()
 	defer c.wg.Done()
 	reply := make(chan error, 1)
-	c.in <- commitRequest{rec: rec, reply: reply}
+	c.in <- commitRequest{recs: recs, reply: reply}
 	return <-reply
 }
 
@@ -75,9 +80,9 @@ func (c *committer) loop() {
 // one bad step cannot fail its neighbours.
 func (c *committer) write(batch []commitRequest) {
 	ctx := context.Background() // a commit, once started, is not abandoned halfway
-	recs := make([]StepRecord, len(batch))
-	for i, r := range batch {
-		recs[i] = r.rec
+	var recs []StepRecord
+	for _, r := range batch {
+		recs = append(recs, r.recs...)
 	}
 	err := c.store.CommitSteps(ctx, recs)
 	if err == nil || len(batch) == 1 {
@@ -87,7 +92,7 @@ func (c *committer) write(batch []commitRequest) {
 		return
 	}
 	for _, r := range batch {
-		r.reply <- c.store.CommitSteps(ctx, []StepRecord{r.rec})
+		r.reply <- c.store.CommitSteps(ctx, r.recs)
 	}
 }
 

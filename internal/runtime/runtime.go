@@ -29,15 +29,18 @@ type Options struct {
 	Engine engine.Options
 	// GroupCommitMax caps how many steps share one transaction; 0 means 64.
 	GroupCommitMax int
+	// Resolver maps call activity references to keys; nil means DefaultResolver.
+	Resolver Resolver
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
 type Runtime struct {
-	store  Store
-	log    *slog.Logger
-	now    func() time.Time
-	newID  func() string
-	engine engine.Options
+	store    Store
+	resolver Resolver
+	log      *slog.Logger
+	now      func() time.Time
+	newID    func() string
+	engine   engine.Options
 
 	defs     *definitions
 	locks    *instanceLocks
@@ -87,6 +90,9 @@ func New(store Store, opts Options) *Runtime {
 	if r.now == nil {
 		r.now = time.Now
 	}
+	if r.resolver = opts.Resolver; r.resolver == nil {
+		r.resolver = DefaultResolver{}
+	}
 	if r.newID == nil {
 		r.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
@@ -132,10 +138,82 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 }
 
 func (r *Runtime) resumeOne(ctx context.Context, id InstanceID) error {
-	_, err := r.step(ctx, id, engine.Resume{}, func(st *engine.State) bool { return st.HasReadyTracks() })
-	return err
+	if _, err := r.step(ctx, id, engine.Resume{}, func(st *engine.State) bool { return st.HasReadyTracks() }); err != nil {
+		return err
+	}
+	return r.reconcileCalls(ctx, id)
 }
 
+// reconcileCalls restores both ends of every call of an instance after a
+// restart (DESIGN §5.7 restart contract): a child that ended while the
+// caller was not told hands over its outcome; a missing child stops the
+// call in an incident; a child whose caller is missing stops for good, and
+// one whose caller already ended is terminated.
+func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
+	si, err := r.store.Instance(ctx, id)
+	if err != nil {
+		return err
+	}
+	st, err := engine.Unmarshal(si.Checkpoint)
+	if err != nil || st.Ended() {
+		return err
+	}
+	for _, w := range st.Waits {
+		if w.Kind != engine.WaitCall {
+			continue
+		}
+		child, err := r.store.Instance(ctx, InstanceID(w.ID))
+		if ErrorCode(err) == ENOTFOUND {
+			if _, err := r.step(ctx, id, engine.ChildMissing{WaitID: w.ID}, nil); err != nil {
+				return err
+			}
+			r.log.Error("awaited child instance is missing", "instance_id", id, "child_id", w.ID)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		cst, err := engine.Unmarshal(child.Checkpoint)
+		if err != nil {
+			return fmt.Errorf("runtime: child %s of %s: %w", w.ID, id, err)
+		}
+		if !cst.Ended() {
+			continue
+		}
+		proc, _, err := r.process(ctx, child.ProcessKey, child.ProcessVersion)
+		if err != nil {
+			return err
+		}
+		if n := engine.Outcome(proc, cst); n != nil {
+			if _, err := r.step(ctx, id, *n, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+				return err
+			}
+		}
+	}
+	if st.Parent == nil {
+		return nil
+	}
+	parent, err := r.store.Instance(ctx, InstanceID(st.Parent.InstanceID))
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		r.log.Error("calling instance is missing; stopping the child", "instance_id", id, "parent_id", st.Parent.InstanceID)
+		_, err = r.step(ctx, id, engine.Orphaned{}, nil)
+		return err
+	case err != nil:
+		return err
+	}
+	if pst, err := engine.Unmarshal(parent.Checkpoint); err != nil {
+		return fmt.Errorf("runtime: parent of %s: %w", id, err)
+	} else if pst.Ended() || pst.Wait(st.Parent.WaitID) == nil {
+		// The caller ended or no longer awaits this child: the cascade was cut short.
+		_, err = r.step(ctx, id, engine.Cancel{Reason: "the calling instance no longer awaits it"}, nil)
+		if ErrorCode(err) == ECONFLICT {
+			err = nil
+		}
+		return err
+	}
+	return nil
+}
 // StartInstance creates an instance of a process (latest version unless
 // req.Version pins one) and answers after its first step has committed.
 func (r *Runtime) StartInstance(ctx context.Context, req StartRequest) (InstanceView, error) {
@@ -179,19 +257,25 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 		return "", fmt.Errorf("runtime: start %s: %w", ref.Key, err)
 	}
 	row := InstanceRow{ID: id, ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey, CreatedAt: now}
+	w := &work{}
+	if next, fx, err = r.settleCalls(ctx, w, proc, businessKey, next, fx, now); err != nil {
+		unlock()
+		return "", err
+	}
 	rec, err := r.record(row, 0, next, fx, now)
 	if err == nil && extra != nil {
 		extra(&rec)
 	}
 	if err == nil {
-		err = r.commit.commit(rec)
+		w.prepend(rec, fx)
+		err = r.commit.commitAll(w.recs)
 	}
 	unlock()
 	if err != nil {
 		return "", fmt.Errorf("runtime: commit start of %s: %w", id, err)
 	}
 	r.log.Debug("instance started", "instance_id", id, "definition_key", ref.Key, "status", next.Status)
-	r.afterCommit(ctx, fx)
+	w.afterCommit(ctx, r)
 	return id, nil
 }
 
@@ -209,48 +293,53 @@ func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, erro
 // broadcast thrown signals). When needed is non-nil and returns false for
 // the loaded state, nothing is stepped.
 func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
-	fx, err := r.stepLocked(ctx, id, ev, needed)
+	w, err := r.stepLocked(ctx, id, ev, needed)
 	if err != nil {
-		return fx, err
+		return engine.Effects{}, err
 	}
-	r.afterCommit(ctx, fx)
-	return fx, nil
+	w.afterCommit(ctx, r)
+	return w.main(), nil
 }
 
-func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
+func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (*work, error) {
 	unlock := r.locks.lock(id)
 	defer unlock()
 	si, err := r.store.Instance(ctx, id)
 	if err != nil {
 		if ErrorCode(err) == ENOTFOUND {
-			return engine.Effects{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
 		}
-		return engine.Effects{}, err
+		return nil, err
 	}
 	st, err := engine.Unmarshal(si.Checkpoint)
 	if err != nil {
-		return engine.Effects{}, fmt.Errorf("runtime: load instance %s: %w", id, err)
+		return nil, fmt.Errorf("runtime: load instance %s: %w", id, err)
 	}
 	if needed != nil && !needed(st) {
-		return engine.Effects{}, nil
+		return &work{}, nil
 	}
 	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
 	if err != nil {
-		return engine.Effects{}, fmt.Errorf("runtime: definition of instance %s: %w", id, err)
+		return nil, fmt.Errorf("runtime: definition of instance %s: %w", id, err)
 	}
 	now := r.now().UTC()
 	next, fx, err := engine.Step(proc, st, ev, now, r.engine)
 	if err != nil {
-		return engine.Effects{}, stepError(id, st, ev, err)
+		return nil, stepError(id, st, ev, err)
+	}
+	w := &work{}
+	if next, fx, err = r.settleCalls(ctx, w, proc, si.BusinessKey, next, fx, now); err != nil {
+		return nil, err
 	}
 	rec, err := r.record(si.InstanceRow, si.Revision, next, fx, now)
 	if err != nil {
-		return engine.Effects{}, err
+		return nil, err
 	}
-	if err := r.commit.commit(rec); err != nil {
-		return engine.Effects{}, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
+	w.prepend(rec, fx)
+	if err := r.commit.commitAll(w.recs); err != nil {
+		return nil, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
 	}
-	return fx, nil
+	return w, nil
 }
 
 // stepError classifies an engine refusal for callers.
