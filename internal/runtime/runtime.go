@@ -214,6 +214,7 @@ func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
 	}
 	return nil
 }
+
 // StartInstance creates an instance of a process (latest version unless
 // req.Version pins one) and answers after its first step has committed.
 func (r *Runtime) StartInstance(ctx context.Context, req StartRequest) (InstanceView, error) {

@@ -195,6 +195,8 @@ type Store interface {
 
 	// Wait returns one wait row by id; ErrNotFound if absent.
 	Wait(ctx context.Context, id string) (WaitRow, error)
+	// InstanceWaits returns the open waits of an instance, oldest first.
+	InstanceWaits(ctx context.Context, id InstanceID) ([]WaitRow, error)
 	// ActivateJobs locks up to max activatable jobs of a type for worker
 	// until lockUntil, oldest first, in one transaction, and returns them.
 	// Activatable: retries > 0, DueAt zero or <= now, not locked or lock

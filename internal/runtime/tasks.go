@@ -81,3 +81,16 @@ func (r *Runtime) taskAct(ctx context.Context, id string, ev engine.Event) (Task
 	}
 	return r.Task(ctx, id)
 }
+
+// Waits returns what an instance waits for: jobs, user tasks, timers,
+// message and signal subscriptions and calls (ENOTFOUND for an unknown
+// instance).
+func (r *Runtime) Waits(ctx context.Context, id InstanceID) ([]WaitRow, error) {
+	if _, err := r.store.Instance(ctx, id); err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+		}
+		return nil, err
+	}
+	return r.store.InstanceWaits(ctx, id)
+}

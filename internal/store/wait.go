@@ -510,3 +510,18 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 	}
 	return nil
 }
+
+// InstanceWaits returns the open waits of an instance (jobs, tasks, timers,
+// subscriptions, calls), oldest first.
+func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error) {
+	var out []runtime.WaitRow
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryWaits(ctx, tx, `SELECT `+waitColumns+` FROM waits WHERE instance_id = ? ORDER BY created_at, id`, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: waits of instance %s: %w", id, err)
+	}
+	return out, nil
+}

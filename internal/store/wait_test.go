@@ -846,3 +846,18 @@ func BenchmarkActivateJobs(b *testing.B) {
 		now = now.Add(time.Second)
 	}
 }
+
+func TestInstanceWaits(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t)
+	ctx := context.Background()
+	createWithWaits(t, db, "a", timer("a-w2", 60), job("a-w1", "t", 1))
+	createWithWaits(t, db, "b", job("b-w1", "t", 0))
+	got, err := db.InstanceWaits(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "a-w2" || got[1].ID != "a-w1" {
+		t.Fatalf("waits %+v", got)
+	}
+}
