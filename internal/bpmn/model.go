@@ -27,7 +27,53 @@ const (
 	KindEventBasedGateway      NodeKind = "eventBasedGateway"
 	KindInclusiveGateway       NodeKind = "inclusiveGateway"
 	KindCallActivity           NodeKind = "callActivity"
+	KindAdHocSubProcess        NodeKind = "adHocSubProcess"
 )
+
+// AdHocDef configures an ad-hoc sub-process (DESIGN §6).
+type AdHocDef struct {
+	// Router is "standard", "expression" or "sequence" (gobpm:router, required).
+	Router string
+	// RouterExpr is the compiled gobpm:routerExpression (expression router).
+	RouterExpr expr.Expression
+	// Sequence is gobpm:sequence (sequence router): inner activity ids in order.
+	Sequence []string
+	// Manual is gobpm:selection="manual" (default automatic).
+	Manual bool
+	// Sequential is ordering="Sequential" (default parallel).
+	Sequential bool
+	// CompletionCondition is the compiled completionCondition, or nil.
+	CompletionCondition expr.Expression
+	// CancelRemaining is cancelRemainingInstances (default true).
+	CancelRemaining bool
+}
+
+// Loop describes multiInstanceLoopCharacteristics or
+// standardLoopCharacteristics on an activity.
+type Loop struct {
+	// Standard marks standardLoopCharacteristics (LoopCondition, TestBefore,
+	// LoopMaximum); otherwise it is a multi-instance loop.
+	Standard bool
+	// Sequential is isSequential for multi-instance.
+	Sequential bool
+	// Cardinality is loopCardinality; Collection is gobpm:collection (or the
+	// loopDataInputRef's variable as an expression).
+	Cardinality expr.Expression
+	Collection  expr.Expression
+	// ElementVariable is gobpm:elementVariable (or inputDataItem's name).
+	ElementVariable string
+	// OutputCollection / OutputElement collect one result per iteration in
+	// input order (gobpm:outputCollection / gobpm:outputElement, or
+	// loopDataOutputRef / outputDataItem).
+	OutputCollection string
+	OutputElement    string
+	// CompletionCondition is evaluated after each iteration.
+	CompletionCondition expr.Expression
+	// LoopCondition, TestBefore and LoopMaximum (0 = none) of a standard loop.
+	LoopCondition expr.Expression
+	TestBefore    bool
+	LoopMaximum   int
+}
 
 // TriggerKind is the kind of an event definition.
 type TriggerKind string
@@ -233,6 +279,10 @@ type Node struct {
 	UserTask *UserTaskDef
 	// Call is set for call activities.
 	Call *CallDef
+	// AdHoc is set for ad-hoc sub-processes (Kind KindAdHocSubProcess, with Sub).
+	AdHoc *AdHocDef
+	// Loop is set for activities with loop or multi-instance characteristics.
+	Loop *Loop
 	// AttachedTo is the host activity of a boundary event.
 	AttachedTo *Node
 	// CancelActivity reports an interrupting boundary event.
@@ -286,7 +336,7 @@ func (g *Graph) find(id string) *Node {
 // IsActivity reports whether the node is an activity (task or sub-process).
 func (n *Node) IsActivity() bool {
 	switch n.Kind {
-	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity:
+	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity, KindAdHocSubProcess:
 		return true
 	}
 	return false
