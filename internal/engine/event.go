@@ -219,3 +219,17 @@ var (
 	// ErrUnknownIncident reports an incident that is not open.
 	ErrUnknownIncident = errors.New("unknown or resolved incident")
 )
+
+// VariablesSet writes variables into a scope (the root when ScopeID is
+// empty) by the rule of DESIGN §4: an operator fixing data before retrying
+// an incident, or a person editing an instance. Conditions are evaluated
+// afterwards like after any step.
+type VariablesSet struct {
+	ScopeID   string
+	Variables map[string]any
+	// Local writes every name into ScopeID itself instead of walking up.
+	Local bool
+}
+
+// Kind implements Event.
+func (VariablesSet) Kind() string { return "variables-set" }

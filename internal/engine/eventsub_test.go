@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"testing"
@@ -233,5 +234,20 @@ func TestArmedHandlers(t *testing.T) {
 	want := []string{"event-subprocess:onStop:stop", "event-subprocess:onHalt:halt", "boundary:stopBoundary:stop", "boundary:haltBoundary:halt"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("handlers %v, want %v", got, want)
+	}
+}
+
+func TestVariablesSetFiresConditions(t *testing.T) {
+	t.Parallel()
+	const file = "conditional.bpmn"
+	st, _ := mustStart(t, mustProcess(t, file), map[string]any{"amount": num("50"), "approved": false, "cancelled": false})
+	st, fx := run(t, file, st, VariablesSet{Variables: map[string]any{"cancelled": true}}, t0)
+	if !st.Ended() || len(factsOf(fx, FactVariableSet)) != 1 {
+		t.Fatalf("status %s facts %+v", st.Status, fx.Facts)
+	}
+	assertClean(t, st)
+	st, _ = mustStart(t, mustProcess(t, file), map[string]any{"amount": num("50")})
+	if _, _, err := Step(mustProcess(t, file), st, VariablesSet{ScopeID: "nope", Variables: map[string]any{"x": true}}, t0, Options{}); !errors.Is(err, scope.ErrUnknownScope) {
+		t.Fatalf("unknown scope: %v", err)
 	}
 }

@@ -112,6 +112,8 @@ type State struct {
 	// Failure is set when the instance ended because of an error it could
 	// not handle and handed to its caller; Status is then failed and final.
 	Failure *Failure `json:"failure,omitempty"`
+	// Regions are the open ad-hoc regions.
+	Regions []*Region `json:"regions,omitempty"`
 }
 
 // ParentLink is a called child's link to its caller.
@@ -180,6 +182,10 @@ func (s *State) Clone() *State {
 	if s.Failure != nil {
 		f := *s.Failure
 		c.Failure = &f
+	}
+	c.Regions = nil
+	for _, r := range s.Regions {
+		c.Regions = append(c.Regions, r.clone())
 	}
 	return &c
 }

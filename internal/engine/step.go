@@ -140,9 +140,11 @@ func (x *executor) apply(ev Event) error {
 		if x.st.Ended() {
 			return fmt.Errorf("engine: %s on instance %s: status is %s: %w", ev.Kind(), x.st.InstanceID, x.st.Status, ErrInvalidTransition)
 		}
-		switch ev.(type) {
+		switch e := ev.(type) {
 		case CallStarted, CallFailed, ChildEnded, ChildMissing, Orphaned:
 			return x.applyCallEvent(ev)
+		case AdHocActivated:
+			return x.activate(e)
 		}
 		return x.applyWaitEvent(ev)
 	}
@@ -232,6 +234,8 @@ func (x *executor) execute(t *Track) {
 		x.inclusiveGateway(t, n)
 	case bpmn.KindCallActivity:
 		x.callActivity(t, n)
+	case bpmn.KindAdHocSubProcess:
+		x.enterRegion(t, n)
 	default:
 		x.incident(t, IncidentUnknownModel, fmt.Sprintf("%s %q cannot be executed", n.Kind, n.ID))
 	}
@@ -377,6 +381,15 @@ func (x *executor) seed(g *bpmn.Graph, s scope.ID) {
 // unconditional flow and every flow whose condition is true; the default
 // flow when none of them is taken; no outgoing flow ends the track.
 func (x *executor) leave(t *Track, n *bpmn.Node) {
+	if r := x.innerOf(t, n); r != nil {
+		x.innerCompleted(t, n, r) // an ad-hoc region asks its router
+		return
+	}
+	x.leaveFlows(t, n)
+}
+
+// leaveFlows is leave without the ad-hoc hook.
+func (x *executor) leaveFlows(t *Track, n *bpmn.Node) {
 	if len(n.Outgoing) == 0 {
 		x.endTrack(t)
 		return
@@ -479,12 +492,16 @@ func (x *executor) checkDrain(s scope.ID) {
 	if len(x.st.Scopes.Children(s)) > 0 {
 		return
 	}
+	if r := x.region(s); r != nil && len(r.Offer) > 0 {
+		return // a manual ad-hoc region waits on its offer
+	}
 	x.completeScope(s, "")
 }
 
 // completeScope closes a drained (or terminated) scope and continues its host.
 func (x *executor) completeScope(s scope.ID, reason string) {
 	x.disarmScope(s)
+	x.closeRegion(s, "drained")
 	if s == scope.RootID {
 		x.st.Status = StatusCompleted
 		detail := map[string]any{}
@@ -544,6 +561,7 @@ func (x *executor) terminateScope(s scope.ID, by *Track) {
 func (x *executor) cancelScope(s scope.ID, cause string) {
 	x.cancelInside(s, cause)
 	x.disarmScope(s)
+	x.closeRegion(s, "cancelled: "+cause)
 	if s != scope.RootID {
 		sc := x.st.Scopes.Get(s)
 		x.fact(FactScopeCancelled, sc.NodeID, s, "", map[string]any{"cause": cause})

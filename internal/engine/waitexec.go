@@ -94,6 +94,29 @@ func (x *executor) applyWaitEvent(ev Event) error {
 			return err
 		}
 		x.fire(w, e.Variables)
+	case VariablesSet:
+		s := scope.ID(e.ScopeID)
+		if s == "" {
+			s = scope.RootID
+		}
+		sc := x.st.Scopes.Get(s)
+		if sc == nil {
+			return fmt.Errorf("engine: set variables in scope %s: %w", s, scope.ErrUnknownScope)
+		}
+		names := make([]string, 0, len(e.Variables))
+		for k := range e.Variables {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			at := s
+			if e.Local {
+				sc.Vars[k] = scope.CloneValue(e.Variables[k])
+			} else if at, _ = x.st.Scopes.Set(s, k, scope.CloneValue(e.Variables[k])); at == "" {
+				continue
+			}
+			x.fact(FactVariableSet, sc.NodeID, at, "", map[string]any{"name": k, "by": "operator"})
+		}
 	case SignalDelivered:
 		var hits []*Wait
 		for _, w := range x.st.Waits {

@@ -2,10 +2,12 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/scope"
 )
 
 func taskView(w WaitRow) TaskView {
@@ -93,4 +95,20 @@ func (r *Runtime) Waits(ctx context.Context, id InstanceID) ([]WaitRow, error) {
 		return nil, err
 	}
 	return r.store.InstanceWaits(ctx, id)
+}
+
+// SetVariables writes variables into an instance's scope (the root when
+// scopeID is empty); with local, into that scope itself instead of by the
+// write rule. ENOTFOUND for an unknown instance or scope.
+func (r *Runtime) SetVariables(ctx context.Context, id InstanceID, scopeID string, vars map[string]any, local bool) (InstanceView, error) {
+	if len(vars) == 0 {
+		return InstanceView{}, &Error{Code: EINVALID, Message: "variables must not be empty", Field: "variables"}
+	}
+	if _, err := r.step(ctx, id, engine.VariablesSet{ScopeID: scopeID, Variables: vars, Local: local}, nil); err != nil {
+		if errors.Is(err, scope.ErrUnknownScope) {
+			return InstanceView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s has no open scope %q", id, scopeID), Err: err}
+		}
+		return InstanceView{}, err
+	}
+	return r.Instance(ctx, id)
 }

@@ -1,0 +1,425 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/expr"
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+// Region is the progress of an open ad-hoc sub-process (DESIGN §6); it lives
+// in the checkpoint as long as the region's scope is open.
+type Region struct {
+	ScopeID scope.ID `json:"scope"`
+	NodeID  string   `json:"node"`
+	// Completed counts completions per inner activity.
+	Completed map[string]int `json:"completed,omitempty"`
+	// Offer is the candidate set of a manual region (a wait state).
+	Offer []string `json:"offer,omitempty"`
+	// Stopped says why the router is no longer asked ("" while it is).
+	Stopped string `json:"stopped,omitempty"`
+}
+
+func (r *Region) clone() *Region {
+	c := *r
+	c.Completed = maps.Clone(r.Completed)
+	c.Offer = slices.Clone(r.Offer)
+	return &c
+}
+
+// Snapshot is the consistent, read-only view a Router decides on.
+type Snapshot struct {
+	// Region is the ad-hoc sub-process's id; Activities its inner activities.
+	Region     string
+	Activities []string
+	// Completed counts completions per activity; Running lists the inner
+	// activities running now (an id once per running instance).
+	Completed map[string]int
+	Running   []string
+	// Trigger is the activity whose completion asks ("" when the region opens).
+	Trigger string
+	// Lookup reads the region's variables with walk-up.
+	Lookup func(name string) (any, bool)
+}
+
+// Router decides what runs next inside an ad-hoc region. It never writes
+// and never blocks; an error or an unknown id becomes an incident.
+type Router interface {
+	Next(s Snapshot) ([]string, error)
+}
+
+// Ad-hoc facts.
+const (
+	FactRegionOpened   = "adhoc-region-opened"
+	FactCandidates     = "adhoc-candidates-offered"
+	FactAdHocActivated = "adhoc-activity-activated"
+	FactRegionStopped  = "adhoc-region-stopped"
+	IncidentRouter     = "router-failed"
+	reasonCondition    = "completion condition"
+	reasonRouterEmpty  = "router answered nothing"
+)
+
+// RouterFor returns the built-in router an ad-hoc sub-process declares.
+func RouterFor(n *bpmn.Node) (Router, error) {
+	if n.AdHoc == nil {
+		return nil, fmt.Errorf("%s is not an ad-hoc sub-process", n.ID)
+	}
+	switch n.AdHoc.Router {
+	case "standard":
+		var initial []string
+		for _, a := range n.Sub.Nodes {
+			if a.IsActivity() && len(a.Incoming) == 0 {
+				initial = append(initial, a.ID)
+			}
+		}
+		return standardRouter{initial: initial}, nil
+	case "expression":
+		return expressionRouter{e: n.AdHoc.RouterExpr}, nil
+	case "sequence":
+		return sequenceRouter{seq: n.AdHoc.Sequence}, nil
+	}
+	return nil, fmt.Errorf("unknown router %q", n.AdHoc.Router)
+}
+
+// standardRouter: every inner activity without incoming flows, each once.
+type standardRouter struct{ initial []string }
+
+func (r standardRouter) Next(s Snapshot) ([]string, error) {
+	var out []string
+	for _, id := range r.initial {
+		if s.Completed[id] == 0 && !slices.Contains(s.Running, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// sequenceRouter: a fixed order, one at a time.
+type sequenceRouter struct{ seq []string }
+
+func (r sequenceRouter) Next(s Snapshot) ([]string, error) {
+	done := 0
+	for _, id := range r.seq {
+		done += s.Completed[id]
+	}
+	if done >= len(r.seq) || slices.Contains(s.Running, r.seq[done]) {
+		return nil, nil
+	}
+	return []string{r.seq[done]}, nil
+}
+
+// expressionRouter evaluates a FEEL expression over the snapshot: the
+// region's variables plus completed (a context of counts), running (a list),
+// trigger and activities.
+type expressionRouter struct{ e expr.Expression }
+
+func (r expressionRouter) Next(s Snapshot) ([]string, error) {
+	completed := map[string]any{}
+	for k, v := range s.Completed {
+		completed[k] = v
+	}
+	running := make([]any, len(s.Running))
+	for i, id := range s.Running {
+		running[i] = id
+	}
+	acts := make([]any, len(s.Activities))
+	for i, id := range s.Activities {
+		acts[i] = id
+	}
+	var trigger any
+	if s.Trigger != "" {
+		trigger = s.Trigger
+	}
+	v, err := r.e.Eval(snapshotScope{s: s, fixed: map[string]any{"completed": completed, "running": running, "trigger": trigger, "activities": acts}})
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return []string{v}, nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			id, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("router expression yields %v, not a list of activity ids", v)
+			}
+			out = append(out, id)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("router expression yields %v, not a list of activity ids", v)
+}
+
+type snapshotScope struct {
+	s     Snapshot
+	fixed map[string]any
+}
+
+func (v snapshotScope) Lookup(name string) (any, bool) {
+	if x, ok := v.fixed[name]; ok {
+		return x, true
+	}
+	return v.s.Lookup(name)
+}
+
+// region returns the open region of scope s, or nil.
+func (x *executor) region(s scope.ID) *Region {
+	for _, r := range x.st.Regions {
+		if r.ScopeID == s {
+			return r
+		}
+	}
+	return nil
+}
+
+// innerOf returns the region whose inner activity n track t just completed.
+func (x *executor) innerOf(t *Track, n *bpmn.Node) *Region {
+	r := x.region(t.Scope)
+	if r == nil || !n.IsActivity() {
+		return nil
+	}
+	if g := x.graphOf(t.Scope); g == nil || n.Parent != g {
+		return nil
+	}
+	return r
+}
+
+// enterRegion opens an ad-hoc region for track t (like a sub-process) and
+// asks its router for the initially enabled activities.
+func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
+	if n.AdHoc == nil || n.Sub == nil {
+		x.incident(t, IncidentUnknownModel, fmt.Sprintf("ad-hoc sub-process %s has no configuration", n.ID))
+		return
+	}
+	child, err := x.st.Scopes.Open(t.Scope, n.ID, n.Sub.DataNames)
+	if err != nil {
+		x.incident(t, IncidentUnknownModel, err.Error())
+		return
+	}
+	t.State, t.Child = TrackInScope, child.ID
+	r := &Region{ScopeID: child.ID, NodeID: n.ID, Completed: map[string]int{}}
+	x.st.Regions = append(x.st.Regions, r)
+	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
+	x.fact(FactRegionOpened, n.ID, child.ID, t.ID, map[string]any{"router": n.AdHoc.Router, "manual": n.AdHoc.Manual, "sequential": n.AdHoc.Sequential})
+	x.armBoundaries(t, n)
+	answer, ok := x.ask(t, n, r, "")
+	if ok {
+		x.route(nil, n, r, answer)
+	}
+	x.checkDrain(child.ID)
+}
+
+// ask asks the region's router; on failure it raises an incident on t (the
+// asking track, or the region's host) and reports false.
+func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]string, bool) {
+	router, err := RouterFor(n)
+	var answer []string
+	if err == nil {
+		answer, err = router.Next(x.snapshot(n, r, trigger))
+	}
+	if err == nil {
+		for _, id := range answer {
+			if a := x.proc.Node(id); a == nil || a.Parent != n.Sub || !a.IsActivity() {
+				err = fmt.Errorf("router answered %q, which is not an activity of %s", id, n.ID)
+				break
+			}
+		}
+	}
+	if err == nil && n.AdHoc.Sequential && !n.AdHoc.Manual && (len(answer) > 1 || (len(answer) == 1 && len(x.running(r)) > 0)) {
+		err = fmt.Errorf("sequential ad-hoc sub-process %s: the router answered %v while %v run; at most one activity may be live", n.ID, answer, x.running(r))
+	}
+	if err != nil {
+		host := t
+		if host == nil {
+			host = x.hostOf(r.ScopeID)
+		}
+		if host != nil {
+			x.incident(host, IncidentRouter, fmt.Sprintf("router of %s: %v", n.ID, err))
+		}
+		return nil, false
+	}
+	return answer, true
+}
+
+// snapshot builds the router's view of a region.
+func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string) Snapshot {
+	var acts []string
+	for _, a := range n.Sub.Nodes {
+		if a.IsActivity() {
+			acts = append(acts, a.ID)
+		}
+	}
+	tree, s := x.st.Scopes, r.ScopeID
+	return Snapshot{Region: n.ID, Activities: acts, Completed: maps.Clone(r.Completed), Running: x.running(r), Trigger: trigger,
+		Lookup: func(name string) (any, bool) { return tree.Lookup(s, name) }}
+}
+
+// running lists the inner activities running in a region (once per instance).
+func (x *executor) running(r *Region) []string {
+	g := x.graphOf(r.ScopeID)
+	var out []string
+	for _, t := range x.st.Tracks {
+		if t.Scope != r.ScopeID {
+			continue
+		}
+		if n := x.proc.Node(t.Node); n != nil && n.IsActivity() && n.Parent == g {
+			out = append(out, t.Node)
+		}
+	}
+	return out
+}
+
+// route applies a router answer: automatic regions start it (the asking
+// track t continues on the first activity, the others fork; no answer ends
+// t), manual regions offer it.
+func (x *executor) route(t *Track, n *bpmn.Node, r *Region, answer []string) {
+	if n.AdHoc.Manual {
+		if n.AdHoc.Sequential && len(x.running(r)) > 0 {
+			answer = nil // the offer closes while an activity runs
+		}
+		r.Offer = answer
+		if len(answer) > 0 {
+			x.fact(FactCandidates, n.ID, r.ScopeID, "", map[string]any{"candidates": toAny(answer)})
+		}
+		if t != nil {
+			x.endTrack(t)
+		}
+		return
+	}
+	if len(answer) == 0 {
+		if t != nil {
+			x.endTrack(t)
+		}
+		return
+	}
+	for i, id := range answer {
+		x.fact(FactAdHocActivated, id, r.ScopeID, "", map[string]any{"by": "router"})
+		if i == 0 && t != nil {
+			t.Node, t.Via, t.State = id, "", TrackReady
+			x.queue = append(x.queue, t.ID)
+			continue
+		}
+		x.newTrack(r.ScopeID, id, "")
+	}
+}
+
+// innerCompleted handles the completion of inner activity n of region r by
+// track t: count it, check the completion condition, then let t follow the
+// activity's own flows (if it has any) and ask the router what is next.
+func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
+	region := x.proc.Node(r.NodeID)
+	r.Completed[n.ID]++
+	if r.Stopped != "" {
+		x.leaveFlows(t, n)
+		return
+	}
+	if c := region.AdHoc.CompletionCondition; c != nil {
+		v, err := c.Eval(x.view(r.ScopeID))
+		if err != nil {
+			x.incident(t, IncidentExpression, fmt.Sprintf("completion condition of %s: %v", region.ID, err))
+			return
+		}
+		if expr.Truthy(v) {
+			x.stopRegion(r, region, reasonCondition)
+			if region.AdHoc.CancelRemaining {
+				x.removeTrack(t)
+				x.cancelInside(r.ScopeID, "completion condition of "+region.ID)
+				x.checkDrain(r.ScopeID)
+				return
+			}
+			x.leaveFlows(t, n)
+			return
+		}
+	}
+	hasFlows := len(n.Outgoing) > 0
+	if hasFlows {
+		x.leaveFlows(t, n)
+		if x.st.Track(t.ID) != nil && x.st.Track(t.ID).State == TrackIncident {
+			return
+		}
+	}
+	answer, ok := x.ask(nil, region, r, n.ID)
+	if !ok {
+		return
+	}
+	if hasFlows {
+		x.route(nil, region, r, answer)
+		x.checkDrain(r.ScopeID)
+		return
+	}
+	x.route(t, region, r, answer)
+}
+
+// stopRegion stops asking the router: the region drains with what runs.
+func (x *executor) stopRegion(r *Region, n *bpmn.Node, reason string) {
+	r.Stopped, r.Offer = reason, nil
+	x.fact(FactRegionStopped, n.ID, r.ScopeID, "", map[string]any{"reason": reason})
+}
+
+// closeRegion forgets the region of scope s when the scope closes.
+func (x *executor) closeRegion(s scope.ID, reason string) {
+	for i, r := range x.st.Regions {
+		if r.ScopeID == s {
+			if r.Stopped == "" {
+				x.fact(FactRegionStopped, r.NodeID, s, "", map[string]any{"reason": reason})
+			}
+			x.st.Regions = append(x.st.Regions[:i], x.st.Regions[i+1:]...)
+			return
+		}
+	}
+}
+
+// activate starts a candidate of a manual region for user.
+func (x *executor) activate(e AdHocActivated) error {
+	r := x.region(scope.ID(e.ScopeID))
+	if r == nil {
+		return fmt.Errorf("engine: activate %s: no open ad-hoc region %s: %w", e.ActivityID, e.ScopeID, ErrInvalidTransition)
+	}
+	n := x.proc.Node(r.NodeID)
+	if e.User == "" {
+		return fmt.Errorf("engine: activate %s: no acting user: %w", e.ActivityID, ErrForbidden)
+	}
+	if !slices.Contains(r.Offer, e.ActivityID) {
+		return fmt.Errorf("engine: activate %s: it is not a candidate of %s (candidates: %v): %w", e.ActivityID, r.NodeID, r.Offer, ErrInvalidTransition)
+	}
+	if n.AdHoc.Sequential && len(x.running(r)) > 0 {
+		return fmt.Errorf("engine: activate %s: sequential region %s already runs %v: %w", e.ActivityID, r.NodeID, x.running(r), ErrInvalidTransition)
+	}
+	x.fact(FactAdHocActivated, e.ActivityID, r.ScopeID, "", map[string]any{"by": e.User})
+	x.newTrack(r.ScopeID, e.ActivityID, "")
+	if n.AdHoc.Sequential {
+		r.Offer = nil
+		return nil
+	}
+	// Parallel: the offer stays open and is recomputed with the new activity running.
+	answer, ok := x.ask(nil, n, r, "")
+	if ok {
+		x.route(nil, n, r, answer)
+		x.checkDrain(r.ScopeID)
+	}
+	return nil
+}
+
+// AdHocActivated asks a manual ad-hoc region to start one of its candidates.
+type AdHocActivated struct {
+	ScopeID    string
+	ActivityID string
+	User       string
+}
+
+// Kind implements Event.
+func (AdHocActivated) Kind() string { return "adhoc-activated" }
+
+func toAny(ids []string) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}

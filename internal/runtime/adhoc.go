@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/gobpm/gobpm/internal/engine"
+)
+
+// RegionView is an open ad-hoc region as GET …/adhoc shows it (DESIGN §9).
+type RegionView struct {
+	ScopeID string
+	Path    string
+	NodeID  string
+	// Selection is "automatic" or "manual"; Ordering "parallel" or "sequential".
+	Selection  string
+	Ordering   string
+	Candidates []Candidate
+	// Running lists running inner activities (an id per running instance).
+	Running   []string
+	Completed map[string]int
+	// Stopped says why the router is no longer asked ("" while it is).
+	Stopped string
+}
+
+// Candidate is an activity a manual region offers.
+type Candidate struct {
+	ActivityID string
+	Name       string
+}
+
+// AdHocRegions lists the open ad-hoc regions of an instance, nested ones too.
+func (r *Runtime) AdHocRegions(ctx context.Context, id InstanceID) ([]RegionView, error) {
+	si, err := r.store.Instance(ctx, id)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+		}
+		return nil, err
+	}
+	st, err := engine.Unmarshal(si.Checkpoint)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: read instance %s: %w", id, err)
+	}
+	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
+	if err != nil {
+		return nil, err
+	}
+	out := []RegionView{}
+	for _, reg := range st.Regions {
+		n := proc.Node(reg.NodeID)
+		sc := st.Scopes.Get(reg.ScopeID)
+		if n == nil || n.AdHoc == nil || sc == nil {
+			continue
+		}
+		v := RegionView{ScopeID: string(reg.ScopeID), Path: sc.Path, NodeID: reg.NodeID, Selection: "automatic", Ordering: "parallel",
+			Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: reg.Stopped}
+		if n.AdHoc.Manual {
+			v.Selection = "manual"
+		}
+		if n.AdHoc.Sequential {
+			v.Ordering = "sequential"
+		}
+		for _, a := range reg.Offer {
+			name := a
+			if an := proc.Node(a); an != nil && an.Name != "" {
+				name = an.Name
+			}
+			v.Candidates = append(v.Candidates, Candidate{ActivityID: a, Name: name})
+		}
+		for _, t := range st.Tracks {
+			if t.Scope == reg.ScopeID {
+				if an := proc.Node(t.Node); an != nil && an.IsActivity() && an.Parent == n.Sub {
+					v.Running = append(v.Running, t.Node)
+				}
+			}
+		}
+		sort.Strings(v.Running)
+		for k, c := range reg.Completed {
+			v.Completed[k] = c
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ActivateAdHoc starts a candidate of a manual ad-hoc region for the acting
+// user and returns the region. A non-candidate, a closed region or a second
+// activity in a sequential region → ECONFLICT; nothing changes then.
+func (r *Runtime) ActivateAdHoc(ctx context.Context, id InstanceID, scopeID, activityID string, a Actor) (RegionView, error) {
+	if a.User == "" {
+		return RegionView{}, &Error{Code: EFORBIDDEN, Message: "an acting user is required to activate an ad-hoc activity"}
+	}
+	if activityID == "" {
+		return RegionView{}, &Error{Code: EINVALID, Message: "activityId is required", Field: "activityId"}
+	}
+	if _, err := r.step(ctx, id, engine.AdHocActivated{ScopeID: scopeID, ActivityID: activityID, User: a.User}, nil); err != nil {
+		return RegionView{}, err
+	}
+	regions, err := r.AdHocRegions(ctx, id)
+	if err != nil {
+		return RegionView{}, err
+	}
+	for _, v := range regions {
+		if v.ScopeID == scopeID {
+			return v, nil
+		}
+	}
+	// The activation completed the region at once (e.g. a straight-through activity).
+	return RegionView{ScopeID: scopeID, Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: "drained"}, nil
+}
+
