@@ -16,7 +16,7 @@ func (x *executor) graphOf(s scope.ID) *bpmn.Graph {
 		return x.proc.Graph
 	}
 	sc := x.st.Scopes.Get(s)
-	if sc == nil {
+	if sc == nil || sc.Kind != "" { // bodies and iterations run no graph of their own
 		return nil
 	}
 	if n := x.proc.Node(sc.NodeID); n != nil {

@@ -41,7 +41,7 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 		var g *bpmn.Graph
 		if sc.ID == scope.RootID {
 			g = p.Graph
-		} else if n := p.Node(sc.NodeID); n != nil {
+		} else if n := p.Node(sc.NodeID); n != nil && sc.Kind == "" {
 			g = n.Sub
 		}
 		if g != nil && !sc.Interrupted {
@@ -62,7 +62,7 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 		}
 		var host *Track
 		for _, t := range st.Tracks {
-			if t.State == TrackInScope && t.Child == sc.ID {
+			if t.State == TrackInScope && t.Child == sc.ID && !t.Inner {
 				host = t
 			}
 		}

@@ -52,6 +52,10 @@ type Track struct {
 	Child scope.ID `json:"child,omitempty"`
 	// Incident is the id of the incident stopping a TrackIncident track.
 	Incident string `json:"incident,omitempty"`
+	// Inner marks a track that runs one iteration of a loop or
+	// multi-instance activity: its completion ends the iteration, not the
+	// activity, and the activity's boundary events guard the body instead.
+	Inner bool `json:"inner,omitempty"`
 }
 
 // Incident is an open problem of the instance that needs an operator.
@@ -114,6 +118,8 @@ type State struct {
 	Failure *Failure `json:"failure,omitempty"`
 	// Regions are the open ad-hoc regions.
 	Regions []*Region `json:"regions,omitempty"`
+	// Bodies are the running loop and multi-instance bodies.
+	Bodies []*Body `json:"bodies,omitempty"`
 }
 
 // ParentLink is a called child's link to its caller.
@@ -186,6 +192,10 @@ func (s *State) Clone() *State {
 	c.Regions = nil
 	for _, r := range s.Regions {
 		c.Regions = append(c.Regions, r.clone())
+	}
+	c.Bodies = nil
+	for _, b := range s.Bodies {
+		c.Bodies = append(c.Bodies, b.clone())
 	}
 	return &c
 }

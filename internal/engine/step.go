@@ -205,6 +205,10 @@ func (x *executor) execute(t *Track) {
 		return
 	}
 	x.fact(FactElementActivated, n.ID, t.Scope, t.ID, map[string]any{"type": string(n.Kind)})
+	if n.Loop != nil && !t.Inner {
+		x.enterBody(t, n)
+		return
+	}
 	switch n.Kind {
 	case bpmn.KindStartEvent, bpmn.KindTask:
 		x.complete(t, n)
@@ -381,6 +385,10 @@ func (x *executor) seed(g *bpmn.Graph, s scope.ID) {
 // unconditional flow and every flow whose condition is true; the default
 // flow when none of them is taken; no outgoing flow ends the track.
 func (x *executor) leave(t *Track, n *bpmn.Node) {
+	if t.Inner && n.Loop != nil {
+		x.iterationDone(t, n) // one iteration of a loop or multi-instance activity
+		return
+	}
 	if r := x.innerOf(t, n); r != nil {
 		x.innerCompleted(t, n, r) // an ad-hoc region asks its router
 		return
@@ -502,6 +510,7 @@ func (x *executor) checkDrain(s scope.ID) {
 func (x *executor) completeScope(s scope.ID, reason string) {
 	x.disarmScope(s)
 	x.closeRegion(s, "drained")
+	x.closeBody(s)
 	if s == scope.RootID {
 		x.st.Status = StatusCompleted
 		detail := map[string]any{}
@@ -562,6 +571,7 @@ func (x *executor) cancelScope(s scope.ID, cause string) {
 	x.cancelInside(s, cause)
 	x.disarmScope(s)
 	x.closeRegion(s, "cancelled: "+cause)
+	x.closeBody(s)
 	if s != scope.RootID {
 		sc := x.st.Scopes.Get(s)
 		x.fact(FactScopeCancelled, sc.NodeID, s, "", map[string]any{"cause": cause})

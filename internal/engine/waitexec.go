@@ -468,6 +468,9 @@ func (x *executor) timerDue(s scope.ID, def *bpmn.TimerDef) (time.Time, string, 
 // armBoundaries arms the timer, message and signal boundary events of the
 // activity n that track t now executes.
 func (x *executor) armBoundaries(t *Track, n *bpmn.Node) {
+	if t.Inner {
+		return // a loop's boundary events guard the body, armed on its host
+	}
 	for _, b := range n.Boundaries {
 		if b.Event == nil {
 			continue
@@ -622,7 +625,7 @@ func (x *executor) interrupt(host *Track, b *bpmn.Node) {
 // of the same rank. Uncaught → incident naming the code and the thrower.
 func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atActivity bool) {
 	x.fact(FactErrorThrown, t.Node, t.Scope, t.ID, map[string]any{"errorCode": code, "message": detail})
-	if atActivity {
+	if atActivity && !t.Inner {
 		if n := x.proc.Node(t.Node); n != nil {
 			if b := matchBoundary(n, bpmn.TriggerError, code); b != nil {
 				x.interrupt(t, b)
@@ -675,7 +678,7 @@ func (x *executor) catchAtLevels(t *Track, from scope.ID, kind bpmn.TriggerKind,
 		var host *Track
 		var hostNode, bExact, bAll *bpmn.Node
 		if s != scope.RootID {
-			if host = x.hostOf(s); host != nil {
+			if host = x.hostOf(s); host != nil && !host.Inner { // an iteration's boundaries guard the body
 				if hostNode = x.proc.Node(host.Node); hostNode != nil {
 					if b := matchBoundary(hostNode, kind, code); b != nil {
 						if b.Event.Code == code && code != "" {

@@ -28,7 +28,18 @@ type Scope struct {
 	// Interrupted is set once an interrupting event sub-process fired in
 	// the scope: its other handlers are disarmed and it runs only the handler.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Kind is KindBody for a multi-instance or loop body, KindIteration for
+	// one of its iterations, "" for every other scope.
+	Kind string `json:"kind,omitempty"`
+	// Index is an iteration's 1-based index.
+	Index int `json:"index,omitempty"`
 }
+
+// Scope kinds of loop bodies and their iterations.
+const (
+	KindBody      = "body"
+	KindIteration = "iteration"
+)
 
 // Tree is the set of open scopes of one instance, keyed by id.
 // Closed scopes are removed: their locals are disposed.
