@@ -148,10 +148,9 @@ func walkModels(tb testing.TB, dir string) []string {
 // camunda7Expect pins the outcome of the Camunda 7 models whose result is
 // settled: nil means the model must parse; otherwise it must be refused with
 // exactly these problems (element, rule, detail substring). Models refused
-// only for features that are not supported yet (call activities,
-// multi-instance, manual tasks) are not pinned, so adding those features
-// needs no change here. The rows are those of
-// shared/conformance/SCENARIOS.md.
+// only for features that are not supported yet (multi-instance, ad-hoc
+// sub-processes, …) are not pinned, so adding those features needs no
+// change here. The rows are those of shared/conformance/SCENARIOS.md.
 var camunda7Expect = map[string][]want{
 	"event/end/TerminateEndEventTest.subProcessTerminate.bpmn":                                       nil,
 	"event/end/TerminateEndEventTest.testProcessTerminate.bpmn":                                      nil, // row 6
@@ -164,6 +163,10 @@ var camunda7Expect = map[string][]want{
 	"event/error/BoundaryErrorEventTest.testCatchErrorOnEmbeddedSubprocess.bpmn20.xml":               nil, // row 12
 	"event/error/UnhandledBpmnErrorTest.testUnhandledErrorInEmbeddedSubprocess.bpmn20.xml":           nil, // row 21
 	"subprocess/SubProcessTest.testNestedSimpleSubProcess.bpmn20.xml":                                nil, // row 2
+	"subprocess/SubProcessTest.testSimpleAutomaticSubProcess.bpmn20.xml":                             nil, // row 5 (manual task)
+	"event/end/TerminateEndEventTest.testTerminateInCallActivity.bpmn":                               nil, // row 11 (call activity)
+	"event/error/BoundaryErrorEventTest.testCatchErrorOnCallActivity-parent.bpmn20.xml":              nil, // row 15
+	"event/error/BoundaryErrorEventTest.testCatchErrorThrownByCallActivityOnSubprocess.bpmn20.xml":   nil, // row 16
 	"subprocess/SubProcessTest.testSimpleSubProcess.bpmn20.xml":                                      nil, // row 1
 	"subprocess/SubProcessTest.testSimpleSubProcessWithTimer.bpmn20.xml":                             nil, // row 3
 	"subprocess/SubProcessTest.testTwoSubProcessInParallel.bpmn20.xml":                               nil, // row 4
@@ -320,6 +323,49 @@ func TestConformanceFlowable(t *testing.T) {
 				t.Logf("refused: %v", verr)
 			} else {
 				t.Log("accepted")
+			}
+		})
+	}
+}
+
+// TestConformanceCamunda7CallActivities checks the call activities of
+// SCENARIOS.md rows 11, 15 and 16: where each sits, what it calls (latest
+// version, no declared I/O) and its boundary events.
+func TestConformanceCamunda7CallActivities(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(conformanceDir(t), "camunda7")
+	tests := map[string]string{
+		"event/end/TerminateEndEventTest.testTerminateInCallActivity.bpmn":                             "/CallActivity_1 terminateEndEventSubprocessExample []",
+		"event/error/BoundaryErrorEventTest.testCatchErrorOnCallActivity-parent.bpmn20.xml":            "/callSubProcess simpleSubProcess [catchError]",
+		"event/error/BoundaryErrorEventTest.testCatchErrorThrownByCallActivityOnSubprocess.bpmn20.xml": "/subprocess/callActivity simpleSubProcess []",
+	}
+	for rel, want := range tests {
+		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
+			defs, verr := checkNoPanic(t, filepath.Join(root, filepath.FromSlash(rel)))
+			if verr != nil {
+				t.Fatal(verr)
+			}
+			var got []string
+			var walk func(g *Graph, path string)
+			walk = func(g *Graph, path string) {
+				for _, n := range g.Nodes {
+					if n.Kind == KindCallActivity {
+						if n.Call.Version != 0 || n.Call.IO != nil {
+							t.Errorf("%s: call %+v, want latest without I/O", n.ID, n.Call)
+						}
+						got = append(got, fmt.Sprintf("%s/%s %s [%s]", path, n.ID, n.Call.CalledElement, ids(n.Boundaries)))
+					}
+					if n.Sub != nil {
+						walk(n.Sub, path+"/"+n.ID)
+					}
+				}
+			}
+			for _, p := range defs.Processes {
+				walk(p.Graph, "")
+			}
+			if strings.Join(got, "\n") != want {
+				t.Errorf("call activities:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 			}
 		})
 	}

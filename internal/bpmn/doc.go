@@ -35,8 +35,38 @@
 //
 // Activities:
 //
-//   - task; scriptTask (a FEEL script, result in gobpm:resultVariable or
-//     camunda:resultVariable); embedded subProcess.
+//   - task, and manualTask, which is a KindTask too (nothing for the
+//     engine to do: it passes straight through); scriptTask (a FEEL
+//     script, result in gobpm:resultVariable or camunda:resultVariable);
+//     embedded subProcess.
+//   - callActivity (KindCallActivity, Node.Call; DESIGN §5.7, §8): the
+//     callee key from the standard calledElement, or from
+//     zeebe:calledElement processId (when both are given they must agree),
+//     kept as written — a namespace-qualified "prefix:key" is left to the
+//     runtime's resolver, with Process.Namespaces. The key is required; an
+//     expression ("=…", "${…}") is not supported yet. CallDef.Version is
+//     0 (the latest version at call time) unless gobpm:version pins a
+//     positive version, or camunda:calledElementBinding="version" with
+//     camunda:calledElementVersion="N" does; calledElementBinding
+//     "latest" is the default, any other binding (deployment, versionTag),
+//     camunda:calledElementTenantId, camunda:variableMapping*, CMMN case
+//     calls (camunda:caseRef, …) and zeebe:calledElement bindingType other
+//     than "latest" are refused. CallDef.IO is the call activity's own
+//     ioSpecification: the data inputs whose names are read from the
+//     caller's variables, the data outputs the child hands back. Nothing
+//     else crosses the call, so Camunda 7's camunda:in / camunda:out,
+//     camunda:inputOutput and zeebe:ioMapping on a call activity, and
+//     zeebe:calledElement propagateAllChildVariables="true" or
+//     propagateAllParentVariables="true", are refused with a hint to
+//     declare dataInput/dataOutput names; an absent propagate attribute
+//     is accepted and gobpm's declared-only contract applies. A call
+//     activity takes boundary events and a default flow like any activity.
+//     Its dataInputAssociation / dataOutputAssociation elements are
+//     accepted without effect when they connect one of its own data inputs
+//     (outputs) with a dataObject, dataObjectReference, property or process
+//     data input/output of the same variable name; one that would rename
+//     (different names), reads a data store, carries a transformation or
+//     assignment, or names no parameter of the call is refused.
 //   - Event sub-processes (subProcess triggeredByEvent="true", DESIGN §5.5)
 //     in a process or in any sub-process, nested ones included: a
 //     KindSubProcess node with TriggeredByEvent set, listed in its
@@ -64,6 +94,30 @@
 //   - receiveTask with a messageRef (Node.Event, a message trigger).
 //   - A `default` flow on any activity; startQuantity and
 //     completionQuantity of 1 only.
+//
+// An ioSpecification (IOSpec) is read on a process (Process.IO, its
+// contract as a callee), a call activity and a global task: dataInput and
+// dataOutput names (the name attribute, else the id; two parameters of one
+// direction may not share a name), at most one inputSet and one outputSet
+// whose references must name its parameters; optionalInputRefs (and
+// optionalOutputRefs) set DataParam.Optional; whileExecuting*Refs are
+// refused. On any other element an ioSpecification is refused, as its
+// inputs and outputs would be dropped.
+//
+// Global tasks (DESIGN §5.7) at definitions level — globalTask,
+// globalManualTask (a KindTask), globalUserTask (gobpm/camunda/zeebe
+// assignment as on userTask) and globalScriptTask (script, scriptLanguage
+// or scriptFormat, resultVariable) — are each registered as a synthesized
+// Process{ID: the global task's id, Executable: true, GlobalTask: true}
+// with its ioSpecification as Process.IO and a graph "<id>.start" → the
+// task (id <id>) → "<id>.end" through flows "<id>.in" and "<id>.out".
+// They follow the document's processes in Definitions.Processes; a
+// document of global tasks alone is accepted. globalBusinessRuleTask is
+// not supported yet. A global task id colliding with a process id is a
+// RuleDuplicateID problem like any other shared id.
+//
+// Every process carries Process.Namespaces: the namespace declarations
+// of <definitions>, prefix → URI, the default namespace under "".
 //
 // Gateways: exclusiveGateway and inclusiveGateway (FEEL conditions and a
 // `default` flow); parallelGateway; eventBasedGateway (exclusive,
@@ -124,8 +178,16 @@
 // attributes are ignored, except these vendor extension elements, which
 // carry behaviour and are refused (RuleUnsupported, naming the element that
 // holds them): camunda:inputOutput, camunda:executionListener,
-// camunda:taskListener, zeebe:ioMapping, zeebe:taskHeaders,
-// zeebe:executionListeners, zeebe:taskListeners. Form and metadata
+// camunda:taskListener, camunda:in, camunda:out,
+// camunda:failedJobRetryTimeCycle (gobpm has its own retry schedule),
+// camunda:field (field injection), camunda:errorEventDefinition (external
+// task error mapping), zeebe:ioMapping, zeebe:taskHeaders,
+// zeebe:executionListeners, zeebe:taskListeners. Camunda 7's
+// camunda:asyncBefore, camunda:asyncAfter and camunda:exclusive only move
+// transaction boundaries and job exclusivity, which gobpm decides itself
+// (a step runs each track on until it waits, in one transaction, and an
+// instance's steps are applied by its single writer): they are accepted
+// and have no effect. Form and metadata
 // extensions (camunda:formData, camunda:formKey, camunda:properties,
 // zeebe:formDefinition, zeebe:userTaskForm) only describe a UI — gobpm has
 // no form service — and are ignored. On a userTask, the standard
@@ -135,7 +197,8 @@
 // The gobpm attributes (namespace urn:gobpm:1) are: resultVariable
 // (scriptTask); type and retries (serviceTask, sendTask, message throw and
 // end events); assignee, candidateUsers, candidateGroups, dueDate
-// (userTask); correlationKey (message).
+// (userTask, globalUserTask); resultVariable (globalScriptTask); version
+// (callActivity); correlationKey (message).
 //
 // # Instantiation shapes
 //

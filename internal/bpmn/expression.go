@@ -123,16 +123,21 @@ func (p *parser) flowID(e *etree.Element) string {
 
 // script compiles the <script> body of a script task.
 func (p *parser) script(task, script *etree.Element, n *Node) {
-	label := p.label(task)
-	format := strings.TrimSpace(attr(task, "scriptFormat"))
-	lang := format
+	n.Script = p.compile(p.label(task), "script", p.scriptLanguage(attr(task, "scriptFormat")), text(script))
+}
+
+// scriptLanguage maps a scriptFormat (or a global script task's
+// scriptLanguage) to the expression language: the document's
+// expressionLanguage when empty, FEEL for the FEEL MIME types.
+func (p *parser) scriptLanguage(format string) string {
+	format = strings.TrimSpace(format)
 	switch {
 	case format == "":
-		lang = p.exprLang
+		return p.exprLang
 	case feelScriptFormats[strings.ToLower(format)]:
-		lang = "feel"
+		return "feel"
 	}
-	n.Script = p.compile(label, "script", lang, text(script))
+	return format
 }
 
 // resultVariable reads gobpm:resultVariable (or camunda:resultVariable).

@@ -41,8 +41,28 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			checkGraph(t, p, p.Graph)
+			if p.IO != nil {
+				checkIO(t, p.ID, p.IO)
+			}
+			if p.GlobalTask && (len(p.Graph.Nodes) != 3 || p.Node(p.ID) == nil || !p.Executable) {
+				t.Fatalf("global task process %q: nodes %v", p.ID, ids(p.Graph.Nodes))
+			}
 		}
 	})
+}
+
+// checkIO asserts an accepted ioSpecification binds distinct, non-empty names.
+func checkIO(t *testing.T, owner string, io *IOSpec) {
+	t.Helper()
+	for _, ps := range [][]DataParam{io.Inputs, io.Outputs} {
+		seen := map[string]bool{}
+		for _, q := range ps {
+			if q.Name == "" || seen[q.Name] {
+				t.Fatalf("%s: ioSpecification parameter %q empty or repeated", owner, q.Name)
+			}
+			seen[q.Name] = true
+		}
+	}
 }
 
 // checkGraph asserts the wiring invariants of an accepted graph.
@@ -128,6 +148,13 @@ func checkNode(t *testing.T, n *Node) {
 	case KindUserTask:
 		if n.UserTask == nil {
 			t.Fatalf("user task %q without UserTask", n.ID)
+		}
+	case KindCallActivity:
+		if n.Call == nil || n.Call.CalledElement == "" || isExpression(n.Call.CalledElement) || n.Call.Version < 0 {
+			t.Fatalf("call activity %q: call %+v", n.ID, n.Call)
+		}
+		if io := n.Call.IO; io != nil {
+			checkIO(t, n.ID, io)
 		}
 	case KindReceiveTask, KindIntermediateCatchEvent, KindBoundaryEvent:
 		if n.Event == nil {

@@ -41,6 +41,9 @@ func Parse(data []byte) (*Definitions, error) {
 		procs: make(map[*Graph]string),
 		ids:   make(map[string]bool),
 
+		varNames:       make(map[string]string),
+		dataObjectRefs: make(map[string]string),
+
 		messages:        make(map[string]*messageDecl),
 		signals:         make(map[string]string),
 		errorCodes:      make(map[string]string),
@@ -100,6 +103,15 @@ type parser struct {
 	// ids holds every id of a BPMN element in the document, plus the ids
 	// synthesized for sequence flows without one (see flowID).
 	ids map[string]bool
+
+	// varNames maps the ids of dataObject, property and process
+	// dataInput/dataOutput elements to the variable they declare;
+	// dataObjectRefs maps dataObjectReference ids to their dataObjectRef.
+	// checkCallAssocs uses both.
+	varNames       map[string]string
+	dataObjectRefs map[string]string
+	// callAssocs are the data associations of call activities.
+	callAssocs []callAssoc
 }
 
 // container is a process or sub-process graph being built.
@@ -242,6 +254,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 	p.exprLang = strings.TrimSpace(attr(root, "expressionLanguage"))
 	p.checkIDs(root)
 	p.declarations(root)
+	var globals []*Process
 	for _, c := range root.ChildElements() {
 		if !isBPMN(c) {
 			p.foreign(c)
@@ -256,6 +269,10 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			})
 		case "process":
 			defs.Processes = append(defs.Processes, p.process(c))
+		case "globalTask", "globalUserTask", "globalScriptTask", "globalManualTask", "globalBusinessRuleTask":
+			if g := p.globalTask(c); g != nil {
+				globals = append(globals, g)
+			}
 		case "documentation", "extensionElements", "extension", "relationship",
 			// Root-element declarations that carry no behaviour of their own.
 			"message", "signal", "error", "escalation", "itemDefinition", "collaboration",
@@ -269,6 +286,16 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			p.unsupported(c, "")
 		}
 	}
+	// Global tasks are callable one-task processes (DESIGN §5.7); a
+	// document holding only global tasks is a library of them.
+	defs.Processes = append(defs.Processes, globals...)
+	ns := namespaces(root)
+	for _, proc := range defs.Processes {
+		proc.Namespaces = make(map[string]string, len(ns))
+		for k, v := range ns {
+			proc.Namespaces[k] = v
+		}
+	}
 	if len(defs.Processes) == 0 {
 		label := defs.ID
 		if label == "" {
@@ -277,6 +304,21 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 		p.problems.add(label, RuleNoProcess, "definitions contain no process")
 	}
 	return defs
+}
+
+// namespaces returns the namespace declarations of the <definitions>
+// element: prefix → URI, the default namespace under "".
+func namespaces(root *etree.Element) map[string]string {
+	ns := map[string]string{}
+	for _, a := range root.Attr {
+		switch {
+		case a.Space == "xmlns":
+			ns[a.Key] = a.Value
+		case a.Space == "" && a.Key == "xmlns":
+			ns[""] = a.Value
+		}
+	}
+	return ns
 }
 
 // unsupported reports e as not supported yet.
@@ -306,6 +348,10 @@ var knownGobpm = map[string]map[string]bool{
 	"endEvent":               {"type": true, "retries": true},
 	"userTask":               {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
 	"message":                {"correlationKey": true},
+	"callActivity":           {"version": true},
+	// Global tasks take the attributes of the task they stand for.
+	"globalUserTask":   {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
+	"globalScriptTask": {"resultVariable": true},
 }
 
 // checkExtensions reports gobpm attributes unknown for e.
@@ -365,21 +411,42 @@ func (p *parser) contentsChild(ch *etree.Element, c *container) {
 		c.g.addData(ch)
 		if id := strings.TrimSpace(attr(ch, "id")); id != "" {
 			p.data[id] = c.g
+			p.varNames[id] = nameOrID(ch)
 		}
 	case "property":
 		p.common(ch, "dataState")
 		c.g.addData(ch)
+		if id := strings.TrimSpace(attr(ch, "id")); id != "" {
+			p.varNames[id] = nameOrID(ch)
+		}
 	case "dataObjectReference":
 		p.common(ch, "dataState")
 		if ref := strings.TrimSpace(attr(ch, "dataObjectRef")); ref != "" {
 			p.dataRefs = append(p.dataRefs, dataRef{label: p.label(ch), ref: ref, g: c.g})
+			if id := strings.TrimSpace(attr(ch, "id")); id != "" {
+				p.dataObjectRefs[id] = ref
+			}
 		}
 	case "documentation", "auditing", "monitoring", "categoryValueRef", "supports",
 		"laneSet", "textAnnotation", "association", "group", "dataStoreReference",
 		"performer", "humanPerformer", "potentialOwner", "resourceRole", "extensionElements":
 		// Descriptive: no effect on execution. Extension elements are
 		// checked for gobpm names by checkIDs.
-	case "ioSpecification", "correlationSubscription":
+	case "ioSpecification":
+		// A process's ioSpecification is its contract as a callee (DESIGN
+		// §8); sub-processes' are refused by activity.
+		if c.proc == nil || c.proc.IO != nil {
+			p.unsupported(ch, fmt.Sprintf("%s in %s", ch.Tag, c.id))
+			return
+		}
+		io := p.ioSpecification(ch, c.id)
+		c.proc.IO = io.spec
+		for _, ids := range []map[string]string{io.inputs, io.outputs} {
+			for id, name := range ids {
+				p.varNames[id] = name
+			}
+		}
+	case "correlationSubscription":
 		p.unsupported(ch, fmt.Sprintf("%s in %s", ch.Tag, c.id))
 	default:
 		p.unsupported(ch, "")
@@ -439,7 +506,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	switch e.Tag {
 	case "startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent", "boundaryEvent":
 		info.supported = p.event(e, info, c)
-	case "task", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask":
+	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "callActivity":
 		info.supported = p.activity(e, info)
 	case "exclusiveGateway", "inclusiveGateway":
 		p.common(e, "incoming", "outgoing")
@@ -489,8 +556,9 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	}
 }
 
-// activity reads a task or sub-process: task, scriptTask, serviceTask,
-// sendTask, userTask, receiveTask or subProcess.
+// activity reads a task or sub-process: task, manualTask (a pass-through
+// KindTask), scriptTask, serviceTask, sendTask, userTask, receiveTask,
+// callActivity or subProcess.
 func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	n := info.node
 	label := p.label(e)
@@ -515,6 +583,8 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		sub = &container{g: n.Sub, id: label, checkShape: ok, eventSub: n.TriggeredByEvent}
 	}
 	scripts := 0
+	var io *ioDecl
+	var assocs []*etree.Element
 	for _, c := range e.ChildElements() {
 		if !isBPMN(c) {
 			if sub == nil {
@@ -534,6 +604,16 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		case "extensionElements":
 		case "dataInputAssociation", "dataOutputAssociation":
 			p.dataAssociation(c, label)
+			assocs = append(assocs, c)
+		case "ioSpecification":
+			// Only a call activity binds its I/O (DESIGN §8); elsewhere
+			// the data inputs and outputs would be dropped.
+			if e.Tag != "callActivity" || io != nil {
+				p.unsupported(c, "ioSpecification in "+e.Tag)
+				ok = false
+				continue
+			}
+			io = p.ioSpecification(c, label)
 		case "script":
 			if e.Tag != "scriptTask" {
 				p.unsupported(c, "script in "+e.Tag)
@@ -544,6 +624,10 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 			if scripts == 1 {
 				p.script(e, c, n)
 			}
+		case "completionCondition":
+			// Only an ad-hoc sub-process has one.
+			p.unsupported(c, "completionCondition in "+e.Tag)
+			ok = false
 		case "standardLoopCharacteristics", "multiInstanceLoopCharacteristics":
 			p.problems.add(label, RuleUnsupported, "%s on %s is not supported yet", c.Tag, e.Tag)
 			ok = false
@@ -570,6 +654,14 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		p.resultVariable(e, n)
 	}
 	switch e.Tag {
+	case "manualTask":
+		// Nothing for the engine to do: it passes straight through.
+		n.Kind = KindTask
+	case "callActivity":
+		n.Call = p.callActivity(e, io)
+		for _, a := range assocs {
+			p.callAssociation(a, label, io)
+		}
 	case "serviceTask":
 		n.Job = p.job(e, e)
 	case "sendTask":

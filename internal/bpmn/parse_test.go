@@ -378,7 +378,7 @@ func TestParseRejects(t *testing.T) {
 			{"taskHeader (line 7)", RuleUnknownExtension, "taskHeader"},
 		}, true},
 		{"reject_many.bpmn", []want{
-			{"approve", RuleUnsupported, "manualTask"},
+			{"approve", RuleUnsupported, "complexGateway"},
 			{"dup", RuleDuplicateID, ""},
 			{"task (line 11)", RuleMissingID, ""},
 			{"f2", RuleCrossingFlow, ""},
@@ -436,9 +436,7 @@ func TestParseUnsupported(t *testing.T) {
 	tests := []struct {
 		name, body, element, detail string
 	}{
-		{"manualTask", `<manualTask id="x"/>`, "x", "manualTask is not supported yet"},
 		{"businessRuleTask", `<businessRuleTask id="x"/>`, "x", "businessRuleTask"},
-		{"callActivity", `<callActivity id="x" calledElement="c"/>`, "x", "callActivity"},
 		{"complexGateway", `<complexGateway id="x"/>`, "x", "complexGateway"},
 		{"parallelEventGateway", `<eventBasedGateway id="x" eventGatewayType="Parallel"/>`, "x", "eventGatewayType"},
 		{"instantiatingEventGateway", `<eventBasedGateway id="x" instantiate="true"/>`, "x", "instantiating"},
@@ -456,6 +454,10 @@ func TestParseUnsupported(t *testing.T) {
 		{"eventSubProcessLoop", `<subProcess id="x" triggeredByEvent="true"><multiInstanceLoopCharacteristics/><startEvent id="in"><signalEventDefinition signalRef="s"/></startEvent></subProcess>`, "x", "multiInstanceLoopCharacteristics"},
 		{"compensation", `<task id="x" isForCompensation="true"/>`, "x", "compensation"},
 		{"ioSpecification", `<task id="x"><ioSpecification id="io"/></task>`, "io", "ioSpecification"},
+		{"ioSpecificationSubProcess", `<subProcess id="x"><ioSpecification id="io"/><startEvent id="in"/></subProcess>`, "io", "ioSpecification in subProcess"},
+		{"completionCondition", `<subProcess id="x"><completionCondition id="cc">done</completionCondition><startEvent id="in"/></subProcess>`, "cc", "completionCondition in subProcess"},
+		{"processIOBinding", `<ioBinding id="b" operationRef="op" inputDataRef="i"/>`, "b", "ioBinding"},
+		{"callMultiInstance", `<callActivity id="x" calledElement="c"><multiInstanceLoopCharacteristics/></callActivity>`, "x", "multiInstanceLoopCharacteristics on callActivity"},
 		{"taskProperty", `<task id="x"><property id="pr" name="v"/></task>`, "x", "property on task"},
 		{"assignment", `<task id="x"><dataInputAssociation id="a"><assignment/></dataInputAssociation></task>`, "x", "assignment"},
 	}

@@ -35,6 +35,7 @@ func (p *parser) validate() {
 			p.checkShape(c)
 		}
 	}
+	p.checkCallAssocs()
 	for _, r := range p.dataRefs {
 		g, ok := p.data[r.ref]
 		switch {
@@ -425,7 +426,19 @@ var refusedExtensions = []refusedExtension{
 	{NamespaceZeebe, "taskHeaders", "zeebe:taskHeaders", "static job headers are not supported yet; pass the values as variables"},
 	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
+	{NamespaceCamunda, "in", "camunda:in", "variable passing is not supported; " + callIOHint},
+	{NamespaceCamunda, "out", "camunda:out", "variable passing is not supported; " + callIOHint},
+	{NamespaceCamunda, "failedJobRetryTimeCycle", "camunda:failedJobRetryTimeCycle", "custom retry schedules are not supported; gobpm retries jobs 1 s doubling to 5 min (gobpm:retries sets the budget)"},
+	{NamespaceCamunda, "field", "camunda:field", "field injection into Java classes is not supported; pass values as variables"},
+	{NamespaceCamunda, "errorEventDefinition", "camunda:errorEventDefinition", "mapping external task failures to BPMN errors by expression is not supported; let the worker throw the BPMN error"},
 }
+
+// callIOHint says how a call activity declares what crosses the call.
+const callIOHint = "declare dataInput/dataOutput names in the call activity's ioSpecification: inputs are read from the caller's variables of those names, outputs written back to them (DESIGN §8)"
+
+// callIOMappings are the vendor I/O mappings that, on a call activity,
+// would decide what crosses the call: the refusal points to ioSpecification.
+var callIOMappings = map[string]bool{"camunda:inputOutput": true, "zeebe:ioMapping": true}
 
 // vendorExtensions reports the refused vendor extension elements directly
 // inside the BPMN <extensionElements> x, naming the element that holds x.
@@ -437,7 +450,11 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 	for _, c := range x.ChildElements() {
 		for _, r := range refusedExtensions {
 			if c.Tag == r.tag && c.NamespaceURI() == r.ns {
-				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: %s", r.name, owner.Tag, r.hint)
+				hint := r.hint
+				if owner.Tag == "callActivity" && callIOMappings[r.name] {
+					hint = "input/output mappings are not supported; " + callIOHint
+				}
+				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: %s", r.name, owner.Tag, hint)
 			}
 		}
 	}
