@@ -29,6 +29,9 @@ type Handler struct {
 // open; error and escalation handlers while the scope can still catch.
 func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 	out := map[scope.ID][]Handler{}
+	if st.Ended() {
+		return out // nothing can fire in an ended instance
+	}
 	waitFor := func(node string, s scope.ID, track string) *Wait {
 		for _, w := range st.Waits {
 			if w.NodeID == node && ((w.Handler && w.ScopeID == s) || (w.Boundary && w.TrackID == track)) {
