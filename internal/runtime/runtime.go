@@ -433,7 +433,7 @@ func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, er
 		for _, h := range handlers[s.ID] {
 			hs = append(hs, HandlerView{NodeID: h.NodeID, Kind: h.Kind, Trigger: h.Trigger, Name: h.Name, Interrupting: h.Interrupting})
 		}
-		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: state, Variables: vars, Handlers: hs})
+		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: state, Variables: vars, Handlers: hs, Kind: s.Kind, Index: s.Index})
 	}
 	for _, t := range st.Tracks {
 		v.Tracks = append(v.Tracks, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})

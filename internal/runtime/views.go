@@ -77,6 +77,10 @@ type ScopeView struct {
 	State     string
 	Variables map[string]any
 	Handlers  []HandlerView
+	// Kind is "body" for a loop or multi-instance body, "iteration" for one
+	// of its iterations (Index from 1), "" otherwise.
+	Kind  string
+	Index int
 }
 
 // HandlerView is an event handler armed on a scope: an event sub-process
