@@ -110,4 +110,3 @@ func (r *Runtime) ActivateAdHoc(ctx context.Context, id InstanceID, scopeID, act
 	// The activation completed the region at once (e.g. a straight-through activity).
 	return RegionView{ScopeID: scopeID, Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: "drained"}, nil
 }
-
