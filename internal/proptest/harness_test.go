@@ -1,0 +1,465 @@
+package proptest
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite" // the read-only accessor of the waits table
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
+)
+
+// t0 is the clock value every run starts at.
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+// clock is a settable test clock shared by the runtime and the driver.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the clock's time.
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+// Set moves the clock to at.
+func (c *clock) Set(at time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = at }
+
+// harness is one runtime over one real SQLite file, reused by every check of
+// a test, plus a read-only connection to the same file for the waits table
+// (the runtime has no API listing subscriptions).
+type harness struct {
+	path string
+	clk  *clock
+	db   *store.DB
+	rt   *runtime.Runtime
+	ro   *sql.DB
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: t0}}
+	if err := h.open(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := sql.Open("sqlite", "file:"+h.path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ro = ro
+	t.Cleanup(func() {
+		h.close()
+		h.ro.Close()
+	})
+	return h
+}
+
+// open opens the store and a runtime over it and resumes what is running.
+func (h *harness) open() error {
+	ctx := context.Background()
+	db, err := store.Open(ctx, h.path, store.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		return err
+	}
+	h.db, h.rt = db, runtime.New(db, runtime.Options{Now: h.clk.Now})
+	if _, err := h.rt.Resume(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (h *harness) close() {
+	if h.rt != nil {
+		h.rt.Close()
+		h.db.Close()
+		h.rt, h.db = nil, nil
+	}
+}
+
+// restart closes the runtime and the store and opens both again over the
+// same file, as a process restart would.
+func (h *harness) restart() error {
+	h.close()
+	return h.open()
+}
+
+// waitRow is what the driver reads of one wait.
+type waitRow struct {
+	ID             string
+	Kind           string
+	NodeID         string
+	Name           string
+	CorrelationKey string
+	DueAt          time.Time // zero when unset
+	Retries        int
+}
+
+// waits lists the wait rows of an instance ordered by id.
+func (h *harness) waits(ctx context.Context, id runtime.InstanceID) ([]waitRow, error) {
+	rows, err := h.ro.QueryContext(ctx, `SELECT id, kind, node_id, name, correlation_key, due_at, retries
+		FROM waits WHERE instance_id = ? ORDER BY id`, string(id))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []waitRow
+	for rows.Next() {
+		var w waitRow
+		var ck sql.NullString
+		var due, retries sql.NullInt64
+		if err := rows.Scan(&w.ID, &w.Kind, &w.NodeID, &w.Name, &ck, &due, &retries); err != nil {
+			return nil, err
+		}
+		w.CorrelationKey = ck.String
+		if due.Valid {
+			w.DueAt = time.Unix(0, due.Int64).UTC()
+		}
+		w.Retries = int(retries.Int64)
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// scopeRows counts the scope rows the store keeps for an instance.
+func (h *harness) scopeRows(ctx context.Context, id runtime.InstanceID) (int, error) {
+	var n int
+	err := h.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM scopes WHERE instance_id = ?`, string(id)).Scan(&n)
+	return n, err
+}
+
+// Action kinds the driver takes.
+const (
+	actTask       = "complete-task"
+	actClaimTask  = "claim+complete-task"
+	actJobDone    = "complete-job"
+	actJobFail    = "fail-job"
+	actJobError   = "throw-job-error"
+	actMessage    = "correlate-message"
+	actSignal     = "broadcast-signal"
+	actTimer      = "fire-next-timer"
+	actCancel     = "cancel"
+	actRetry      = "retry-incident"
+	actCancelIncd = "cancel-on-incident"
+)
+
+// action is one recorded driver step. Target is a wait or incident id with
+// the instance id prefix removed, so a recorded sequence replays on another
+// instance of the same model.
+type action struct {
+	Kind   string
+	Target string
+	Name   string // message or signal name, error code
+	// Outcome is the runtime's error code for the action ("" = success).
+	Outcome string
+}
+
+func (a action) String() string {
+	s := a.Kind
+	if a.Target != "" {
+		s += " " + a.Target
+	}
+	if a.Name != "" {
+		s += " " + a.Name
+	}
+	if a.Outcome != "" {
+		s += " → " + a.Outcome
+	}
+	return s
+}
+
+// run drives one instance through the harness.
+type run struct {
+	h  *harness
+	id runtime.InstanceID
+	// spawners are the model's non-interrupting message and signal
+	// triggers (see emitter.spawners).
+	spawners map[string]bool
+}
+
+func (r *run) local(id string) string  { return strings.TrimPrefix(id, string(r.id)+"-") }
+func (r *run) global(id string) string { return string(r.id) + "-" + id }
+
+// start creates the instance of key with {key: "k"} at t0.
+func (r *run) start(ctx context.Context, key string) error {
+	r.h.clk.Set(t0)
+	v, err := r.h.rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: key, Variables: map[string]any{"key": "k"}})
+	if err != nil {
+		return err
+	}
+	r.id = v.ID
+	return nil
+}
+
+// enabled lists the actions open in the instance, in a deterministic order.
+// In drain mode only actions that move the instance towards its end are
+// offered: no failing jobs, no job errors, no message or signal that only
+// non-interrupting triggers wait for; incidents are retried when a job ran
+// out of retries and cancelled otherwise.
+func (r *run) enabled(ctx context.Context, drain bool) ([]action, error) {
+	ws, err := r.h.waits(ctx, r.id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.h.rt.Instance(ctx, r.id)
+	if err != nil {
+		return nil, err
+	}
+	var out []action
+	msgs, sigs := map[string]bool{}, map[string]bool{}
+	timers := false
+	for _, w := range ws {
+		switch w.Kind {
+		case runtime.WaitTask:
+			out = append(out, action{Kind: actTask, Target: r.local(w.ID)})
+			if !drain {
+				out = append(out, action{Kind: actClaimTask, Target: r.local(w.ID)})
+			}
+		case runtime.WaitJob:
+			if w.Retries == 0 {
+				continue // in an incident: retry or cancel it
+			}
+			out = append(out, action{Kind: actJobDone, Target: r.local(w.ID)})
+			if !drain {
+				out = append(out, action{Kind: actJobFail, Target: r.local(w.ID)})
+				out = append(out, action{Kind: actJobError, Target: r.local(w.ID)}) // the driver draws the code
+			}
+		case runtime.WaitMessage:
+			msgs[w.Name] = msgs[w.Name] || !drain || !r.spawners[w.NodeID]
+		case runtime.WaitSignal:
+			sigs[w.Name] = sigs[w.Name] || !drain || !r.spawners[w.NodeID]
+		case runtime.WaitTimer:
+			timers = true
+		}
+	}
+	for _, n := range sortedKeys(msgs) {
+		out = append(out, action{Kind: actMessage, Name: n})
+	}
+	for _, n := range sortedKeys(sigs) {
+		out = append(out, action{Kind: actSignal, Name: n})
+	}
+	if timers {
+		out = append(out, action{Kind: actTimer})
+	}
+	for _, in := range v.Incidents {
+		if !in.ResolvedAt.IsZero() {
+			continue
+		}
+		if !drain || in.Kind == "job-failed" {
+			out = append(out, action{Kind: actRetry, Target: r.local(in.ID)})
+		}
+		if !drain || in.Kind != "job-failed" {
+			out = append(out, action{Kind: actCancelIncd, Target: r.local(in.ID)})
+		}
+	}
+	return out, nil
+}
+
+// sortedKeys returns the keys of m that map to true, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k, ok := range m {
+		if ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// advance moves the clock forward to at (never back) and fires what came
+// due, so a runtime with a running scheduler and one without see the same
+// timers fire at the same clock values.
+func (r *run) advance(ctx context.Context, at time.Time) error {
+	if at.After(r.h.clk.Now()) {
+		r.h.clk.Set(at)
+	}
+	_, err := r.h.rt.FireDueTimers(ctx)
+	return err
+}
+
+// do performs an action and returns the runtime's error code ("" on
+// success). An error that is not a runtime error is returned as err.
+func (r *run) do(ctx context.Context, a action, seq int) (string, error) {
+	rt := r.h.rt
+	vars := map[string]any{"last": a.Kind, fmt.Sprintf("a%d", seq%4): seq}
+	var err error
+	switch a.Kind {
+	case actTask, actClaimTask:
+		id := r.global(a.Target)
+		actor := runtime.Actor{User: "u"}
+		if a.Kind == actClaimTask {
+			if _, err = rt.ClaimTask(ctx, id, actor); err != nil {
+				break
+			}
+		}
+		err = rt.CompleteTask(ctx, id, actor, vars)
+	case actJobDone, actJobFail, actJobError:
+		key := r.global(a.Target)
+		if err = r.activate(ctx, key); err != nil {
+			break
+		}
+		switch a.Kind {
+		case actJobDone:
+			err = rt.CompleteJob(ctx, key, vars)
+		case actJobFail:
+			var ws []waitRow
+			if ws, err = r.h.waits(ctx, r.id); err != nil {
+				return "", err
+			}
+			retries := 0
+			for _, w := range ws {
+				if w.ID == key {
+					retries = max(w.Retries-1, 0)
+				}
+			}
+			err = rt.FailJob(ctx, key, runtime.FailRequest{Retries: &retries, RetryBackoff: time.Second, ErrorMessage: "boom"})
+		default:
+			err = rt.ThrowJobError(ctx, key, a.Name, "thrown by the property test", vars)
+		}
+	case actMessage:
+		_, err = rt.CorrelateMessage(ctx, a.Name, "k", vars)
+	case actSignal:
+		_, err = rt.BroadcastSignal(ctx, a.Name, vars)
+	case actTimer:
+		var ws []waitRow
+		if ws, err = r.h.waits(ctx, r.id); err != nil {
+			return "", err
+		}
+		var next time.Time
+		for _, w := range ws {
+			if w.Kind == runtime.WaitTimer && (next.IsZero() || w.DueAt.Before(next)) {
+				next = w.DueAt
+			}
+		}
+		err = r.advance(ctx, next)
+	case actCancel, actCancelIncd:
+		_, err = rt.Cancel(ctx, r.id)
+	case actRetry:
+		_, err = rt.RetryIncident(ctx, r.global(a.Target), 1)
+	default:
+		return "", fmt.Errorf("unknown action %q", a.Kind)
+	}
+	if err == nil {
+		return "", nil
+	}
+	var re *runtime.Error
+	if !errors.As(err, &re) {
+		return "", fmt.Errorf("%s: %w", a, err)
+	}
+	return r.anon(re.Code + ": " + re.Message), nil
+}
+
+// anon replaces the instance id in s by "I", so messages of two instances
+// (and of two rapid checks) compare equal.
+func (r *run) anon(s string) string { return strings.ReplaceAll(s, string(r.id), "I") }
+
+// activate makes sure a job is activated by a worker before it is acted
+// on: past its retry backoff (moving the clock, firing what comes due) and
+// locked by this driver.
+func (r *run) activate(ctx context.Context, key string) error {
+	ws, err := r.h.waits(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if w.ID != key {
+			continue
+		}
+		if !w.DueAt.IsZero() {
+			if err := r.advance(ctx, w.DueAt); err != nil {
+				return err
+			}
+		}
+		_, err := r.h.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: w.Name, Worker: "w", MaxJobs: 100, LockDuration: 10 * time.Minute})
+		return err
+	}
+	return nil
+}
+
+// summary is the part of a final instance that must not depend on a restart.
+type summary struct {
+	Status    string
+	Variables map[string]any
+	History   []string
+}
+
+// summarize reads the comparable final state of the instance.
+func (r *run) summarize(ctx context.Context) (summary, error) {
+	v, err := r.h.rt.Instance(ctx, r.id)
+	if err != nil {
+		return summary{}, err
+	}
+	facts, err := r.h.rt.History(ctx, r.id, 0, 0)
+	if err != nil {
+		return summary{}, err
+	}
+	s := summary{Status: v.Status, Variables: v.Variables}
+	for _, f := range facts {
+		s.History = append(s.History, f.Kind+" "+f.NodeID+" "+f.ScopePath)
+	}
+	return s, nil
+}
+
+// dump renders the instance view and its waits for a failure message.
+func (r *run) dump(ctx context.Context) string {
+	v, err := r.h.rt.Instance(ctx, r.id)
+	if err != nil {
+		return "instance: " + err.Error()
+	}
+	ws, _ := r.h.waits(ctx, r.id)
+	facts, _ := r.h.rt.History(ctx, r.id, 0, 0)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "status %s, variables %v\n", v.Status, v.Variables)
+	for _, s := range v.Scopes {
+		fmt.Fprintf(&sb, "  scope %s parent=%q node=%s path=%s state=%s\n", s.ID, s.ParentID, s.NodeID, s.Path, s.State)
+		for _, hd := range s.Handlers {
+			fmt.Fprintf(&sb, "    handler %+v\n", hd)
+		}
+	}
+	for _, t := range v.Tracks {
+		fmt.Fprintf(&sb, "  track %+v\n", t)
+	}
+	for _, in := range v.Incidents {
+		fmt.Fprintf(&sb, "  incident %s %s at %s: %s (resolved %v)\n", in.ID, in.Kind, in.NodeID, in.Message, !in.ResolvedAt.IsZero())
+	}
+	for _, w := range ws {
+		fmt.Fprintf(&sb, "  wait %+v\n", w)
+	}
+	sb.WriteString("  history:\n")
+	for _, f := range facts {
+		detail := string(f.Detail)
+		if f.Kind == "instance-started" {
+			detail = "" // names the definition version, which differs per check
+		}
+		fmt.Fprintf(&sb, "    %d %s %s %s %s\n", f.Seq, f.Kind, f.NodeID, f.ScopePath, detail)
+	}
+	return r.anon(sb.String())
+}
+
+// jsonString renders v for an equality check and a readable diff.
+func jsonString(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// cleanup cancels the instance if it still runs (after a failed check).
+func (r *run) cleanup(ctx context.Context) {
+	if r.id == "" || r.h.rt == nil {
+		return
+	}
+	if v, err := r.h.rt.Instance(ctx, r.id); err == nil && v.Status != runtime.StatusCompleted && v.Status != runtime.StatusTerminated {
+		_, _ = r.h.rt.Cancel(ctx, r.id)
+	}
+}
