@@ -1,6 +1,8 @@
 package feel
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,10 +12,12 @@ import (
 
 // builtin is a built-in function. Calls are checked against min and max
 // (max < 0: no limit) at compile time; fn receives evaluated internal
-// values and returns an internal value (nil for FEEL null).
+// values and returns an internal value (nil for FEEL null). sigs lists
+// the parameter names of each signature, for calls with named arguments.
 type builtin struct {
 	name     string
 	min, max int
+	sigs     [][]string
 	fn       func(ev *evaluator, args []any) any
 }
 
@@ -37,43 +41,88 @@ func plural(n int) string {
 	return strconv.Itoa(n) + " arguments"
 }
 
+// order puts named arguments in the order of the first signature that
+// has all their names; parameters left out are null (trailing ones are
+// dropped, so optional parameters stay absent).
+func (b *builtin) order(args []node, names []string) ([]node, error) {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, fmt.Errorf("parameter %q given twice", n)
+		}
+		seen[n] = true
+	}
+next:
+	for _, sig := range b.sigs {
+		pos := make([]node, len(sig))
+		last := -1
+		for i, n := range names {
+			j := slices.Index(sig, n)
+			if j < 0 {
+				continue next
+			}
+			pos[j] = args[i]
+			last = max(last, j)
+		}
+		out := pos[:last+1]
+		for len(out) < b.min {
+			out = append(out, nil)
+		}
+		for i := range out {
+			if out[i] == nil {
+				out[i] = litNode{}
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("function %q has no parameters named %s", b.name, strings.Join(names, ", "))
+}
+
 // builtins maps each function name (words joined by single spaces) to its
-// implementation; builtinPrefixes holds every proper word prefix of a
-// multi-word name, so the parser knows when to keep reading words.
-var (
-	builtins        = map[string]*builtin{}
-	builtinPrefixes = map[string]bool{}
-)
+// implementation.
+var builtins = map[string]*builtin{}
+
+// register adds built-ins. sigs is "a, b, c" or several signatures
+// separated by "|"; min and max bound the argument count (max -1: any).
+func register(name, sigs string, min, max int, fn func(*evaluator, []any) any) {
+	b := &builtin{name: name, min: min, max: max, fn: fn}
+	for _, s := range strings.Split(sigs, "|") {
+		var params []string
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				params = append(params, p)
+			}
+		}
+		b.sigs = append(b.sigs, params)
+	}
+	builtins[name] = b
+}
 
 func init() {
-	for _, b := range []*builtin{
-		{"not", 1, 1, fnNot},
-		{"string length", 1, 1, strFn(func(s string) any { return intDec(utf8.RuneCountInString(s)) })},
-		{"upper case", 1, 1, strFn(func(s string) any { return strings.ToUpper(s) })},
-		{"lower case", 1, 1, strFn(func(s string) any { return strings.ToLower(s) })},
-		{"contains", 2, 2, str2Fn(strings.Contains)},
-		{"starts with", 2, 2, str2Fn(strings.HasPrefix)},
-		{"ends with", 2, 2, str2Fn(strings.HasSuffix)},
-		{"substring", 2, 3, fnSubstring},
-		{"string", 1, 1, fnString},
-		{"number", 1, 3, fnNumber},
-		{"count", 1, 1, fnCount},
-		{"list contains", 2, 2, fnListContains},
-		{"sum", 1, -1, fnSum},
-		{"min", 1, -1, func(_ *evaluator, a []any) any { return extreme(a, -1) }},
-		{"max", 1, -1, func(_ *evaluator, a []any) any { return extreme(a, 1) }},
-		{"abs", 1, 1, fnAbs},
-		{"floor", 1, 2, roundFn(apd.RoundFloor, false)},
-		{"ceiling", 1, 2, roundFn(apd.RoundCeiling, false)},
-		{"decimal", 2, 2, roundFn(apd.RoundHalfEven, true)},
-		{"modulo", 2, 2, fnModulo},
-	} {
-		builtins[b.name] = b
-		words := strings.Fields(b.name)
-		for i := 1; i < len(words); i++ {
-			builtinPrefixes[strings.Join(words[:i], " ")] = true
-		}
-	}
+	register("not", "negand", 1, 1, fnNot)
+	register("string length", "string", 1, 1, strFn(func(s string) any { return intDec(utf8.RuneCountInString(s)) }))
+	register("upper case", "string", 1, 1, strFn(func(s string) any { return strings.ToUpper(s) }))
+	register("lower case", "string", 1, 1, strFn(func(s string) any { return strings.ToLower(s) }))
+	register("contains", "string, match", 2, 2, str2Fn(strings.Contains))
+	register("starts with", "string, match", 2, 2, str2Fn(strings.HasPrefix))
+	register("ends with", "string, match", 2, 2, str2Fn(strings.HasSuffix))
+	register("substring", "string, start position, length", 2, 3, fnSubstring)
+	register("string", "from", 1, 1, fnString)
+	register("number", "from, grouping separator, decimal separator", 1, 3, fnNumber)
+	register("count", "list", 1, 1, fnCount)
+	register("list contains", "list, element", 2, 2, fnListContains)
+	register("sum", "list", 1, -1, fnSum)
+	register("min", "list", 1, -1, func(_ *evaluator, a []any) any { return extreme(a, -1) })
+	register("max", "list", 1, -1, func(_ *evaluator, a []any) any { return extreme(a, 1) })
+	register("abs", "n", 1, 1, fnAbs)
+	register("floor", "n, scale", 1, 2, roundFn(apd.RoundFloor, false))
+	register("ceiling", "n, scale", 1, 2, roundFn(apd.RoundCeiling, false))
+	register("decimal", "n, scale", 2, 2, roundFn(apd.RoundHalfEven, true))
+	register("round up", "n, scale", 1, 2, roundFn(apd.RoundUp, false))
+	register("round down", "n, scale", 1, 2, roundFn(apd.RoundDown, false))
+	register("round half up", "n, scale", 1, 2, roundFn(apd.RoundHalfUp, false))
+	register("round half down", "n, scale", 1, 2, roundFn(apd.RoundHalfDown, false))
+	register("modulo", "dividend, divisor", 2, 2, fnModulo)
 }
 
 func intDec(n int) *apd.Decimal { return new(apd.Decimal).SetInt64(int64(n)) }
@@ -315,8 +364,19 @@ func extreme(a []any, sign int) any {
 }
 
 func fnAbs(_ *evaluator, a []any) any {
-	if d, ok := a[0].(*apd.Decimal); ok {
-		return new(apd.Decimal).Abs(d)
+	switch x := a[0].(type) {
+	case *apd.Decimal:
+		return new(apd.Decimal).Abs(x)
+	case Duration:
+		if x.sec < 0 || x.nano < 0 {
+			return x.neg()
+		}
+		return x
+	case YearsMonths:
+		if x.months < 0 {
+			return YearsMonths{-x.months}
+		}
+		return x
 	}
 	return nil
 }

@@ -4,13 +4,34 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 )
 
-// env is a chain of name bindings: context-literal entries and filter
-// items on top of the caller's Scope.
+// Evaluation limits. They bound the work and memory of one Eval call, so
+// that no expression (however nested its loops or recursive its
+// functions) can run away.
+const (
+	// maxSteps bounds loop iterations, filter elements, function calls
+	// and list-function element visits in one evaluation.
+	maxSteps = 1 << 22
+	// maxCallDepth bounds nested calls of user-defined functions.
+	maxCallDepth = 256
+)
+
+var (
+	errStringTooLong = fmt.Errorf("feel: string longer than %d bytes", maxStringLen)
+	errTooManySteps  = fmt.Errorf("feel: evaluation exceeded %d steps", maxSteps)
+	errCallsTooDeep  = fmt.Errorf("feel: function calls nested deeper than %d", maxCallDepth)
+)
+
+// env is a chain of name bindings: context-literal entries, iteration
+// variables, parameters and filter items on top of the caller's Scope. A
+// link holds either one binding (name, val) or a map of them.
 type env struct {
+	name   string
+	val    any
 	vars   map[string]any
 	parent *env
 	root   Scope
@@ -18,13 +39,16 @@ type env struct {
 
 func (e *env) lookup(name string) any {
 	for ; e != nil; e = e.parent {
-		if e.vars != nil {
+		switch {
+		case e.vars != nil:
 			if v, ok := e.vars[name]; ok {
-				return v
+				return norm(v)
 			}
-			continue
-		}
-		if e.root != nil {
+		case e.name != "":
+			if e.name == name {
+				return e.val
+			}
+		case e.root != nil:
 			if v, ok := e.root.Lookup(name); ok {
 				return norm(v)
 			}
@@ -33,19 +57,40 @@ func (e *env) lookup(name string) any {
 	return nil
 }
 
-// evaluator holds the state of one Eval call. FEEL reports most problems
-// as null; err records the few that abort evaluation (resource limits).
-type evaluator struct {
-	err error
-}
+func (e *env) with(name string, v any) *env { return &env{name: name, val: v, parent: e} }
 
-var errStringTooLong = fmt.Errorf("feel: string longer than %d bytes", maxStringLen)
+// evaluator holds the state of one Eval call. FEEL reports most problems
+// as null; err records the few that abort evaluation (resource limits,
+// errors of external functions).
+type evaluator struct {
+	err   error
+	now   func() time.Time
+	steps int
+	calls int
+}
 
 func (ev *evaluator) fail(err error) any {
 	if ev.err == nil {
 		ev.err = err
 	}
 	return nil
+}
+
+// tick spends n steps of the budget; false means the budget is gone.
+func (ev *evaluator) tick(n int) bool {
+	ev.steps += n
+	if ev.steps > maxSteps {
+		ev.fail(errTooManySteps)
+		return false
+	}
+	return ev.err == nil
+}
+
+func (ev *evaluator) clock() time.Time {
+	if ev.now != nil {
+		return ev.now()
+	}
+	return time.Now()
 }
 
 // eval evaluates n in e and returns an internal value.
@@ -63,11 +108,13 @@ func (ev *evaluator) eval(n node, e *env) any {
 	case filterNode:
 		return ev.filter(n, e)
 	case negNode:
-		d, ok := ev.eval(n.x, e).(*apd.Decimal)
-		if !ok {
-			return nil
+		switch x := ev.eval(n.x, e).(type) {
+		case *apd.Decimal:
+			return new(apd.Decimal).Neg(x)
+		case Duration, YearsMonths:
+			return negTemporal(x)
 		}
-		return new(apd.Decimal).Neg(d)
+		return nil
 	case arithNode:
 		return ev.arith(n.op, ev.eval(n.l, e), ev.eval(n.r, e))
 	case cmpNode:
@@ -83,17 +130,9 @@ func (ev *evaluator) eval(n node, e *env) any {
 		x := ev.eval(n.x, e)
 		return and3(cmpOp(">=", x, ev.eval(n.lo, e)), cmpOp("<=", x, ev.eval(n.hi, e)))
 	case inNode:
-		x := ev.eval(n.x, e)
-		var res any = false
-		for _, t := range n.tests {
-			res = or3(res, ev.test(x, t, e))
-			if res == true {
-				return true
-			}
-		}
-		return res
+		return ev.anyTest(ev.eval(n.x, e), n.tests, e)
 	case testCmpNode:
-		// Only reachable inside inNode, which calls test; a bare one is null.
+		// Only meaningful as a unary test; a bare one is null.
 		return nil
 	case listNode:
 		out := make([]any, len(n.elems))
@@ -114,15 +153,47 @@ func (ev *evaluator) eval(n node, e *env) any {
 		if _, ok := compare(lo, hi); !ok {
 			return nil
 		}
-		return &rangeVal{lo: lo, hi: hi, loClosed: n.loClosed, hiClosed: n.hiClosed}
+		return &Range{lo: lo, hi: hi, loClosed: n.loClosed, hiClosed: n.hiClosed}
 	case callNode:
+		args := make([]any, len(n.args))
+		for i, a := range n.args {
+			if a != nil {
+				args[i] = ev.eval(a, e)
+			}
+		}
+		if ev.err != nil {
+			return nil
+		}
+		return n.fn.fn(ev, args)
+	case dynCallNode:
+		f := ev.eval(n.fn, e)
 		args := make([]any, len(n.args))
 		for i, a := range n.args {
 			args[i] = ev.eval(a, e)
 		}
-		return n.fn.fn(ev, args)
+		return ev.call(f, args, n.names)
+	case funcNode:
+		return &lambda{params: n.params, body: n.body, env: e, now: ev.now}
+	case forNode:
+		return ev.forLoop(n, e)
+	case quantNode:
+		return ev.quantified(n, e)
+	case instNode:
+		return instanceOf(ev.eval(n.x, e), n.t)
 	}
 	return ev.fail(fmt.Errorf("feel: internal error: unknown node %T", n))
+}
+
+// anyTest reports whether x passes any of tests (three-valued).
+func (ev *evaluator) anyTest(x any, tests []node, e *env) any {
+	var res any = false
+	for _, t := range tests {
+		res = or3(res, ev.test(x, t, e))
+		if res == true {
+			return true
+		}
+	}
+	return res
 }
 
 // test matches x against one positive unary test.
@@ -141,17 +212,23 @@ func (ev *evaluator) test(x any, t node, e *env) any {
 }
 
 // matches applies a test value: a range by containment, a list by
-// membership, anything else by equality.
+// membership (or equality, when x is itself a list), anything else by
+// equality.
 func matches(x, tv any) any {
 	switch t := tv.(type) {
-	case *rangeVal:
+	case *Range:
 		return inRange(x, t)
 	case []any:
+		if _, isList := x.([]any); isList {
+			if equal(x, t, 0) == true {
+				return true
+			}
+		}
 		var res any = false
 		for _, el := range t {
 			el = norm(el)
 			var m any
-			if r, ok := el.(*rangeVal); ok {
+			if r, ok := el.(*Range); ok {
 				m = inRange(x, r)
 			} else {
 				m = equal(x, el, 0)
@@ -166,8 +243,9 @@ func matches(x, tv any) any {
 	return equal(x, tv, 0)
 }
 
-// path reads name from a context; over a list it maps the path over the
-// elements. Anything else gives null.
+// path reads name from a context, or a property of a temporal value or a
+// range; over a list it maps the path over the elements. Anything else
+// gives null.
 func path(v any, name string) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -178,6 +256,20 @@ func path(v any, name string) any {
 			out[i] = path(norm(el), name)
 		}
 		return out
+	case *Range:
+		switch name {
+		case "start":
+			return x.lo
+		case "end":
+			return x.hi
+		case "start included":
+			return x.loClosed
+		case "end included":
+			return x.hiClosed
+		}
+	case Date, Time, DateTime, Duration, YearsMonths:
+		r, _ := temporalProp(x, name)
+		return r
 	}
 	return nil
 }
@@ -204,16 +296,15 @@ func (ev *evaluator) filter(n filterNode, e *env) any {
 	}
 	out := []any{}
 	for _, el := range list {
-		el = norm(el)
-		vars := map[string]any{"item": el}
-		if m, ok := el.(map[string]any); ok {
-			for k, v := range m {
-				if k != "item" {
-					vars[k] = v
-				}
-			}
+		if !ev.tick(1) {
+			return nil
 		}
-		if ev.eval(n.f, &env{vars: vars, parent: e}) == true {
+		el = norm(el)
+		inner := e
+		if m, ok := el.(map[string]any); ok {
+			inner = &env{vars: m, parent: e}
+		}
+		if ev.eval(n.f, inner.with("item", el)) == true {
 			out = append(out, el)
 		}
 	}
@@ -254,7 +345,10 @@ func (ev *evaluator) arith(op string, a, b any) any {
 	x, ok1 := a.(*apd.Decimal)
 	y, ok2 := b.(*apd.Decimal)
 	if !ok1 || !ok2 {
-		return nil
+		if a == nil || b == nil {
+			return nil
+		}
+		return temporalArith(op, a, b)
 	}
 	z := new(apd.Decimal)
 	var cond apd.Condition

@@ -2,10 +2,12 @@ package feel
 
 import (
 	"fmt"
+	"strings"
+	"time"
 )
 
 // MaxSourceLen is the longest expression text, in bytes, that Compile accepts.
-const MaxSourceLen = 8192
+const MaxSourceLen = 32768
 
 // MaxDepth is the deepest nesting that Compile accepts. The whole
 // expression is level 1; every bracketed expression, list element,
@@ -33,30 +35,61 @@ func (e *Error) Error() string { return fmt.Sprintf("at %d: %s", e.Pos, e.Msg) }
 // errorAt builds an *Error from a 0-based byte offset.
 func errorAt(off int, msg string) *Error { return &Error{Pos: off + 1, Msg: msg} }
 
+// Options tune compilation.
+type Options struct {
+	// Names lists known variable and function names; they may contain
+	// spaces and the other characters FEEL allows in names ("Applicant
+	// Age", "Monthly Salary", "Loan-to-value"). The lexer matches the
+	// longest known name. A call f(…) of a name that is neither built in
+	// nor known (nor bound by an enclosing context, function or
+	// iteration) is a compile error, so list the names of functions the
+	// Scope will provide (e.g. business knowledge models) here.
+	Names []string
+	// Now is the clock of now() and today(); nil means time.Now.
+	Now func() time.Time
+}
+
 // Program is a compiled FEEL expression. It is immutable and safe for
 // concurrent use by multiple goroutines.
 type Program struct {
 	src  string
 	root node
+	now  func() time.Time
 }
 
-// Compile parses src into a Program. It rejects syntax errors, calls of
-// unknown functions or with a wrong number of arguments, sources longer
-// than MaxSourceLen bytes and nesting deeper than MaxDepth. Errors are
-// *Error values naming the position and the problem.
-func Compile(src string) (*Program, error) {
+// Compile parses src into a Program: Compile(src) is CompileWith(src, Options{}).
+func Compile(src string) (*Program, error) { return CompileWith(src, Options{}) }
+
+// CompileWith parses src into a Program. It rejects syntax errors, calls
+// of unknown functions or of built-ins with a wrong number of arguments,
+// sources longer than MaxSourceLen bytes and nesting deeper than
+// MaxDepth. Errors are *Error values naming the position and the problem.
+func CompileWith(src string, opts Options) (*Program, error) {
+	p, err := newParserFor(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	root, err := p.parseAll()
+	if err != nil {
+		return nil, err
+	}
+	return &Program{src: src, root: root, now: opts.Now}, nil
+}
+
+// newParserFor checks the source length, lexes src and readies a parser.
+func newParserFor(src string, opts Options) (*parser, error) {
 	if len(src) > MaxSourceLen {
 		return nil, errorAt(0, fmt.Sprintf("expression too long: %d bytes (limit %d)", len(src), MaxSourceLen))
 	}
-	toks, err := lex(src)
+	toks, err := lex(src, newNameSet(opts.Names))
 	if err != nil {
 		return nil, err
 	}
-	root, err := parse(toks)
-	if err != nil {
-		return nil, err
+	names := make(map[string]bool, len(opts.Names))
+	for _, n := range opts.Names {
+		names[strings.Join(strings.Fields(n), " ")] = true
 	}
-	return &Program{src: src, root: root}, nil
+	return newParser(toks, names), nil
 }
 
 // Source returns the text the program was compiled from.
@@ -67,12 +100,32 @@ func (p *Program) Source() string { return p.src }
 // json.Number, []any or map[string]any. FEEL turns most runtime problems
 // (type mismatches, division by zero, missing names) into null; Eval
 // returns an error only when the result cannot be expressed as JSON
-// (a range, for example) or a resource limit is exceeded.
+// (a range or a date, for example), a resource limit is exceeded or a
+// Function from the scope fails.
 func (p *Program) Eval(scope Scope) (any, error) {
-	ev := &evaluator{}
+	v, err := p.run(scope)
+	if err != nil {
+		return nil, err
+	}
+	return export(v, 0)
+}
+
+// EvalValue evaluates the program like Eval but returns the FEEL-native
+// result: as Eval, plus Date, Time, DateTime, Duration, YearsMonths,
+// Function and *Range values (also inside lists and contexts).
+func (p *Program) EvalValue(scope Scope) (any, error) {
+	v, err := p.run(scope)
+	if err != nil {
+		return nil, err
+	}
+	return exportNative(v, 0)
+}
+
+func (p *Program) run(scope Scope) (any, error) {
+	ev := &evaluator{now: p.now}
 	v := ev.eval(p.root, &env{root: scope})
 	if ev.err != nil {
 		return nil, ev.err
 	}
-	return export(v, 0)
+	return v, nil
 }

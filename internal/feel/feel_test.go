@@ -3,6 +3,8 @@ package feel
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"reflect"
 	"strings"
 	"sync"
@@ -456,7 +458,7 @@ func TestCompileErrors(t *testing.T) {
 		{`(1 + )`, `at 6: unexpected ")"`},
 		{`1 +`, "at 4: unexpected end of expression"},
 		{`1 2`, "at 3: unexpected number 2"},
-		{`a b`, `at 3: unexpected name "b"`},
+		{`a "b"`, `at 3: unexpected string "b"`},
 		{`(1`, `at 3: expected ")", found end of expression`},
 		{`[1, 2`, `at 6: expected "]"`},
 		{`"abc`, "at 1: unterminated string"},
@@ -474,7 +476,7 @@ func TestCompileErrors(t *testing.T) {
 		{`not(1, 2)`, `at 1: function "not" takes 1 argument, got 2`},
 		{`sum()`, `at 1: function "sum" takes at least 1 argument, got 0`},
 		{`xs(1)`, `unknown function "xs"`},
-		{`(a)(1)`, `at 4: unexpected "(": only built-in functions can be called`},
+		{`(a)(1`, `at 6: expected ")"`},
 		{`{a: 1, a: 2}`, `at 8: duplicate context key "a"`},
 		{`{1: 2}`, `at 2: expected a context key`},
 		{`a.1`, `at 3: expected a name after "."`},
@@ -484,7 +486,7 @@ func TestCompileErrors(t *testing.T) {
 		{`and`, `at 1: unexpected keyword "and"`},
 		{`< 5`, `at 1: unexpected "<"`},
 		{"\xff", "at 1: invalid UTF-8"},
-		{strings.Repeat(" ", MaxSourceLen+1), "at 1: expression too long: 8193 bytes (limit 8192)"},
+		{strings.Repeat(" ", MaxSourceLen+1), fmt.Sprintf("at 1: expression too long: %d bytes (limit %d)", MaxSourceLen+1, MaxSourceLen)},
 		{strings.Repeat("(", MaxDepth) + "1" + strings.Repeat(")", MaxDepth), "nested too deeply (limit 64)"},
 		{strings.Repeat("-", 100) + "1", "nested too deeply"},
 		{strings.Repeat("[", 100) + strings.Repeat("]", 100), "nested too deeply"},
@@ -519,7 +521,7 @@ func TestDepthLimitBoundary(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 	long := "1" + strings.Repeat("+1", (MaxSourceLen-1)/2)
-	if got := MustEval(t, long); got != n("4096") {
+	if got := MustEval(t, long); got != n(strconv.Itoa(1+(MaxSourceLen-1)/2)) {
 		t.Errorf("long sum = %v", got)
 	}
 }

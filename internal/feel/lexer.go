@@ -2,6 +2,7 @@ package feel
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -16,32 +17,39 @@ const (
 	tokNumber         // 12, 1.5, .5
 	tokString         // "text" (text holds the decoded value)
 	tokName           // a single word: letters, digits, _ and ?; keywords too
-	tokPunct          // operators and brackets: + - * ** / = != < <= > >= ( ) [ ] { } , . .. :
+	tokPunct          // operators and brackets: + - * ** / = != < <= > >= ( ) [ ] { } , . .. : ->
+	tokAt             // @"…" temporal literal (text holds the decoded string)
 )
 
-// token is one lexical unit. Names are single words: a name with spaces
-// ("string length", later "first name") is assembled by the parser from
-// adjacent word tokens, so the lexer never has to know which names exist.
+// token is one lexical unit. Names are mostly single words: a name with
+// spaces ("string length", "first name") is assembled by the parser from
+// adjacent word tokens. Names known in advance (Options.Names) are matched
+// by the lexer as one token, longest first, so they may also contain
+// keywords and the characters FEEL allows in names (- + * / ' .).
 type token struct {
-	kind tokKind
-	text string // punctuation, the word, the number text or the decoded string
-	pos  int    // 0-based byte offset of the token's first byte
-	end  int    // 0-based byte offset just past the token
+	kind  tokKind
+	text  string // punctuation, the word, the number text or the decoded string
+	pos   int    // 0-based byte offset of the token's first byte
+	end   int    // 0-based byte offset just past the token
+	known bool   // a name matched from Options.Names; never a keyword
 }
 
-// keywords are words that can never start or continue a name.
+// keywords are words that can never start or continue a name. The words
+// for, some, every, function, instance and of are keywords only where
+// their construct starts (see the parser), so they stay usable as names.
 var keywords = map[string]bool{
 	"true": true, "false": true, "null": true,
 	"and": true, "or": true,
 	"if": true, "then": true, "else": true,
 	"in": true, "between": true,
+	"return": true, "satisfies": true,
 }
 
 func (t token) isPunct(p string) bool { return t.kind == tokPunct && t.text == p }
 func (t token) isWord(w string) bool  { return t.kind == tokName && t.text == w }
 
 // isKeyword reports whether t is a reserved word.
-func (t token) isKeyword() bool { return t.kind == tokName && keywords[t.text] }
+func (t token) isKeyword() bool { return t.kind == tokName && !t.known && keywords[t.text] }
 
 // describe renders t for an error message.
 func (t token) describe() string {
@@ -56,8 +64,10 @@ func (t token) describe() string {
 			s = string([]rune(s)[:20]) + "…"
 		}
 		return "string " + strconv.Quote(s)
+	case tokAt:
+		return "temporal literal @" + strconv.Quote(t.text)
 	case tokName:
-		if keywords[t.text] {
+		if t.isKeyword() {
 			return "keyword " + strconv.Quote(t.text)
 		}
 		return "name " + strconv.Quote(t.text)
@@ -70,8 +80,9 @@ func isNameStart(r rune) bool { return r == '_' || r == '?' || unicode.IsLetter(
 func isNamePart(r rune) bool  { return isNameStart(r) || unicode.IsDigit(r) }
 func isDigit(b byte) bool     { return b >= '0' && b <= '9' }
 
-// lex splits src into tokens, ending with a tokEOF token.
-func lex(src string) ([]token, error) {
+// lex splits src into tokens, ending with a tokEOF token. names holds
+// the multi-word (or otherwise special) names to match as single tokens.
+func lex(src string, names *nameSet) ([]token, error) {
 	var toks []token
 	i := 0
 	for {
@@ -119,6 +130,13 @@ func lex(src string) ([]token, error) {
 				}
 			}
 			toks = append(toks, token{kind: tokNumber, text: src[start:i], pos: start, end: i})
+		case c == '@' && i+1 < len(src) && src[i+1] == '"':
+			s, n, err := lexString(src, i+1)
+			if err != nil {
+				return nil, err
+			}
+			i = n
+			toks = append(toks, token{kind: tokAt, text: s, pos: start, end: i})
 		case c == '"':
 			s, n, err := lexString(src, i)
 			if err != nil {
@@ -129,6 +147,11 @@ func lex(src string) ([]token, error) {
 		default:
 			r, size := utf8.DecodeRuneInString(src[i:])
 			if isNameStart(r) {
+				if name, n := names.match(src[i:]); n > 0 {
+					i += n
+					toks = append(toks, token{kind: tokName, text: name, pos: start, end: i, known: true})
+					continue
+				}
 				i += size
 				for i < len(src) {
 					r, size = utf8.DecodeRuneInString(src[i:])
@@ -161,7 +184,7 @@ func endsOperand(toks []token) bool {
 	}
 	t := toks[len(toks)-1]
 	switch t.kind {
-	case tokNumber, tokString:
+	case tokNumber, tokString, tokAt:
 		return true
 	case tokName:
 		return !t.isKeyword() || t.text == "true" || t.text == "false" || t.text == "null"
@@ -171,9 +194,109 @@ func endsOperand(toks []token) bool {
 	return false
 }
 
+// nameSet holds the names to match as single tokens. Only names that
+// plain lexing would split (spaces, - + * / ' .) are kept.
+type nameSet struct {
+	byFirst map[byte][]string // candidates by first byte, longest first
+}
+
+// newNameSet builds a nameSet; it collapses runs of white space.
+func newNameSet(names []string) *nameSet {
+	ns := &nameSet{byFirst: map[byte][]string{}}
+	for _, n := range names {
+		n = strings.Join(strings.Fields(n), " ")
+		if n == "" || len(n) > 256 {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(n)
+		if !isNameStart(r) {
+			continue
+		}
+		simple := true
+		for _, c := range n {
+			if !isNamePart(c) {
+				simple = false
+				break
+			}
+		}
+		if simple {
+			continue
+		}
+		ns.byFirst[n[0]] = append(ns.byFirst[n[0]], n)
+	}
+	for _, l := range ns.byFirst {
+		sort.Slice(l, func(i, j int) bool { return len(l[i]) > len(l[j]) })
+	}
+	return ns
+}
+
+// names returns every name in the set.
+func (ns *nameSet) all() []string {
+	var out []string
+	if ns == nil {
+		return nil
+	}
+	for _, l := range ns.byFirst {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// match returns the longest known name at the start of s (a space in the
+// name matches any run of white space) and the bytes it spans; the match
+// must end at a word boundary.
+func (ns *nameSet) match(s string) (string, int) {
+	if ns == nil || len(ns.byFirst) == 0 {
+		return "", 0
+	}
+	best, bestN := "", 0
+	for _, name := range ns.byFirst[s[0]] {
+		if len(name) <= len(best) {
+			break
+		}
+		n := matchName(s, name)
+		if n == 0 {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(s[n:]); n < len(s) && isNamePart(r) && isNamePart(lastRune(name)) {
+			continue
+		}
+		best, bestN = name, n
+	}
+	return best, bestN
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// matchName returns how many bytes of s spell name, or 0.
+func matchName(s, name string) int {
+	i := 0
+	for j := 0; j < len(name); j++ {
+		if name[j] == ' ' {
+			k := i
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+				k++
+			}
+			if k == i {
+				return 0
+			}
+			i = k
+			continue
+		}
+		if i >= len(s) || s[i] != name[j] {
+			return 0
+		}
+		i++
+	}
+	return i
+}
+
 // punct returns the operator or bracket at the start of s, longest first.
 func punct(s string) string {
-	for _, p := range [...]string{"**", "!=", "<=", ">=", ".."} {
+	for _, p := range [...]string{"**", "!=", "<=", ">=", "..", "->"} {
 		if strings.HasPrefix(s, p) {
 			return p
 		}

@@ -7,102 +7,31 @@ import (
 	"github.com/cockroachdb/apd/v3"
 )
 
-// node is an AST node. The AST is built once by Compile and never
-// modified afterwards, which is what makes a Program safe to share.
-type node interface{ isNode() }
-
-type (
-	// litNode is a constant: nil, bool, string or *apd.Decimal.
-	litNode struct{ v any }
-	// nameNode reads a variable.
-	nameNode struct{ name string }
-	// pathNode reads x.name.
-	pathNode struct {
-		x    node
-		name string
-	}
-	// filterNode is x[f]: an index when f is a number, else a boolean filter.
-	filterNode struct{ x, f node }
-	// negNode is arithmetic negation.
-	negNode struct{ x node }
-	// arithNode is one of + - * / **.
-	arithNode struct {
-		op   string
-		l, r node
-	}
-	// cmpNode is one of = != < <= > >=.
-	cmpNode struct {
-		op   string
-		l, r node
-	}
-	// logicNode is `and` or `or`.
-	logicNode struct {
-		and  bool
-		l, r node
-	}
-	// ifNode is if c then a else b.
-	ifNode struct{ c, a, b node }
-	// betweenNode is x between lo and hi.
-	betweenNode struct{ x, lo, hi node }
-	// inNode is x in tests: true when any test matches.
-	inNode struct {
-		x     node
-		tests []node
-	}
-	// testCmpNode is a unary comparison test such as `>= 5`; it only
-	// appears among the tests of an inNode.
-	testCmpNode struct {
-		op string
-		x  node
-	}
-	// listNode is a list literal.
-	listNode struct{ elems []node }
-	// ctxNode is a context literal; later entries may use earlier keys.
-	ctxNode struct {
-		keys []string
-		vals []node
-	}
-	// rangeNode is a range literal such as [1..10) or ]a..b[.
-	rangeNode struct {
-		lo, hi             node
-		loClosed, hiClosed bool
-	}
-	// callNode calls a built-in function.
-	callNode struct {
-		fn   *builtin
-		args []node
-	}
-)
-
-func (litNode) isNode()     {}
-func (nameNode) isNode()    {}
-func (pathNode) isNode()    {}
-func (filterNode) isNode()  {}
-func (negNode) isNode()     {}
-func (arithNode) isNode()   {}
-func (cmpNode) isNode()     {}
-func (logicNode) isNode()   {}
-func (ifNode) isNode()      {}
-func (betweenNode) isNode() {}
-func (inNode) isNode()      {}
-func (testCmpNode) isNode() {}
-func (listNode) isNode()    {}
-func (ctxNode) isNode()     {}
-func (rangeNode) isNode()   {}
-func (callNode) isNode()    {}
-
 // parser is a recursive-descent parser over a token slice. Precedence,
-// lowest first: if; or; and; comparison (= != < <= > >=, between, in);
-// + -; * /; **; unary -; postfix (.name, [filter]); primary.
+// lowest first: if, for, some/every, function definitions; or; and;
+// comparison (= != < <= > >=, between, in, instance of); + -; * /; **;
+// unary -; postfix (.name, [filter], (arguments)); primary.
+//
+// Names: a run of adjacent words is one name. The parser prefers, longest
+// first, a built-in function name followed by "(", then a name it knows
+// (Options.Names, context keys, parameters, iteration variables), and
+// otherwise joins the words up to the next keyword — two names side by
+// side are never valid FEEL, so this reading is unambiguous.
 type parser struct {
-	toks  []token
-	i     int
-	depth int
+	toks   []token
+	i      int
+	depth  int
+	names  map[string]bool   // Options.Names, normalised
+	scopes []map[string]bool // names bound by enclosing contexts, functions and iterators
+	sawQ   bool              // a `?` was read (unary tests)
+}
+
+func newParser(toks []token, names map[string]bool) *parser {
+	return &parser{toks: toks, names: names}
 }
 
 // parse builds the AST of a whole expression.
-func parse(toks []token) (node, error) {
-	p := &parser{toks: toks}
+func (p *parser) parseAll() (node, error) {
 	if p.peek().kind == tokEOF {
 		return nil, errorAt(0, "empty expression")
 	}
@@ -149,7 +78,7 @@ func (p *parser) expect(s string) error {
 // expectWord consumes the keyword w or fails.
 func (p *parser) expectWord(w string) error {
 	t := p.peek()
-	if !t.isWord(w) {
+	if !t.isWord(w) || t.known {
 		return errorAt(t.pos, fmt.Sprintf("expected %q, found %s", w, t.describe()))
 	}
 	p.i++
@@ -167,14 +96,49 @@ func (p *parser) enter() error {
 
 func (p *parser) leave() { p.depth-- }
 
+func (p *parser) push(names ...string) {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	p.scopes = append(p.scopes, m)
+}
+
+func (p *parser) pop() { p.scopes = p.scopes[:len(p.scopes)-1] }
+
+// bind adds name to the innermost lexical scope.
+func (p *parser) bind(name string) {
+	if len(p.scopes) > 0 {
+		p.scopes[len(p.scopes)-1][name] = true
+	}
+}
+
+// lexical reports whether name is bound by an enclosing construct.
+func (p *parser) lexical(name string) bool {
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if p.scopes[i][name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) known(name string) bool { return p.names[name] || p.lexical(name) }
+
 // expr parses a full expression.
 func (p *parser) expr() (node, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer p.leave()
-	if p.peek().isWord("if") {
+	t := p.peek()
+	switch {
+	case t.isWord("if") && !t.known:
 		return p.ifExpr()
+	case (t.isWord("for") || t.isWord("some") || t.isWord("every")) && !t.known && p.iterAhead():
+		return p.iteration()
+	case t.isWord("function") && !t.known && p.peekAt(1).isPunct("("):
+		return p.funcDef()
 	}
 	return p.disjunction()
 }
@@ -202,12 +166,128 @@ func (p *parser) ifExpr() (node, error) {
 	return ifNode{c, a, b}, nil
 }
 
+// iterAhead reports whether the words after for/some/every end in `in`.
+func (p *parser) iterAhead() bool {
+	k := 1
+	for p.peekAt(k).kind == tokName && !p.peekAt(k).isKeyword() {
+		k++
+	}
+	return k > 1 && p.peekAt(k).isWord("in")
+}
+
+// iteration parses for … return, some … satisfies and every … satisfies.
+func (p *parser) iteration() (node, error) {
+	kw := p.next().text
+	p.push()
+	defer p.pop()
+	var iters []iterator
+	for {
+		start := p.peek()
+		var words []string
+		for p.peek().kind == tokName && !p.peek().isKeyword() {
+			words = append(words, p.next().text)
+		}
+		if len(words) == 0 {
+			return nil, errorAt(start.pos, "expected an iteration variable, found "+start.describe())
+		}
+		if err := p.expectWord("in"); err != nil {
+			return nil, err
+		}
+		dom, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		it := iterator{name: strings.Join(words, " "), domain: dom}
+		if p.peek().isPunct("..") {
+			p.next()
+			if it.hi, err = p.expr(); err != nil {
+				return nil, err
+			}
+		}
+		iters = append(iters, it)
+		p.bind(it.name)
+		if !p.peek().isPunct(",") {
+			break
+		}
+		p.next()
+	}
+	if kw == "for" {
+		if err := p.expectWord("return"); err != nil {
+			return nil, err
+		}
+		p.push("partial")
+		body, err := p.expr()
+		p.pop()
+		if err != nil {
+			return nil, err
+		}
+		return forNode{iters: iters, body: body}, nil
+	}
+	if err := p.expectWord("satisfies"); err != nil {
+		return nil, err
+	}
+	cond, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	return quantNode{every: kw == "every", iters: iters, cond: cond}, nil
+}
+
+// funcDef parses function(a, b: number) body.
+func (p *parser) funcDef() (node, error) {
+	p.next() // function
+	p.next() // (
+	var params []string
+	seen := map[string]bool{}
+	if !p.peek().isPunct(")") {
+		for {
+			t := p.peek()
+			var words []string
+			for p.peek().kind == tokName && !p.peek().isKeyword() {
+				words = append(words, p.next().text)
+			}
+			if len(words) == 0 {
+				return nil, errorAt(t.pos, "expected a parameter name, found "+t.describe())
+			}
+			name := strings.Join(words, " ")
+			if seen[name] {
+				return nil, errorAt(t.pos, fmt.Sprintf("duplicate parameter %q", name))
+			}
+			seen[name] = true
+			params = append(params, name)
+			if p.peek().isPunct(":") {
+				p.next()
+				if _, err := p.parseType(); err != nil {
+					return nil, err
+				}
+			}
+			if !p.peek().isPunct(",") {
+				break
+			}
+			p.next()
+		}
+	}
+	if err := p.expect(")"); err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.isWord("external") {
+		return nil, errorAt(t.pos, "external functions are not supported")
+	}
+	p.push(params...)
+	body, err := p.expr()
+	p.pop()
+	if err != nil {
+		return nil, err
+	}
+	return funcNode{params: params, body: body}, nil
+}
+
 func (p *parser) disjunction() (node, error) {
 	l, err := p.conjunction()
 	if err != nil {
 		return nil, err
 	}
-	for p.peek().isWord("or") {
+	for p.peek().isWord("or") && !p.peek().known {
 		p.next()
 		r, err := p.conjunction()
 		if err != nil {
@@ -223,7 +303,7 @@ func (p *parser) conjunction() (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for p.peek().isWord("and") {
+	for p.peek().isWord("and") && !p.peek().known {
 		p.next()
 		r, err := p.comparison()
 		if err != nil {
@@ -245,7 +325,14 @@ func isCmpOp(t token) bool {
 	return false
 }
 
-// comparison parses one (non-associative) comparison, between or in.
+// instanceOfAhead reports whether `instance of` starts at offset k.
+func (p *parser) instanceOfAhead(k int) bool {
+	a, b := p.peekAt(k), p.peekAt(k+1)
+	return a.isWord("instance") && !a.known && b.isWord("of") && !b.known
+}
+
+// comparison parses one (non-associative) comparison, between, in or
+// instance of.
 func (p *parser) comparison() (node, error) {
 	l, err := p.additive()
 	if err != nil {
@@ -260,7 +347,7 @@ func (p *parser) comparison() (node, error) {
 			return nil, err
 		}
 		return cmpNode{op: t.text, l: l, r: r}, nil
-	case t.isWord("between"):
+	case t.isWord("between") && !t.known:
 		p.next()
 		lo, err := p.additive()
 		if err != nil {
@@ -274,13 +361,21 @@ func (p *parser) comparison() (node, error) {
 			return nil, err
 		}
 		return betweenNode{x: l, lo: lo, hi: hi}, nil
-	case t.isWord("in"):
+	case t.isWord("in") && !t.known:
 		p.next()
 		tests, err := p.inTests()
 		if err != nil {
 			return nil, err
 		}
 		return inNode{x: l, tests: tests}, nil
+	case p.instanceOfAhead(0):
+		p.next()
+		p.next()
+		typ, err := p.parseType()
+		if err != nil {
+			return nil, err
+		}
+		return instNode{x: l, t: typ}, nil
 	}
 	return l, nil
 }
@@ -323,13 +418,14 @@ func (p *parser) inTests() ([]node, error) {
 	return tests, nil
 }
 
-// unaryTest parses `< e`, `<= e`, `> e`, `>= e` or an expression (whose
-// value is then matched: a range or list by containment, else by equality).
-// Inside parentheses the expression may be a full one; outside, it stops
-// before `and`/`or` so that `x in [1,2] and y` groups as expected.
+// unaryTest parses `< e`, `<= e`, `> e`, `>= e`, `= e`, `!= e` or an
+// expression (whose value is then matched: a range or list by
+// containment, else by equality). With full the expression may be a whole
+// one; otherwise it stops before `and`/`or` so that `x in [1,2] and y`
+// groups as expected.
 func (p *parser) unaryTest(full bool) (node, error) {
 	t := p.peek()
-	if t.kind == tokPunct && (t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=") {
+	if isCmpOp(t) {
 		p.next()
 		x, err := p.additive()
 		if err != nil {
@@ -414,6 +510,19 @@ func (p *parser) unary() (node, error) {
 	return negNode{x: x}, nil
 }
 
+// pathName reads the (possibly multi-word) name after a ".".
+func (p *parser) pathName() (string, error) {
+	n := p.peek()
+	if n.kind != tokName || n.isKeyword() {
+		return "", errorAt(n.pos, "expected a name after \".\", found "+n.describe())
+	}
+	words := []string{p.next().text}
+	for t := p.peek(); t.kind == tokName && !t.isKeyword() && !t.known && !n.known && !p.instanceOfAhead(0); t = p.peek() {
+		words = append(words, p.next().text)
+	}
+	return strings.Join(words, " "), nil
+}
+
 func (p *parser) postfix() (node, error) {
 	x, err := p.primary()
 	if err != nil {
@@ -424,15 +533,20 @@ func (p *parser) postfix() (node, error) {
 		switch {
 		case t.isPunct("."):
 			p.next()
-			n := p.peek()
-			if n.kind != tokName {
-				return nil, errorAt(n.pos, "expected a name after \".\", found "+n.describe())
+			name, err := p.pathName()
+			if err != nil {
+				return nil, err
+			}
+			x = pathNode{x: x, name: name}
+		case t.isPunct("[") && startsExpr(p.peekAt(1)):
+			if err := p.enter(); err != nil {
+				return nil, err
 			}
 			p.next()
-			x = pathNode{x: x, name: n.text}
-		case t.isPunct("[") && startsExpr(p.peekAt(1)):
-			p.next()
+			p.push("item")
 			f, err := p.expr()
+			p.pop()
+			p.leave()
 			if err != nil {
 				return nil, err
 			}
@@ -441,7 +555,11 @@ func (p *parser) postfix() (node, error) {
 			}
 			x = filterNode{x: x, f: f}
 		case t.isPunct("("):
-			return nil, errorAt(t.pos, "unexpected \"(\": only built-in functions can be called")
+			args, names, err := p.arguments()
+			if err != nil {
+				return nil, err
+			}
+			x = dynCallNode{fn: x, args: args, names: names}
 		default:
 			return x, nil
 		}
@@ -453,7 +571,7 @@ func (p *parser) postfix() (node, error) {
 // the closing bracket of a range such as ]1..10[ or [1..10[.
 func startsExpr(t token) bool {
 	switch t.kind {
-	case tokNumber, tokString:
+	case tokNumber, tokString, tokAt:
 		return true
 	case tokName:
 		return !t.isKeyword() || t.text == "true" || t.text == "false" || t.text == "null" || t.text == "if"
@@ -483,17 +601,26 @@ func (p *parser) primary() (node, error) {
 	case tokString:
 		p.next()
 		return litNode{v: t.text}, nil
+	case tokAt:
+		p.next()
+		v := parseTemporal(t.text)
+		if v == nil {
+			return nil, errorAt(t.pos, "invalid temporal literal @"+fmt.Sprintf("%q", t.text))
+		}
+		return litNode{v: v}, nil
 	case tokName:
-		switch t.text {
-		case "true":
-			p.next()
-			return litNode{v: true}, nil
-		case "false":
-			p.next()
-			return litNode{v: false}, nil
-		case "null":
-			p.next()
-			return litNode{v: nil}, nil
+		if !t.known {
+			switch t.text {
+			case "true":
+				p.next()
+				return litNode{v: true}, nil
+			case "false":
+				p.next()
+				return litNode{v: false}, nil
+			case "null":
+				p.next()
+				return litNode{v: nil}, nil
+			}
 		}
 		return p.nameOrCall()
 	case tokPunct:
@@ -580,7 +707,8 @@ func (p *parser) listOrRange() (node, error) {
 }
 
 // context parses {key: value, "other key": value}. A key is a string
-// literal or one or more words.
+// literal or one or more words. Each key is visible to the values of the
+// entries that follow it (and to its own, for recursive functions).
 func (p *parser) context() (node, error) {
 	p.next() // {
 	var c ctxNode
@@ -588,6 +716,8 @@ func (p *parser) context() (node, error) {
 		p.next()
 		return c, nil
 	}
+	p.push()
+	defer p.pop()
 	seen := map[string]bool{}
 	for {
 		t := p.peek()
@@ -612,6 +742,7 @@ func (p *parser) context() (node, error) {
 		if err := p.expect(":"); err != nil {
 			return nil, err
 		}
+		p.bind(key)
 		v, err := p.expr()
 		if err != nil {
 			return nil, err
@@ -629,74 +760,242 @@ func (p *parser) context() (node, error) {
 	}
 }
 
-// nameOrCall parses a variable name or a call of a built-in function. A
-// function name may span several words ("string length"): the longest run
-// of words that names a built-in and is followed by '(' wins.
+// wordRun counts the name tokens from the current one (at most 12).
+func (p *parser) wordRun() int {
+	k := 0
+	for k < 12 && p.peekAt(k).kind == tokName {
+		k++
+	}
+	return k
+}
+
+func (p *parser) joinWords(n int) string {
+	if n == 1 {
+		return p.peek().text
+	}
+	words := make([]string, n)
+	for k := 0; k < n; k++ {
+		words[k] = p.peekAt(k).text
+	}
+	return strings.Join(words, " ")
+}
+
+// nameOrCall parses a name, a call of a built-in function or a call of a
+// named function value.
 func (p *parser) nameOrCall() (node, error) {
 	t := p.peek()
-	// Longest built-in name followed by '('.
-	best := -1
-	name := t.text
-	for k := 0; ; k++ {
-		if k > 0 {
-			name += " " + p.peekAt(k).text
+	run := p.wordRun()
+	// A built-in function name followed by '(', longest first, unless a
+	// binding in scope shadows it.
+	for n := run; n >= 1; n-- {
+		name := p.joinWords(n)
+		if fn := builtins[name]; fn != nil && p.peekAt(n).isPunct("(") && !p.lexical(name) {
+			p.i += n
+			return p.call(t, fn)
 		}
-		if builtins[name] != nil && p.peekAt(k+1).isPunct("(") {
-			best = k
-		}
-		if !builtinPrefixes[name] || p.peekAt(k+1).kind != tokName {
+	}
+	// A known name, longest first.
+	name, n := "", 0
+	for k := run; k >= 1; k-- {
+		if cand := p.joinWords(k); p.known(cand) {
+			name, n = cand, k
 			break
 		}
 	}
-	if best >= 0 {
-		words := make([]string, 0, best+1)
-		for k := 0; k <= best; k++ {
-			words = append(words, p.peekAt(k).text)
+	if n == 0 {
+		if t.isKeyword() {
+			return nil, p.unexpected(t)
 		}
-		p.i += best + 1
-		return p.call(t, builtins[strings.Join(words, " ")])
-	}
-	if t.isKeyword() {
-		return nil, p.unexpected(t)
-	}
-	// Words followed by '(' that name no built-in: an unknown function.
-	k := 0
-	for p.peekAt(k+1).kind == tokName && !p.peekAt(k+1).isKeyword() {
-		k++
-	}
-	if p.peekAt(k + 1).isPunct("(") {
-		words := make([]string, 0, k+1)
-		for j := 0; j <= k; j++ {
-			words = append(words, p.peekAt(j).text)
+		n = 1
+		for n < run && !p.peekAt(n).isKeyword() && !p.peekAt(n).known && !p.instanceOfAhead(n) &&
+			!(p.peekAt(n).isWord("function") && p.peekAt(n+1).isPunct("(")) {
+			n++
 		}
-		return nil, errorAt(t.pos, fmt.Sprintf("unknown function %q", strings.Join(words, " ")))
+		name = p.joinWords(n)
+		if t.known {
+			n, name = 1, t.text
+		}
 	}
-	p.next()
-	return nameNode{name: t.text}, nil
+	if p.peekAt(n).isPunct("(") && !p.known(name) {
+		return nil, errorAt(t.pos, fmt.Sprintf("unknown function %q (neither built in nor a known name)", name))
+	}
+	p.i += n
+	if name == "?" {
+		p.sawQ = true
+	}
+	return nameNode{name: name}, nil
 }
 
-// call parses the argument list of fn; the '(' is next.
-func (p *parser) call(nameTok token, fn *builtin) (node, error) {
+// arguments parses a parenthesised argument list, positional or named
+// (`f(a: 1, b: 2)`); the '(' is next. names is nil for positional calls.
+func (p *parser) arguments() (args []node, names []string, err error) {
+	if err := p.enter(); err != nil {
+		return nil, nil, err
+	}
+	defer p.leave()
 	p.next() // (
-	var args []node
-	if !p.peek().isPunct(")") {
-		for {
-			a, err := p.expr()
-			if err != nil {
-				return nil, err
+	if p.peek().isPunct(")") {
+		p.next()
+		return nil, nil, nil
+	}
+	named := p.namedArgAhead()
+	for {
+		if named {
+			t := p.peek()
+			if !p.namedArgAhead() {
+				return nil, nil, errorAt(t.pos, "expected a parameter name: all arguments must be named or none")
 			}
-			args = append(args, a)
-			if !p.peek().isPunct(",") {
-				break
+			var words []string
+			for !p.peek().isPunct(":") {
+				words = append(words, p.next().text)
 			}
-			p.next()
+			p.next() // :
+			names = append(names, strings.Join(words, " "))
 		}
+		a, err := p.expr()
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, a)
+		if !p.peek().isPunct(",") {
+			break
+		}
+		p.next()
 	}
 	if err := p.expect(")"); err != nil {
+		return nil, nil, err
+	}
+	return args, names, nil
+}
+
+// namedArgAhead reports whether words and a ':' come next.
+func (p *parser) namedArgAhead() bool {
+	k := 0
+	for p.peekAt(k).kind == tokName {
+		k++
+	}
+	return k > 0 && p.peekAt(k).isPunct(":")
+}
+
+// call parses the arguments of built-in fn; the '(' is next. Named
+// arguments are put in order of the signature that has all their names.
+func (p *parser) call(nameTok token, fn *builtin) (node, error) {
+	args, names, err := p.arguments()
+	if err != nil {
 		return nil, err
+	}
+	if names != nil {
+		if args, err = fn.order(args, names); err != nil {
+			return nil, errorAt(nameTok.pos, err.Error())
+		}
 	}
 	if len(args) < fn.min || (fn.max >= 0 && len(args) > fn.max) {
 		return nil, errorAt(nameTok.pos, fmt.Sprintf("function %q takes %s, got %d", fn.name, fn.arity(), len(args)))
 	}
 	return callNode{fn: fn, args: args}, nil
+}
+
+// typeNames are the built-in type names, longest first.
+var typeNames = []string{
+	"days and time duration", "years and months duration", "date and time",
+	"number", "string", "boolean", "date", "time", "duration", "list", "context", "range", "function", "Any", "Null",
+}
+
+// parseType parses a type for `instance of` and typed parameters.
+func (p *parser) parseType() (*feelType, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	t := p.peek()
+	if t.kind != tokName {
+		return nil, errorAt(t.pos, "expected a type, found "+t.describe())
+	}
+	kind, n := "", 0
+	for _, tn := range typeNames {
+		words := strings.Fields(tn)
+		ok := true
+		for k, w := range words {
+			if !p.peekAt(k).isWord(w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kind, n = tn, len(words)
+			break
+		}
+	}
+	if n == 0 {
+		return nil, errorAt(t.pos, fmt.Sprintf("unknown type %q", t.text))
+	}
+	p.i += n
+	typ := &feelType{kind: kind}
+	if kind == "duration" {
+		typ.kind = "days and time duration"
+	}
+	if !p.peek().isPunct("<") {
+		return typ, nil
+	}
+	p.next()
+	switch kind {
+	case "list", "range":
+		elem, err := p.parseType()
+		if err != nil {
+			return nil, err
+		}
+		typ.elem = elem
+	case "context":
+		for {
+			kt := p.peek()
+			var words []string
+			for p.peek().kind == tokName {
+				words = append(words, p.next().text)
+			}
+			if len(words) == 0 {
+				return nil, errorAt(kt.pos, "expected a context key, found "+kt.describe())
+			}
+			if err := p.expect(":"); err != nil {
+				return nil, err
+			}
+			ft, err := p.parseType()
+			if err != nil {
+				return nil, err
+			}
+			typ.keys = append(typ.keys, strings.Join(words, " "))
+			typ.fields = append(typ.fields, ft)
+			if !p.peek().isPunct(",") {
+				break
+			}
+			p.next()
+		}
+	case "function":
+		if !p.peek().isPunct(">") {
+			for {
+				ft, err := p.parseType()
+				if err != nil {
+					return nil, err
+				}
+				typ.fields = append(typ.fields, ft)
+				if !p.peek().isPunct(",") {
+					break
+				}
+				p.next()
+			}
+		}
+	default:
+		return nil, errorAt(t.pos, fmt.Sprintf("type %q takes no parameters", kind))
+	}
+	if err := p.expect(">"); err != nil {
+		return nil, err
+	}
+	if kind == "function" && p.peek().isPunct("->") {
+		p.next()
+		rt, err := p.parseType()
+		if err != nil {
+			return nil, err
+		}
+		typ.ret = rt
+	}
+	return typ, nil
 }

@@ -33,17 +33,34 @@ const maxValueDepth = 1000
 
 // Internal values. Evaluation works on:
 //
-//	nil, bool, string, *apd.Decimal, []any, map[string]any, *rangeVal, foreign
+//	nil, bool, string, *apd.Decimal, []any, map[string]any, *Range,
+//	Date, Time, DateTime, Duration, YearsMonths, Function, foreign
 //
 // Lists and contexts may come straight from the scope, so their elements
 // are in caller shape (json.Number, float64, …); norm converts an element
 // when it is read. *apd.Decimal values are never mutated once created.
 
-// rangeVal is a FEEL range. A nil endpoint is unbounded.
-type rangeVal struct {
-	lo, hi             any
+// Range is a FEEL range value such as [1..10) or [date("2026-01-01")..date("2026-12-31")].
+// It is immutable.
+type Range struct {
+	lo, hi             any // internal values; nil is unbounded
 	loClosed, hiClosed bool
 }
+
+// Start returns the low endpoint (numbers as json.Number), nil when unbounded.
+func (r *Range) Start() any { v, _ := exportNative(r.lo, 0); return v }
+
+// End returns the high endpoint (numbers as json.Number), nil when unbounded.
+func (r *Range) End() any { v, _ := exportNative(r.hi, 0); return v }
+
+// StartIncluded reports whether the low endpoint belongs to the range.
+func (r *Range) StartIncluded() bool { return r.loClosed }
+
+// EndIncluded reports whether the high endpoint belongs to the range.
+func (r *Range) EndIncluded() bool { return r.hiClosed }
+
+// String returns the range as a FEEL literal, e.g. "[1..10)".
+func (r *Range) String() string { s, _ := toString(r, 0); return s }
 
 // foreign wraps a Go value of a type FEEL does not know; it compares to
 // nothing and cannot be returned.
@@ -52,7 +69,10 @@ type foreign struct{ v any }
 // norm converts a caller-supplied value to its internal form.
 func norm(v any) any {
 	switch x := v.(type) {
-	case nil, bool, string, *apd.Decimal, []any, map[string]any, *rangeVal, foreign:
+	case nil, bool, string, *apd.Decimal, []any, map[string]any, *Range, foreign,
+		Date, Time, DateTime, Duration, YearsMonths:
+		return v
+	case Function:
 		return v
 	case json.Number:
 		d, _, err := apd.NewFromString(string(x))
@@ -86,8 +106,25 @@ func norm(v any) any {
 		return fromUint(x)
 	case apd.Decimal:
 		return rounded(&x)
+	case *Date:
+		return derefOr(x)
+	case *Time:
+		return derefOr(x)
+	case *DateTime:
+		return derefOr(x)
+	case *Duration:
+		return derefOr(x)
+	case *YearsMonths:
+		return derefOr(x)
 	}
 	return foreign{v}
+}
+
+func derefOr[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 func fromFloat(f float64, bits int) any {
@@ -170,12 +207,52 @@ func export(v any, depth int) (any, error) {
 			out[k] = ev
 		}
 		return out, nil
-	case *rangeVal:
+	case *Range:
 		return nil, fmt.Errorf("feel: the result is a range, which is not a JSON value")
+	case Date, Time, DateTime, Duration, YearsMonths:
+		return nil, fmt.Errorf("feel: the result is a %s, which is not a JSON value (use EvalValue)", typeName(x))
+	case Function:
+		return nil, fmt.Errorf("feel: the result is a function, which is not a JSON value")
 	case foreign:
 		return nil, fmt.Errorf("feel: the result has Go type %T, which is not a JSON value", x.v)
 	}
 	return nil, fmt.Errorf("feel: the result has Go type %T, which is not a JSON value", v)
+}
+
+// exportNative converts an internal value to the form EvalValue returns:
+// numbers become json.Number; temporal values, ranges and functions stay.
+func exportNative(v any, depth int) (any, error) {
+	if depth > maxValueDepth {
+		return nil, fmt.Errorf("feel: result nested deeper than %d levels", maxValueDepth)
+	}
+	switch x := norm(v).(type) {
+	case *apd.Decimal:
+		return json.Number(numText(x)), nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			ev, err := exportNative(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = ev
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ev, err := exportNative(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = ev
+		}
+		return out, nil
+	case foreign:
+		return nil, fmt.Errorf("feel: the result has Go type %T, which is not a FEEL value", x.v)
+	default:
+		return x, nil
+	}
 }
 
 // typeName names the FEEL type of an internal value, for messages and string().
@@ -193,8 +270,20 @@ func typeName(v any) string {
 		return "list"
 	case map[string]any:
 		return "context"
-	case *rangeVal:
+	case *Range:
 		return "range"
+	case Date:
+		return "date"
+	case Time:
+		return "time"
+	case DateTime:
+		return "date and time"
+	case Duration:
+		return "days and time duration"
+	case YearsMonths:
+		return "years and months duration"
+	case Function:
+		return "function"
 	}
 	return "unknown"
 }
@@ -256,8 +345,17 @@ func equal(a, b any, depth int) any {
 			}
 		}
 		return true
-	case *rangeVal:
-		y, ok := b.(*rangeVal)
+	case Date, Time, DateTime, Duration, YearsMonths:
+		c, ok := compareTemporal(a, b)
+		if !ok {
+			if typeName(a) == typeName(b) {
+				return false
+			}
+			return nil
+		}
+		return c == 0
+	case *Range:
+		y, ok := b.(*Range)
 		if !ok {
 			return nil
 		}
@@ -292,6 +390,8 @@ func compare(a, b any) (c int, ok bool) {
 			}
 			return 0, true
 		}
+	case Date, Time, DateTime, Duration, YearsMonths:
+		return compareTemporal(a, b)
 	}
 	return 0, false
 }
@@ -327,7 +427,7 @@ func cmpOp(op string, a, b any) any {
 
 // inRange reports whether x lies in r: true, false, or nil when x cannot
 // be compared with an endpoint.
-func inRange(x any, r *rangeVal) any {
+func inRange(x any, r *Range) any {
 	if r.lo != nil {
 		c, ok := compare(x, r.lo)
 		if !ok {
@@ -395,7 +495,7 @@ func toString(v any, depth int) (string, bool) {
 			b = append(b, s...)
 		}
 		return string(append(b, '}')), true
-	case *rangeVal:
+	case *Range:
 		lo, ok1 := toString(x.lo, depth+1)
 		hi, ok2 := toString(x.hi, depth+1)
 		if !ok1 || !ok2 {
@@ -409,6 +509,11 @@ func toString(v any, depth int) (string, bool) {
 			h = "]"
 		}
 		return l + lo + ".." + hi + h, true
+	case Date, Time, DateTime, Duration, YearsMonths:
+		return x.(fmt.Stringer).String(), true
+	case Function:
+		return "function", true
 	}
 	return "", false
 }
+

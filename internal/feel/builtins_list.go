@@ -1,0 +1,422 @@
+package feel
+
+import (
+	"sort"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// List functions. Lists may come from the scope with elements in caller
+// shape, so elements are normalised as they are read.
+
+func init() {
+	register("sublist", "list, start position, length", 2, 3, fnSublist)
+	register("append", "list, item", 1, -1, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		if !ok || !ev.tick(len(l)+len(a)) {
+			return nil
+		}
+		return append(normList(l), a[1:]...)
+	})
+	register("concatenate", "list", 0, -1, func(ev *evaluator, a []any) any {
+		out := []any{}
+		for _, x := range a {
+			l, ok := x.([]any)
+			if !ok || !ev.tick(len(l)) {
+				return nil
+			}
+			out = append(out, normList(l)...)
+		}
+		return out
+	})
+	register("insert before", "list, position, newItem", 3, 3, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		i, ok2 := position(a[1], len(l))
+		if !ok || !ok2 || !ev.tick(len(l)) {
+			return nil
+		}
+		out := make([]any, 0, len(l)+1)
+		out = append(out, normList(l[:i])...)
+		out = append(out, a[2])
+		return append(out, normList(l[i:])...)
+	})
+	register("remove", "list, position", 2, 2, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		i, ok2 := position(a[1], len(l))
+		if !ok || !ok2 || !ev.tick(len(l)) {
+			return nil
+		}
+		out := append(normList(l[:i]), normList(l[i+1:])...)
+		return out
+	})
+	register("list replace", "list, position, newItem|list, match, newItem", 3, 3, fnListReplace)
+	register("reverse", "list", 1, 1, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		if !ok || !ev.tick(len(l)) {
+			return nil
+		}
+		out := make([]any, len(l))
+		for i, el := range l {
+			out[len(l)-1-i] = norm(el)
+		}
+		return out
+	})
+	register("index of", "list, match", 2, 2, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		if !ok || !ev.tick(len(l)) {
+			return nil
+		}
+		out := []any{}
+		for i, el := range l {
+			if equal(el, a[1], 0) == true {
+				out = append(out, intDec(i+1))
+			}
+		}
+		return out
+	})
+	register("union", "list", 0, -1, func(ev *evaluator, a []any) any {
+		var all []any
+		for _, x := range a {
+			l, ok := x.([]any)
+			if !ok {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return ev.distinct(all)
+	})
+	register("distinct values", "list", 1, 1, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		if !ok {
+			return nil
+		}
+		return ev.distinct(l)
+	})
+	register("flatten", "list", 1, 1, func(ev *evaluator, a []any) any {
+		l, ok := a[0].([]any)
+		if !ok {
+			return nil
+		}
+		out := []any{}
+		if !ev.flatten(&out, l, 0) {
+			return nil
+		}
+		return out
+	})
+	register("product", "list", 1, -1, fnProduct)
+	register("mean", "list", 1, -1, fnMean)
+	register("median", "list", 1, -1, fnMedian)
+	register("stddev", "list", 1, -1, fnStddev)
+	register("mode", "list", 1, -1, fnMode)
+	register("all", "list", 1, -1, func(_ *evaluator, a []any) any { return allAny(a, true) })
+	register("any", "list", 1, -1, func(_ *evaluator, a []any) any { return allAny(a, false) })
+	register("sort", "list, precedes", 1, 2, fnSort)
+}
+
+// normList copies l with its elements normalised.
+func normList(l []any) []any {
+	out := make([]any, len(l))
+	for i, el := range l {
+		out[i] = norm(el)
+	}
+	return out
+}
+
+// position converts a 1-based (negative: from the end) position in a
+// list of n elements to a 0-based index.
+func position(v any, n int) (int, bool) {
+	p, ok := intArg(v)
+	switch {
+	case !ok || p == 0:
+		return 0, false
+	case p > 0 && p <= n:
+		return p - 1, true
+	case p < 0 && -p <= n:
+		return n + p, true
+	}
+	return 0, false
+}
+
+func fnSublist(ev *evaluator, a []any) any {
+	l, ok := a[0].([]any)
+	i, ok2 := position(a[1], len(l))
+	if !ok || !ok2 || !ev.tick(len(l)) {
+		return nil
+	}
+	end := len(l)
+	if len(a) > 2 {
+		n, ok := intArg(a[2])
+		if !ok || n < 0 || i+n > len(l) {
+			return nil
+		}
+		end = i + n
+	}
+	return normList(l[i:end])
+}
+
+func fnListReplace(ev *evaluator, a []any) any {
+	l, ok := a[0].([]any)
+	if !ok || !ev.tick(len(l)) {
+		return nil
+	}
+	out := normList(l)
+	if f, ok := a[1].(Function); ok {
+		for i, el := range out {
+			if ev.call(f, []any{el, a[2]}, nil) == true {
+				out[i] = a[2]
+			}
+		}
+		return out
+	}
+	i, ok := position(a[1], len(l))
+	if !ok {
+		return nil
+	}
+	out[i] = a[2]
+	return out
+}
+
+// distinct keeps the first of each group of equal elements.
+func (ev *evaluator) distinct(l []any) any {
+	if !ev.tick(len(l) * len(l) / 16) {
+		return nil
+	}
+	out := []any{}
+outer:
+	for _, el := range l {
+		el = norm(el)
+		for _, o := range out {
+			if equal(o, el, 0) == true {
+				continue outer
+			}
+		}
+		out = append(out, el)
+	}
+	return out
+}
+
+func (ev *evaluator) flatten(out *[]any, l []any, depth int) bool {
+	if depth > maxValueDepth || !ev.tick(len(l)) {
+		return false
+	}
+	for _, el := range l {
+		el = norm(el)
+		if sub, ok := el.([]any); ok {
+			if !ev.flatten(out, sub, depth+1) {
+				return false
+			}
+			continue
+		}
+		*out = append(*out, el)
+	}
+	return true
+}
+
+// numbers returns the numbers of a list argument (or of the arguments).
+func numbers(a []any) ([]*apd.Decimal, bool) {
+	l, ok := items(a)
+	if !ok {
+		return nil, false
+	}
+	out := make([]*apd.Decimal, len(l))
+	for i, el := range l {
+		d, ok := norm(el).(*apd.Decimal)
+		if !ok {
+			return nil, false
+		}
+		out[i] = d
+	}
+	return out, true
+}
+
+func fnProduct(_ *evaluator, a []any) any {
+	ns, ok := numbers(a)
+	if !ok || len(ns) == 0 {
+		return nil
+	}
+	p := apd.New(1, 0)
+	for _, d := range ns {
+		z := new(apd.Decimal)
+		cond, err := decCtx.Mul(z, p, d)
+		if decResult(z, cond, err) == nil {
+			return nil
+		}
+		p = z
+	}
+	return p
+}
+
+func sumOf(ns []*apd.Decimal) *apd.Decimal {
+	s := new(apd.Decimal)
+	for _, d := range ns {
+		z := new(apd.Decimal)
+		cond, err := decCtx.Add(z, s, d)
+		if decResult(z, cond, err) == nil {
+			return nil
+		}
+		s = z
+	}
+	return s
+}
+
+func fnMean(_ *evaluator, a []any) any {
+	ns, ok := numbers(a)
+	if !ok || len(ns) == 0 {
+		return nil
+	}
+	s := sumOf(ns)
+	if s == nil {
+		return nil
+	}
+	z := new(apd.Decimal)
+	cond, err := decCtx.Quo(z, s, intDec(len(ns)))
+	return decResult(z, cond, err)
+}
+
+func sortedNumbers(ns []*apd.Decimal) []*apd.Decimal {
+	s := append([]*apd.Decimal(nil), ns...)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].Cmp(s[j]) < 0 })
+	return s
+}
+
+func fnMedian(_ *evaluator, a []any) any {
+	ns, ok := numbers(a)
+	if !ok || len(ns) == 0 {
+		return nil
+	}
+	s := sortedNumbers(ns)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	z := new(apd.Decimal)
+	if _, err := decCtx.Add(z, s[len(s)/2-1], s[len(s)/2]); err != nil {
+		return nil
+	}
+	cond, err := decCtx.Quo(z, z, apd.New(2, 0))
+	return decResult(z, cond, err)
+}
+
+// fnStddev is the sample standard deviation.
+func fnStddev(_ *evaluator, a []any) any {
+	ns, ok := numbers(a)
+	if !ok || len(ns) < 2 {
+		return nil
+	}
+	mean := fnMean(nil, []any{toAnyList(ns)})
+	m, ok := mean.(*apd.Decimal)
+	if !ok {
+		return nil
+	}
+	ss := new(apd.Decimal)
+	for _, d := range ns {
+		diff := new(apd.Decimal)
+		decCtx.Sub(diff, d, m)
+		decCtx.Mul(diff, diff, diff)
+		decCtx.Add(ss, ss, diff)
+	}
+	z := new(apd.Decimal)
+	if _, err := decCtx.Quo(z, ss, intDec(len(ns)-1)); err != nil {
+		return nil
+	}
+	cond, err := decCtx.Sqrt(z, z)
+	return decResult(z, cond, err)
+}
+
+func toAnyList(ns []*apd.Decimal) []any {
+	out := make([]any, len(ns))
+	for i, d := range ns {
+		out[i] = d
+	}
+	return out
+}
+
+// fnMode returns the most frequent numbers, ascending.
+func fnMode(ev *evaluator, a []any) any {
+	ns, ok := numbers(a)
+	if !ok || !ev.tick(len(ns)) {
+		return nil
+	}
+	s := sortedNumbers(ns)
+	best := 0
+	var out []any
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j].Cmp(s[i]) == 0 {
+			j++
+		}
+		switch n := j - i; {
+		case n > best:
+			best, out = n, []any{s[i]}
+		case n == best:
+			out = append(out, s[i])
+		}
+		i = j
+	}
+	if out == nil {
+		return []any{}
+	}
+	return out
+}
+
+// allAny implements all() (conj) and any() over booleans; a non-boolean
+// makes the result null unless a deciding value is found.
+func allAny(a []any, conj bool) any {
+	l, ok := items(a)
+	if !ok {
+		if b, isBool := a[0].(bool); isBool && len(a) == 1 {
+			return b
+		}
+		return nil
+	}
+	var res any = conj
+	for _, el := range l {
+		switch el = norm(el); el {
+		case !conj:
+			return !conj
+		case conj:
+		default:
+			res = nil
+		}
+	}
+	return res
+}
+
+// fnSort sorts with precedes(a, b) (or ascending by < without it). A
+// comparison that is not a boolean, or elements that cannot be ordered,
+// make the result null.
+func fnSort(ev *evaluator, a []any) any {
+	l, ok := a[0].([]any)
+	if !ok {
+		return nil
+	}
+	out := normList(l)
+	var f Function
+	if len(a) > 1 && a[1] != nil {
+		if f, ok = a[1].(Function); !ok {
+			return nil
+		}
+	}
+	bad := false
+	sort.SliceStable(out, func(i, j int) bool {
+		if bad || !ev.tick(1) {
+			bad = true
+			return false
+		}
+		if f == nil {
+			c, ok := compare(out[i], out[j])
+			if !ok {
+				bad = true
+			}
+			return c < 0
+		}
+		r, ok := ev.call(f, []any{out[i], out[j]}, nil).(bool)
+		if !ok {
+			bad = true
+		}
+		return r
+	})
+	if bad {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,140 @@
+package feel
+
+import (
+	"strings"
+	"time"
+)
+
+// UnaryTests is a compiled list of FEEL unary tests, the language of DMN
+// decision-table input entries. It is immutable and safe for concurrent
+// use.
+//
+// Forms: "-" (anything matches); a comma list of positive tests, any of
+// which must match; "not(tests)" negating such a list. A positive test is
+// a comparison with the input ("< 10", ">= x", "= 5", "!= 5"), an interval
+// ("[1..10]", "(1..10]", "]1..10["), or an expression: one that uses `?`
+// (the input) must be true ("? > 3 and ? < 9", "contains(?, "x")");
+// otherwise its value is matched — a range by containment, a list by
+// membership, a boolean as the test's verdict when the input is not a
+// boolean, anything else (including null) by equality.
+type UnaryTests struct {
+	src    string
+	any    bool
+	negate bool
+	tests  []unaryTest
+	now    func() time.Time
+}
+
+type unaryTest struct {
+	n     node
+	usesQ bool
+}
+
+// CompileUnaryTests parses DMN unary tests. An empty text, like "-",
+// matches every input.
+func CompileUnaryTests(src string, opts Options) (*UnaryTests, error) {
+	u := &UnaryTests{src: src, now: opts.Now}
+	s := strings.TrimSpace(src)
+	if s == "" || s == "-" {
+		u.any = true
+		return u, nil
+	}
+	p, err := newParserFor(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.push("?")
+	if p.peek().isWord("not") && p.peekAt(1).isPunct("(") && p.closingParenIsLast(1) {
+		p.next()
+		p.next()
+		u.negate = true
+	}
+	for {
+		p.sawQ = false
+		n, err := p.unaryTest(true)
+		if err != nil {
+			return nil, err
+		}
+		u.tests = append(u.tests, unaryTest{n: n, usesQ: p.sawQ})
+		if !p.peek().isPunct(",") {
+			break
+		}
+		p.next()
+	}
+	if u.negate {
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+	}
+	if t := p.peek(); t.kind != tokEOF {
+		return nil, p.unexpected(t)
+	}
+	return u, nil
+}
+
+// closingParenIsLast reports whether the '(' at offset k is closed by the
+// last token before the end.
+func (p *parser) closingParenIsLast(k int) bool {
+	depth := 0
+	for j := p.i + k; j < len(p.toks); j++ {
+		t := p.toks[j]
+		if t.kind != tokPunct {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth == 0 {
+				return t.text == ")" && j == len(p.toks)-2
+			}
+		}
+	}
+	return false
+}
+
+// Source returns the text the tests were compiled from.
+func (u *UnaryTests) Source() string { return u.src }
+
+// Match reports whether input passes the tests, evaluated against scope
+// (which may be nil). A test that yields null does not match. The error
+// is a resource limit or a failing Function from the scope.
+func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
+	if u.any {
+		return true, nil
+	}
+	ev := &evaluator{now: u.now}
+	x := norm(input)
+	e := (&env{root: scope}).with("?", x)
+	var res any = false
+	for _, t := range u.tests {
+		var m any
+		if _, isCmp := t.n.(testCmpNode); isCmp {
+			m = ev.test(x, t.n, e)
+		} else {
+			v := ev.eval(t.n, e)
+			_, inputBool := x.(bool)
+			switch b, isBool := v.(bool); {
+			case isBool && (t.usesQ || !inputBool):
+				m = b
+			default:
+				m = matches(x, v)
+			}
+		}
+		if ev.err != nil {
+			return false, ev.err
+		}
+		res = or3(res, m)
+		if res == true {
+			break
+		}
+	}
+	if u.negate {
+		if res == nil {
+			return false, nil
+		}
+		return res == false, nil
+	}
+	return res == true, nil
+}
