@@ -100,7 +100,7 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 		}
 		return b.fn(ev, args)
 	}
-	if !ev.tick(1) {
+	if !ev.tick(1) || (names == nil && len(args) != len(fn.Params())) {
 		return nil
 	}
 	ext := make([]any, len(args))

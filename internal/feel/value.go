@@ -516,4 +516,3 @@ func toString(v any, depth int) (string, bool) {
 	}
 	return "", false
 }
-
