@@ -28,7 +28,19 @@ const (
 	KindInclusiveGateway       NodeKind = "inclusiveGateway"
 	KindCallActivity           NodeKind = "callActivity"
 	KindAdHocSubProcess        NodeKind = "adHocSubProcess"
+	KindBusinessRuleTask       NodeKind = "businessRuleTask"
 )
+
+// DecisionDef is what a business rule task evaluates.
+type DecisionDef struct {
+	// Ref is the decision key (gobpm:decisionRef).
+	Ref string
+	// ResultVariable receives the mapped result (gobpm:resultVariable; "" = discard).
+	ResultVariable string
+	// Map is gobpm:mapDecisionResult: singleEntry, singleResult,
+	// collectEntries or resultList (default).
+	Map string
+}
 
 // AdHocDef configures an ad-hoc sub-process (DESIGN §6).
 type AdHocDef struct {
@@ -279,6 +291,8 @@ type Node struct {
 	UserTask *UserTaskDef
 	// Call is set for call activities.
 	Call *CallDef
+	// Decision is set for business rule tasks.
+	Decision *DecisionDef
 	// AdHoc is set for ad-hoc sub-processes (Kind KindAdHocSubProcess, with Sub).
 	AdHoc *AdHocDef
 	// Loop is set for activities with loop or multi-instance characteristics.
@@ -336,7 +350,7 @@ func (g *Graph) find(id string) *Node {
 // IsActivity reports whether the node is an activity (task or sub-process).
 func (n *Node) IsActivity() bool {
 	switch n.Kind {
-	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity, KindAdHocSubProcess:
+	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity, KindAdHocSubProcess, KindBusinessRuleTask:
 		return true
 	}
 	return false
