@@ -368,7 +368,10 @@ func lexString(src string, i int) (string, int, error) {
 				}
 				b.WriteRune(r)
 			default:
-				return "", 0, errorAt(i, "invalid escape "+strconv.Quote(src[i:i+2]))
+				// Not an escape: FEEL keeps the backslash, so regular
+				// expressions such as "\d+" can be written plainly.
+				b.WriteByte('\\')
+				i++
 			}
 		default:
 			r, size := utf8.DecodeRuneInString(src[i:])
