@@ -74,6 +74,9 @@ type Effects struct {
 	// ParentNotice is set when a called child ended in this step: the
 	// runtime hands the outcome to the caller.
 	ParentNotice *ChildEnded
+	// Decisions are business rule tasks waiting for their decision; the
+	// runtime answers them (DecisionEvaluated) before the step commits.
+	Decisions []DecisionRequest
 }
 
 // Call asks the runtime to resolve a called element and start a child.

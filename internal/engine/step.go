@@ -145,6 +145,8 @@ func (x *executor) apply(ev Event) error {
 			return x.applyCallEvent(ev)
 		case AdHocActivated:
 			return x.activate(e)
+		case DecisionEvaluated:
+			return x.decisionEvaluated(e)
 		}
 		return x.applyWaitEvent(ev)
 	}
@@ -240,6 +242,8 @@ func (x *executor) execute(t *Track) {
 		x.callActivity(t, n)
 	case bpmn.KindAdHocSubProcess:
 		x.enterRegion(t, n)
+	case bpmn.KindBusinessRuleTask:
+		x.businessRuleTask(t, n)
 	default:
 		x.incident(t, IncidentUnknownModel, fmt.Sprintf("%s %q cannot be executed", n.Kind, n.ID))
 	}
