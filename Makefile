@@ -6,6 +6,13 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.Version=$(VERSION)
 ADDR ?= 127.0.0.1:8080
 DB ?= ./data/gobpm.db
+# The cockpit's npm packages, copied from node_modules into the embedded folder.
+VENDOR := web/static/vendor
+VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js \
+	node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
+	node_modules/bpmn-js/dist/assets/diagram-js.css \
+	node_modules/bpmn-js/dist/assets/bpmn-js.css
+TEMPL_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
 .DEFAULT_GOAL := help
 
@@ -14,7 +21,7 @@ help: ## Show this help.
 	@grep -hE '^[a-zA-Z/_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## Build the server binary (pure Go, CGO_ENABLED=0) into bin/.
+build: vendor ## Build the server binary (pure Go, CGO_ENABLED=0) into bin/.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gobpm-web
 
 .PHONY: run
@@ -22,12 +29,29 @@ run: build ## Build and start the server on $(ADDR) with the SQLite file $(DB).
 	./$(BIN) --addr $(ADDR) --db $(DB)
 
 .PHONY: test
-test: lint ## Run every test (vet and format checks first).
+test: lint vendor chromium ## Run every test (vet and format checks first).
 	$(GO) test -count=1 ./...
 
 .PHONY: test/race
-test/race: ## Run every test with the race detector.
+test/race: vendor ## Run every test with the race detector.
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+
+.PHONY: vendor
+vendor: ## Fetch the cockpit's npm packages (htmx, bpmn-js) with npm ci into web/static/vendor/ when missing or stale.
+	@if [ ! -f $(VENDOR)/.stamp ] || [ package-lock.json -nt $(VENDOR)/.stamp ] || \
+		! ls $(addprefix $(VENDOR)/,$(notdir $(VENDOR_FILES))) >/dev/null 2>&1; then \
+		echo "npm ci (cockpit assets)"; \
+		npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && touch $(VENDOR)/.stamp; \
+	fi
+
+.PHONY: generate
+generate: ## Regenerate the templ components (*_templ.go, committed).
+	$(GO) run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION) generate -path web/templates
+
+.PHONY: chromium
+chromium: ## Install Debian's chromium for the browser tests when it is missing (needs root).
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) || \
+		echo "warning: chromium is not installed; the cockpit's browser tests will be skipped (CI installs it)"
 
 .PHONY: lint
 lint: ## gofmt and go vet.
@@ -45,5 +69,6 @@ bench: ## Run the benchmarks.
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: clean
-clean: ## Remove build output.
-	rm -rf bin
+clean: ## Remove build output and the fetched npm packages.
+	rm -rf bin node_modules $(VENDOR)/.stamp
+	find $(VENDOR) -type f ! -name README.md -delete

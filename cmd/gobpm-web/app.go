@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -112,7 +113,8 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.ln = ln
 	m.srv = &http.Server{
-		Handler:           api.New(m.rt, m.log, api.Options{}),
+		// The JSON API owns /api/ and /healthz; every other path is the cockpit.
+		Handler:           api.New(m.rt, m.log, api.Options{Fallback: cockpit.New(m.rt, m.log, cockpit.Options{})}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown

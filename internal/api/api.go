@@ -93,6 +93,9 @@ type Options struct {
 	MaxDeploymentBytes int64
 	// MaxJSONBytes caps a JSON request body; 0 means DefaultMaxJSONBytes.
 	MaxJSONBytes int64
+	// Fallback serves the requests outside /api/ that no API route takes
+	// (the cockpit, mounted at the root); nil answers them 404 problem+json.
+	Fallback http.Handler
 }
 
 func (o Options) withDefaults() Options {
@@ -178,6 +181,10 @@ func (s *server) handle(h func(w http.ResponseWriter, r *http.Request) error) ht
 }
 
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Fallback != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
+		s.opts.Fallback.ServeHTTP(w, r)
+		return
+	}
 	s.writeError(w, r, errorf(kindNotFound, "", "no route for "+r.Method+" "+r.URL.Path))
 }
 

@@ -1,23 +1,37 @@
 package feel
 
 import (
+	"strings"
 	"testing"
 )
 
 // FuzzCompile compiles arbitrary text and evaluates whatever compiles
-// against a small scope. Neither step may panic, and Eval must return
-// either a JSON-shaped value or an error.
+// against a small scope, also as unary tests. No step may panic, and Eval
+// must return either a JSON-shaped value or an error.
 func FuzzCompile(f *testing.F) {
 	for _, s := range []string{
 		`a + 1`,
 		`0.1 + 0.2 = 0.3`,
 		`if x > 1 then "a" else null`,
 		`xs[-1] in [1..10)`,
+		`date("2026-01-31") + duration("P1M") - @"2026-01-01"`,
+		`date and time("2026-07-01T12:00:00@Europe/Paris").time offset`,
+		`(time("10:00:00Z") - @"09:30:00+01:00").hours`,
+		`years and months duration(date(2020, 2, 29), today()) / 12`,
+		`for i in 1..3, j in [i..3] return i * j + partial[-1]`,
+		`some x in xs satisfies every y in xs satisfies x >= y`,
+		`{f: function(n) if n < 2 then n else f(n-1) + f(n-2), r: f(10)}.r`,
+		`sort(people, function(a, b) a.age < b.age)[1].name`,
+		`[1, 2] instance of list<number> and {a: 1} instance of context<a: number>`,
+		`replace(string join(["a", "b"], "-"), "(a)-(b)", "$2$1", "i")`,
+		`before([1..5), range(">= 5")) and Monthly Salary > 1`,
+		`substring(string: "foobar", start position: 2)`,
+		`get value(context put({}, ["a", "b"], 1), ["a", "b"])`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		p, err := Compile(src)
+		p, err := CompileWith(src, Options{Names: []string{"Monthly Salary", "f"}, Now: fixedNow})
 		if err != nil {
 			if p != nil {
 				t.Fatalf("Compile(%q) returned a program and an error", src)
@@ -30,6 +44,14 @@ func FuzzCompile(f *testing.F) {
 		v, err := p.Eval(testScope)
 		if err == nil {
 			checkJSONShape(t, v, 0)
+		}
+		if _, err := p.EvalValue(testScope); err != nil && !strings.HasPrefix(err.Error(), "feel: ") {
+			t.Fatalf("EvalValue(%q) error %q", src, err)
+		}
+		if u, err := CompileUnaryTests(src, Options{}); err == nil {
+			if _, err := u.Match(n("5"), testScope); err != nil && !strings.HasPrefix(err.Error(), "feel: ") {
+				t.Fatalf("Match(%q) error %q", src, err)
+			}
 		}
 	})
 }

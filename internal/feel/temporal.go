@@ -640,6 +640,12 @@ func parseTemporal(s string) any {
 	if strings.HasPrefix(s, "P") || strings.HasPrefix(s, "-P") {
 		return parseDuration(s)
 	}
+	if len(s) >= 3 && s[2] == ':' {
+		if t, ok := parseTime(s); ok {
+			return t
+		}
+		return nil
+	}
 	if strings.ContainsAny(s, "Tt") {
 		if dt, ok := parseDateTime(s, false); ok {
 			return dt
@@ -661,17 +667,15 @@ func parseTemporal(s string) any {
 var zoneCache sync.Map // zone id → *time.Location (nil entries for unknown ids are not cached)
 
 func loadZone(id string) *time.Location {
-	if id == "" || len(id) > 64 || strings.ContainsAny(id, " .\\") && !strings.Contains(id, "/") {
+	if id == "" || len(id) > 64 || id == "Local" || strings.Contains(id, "..") || strings.HasPrefix(id, "/") ||
+		strings.ContainsAny(id, " \t\n\\") {
 		return nil
 	}
 	if v, ok := zoneCache.Load(id); ok {
 		return v.(*time.Location)
 	}
-	if strings.Contains(id, "..") {
-		return nil
-	}
 	loc, err := time.LoadLocation(id)
-	if err != nil || id == "Local" {
+	if err != nil {
 		return nil
 	}
 	zoneCache.Store(id, loc)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -461,7 +462,7 @@ func toString(v any, depth int) (string, bool) {
 		return strconv.FormatBool(x), true
 	case string:
 		if depth > 0 {
-			return strconv.Quote(x), true
+			return quote(x), true
 		}
 		return x, true
 	case *apd.Decimal:
@@ -515,4 +516,28 @@ func toString(v any, depth int) (string, bool) {
 		return "function", true
 	}
 	return "", false
+}
+
+// quote writes s as a FEEL string literal: \" \\ \n \r \t escapes and
+// \uXXXX for other control characters.
+func quote(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r < 0x20 || r == 0x7f:
+			b = append(b, fmt.Sprintf("\\u%04x", r)...)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(append(b, '"'))
 }

@@ -1,0 +1,290 @@
+package cockpit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/web"
+	"github.com/gobpm/gobpm/web/templates"
+)
+
+// Service is the slice of the runtime the cockpit reads and acts through;
+// *runtime.Runtime implements it. Errors carry runtime error codes
+// (runtime.ErrorCode): ENOTFOUND for unknown ids, EFORBIDDEN for an act the
+// actor may not do, ECONFLICT for a wrong state, EINVALID for bad input.
+type Service interface {
+	// Deploy validates and registers files; *runtime.DeploymentError when refused.
+	Deploy(ctx context.Context, files []runtime.File) (runtime.DeploymentResult, error)
+	// Processes returns the latest version of every key.
+	Processes(ctx context.Context) ([]runtime.DefinitionRecord, error)
+	// ProcessVersions returns every version of key; ENOTFOUND for an unknown key.
+	ProcessVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error)
+	// Definition returns one version (0 = latest) with its XML; ENOTFOUND if absent.
+	Definition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error)
+	// StartInstance starts an instance; ENOTFOUND, EINVALID.
+	StartInstance(ctx context.Context, req runtime.StartRequest) (runtime.InstanceView, error)
+	// Instance returns a snapshot; ENOTFOUND if absent.
+	Instance(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// ListInstances returns a page of instances and the total.
+	ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error)
+	// History returns facts after afterSeq, at most limit; ENOTFOUND.
+	History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error)
+	// Waits returns what an instance waits for; ENOTFOUND.
+	Waits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error)
+	// Cancel terminates an instance and its called children; ECONFLICT once ended.
+	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// SetVariables writes variables into a scope ("" = root); ENOTFOUND, EINVALID.
+	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
+	// Incidents lists the incidents of an instance ("" = every open one).
+	Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error)
+	// RetryIncident resolves an incident; ENOTFOUND, ECONFLICT when resolved.
+	RetryIncident(ctx context.Context, id string, retries int) (runtime.IncidentRow, error)
+	// Tasks returns a page of user tasks and the total.
+	Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.TaskView, int, error)
+	// ClaimTask makes a the assignee; EFORBIDDEN, ECONFLICT.
+	ClaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
+	// UnclaimTask clears the assignee; EFORBIDDEN, ECONFLICT.
+	UnclaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
+	// CompleteTask completes the task as a; EFORBIDDEN, ENOTFOUND.
+	CompleteTask(ctx context.Context, id string, a runtime.Actor, vars map[string]any) error
+}
+
+// Default limits.
+const (
+	// DefaultMaxUploadBytes caps a deployment upload (all files together).
+	DefaultMaxUploadBytes int64 = 16 << 20
+	// maxFormBytes caps every other form.
+	maxFormBytes int64 = 1 << 20
+)
+
+// Options tunes the cockpit. The zero value is usable.
+type Options struct {
+	// MaxUploadBytes caps a deployment upload; 0 means DefaultMaxUploadBytes.
+	MaxUploadBytes int64
+	// SecureCookies marks the cookies Secure (behind TLS).
+	SecureCookies bool
+}
+
+// handler holds the dependencies of the cockpit's handlers.
+type handler struct {
+	svc        Service
+	log        *slog.Logger
+	opts       Options
+	vendorMiss bool
+}
+
+// New returns the cockpit's HTTP handler: every page of templates' routes,
+// the static assets under /static/, and the actions, each a POST guarded
+// against cross-site requests. A nil logger discards logs.
+func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxUploadBytes <= 0 {
+		opts.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady()}
+	if h.vendorMiss {
+		logger.Warn("cockpit assets missing", slog.String("detail", web.VendorHelpOnMiss))
+	}
+
+	r := chi.NewRouter()
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusMethodNotAllowed, "This address does not take "+r.Method+" requests.")
+	})
+
+	static := http.StripPrefix("/static/", http.FileServerFS(web.Static()))
+	r.Get(templates.RouteStatic, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		static.ServeHTTP(w, r)
+	})
+
+	r.Group(func(r chi.Router) {
+		r.Use(noStore)
+		r.Get(templates.RouteDashboard, h.dashboard)
+		r.Get(templates.RouteProcesses, h.processes)
+		r.Get(templates.RouteProcess, h.process)
+		r.Get(templates.RouteProcessXML, h.processXML)
+		r.Get(templates.RouteInstances, h.instances)
+		r.Get(templates.RouteInstance, h.instance)
+		r.Get(templates.RouteTasks, h.tasks)
+		r.Get(templates.RouteIncidents, h.incidents)
+	})
+
+	r.Group(func(r chi.Router) {
+		r.Use(h.guard)
+		r.Post(templates.RouteIdentity, h.setIdentity)
+		r.Post(templates.RouteProcesses, h.deploy)
+		r.Post(templates.RouteProcessStart, h.start)
+		r.Post(templates.RouteInstanceCancel, h.cancel)
+		r.Post(templates.RouteInstanceVars, h.setVariables)
+		r.Post(templates.RouteTaskClaim, h.claim)
+		r.Post(templates.RouteTaskUnclaim, h.unclaim)
+		r.Post(templates.RouteTaskComplete, h.complete)
+		r.Post(templates.RouteIncidentRetry, h.retry)
+	})
+	return r
+}
+
+// noStore keeps browsers from caching pages: a page and its live fragment
+// share a URL.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Add("Vary", HeaderHXRequest)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// guard protects every state-changing request against cross-site use:
+// http.CrossOriginProtection refuses browser requests from another origin
+// (Sec-Fetch-Site, Origin), and the form must repeat the CSRF cookie's token.
+func (h *handler) guard(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusForbidden, "This form was sent from another site, so it was refused. Open the cockpit itself and try again.")
+	}))
+	check := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit := maxFormBytes
+		if r.URL.Path == templates.RouteProcesses {
+			limit = h.opts.MaxUploadBytes
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		if !checkCSRF(r) {
+			h.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this cockpit, so it was refused. Reload the page and try again.")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	return cop.Handler(check)
+}
+
+// layout fills what every page shares.
+func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav string) templates.Layout {
+	a := actor(r)
+	return templates.Layout{
+		Title:         title,
+		Nav:           nav,
+		Actor:         templates.Actor{User: a.User, Groups: a.Groups},
+		CSRF:          h.csrfToken(w, r),
+		Flash:         h.takeFlash(w, r),
+		VendorMissing: h.vendorMiss,
+		Here:          r.URL.RequestURI(),
+	}
+}
+
+// render writes a page, or only its live fragment for an htmx poll.
+func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	var err error
+	if isLivePoll(r) {
+		err = templ.RenderFragments(r.Context(), buf, c, templates.FragmentLive)
+	} else {
+		err = c.Render(r.Context(), buf)
+	}
+	if err != nil {
+		h.log.Error("cockpit render failed", slog.String("path", r.URL.Path), slog.Any("error", err))
+		http.Error(w, "The page could not be drawn; the details are in the server log.", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail answers with an error page in plain words.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	title := "Not found"
+	switch {
+	case status == http.StatusForbidden:
+		title = "Refused"
+	case status >= 500:
+		title = "Something went wrong"
+	case status != http.StatusNotFound:
+		title = "Not possible"
+	}
+	h.render(w, r, status, templates.ErrorView(templates.ErrorPage{Layout: h.layout(w, r, title, ""), Status: status, Message: msg}))
+}
+
+// failErr answers a read that failed: unknown ids as 404, anything else 500.
+func (h *handler) failErr(w http.ResponseWriter, r *http.Request, err error) {
+	h.fail(w, r, statusOf(err), h.plain(r, err))
+}
+
+func statusOf(err error) int {
+	switch runtime.ErrorCode(err) {
+	case runtime.ENOTFOUND:
+		return http.StatusNotFound
+	case runtime.EFORBIDDEN:
+		return http.StatusForbidden
+	case runtime.ECONFLICT:
+		return http.StatusConflict
+	case runtime.EINVALID:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+// plain says what went wrong in words a person can act on. Internal errors
+// are logged here, once, and described without their details.
+func (h *handler) plain(r *http.Request, err error) string {
+	var re *runtime.Error
+	if errors.As(err, &re) {
+		msg := sentence(re.Message)
+		switch re.Code {
+		case runtime.ENOTFOUND:
+			return msg
+		case runtime.EFORBIDDEN:
+			return "Not allowed: " + msg
+		case runtime.ECONFLICT:
+			return "Not possible in the current state: " + msg
+		case runtime.EINVALID:
+			return "Invalid input: " + msg
+		}
+	}
+	var de *runtime.DeploymentError
+	if errors.As(err, &de) {
+		return fmt.Sprintf("The deployment was refused (%d problems); nothing was registered.", len(de.Problems))
+	}
+	if errors.Is(err, context.Canceled) {
+		return "The request was cancelled."
+	}
+	h.log.Error("cockpit request failed", slog.String("path", r.URL.Path), slog.Any("error", err))
+	return "Something went wrong on the server; the details are in its log."
+}
+
+// sentence capitalises a message and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// done ends an action: a flash message and a 303 back to a page.
+func (h *handler) done(w http.ResponseWriter, r *http.Request, to, kind, msg string) {
+	h.flash(w, kind, msg)
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// actFailed ends a refused action with the reason in plain words.
+func (h *handler) actFailed(w http.ResponseWriter, r *http.Request, to string, err error) {
+	h.done(w, r, to, "error", h.plain(r, err))
+}

@@ -1,0 +1,81 @@
+package cockpit
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/web/templates"
+)
+
+// dashboardIncidents is how many of the latest open incidents the dashboard lists.
+const dashboardIncidents = 5
+
+func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p := templates.DashboardPage{Layout: h.layout(w, r, "Dashboard", templates.NavDashboard)}
+	defs, err := h.svc.Processes(ctx)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	for _, d := range defs {
+		s := templates.ProcessStatus{Key: d.Key, Name: d.Name, Latest: d.Version}
+		for status, n := range map[string]*int{runtime.StatusRunning: &s.Running, runtime.StatusFailed: &s.Failed,
+			runtime.StatusCompleted: &s.Completed, runtime.StatusTerminated: &s.Terminated} {
+			if *n, err = h.countInstances(ctx, runtime.InstanceFilter{ProcessKey: d.Key, Status: status}); err != nil {
+				h.failErr(w, r, err)
+				return
+			}
+		}
+		p.Live.Processes = append(p.Live.Processes, s)
+	}
+	open, err := h.svc.Incidents(ctx, "", true)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	p.Live.OpenIncidents = len(open)
+	latest := open
+	if len(latest) > dashboardIncidents {
+		latest = latest[len(latest)-dashboardIncidents:]
+	}
+	keys := map[runtime.InstanceID]string{}
+	for i := len(latest) - 1; i >= 0; i-- {
+		p.Live.Incidents = append(p.Live.Incidents, h.incidentItem(ctx, latest[i], keys))
+	}
+	if _, p.Live.OpenTasks, err = h.svc.Tasks(ctx, runtime.TaskFilter{Limit: 1}); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	if a := actor(r); a.User != "" {
+		inbox, err := h.inbox(ctx, a)
+		if err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		p.Live.MyTasks = len(inbox.Assigned) + len(inbox.Claimable)
+	}
+	h.render(w, r, http.StatusOK, templates.Dashboard(p))
+}
+
+// countInstances returns how many instances match f.
+func (h *handler) countInstances(ctx context.Context, f runtime.InstanceFilter) (int, error) {
+	f.Limit = 1
+	_, total, err := h.svc.ListInstances(ctx, f)
+	return total, err
+}
+
+// incidentItem maps an incident, naming its instance's process (looked up
+// once per instance through keys).
+func (h *handler) incidentItem(ctx context.Context, in runtime.IncidentRow, keys map[runtime.InstanceID]string) templates.IncidentItem {
+	key, ok := keys[in.InstanceID]
+	if !ok && keys != nil {
+		if v, err := h.svc.Instance(ctx, in.InstanceID); err == nil {
+			key = v.ProcessKey
+		}
+		keys[in.InstanceID] = key
+	}
+	return templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), ProcessKey: key, NodeID: in.NodeID,
+		Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero()}
+}

@@ -1,0 +1,416 @@
+package cockpit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/web/templates"
+)
+
+// Limits of the instance pages.
+const (
+	// pageSize is the instance list's page size.
+	pageSize = 50
+	// historyLimit caps the facts the timeline shows.
+	historyLimit = 500
+	// maxTraceDepth caps the walk up the call chain (the engine's call-depth
+	// guard is far below it).
+	maxTraceDepth = 64
+	// maxDescendants caps the called instances read below one instance.
+	maxDescendants = 200
+)
+
+func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	f := templates.InstanceFilter{
+		Process:     strings.TrimSpace(q.Get("process")),
+		Version:     strings.TrimSpace(q.Get("version")),
+		Status:      strings.TrimSpace(q.Get("status")),
+		BusinessKey: strings.TrimSpace(q.Get("businessKey")),
+		Parent:      strings.TrimSpace(q.Get("parent")),
+	}
+	v, ok := version(f.Version)
+	if !ok {
+		h.fail(w, r, http.StatusBadRequest, "The version filter must be a positive whole number.")
+		return
+	}
+	switch f.Status {
+	case "", runtime.StatusRunning, runtime.StatusFailed, runtime.StatusCompleted, runtime.StatusTerminated:
+	default:
+		h.fail(w, r, http.StatusBadRequest, "The status filter must be running, failed, completed or terminated.")
+		return
+	}
+	page := 1
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			h.fail(w, r, http.StatusBadRequest, "The page must be a positive whole number.")
+			return
+		}
+		page = n
+	}
+	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f}
+	defs, err := h.svc.Processes(ctx)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	for _, d := range defs {
+		p.ProcessKeys = append(p.ProcessKeys, d.Key)
+	}
+	rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
+		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), Limit: pageSize, Offset: (page - 1) * pageSize})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	open, err := h.openIncidentsByInstance(ctx)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	p.Live = templates.InstancesLive{Total: total, Page: page, PageSize: pageSize, Pages: (total + pageSize - 1) / pageSize}
+	for _, row := range rows {
+		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
+			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), CreatedAt: row.CreatedAt,
+			UpdatedAt: row.UpdatedAt, Incidents: open[row.ID]})
+	}
+	if page > 1 {
+		prev := f
+		prev.Page = page - 1
+		p.Live.PrevURL = templates.InstancesURL(prev)
+	}
+	if page < p.Live.Pages {
+		next := f
+		next.Page = page + 1
+		p.Live.NextURL = templates.InstancesURL(next)
+	}
+	h.render(w, r, http.StatusOK, templates.Instances(p))
+}
+
+// openIncidentsByInstance counts every open incident per instance.
+func (h *handler) openIncidentsByInstance(ctx context.Context) (map[runtime.InstanceID]int, error) {
+	open, err := h.svc.Incidents(ctx, "", true)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[runtime.InstanceID]int, len(open))
+	for _, in := range open {
+		m[in.InstanceID]++
+	}
+	return m, nil
+}
+
+func (h *handler) instance(w http.ResponseWriter, r *http.Request) {
+	p, err := h.instancePage(w, r, runtime.InstanceID(chi.URLParam(r, "id")))
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, templates.Instance(p))
+}
+
+func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtime.InstanceID) (templates.InstancePage, error) {
+	ctx := r.Context()
+	v, err := h.svc.Instance(ctx, id)
+	if err != nil {
+		return templates.InstancePage{}, err
+	}
+	p := templates.InstancePage{
+		Layout:     h.layout(w, r, "Instance "+templates.ShortID(string(id)), templates.NavInstances),
+		ID:         string(v.ID),
+		ProcessKey: v.ProcessKey,
+		Version:    v.ProcessVersion,
+		XMLURL:     templates.ProcessXMLURL(v.ProcessKey, v.ProcessVersion),
+	}
+	if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
+		p.HasDiagram = hasDiagram(def.XML)
+	} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		return p, err
+	}
+	ended := v.Status == runtime.StatusCompleted || v.Status == runtime.StatusTerminated
+	p.Live = templates.InstanceLive{Status: v.Status, BusinessKey: v.BusinessKey, CreatedAt: v.CreatedAt, EndedAt: v.EndedAt, Ended: ended}
+
+	// Elements: tokens and own incidents per node.
+	counts := map[string]*templates.ElementCount{}
+	at := func(node string) *templates.ElementCount {
+		c := counts[node]
+		if c == nil {
+			c = &templates.ElementCount{NodeID: node}
+			counts[node] = c
+		}
+		return c
+	}
+	for _, t := range v.Tracks {
+		at(t.NodeID).Active++
+	}
+	own := 0
+	for _, in := range v.Incidents {
+		p.Live.Incidents = append(p.Live.Incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), NodeID: in.NodeID,
+			Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero()})
+		if in.ResolvedAt.IsZero() {
+			at(in.NodeID).Incidents++
+			own++
+		}
+	}
+
+	// Below: called instances, their status and every open incident under them.
+	below, err := h.descendants(ctx, v.ID)
+	if err != nil {
+		return p, err
+	}
+	for _, c := range below.children {
+		n := below.incidentsUnder[c.ID]
+		p.Live.Children = append(p.Live.Children, templates.ChildItem{ID: string(c.ID), ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, Status: c.Status, Incidents: n})
+		if n > 0 {
+			at(c.ParentNodeID).ChildIncidents += n
+		}
+	}
+	p.Live.ChildIncidents = below.incidents
+
+	// Above: the call trace from the root caller down to this instance.
+	if p.Live.Trace, err = h.trace(ctx, v, own+len(below.incidents)); err != nil {
+		return p, err
+	}
+
+	p.Live.Scopes, p.ScopeOptions = scopeTree(v)
+	p.Live.Variables = varItems(v.Variables)
+	if !ended {
+		waits, err := h.svc.Waits(ctx, v.ID)
+		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
+			return p, err
+		}
+		for _, wr := range waits {
+			p.Live.Waits = append(p.Live.Waits, templates.WaitItem{ID: wr.ID, Kind: wr.Kind, NodeID: wr.NodeID, Name: wr.Name,
+				Assignee: wr.Assignee, DueAt: wr.DueAt, Retries: wr.Retries, Error: wr.ErrorMessage})
+		}
+	}
+	facts, err := h.svc.History(ctx, v.ID, 0, historyLimit)
+	if err != nil {
+		return p, err
+	}
+	for _, f := range facts {
+		p.Live.History = append(p.Live.History, templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: detail(f.Detail)})
+	}
+	p.Live.HistoryCut = len(facts) == historyLimit
+	p.Live.Elements = sortedCounts(counts)
+	p.Live.State = stateJSON(p.Live.Elements)
+	return p, nil
+}
+
+// below is what lies under an instance in the call hierarchy.
+type below struct {
+	// children are the instance's direct children.
+	children []runtime.InstanceRow
+	// incidentsUnder counts open incidents in each direct child and below it.
+	incidentsUnder map[runtime.InstanceID]int
+	// incidents are the open incidents of every descendant.
+	incidents []templates.IncidentItem
+}
+
+// descendants walks the called instances below id breadth first (at most
+// maxDescendants) and collects their open incidents, each also counted on
+// the direct child it lies under.
+func (h *handler) descendants(ctx context.Context, id runtime.InstanceID) (below, error) {
+	b := below{incidentsUnder: map[runtime.InstanceID]int{}}
+	type item struct {
+		row   runtime.InstanceRow
+		under runtime.InstanceID // the direct child of id it lies under
+	}
+	var queue []item
+	kids, _, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ParentID: id, Limit: maxDescendants})
+	if err != nil {
+		return b, err
+	}
+	b.children = kids
+	for _, k := range kids {
+		queue = append(queue, item{row: k, under: k.ID})
+	}
+	for seen := 0; len(queue) > 0 && seen < maxDescendants; seen++ {
+		it := queue[0]
+		queue = queue[1:]
+		if it.row.Status == runtime.StatusFailed || it.row.Status == runtime.StatusRunning {
+			open, err := h.svc.Incidents(ctx, it.row.ID, true)
+			if err != nil {
+				return b, err
+			}
+			for _, in := range open {
+				b.incidentsUnder[it.under]++
+				b.incidents = append(b.incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), ProcessKey: it.row.ProcessKey,
+					NodeID: in.NodeID, Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt})
+			}
+		}
+		grand, _, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ParentID: it.row.ID, Limit: maxDescendants})
+		if err != nil {
+			return b, err
+		}
+		for _, g := range grand {
+			queue = append(queue, item{row: g, under: it.under})
+		}
+	}
+	return b, nil
+}
+
+// trace walks up the callers of v to the root; each caller is flagged with
+// the open incidents at and below it that lie on this path (the current
+// instance's own and its descendants', counted in here).
+func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int) ([]templates.TraceItem, error) {
+	items := []templates.TraceItem{{ID: string(v.ID), ProcessKey: v.ProcessKey, Status: v.Status, Current: true, Incidents: here}}
+	carried := here
+	next := v.InstanceRow
+	for depth := 0; next.ParentID != "" && depth < maxTraceDepth; depth++ {
+		pv, err := h.svc.Instance(ctx, next.ParentID)
+		if err != nil {
+			if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+				break
+			}
+			return nil, err
+		}
+		for _, in := range pv.Incidents {
+			if in.ResolvedAt.IsZero() {
+				carried++
+			}
+		}
+		items = append(items, templates.TraceItem{ID: string(pv.ID), ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID, Incidents: carried})
+		next = pv.InstanceRow
+	}
+	// Root first.
+	for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
+		items[i], items[j] = items[j], items[i]
+	}
+	return items, nil
+}
+
+// scopeTree nests the open scopes of an instance with their tokens, and
+// lists them as targets of the variables form.
+func scopeTree(v runtime.InstanceView) ([]templates.ScopeNode, []templates.ScopeOption) {
+	byParent := map[string][]runtime.ScopeView{}
+	ids := map[string]bool{}
+	for _, s := range v.Scopes {
+		ids[s.ID] = true
+	}
+	var roots []runtime.ScopeView
+	for _, s := range v.Scopes {
+		if s.ParentID == "" || !ids[s.ParentID] {
+			roots = append(roots, s)
+			continue
+		}
+		byParent[s.ParentID] = append(byParent[s.ParentID], s)
+	}
+	tracks := map[string][]templates.TrackItem{}
+	for _, t := range v.Tracks {
+		tracks[t.ScopeID] = append(tracks[t.ScopeID], templates.TrackItem{ID: t.ID, NodeID: t.NodeID, State: t.State})
+	}
+	var opts []templates.ScopeOption
+	var build func(s runtime.ScopeView) templates.ScopeNode
+	build = func(s runtime.ScopeView) templates.ScopeNode {
+		label := s.Path
+		if s.NodeID != "" {
+			label += " (" + s.NodeID + ")"
+		}
+		opts = append(opts, templates.ScopeOption{ID: s.ID, Label: label})
+		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tracks[s.ID]}
+		for _, hv := range s.Handlers {
+			n.Handlers = append(n.Handlers, templates.HandlerItem{NodeID: hv.NodeID, Kind: hv.Kind, Trigger: hv.Trigger, Name: hv.Name, Interrupting: hv.Interrupting})
+		}
+		for _, c := range byParent[s.ID] {
+			n.Children = append(n.Children, build(c))
+		}
+		return n
+	}
+	var out []templates.ScopeNode
+	for _, s := range roots {
+		out = append(out, build(s))
+	}
+	return out, opts
+}
+
+// varItems lists variables by name with their JSON values.
+func varItems(vars map[string]any) []templates.VarItem {
+	out := make([]templates.VarItem, 0, len(vars))
+	for k, val := range vars {
+		b, err := json.Marshal(val)
+		if err != nil {
+			b = []byte(fmt.Sprint(val))
+		}
+		out = append(out, templates.VarItem{Name: k, Value: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// detail shows a fact's detail compactly ("" for none).
+func detail(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" || s == "{}" {
+		return ""
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// cancel terminates an instance after the confirmation step.
+func (h *handler) cancel(w http.ResponseWriter, r *http.Request) {
+	id := runtime.InstanceID(chi.URLParam(r, "id"))
+	to := templates.InstanceURL(string(id))
+	if _, err := h.svc.Cancel(r.Context(), id); err != nil {
+		h.actFailed(w, r, to, err)
+		return
+	}
+	h.done(w, r, to, "ok", "The instance was cancelled, with every instance it called.")
+}
+
+// setVariables writes variables from the instance page's form; a refused
+// write shows the form again with what was typed.
+func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) {
+	id := runtime.InstanceID(chi.URLParam(r, "id"))
+	form := templates.VariablesForm{ScopeID: r.PostFormValue("scope"), JSON: r.PostFormValue("variables"), Local: r.PostFormValue("local") == "true"}
+	refuse := func(status int, msg string) {
+		p, err := h.instancePage(w, r, id)
+		if err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		p.Variables = form
+		p.Flash = templates.Flash{Kind: "error", Message: msg}
+		h.render(w, r, status, templates.Instance(p))
+	}
+	vars, err := parseVariables(form.JSON)
+	if err != nil {
+		refuse(http.StatusBadRequest, err.Error())
+		return
+	}
+	if len(vars) == 0 {
+		refuse(http.StatusBadRequest, "Type at least one variable, as a JSON object such as {\"approved\": true}.")
+		return
+	}
+	scopeID := form.ScopeID
+	if scopeID == "/" {
+		scopeID = ""
+	}
+	if _, err := h.svc.SetVariables(r.Context(), id, scopeID, vars, form.Local); err != nil {
+		if runtime.ErrorCode(err) == runtime.EINTERNAL {
+			h.actFailed(w, r, templates.InstanceURL(string(id)), err)
+			return
+		}
+		refuse(statusOf(err), h.plain(r, err))
+		return
+	}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	h.done(w, r, templates.InstanceURL(string(id)), "ok", "Set "+strings.Join(names, ", ")+".")
+}

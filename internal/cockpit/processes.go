@@ -1,0 +1,326 @@
+package cockpit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/web/templates"
+)
+
+// sampleInstances caps how many running instances a definition page reads
+// to count tokens per element (the most recent ones; the page says so).
+const sampleInstances = 100
+
+func (h *handler) processes(w http.ResponseWriter, r *http.Request) {
+	p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
+	if err := h.fillProcesses(r.Context(), &p); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, templates.Processes(p))
+}
+
+func (h *handler) fillProcesses(ctx context.Context, p *templates.ProcessesPage) error {
+	defs, err := h.svc.Processes(ctx)
+	if err != nil {
+		return err
+	}
+	p.Items = p.Items[:0]
+	for _, d := range defs {
+		versions, err := h.svc.ProcessVersions(ctx, d.Key)
+		if err != nil {
+			return err
+		}
+		it := templates.ProcessItem{Key: d.Key, Name: d.Name, Latest: d.Version, DeployedAt: d.DeployedAt, Resource: d.ResourceName}
+		for _, v := range versions {
+			it.Versions = append(it.Versions, v.Version)
+		}
+		p.Items = append(p.Items, it)
+	}
+	return nil
+}
+
+// deploy registers uploaded files; a refused model is shown with every
+// problem on the processes page.
+func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseMultipartForm(h.opts.MaxUploadBytes); err != nil {
+		msg := "The upload could not be read: send one or more .bpmn files."
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			msg = fmt.Sprintf("The upload is larger than %d bytes.", tooBig.Limit)
+		}
+		h.done(w, r, templates.RouteProcesses, "error", msg)
+		return
+	}
+	var files []runtime.File
+	for _, fh := range r.MultipartForm.File["file"] {
+		f, err := fh.Open()
+		if err != nil {
+			h.actFailed(w, r, templates.RouteProcesses, err)
+			return
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			h.actFailed(w, r, templates.RouteProcesses, err)
+			return
+		}
+		files = append(files, runtime.File{Name: fh.Filename, Content: data})
+	}
+	if len(files) == 0 {
+		h.done(w, r, templates.RouteProcesses, "error", "Choose at least one .bpmn file to deploy.")
+		return
+	}
+	res, err := h.svc.Deploy(r.Context(), files)
+	var de *runtime.DeploymentError
+	if errors.As(err, &de) {
+		p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
+		p.Flash = templates.Flash{Kind: "error", Message: h.plain(r, err)}
+		for _, pr := range de.Problems {
+			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail})
+		}
+		if err := h.fillProcesses(r.Context(), &p); err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusUnprocessableEntity, templates.Processes(p))
+		return
+	}
+	if err != nil {
+		h.actFailed(w, r, templates.RouteProcesses, err)
+		return
+	}
+	var names []string
+	for _, ref := range res.Processes {
+		names = append(names, fmt.Sprintf("%s v%d", ref.Key, ref.Version))
+	}
+	to := templates.RouteProcesses
+	if len(res.Processes) == 1 {
+		to = templates.ProcessURL(res.Processes[0].Key, res.Processes[0].Version)
+	}
+	h.done(w, r, to, "ok", "Deployed: "+strings.Join(names, ", ")+".")
+}
+
+// version reads a positive version from s; 0 (latest) when empty.
+func version(s string) (int, bool) {
+	if s == "" {
+		return 0, true
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil && v > 0
+}
+
+func (h *handler) process(w http.ResponseWriter, r *http.Request) {
+	key := chi.URLParam(r, "key")
+	v, ok := version(r.URL.Query().Get("version"))
+	if !ok {
+		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	p, err := h.processPage(w, r, key, v)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, templates.Process(p))
+}
+
+func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string, v int) (templates.ProcessPage, error) {
+	ctx := r.Context()
+	def, err := h.svc.Definition(ctx, key, v)
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			if v > 0 {
+				return templates.ProcessPage{}, runtime.Errorf(runtime.ENOTFOUND, "process %q has no version %d", key, v)
+			}
+			return templates.ProcessPage{}, runtime.Errorf(runtime.ENOTFOUND, "no process with the key %q is deployed", key)
+		}
+		return templates.ProcessPage{}, err
+	}
+	p := templates.ProcessPage{
+		Layout:     h.layout(w, r, def.Key, templates.NavProcesses),
+		Key:        def.Key,
+		Name:       def.Name,
+		Version:    def.Version,
+		XMLURL:     templates.ProcessXMLURL(def.Key, def.Version),
+		HasDiagram: hasDiagram(def.XML),
+	}
+	versions, err := h.svc.ProcessVersions(ctx, key)
+	if err != nil {
+		return p, err
+	}
+	for _, d := range versions {
+		p.Versions = append(p.Versions, d.Version)
+	}
+	if p.Live, err = h.processLive(ctx, def.Key, def.Version); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// hasDiagram reports whether a model carries a BPMNDI layout bpmn-js can draw.
+func hasDiagram(xml []byte) bool {
+	return bytes.Contains(xml, []byte("BPMNDiagram")) && bytes.Contains(xml, []byte("BPMNShape"))
+}
+
+// processLive counts active tokens per element over the most recent running
+// and failed instances of a version, and open incidents per element over
+// every failed one (an open incident fails its instance).
+func (h *handler) processLive(ctx context.Context, key string, v int) (templates.ProcessLive, error) {
+	counts := map[string]*templates.ElementCount{}
+	at := func(node string) *templates.ElementCount {
+		c := counts[node]
+		if c == nil {
+			c = &templates.ElementCount{NodeID: node}
+			counts[node] = c
+		}
+		return c
+	}
+	var live templates.ProcessLive
+	for _, status := range []string{runtime.StatusRunning, runtime.StatusFailed} {
+		rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: key, ProcessVersion: v, Status: status, Limit: sampleInstances})
+		if err != nil {
+			return live, err
+		}
+		live.Running += total
+		for _, row := range rows {
+			if live.Sampled >= sampleInstances {
+				break
+			}
+			iv, err := h.svc.Instance(ctx, row.ID)
+			if err != nil {
+				if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+					continue
+				}
+				return live, err
+			}
+			live.Sampled++
+			for _, t := range iv.Tracks {
+				at(t.NodeID).Active++
+			}
+			for _, in := range iv.Incidents {
+				if in.ResolvedAt.IsZero() {
+					at(in.NodeID).Incidents++
+				}
+			}
+		}
+	}
+	live.Elements = sortedCounts(counts)
+	live.State = stateJSON(live.Elements)
+	return live, nil
+}
+
+func sortedCounts(m map[string]*templates.ElementCount) []templates.ElementCount {
+	out := make([]templates.ElementCount, 0, len(m))
+	for _, c := range m {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
+	return out
+}
+
+// stateJSON is the overlay data cockpit.js draws on the diagram.
+func stateJSON(els []templates.ElementCount) string {
+	type el struct {
+		ID             string `json:"id"`
+		Active         int    `json:"active"`
+		Incidents      int    `json:"incidents"`
+		ChildIncidents int    `json:"childIncidents"`
+	}
+	out := struct {
+		Elements []el `json:"elements"`
+	}{Elements: []el{}}
+	for _, e := range els {
+		out.Elements = append(out.Elements, el{ID: e.NodeID, Active: e.Active, Incidents: e.Incidents, ChildIncidents: e.ChildIncidents})
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// processXML serves the deployed XML the diagram is drawn from.
+func (h *handler) processXML(w http.ResponseWriter, r *http.Request) {
+	v, ok := version(chi.URLParam(r, "version"))
+	if !ok || v == 0 {
+		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	def, err := h.svc.Definition(r.Context(), chi.URLParam(r, "key"), v)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(def.XML)
+}
+
+// start starts an instance from the start form; a refused start shows the
+// form again with what was typed.
+func (h *handler) start(w http.ResponseWriter, r *http.Request) {
+	key := chi.URLParam(r, "key")
+	form := templates.StartForm{BusinessKey: strings.TrimSpace(r.PostFormValue("businessKey")), Variables: r.PostFormValue("variables")}
+	v, ok := version(r.PostFormValue("version"))
+	refuse := func(status int, msg string) {
+		p, err := h.processPage(w, r, key, v)
+		if err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		p.Start = form
+		p.Flash = templates.Flash{Kind: "error", Message: msg}
+		h.render(w, r, status, templates.Process(p))
+	}
+	if !ok {
+		refuse(http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	vars, err := parseVariables(form.Variables)
+	if err != nil {
+		refuse(http.StatusBadRequest, err.Error())
+		return
+	}
+	inst, err := h.svc.StartInstance(r.Context(), runtime.StartRequest{ProcessKey: key, Version: v, BusinessKey: form.BusinessKey, Variables: vars})
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.EINTERNAL {
+			h.actFailed(w, r, templates.ProcessURL(key, v), err)
+			return
+		}
+		refuse(statusOf(err), h.plain(r, err))
+		return
+	}
+	h.done(w, r, templates.InstanceURL(string(inst.ID)), "ok", fmt.Sprintf("Started instance %s of %s v%d; it is %s.", inst.ID, inst.ProcessKey, inst.ProcessVersion, inst.Status))
+}
+
+// parseVariables reads a JSON object typed into a form (empty = none);
+// numbers stay json.Number, as the JSON API keeps them.
+func parseVariables(s string) (map[string]any, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("The variables are not valid JSON: %v. Write an object such as {\"amount\": 42}.", err)
+	}
+	if dec.More() {
+		return nil, errors.New("The variables must be one JSON object; there is more text after it.")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("The variables must be a JSON object such as {\"amount\": 42}, not a list or a single value.")
+	}
+	return m, nil
+}

@@ -1,0 +1,51 @@
+// Package web holds the cockpit's browser side: the templ components and
+// view models in web/templates, and the static assets in web/static, which
+// this file embeds into the binary.
+//
+// # Vendored front-end packages
+//
+// htmx and bpmn-js come from npm (package.json and package-lock.json at the
+// repository root). `make vendor` runs `npm ci` and copies the few files the
+// cockpit serves into web/static/vendor/, which git ignores; `make build`,
+// `make run` and `make test` do so when the folder is missing. A binary
+// built without them still works: pages render, and the layout says how to
+// fetch the missing files (see VendorReady).
+package web
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed static
+var embedded embed.FS
+
+// Vendored files the cockpit needs from npm, relative to Static().
+const (
+	HTMXFile         = "vendor/htmx.min.js"
+	BPMNViewerFile   = "vendor/bpmn-navigated-viewer.production.min.js"
+	DiagramCSSFile   = "vendor/diagram-js.css"
+	BPMNJSCSSFile    = "vendor/bpmn-js.css"
+	VendorHelpOnMiss = "the cockpit's front-end files are missing: run `make vendor` (npm ci) and rebuild"
+)
+
+// Static returns the static assets (cockpit.css, cockpit.js and vendor/…)
+// rooted at web/static.
+func Static() fs.FS {
+	sub, err := fs.Sub(embedded, "static")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the folder
+	}
+	return sub
+}
+
+// VendorReady reports whether the npm files were present when the binary was
+// built; without them the diagram and live refresh do not work.
+func VendorReady() bool {
+	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile} {
+		if _, err := fs.Stat(Static(), f); err != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,99 @@
+// gobpm cockpit: live regions and the diagram. htmx polls each live region
+// (see LiveTrigger in web/templates); bpmn-js draws the diagram once and the
+// overlays are redrawn from the region's #diagram-state after every refresh.
+(function () {
+  'use strict';
+
+  // A live region skips a refresh while focus is in one of its fields, so
+  // typing is never interrupted. Forms a person fills are also marked
+  // hx-preserve, so a refresh keeps what they typed.
+  window.gobpmCanRefresh = function (region) {
+    var a = document.activeElement;
+    if (!a || !region.contains(a)) return true;
+    return !/^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName);
+  };
+
+  var viewer = null;
+  var container = null;
+
+  function badge(kind, n, title) {
+    var el = document.createElement('span');
+    el.className = 'badge badge-' + kind;
+    el.title = title;
+    el.textContent = String(n);
+    el.setAttribute('data-testid', 'overlay-' + kind);
+    return el;
+  }
+
+  function applyState() {
+    var holder = document.getElementById('diagram-state');
+    if (!viewer || !holder || !container || container.dataset.rendered !== 'true') return;
+    var state;
+    try { state = JSON.parse(holder.dataset.state || '{}'); } catch (e) { return; }
+    var overlays = viewer.get('overlays');
+    var canvas = viewer.get('canvas');
+    var registry = viewer.get('elementRegistry');
+    overlays.remove({ type: 'gobpm' });
+    registry.getAll().forEach(function (e) {
+      canvas.removeMarker(e.id, 'gobpm-active');
+      canvas.removeMarker(e.id, 'gobpm-incident');
+    });
+    var active = [], incidents = [];
+    (state.elements || []).forEach(function (x) {
+      if (!registry.get(x.id)) return;
+      if (x.active > 0) {
+        canvas.addMarker(x.id, 'gobpm-active');
+        active.push(x.id);
+        overlays.add(x.id, 'gobpm', { position: { bottom: 8, left: -8 }, html: badge('count', x.active, x.active + ' active token(s)') });
+      }
+      var inc = (x.incidents || 0) + (x.childIncidents || 0);
+      if (inc > 0) {
+        canvas.addMarker(x.id, 'gobpm-incident');
+        incidents.push(x.id);
+        overlays.add(x.id, 'gobpm', { position: { top: -8, right: 8 }, html: badge('incident', inc, inc + ' open incident(s), here or in called instances') });
+      }
+    });
+    container.dataset.active = active.join(' ');
+    container.dataset.incidents = incidents.join(' ');
+  }
+
+  function message(text) {
+    var p = document.createElement('p');
+    p.className = 'diagram-message';
+    p.textContent = text;
+    container.appendChild(p);
+  }
+
+  function initDiagram() {
+    container = document.getElementById('diagram');
+    if (!container) return;
+    if (typeof window.BpmnJS === 'undefined') {
+      container.dataset.rendered = 'error';
+      message('The diagram viewer is not built into this binary: run make vendor, then rebuild.');
+      return;
+    }
+    viewer = new window.BpmnJS({ container: container });
+    fetch(container.dataset.xmlUrl, { credentials: 'same-origin' })
+      .then(function (r) {
+        if (!r.ok) throw new Error('the model could not be loaded (HTTP ' + r.status + ')');
+        return r.text();
+      })
+      .then(function (xml) { return viewer.importXML(xml); })
+      .then(function () {
+        viewer.get('canvas').zoom('fit-viewport', 'auto');
+        container.dataset.rendered = 'true';
+        applyState();
+      })
+      .catch(function (err) {
+        container.dataset.rendered = 'error';
+        message('The diagram could not be drawn: ' + (err && err.message ? err.message : err));
+      });
+  }
+
+  document.addEventListener('htmx:afterSettle', applyState);
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', initDiagram);
+  } else {
+    initDiagram();
+  }
+})();

@@ -1,0 +1,388 @@
+// Package templates holds the cockpit's templ components and the view-model
+// structs they render. Components are pure functions of these structs: the
+// handlers in internal/cockpit fill them from the runtime's read API and
+// nothing here imports an internal package (STYLE.md theme 12).
+//
+// # Fragments
+//
+// Each page marks its changing parts with templ.Fragment(FragmentLive). An
+// htmx poll asks for the page with the HX-Request header and gets only that
+// fragment back, so the diagram is never re-imported and forms outside the
+// fragment are never replaced.
+package templates
+
+import "time"
+
+// FragmentLive names the part of a page that htmx polling refreshes.
+const FragmentLive = "live"
+
+// LiveTrigger is the htmx trigger of every live region: every two seconds,
+// unless the person is typing in a form inside it (see cockpit.js).
+const LiveTrigger = "every 2s [gobpmCanRefresh(this)]"
+
+// Nav entries, to highlight the current one.
+const (
+	NavDashboard = "dashboard"
+	NavProcesses = "processes"
+	NavInstances = "instances"
+	NavTasks     = "tasks"
+	NavIncidents = "incidents"
+)
+
+// Layout is what every page shares: title, navigation, identity and the
+// message left by the previous action.
+type Layout struct {
+	Title string
+	Nav   string
+	// Actor is the identity the cockpit acts as (from its cookie).
+	Actor Actor
+	// CSRF is the token every state-changing form carries.
+	CSRF string
+	// Flash is the outcome of the last action, shown once.
+	Flash Flash
+	// VendorMissing is true when the npm files were not embedded.
+	VendorMissing bool
+	// Here is the current path and query, where the identity form returns.
+	Here string
+}
+
+// Actor is the acting user and groups.
+type Actor struct {
+	User   string
+	Groups []string
+}
+
+// Flash is a one-time message; Kind is "ok" or "error".
+type Flash struct {
+	Kind    string
+	Message string
+}
+
+// DashboardPage is the landing page.
+type DashboardPage struct {
+	Layout
+	Live DashboardLive
+}
+
+// DashboardLive is the changing part of the dashboard.
+type DashboardLive struct {
+	Processes     []ProcessStatus
+	OpenIncidents int
+	OpenTasks     int
+	MyTasks       int
+	// Incidents are the most recent open incidents.
+	Incidents []IncidentItem
+}
+
+// ProcessStatus counts the instances of one process key by status.
+type ProcessStatus struct {
+	Key        string
+	Name       string
+	Latest     int
+	Running    int
+	Failed     int
+	Completed  int
+	Terminated int
+}
+
+// ProcessesPage lists the deployed process keys and offers a deployment.
+type ProcessesPage struct {
+	Layout
+	Items []ProcessItem
+	// Problems are the reasons the last upload was refused.
+	Problems []DeployProblem
+}
+
+// ProcessItem is one process key with its versions.
+type ProcessItem struct {
+	Key        string
+	Name       string
+	Latest     int
+	Versions   []int
+	DeployedAt time.Time
+	Resource   string
+}
+
+// DeployProblem is one reason a deployment was refused.
+type DeployProblem struct {
+	Resource string
+	Element  string
+	Rule     string
+	Detail   string
+}
+
+// ProcessPage shows one definition version: diagram, counts, start form.
+type ProcessPage struct {
+	Layout
+	Key      string
+	Name     string
+	Version  int
+	Versions []int
+	// XMLURL serves the deployed XML the diagram is drawn from.
+	XMLURL string
+	// HasDiagram is false when the model carries no BPMNDI layout.
+	HasDiagram bool
+	Live       ProcessLive
+	// Start keeps what was typed into the start form when it was refused.
+	Start StartForm
+}
+
+// StartForm is the start form's content.
+type StartForm struct {
+	BusinessKey string
+	Variables   string
+}
+
+// ProcessLive is the changing part of a definition page.
+type ProcessLive struct {
+	Elements []ElementCount
+	// State is the JSON the diagram overlays are drawn from.
+	State string
+	// Running counts the running and failed instances of this version;
+	// Sampled of them were read for the counts.
+	Running int
+	Sampled int
+}
+
+// ElementCount is the activity on one element.
+type ElementCount struct {
+	NodeID    string
+	Active    int
+	Incidents int
+	// ChildIncidents counts open incidents in instances called from here.
+	ChildIncidents int
+}
+
+// InstancesPage lists instances with filters and paging.
+type InstancesPage struct {
+	Layout
+	Filter      InstanceFilter
+	ProcessKeys []string
+	Live        InstancesLive
+}
+
+// InstanceFilter is the list's query string.
+type InstanceFilter struct {
+	Process     string
+	Version     string
+	Status      string
+	BusinessKey string
+	Parent      string
+	Page        int
+}
+
+// InstancesLive is the list and its pager.
+type InstancesLive struct {
+	Rows     []InstanceItem
+	Total    int
+	Page     int
+	Pages    int
+	PrevURL  string
+	NextURL  string
+	PageSize int
+}
+
+// InstanceItem is one row of the instance list.
+type InstanceItem struct {
+	ID          string
+	ProcessKey  string
+	Version     int
+	Status      string
+	BusinessKey string
+	ParentID    string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	// Incidents counts open incidents of the instance itself.
+	Incidents int
+}
+
+// InstancePage is everything about one instance.
+type InstancePage struct {
+	Layout
+	ID         string
+	ProcessKey string
+	Version    int
+	XMLURL     string
+	HasDiagram bool
+	// ScopeOptions are the open scopes the variables form can write to.
+	ScopeOptions []ScopeOption
+	// Variables keeps the variables form's content when it was refused.
+	Variables VariablesForm
+	Live      InstanceLive
+}
+
+// ScopeOption is one scope the variables form offers.
+type ScopeOption struct {
+	ID    string
+	Label string
+}
+
+// VariablesForm is the variables form's content.
+type VariablesForm struct {
+	ScopeID string
+	JSON    string
+	Local   bool
+}
+
+// InstanceLive is the changing part of the instance page.
+type InstanceLive struct {
+	Status      string
+	BusinessKey string
+	CreatedAt   time.Time
+	EndedAt     time.Time
+	Ended       bool
+	// Trace runs from the root caller down to this instance (included, last).
+	Trace []TraceItem
+	// Children are the called instances with their status.
+	Children []ChildItem
+	// ChildIncidents are open incidents anywhere below this instance.
+	ChildIncidents []IncidentItem
+	Scopes         []ScopeNode
+	Variables      []VarItem
+	Waits          []WaitItem
+	Incidents      []IncidentItem
+	History        []HistoryItem
+	// HistoryCut is true when only the first facts are shown.
+	HistoryCut bool
+	// Elements and State drive the diagram overlays.
+	Elements []ElementCount
+	State    string
+}
+
+// TraceItem is one instance on the call path.
+type TraceItem struct {
+	ID         string
+	ProcessKey string
+	Status     string
+	// CallNode is the call activity in this instance that leads to the next item.
+	CallNode string
+	// Current marks this page's instance.
+	Current bool
+	// Incidents counts open incidents in this instance and below it.
+	Incidents int
+}
+
+// ChildItem is one called instance.
+type ChildItem struct {
+	ID         string
+	ProcessKey string
+	NodeID     string
+	Status     string
+	// Incidents counts open incidents in the child and its own children.
+	Incidents int
+}
+
+// ScopeNode is one scope of the live scope tree.
+type ScopeNode struct {
+	ID        string
+	Path      string
+	NodeID    string
+	State     string
+	Handlers  []HandlerItem
+	Variables []VarItem
+	Tracks    []TrackItem
+	Children  []ScopeNode
+}
+
+// HandlerItem is an armed event handler.
+type HandlerItem struct {
+	NodeID       string
+	Kind         string
+	Trigger      string
+	Name         string
+	Interrupting bool
+}
+
+// TrackItem is one token.
+type TrackItem struct {
+	ID     string
+	NodeID string
+	State  string
+}
+
+// VarItem is one variable with its JSON value.
+type VarItem struct {
+	Name  string
+	Value string
+}
+
+// WaitItem is something the instance waits for.
+type WaitItem struct {
+	ID       string
+	Kind     string
+	NodeID   string
+	Name     string
+	Assignee string
+	DueAt    time.Time
+	Retries  int
+	Error    string
+}
+
+// IncidentItem is an incident, possibly of another instance.
+type IncidentItem struct {
+	ID         string
+	InstanceID string
+	ProcessKey string
+	NodeID     string
+	Kind       string
+	Message    string
+	CreatedAt  time.Time
+	Resolved   bool
+}
+
+// HistoryItem is one fact of the timeline.
+type HistoryItem struct {
+	Seq       int64
+	At        time.Time
+	Kind      string
+	NodeID    string
+	ScopePath string
+	Detail    string
+}
+
+// TasksPage is the inbox of the acting user.
+type TasksPage struct {
+	Layout
+	Live TasksLive
+}
+
+// TasksLive is the inbox content.
+type TasksLive struct {
+	NoUser    bool
+	Assigned  []TaskItem
+	Claimable []TaskItem
+}
+
+// TaskItem is one user task with what the acting user may do with it.
+type TaskItem struct {
+	ID              string
+	Name            string
+	NodeID          string
+	InstanceID      string
+	Assignee        string
+	CandidateUsers  []string
+	CandidateGroups []string
+	CreatedAt       time.Time
+	DueAt           time.Time
+	CanClaim        bool
+	CanUnclaim      bool
+	CanComplete     bool
+}
+
+// IncidentsPage lists open incidents across instances.
+type IncidentsPage struct {
+	Layout
+	Live IncidentsLive
+}
+
+// IncidentsLive is the incident list.
+type IncidentsLive struct {
+	Items []IncidentItem
+}
+
+// ErrorPage tells a person what went wrong.
+type ErrorPage struct {
+	Layout
+	Status  int
+	Message string
+}

@@ -1,0 +1,108 @@
+package templates
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Route patterns of the cockpit: the one place its paths are spelled. The
+// router in internal/cockpit mounts these; components build links with the
+// functions below.
+const (
+	RouteDashboard      = "/"
+	RouteProcesses      = "/processes"
+	RouteProcess        = "/processes/{key}"
+	RouteProcessXML     = "/processes/{key}/versions/{version}/xml"
+	RouteProcessStart   = "/processes/{key}/instances"
+	RouteInstances      = "/instances"
+	RouteInstance       = "/instances/{id}"
+	RouteInstanceCancel = "/instances/{id}/cancel"
+	RouteInstanceVars   = "/instances/{id}/variables"
+	RouteTasks          = "/tasks"
+	RouteTaskClaim      = "/tasks/{id}/claim"
+	RouteTaskUnclaim    = "/tasks/{id}/unclaim"
+	RouteTaskComplete   = "/tasks/{id}/complete"
+	RouteIncidents      = "/incidents"
+	RouteIncidentRetry  = "/incidents/{id}/retry"
+	RouteIdentity       = "/identity"
+	RouteStatic         = "/static/*"
+)
+
+// ProcessURL links a process key, at a version when v > 0.
+func ProcessURL(key string, v int) string {
+	u := "/processes/" + url.PathEscape(key)
+	if v > 0 {
+		u += "?version=" + strconv.Itoa(v)
+	}
+	return u
+}
+
+// ProcessXMLURL serves the deployed XML of a version.
+func ProcessXMLURL(key string, v int) string {
+	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
+}
+
+// ProcessStartURL is where the start form posts.
+func ProcessStartURL(key string) string {
+	return "/processes/" + url.PathEscape(key) + "/instances"
+}
+
+// InstanceURL links an instance.
+func InstanceURL(id string) string { return "/instances/" + url.PathEscape(id) }
+
+// InstanceActionURL is an instance's action path, e.g. "cancel".
+func InstanceActionURL(id, action string) string { return InstanceURL(id) + "/" + action }
+
+// TaskActionURL is a task's action path: claim, unclaim or complete.
+func TaskActionURL(id, action string) string {
+	return "/tasks/" + url.PathEscape(id) + "/" + action
+}
+
+// IncidentRetryURL is where an incident's Retry button posts.
+func IncidentRetryURL(id string) string { return "/incidents/" + url.PathEscape(id) + "/retry" }
+
+// InstancesURL is the instance list with a filter.
+func InstancesURL(f InstanceFilter) string {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("process", f.Process)
+	set("version", f.Version)
+	set("status", f.Status)
+	set("businessKey", f.BusinessKey)
+	set("parent", f.Parent)
+	if f.Page > 1 {
+		q.Set("page", strconv.Itoa(f.Page))
+	}
+	if len(q) == 0 {
+		return RouteInstances
+	}
+	return RouteInstances + "?" + q.Encode()
+}
+
+// StaticURL is a static asset's URL.
+func StaticURL(name string) string { return "/static/" + name }
+
+// ShortID shortens a long id for display; the full id stays in links and titles.
+func ShortID(id string) string {
+	if len(id) <= 13 {
+		return id
+	}
+	return id[:8] + "…" + id[len(id)-4:]
+}
+
+// When formats a time for tables ("" for the zero time).
+func When(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+// Join joins names for display.
+func Join(s []string) string { return strings.Join(s, ", ") }
