@@ -330,7 +330,8 @@ func (t *DecisionTable) conformOutput(r *run, i int, v any, owner string) any {
 }
 
 // defaults is the result when no rule matches: the default output entries,
-// or null when the table has none.
+// else null — except for C#, whose count of no values is 0 (FEEL's
+// count([]); sum, min and max of [] are null).
 func (t *DecisionTable) defaults(r *run, sc feel.Scope, owner string) any {
 	has := false
 	out := make([]any, len(t.Outputs))

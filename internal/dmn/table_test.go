@@ -148,6 +148,7 @@ func TestHitPolicies(t *testing.T) {
 		{"collect max", "COLLECT", "MAX", nil, numbers, 15, num("4"), []string{"r2", "r3"}, ""},
 		{"collect count", "COLLECT", "COUNT", nil, numbers, 5, num("3"), []string{"r1", "r2", "r3"}, ""},
 		{"collect sum no match", "COLLECT", "SUM", nil, numbers, nil, nil, []string{}, ""},
+		{"collect count no match", "COLLECT", "COUNT", nil, numbers, nil, num("0"), []string{}, ""},
 		{"default output", "UNIQUE", "", []col{{def: `"none"`}}, letters, nil, "none", []string{}, ""},
 		{"default output collect", "COLLECT", "", []col{{def: `"none"`}}, letters, nil, "none", []string{}, ""},
 	}
