@@ -11,29 +11,32 @@ import (
 	"sync"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/dmn"
 )
 
-// definitions caches parsed, immutable process definitions by key and
-// version. Definitions never change once registered, so entries never go stale.
-type definitions struct {
+// cache holds parsed, immutable definitions (processes or decision
+// documents) by key and version. Definitions never change once registered,
+// so entries never go stale.
+type cache[T any] struct {
 	mu    sync.RWMutex
-	procs map[DefinitionRef]*bpmn.Process
+	items map[DefinitionRef]T
 }
 
-func newDefinitions() *definitions {
-	return &definitions{procs: map[DefinitionRef]*bpmn.Process{}}
+func newCache[T any]() *cache[T] {
+	return &cache[T]{items: map[DefinitionRef]T{}}
 }
 
-func (d *definitions) get(ref DefinitionRef) *bpmn.Process {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	return d.procs[ref]
+func (c *cache[T]) get(ref DefinitionRef) (T, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.items[ref]
+	return v, ok
 }
 
-func (d *definitions) put(ref DefinitionRef, p *bpmn.Process) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.procs[ref] = p
+func (c *cache[T]) put(ref DefinitionRef, v T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.items[ref] = v
 }
 
 // Deploy validates every file and, only if all are valid, registers every
@@ -47,13 +50,37 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 		problems  []Problem
 		resources []Resource
 		parsed    = map[string]*bpmn.Process{}
+		decisions = map[string]*dmn.Definitions{}
 		owner     = map[string]string{}
+		decOwner  = map[string]string{}
 	)
 	for _, f := range files {
 		name := f.Name
-		switch strings.ToLower(path.Ext(name)) {
-		case ".dmn":
-			problems = append(problems, Problem{Resource: name, Element: name, Rule: "unsupported-resource", Detail: "DMN decisions are not supported yet"})
+		sum := sha256.Sum256(f.Content)
+		res := Resource{Name: name, Content: f.Content, Hash: hex.EncodeToString(sum[:])}
+		if strings.EqualFold(path.Ext(name), ".dmn") {
+			defs, err := dmn.Parse(f.Content)
+			if err != nil {
+				var verr *dmn.ValidationError
+				if !errors.As(err, &verr) {
+					return DeploymentResult{}, fmt.Errorf("runtime: parse %s: %w", name, err)
+				}
+				for _, p := range verr.Problems {
+					problems = append(problems, Problem{Resource: name, Element: p.Element, Rule: p.Rule, Detail: p.Detail})
+				}
+				continue
+			}
+			for _, d := range defs.Decisions {
+				if prev, dup := decOwner[d.ID]; dup {
+					problems = append(problems, Problem{Resource: name, Element: d.ID, Rule: "duplicate-decision-key",
+						Detail: fmt.Sprintf("decision %q is declared in both %s and %s", d.ID, prev, name)})
+					continue
+				}
+				decOwner[d.ID] = name
+				decisions[d.ID] = defs
+				res.Decisions = append(res.Decisions, ProcessDecl{Key: d.ID, Name: d.Name})
+			}
+			resources = append(resources, res)
 			continue
 		}
 		defs, err := bpmn.Parse(f.Content)
@@ -67,8 +94,6 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 			}
 			continue
 		}
-		sum := sha256.Sum256(f.Content)
-		res := Resource{Name: name, Content: f.Content, Hash: hex.EncodeToString(sum[:])}
 		for _, p := range defs.Processes {
 			if prev, dup := owner[p.ID]; dup {
 				problems = append(problems, Problem{Resource: name, Element: p.ID, Rule: "duplicate-process-key",
@@ -85,7 +110,7 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 		return DeploymentResult{}, &DeploymentError{Problems: problems}
 	}
 	rec := DeploymentRecord{ID: r.newID(), DeployedAt: r.now(), Resources: resources}
-	refs, err := r.store.Deploy(ctx, rec)
+	refs, decRefs, err := r.store.Deploy(ctx, rec)
 	if err != nil {
 		return DeploymentResult{}, fmt.Errorf("runtime: deploy %s: %w", rec.ID, err)
 	}
@@ -101,8 +126,14 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 			}
 		}
 	}
-	r.log.Info("deployed", "deployment_id", rec.ID, "processes", len(refs))
-	return DeploymentResult{ID: rec.ID, Processes: refs}, nil
+	for _, ref := range decRefs {
+		r.decs.put(ref, decisions[ref.Key])
+	}
+	r.log.Info("deployed", "deployment_id", rec.ID, "processes", len(refs), "decisions", len(decRefs))
+	if decRefs == nil {
+		decRefs = []DefinitionRef{}
+	}
+	return DeploymentResult{ID: rec.ID, Processes: refs, Decisions: decRefs}, nil
 }
 
 // Processes returns the latest version of every registered process.
@@ -123,7 +154,7 @@ func (r *Runtime) Definition(ctx context.Context, key string, version int) (Defi
 // process returns the parsed process of a registered version (0 = latest).
 func (r *Runtime) process(ctx context.Context, key string, version int) (*bpmn.Process, DefinitionRef, error) {
 	if version > 0 {
-		if p := r.defs.get(DefinitionRef{Key: key, Version: version}); p != nil {
+		if p, ok := r.defs.get(DefinitionRef{Key: key, Version: version}); ok {
 			return p, DefinitionRef{Key: key, Version: version}, nil
 		}
 	}
@@ -132,7 +163,7 @@ func (r *Runtime) process(ctx context.Context, key string, version int) (*bpmn.P
 		return nil, DefinitionRef{}, err
 	}
 	ref := DefinitionRef{Key: rec.Key, Version: rec.Version}
-	if p := r.defs.get(ref); p != nil {
+	if p, ok := r.defs.get(ref); ok {
 		return p, ref, nil
 	}
 	defs, err := bpmn.Parse(rec.XML)
@@ -146,4 +177,87 @@ func (r *Runtime) process(ctx context.Context, key string, version int) (*bpmn.P
 		}
 	}
 	return nil, ref, fmt.Errorf("runtime: process %s is missing from its deployed document (version %d)", key, rec.Version)
+}
+
+// Decisions returns the latest version of every registered decision.
+func (r *Runtime) Decisions(ctx context.Context) ([]DefinitionRecord, error) {
+	return r.store.LatestDecisions(ctx)
+}
+
+// DecisionVersions returns every version of a decision key (ENOTFOUND if unknown).
+func (r *Runtime) DecisionVersions(ctx context.Context, key string) ([]DefinitionRecord, error) {
+	return r.store.DecisionVersions(ctx, key)
+}
+
+// DecisionDefinition returns one registered decision version (0 = latest)
+// with its deployed DMN document.
+func (r *Runtime) DecisionDefinition(ctx context.Context, key string, version int) (DefinitionRecord, error) {
+	return r.store.Decision(ctx, key, version)
+}
+
+// decision returns the parsed DMN document of a registered decision version (0 = latest).
+func (r *Runtime) decision(ctx context.Context, key string, version int) (*dmn.Definitions, DefinitionRef, error) {
+	if version > 0 {
+		if d, ok := r.decs.get(DefinitionRef{Key: key, Version: version}); ok {
+			return d, DefinitionRef{Key: key, Version: version}, nil
+		}
+	}
+	rec, err := r.store.Decision(ctx, key, version)
+	if err != nil {
+		return nil, DefinitionRef{}, err
+	}
+	ref := DefinitionRef{Key: rec.Key, Version: rec.Version}
+	if d, ok := r.decs.get(ref); ok {
+		return d, ref, nil
+	}
+	d, err := dmn.Parse(rec.XML)
+	if err != nil {
+		return nil, ref, fmt.Errorf("runtime: re-read decision %s version %d: %w", key, rec.Version, err)
+	}
+	r.decs.put(ref, d)
+	return d, ref, nil
+}
+
+// DecisionResult is the answer of EvaluateDecision.
+type DecisionResult struct {
+	Key     string
+	Version int
+	// Result is the decision's value (JSON-shaped).
+	Result any
+	// MatchedRules are the ids of the rules that matched (decision#index when a rule has no id).
+	MatchedRules []string
+}
+
+// EvaluateDecision evaluates the latest version of a decision with the
+// given variables as its inputs. ENOTFOUND for an unknown key; a failed
+// evaluation (e.g. UNIQUE with two matches) is EINVALID with the reasons.
+func (r *Runtime) EvaluateDecision(ctx context.Context, key string, vars map[string]any) (DecisionResult, error) {
+	defs, ref, err := r.decision(ctx, key, 0)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return DecisionResult{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("decision %q is not deployed", key), Err: err}
+		}
+		return DecisionResult{}, err
+	}
+	res, err := defs.Evaluate(key, vars)
+	if err == nil {
+		err = res.Err()
+	}
+	if err != nil {
+		return DecisionResult{}, &Error{Code: EINVALID, Message: err.Error(), Field: "variables"}
+	}
+	return DecisionResult{Key: ref.Key, Version: ref.Version, Result: res.Value, MatchedRules: ruleIDs(res.Matched)}, nil
+}
+
+// ruleIDs names matched rules by id, or decision#index when a rule has none.
+func ruleIDs(matched []dmn.MatchedRule) []string {
+	out := make([]string, 0, len(matched))
+	for _, m := range matched {
+		id := m.RuleID
+		if id == "" {
+			id = fmt.Sprintf("%s#%d", m.DecisionID, m.RuleIndex)
+		}
+		out = append(out, id)
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/dmn"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/scope"
 )
@@ -42,7 +43,8 @@ type Runtime struct {
 	newID    func() string
 	engine   engine.Options
 
-	defs     *definitions
+	defs     *cache[*bpmn.Process]
+	decs     *cache[*dmn.Definitions]
 	locks    *instanceLocks
 	commit   *committer
 	jobReady *notifier
@@ -74,7 +76,8 @@ func New(store Store, opts Options) *Runtime {
 		now:    opts.Now,
 		newID:  opts.NewID,
 		engine: opts.Engine,
-		defs:   newDefinitions(),
+		defs:   newCache[*bpmn.Process](),
+		decs:   newCache[*dmn.Definitions](),
 		locks:  newInstanceLocks(),
 		commit: newCommitter(store, opts.GroupCommitMax),
 

@@ -27,6 +27,8 @@ type Resource struct {
 	Hash string
 	// Processes are the processes the resource declares, in document order.
 	Processes []ProcessDecl
+	// Decisions are the DMN decisions the resource declares, in document order.
+	Decisions []ProcessDecl
 }
 
 // ProcessDecl names one process a resource declares.
@@ -159,12 +161,13 @@ type InstanceFilter struct {
 // transactions. Errors: ErrNotFound for unknown ids, ErrConflict for a
 // revision mismatch; anything else is internal.
 type Store interface {
-	// Deploy stores the deployment and registers every process of its
-	// resources in one transaction. A process whose latest version came from a
-	// resource with the same hash keeps that version; any other gets the next
-	// version (1 for a new key). It returns the registered refs in resource
-	// and document order.
-	Deploy(ctx context.Context, d DeploymentRecord) ([]DefinitionRef, error)
+	// Deploy stores the deployment and registers every process and every
+	// decision of its resources in one transaction. A process (decision)
+	// whose latest version came from a resource with the same hash keeps
+	// that version; any other gets the next version (1 for a new key). It
+	// returns the registered refs in resource and document order:
+	// processes, then decisions.
+	Deploy(ctx context.Context, d DeploymentRecord) (processes, decisions []DefinitionRef, err error)
 	// Definition returns one version of a key; version 0 means the latest.
 	// ErrNotFound if absent.
 	Definition(ctx context.Context, key string, version int) (DefinitionRecord, error)
@@ -173,6 +176,12 @@ type Store interface {
 	// DefinitionVersions returns every version of a key, ascending; ErrNotFound
 	// if the key is unknown.
 	DefinitionVersions(ctx context.Context, key string) ([]DefinitionRecord, error)
+
+	// Decision, LatestDecisions and DecisionVersions mirror the process
+	// lookups for decisions (the XML is the DMN document).
+	Decision(ctx context.Context, key string, version int) (DefinitionRecord, error)
+	LatestDecisions(ctx context.Context) ([]DefinitionRecord, error)
+	DecisionVersions(ctx context.Context, key string) ([]DefinitionRecord, error)
 
 	// CommitSteps commits a batch of steps of distinct instances in one
 	// transaction (group commit): all or nothing. On ErrConflict the caller

@@ -11,6 +11,7 @@ type File struct {
 type DeploymentResult struct {
 	ID        string
 	Processes []DefinitionRef
+	Decisions []DefinitionRef
 }
 
 // Problem is one reason a deployment was refused.

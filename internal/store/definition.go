@@ -9,39 +9,56 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Deploy stores the deployment and registers every process of its resources
-// in one transaction. A process whose latest version came from a resource
-// with the same hash keeps that version; any other gets the next version (1
-// for a new key). Versions are assigned inside the write transaction, so two
-// concurrent deployments cannot mint the same version. It returns the refs
-// in resource and document order.
-func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) ([]runtime.DefinitionRef, error) {
-	var refs []runtime.DefinitionRef
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+// defTable is a table of immutable (key, version) definitions. Processes and
+// decisions live in tables of identical shape (definitions, migration 0001;
+// decision_definitions, migration 0003) and share every statement below,
+// which differ only by table name.
+type defTable struct {
+	// table is the SQL table name; always one of the constants below, never
+	// user input, so it is safe to splice into a statement.
+	table string
+	// decl names a declaration in deploy errors; noun names a row in
+	// lookup errors.
+	decl, noun string
+}
+
+var (
+	processTable  = defTable{table: "definitions", decl: "process", noun: "definition"}
+	decisionTable = defTable{table: "decision_definitions", decl: "decision", noun: "decision"}
+)
+
+// Deploy stores the deployment and registers every process and every
+// decision of its resources in one transaction. A process (decision) whose
+// latest version came from a resource with the same hash keeps that version;
+// any other gets the next version (1 for a new key). Versions are assigned
+// inside the write transaction, so two concurrent deployments cannot mint the
+// same version. It returns the process refs and the decision refs, each in
+// resource and document order.
+func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes, decisions []runtime.DefinitionRef, err error) {
+	err = db.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		refs, err = deploy(ctx, tx, d)
+		processes, decisions, err = deploy(ctx, tx, d)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: deploy %s: %w", d.ID, err)
+		return nil, nil, fmt.Errorf("store: deploy %s: %w", d.ID, err)
 	}
-	return refs, nil
+	return processes, decisions, nil
 }
 
 // deploy is Deploy inside tx.
-func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) ([]runtime.DefinitionRef, error) {
+func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) (processes, decisions []runtime.DefinitionRef, err error) {
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO deployments (id, deployed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,
 		d.ID, encodeTime(d.DeployedAt))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if n == 0 {
-		return nil, fmt.Errorf("deployment id exists: %w", runtime.ErrConflict)
+		return nil, nil, fmt.Errorf("deployment id exists: %w", runtime.ErrConflict)
 	}
-	var refs []runtime.DefinitionRef
 	for _, r := range d.Resources {
 		content := r.Content
 		if content == nil {
@@ -50,26 +67,39 @@ func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) ([]runt
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO resources (deployment_id, name, hash, content) VALUES (?, ?, ?, ?)`,
 			d.ID, r.Name, r.Hash, content); err != nil {
-			return nil, fmt.Errorf("resource %s: %w", r.Name, err)
+			return nil, nil, fmt.Errorf("resource %s: %w", r.Name, err)
 		}
-		for _, p := range r.Processes {
-			ref, err := registerProcess(ctx, tx, d, r, p)
-			if err != nil {
-				return nil, fmt.Errorf("process %s of resource %s: %w", p.Key, r.Name, err)
-			}
-			refs = append(refs, ref)
+		if processes, err = processTable.registerAll(ctx, tx, d, r, r.Processes, processes); err != nil {
+			return nil, nil, err
 		}
+		if decisions, err = decisionTable.registerAll(ctx, tx, d, r, r.Decisions, decisions); err != nil {
+			return nil, nil, err
+		}
+	}
+	return processes, decisions, nil
+}
+
+// registerAll registers every declaration of resource r in t and appends the
+// refs to refs.
+func (t defTable) registerAll(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord, r runtime.Resource,
+	decls []runtime.ProcessDecl, refs []runtime.DefinitionRef) ([]runtime.DefinitionRef, error) {
+	for _, p := range decls {
+		ref, err := t.register(ctx, tx, d, r, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s of resource %s: %w", t.decl, p.Key, r.Name, err)
+		}
+		refs = append(refs, ref)
 	}
 	return refs, nil
 }
 
-// registerProcess keeps the latest version of p.Key if it came from a
-// resource with r's hash, and otherwise inserts the next version.
-func registerProcess(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord, r runtime.Resource, p runtime.ProcessDecl) (runtime.DefinitionRef, error) {
+// register keeps the latest version of p.Key in t if it came from a resource
+// with r's hash, and otherwise inserts the next version.
+func (t defTable) register(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord, r runtime.Resource, p runtime.ProcessDecl) (runtime.DefinitionRef, error) {
 	ref := runtime.DefinitionRef{Key: p.Key}
 	var latestHash string
 	err := tx.QueryRowContext(ctx,
-		`SELECT version, resource_hash FROM definitions WHERE key = ? ORDER BY version DESC LIMIT 1`,
+		`SELECT version, resource_hash FROM `+t.table+` WHERE key = ? ORDER BY version DESC LIMIT 1`,
 		p.Key).Scan(&ref.Version, &latestHash)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -82,18 +112,21 @@ func registerProcess(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord
 		ref.Version++
 	}
 	_, err = tx.ExecContext(ctx,
-		`INSERT INTO definitions (key, version, name, deployment_id, resource_name, resource_hash, deployed_at)
+		`INSERT INTO `+t.table+` (key, version, name, deployment_id, resource_name, resource_hash, deployed_at)
 		 VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		ref.Key, ref.Version, p.Name, d.ID, r.Name, r.Hash, encodeTime(d.DeployedAt))
 	return ref, err
 }
 
-// definitionColumns selects a DefinitionRecord; scanDefinition reads it.
-const definitionColumns = `d.key, d.version, d.name, d.deployment_id, d.resource_name, d.resource_hash, d.deployed_at, r.content
-	FROM definitions d
+// columns selects a DefinitionRecord of t (aliased d) with its resource
+// content; scanDefinition reads it.
+func (t defTable) columns() string {
+	return `d.key, d.version, d.name, d.deployment_id, d.resource_name, d.resource_hash, d.deployed_at, r.content
+	FROM ` + t.table + ` d
 	JOIN resources r ON r.deployment_id = d.deployment_id AND r.name = d.resource_name`
+}
 
-// scanDefinition reads one row selected with definitionColumns.
+// scanDefinition reads one row selected with defTable.columns.
 func scanDefinition(row interface{ Scan(...any) error }) (runtime.DefinitionRecord, error) {
 	var (
 		rec runtime.DefinitionRecord
@@ -107,64 +140,101 @@ func scanDefinition(row interface{ Scan(...any) error }) (runtime.DefinitionReco
 	return rec, nil
 }
 
-// Definition returns one version of a key; version 0 means the latest.
-// It returns a wrapped runtime.ErrNotFound if there is no such definition.
+// Definition returns one version of a process key; version 0 means the
+// latest. It returns a wrapped runtime.ErrNotFound if there is no such
+// definition.
 func (db *DB) Definition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+	return db.definition(ctx, processTable, key, version)
+}
+
+// LatestDefinitions returns the latest version of every process key, ordered
+// by key.
+func (db *DB) LatestDefinitions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+	return db.latest(ctx, processTable)
+}
+
+// DefinitionVersions returns every version of a process key, ascending. It
+// returns a wrapped runtime.ErrNotFound if the key is unknown.
+func (db *DB) DefinitionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+	return db.versions(ctx, processTable, key)
+}
+
+// Decision returns one version of a decision key; version 0 means the
+// latest. XML is the DMN document that declares it. It returns a wrapped
+// runtime.ErrNotFound if there is no such decision.
+func (db *DB) Decision(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+	return db.definition(ctx, decisionTable, key, version)
+}
+
+// LatestDecisions returns the latest version of every decision key, ordered
+// by key.
+func (db *DB) LatestDecisions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+	return db.latest(ctx, decisionTable)
+}
+
+// DecisionVersions returns every version of a decision key, ascending. It
+// returns a wrapped runtime.ErrNotFound if the key is unknown.
+func (db *DB) DecisionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+	return db.versions(ctx, decisionTable, key)
+}
+
+// definition returns one version of a key of t; version 0 means the latest.
+func (db *DB) definition(ctx context.Context, t defTable, key string, version int) (runtime.DefinitionRecord, error) {
 	var rec runtime.DefinitionRecord
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if version == 0 {
 			rec, err = scanDefinition(tx.QueryRowContext(ctx,
-				`SELECT `+definitionColumns+` WHERE d.key = ? ORDER BY d.version DESC LIMIT 1`, key))
+				`SELECT `+t.columns()+` WHERE d.key = ? ORDER BY d.version DESC LIMIT 1`, key))
 		} else {
 			rec, err = scanDefinition(tx.QueryRowContext(ctx,
-				`SELECT `+definitionColumns+` WHERE d.key = ? AND d.version = ?`, key, version))
+				`SELECT `+t.columns()+` WHERE d.key = ? AND d.version = ?`, key, version))
 		}
 		return notFound(err)
 	})
 	if err != nil {
-		return runtime.DefinitionRecord{}, fmt.Errorf("store: definition %s version %d: %w", key, version, err)
+		return runtime.DefinitionRecord{}, fmt.Errorf("store: %s %s version %d: %w", t.noun, key, version, err)
 	}
 	return rec, nil
 }
 
-// LatestDefinitions returns the latest version of every key, ordered by key.
-func (db *DB) LatestDefinitions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+// latest returns the latest version of every key of t, ordered by key.
+func (db *DB) latest(ctx context.Context, t defTable) ([]runtime.DefinitionRecord, error) {
 	var recs []runtime.DefinitionRecord
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		recs, err = queryDefinitions(ctx, tx,
-			`SELECT `+definitionColumns+`
-			 WHERE d.version = (SELECT MAX(version) FROM definitions WHERE key = d.key)
+			`SELECT `+t.columns()+`
+			 WHERE d.version = (SELECT MAX(version) FROM `+t.table+` WHERE key = d.key)
 			 ORDER BY d.key`)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: latest definitions: %w", err)
+		return nil, fmt.Errorf("store: latest %ss: %w", t.noun, err)
 	}
 	return recs, nil
 }
 
-// DefinitionVersions returns every version of a key, ascending. It returns a
-// wrapped runtime.ErrNotFound if the key is unknown.
-func (db *DB) DefinitionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+// versions returns every version of a key of t, ascending; ErrNotFound if the
+// key is unknown.
+func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.DefinitionRecord, error) {
 	var recs []runtime.DefinitionRecord
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		recs, err = queryDefinitions(ctx, tx,
-			`SELECT `+definitionColumns+` WHERE d.key = ? ORDER BY d.version`, key)
+			`SELECT `+t.columns()+` WHERE d.key = ? ORDER BY d.version`, key)
 		if err == nil && len(recs) == 0 {
 			err = runtime.ErrNotFound
 		}
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: versions of definition %s: %w", key, err)
+		return nil, fmt.Errorf("store: versions of %s %s: %w", t.noun, key, err)
 	}
 	return recs, nil
 }
 
-// queryDefinitions runs a definitionColumns query and reads every row.
+// queryDefinitions runs a defTable.columns query and reads every row.
 func queryDefinitions(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]runtime.DefinitionRecord, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -23,6 +23,15 @@ func resource(name, content string, keys ...string) runtime.Resource {
 	return r
 }
 
+// decisions returns r declaring the decisions keys too (each named after its
+// key), as a .dmn resource does.
+func decisions(r runtime.Resource, keys ...string) runtime.Resource {
+	for _, k := range keys {
+		r.Decisions = append(r.Decisions, runtime.ProcessDecl{Key: k, Name: "Decision " + k})
+	}
+	return r
+}
+
 // deployment builds a deployment at a time derived from its position in tests.
 func deployment(id string, resources ...runtime.Resource) runtime.DeploymentRecord {
 	return runtime.DeploymentRecord{ID: id, DeployedAt: t0, Resources: resources}
@@ -35,16 +44,18 @@ func dref(key string, version int) runtime.DefinitionRef {
 
 func TestDeployVersioning(t *testing.T) {
 	t.Parallel()
+	// refs are the process and decision refs of one deployment.
+	type refs struct{ procs, decs []runtime.DefinitionRef }
 	// Each case deploys its steps in order on a fresh store.
 	tests := []struct {
 		name  string
 		steps []runtime.DeploymentRecord
-		want  [][]runtime.DefinitionRef
+		want  []refs
 	}{
 		{
 			name:  "new key gets version 1",
 			steps: []runtime.DeploymentRecord{deployment("d1", resource("a.bpmn", "A1", "a"))},
-			want:  [][]runtime.DefinitionRef{{dref("a", 1)}},
+			want:  []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}},
 		},
 		{
 			name: "same hash keeps the version",
@@ -52,7 +63,7 @@ func TestDeployVersioning(t *testing.T) {
 				deployment("d1", resource("a.bpmn", "A1", "a")),
 				deployment("d2", resource("a.bpmn", "A1", "a")),
 			},
-			want: [][]runtime.DefinitionRef{{dref("a", 1)}, {dref("a", 1)}},
+			want: []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}, {procs: []runtime.DefinitionRef{dref("a", 1)}}},
 		},
 		{
 			name: "changed content gets version 2",
@@ -60,7 +71,7 @@ func TestDeployVersioning(t *testing.T) {
 				deployment("d1", resource("a.bpmn", "A1", "a")),
 				deployment("d2", resource("a.bpmn", "A2", "a")),
 			},
-			want: [][]runtime.DefinitionRef{{dref("a", 1)}, {dref("a", 2)}},
+			want: []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}, {procs: []runtime.DefinitionRef{dref("a", 2)}}},
 		},
 		{
 			name: "back to old content is a new version",
@@ -69,7 +80,11 @@ func TestDeployVersioning(t *testing.T) {
 				deployment("d2", resource("a.bpmn", "A2", "a")),
 				deployment("d3", resource("a.bpmn", "A1", "a")),
 			},
-			want: [][]runtime.DefinitionRef{{dref("a", 1)}, {dref("a", 2)}, {dref("a", 3)}},
+			want: []refs{
+				{procs: []runtime.DefinitionRef{dref("a", 1)}},
+				{procs: []runtime.DefinitionRef{dref("a", 2)}},
+				{procs: []runtime.DefinitionRef{dref("a", 3)}},
+			},
 		},
 		{
 			name: "two processes in one resource",
@@ -77,7 +92,10 @@ func TestDeployVersioning(t *testing.T) {
 				deployment("d1", resource("ab.bpmn", "AB1", "a", "b")),
 				deployment("d2", resource("ab.bpmn", "AB2", "a", "b")),
 			},
-			want: [][]runtime.DefinitionRef{{dref("a", 1), dref("b", 1)}, {dref("a", 2), dref("b", 2)}},
+			want: []refs{
+				{procs: []runtime.DefinitionRef{dref("a", 1), dref("b", 1)}},
+				{procs: []runtime.DefinitionRef{dref("a", 2), dref("b", 2)}},
+			},
 		},
 		{
 			name: "a second resource versions independently",
@@ -85,7 +103,90 @@ func TestDeployVersioning(t *testing.T) {
 				deployment("d1", resource("a.bpmn", "A1", "a"), resource("c.bpmn", "C1", "c")),
 				deployment("d2", resource("a.bpmn", "A1", "a"), resource("c.bpmn", "C2", "c")),
 			},
-			want: [][]runtime.DefinitionRef{{dref("a", 1), dref("c", 1)}, {dref("a", 1), dref("c", 2)}},
+			want: []refs{
+				{procs: []runtime.DefinitionRef{dref("a", 1), dref("c", 1)}},
+				{procs: []runtime.DefinitionRef{dref("a", 1), dref("c", 2)}},
+			},
+		},
+		{
+			name:  "new decision gets version 1",
+			steps: []runtime.DeploymentRecord{deployment("d1", decisions(resource("x.dmn", "X1"), "x"))},
+			want:  []refs{{decs: []runtime.DefinitionRef{dref("x", 1)}}},
+		},
+		{
+			name: "identical decision content keeps the version",
+			steps: []runtime.DeploymentRecord{
+				deployment("d1", decisions(resource("x.dmn", "X1"), "x", "y")),
+				deployment("d2", decisions(resource("x.dmn", "X1"), "x", "y")),
+			},
+			want: []refs{
+				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
+			},
+		},
+		{
+			name: "changed decision content gets the next version",
+			steps: []runtime.DeploymentRecord{
+				deployment("d1", decisions(resource("x.dmn", "X1"), "x", "y")),
+				deployment("d2", decisions(resource("x.dmn", "X2"), "x", "y")),
+				deployment("d3", decisions(resource("x.dmn", "X1"), "x")),
+			},
+			want: []refs{
+				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{decs: []runtime.DefinitionRef{dref("x", 2), dref("y", 2)}},
+				{decs: []runtime.DefinitionRef{dref("x", 3)}},
+			},
+		},
+		{
+			name: "decision moved to another resource keeps its content rule",
+			steps: []runtime.DeploymentRecord{
+				deployment("d1", decisions(resource("x.dmn", "X1"), "x")),
+				deployment("d2", decisions(resource("renamed.dmn", "X1"), "x")),
+			},
+			// Same hash, so the version is kept, as for processes.
+			want: []refs{{decs: []runtime.DefinitionRef{dref("x", 1)}}, {decs: []runtime.DefinitionRef{dref("x", 1)}}},
+		},
+		{
+			name: "a resource with both processes and decisions",
+			steps: []runtime.DeploymentRecord{
+				deployment("d1", decisions(resource("both", "B1", "p", "q"), "x", "y")),
+				deployment("d2", decisions(resource("both", "B1", "p", "q"), "x", "y")),
+				deployment("d3", decisions(resource("both", "B2", "p", "q"), "x", "y")),
+			},
+			want: []refs{
+				{procs: []runtime.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{procs: []runtime.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{procs: []runtime.DefinitionRef{dref("p", 2), dref("q", 2)}, decs: []runtime.DefinitionRef{dref("x", 2), dref("y", 2)}},
+			},
+		},
+		{
+			name: "refs in resource and document order, processes and decisions apart",
+			steps: []runtime.DeploymentRecord{
+				deployment("d1",
+					decisions(resource("z.dmn", "Z1"), "z2", "z1"),
+					resource("b.bpmn", "B1", "b"),
+					decisions(resource("a.dmn", "A1"), "a"),
+					resource("a.bpmn", "AP1", "a")),
+			},
+			// A process key and a decision key never collide: they are
+			// versioned apart.
+			want: []refs{{
+				procs: []runtime.DefinitionRef{dref("b", 1), dref("a", 1)},
+				decs:  []runtime.DefinitionRef{dref("z2", 1), dref("z1", 1), dref("a", 1)},
+			}},
+		},
+		{
+			name: "decisions do not disturb process versions",
+			steps: []runtime.DeploymentRecord{
+				deployment("d1", resource("a.bpmn", "A1", "a")),
+				deployment("d2", resource("a.bpmn", "A1", "a"), decisions(resource("x.dmn", "X1"), "x")),
+				deployment("d3", resource("a.bpmn", "A2", "a"), decisions(resource("x.dmn", "X1"), "x")),
+			},
+			want: []refs{
+				{procs: []runtime.DefinitionRef{dref("a", 1)}},
+				{procs: []runtime.DefinitionRef{dref("a", 1)}, decs: []runtime.DefinitionRef{dref("x", 1)}},
+				{procs: []runtime.DefinitionRef{dref("a", 2)}, decs: []runtime.DefinitionRef{dref("x", 1)}},
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -94,12 +195,15 @@ func TestDeployVersioning(t *testing.T) {
 			ctx := context.Background()
 			db := MustOpen(t)
 			for i, d := range tt.steps {
-				got, err := db.Deploy(ctx, d)
+				procs, decs, err := db.Deploy(ctx, d)
 				if err != nil {
 					t.Fatalf("deploy %s: %v", d.ID, err)
 				}
-				if !reflect.DeepEqual(got, tt.want[i]) {
-					t.Errorf("deploy %s = %v, want %v", d.ID, got, tt.want[i])
+				if !reflect.DeepEqual(procs, tt.want[i].procs) {
+					t.Errorf("deploy %s processes = %v, want %v", d.ID, procs, tt.want[i].procs)
+				}
+				if !reflect.DeepEqual(decs, tt.want[i].decs) {
+					t.Errorf("deploy %s decisions = %v, want %v", d.ID, decs, tt.want[i].decs)
 				}
 			}
 		})
@@ -110,15 +214,18 @@ func TestDeployDuplicateIDConflicts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := MustOpen(t)
-	if _, err := db.Deploy(ctx, deployment("d1", resource("a.bpmn", "A1", "a"))); err != nil {
+	if _, _, err := db.Deploy(ctx, deployment("d1", decisions(resource("a.bpmn", "A1", "a"), "x"))); err != nil {
 		t.Fatal(err)
 	}
-	_, err := db.Deploy(ctx, deployment("d1", resource("a.bpmn", "A2", "a")))
+	_, _, err := db.Deploy(ctx, deployment("d1", decisions(resource("a.bpmn", "A2", "a"), "x")))
 	if !errors.Is(err, runtime.ErrConflict) {
 		t.Fatalf("redeploy of id d1 = %v, want ErrConflict", err)
 	}
 	if _, err := db.Definition(ctx, "a", 2); !errors.Is(err, runtime.ErrNotFound) {
-		t.Errorf("failed deploy registered version 2: %v", err)
+		t.Errorf("failed deploy registered process version 2: %v", err)
+	}
+	if _, err := db.Decision(ctx, "x", 2); !errors.Is(err, runtime.ErrNotFound) {
+		t.Errorf("failed deploy registered decision version 2: %v", err)
 	}
 }
 
@@ -131,7 +238,7 @@ func TestDefinitionLookups(t *testing.T) {
 		deployment("d1", resource("a.bpmn", "A1", "a"), resource("z.bpmn", "Z1", "z")),
 		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{resource("a2.bpmn", "A2", "a")}},
 	} {
-		if _, err := db.Deploy(ctx, d); err != nil {
+		if _, _, err := db.Deploy(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,6 +304,115 @@ func TestDefinitionLookups(t *testing.T) {
 		}
 		if _, err := db.DefinitionVersions(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
 			t.Errorf("DefinitionVersions(nope) = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestDeployRollsBackDecisions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	// The second resource repeats x.dmn's name: its insert fails after the
+	// decisions of the first resource were registered.
+	_, _, err := db.Deploy(ctx, deployment("d1",
+		decisions(resource("x.dmn", "X1"), "x"),
+		resource("x.dmn", "X2", "a")))
+	if err == nil {
+		t.Fatal("deploy with a duplicate resource name succeeded")
+	}
+	if _, err := db.Decision(ctx, "x", 0); !errors.Is(err, runtime.ErrNotFound) {
+		t.Errorf("failed deploy left decision x behind: %v", err)
+	}
+	if recs, err := db.LatestDecisions(ctx); err != nil || len(recs) != 0 {
+		t.Errorf("LatestDecisions after failed deploy = %+v, %v", recs, err)
+	}
+}
+
+func TestDecisionLookups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	later := t0.Add(time.Hour)
+	for _, d := range []runtime.DeploymentRecord{
+		deployment("d1", decisions(resource("x.dmn", "X1"), "x", "w"), resource("p.bpmn", "P1", "p")),
+		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{decisions(resource("x2.dmn", "X2"), "x")}},
+	} {
+		if _, _, err := db.Deploy(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x1 := runtime.DefinitionRecord{Key: "x", Version: 1, Name: "Decision x", DeploymentID: "d1",
+		ResourceName: "x.dmn", ResourceHash: resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
+	x2 := runtime.DefinitionRecord{Key: "x", Version: 2, Name: "Decision x", DeploymentID: "d2",
+		ResourceName: "x2.dmn", ResourceHash: resource("", "X2").Hash, XML: []byte("X2"), DeployedAt: later}
+	w1 := runtime.DefinitionRecord{Key: "w", Version: 1, Name: "Decision w", DeploymentID: "d1",
+		ResourceName: "x.dmn", ResourceHash: resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
+	tests := []struct {
+		name    string
+		key     string
+		version int
+		want    runtime.DefinitionRecord
+		wantErr error
+	}{
+		{name: "latest", key: "x", want: x2},
+		{name: "specific", key: "x", version: 1, want: x1},
+		{name: "second decision of a document", key: "w", want: w1},
+		{name: "unknown version", key: "x", version: 3, wantErr: runtime.ErrNotFound},
+		{name: "unknown key", key: "nope", wantErr: runtime.ErrNotFound},
+		{name: "a process key is not a decision", key: "p", wantErr: runtime.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := db.Decision(ctx, tt.key, tt.version)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+
+	t.Run("latest of every key", func(t *testing.T) {
+		t.Parallel()
+		got, err := db.LatestDecisions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []runtime.DefinitionRecord{w1, x2}; !reflect.DeepEqual(got, want) {
+			t.Errorf("LatestDecisions = %+v\nwant %+v", got, want)
+		}
+	})
+	t.Run("versions", func(t *testing.T) {
+		t.Parallel()
+		got, err := db.DecisionVersions(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []runtime.DefinitionRecord{x1, x2}; !reflect.DeepEqual(got, want) {
+			t.Errorf("DecisionVersions(x) = %+v\nwant %+v", got, want)
+		}
+		for _, key := range []string{"nope", "p"} {
+			if _, err := db.DecisionVersions(ctx, key); !errors.Is(err, runtime.ErrNotFound) {
+				t.Errorf("DecisionVersions(%s) = %v, want ErrNotFound", key, err)
+			}
+		}
+	})
+	t.Run("processes ignore decisions", func(t *testing.T) {
+		t.Parallel()
+		if _, err := db.Definition(ctx, "x", 0); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("Definition(x) = %v, want ErrNotFound", err)
+		}
+		got, err := db.LatestDefinitions(ctx)
+		if err != nil || len(got) != 1 || got[0].Key != "p" {
+			t.Errorf("LatestDefinitions = %+v, %v, want only p", got, err)
 		}
 	})
 }

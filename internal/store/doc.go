@@ -30,6 +30,14 @@
 // time.Time is stored as NULL where a column may be "not yet" (ended_at,
 // resolved_at).
 //
+// # Definitions
+//
+// Processes (table definitions, migration 0001) and DMN decisions (table
+// decision_definitions, migration 0003) are immutable (key, version) rows of
+// the same shape, versioned by the same rule and read by the same
+// statements, parameterized by table. Their document is the verbatim
+// resource content, kept once in resources.
+//
 // # Waits
 //
 // The waits table (migration 0002) is the queryable copy of the waits the
@@ -47,5 +55,5 @@
 //		return err
 //	}
 //	defer db.Close()
-//	refs, err := db.Deploy(ctx, runtime.DeploymentRecord{ID: id, DeployedAt: now, Resources: res})
+//	procs, decs, err := db.Deploy(ctx, runtime.DeploymentRecord{ID: id, DeployedAt: now, Resources: res})
 package store

@@ -258,7 +258,7 @@ func TestRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Deploy(ctx, deployment("d1", resource("order.bpmn", "v1", "order"))); err != nil {
+	if _, _, err := db.Deploy(ctx, deployment("d1", resource("order.bpmn", "v1", "order"))); err != nil {
 		t.Fatal(err)
 	}
 	step := newStep("i1", "order", 1)
