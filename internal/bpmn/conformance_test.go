@@ -148,14 +148,15 @@ func walkModels(tb testing.TB, dir string) []string {
 // camunda7Expect pins the outcome of the Camunda 7 models whose result is
 // settled: nil means the model must parse; otherwise it must be refused with
 // exactly these problems (element, rule, detail substring). Models refused
-// only for features that are not supported yet (multi-instance, ad-hoc
-// sub-processes, …) are not pinned, so adding those features needs no
-// change here. The rows are those of shared/conformance/SCENARIOS.md.
+// only for features that are not supported yet are not pinned, so adding
+// those features needs no change here. The rows are those of
+// shared/conformance/SCENARIOS.md.
 var camunda7Expect = map[string][]want{
 	"event/end/TerminateEndEventTest.subProcessTerminate.bpmn":                                       nil,
 	"event/end/TerminateEndEventTest.testProcessTerminate.bpmn":                                      nil, // row 6
 	"event/end/TerminateEndEventTest.testTerminateInSubProcess.bpmn":                                 nil, // row 8
 	"event/end/TerminateEndEventTest.testTerminateInSubProcessConcurrent.bpmn":                       nil, // row 9
+	"event/end/TerminateEndEventTest.testTerminateInSubProcessMultiInstance.bpmn":                    nil, // row 10 (multi-instance, loopCardinality 5)
 	"event/end/TerminateEndEventTest.testTerminateWithSubProcess.bpmn":                               nil, // row 7
 	"event/error/BoundaryErrorEventTest.subprocess.bpmn20.xml":                                       nil,
 	"event/error/BoundaryErrorEventTest.testCatchErrorInConcurrentEmbeddedSubprocesses.bpmn20.xml":   nil, // row 14
@@ -312,18 +313,27 @@ func TestConformanceCamunda7EventSubProcesses(t *testing.T) {
 	}
 }
 
+// TestConformanceFlowable pins the verdict on the unmodified Flowable
+// ad-hoc models (SCENARIOS.md F1-F9): they declare no gobpm:router, and
+// gobpm has no default router (DESIGN §6), so each is refused naming the
+// missing router and nothing else. The translated copies under
+// testdata/flowable are checked by TestParseFlowableTranslations.
 func TestConformanceFlowable(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join(conformanceDir(t), "flowable")
-	for _, f := range walkModels(t, root) {
+	files := walkModels(t, root)
+	if len(files) != 9 {
+		t.Fatalf("found %d Flowable models, want 9", len(files))
+	}
+	for _, f := range files {
 		rel, _ := filepath.Rel(root, f)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
 			t.Parallel()
-			if _, verr := checkNoPanic(t, f); verr != nil {
-				t.Logf("refused: %v", verr)
-			} else {
-				t.Log("accepted")
+			_, verr := checkNoPanic(t, f)
+			if verr == nil {
+				t.Fatal("accepted, want refused for the missing gobpm:router")
 			}
+			checkProblems(t, verr, []want{{"adhocSubProcess", RuleMissingAttribute, missingRouter}}, true)
 		})
 	}
 }

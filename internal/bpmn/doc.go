@@ -2,10 +2,11 @@
 //
 // It owns the model types the engine executes (Definitions, Process, Graph,
 // Node, Flow), the XML parser and every deployment-time check of DESIGN §2.4
-// ("fail at deployment, not at runtime") and §5.2 (sub-process instantiation
-// shapes). It is a leaf: it imports the standard library, etree, x/text,
-// the expression seam internal/expr and the timer-format parser
-// internal/timer, and never runtime, store, api or any package with I/O.
+// ("fail at deployment, not at runtime"), §5.2 (sub-process instantiation
+// shapes), §6 (ad-hoc sub-processes) and of loops (issue 9). It is a leaf:
+// it imports the standard library, etree, x/text, the expression seam
+// internal/expr and the timer-format parser internal/timer, and never
+// runtime, store, api or any package with I/O.
 //
 // # Parsing
 //
@@ -39,6 +40,60 @@
 //     engine to do: it passes straight through); scriptTask (a FEEL
 //     script, result in gobpm:resultVariable or camunda:resultVariable);
 //     embedded subProcess.
+//   - adHocSubProcess (KindAdHocSubProcess, DESIGN §6): an embedded
+//     sub-process (Node.Sub; boundary events, data and flows as usual)
+//     whose router, not its flows, starts the inner activities, so its
+//     Graph.Starts is always empty. Node.AdHoc holds gobpm:router —
+//     required, "standard", "expression" or "sequence"; without it the
+//     model is refused ("there is no default router", RuleMissingAttribute),
+//     which is why the Flowable ad-hoc files are refused as they come —
+//     gobpm:routerExpression (compiled; required with and only allowed
+//     with the expression router), gobpm:sequence (comma-separated ids of
+//     distinct activities directly inside; required with and only allowed
+//     with the sequence router; an unknown id is RuleMissingReference),
+//     gobpm:selection "automatic" (default) or "manual", the standard
+//     ordering "Parallel" (default) or "Sequential",
+//     cancelRemainingInstances (default true) and one optional
+//     completionCondition (compiled; "${completed}" reads the variable
+//     completed). Camunda 8's zeebe:adHoc activeElementsCollection, when
+//     gobpm:router is absent, is an expression router asked only when the
+//     region opens: the expression is compiled as
+//     "if trigger = null then (…) else []"; zeebe:adHoc outputCollection /
+//     outputElement and a zeebe:taskDefinition on the element (a job
+//     worker choosing the activities) are refused. Inside: tasks of every
+//     supported kind, embedded and nested ad-hoc sub-processes, data
+//     objects, sequence flows, gateways, intermediate events and boundary
+//     events between the inner activities. Start and end events inside, a
+//     gateway without incoming flow (the router starts only activities)
+//     and a region without activity are RuleAdHocContent problems; event
+//     sub-processes, transactions and call activities inside are refused
+//     as not yet supported inside an ad-hoc sub-process. An ad-hoc
+//     sub-process cannot itself be an event sub-process.
+//   - Loops (Node.Loop, issue 9) on tasks of every supported kind,
+//     embedded and ad-hoc sub-processes and call activities (not on event
+//     sub-processes; on events and gateways they are refused as unknown
+//     children). multiInstanceLoopCharacteristics: isSequential;
+//     Cardinality from loopCardinality, or Collection from
+//     gobpm:collection, zeebe:loopCharacteristics inputCollection or
+//     camunda:collection (expressions), or loopDataInputRef — exactly one
+//     of the two; ElementVariable from gobpm:elementVariable, zeebe
+//     inputElement, camunda:elementVariable or inputDataItem (its name,
+//     else id), only with a collection; OutputCollection from
+//     gobpm:outputCollection, zeebe outputCollection or loopDataOutputRef
+//     and OutputElement from gobpm:outputElement, zeebe outputElement
+//     (only "=name") or outputDataItem, both or neither;
+//     CompletionCondition from completionCondition. The gobpm attributes
+//     sit on the multiInstanceLoopCharacteristics element, like Camunda
+//     7's. loopDataInputRef and loopDataOutputRef naming a dataObject (or
+//     dataObjectReference), property or process data input/output stand
+//     for its variable; naming nothing, the text is the variable name
+//     (Camunda 7); either way it must be a plain name (letters, digits,
+//     _), and naming another element is refused. behavior other than
+//     "All" and complexBehaviorDefinition are refused.
+//     standardLoopCharacteristics: Standard, LoopCondition from
+//     loopCondition (optional), TestBefore (default false), LoopMaximum
+//     (an integer >= 0; 0, like absent, means no maximum). A standard
+//     loop with neither condition nor maximum runs once.
 //   - callActivity (KindCallActivity, Node.Call; DESIGN §5.7, §8): the
 //     callee key from the standard calledElement, or from
 //     zeebe:calledElement processId (when both are given they must agree),
@@ -165,7 +220,9 @@
 //
 // Where gobpm, zeebe and camunda spell the same setting, gobpm wins over
 // zeebe, which wins over camunda; models drawn for both Camunda 7 and 8
-// often carry different values for each, so they are not compared.
+// often carry different values for each, so they are not compared. For a
+// loop, the standard element (loopDataInputRef, inputDataItem, …) comes
+// last.
 //
 // Also accepted: sequence flows with FEEL conditions (not when leaving a
 // parallel or event-based gateway or an event); a sequenceFlow without an
@@ -198,10 +255,14 @@
 // (scriptTask); type and retries (serviceTask, sendTask, message throw and
 // end events); assignee, candidateUsers, candidateGroups, dueDate
 // (userTask, globalUserTask); resultVariable (globalScriptTask); version
-// (callActivity); correlationKey (message).
+// (callActivity); router, routerExpression, sequence, selection
+// (adHocSubProcess); collection, elementVariable, outputCollection,
+// outputElement (multiInstanceLoopCharacteristics); correlationKey
+// (message).
 //
 // # Instantiation shapes
 //
+// An ad-hoc sub-process has no instantiation shape: its router decides.
 // Every process and plain sub-process must start in exactly one way: start
 // events (at most one None start, in Graph.Starts; triggered ones, at
 // process level only, in Process.EventStarts), or no start event at all, in

@@ -71,6 +71,8 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 	switch {
 	case g.Owner != nil && g.Owner.TriggeredByEvent:
 		checkEventSub(t, g.Owner)
+	case g.Owner != nil && g.Owner.Kind == KindAdHocSubProcess:
+		checkAdHoc(t, g.Owner)
 	case len(g.Starts) == 0 && g.Owner != nil:
 		t.Fatal("accepted sub-process graph without starts")
 	}
@@ -100,7 +102,7 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 		if n.Default != nil && n.Default.Source != n {
 			t.Fatalf("node %q: default is not outgoing", n.ID)
 		}
-		if (n.Kind == KindSubProcess) != (n.Sub != nil) {
+		if (n.Kind == KindSubProcess || n.Kind == KindAdHocSubProcess) != (n.Sub != nil) {
 			t.Fatalf("node %q: Sub does not match kind", n.ID)
 		}
 		if n.TriggeredByEvent {
@@ -116,6 +118,74 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 	}
 	if subs != len(g.EventSubs) {
 		t.Fatalf("graph has %d event sub-processes, EventSubs lists %d", subs, len(g.EventSubs))
+	}
+}
+
+// checkAdHoc asserts the invariants of an accepted ad-hoc sub-process
+// (DESIGN §6): a router with what it needs, no seeding, no start or end
+// events, at least one activity, a sequence of its own inner activities.
+func checkAdHoc(t *testing.T, n *Node) {
+	t.Helper()
+	a := n.AdHoc
+	if a == nil || n.TriggeredByEvent || len(n.Sub.Starts) != 0 || len(n.Sub.EventSubs) != 0 {
+		t.Fatalf("ad-hoc %q: AdHoc %+v, seeded %v, event subs %d", n.ID, a, ids(n.Sub.Starts), len(n.Sub.EventSubs))
+	}
+	switch a.Router {
+	case RouterStandard:
+		if a.RouterExpr != nil || a.Sequence != nil {
+			t.Fatalf("ad-hoc %q: standard router with extras %+v", n.ID, a)
+		}
+	case RouterExpression:
+		if a.RouterExpr == nil || a.Sequence != nil {
+			t.Fatalf("ad-hoc %q: expression router %+v", n.ID, a)
+		}
+	case RouterSequence:
+		if a.RouterExpr != nil || len(a.Sequence) == 0 {
+			t.Fatalf("ad-hoc %q: sequence router %+v", n.ID, a)
+		}
+		seen := map[string]bool{}
+		for _, id := range a.Sequence {
+			m := n.Sub.find(id)
+			if m == nil || m.Parent != n.Sub || !m.IsActivity() || seen[id] {
+				t.Fatalf("ad-hoc %q: sequence entry %q is not a distinct inner activity", n.ID, id)
+			}
+			seen[id] = true
+		}
+	default:
+		t.Fatalf("ad-hoc %q: router %q", n.ID, a.Router)
+	}
+	activities := 0
+	for _, m := range n.Sub.Nodes {
+		switch {
+		case m.Kind == KindStartEvent || m.Kind == KindEndEvent || m.Kind == KindCallActivity:
+			t.Fatalf("ad-hoc %q holds %s %q", n.ID, m.Kind, m.ID)
+		case m.IsActivity():
+			activities++
+		}
+	}
+	if activities == 0 {
+		t.Fatalf("ad-hoc %q without activities", n.ID)
+	}
+}
+
+// checkLoop asserts the invariants of an accepted loop.
+func checkLoop(t *testing.T, n *Node) {
+	t.Helper()
+	l := n.Loop
+	if !n.IsActivity() || n.TriggeredByEvent {
+		t.Fatalf("loop on %s %q", n.Kind, n.ID)
+	}
+	if l.Standard {
+		if l.LoopMaximum < 0 || l.Cardinality != nil || l.Collection != nil || l.ElementVariable != "" || l.OutputCollection != "" || l.CompletionCondition != nil {
+			t.Fatalf("standard loop on %q: %+v", n.ID, l)
+		}
+		return
+	}
+	if (l.Cardinality == nil) == (l.Collection == nil) || l.LoopCondition != nil {
+		t.Fatalf("multi-instance on %q: cardinality %v, collection %v", n.ID, l.Cardinality, l.Collection)
+	}
+	if (l.ElementVariable != "" && l.Collection == nil) || (l.OutputCollection == "") != (l.OutputElement == "") {
+		t.Fatalf("multi-instance on %q: %+v", n.ID, l)
 	}
 }
 
@@ -160,6 +230,12 @@ func checkNode(t *testing.T, n *Node) {
 		if n.Event == nil {
 			t.Fatalf("%s %q without event definition", n.Kind, n.ID)
 		}
+	}
+	if (n.Kind == KindAdHocSubProcess) != (n.AdHoc != nil) {
+		t.Fatalf("node %q: AdHoc does not match kind %s", n.ID, n.Kind)
+	}
+	if n.Loop != nil {
+		checkLoop(t, n)
 	}
 	if n.Event != nil && n.Event.Kind == TriggerTimer && n.Event.Timer == nil {
 		t.Fatalf("node %q: timer event without TimerDef", n.ID)

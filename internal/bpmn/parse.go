@@ -112,6 +112,9 @@ type parser struct {
 	dataObjectRefs map[string]string
 	// callAssocs are the data associations of call activities.
 	callAssocs []callAssoc
+	// loopRefs are the loopDataInputRef / loopDataOutputRef elements of
+	// multi-instance activities, resolved by resolveLoopRefs.
+	loopRefs []loopRef
 }
 
 // container is a process or sub-process graph being built.
@@ -120,9 +123,13 @@ type container struct {
 	id string // process or sub-process id, for problems
 	// proc is the process whose top-level graph this is, nil for a sub-process.
 	proc *Process
-	// checkShape is false inside unsupported containers (ad-hoc,
-	// transaction), whose instantiation differs.
+	// checkShape is false inside unsupported containers (transaction)
+	// and ad-hoc sub-processes, whose instantiation differs.
 	checkShape bool
+	// adhoc marks the graph of an ad-hoc sub-process (DESIGN §6): its
+	// router starts the inner activities, so it has no start events, no
+	// end events and no Graph.Starts; adHocShape checks it.
+	adhoc bool
 	// eventSub marks the graph of an event sub-process (triggeredByEvent):
 	// it starts through its single triggered start event, never by seeding.
 	eventSub bool
@@ -349,6 +356,9 @@ var knownGobpm = map[string]map[string]bool{
 	"userTask":               {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
 	"message":                {"correlationKey": true},
 	"callActivity":           {"version": true},
+	"adHocSubProcess":        {"router": true, "routerExpression": true, "sequence": true, "selection": true},
+	// On the loop characteristics element, like camunda:collection.
+	"multiInstanceLoopCharacteristics": {"collection": true, "elementVariable": true, "outputCollection": true, "outputElement": true},
 	// Global tasks take the attributes of the task they stand for.
 	"globalUserTask":   {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
 	"globalScriptTask": {"resultVariable": true},
@@ -503,11 +513,31 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	n := &Node{ID: id, Name: attr(e, "name"), Kind: NodeKind(e.Tag), Parent: c.g}
 	info := &nodeInfo{node: n, el: e, g: c.g, supported: true}
 	label := p.label(e)
+	switch {
+	case !c.adhoc:
+	case e.Tag == "startEvent" || e.Tag == "endEvent":
+		// DESIGN §6: the router starts the inner activities and the region
+		// completes when it drains.
+		p.problems.add(label, RuleAdHocContent,
+			"%s inside ad-hoc sub-process %q is not allowed: its router starts the inner activities and it completes when nothing runs in it", e.Tag, c.id)
+		info.supported = false
+	case e.Tag == "callActivity" || e.Tag == "transaction":
+		p.problems.add(label, RuleUnsupported, "%s %q is not yet supported inside an ad-hoc sub-process", e.Tag, label)
+		info.supported = false
+	}
 	switch e.Tag {
 	case "startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent", "boundaryEvent":
-		info.supported = p.event(e, info, c)
-	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "callActivity":
-		info.supported = p.activity(e, info)
+		if info.supported {
+			info.supported = p.event(e, info, c)
+		}
+	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "callActivity", "adHocSubProcess":
+		if !p.activity(e, info) {
+			info.supported = false
+		}
+		if c.adhoc && n.TriggeredByEvent {
+			p.problems.add(label, RuleUnsupported, "event sub-process %q is not yet supported inside an ad-hoc sub-process", label)
+			info.supported = false
+		}
 	case "exclusiveGateway", "inclusiveGateway":
 		p.common(e, "incoming", "outgoing")
 		info.defaultRef = strings.TrimSpace(attr(e, "default"))
@@ -529,8 +559,10 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 			p.problems.add(label, RuleUnsupported, "instantiating eventBasedGateway is not supported yet; use start events")
 			info.supported = false
 		}
-	case "subChoreography", "adHocSubProcess", "transaction":
-		p.unsupported(e, "")
+	case "subChoreography", "transaction":
+		if info.supported {
+			p.unsupported(e, "")
+		}
 		info.supported = false
 		p.subContents(e, &container{g: &Graph{Owner: n}, id: label})
 	default:
@@ -558,7 +590,8 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 
 // activity reads a task or sub-process: task, manualTask (a pass-through
 // KindTask), scriptTask, serviceTask, sendTask, userTask, receiveTask,
-// callActivity or subProcess.
+// callActivity, subProcess or adHocSubProcess, with its loop
+// characteristics.
 func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	n := info.node
 	label := p.label(e)
@@ -574,17 +607,28 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	}
 	info.defaultRef = strings.TrimSpace(attr(e, "default"))
 	var sub *container
-	if e.Tag == "subProcess" {
+	switch e.Tag {
+	case "subProcess":
 		n.Sub = &Graph{Owner: n}
 		// An event sub-process (DESIGN §5.5) is a sub-process node without
 		// flows; its graph starts at its single triggered start event,
 		// which eventSubShape finds.
 		n.TriggeredByEvent = p.boolAttr(e, "triggeredByEvent", false)
 		sub = &container{g: n.Sub, id: label, checkShape: ok, eventSub: n.TriggeredByEvent}
+	case "adHocSubProcess":
+		// DESIGN §6: a variant of the embedded sub-process whose router,
+		// not its flows, starts the inner activities.
+		n.Kind = KindAdHocSubProcess
+		n.Sub = &Graph{Owner: n}
+		sub = &container{g: n.Sub, id: label, adhoc: true}
+		if p.boolAttr(e, "triggeredByEvent", false) {
+			p.problems.add(label, RuleUnsupported, "an ad-hoc sub-process cannot be an event sub-process (triggeredByEvent=\"true\")")
+			ok = false
+		}
 	}
 	scripts := 0
 	var io *ioDecl
-	var assocs []*etree.Element
+	var assocs, conds, loops []*etree.Element
 	for _, c := range e.ChildElements() {
 		if !isBPMN(c) {
 			if sub == nil {
@@ -625,12 +669,21 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 				p.script(e, c, n)
 			}
 		case "completionCondition":
-			// Only an ad-hoc sub-process has one.
-			p.unsupported(c, "completionCondition in "+e.Tag)
-			ok = false
+			// Only an ad-hoc sub-process has one (a multi-instance loop has
+			// its own, inside multiInstanceLoopCharacteristics).
+			if e.Tag != "adHocSubProcess" {
+				p.unsupported(c, "completionCondition in "+e.Tag)
+				ok = false
+				continue
+			}
+			conds = append(conds, c)
 		case "standardLoopCharacteristics", "multiInstanceLoopCharacteristics":
-			p.problems.add(label, RuleUnsupported, "%s on %s is not supported yet", c.Tag, e.Tag)
-			ok = false
+			if n.TriggeredByEvent {
+				p.problems.add(label, RuleUnsupported, "%s on an event sub-process is not supported: it starts once per trigger", c.Tag)
+				ok = false
+				continue
+			}
+			loops = append(loops, c)
 		case "property":
 			if sub == nil {
 				p.problems.add(label, RuleUnsupported, "property on %s is not supported yet", e.Tag)
@@ -671,6 +724,15 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		n.UserTask = p.userTask(e)
 	case "receiveTask":
 		n.Event = p.receiveTask(e)
+	case "adHocSubProcess":
+		n.AdHoc = p.adHoc(e, conds)
+	}
+	switch len(loops) {
+	case 0:
+	case 1:
+		n.Loop = p.loop(e, loops[0])
+	default:
+		p.problems.add(label, RuleInvalidAttribute, "%s has %d loop characteristics; an activity has at most one", e.Tag, len(loops))
 	}
 	if sub != nil {
 		p.subContents(e, sub)

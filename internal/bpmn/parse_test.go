@@ -446,10 +446,7 @@ func TestParseUnsupported(t *testing.T) {
 		{"eventDefinitionRef", `<intermediateCatchEvent id="x"><eventDefinitionRef>td</eventDefinitionRef></intermediateCatchEvent>`, "x", "eventDefinitionRef"},
 		{"instantiatingReceive", `<receiveTask id="x" instantiate="true"/>`, "x", "instantiate"},
 		{"cancelEnd", `<task id="x"/><endEvent id="m"><cancelEventDefinition/></endEvent><sequenceFlow id="h" sourceRef="x" targetRef="m"/>`, "m", "cancelEventDefinition"},
-		{"adHoc", `<adHocSubProcess id="x"><task id="in"/></adHocSubProcess>`, "x", "adHocSubProcess"},
 		{"transaction", `<transaction id="x"><task id="in"/></transaction>`, "x", "transaction"},
-		{"multiInstance", `<task id="x"><multiInstanceLoopCharacteristics/></task>`, "x", "multiInstanceLoopCharacteristics"},
-		{"standardLoop", `<subProcess id="x"><standardLoopCharacteristics/><task id="in"/></subProcess>`, "x", "standardLoopCharacteristics"},
 		{"eventSubProcessCompensation", `<subProcess id="x" triggeredByEvent="true"><startEvent id="in"><compensateEventDefinition/></startEvent></subProcess>`, "in", "compensateEventDefinition"},
 		{"eventSubProcessLoop", `<subProcess id="x" triggeredByEvent="true"><multiInstanceLoopCharacteristics/><startEvent id="in"><signalEventDefinition signalRef="s"/></startEvent></subProcess>`, "x", "multiInstanceLoopCharacteristics"},
 		{"compensation", `<task id="x" isForCompensation="true"/>`, "x", "compensation"},
@@ -457,7 +454,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"ioSpecificationSubProcess", `<subProcess id="x"><ioSpecification id="io"/><startEvent id="in"/></subProcess>`, "io", "ioSpecification in subProcess"},
 		{"completionCondition", `<subProcess id="x"><completionCondition id="cc">done</completionCondition><startEvent id="in"/></subProcess>`, "cc", "completionCondition in subProcess"},
 		{"processIOBinding", `<ioBinding id="b" operationRef="op" inputDataRef="i"/>`, "b", "ioBinding"},
-		{"callMultiInstance", `<callActivity id="x" calledElement="c"><multiInstanceLoopCharacteristics/></callActivity>`, "x", "multiInstanceLoopCharacteristics on callActivity"},
 		{"taskProperty", `<task id="x"><property id="pr" name="v"/></task>`, "x", "property on task"},
 		{"assignment", `<task id="x"><dataInputAssociation id="a"><assignment/></dataInputAssociation></task>`, "x", "assignment"},
 	}

@@ -84,6 +84,10 @@ const (
 	// or signal intermediate catch event (conditional ones are not allowed)
 	// or a receive task with a single incoming flow.
 	RuleInvalidEventGateway Rule = "invalid-event-gateway"
+	// RuleAdHocContent: an ad-hoc sub-process (DESIGN §6) holding a start
+	// or end event, a gateway nothing leads to (its router starts only
+	// activities), or no activity at all.
+	RuleAdHocContent Rule = "adhoc-content"
 )
 
 // Problem is one rule a document breaks.

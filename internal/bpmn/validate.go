@@ -28,6 +28,8 @@ func (p *parser) validate() {
 			p.checkEventSubFlow(f)
 		}
 		switch {
+		case c.adhoc:
+			p.adHocShape(c)
 		case !c.checkShape:
 		case c.eventSub:
 			p.eventSubShape(c)
@@ -36,6 +38,7 @@ func (p *parser) validate() {
 		}
 	}
 	p.checkCallAssocs()
+	p.resolveLoopRefs()
 	for _, r := range p.dataRefs {
 		g, ok := p.data[r.ref]
 		switch {
