@@ -62,10 +62,13 @@ const (
 
 // Problem is one rule a document breaks.
 type Problem struct {
-	// Element is the id of the offending element, or its tag name, name
-	// and line ("itemDefinition tLoan (line 12)") when it has no id. It is
-	// empty for problems with the document as a whole (RuleMalformed,
-	// RuleDoctype, RuleTooLarge, RuleTooDeep).
+	// Element is the id of the offending decision, input data or business
+	// knowledge model (problems inside its decision logic name it too; the
+	// detail says which input, rule or entry), the name of an item
+	// definition, or the tag, name and line of an element without an id
+	// ("decision Fee (line 12)"). It is empty for problems with the
+	// document as a whole (RuleMalformed, RuleDoctype, RuleTooLarge,
+	// RuleTooDeep, RuleNotDMN).
 	Element string
 	// Rule is one of the Rule constants.
 	Rule Rule
