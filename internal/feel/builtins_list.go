@@ -176,23 +176,56 @@ func fnListReplace(ev *evaluator, a []any) any {
 	return out
 }
 
-// distinct keeps the first of each group of equal elements.
+// distinct keeps the first of each group of equal elements. Numbers,
+// strings, booleans and null are deduplicated by hashing; other values
+// (lists, contexts, temporal values) pairwise.
 func (ev *evaluator) distinct(l []any) any {
-	if !ev.tick(len(l) * len(l) / 16) {
+	if !ev.tick(len(l)) {
 		return nil
 	}
 	out := []any{}
+	seen := map[string]bool{}
+	var others []any
 outer:
 	for _, el := range l {
 		el = norm(el)
-		for _, o := range out {
+		if k, ok := hashKey(el); ok {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, el)
+			}
+			continue
+		}
+		if !ev.tick(len(others)) {
+			return nil
+		}
+		for _, o := range others {
 			if equal(o, el, 0) == true {
 				continue outer
 			}
 		}
+		others = append(others, el)
 		out = append(out, el)
 	}
 	return out
+}
+
+// hashKey returns a key under which equal scalars collide.
+func hashKey(v any) (string, bool) {
+	switch x := v.(type) {
+	case nil:
+		return "z", true
+	case bool:
+		if x {
+			return "t", true
+		}
+		return "f", true
+	case string:
+		return "s" + x, true
+	case *apd.Decimal:
+		return "n" + numText(x), true
+	}
+	return "", false
 }
 
 func (ev *evaluator) flatten(out *[]any, l []any, depth int) bool {

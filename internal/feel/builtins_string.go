@@ -159,7 +159,7 @@ func fnReplace(ev *evaluator, a []any) any {
 	if !ok {
 		return nil
 	}
-	if len(s) > maxStringLen/4 {
+	if int64(len(s))*int64(len(tmpl)+1) > 64<<20 {
 		return ev.fail(errStringTooLong)
 	}
 	out := re.ReplaceAllString(s, tmpl)

@@ -15,7 +15,7 @@ import (
 const (
 	// maxSteps bounds loop iterations, filter elements, function calls
 	// and list-function element visits in one evaluation.
-	maxSteps = 1 << 22
+	maxSteps = 1 << 20
 	// maxCallDepth bounds nested calls of user-defined functions.
 	maxCallDepth = 256
 )
@@ -93,6 +93,22 @@ func (ev *evaluator) clock() time.Time {
 	return time.Now()
 }
 
+// argCost is the step cost of calling a built-in with args: one step,
+// plus one per 256 bytes of string and per 16 list elements, so that
+// loops over big values spend their budget in proportion to the work.
+func argCost(args []any) int {
+	c := 1
+	for _, a := range args {
+		switch x := a.(type) {
+		case string:
+			c += len(x) >> 8
+		case []any:
+			c += len(x) >> 4
+		}
+	}
+	return c
+}
+
 // eval evaluates n in e and returns an internal value.
 func (ev *evaluator) eval(n node, e *env) any {
 	if ev.err != nil {
@@ -161,7 +177,7 @@ func (ev *evaluator) eval(n node, e *env) any {
 				args[i] = ev.eval(a, e)
 			}
 		}
-		if ev.err != nil {
+		if !ev.tick(argCost(args)) {
 			return nil
 		}
 		return n.fn.fn(ev, args)
@@ -338,6 +354,9 @@ func (ev *evaluator) arith(op string, a, b any) any {
 			}
 			if len(x)+len(y) > maxStringLen {
 				return ev.fail(errStringTooLong)
+			}
+			if !ev.tick((len(x) + len(y)) >> 8) {
+				return nil
 			}
 			return x + y
 		}

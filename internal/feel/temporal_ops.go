@@ -83,7 +83,7 @@ func temporalArith(op string, a, b any) any {
 		case YearsMonths:
 			switch y := b.(type) {
 			case YearsMonths:
-				return YearsMonths{x.months + y.months}
+				return ymOrNil(x.months + y.months)
 			case Date, DateTime:
 				return temporalArith("+", b, a)
 			}
@@ -119,7 +119,7 @@ func temporalArith(op string, a, b any) any {
 			}
 		case YearsMonths:
 			if y, ok := b.(YearsMonths); ok {
-				return YearsMonths{x.months - y.months}
+				return ymOrNil(x.months - y.months)
 			}
 		case Date:
 			switch y := b.(type) {
@@ -234,6 +234,14 @@ func ymScale(x YearsMonths, n *apd.Decimal, div bool) any {
 		return nil
 	}
 	return YearsMonths{m}
+}
+
+// ymOrNil bounds years-and-months results to FEEL's nine-digit years.
+func ymOrNil(months int64) any {
+	if months > 12*maxYear || months < -12*maxYear {
+		return nil
+	}
+	return YearsMonths{months}
 }
 
 func durOrNil(d Duration, ok bool) any {
