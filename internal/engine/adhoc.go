@@ -221,7 +221,7 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 	router, err := RouterFor(n)
 	var answer []string
 	if err == nil {
-		answer, err = router.Next(x.snapshot(n, r, trigger))
+		answer, err = router.Next(x.snapshot(n, r, trigger, t))
 	}
 	if err == nil {
 		for _, id := range answer {
@@ -231,8 +231,8 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 			}
 		}
 	}
-	if err == nil && n.AdHoc.Sequential && !n.AdHoc.Manual && (len(answer) > 1 || (len(answer) == 1 && len(x.running(r)) > 0)) {
-		err = fmt.Errorf("sequential ad-hoc sub-process %s: the router answered %v while %v run; at most one activity may be live", n.ID, answer, x.running(r))
+	if err == nil && n.AdHoc.Sequential && !n.AdHoc.Manual && (len(answer) > 1 || (len(answer) == 1 && len(x.running(r, t)) > 0)) {
+		err = fmt.Errorf("sequential ad-hoc sub-process %s: the router answered %v while %v run; at most one activity may be live", n.ID, answer, x.running(r, t))
 	}
 	if err != nil {
 		host := t
@@ -248,7 +248,7 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 }
 
 // snapshot builds the router's view of a region.
-func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string) Snapshot {
+func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string, skip *Track) Snapshot {
 	var acts []string
 	for _, a := range n.Sub.Nodes {
 		if a.IsActivity() {
@@ -256,16 +256,17 @@ func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string) Snapshot {
 		}
 	}
 	tree, s := x.st.Scopes, r.ScopeID
-	return Snapshot{Region: n.ID, Activities: acts, Completed: maps.Clone(r.Completed), Running: x.running(r), Trigger: trigger,
+	return Snapshot{Region: n.ID, Activities: acts, Completed: maps.Clone(r.Completed), Running: x.running(r, skip), Trigger: trigger,
 		Lookup: func(name string) (any, bool) { return tree.Lookup(s, name) }}
 }
 
-// running lists the inner activities running in a region (once per instance).
-func (x *executor) running(r *Region) []string {
+// running lists the inner activities running in a region (once per
+// instance), not counting skip (the track whose activity just completed).
+func (x *executor) running(r *Region, skip *Track) []string {
 	g := x.graphOf(r.ScopeID)
 	var out []string
 	for _, t := range x.st.Tracks {
-		if t.Scope != r.ScopeID {
+		if t.Scope != r.ScopeID || t == skip {
 			continue
 		}
 		if n := x.proc.Node(t.Node); n != nil && n.IsActivity() && n.Parent == g {
@@ -280,7 +281,7 @@ func (x *executor) running(r *Region) []string {
 // t), manual regions offer it.
 func (x *executor) route(t *Track, n *bpmn.Node, r *Region, answer []string) {
 	if n.AdHoc.Manual {
-		if n.AdHoc.Sequential && len(x.running(r)) > 0 {
+		if n.AdHoc.Sequential && len(x.running(r, t)) > 0 {
 			answer = nil // the offer closes while an activity runs
 		}
 		r.Offer = answer
@@ -344,7 +345,11 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 			return
 		}
 	}
-	answer, ok := x.ask(nil, region, r, n.ID)
+	asker := t
+	if hasFlows {
+		asker = nil // t followed the activity's own flows
+	}
+	answer, ok := x.ask(asker, region, r, n.ID)
 	if !ok {
 		return
 	}
@@ -388,8 +393,8 @@ func (x *executor) activate(e AdHocActivated) error {
 	if !slices.Contains(r.Offer, e.ActivityID) {
 		return fmt.Errorf("engine: activate %s: it is not a candidate of %s (candidates: %v): %w", e.ActivityID, r.NodeID, r.Offer, ErrInvalidTransition)
 	}
-	if n.AdHoc.Sequential && len(x.running(r)) > 0 {
-		return fmt.Errorf("engine: activate %s: sequential region %s already runs %v: %w", e.ActivityID, r.NodeID, x.running(r), ErrInvalidTransition)
+	if n.AdHoc.Sequential && len(x.running(r, nil)) > 0 {
+		return fmt.Errorf("engine: activate %s: sequential region %s already runs %v: %w", e.ActivityID, r.NodeID, x.running(r, nil), ErrInvalidTransition)
 	}
 	x.fact(FactAdHocActivated, e.ActivityID, r.ScopeID, "", map[string]any{"by": e.User})
 	x.newTrack(r.ScopeID, e.ActivityID, "")

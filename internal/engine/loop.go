@@ -193,10 +193,19 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 	if !l.Standard && l.OutputElement != "" && it.Index >= 1 && it.Index <= len(b.Results) {
 		b.Results[it.Index-1] = scope.CloneValue(it.Vars[l.OutputElement])
 	}
+	b.Active--
+	b.Completed++
+	body := x.st.Scopes.Get(b.ScopeID)
+	x.publish(b, body)
 	done := false
 	if !l.Standard && l.CompletionCondition != nil {
+		// Evaluated in the iteration (its locals visible) with the body's
+		// counters already counting it.
 		v, err := l.CompletionCondition.Eval(x.view(it.ID))
 		if err != nil {
+			b.Active++
+			b.Completed--
+			x.publish(b, body)
 			x.incident(t, IncidentExpression, fmt.Sprintf("completion condition of %s: %v", n.ID, err))
 			return
 		}
@@ -205,10 +214,6 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 	x.removeTrack(t)
 	x.fact(FactScopeClosed, n.ID, it.ID, "", map[string]any{"iteration": it.Index})
 	x.st.Scopes.Close(it.ID)
-	b.Active--
-	b.Completed++
-	body := x.st.Scopes.Get(b.ScopeID)
-	x.publish(b, body)
 	switch {
 	case l.Standard:
 		x.nextLoop(b, n)

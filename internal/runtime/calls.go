@@ -78,32 +78,67 @@ func (w *work) afterCommit(ctx context.Context, r *Runtime) {
 	}
 }
 
-// settleCalls launches the children st's step asked for, each resolved
-// through the registry at call time, and feeds the outcomes back into st
-// (call started; a child that ended at once; a call that failed) until no
-// call is pending. Children's records go into w; they commit with st.
+// settleCalls answers what st's step asked of the registry before it
+// commits: it launches the children of call activities (each resolved at
+// call time) and evaluates the decisions of business rule tasks, feeding
+// every outcome back into st (call started; a child that ended at once; a
+// call that failed; a decision result) until nothing is pending. Children's
+// records go into w; they commit with st.
 func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, businessKey string, st *engine.State, fx engine.Effects, now time.Time) (*engine.State, engine.Effects, error) {
-	queue := fx.Calls
-	fx.Calls = nil
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		events, err := r.launch(ctx, w, proc, businessKey, st, c, now)
-		if err != nil {
-			return nil, fx, err
+	calls, decisions := fx.Calls, fx.Decisions
+	fx.Calls, fx.Decisions = nil, nil
+	for len(calls) > 0 || len(decisions) > 0 {
+		var events []engine.Event
+		switch {
+		case len(decisions) > 0:
+			events = []engine.Event{r.evaluate(ctx, decisions[0])}
+			decisions = decisions[1:]
+		default:
+			c := calls[0]
+			calls = calls[1:]
+			var err error
+			if events, err = r.launch(ctx, w, proc, businessKey, st, c, now); err != nil {
+				return nil, fx, err
+			}
 		}
 		for _, ev := range events {
 			next, more, err := engine.Step(proc, st, ev, now, r.engine)
 			if err != nil {
-				return nil, fx, fmt.Errorf("runtime: %s of call %s: %w", ev.Kind(), c.ChildID, err)
+				return nil, fx, fmt.Errorf("runtime: %s in %s: %w", ev.Kind(), st.InstanceID, err)
 			}
 			st = next
-			queue = append(queue, more.Calls...)
-			more.Calls = nil
+			calls = append(calls, more.Calls...)
+			decisions = append(decisions, more.Decisions...)
+			more.Calls, more.Decisions = nil, nil
 			fx = mergeEffects(fx, more)
 		}
 	}
 	return st, fx, nil
+}
+
+// evaluate evaluates the latest version of a business rule task's decision.
+func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest) engine.Event {
+	ev := engine.DecisionEvaluated{WaitID: req.WaitID, Key: req.Ref}
+	defs, ref, err := r.decision(ctx, req.Ref, 0)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			ev.Error = fmt.Sprintf("decision %q is not deployed", req.Ref)
+		} else {
+			ev.Error = err.Error()
+		}
+		return ev
+	}
+	ev.Version = ref.Version
+	res, err := defs.Evaluate(req.Ref, req.Variables)
+	if err == nil {
+		err = res.Err()
+	}
+	if err != nil {
+		ev.Error = err.Error()
+		return ev
+	}
+	ev.Entries, ev.Matched = res.Entries, ruleIDs(res.Matched)
+	return ev
 }
 
 // launch resolves and starts one child. It returns the events for the
@@ -219,6 +254,7 @@ func mergeEffects(a, b engine.Effects) engine.Effects {
 	}
 	a.Signals = append(a.Signals, b.Signals...)
 	a.Calls = append(a.Calls, b.Calls...)
+	a.Decisions = append(a.Decisions, b.Decisions...)
 	a.CancelChildren = append(a.CancelChildren, b.CancelChildren...)
 	a.Fired += b.Fired
 	if b.ParentNotice != nil {
