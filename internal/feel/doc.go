@@ -1,61 +1,110 @@
-// Package feel implements the core of FEEL, the expression language of
-// DMN (DMN 1.5, chapter 10), for gobpm's expression seam (package expr).
+// Package feel implements FEEL, the expression language of DMN (DMN 1.5,
+// chapter 10), for gobpm's expression seam (package expr) and for DMN
+// decisions.
 //
 // A source text is compiled once, at deployment, into an immutable
 // Program; the Program is then evaluated any number of times, from any
 // number of goroutines, against a read-only Scope of variables.
 //
-//	prog, err := feel.Compile(`amount > 1000 and customer.tier = "gold"`)
+//	prog, err := feel.CompileWith(`Monthly Salary * 12 > 50000 and customer.tier = "gold"`,
+//		feel.Options{Names: []string{"Monthly Salary"}})
 //	if err != nil {
 //		return err // e.g. `at 8: unexpected ")"`
 //	}
 //	v, err := prog.Eval(scope) // true, false or nil
 //
+// DMN input entries are unary tests, compiled with CompileUnaryTests and
+// matched against an input value with (*UnaryTests).Match.
+//
 // # Values
 //
-// Values go in and come out JSON-shaped: nil, bool, string, json.Number,
-// []any and map[string]any. Numbers may also be passed in as float64 or Go
-// integers. Internally numbers are apd decimals with 34 significant
-// digits (like decimal128), so 0.1 + 0.2 = 0.3 and 1/3 has 34 digits;
-// results come back as json.Number in canonical text ("0.3", "10").
-// Ranges exist only during evaluation: a program whose result is a range
-// fails in Eval.
+// Eval returns JSON-shaped values: nil, bool, string, json.Number, []any
+// and map[string]any, and fails for a result JSON cannot hold (a date, a
+// range, a function). EvalValue returns FEEL-native values: the same,
+// plus Date, Time, DateTime, Duration (days and time), YearsMonths,
+// *Range and Function. A Scope may hold all of these, and numbers as
+// float64 or Go integers too. Internally numbers are apd decimals with 34
+// significant digits (decimal128), so 0.1 + 0.2 = 0.3 and 1/3 has 34
+// digits; results come back as json.Number in canonical text.
+//
+// The temporal types are immutable values whose String method writes
+// the FEEL text ("2026-01-01", "10:30:00+02:00", "P1DT2H", "P1Y2M");
+// ParseDate, ParseTime, ParseDateTime and ParseDuration read it back.
 //
 // # Language
 //
-// Supported: number, string (with \" \\ \n \r \t \uXXXX escapes), boolean
-// and null literals; names and paths (a.b.c; a missing name or key is
-// null; a path over a list maps over its elements); + - * / ** and unary
-// minus (division by zero is null); string concatenation with +;
-// = != < <= > >= (numbers and strings are ordered, booleans only compare
-// for equality, mismatched types give null); three-valued and/or; if
-// then else; list literals, 1-based indexing (negative from the end) and
-// boolean filters over `item`; context literals whose entries may use
-// earlier ones; ranges [a..b], (a..b), ]a..b[ and mixed forms;
-// `x between a and b`; `x in` a value, list, range, comparison test
-// (`x in >= 5`) or parenthesised list of tests; // and /* */ comments.
+// The whole grammar of chapter 10: literals (numbers, strings with \" \\
+// \n \r \t \uXXXX escapes — other backslashes stay, for regular
+// expressions — booleans, null, @"…" temporal literals); names and
+// paths (a.b.c, over lists element-wise, and properties such as .year,
+// .month, .day, .weekday, .hour, .minute, .second, .time offset,
+// .timezone, .days, .hours, .minutes, .seconds, .years, .months, and
+// .start, .end, .start included, .end included of ranges); arithmetic
+// + - * / ** with unary minus over numbers, strings (+) and the temporal
+// types; comparisons = != < <= > >= (mismatched types give null);
+// three-valued and/or; if then else; between; in with unary tests;
+// `instance of` with number, string, boolean, date, time, date and time,
+// days and time duration, years and months duration, list<T>,
+// context<k: T>, range<T>, function<T>->T, Any and Null; list
+// literals, 1-based indexing (negative from the end) and filters over
+// `item` and element entries; context literals whose entries see the
+// earlier ones; ranges [a..b], (a..b), ]a..b[ as values; for … in …
+// return (lists, ranges, integer ranges a..b ascending or descending,
+// several iterators, `partial`); some/every … satisfies; function
+// definitions (closures, recursion through a context entry, typed
+// parameters accepted and ignored) and calls positional or with named
+// arguments, of built-ins, FEEL functions and Functions from the Scope;
+// // and /* */ comments.
 //
-// Built-in functions: not, string length, upper case, lower case,
-// contains, starts with, ends with, substring, string, number, count,
-// list contains, sum, min, max, abs, floor, ceiling, decimal, modulo.
-// Calling any other function is a compile error.
+// Names may contain spaces. The lexer matches the names of
+// Options.Names (longest first; they may also contain keywords and
+// - + * / ' .), and the parser joins adjacent words into one name: a
+// built-in function name followed by "(" first, then a name bound by an
+// enclosing context, function or iteration, else all words up to the
+// next keyword. A call of a name that is neither built in nor known is
+// a compile error — list the names of Functions the Scope provides (DMN
+// business knowledge models) in Options.Names.
 //
-// Not yet supported: names containing spaces, for/some/every, temporal
-// types, user-defined functions, named arguments and DMN unary tests.
+// Built-in functions (DMN 1.5 §10.3.4), all callable with named
+// arguments: conversion — date, date and time, time, number, string,
+// duration, years and months duration, range, context; boolean — not;
+// string — substring, string length, upper case, lower case, substring
+// before, substring after, replace, contains, starts with, ends with,
+// matches, split, string join (regular expressions are XPath's, run by
+// RE2, with the flags s m i x q); list — list contains, count, min, max,
+// sum, mean, all, any, sublist, append, concatenate, insert before,
+// remove, list replace, reverse, index of, union, distinct values,
+// flatten, product, median, stddev, mode, sort; numeric — decimal,
+// floor, ceiling, round up, round down, round half up, round half down,
+// abs, modulo, sqrt, log, exp, odd, even; range — before, after, meets,
+// met by, overlaps, overlaps before, overlaps after, finishes, finished
+// by, includes, during, starts, started by, coincides; temporal — day of
+// year, day of week, month of year, week of year, now, today (the clock
+// is Options.Now); context — get value, get entries, context put,
+// context merge; is.
+//
+// Not supported: `is defined`, external functions (`function(…)
+// external`), DMN item-definition types in `instance of`, and the entry
+// order of contexts (contexts are Go maps: get entries and string()
+// list keys sorted).
 //
 // # Structure
 //
-// lexer.go splits the source into tokens (names are single words; the
-// parser joins words into multi-word function names, which is where
-// names with spaces will be added); parser.go builds the AST; eval.go
-// walks it; value.go holds the value model and decimal conversion;
-// builtins.go the function library.
+// lexer.go splits the source into tokens; parser.go builds the AST of
+// ast.go; eval.go walks it; function.go holds function values, calls,
+// iteration and instance of; value.go the value model, equality, order
+// and string(); temporal.go and temporal_ops.go the temporal types;
+// unary.go the unary tests; builtins*.go the library by topic.
 //
 // # Limits
 //
 // Compile rejects sources longer than MaxSourceLen bytes and nesting
-// deeper than MaxDepth. Evaluation refuses to build strings longer than
-// 1 MiB. No input makes Compile or Eval panic.
+// deeper than MaxDepth. One evaluation may take at most about a million
+// steps (loop iterations, filter elements, function calls, built-in
+// work by argument size) and nest user function calls 256 deep; it
+// refuses to build strings longer than 1 MiB. Exceeding a limit is an
+// Eval error. No input makes Compile or Eval panic.
 //
-// This package imports no I/O and nothing else from gobpm.
+// This package imports nothing else from gobpm. Zones of @"…@Europe/Paris"
+// come from the system's zoneinfo or the embedded time/tzdata.
 package feel

@@ -432,12 +432,15 @@ func TestEvalErrors(t *testing.T) {
 		{`[[1..2]]`, nil, "range"},
 		{`{r: (1..2)}`, nil, "range"},
 		{`x`, mapScope{"x": struct{}{}}, "not a JSON value"},
+		{`count(for i in 1..2000, j in 1..2000 return i)`, nil, "exceeded"},
+		{`{f: function(n) f(n + 1), r: f(1)}.r`, nil, "nested deeper"},
+		{`f(1)`, mapScope{"f": failingFn{}}, "boom"},
 		{`{s: "xxxxxxxxxxxxxxxx", a: s+s, b: a+a, c: b+b, d: c+c, e: d+d, f: e+e, g: f+f, h: g+g, i: h+h, j: i+i, k: j+j, l: k+k, m: l+l, n: m+m, o: n+n, p: o+o, q: p+p}`, nil, "string longer"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.src, func(t *testing.T) {
 			t.Parallel()
-			p, err := Compile(tc.src)
+			p, err := CompileWith(tc.src, Options{Names: []string{"f"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -564,3 +567,9 @@ func TestNilScopeAndSource(t *testing.T) {
 		t.Errorf("Eval(nil) = %v, %v", v, err)
 	}
 }
+
+// failingFn is a Function whose calls fail.
+type failingFn struct{}
+
+func (failingFn) Params() []string        { return []string{"x"} }
+func (failingFn) Call([]any) (any, error) { return nil, errors.New("boom") }

@@ -136,6 +136,27 @@ func TestNamesWithSpaces(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", tc.src, got, tc.want)
 		}
 	}
+	// A known name must end at a word boundary: "Applicant Agent" is not "Applicant Age" + "nt".
+	if p, err := CompileWith(`Applicant Agent`, Options{Names: names}); err != nil {
+		t.Error(err)
+	} else if v, _ := p.Eval(mapScope{"Applicant Agent": "x"}); v != "x" {
+		t.Errorf("Applicant Agent = %v", v)
+	}
+	// Known names may contain keywords; the clock comes from Options.Now.
+	p, err := CompileWith(`Date of Birth or today() = date("2026-03-15")`, Options{Names: []string{"Date of Birth"}, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := p.Eval(mapScope{"Date of Birth": false}); v != true || err != nil {
+		t.Errorf("keyword name / Now = %v, %v", v, err)
+	}
+	u, err := CompileUnaryTests(`< today()`, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := u.Match(mustDate("2026-03-14"), nil); !ok {
+		t.Error("unary test did not use Options.Now")
+	}
 	// Without the name, PMT(…) is an unknown function.
 	if _, err := Compile(`PMT(1)`); err == nil {
 		t.Error(`Compile("PMT(1)") without Names succeeded`)

@@ -1,15 +1,21 @@
 package feel
 
 import (
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
-	"html"
 	"testing"
 )
 
-func TestZZTCKCompiles(t *testing.T) {
-	files, _ := filepath.Glob("/work/shared/conformance/dmn-tck/compliance-level-2/*/*.dmn")
+// TestTCKExpressionsCompile compiles every FEEL text of the DMN TCK
+// compliance-level-2 models (input entries as unary tests, with the
+// model's names as Options.Names). It skips when the TCK is not present.
+func TestTCKExpressionsCompile(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/conformance/dmn-tck/compliance-level-2/*/*.dmn")
+	if len(files) == 0 {
+		t.Skip("DMN TCK not found")
+	}
 	nameRe := regexp.MustCompile(`name="([^"]*)"`)
 	inRe := regexp.MustCompile(`(?s)<(?:\w+:)?inputEntry[^>]*>\s*<(?:\w+:)?text>(.*?)</(?:\w+:)?text>`)
 	exRe := regexp.MustCompile(`(?s)<(?:\w+:)?(?:outputEntry|literalExpression|inputExpression)[^>]*>\s*<(?:\w+:)?text>(.*?)</(?:\w+:)?text>`)
