@@ -1,0 +1,284 @@
+package cockpit_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/web"
+)
+
+// The browser tests drive Debian's chromium (never a browser a test tool
+// downloads) against the cockpit on 127.0.0.1:0. Without chromium they are
+// skipped, except in CI (CI=true), where .ci/run installs it.
+
+// screenshotDir is where the browser tests save screenshots
+// (GOBPM_SCREENSHOTS, else testdata/out, ignored by git).
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("GOBPM_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "out")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	return ""
+}
+
+// browser starts headless chromium at 1280×800; the context ends with the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not installed, and CI must run the browser tests: .ci/run installs Debian's chromium")
+		}
+		t.Skip("chromium is not installed (make chromium, or apt-get install chromium): browser tests skipped")
+	}
+	if !web.VendorReady() {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the cockpit's npm files are missing: " + web.VendorHelpOnMiss)
+		}
+		t.Skip("browser tests skipped: " + web.VendorHelpOnMiss)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelCtx()
+		cancelAlloc()
+	})
+	// The first call starts the browser; it must run without a deadline.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// step bounds one browser step in time.
+const step = 20 * time.Second
+
+// shoot saves a full-page PNG screenshot.
+func shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, step)
+	defer cancel()
+	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(screenshotDir(t), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s", path)
+}
+
+// run does browser steps in order, within the step time.
+func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, step)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates JS in the page.
+func eval[T any](t *testing.T, ctx context.Context, what, js string) T {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, step)
+	defer cancel()
+	v, err := chromedp.Run(sctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+func truthy(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	if !eval[bool](t, ctx, what, js) {
+		t.Fatalf("%s: %s is false", what, js)
+	}
+}
+
+// waitFor evaluates a JS expression every 50 ms until it is true or the
+// timeout passes; errors while the page navigates are retried.
+func waitFor(t *testing.T, ctx context.Context, what, js string, timeout time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var last error
+	for time.Since(start) < timeout {
+		ectx, cancel := context.WithTimeout(ctx, time.Second)
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool]("!!("+js+")"))
+		cancel()
+		if err == nil && ok {
+			return time.Since(start)
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: %s not true within %v (last error: %v)", what, js, timeout, last)
+	return 0
+}
+
+// css is a CSS selector.
+func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+const diagramDrawn = `document.querySelector('#diagram') && document.querySelector('#diagram').dataset.rendered === 'true'`
+
+// watermarkVisible checks the bpmn.io watermark its licence requires.
+const watermarkVisible = `(() => {
+	const e = document.querySelector('#diagram .bjs-powered-by');
+	if (!e) return false;
+	const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+	return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none' && s.opacity !== '0';
+})()`
+
+func TestBrowserInstanceDiagramAndLiveRefresh(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deploy("review.bpmn")
+	inst := b.start("review", "claim-7", nil)
+
+	run(t, ctx, "open the instance", chromedp.Navigate(b.srv.URL+"/instances/"+string(inst.ID)))
+	waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "active element marked", `!!document.querySelector('#diagram [data-element-id="check"].gobpm-active')`)
+	truthy(t, ctx, "token count overlay", `document.querySelector('#diagram [data-testid="overlay-count"]').textContent === '1'`)
+	truthy(t, ctx, "watermark", watermarkVisible)
+	shoot(t, ctx, "instance.png")
+
+	// Type into the variables form, leave the field, and let the page refresh
+	// while the task is completed elsewhere.
+	run(t, ctx, "fill the variables form",
+		chromedp.Click(css(`#variables-edit summary`)),
+		chromedp.SendKeys(css(`[data-testid="variables-json"]`), `{"typed": 1}`),
+	)
+	truthy(t, ctx, "remember the drawn diagram", `(window.__svg = document.querySelector('#diagram svg'), document.activeElement.blur(), true)`)
+	task := onlyTask(t, b, inst.ID)
+	ann := runtime.Actor{User: "ann", Groups: []string{"clerks"}}
+	if _, err := b.rt.ClaimTask(context.Background(), task.ID, ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.CompleteTask(context.Background(), task.ID, ann, nil); err != nil {
+		t.Fatal(err)
+	}
+	took := waitFor(t, ctx, "live refresh moves the marker", `document.querySelector('#diagram').dataset.active === 'archive'`, 5*time.Second)
+	t.Logf("the diagram showed the next element %v after the task was completed", took.Round(10*time.Millisecond))
+	if took > 3500*time.Millisecond {
+		t.Errorf("live refresh took %v; the page polls every 2 s", took)
+	}
+	truthy(t, ctx, "the diagram was not re-imported", `document.querySelector('#diagram svg') === window.__svg`)
+	truthy(t, ctx, "the typed form survived the refresh", `document.querySelector('[data-testid="variables-json"]').value === '{"typed": 1}'`)
+	truthy(t, ctx, "the scope tree refreshed", `!!document.querySelector('[data-testid="track"][data-node="archive"]')`)
+}
+
+func TestBrowserInboxCompletesTask(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deploy("review.bpmn")
+	inst := b.start("review", "claim-8", nil)
+
+	run(t, ctx, "act as ann of the clerks",
+		chromedp.Navigate(b.srv.URL+"/tasks"),
+		chromedp.WaitVisible(css(`[data-testid="no-user"]`)),
+		chromedp.SetValue(css(`[data-testid="identity-user"]`), "ann"),
+		chromedp.SetValue(css(`[data-testid="identity-groups"]`), "clerks"),
+		chromedp.Click(css(`[data-testid="identity-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="claimable"] [data-testid="claim"]`)),
+	)
+	run(t, ctx, "claim",
+		chromedp.Click(css(`[data-testid="claimable"] [data-testid="claim"]`)),
+		chromedp.WaitVisible(css(`[data-testid="assigned"] [data-testid="complete-variables"]`)),
+		chromedp.SendKeys(css(`[data-testid="assigned"] [data-testid="complete-variables"]`), `{"approved": true}`),
+	)
+	shoot(t, ctx, "tasks.png")
+	run(t, ctx, "complete", chromedp.Click(css(`[data-testid="assigned"] [data-testid="complete"]`)))
+	waitFor(t, ctx, "the outcome is shown", `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('Task completed')`, 5*time.Second)
+	truthy(t, ctx, "the task left the inbox", `!document.querySelector('[data-testid="task"][data-node="check"]')`)
+	v := b.instance(inst.ID)
+	if got := activeNodes(v); len(got) != 1 || got[0] != "archive" || v.Variables["approved"] != true {
+		t.Fatalf("the instance should wait at archive with approved=true: %v %v", got, v.Variables)
+	}
+	run(t, ctx, "the instance page shows the next step",
+		chromedp.Navigate(b.srv.URL+"/instances/"+string(inst.ID)))
+	waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "archive marked", `document.querySelector('#diagram').dataset.active === 'archive'`)
+}
+
+func TestBrowserChildIncidentOnParent(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deploy("caller.bpmn", "picky.bpmn", "review.bpmn")
+	parent := b.start("caller", "order-7", nil)
+	b.start("review", "claim-9", nil)
+	child := parent.Children[0].InstanceID
+
+	run(t, ctx, "open the parent", chromedp.Navigate(b.srv.URL+"/instances/"+string(parent.ID)))
+	waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "the child's incident is flagged on the parent", `!!document.querySelector('[data-testid="child"] [data-testid="child-incident"]')`)
+	truthy(t, ctx, "the call activity carries an incident marker", `document.querySelector('#diagram').dataset.incidents === 'callPicky' && !!document.querySelector('#diagram [data-element-id="callPicky"].gobpm-incident')`)
+	shoot(t, ctx, "parent-with-child-incident.png")
+
+	run(t, ctx, "follow the call to the child",
+		chromedp.Click(css(`[data-testid="child-link"]`)),
+		chromedp.WaitVisible(css(`[data-testid="retry"]`)),
+	)
+	waitFor(t, ctx, "child diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "the trace leads back to the parent", `document.querySelector('[data-testid="trace-item"]').getAttribute('data-id') === '`+string(parent.ID)+`'`)
+	truthy(t, ctx, "the gateway is marked", `!!document.querySelector('#diagram [data-element-id="route"].gobpm-incident')`)
+	shoot(t, ctx, "child-incident.png")
+
+	// The other pages, for people to look at.
+	for _, pg := range []struct{ path, file, ready string }{
+		{"/", "dashboard.png", `[data-testid="process-status"]`},
+		{"/processes", "processes.png", `[data-testid="processes"]`},
+		{"/processes/review", "process.png", `[data-testid="elements"]`},
+		{"/instances", "instances.png", `[data-testid="instances"]`},
+		{"/incidents", "incidents.png", `[data-testid="incident"]`},
+	} {
+		run(t, ctx, "open "+pg.path, chromedp.Navigate(b.srv.URL+pg.path), chromedp.WaitVisible(css(pg.ready)))
+		if strings.HasPrefix(pg.path, "/processes/") {
+			waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+			truthy(t, ctx, "watermark", watermarkVisible)
+		}
+		shoot(t, ctx, pg.file)
+	}
+
+	// Phone width.
+	run(t, ctx, "phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(b.srv.URL+"/instances/"+string(child)))
+	waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "no horizontal scrolling at phone width", `document.documentElement.scrollWidth <= window.innerWidth + 1`)
+	shoot(t, ctx, "instance-phone.png")
+}
