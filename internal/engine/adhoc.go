@@ -315,6 +315,9 @@ func (x *executor) route(t *Track, n *bpmn.Node, r *Region, answer []string) {
 // activity's own flows (if it has any) and ask the router what is next.
 func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 	region := x.proc.Node(r.NodeID)
+	if r.Completed == nil {
+		r.Completed = map[string]int{} // empty maps do not survive the checkpoint
+	}
 	r.Completed[n.ID]++
 	if r.Stopped != "" {
 		x.leaveFlows(t, n)

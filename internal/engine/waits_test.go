@@ -9,9 +9,17 @@ import (
 	"time"
 )
 
-// run applies ev at time at and fails the test on error.
+// run applies ev at time at and fails the test on error. The state goes
+// through the checkpoint first, as it does between steps in the runtime.
 func run(tb testing.TB, file string, st *State, ev Event, at time.Time) (*State, Effects) {
 	tb.Helper()
+	data, err := st.Marshal()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if st, err = Unmarshal(data); err != nil {
+		tb.Fatal(err)
+	}
 	next, fx, err := Step(mustProcess(tb, file), st, ev, at, Options{})
 	if err != nil {
 		tb.Fatalf("%s: %v", ev.Kind(), err)
