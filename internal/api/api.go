@@ -73,6 +73,23 @@ type Service interface {
 	// CompleteTask completes the task as a, merging vars into the process.
 	CompleteTask(ctx context.Context, id string, a runtime.Actor, vars map[string]any) error
 
+	// SetVariables writes vars (non-empty) into scopeID ("" = the root
+	// scope) by the write rule, or into that scope itself with local, and
+	// returns the instance; ENOTFOUND for an unknown instance or scope.
+	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
+	// Waits lists what an instance waits for, oldest first; ENOTFOUND for an
+	// unknown instance.
+	Waits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error)
+
+	// AdHocRegions lists the open ad-hoc regions of an instance, nested ones
+	// too; ENOTFOUND for an unknown instance.
+	AdHocRegions(ctx context.Context, id runtime.InstanceID) ([]runtime.RegionView, error)
+	// ActivateAdHoc starts a candidate of the manual region in scopeID as a
+	// and returns the region; EFORBIDDEN without a user, ECONFLICT for a
+	// non-candidate, a closed region or a second activity in a sequential
+	// region (nothing changes then), EINVALID without an activity.
+	ActivateAdHoc(ctx context.Context, id runtime.InstanceID, scopeID, activityID string, a runtime.Actor) (runtime.RegionView, error)
+
 	// CorrelateMessage delivers a message and returns how many waits or
 	// starts it reached; ENOTFOUND when nothing waits for it.
 	CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
@@ -142,6 +159,10 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/instances/{id}", s.handle(s.getInstance))
 		r.Get("/instances/{id}/history", s.handle(s.history))
 		r.Post("/instances/{id}/cancel", s.handle(s.cancel))
+		r.Post("/instances/{id}/variables", s.handle(s.setVariables))
+		r.Get("/instances/{id}/waits", s.handle(s.listWaits))
+		r.Get("/instances/{id}/adhoc", s.handle(s.listAdHoc))
+		r.Post("/instances/{id}/adhoc/{scopeId}/activate", s.handle(s.activateAdHoc))
 		r.Get("/incidents", s.handle(s.listIncidents))
 		r.Post("/incidents/{id}/retry", s.handle(s.retryIncident))
 

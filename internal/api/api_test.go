@@ -572,12 +572,12 @@ func TestInstanceScopeHandlers(t *testing.T) {
 	b, _ := deployed(t, "order")
 	id := b.postJSON("/api/v1/processes/order/instances", `{"businessKey":"scoped"}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string)
 	got := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
-	want := `[{"handlers":[],"id":"sc-1","nodeId":null,"parentId":null,"path":"/","state":"active","variables":{}},` +
+	want := `[{"handlers":[],"id":"sc-1","index":null,"kind":null,"nodeId":null,"parentId":null,"path":"/","state":"active","variables":{}},` +
 		`{"handlers":[` +
 		`{"interrupting":true,"kind":"boundary","name":"cancel","nodeId":"OnCancel","trigger":"message"},` +
 		`{"interrupting":true,"kind":"event-subprocess","name":null,"nodeId":"OnAnyError","trigger":"error"},` +
 		`{"interrupting":false,"kind":"event-subprocess","name":null,"nodeId":"Reminder","trigger":"timer"}],` +
-		`"id":"sc-2","nodeId":"Sub_1","parentId":"sc-1","path":"/Sub_1","state":"interrupted","variables":{"local":1}}]`
+		`"id":"sc-2","index":null,"kind":null,"nodeId":"Sub_1","parentId":"sc-1","path":"/Sub_1","state":"interrupted","variables":{"local":1}}]`
 	if s := mustJSON(t, got["scopes"]); s != want {
 		t.Errorf("scopes =\n%s\nwant\n%s", s, want)
 	}

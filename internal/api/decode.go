@@ -265,3 +265,21 @@ func requiredIntField(members map[string]json.RawMessage, name string, lo, hi in
 
 // millis converts a validated millisecond count to a duration.
 func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// boolField decodes an optional member that must be a boolean; absent or
+// null gives false.
+func boolField(members map[string]json.RawMessage, name string) (bool, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return false, nil
+	}
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		return false, malformed(err)
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be a boolean, not %s", name, jsonKind(v)))
+	}
+	return b, nil
+}

@@ -109,6 +109,11 @@ type Scope struct {
 	State     string         `json:"state"`
 	Variables map[string]any `json:"variables"`
 	Handlers  []Handler      `json:"handlers"`
+	// Kind is "body" for a loop or multi-instance body, "iteration" for one
+	// of its iterations, null for any other scope.
+	Kind *string `json:"kind"`
+	// Index is an iteration's index (from 1); null for any other scope.
+	Index *int `json:"index"`
 }
 
 // Handler is an event handler armed on a scope: an event sub-process
@@ -196,6 +201,62 @@ type TaskPage struct {
 	Total  int    `json:"total"`
 	Limit  int    `json:"limit"`
 	Offset int    `json:"offset"`
+}
+
+// AdHocRegions is the answer of GET /api/v1/instances/{id}/adhoc.
+type AdHocRegions struct {
+	Regions []AdHocRegion `json:"regions"`
+}
+
+// AdHocRegion is an open ad-hoc region of an instance.
+type AdHocRegion struct {
+	// ScopeID is the region's scope, the address for activation.
+	ScopeID string `json:"scopeId"`
+	Path    string `json:"path"`
+	NodeID  string `json:"nodeId"`
+	// Selection is "automatic" or "manual"; Ordering "parallel" or "sequential".
+	Selection  string      `json:"selection"`
+	Ordering   string      `json:"ordering"`
+	Candidates []Candidate `json:"candidates"`
+	// Running lists the running inner activities, an id per running instance.
+	Running []string `json:"running"`
+	// Completed counts completions per inner activity.
+	Completed map[string]int `json:"completed"`
+	// Stopped says why the router is no longer asked; null while it is.
+	Stopped *string `json:"stopped"`
+}
+
+// Candidate is an activity a manual region offers.
+type Candidate struct {
+	ActivityID string `json:"activityId"`
+	Name       string `json:"name"`
+}
+
+// Wait is one thing an instance waits for.
+type Wait struct {
+	ID string `json:"id"`
+	// Kind is job, task, timer, message, signal, condition or call.
+	Kind    string `json:"kind"`
+	NodeID  string `json:"nodeId"`
+	ScopeID string `json:"scopeId"`
+	// Name is the job type, message or signal name, or task name.
+	Name string `json:"name"`
+	// CorrelationKey is a message subscription's key; null when none.
+	CorrelationKey *string `json:"correlationKey"`
+	// DueAt is a timer's due time, a job's retry-not-before time or a
+	// task's due date; omitted when unset.
+	DueAt string `json:"dueAt,omitempty"`
+	// Retries is a job's remaining retries; omitted for other kinds.
+	Retries *int `json:"retries,omitempty"`
+	// Assignee is a task's assignee; omitted when unassigned.
+	Assignee        string   `json:"assignee,omitempty"`
+	CandidateUsers  []string `json:"candidateUsers"`
+	CandidateGroups []string `json:"candidateGroups"`
+	CreatedAt       string   `json:"createdAt"`
+	// LockOwner and LockExpiresAt describe a job's activation; omitted
+	// when it is not locked.
+	LockOwner     string `json:"lockOwner,omitempty"`
+	LockExpiresAt string `json:"lockExpiresAt,omitempty"`
 }
 
 // Correlated is the answer of POST /api/v1/messages.
@@ -288,6 +349,11 @@ func toScope(sc runtime.ScopeView) Scope {
 	out := Scope{
 		ID: sc.ID, Path: sc.Path, NodeID: nullable(sc.NodeID), ParentID: nullable(sc.ParentID),
 		State: sc.State, Variables: vars(sc.Variables), Handlers: make([]Handler, 0, len(sc.Handlers)),
+		Kind: nullable(sc.Kind),
+	}
+	if sc.Kind == "iteration" {
+		index := sc.Index
+		out.Index = &index
 	}
 	for _, h := range sc.Handlers {
 		out.Handlers = append(out.Handlers, Handler{
@@ -333,4 +399,32 @@ func strs(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func toRegion(reg runtime.RegionView) AdHocRegion {
+	out := AdHocRegion{
+		ScopeID: reg.ScopeID, Path: reg.Path, NodeID: reg.NodeID, Selection: reg.Selection, Ordering: reg.Ordering,
+		Candidates: make([]Candidate, 0, len(reg.Candidates)), Running: strs(reg.Running),
+		Completed: reg.Completed, Stopped: nullable(reg.Stopped),
+	}
+	if out.Completed == nil {
+		out.Completed = map[string]int{}
+	}
+	for _, c := range reg.Candidates {
+		out.Candidates = append(out.Candidates, Candidate{ActivityID: c.ActivityID, Name: c.Name})
+	}
+	return out
+}
+
+func toWait(w runtime.WaitRow) Wait {
+	out := Wait{
+		ID: w.ID, Kind: w.Kind, NodeID: w.NodeID, ScopeID: w.ScopeID, Name: w.Name, CorrelationKey: nullable(w.CorrelationKey),
+		DueAt: timestamp(w.DueAt), Assignee: w.Assignee, CandidateUsers: strs(w.CandidateUsers), CandidateGroups: strs(w.CandidateGroups),
+		CreatedAt: timestamp(w.CreatedAt), LockOwner: w.LockOwner, LockExpiresAt: timestamp(w.LockExpiresAt),
+	}
+	if w.Kind == runtime.WaitJob {
+		retries := w.Retries
+		out.Retries = &retries
+	}
+	return out
 }

@@ -42,6 +42,8 @@ type fakeService struct {
 
 	// Wait states (fake_waits_test.go).
 	waits fakeWaits
+	// Ad-hoc regions, variables and waits of instances (fake_adhoc_test.go).
+	adhoc fakeAdHoc
 }
 
 var _ api.Service = (*fakeService)(nil)
@@ -52,6 +54,7 @@ func newFake() *fakeService {
 		versions:  map[string][]runtime.DefinitionRecord{},
 		instances: map[runtime.InstanceID]*runtime.InstanceView{},
 		waits:     newFakeWaits(),
+		adhoc:     fakeAdHoc{regions: map[runtime.InstanceID][]*runtime.RegionView{}},
 	}
 }
 

@@ -152,3 +152,53 @@ func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil
 }
+
+// setVariables handles POST /api/v1/instances/{id}/variables
+// {variables, scopeId?, local?}: variables (a non-empty object) are written
+// from the root scope or from scopeId by the write rule of DESIGN §4 (an
+// existing name is updated where it lives, a new one is created at the
+// root), or with local into that scope itself. The answer is the instance.
+// An unknown scope is 404.
+func (s *server) setVariables(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	vs, err := objectField(members, "variables")
+	if err != nil {
+		return err
+	}
+	if len(vs) == 0 {
+		return errorf(kindInvalidRequest, "variables", "variables is required: a JSON object with at least one variable")
+	}
+	scopeID, err := stringField(members, "scopeId")
+	if err != nil {
+		return err
+	}
+	local, err := boolField(members, "local")
+	if err != nil {
+		return err
+	}
+	view, err := s.svc.SetVariables(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), scopeID, vs, local)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, r, http.StatusOK, toInstance(view))
+	return nil
+}
+
+// listWaits handles GET /api/v1/instances/{id}/waits: what the instance
+// waits for (jobs, user tasks, timers, message and signal subscriptions,
+// conditions, called children), oldest first.
+func (s *server) listWaits(w http.ResponseWriter, r *http.Request) error {
+	rows, err := s.svc.Waits(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))
+	if err != nil {
+		return err
+	}
+	out := List[Wait]{Items: make([]Wait, 0, len(rows))}
+	for _, row := range rows {
+		out.Items = append(out.Items, toWait(row))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
