@@ -94,12 +94,6 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 	if l, ok := fn.(*lambda); ok {
 		return ev.callLambda(l, args)
 	}
-	if b, ok := fn.(*builtinFn); ok {
-		if len(args) < b.min || (b.max >= 0 && len(args) > b.max) {
-			return nil
-		}
-		return b.fn(ev, args)
-	}
 	if !ev.tick(1) || (names == nil && len(args) != len(fn.Params())) {
 		return nil
 	}
@@ -116,31 +110,6 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 		return ev.fail(err)
 	}
 	return norm(r)
-}
-
-// builtinFn lets a built-in function be passed around as a value.
-type builtinFn struct{ *builtin }
-
-// Params returns the parameter names of the built-in's first signature.
-func (b *builtinFn) Params() []string {
-	if len(b.sigs) == 0 {
-		return nil
-	}
-	return slices.Clone(b.sigs[0])
-}
-
-// Call calls the built-in.
-func (b *builtinFn) Call(args []any) (any, error) {
-	ev := &evaluator{}
-	in := make([]any, len(args))
-	for i, a := range args {
-		in[i] = norm(a)
-	}
-	v := ev.call(b, in, nil)
-	if ev.err != nil {
-		return nil, ev.err
-	}
-	return exportNative(v, 0)
 }
 
 // iterate runs body once per combination of the iterators' values (the
