@@ -3,6 +3,7 @@ package cockpit
 import (
 	"context"
 	"net/http"
+	"sort"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
@@ -36,6 +37,7 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Live.OpenIncidents = len(open)
+	sort.SliceStable(open, func(i, j int) bool { return open[i].CreatedAt.Before(open[j].CreatedAt) })
 	latest := open
 	if len(latest) > dashboardIncidents {
 		latest = latest[len(latest)-dashboardIncidents:]

@@ -174,9 +174,9 @@ func hasDiagram(xml []byte) bool {
 	return bytes.Contains(xml, []byte("BPMNDiagram")) && bytes.Contains(xml, []byte("BPMNShape"))
 }
 
-// processLive counts active tokens per element over the most recent running
-// and failed instances of a version, and open incidents per element over
-// every failed one (an open incident fails its instance).
+// processLive counts active tokens and open incidents per element over the
+// most recent failed, then running, instances of a version (at most
+// sampleInstances; failed first, since an open incident fails its instance).
 func (h *handler) processLive(ctx context.Context, key string, v int) (templates.ProcessLive, error) {
 	counts := map[string]*templates.ElementCount{}
 	at := func(node string) *templates.ElementCount {
@@ -188,7 +188,7 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 		return c
 	}
 	var live templates.ProcessLive
-	for _, status := range []string{runtime.StatusRunning, runtime.StatusFailed} {
+	for _, status := range []string{runtime.StatusFailed, runtime.StatusRunning} {
 		rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: key, ProcessVersion: v, Status: status, Limit: sampleInstances})
 		if err != nil {
 			return live, err

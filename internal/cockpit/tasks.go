@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -155,61 +154,4 @@ func taskName(t runtime.TaskView) string {
 		return "“" + t.Name + "”"
 	}
 	return "task " + t.NodeID
-}
-
-func (h *handler) incidents(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p := templates.IncidentsPage{Layout: h.layout(w, r, "Incidents", templates.NavIncidents)}
-	open, err := h.svc.Incidents(ctx, "", true)
-	if err != nil {
-		h.failErr(w, r, err)
-		return
-	}
-	sort.SliceStable(open, func(i, j int) bool { return open[i].CreatedAt.After(open[j].CreatedAt) })
-	keys := map[runtime.InstanceID]string{}
-	for _, in := range open {
-		p.Live.Items = append(p.Live.Items, h.incidentItem(ctx, in, keys))
-	}
-	h.render(w, r, http.StatusOK, templates.Incidents(p))
-}
-
-func (h *handler) retry(w http.ResponseWriter, r *http.Request) {
-	to := localPath(r.PostFormValue("return"), templates.RouteIncidents)
-	retries := 1
-	if s := strings.TrimSpace(r.PostFormValue("retries")); s != "" {
-		n, ok := version(s)
-		if !ok {
-			h.done(w, r, to, "error", "Retries must be a whole number of at least 1.")
-			return
-		}
-		retries = n
-	}
-	in, err := h.svc.RetryIncident(r.Context(), chi.URLParam(r, "id"), retries)
-	if err != nil {
-		h.actFailed(w, r, to, err)
-		return
-	}
-	h.done(w, r, to, "ok", "Retried the incident at "+in.NodeID+".")
-}
-
-// setIdentity sets the acting user and groups (loopback mode: no
-// credentials; the runtime checks every act against this identity).
-func (h *handler) setIdentity(w http.ResponseWriter, r *http.Request) {
-	to := localPath(r.PostFormValue("return"), templates.RouteDashboard)
-	user := strings.TrimSpace(r.PostFormValue("user"))
-	if len(user) > maxNameLen || strings.ContainsAny(user, ",\r\n") {
-		h.done(w, r, to, "error", "A user name is at most 100 characters, without commas or line breaks.")
-		return
-	}
-	a := runtime.Actor{User: user, Groups: splitGroups(r.PostFormValue("groups"))}
-	h.setActor(w, a)
-	if a.User == "" {
-		h.done(w, r, to, "ok", "You are no longer acting as anyone.")
-		return
-	}
-	msg := "You are acting as " + a.User
-	if len(a.Groups) > 0 {
-		msg += " in " + strings.Join(a.Groups, ", ")
-	}
-	h.done(w, r, to, "ok", msg+".")
 }
