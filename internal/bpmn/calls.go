@@ -313,6 +313,8 @@ var globalTasks = map[string]NodeKind{
 	"globalManualTask": KindTask,
 	"globalUserTask":   KindUserTask,
 	"globalScriptTask": KindScriptTask,
+
+	"globalBusinessRuleTask": KindBusinessRuleTask,
 }
 
 // globalTask reads a global task into a one-task process registered under
@@ -376,6 +378,8 @@ func (p *parser) globalTask(e *etree.Element) *Process {
 			p.problems.add(label, RuleUnsupported, "%s with several scripts is not supported", e.Tag)
 		}
 		p.resultVariable(e, task)
+	case KindBusinessRuleTask:
+		task.Decision = p.businessRuleTask(e)
 	}
 	if id == "" {
 		return nil

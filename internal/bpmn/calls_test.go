@@ -203,7 +203,7 @@ func TestParseRejectCalls(t *testing.T) {
 		{"external", RuleUnsupported, "camunda:field"},
 		{"external", RuleUnsupported, "camunda:errorEventDefinition"},
 		{"clash", RuleDuplicateID, "globalTask"},
-		{"rules", RuleUnsupported, "globalBusinessRuleTask is not supported yet"},
+		{"rules", RuleMissingAttribute, `globalBusinessRuleTask "rules" needs a decision`},
 		{"noScript", RuleInvalidExpression, "globalScriptTask has no script"},
 		{"owned", RuleUnsupported, "potentialOwner on globalUserTask"},
 	}, true)

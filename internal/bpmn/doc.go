@@ -147,6 +147,33 @@
 //     with "=", "${" or "#{" is a compiled expression, anything else a
 //     literal.
 //   - receiveTask with a messageRef (Node.Event, a message trigger).
+//   - businessRuleTask (KindBusinessRuleTask, Node.Decision; DESIGN §8,
+//     issue 8): the engine evaluates the latest version of a deployed DMN
+//     decision. DecisionDef.Ref is gobpm:decisionRef, zeebe:calledDecision
+//     decisionId or camunda:decisionRef — required, a literal decision key
+//     (empty is RuleMissingAttribute; an expression is refused as not
+//     supported yet). ResultVariable is gobpm:resultVariable,
+//     zeebe:calledDecision resultVariable or camunda:resultVariable
+//     (absent: the result is discarded; present but blank:
+//     RuleInvalidAttribute). Map is gobpm:mapDecisionResult or
+//     camunda:mapDecisionResult — singleEntry, singleResult,
+//     collectEntries or resultList (the default); any other value is
+//     RuleInvalidAttribute. Zeebe stores a decision's output as is, which
+//     for the common table (one output, at most one matching rule) is that
+//     output's value, so a zeebe:calledDecision maps as singleEntry; a
+//     table with several outputs or hits then stops the task in an
+//     incident, and gobpm:mapDecisionResult next to zeebe:calledDecision
+//     chooses another mapping. Version pinning is refused:
+//     camunda:decisionRefBinding other than "latest",
+//     camunda:decisionRefVersion, camunda:decisionRefVersionTag,
+//     camunda:decisionRefTenantId, zeebe:calledDecision bindingType other
+//     than "latest" and zeebe:calledDecision versionTag. So is handing the
+//     rules to anything but the engine: camunda:class, camunda:expression,
+//     camunda:delegateExpression, camunda:connector, camunda:type or
+//     camunda:topic (an external task worker; the refusal says to deploy
+//     the decision) and zeebe:taskDefinition (a job worker). The
+//     standard implementation attribute is ignored, as on a service task.
+//     Loops, boundary events and a default flow work as on any activity.
 //   - A `default` flow on any activity; startQuantity and
 //     completionQuantity of 1 only.
 //
@@ -161,15 +188,15 @@
 //
 // Global tasks (DESIGN §5.7) at definitions level — globalTask,
 // globalManualTask (a KindTask), globalUserTask (gobpm/camunda/zeebe
-// assignment as on userTask) and globalScriptTask (script, scriptLanguage
-// or scriptFormat, resultVariable) — are each registered as a synthesized
+// assignment as on userTask), globalScriptTask (script, scriptLanguage
+// or scriptFormat, resultVariable) and globalBusinessRuleTask (the
+// decision as on businessRuleTask) — are each registered as a synthesized
 // Process{ID: the global task's id, Executable: true, GlobalTask: true}
 // with its ioSpecification as Process.IO and a graph "<id>.start" → the
 // task (id <id>) → "<id>.end" through flows "<id>.in" and "<id>.out".
 // They follow the document's processes in Definitions.Processes; a
-// document of global tasks alone is accepted. globalBusinessRuleTask is
-// not supported yet. A global task id colliding with a process id is a
-// RuleDuplicateID problem like any other shared id.
+// document of global tasks alone is accepted. A global task id colliding
+// with a process id is a RuleDuplicateID problem like any other shared id.
 //
 // Every process carries Process.Namespaces: the namespace declarations
 // of <definitions>, prefix → URI, the default namespace under "".
@@ -254,8 +281,9 @@
 // The gobpm attributes (namespace urn:gobpm:1) are: resultVariable
 // (scriptTask); type and retries (serviceTask, sendTask, message throw and
 // end events); assignee, candidateUsers, candidateGroups, dueDate
-// (userTask, globalUserTask); resultVariable (globalScriptTask); version
-// (callActivity); router, routerExpression, sequence, selection
+// (userTask, globalUserTask); resultVariable (globalScriptTask);
+// decisionRef, resultVariable, mapDecisionResult (businessRuleTask,
+// globalBusinessRuleTask); version (callActivity); router, routerExpression, sequence, selection
 // (adHocSubProcess); collection, elementVariable, outputCollection,
 // outputElement (multiInstanceLoopCharacteristics); correlationKey
 // (message).

@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -104,6 +105,12 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 		}
 		if (n.Kind == KindSubProcess || n.Kind == KindAdHocSubProcess) != (n.Sub != nil) {
 			t.Fatalf("node %q: Sub does not match kind", n.ID)
+		}
+		if (n.Kind == KindBusinessRuleTask) != (n.Decision != nil) {
+			t.Fatalf("node %q: Decision does not match kind", n.ID)
+		}
+		if d := n.Decision; d != nil && (d.Ref == "" || isExpression(d.Ref) || !slices.Contains(decisionMaps, d.Map)) {
+			t.Fatalf("node %q: decision %+v", n.ID, d)
 		}
 		if n.TriggeredByEvent {
 			subs++

@@ -17,8 +17,9 @@ const (
 	// gobpm attributes are accepted from it.
 	NamespaceCamunda = "http://camunda.org/schema/1.0/bpmn"
 	// NamespaceZeebe is the Camunda 8 (Zeebe) extension namespace; its
-	// taskDefinition, assignmentDefinition, taskSchedule and subscription
-	// extension elements are read where their meaning matches gobpm's.
+	// taskDefinition, assignmentDefinition, taskSchedule, subscription,
+	// calledElement, calledDecision and adHoc extension elements are read
+	// where their meaning matches gobpm's.
 	NamespaceZeebe = "http://camunda.org/schema/zeebe/1.0"
 )
 
@@ -356,12 +357,14 @@ var knownGobpm = map[string]map[string]bool{
 	"userTask":               {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
 	"message":                {"correlationKey": true},
 	"callActivity":           {"version": true},
+	"businessRuleTask":       {"decisionRef": true, "resultVariable": true, "mapDecisionResult": true},
 	"adHocSubProcess":        {"router": true, "routerExpression": true, "sequence": true, "selection": true},
 	// On the loop characteristics element, like camunda:collection.
 	"multiInstanceLoopCharacteristics": {"collection": true, "elementVariable": true, "outputCollection": true, "outputElement": true},
 	// Global tasks take the attributes of the task they stand for.
-	"globalUserTask":   {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
-	"globalScriptTask": {"resultVariable": true},
+	"globalUserTask":         {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
+	"globalScriptTask":       {"resultVariable": true},
+	"globalBusinessRuleTask": {"decisionRef": true, "resultVariable": true, "mapDecisionResult": true},
 }
 
 // checkExtensions reports gobpm attributes unknown for e.
@@ -530,7 +533,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		if info.supported {
 			info.supported = p.event(e, info, c)
 		}
-	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "callActivity", "adHocSubProcess":
+	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "businessRuleTask", "callActivity", "adHocSubProcess":
 		if !p.activity(e, info) {
 			info.supported = false
 		}
@@ -590,7 +593,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 
 // activity reads a task or sub-process: task, manualTask (a pass-through
 // KindTask), scriptTask, serviceTask, sendTask, userTask, receiveTask,
-// callActivity, subProcess or adHocSubProcess, with its loop
+// businessRuleTask, callActivity, subProcess or adHocSubProcess, with its loop
 // characteristics.
 func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	n := info.node
@@ -724,6 +727,8 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		n.UserTask = p.userTask(e)
 	case "receiveTask":
 		n.Event = p.receiveTask(e)
+	case "businessRuleTask":
+		n.Decision = p.businessRuleTask(e)
 	case "adHocSubProcess":
 		n.AdHoc = p.adHoc(e, conds)
 	}

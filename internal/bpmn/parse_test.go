@@ -436,7 +436,6 @@ func TestParseUnsupported(t *testing.T) {
 	tests := []struct {
 		name, body, element, detail string
 	}{
-		{"businessRuleTask", `<businessRuleTask id="x"/>`, "x", "businessRuleTask"},
 		{"complexGateway", `<complexGateway id="x"/>`, "x", "complexGateway"},
 		{"parallelEventGateway", `<eventBasedGateway id="x" eventGatewayType="Parallel"/>`, "x", "eventGatewayType"},
 		{"instantiatingEventGateway", `<eventBasedGateway id="x" instantiate="true"/>`, "x", "instantiating"},

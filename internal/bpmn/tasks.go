@@ -1,6 +1,7 @@
 package bpmn
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -194,4 +195,146 @@ func (p *parser) sendTaskMessage(e *etree.Element) *EventDef {
 		return nil
 	}
 	return &EventDef{Kind: TriggerMessage, MessageName: m.name, CorrelationKey: m.key}
+}
+
+// decisionMaps are the values of gobpm:mapDecisionResult (and Camunda 7's
+// camunda:mapDecisionResult); the engine shapes a decision's result rows
+// accordingly. defaultDecisionMap applies when none is given.
+var decisionMaps = []string{"singleEntry", "singleResult", "collectEntries", "resultList"}
+
+const (
+	defaultDecisionMap = "resultList"
+	// zeebeDecisionMap is the mapping of a decision called through
+	// zeebe:calledDecision: Zeebe stores the decision's output as is, which
+	// for the common table (one output, at most one hit) is that output's
+	// value — singleEntry. gobpm:mapDecisionResult overrides it.
+	zeebeDecisionMap = "singleEntry"
+)
+
+// engineDecisionHint says why a business rule task cannot hand its rules to
+// code or a worker.
+const engineDecisionHint = "gobpm evaluates DMN decisions in the engine: deploy the decision and name it with gobpm:decisionRef (or camunda:decisionRef, zeebe:calledDecision decisionId)"
+
+// camundaDecisionRefused are Camunda 7 attributes of a business rule task
+// whose behaviour gobpm does not have.
+var camundaDecisionRefused = []struct{ key, hint string }{
+	{"decisionRefVersion", "pinning a decision version is not supported yet; the latest version at call time is evaluated"},
+	{"decisionRefVersionTag", "version tags are not supported; the latest version at call time is evaluated"},
+	{"decisionRefTenantId", "tenants are not supported"},
+}
+
+// businessRuleTask reads the decision a businessRuleTask or
+// globalBusinessRuleTask e evaluates: the decision key, the result variable
+// and the result mapping, from gobpm, Zeebe and Camunda 7 attributes in
+// that precedence. Delegating the rules to Java code or a worker is
+// refused.
+func (p *parser) businessRuleTask(e *etree.Element) *DecisionDef {
+	label := p.label(e)
+	// foreign is set when another implementation was refused: the missing
+	// decision is then a consequence, not a second problem.
+	foreign := false
+	for _, key := range camundaDelegates {
+		if _, ok := nsAttr(e, NamespaceCamunda, key); ok {
+			foreign = true
+			p.problems.add(label, RuleUnsupported, "camunda:%s (a Java delegate) on %s is not supported; %s", key, e.Tag, engineDecisionHint)
+		}
+	}
+	if extension(e, NamespaceCamunda, "connector") != nil {
+		foreign = true
+		p.problems.add(label, RuleUnsupported, "camunda:connector on %s is not supported; %s", e.Tag, engineDecisionHint)
+	}
+	ct, hasType := nsAttr(e, NamespaceCamunda, "type")
+	_, hasTopic := nsAttr(e, NamespaceCamunda, "topic")
+	switch {
+	case hasType && strings.TrimSpace(ct) != "external":
+		foreign = true
+		p.problems.add(label, RuleUnsupported, "camunda:type=%q on %s is not supported; %s", ct, e.Tag, engineDecisionHint)
+	case hasType || hasTopic:
+		foreign = true
+		p.problems.add(label, RuleUnsupported,
+			"an external task (camunda:type=\"external\", camunda:topic) on %s is not supported: no worker evaluates the rules; %s", e.Tag, engineDecisionHint)
+	}
+	if extension(e, NamespaceZeebe, "taskDefinition") != nil {
+		foreign = true
+		p.problems.add(label, RuleUnsupported,
+			"zeebe:taskDefinition on %s (a job worker evaluating the rules) is not supported; %s", e.Tag, engineDecisionHint)
+	}
+
+	var refs, results, maps []source
+	if v, ok := nsAttr(e, NamespaceGobpm, "decisionRef"); ok {
+		refs = append(refs, source{"gobpm:decisionRef", v})
+	}
+	if v, ok := nsAttr(e, NamespaceGobpm, "resultVariable"); ok {
+		results = append(results, source{"gobpm:resultVariable", v})
+	}
+	if v, ok := nsAttr(e, NamespaceGobpm, "mapDecisionResult"); ok {
+		maps = append(maps, source{"gobpm:mapDecisionResult", v})
+	}
+	if zd := extension(e, NamespaceZeebe, "calledDecision"); zd != nil {
+		if a := zd.SelectAttr("decisionId"); a != nil {
+			refs = append(refs, source{"zeebe:calledDecision decisionId", a.Value})
+		}
+		if a := zd.SelectAttr("resultVariable"); a != nil {
+			results = append(results, source{"zeebe:calledDecision resultVariable", a.Value})
+		}
+		maps = append(maps, source{"zeebe:calledDecision", zeebeDecisionMap})
+		switch b := strings.TrimSpace(zd.SelectAttrValue("bindingType", "")); b {
+		case "", bindingLatest:
+		default:
+			p.problems.add(label, RuleUnsupported, "zeebe:calledDecision bindingType=%q is not supported; the latest version at call time is evaluated", b)
+		}
+		if zd.SelectAttr("versionTag") != nil {
+			p.problems.add(label, RuleUnsupported, "zeebe:calledDecision versionTag is not supported; the latest version at call time is evaluated")
+		}
+	}
+	if v, ok := nsAttr(e, NamespaceCamunda, "decisionRef"); ok {
+		refs = append(refs, source{"camunda:decisionRef", v})
+	}
+	if v, ok := nsAttr(e, NamespaceCamunda, "resultVariable"); ok {
+		results = append(results, source{"camunda:resultVariable", v})
+	}
+	if v, ok := nsAttr(e, NamespaceCamunda, "mapDecisionResult"); ok {
+		maps = append(maps, source{"camunda:mapDecisionResult", v})
+	}
+	if b, ok := nsAttr(e, NamespaceCamunda, "decisionRefBinding"); ok {
+		switch b = strings.TrimSpace(b); b {
+		case "", bindingLatest:
+		default:
+			p.problems.add(label, RuleUnsupported, "camunda:decisionRefBinding=%q is not supported; the latest version at call time is evaluated", b)
+		}
+	}
+	for _, r := range camundaDecisionRefused {
+		if _, ok := nsAttr(e, NamespaceCamunda, r.key); ok {
+			p.problems.add(label, RuleUnsupported, "camunda:%s on %s is not supported: %s", r.key, e.Tag, r.hint)
+		}
+	}
+
+	d := &DecisionDef{Map: defaultDecisionMap}
+	if r, ok := pick(refs); ok {
+		d.Ref = strings.TrimSpace(r.value)
+		switch {
+		case d.Ref == "":
+			p.problems.add(label, RuleMissingAttribute, "%s is empty", r.what)
+		case isExpression(d.Ref):
+			p.problems.add(label, RuleUnsupported, "%s %q: a decision reference expression is not supported yet; name the decision's key", r.what, d.Ref)
+		}
+	} else if !foreign {
+		p.problems.add(label, RuleMissingAttribute,
+			"%s %q needs a decision: gobpm:decisionRef (or zeebe:calledDecision decisionId, camunda:decisionRef)", e.Tag, label)
+	}
+	if r, ok := pick(results); ok {
+		d.ResultVariable = strings.TrimSpace(r.value)
+		if d.ResultVariable == "" {
+			p.problems.add(label, RuleInvalidAttribute, "%s is empty", r.what)
+		}
+	}
+	if m, ok := pick(maps); ok {
+		v := strings.TrimSpace(m.value)
+		if slices.Contains(decisionMaps, v) {
+			d.Map = v
+		} else {
+			p.problems.add(label, RuleInvalidAttribute, "%s=%q: want %s", m.what, m.value, strings.Join(decisionMaps, ", "))
+		}
+	}
+	return d
 }
