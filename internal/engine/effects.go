@@ -32,6 +32,7 @@ const (
 	FactEscalationThrown   = "escalation-thrown"
 	FactEscalationUncaught = "escalation-uncaught"
 	FactSignalThrown       = "signal-thrown"
+	FactHandlerArmed       = "handler-armed"
 	FactHandlerFired       = "handler-fired"
 	FactEventAbsorbed      = "event-absorbed"
 	FactScopeInterrupted   = "scope-interrupted"

@@ -44,7 +44,9 @@ func (x *executor) armScope(s scope.ID) {
 		})
 		if err != nil {
 			x.scopeIncident(s, esp.ID, IncidentTimer, err.Error())
+			continue
 		}
+		x.fact(FactHandlerArmed, esp.ID, s, "", map[string]any{"trigger": string(esp.Trigger.Event.Kind), "interrupting": esp.Interrupting})
 	}
 }
 
