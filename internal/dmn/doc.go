@@ -85,7 +85,13 @@
 // an error. Business knowledge models are FEEL functions (feel.Function)
 // in the scope of the decisions that require them.
 //
-// Result.Value and Result.Decisions are JSON-shaped; Result.Matched lists
+// Definitions.EvaluateAt is Evaluate with FEEL's clock fixed: now() and
+// today() read the given time (Evaluate uses time.Now), so the runtime
+// evaluates business rule tasks at the step's time, deterministically.
+//
+// Result.Value and Result.Decisions are JSON-shaped (feel.ToJSON:
+// temporal values as their FEEL string form; functions are null, and a
+// range result is null with an error); Result.Matched lists
 // the rules that produced each table's result (for FIRST the first match,
 // for PRIORITY the winner, for the others every matching rule, in result
 // order); Result.Entries has the requested decision's rows of named

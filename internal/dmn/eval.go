@@ -1,11 +1,11 @@
 package dmn
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/feel"
 )
@@ -20,9 +20,11 @@ const MaxCallDepth = 64
 
 // Result is the outcome of evaluating one decision.
 type Result struct {
-	// Value is the decision's value, JSON-shaped (nil, bool, string,
-	// json.Number, []any, map[string]any; temporal values as their FEEL
-	// string form). It is nil when the decision failed (see Errors).
+	// Value is the decision's value, JSON-shaped as feel.ToJSON makes it
+	// (nil, bool, string, json.Number, []any, map[string]any; temporal
+	// values as their FEEL string form), functions null. It is nil when
+	// the decision failed or its value has no JSON shape, a range say
+	// (see Errors).
 	Value any
 	// Decisions holds the JSON-shaped value of every decision evaluated
 	// on the way — the requested one and all it requires, directly or
@@ -91,7 +93,8 @@ func (d *Definitions) Decision(id string) *Decision { return d.decisions[id] }
 func (d *Definitions) DecisionByName(name string) *Decision { return d.byName[name] }
 
 // Evaluate evaluates the decision with id decisionID and, first and once
-// each, every decision it requires, in dependency order.
+// each, every decision it requires, in dependency order. It is EvaluateAt
+// at time.Now.
 //
 // inputs holds the input data values by input data name, JSON-shaped
 // (float64 and Go integers are accepted as numbers; a string is read as
@@ -108,6 +111,13 @@ func (d *Definitions) DecisionByName(name string) *Decision { return d.byName[na
 // (ErrUnknownDecision); everything that goes wrong during evaluation is
 // in Result.Errors.
 func (d *Definitions) Evaluate(decisionID string, inputs map[string]any) (Result, error) {
+	return d.EvaluateAt(decisionID, inputs, time.Now())
+}
+
+// EvaluateAt is Evaluate with FEEL's clock fixed: now() and today() in
+// every expression of the evaluation read now, so the same inputs at the
+// same now give the same result.
+func (d *Definitions) EvaluateAt(decisionID string, inputs map[string]any, now time.Time) (Result, error) {
 	dec := d.decisions[decisionID]
 	if dec == nil {
 		return Result{}, fmt.Errorf("%w: %q", ErrUnknownDecision, decisionID)
@@ -115,13 +125,15 @@ func (d *Definitions) Evaluate(decisionID string, inputs map[string]any) (Result
 	r := &run{
 		defs:    d,
 		inputs:  inputs,
+		now:     now,
 		values:  make(map[*Decision]any),
 		inputsV: make(map[*InputData]any),
 		top:     dec,
 	}
 	v := r.decision(dec)
+	value := r.export(v)
 	res := Result{
-		Value:     export(v),
+		Value:     value,
 		Decisions: make(map[string]any, len(r.order)),
 		Matched:   r.matched,
 		Errors:    r.errors,
@@ -130,7 +142,7 @@ func (d *Definitions) Evaluate(decisionID string, inputs map[string]any) (Result
 		if x == dec {
 			res.Decisions[x.ID] = res.Value
 		} else {
-			res.Decisions[x.ID] = export(r.values[x])
+			res.Decisions[x.ID] = toJSON(r.values[x], nil)
 		}
 	}
 	if r.entries != nil {
@@ -145,6 +157,7 @@ func (d *Definitions) Evaluate(decisionID string, inputs map[string]any) (Result
 type run struct {
 	defs    *Definitions
 	inputs  map[string]any
+	now     time.Time         // the clock of now() and today()
 	values  map[*Decision]any // evaluated decisions
 	order   []*Decision       // in evaluation order
 	inputsV map[*InputData]any
@@ -179,7 +192,7 @@ func (r *run) decision(d *Decision) any {
 	if r.raw == nil {
 		r.raw = &rawScope{inputs: r.inputs}
 	}
-	sc := &mapScope{vars: vars, parent: r.raw}
+	sc := &mapScope{vars: vars, parent: r.raw, now: r.now}
 	var v any
 	if d.logic != nil {
 		v = d.logic.eval(r, sc, d.ID)
@@ -206,11 +219,16 @@ func (r *run) input(in *InputData) any {
 	return v
 }
 
-// mapScope is a FEEL scope of named values over a parent scope.
+// mapScope is a FEEL scope of named values over a parent scope. It is a
+// feel.Clock: now() and today() read the evaluation's now.
 type mapScope struct {
 	vars   map[string]any
 	parent feel.Scope
+	now    time.Time
 }
+
+// Now returns the time the evaluation runs at.
+func (s *mapScope) Now() time.Time { return s.now }
 
 // Lookup finds name in the scope or its parents.
 func (s *mapScope) Lookup(name string) (any, bool) {
@@ -290,7 +308,7 @@ type contextEntry struct {
 }
 
 func (e *contextExpr) eval(r *run, sc feel.Scope, owner string) any {
-	local := &mapScope{vars: make(map[string]any, len(e.entries)), parent: sc}
+	local := &mapScope{vars: make(map[string]any, len(e.entries)), parent: sc, now: r.now}
 	out := make(map[string]any, len(e.entries))
 	for _, ent := range e.entries {
 		var v any
@@ -430,7 +448,7 @@ func (f *funcDef) call(r *run, sc feel.Scope, owner string, args []any) any {
 		}
 		vars[p.Name] = a
 	}
-	return f.body.eval(r, &mapScope{vars: vars, parent: sc}, owner)
+	return f.body.eval(r, &mapScope{vars: vars, parent: sc, now: r.now}, owner)
 }
 
 func paramNames(ps []Parameter) []string {
@@ -473,32 +491,43 @@ func (f *bkmFunc) Call(args []any) (any, error) {
 	for _, k := range f.b.RequiredKnowledge {
 		vars[k.Name] = &bkmFunc{r: f.r, b: k}
 	}
-	return f.b.fn.call(f.r, &mapScope{vars: vars}, f.b.ID, args), nil
+	return f.b.fn.call(f.r, &mapScope{vars: vars, now: f.r.now}, f.b.ID, args), nil
 }
 
-// export turns a FEEL-native value into its JSON shape: temporal values
-// (and anything else outside JSON) become their FEEL string form, functions
-// null.
-func export(v any) any {
+// export turns a FEEL-native value of the requested decision into its
+// JSON shape (see toJSON); a value JSON cannot hold (a range) is null and
+// recorded as an error of the decision.
+func (r *run) export(v any) any {
+	return toJSON(v, func(err error) { r.fail(r.top.ID, "%v", err) })
+}
+
+// toJSON turns a FEEL-native value into its JSON shape: functions (also
+// inside lists and contexts) become null, everything else goes through
+// feel.ToJSON (temporal values become their FEEL string form). A value
+// ToJSON refuses is null, and fail (when not nil) hears why.
+func toJSON(v any, fail func(error)) any {
 	switch x := v.(type) {
-	case nil, bool, string, json.Number:
-		return v
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = export(e)
+			out[i] = toJSON(e, fail)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = export(e)
+			out[k] = toJSON(e, fail)
 		}
 		return out
 	case feel.Function:
 		return nil
-	case fmt.Stringer:
-		return x.String()
 	}
-	return fmt.Sprint(v)
+	j, err := feel.ToJSON(v)
+	if err != nil {
+		if fail != nil {
+			fail(err)
+		}
+		return nil
+	}
+	return j
 }

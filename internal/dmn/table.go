@@ -274,7 +274,7 @@ func (t *DecisionTable) eval(r *run, sc feel.Scope, owner string) any {
 		}
 		v := aggregate(r, owner, t.Aggregation, vals)
 		if r.top != nil && owner == r.top.ID && r.top.Table == t {
-			r.entries = []map[string]any{{t.outputName(0, r): export(v)}}
+			r.entries = []map[string]any{{t.outputName(0, r): r.export(v)}}
 		}
 		return v
 	}
@@ -390,7 +390,7 @@ func (t *DecisionTable) outputName(i int, r *run) string {
 func (t *DecisionTable) entry(outputs []any, r *run) map[string]any {
 	m := make(map[string]any, len(outputs))
 	for i, v := range outputs {
-		m[t.outputName(i, r)] = export(v)
+		m[t.outputName(i, r)] = r.export(v)
 	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/expr"
@@ -43,6 +44,8 @@ type Snapshot struct {
 	Trigger string
 	// Lookup reads the region's variables with walk-up.
 	Lookup func(name string) (any, bool)
+	// Now is the time of the step asking; expressions read it as now().
+	Now time.Time
 }
 
 // Router decides what runs next inside an ad-hoc region. It never writes
@@ -168,6 +171,9 @@ func (v snapshotScope) Lookup(name string) (any, bool) {
 	return v.s.Lookup(name)
 }
 
+// Now returns the snapshot's step time (snapshotScope is a feel.Clock).
+func (v snapshotScope) Now() time.Time { return v.s.Now }
+
 // region returns the open region of scope s, or nil.
 func (x *executor) region(s scope.ID) *Region {
 	for _, r := range x.st.Regions {
@@ -257,7 +263,7 @@ func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string, skip *Track
 	}
 	tree, s := x.st.Scopes, r.ScopeID
 	return Snapshot{Region: n.ID, Activities: acts, Completed: maps.Clone(r.Completed), Running: x.running(r, skip), Trigger: trigger,
-		Lookup: func(name string) (any, bool) { return tree.Lookup(s, name) }}
+		Lookup: func(name string) (any, bool) { return tree.Lookup(s, name) }, Now: x.now}
 }
 
 // running lists the inner activities running in a region (once per

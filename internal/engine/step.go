@@ -653,12 +653,22 @@ func (x *executor) fact(kind, node string, s scope.ID, track string, detail map[
 	x.fx.Facts = append(x.fx.Facts, Fact{Seq: x.st.NextFact, At: x.now, Kind: kind, NodeID: node, ScopeID: s, ScopePath: path, TrackID: track, Detail: detail})
 }
 
-// view is the read-only expression view of the variables visible from a scope.
-func (x *executor) view(s scope.ID) expr.Scope { return scopeView{tree: x.st.Scopes, id: s} }
+// view is the read-only expression view of the variables visible from a
+// scope, at the step's time.
+func (x *executor) view(s scope.ID) expr.Scope {
+	return scopeView{tree: x.st.Scopes, id: s, now: x.now}
+}
 
+// scopeView is an expression scope over the scope tree. It is a
+// feel.Clock: FEEL's now() and today() read the step's time, never the
+// wall clock, so evaluation stays deterministic.
 type scopeView struct {
 	tree *scope.Tree
 	id   scope.ID
+	now  time.Time
 }
 
 func (v scopeView) Lookup(name string) (any, bool) { return v.tree.Lookup(v.id, name) }
+
+// Now returns the time of the step the view belongs to.
+func (v scopeView) Now() time.Time { return v.now }

@@ -38,7 +38,9 @@ import (
 
 // Scope is the read-only view an expression evaluates against. Lookup
 // resolves a top-level variable name (walk-up through scopes is the
-// caller's business).
+// caller's business). A Scope that also has a Now() time.Time method
+// (feel.Clock) is the clock of FEEL's now() and today(); the engine's
+// scopes return the step's time, so evaluation never reads the wall clock.
 type Scope interface {
 	Lookup(name string) (value any, ok bool)
 }

@@ -5,7 +5,8 @@ import (
 )
 
 // Conversion functions for the temporal types, and the calendar
-// functions. now() and today() read the clock of Options.Now.
+// functions. now() and today() read the evaluation's clock: the Scope's
+// when it is a Clock, else Options.Now, else time.Now.
 
 func init() {
 	register("date", "from|year, month, day", 1, 3, fnDate)

@@ -19,8 +19,10 @@
 // # Values
 //
 // Eval returns JSON-shaped values: nil, bool, string, json.Number, []any
-// and map[string]any, and fails for a result JSON cannot hold (a date, a
-// range, a function). EvalValue returns FEEL-native values: the same,
+// and map[string]any, temporal values as their FEEL string form, and
+// fails for a result JSON cannot hold (a range, a function); ToJSON makes
+// the same conversion of a native value. EvalValue returns FEEL-native
+// values: the same,
 // plus Date, Time, DateTime, Duration (days and time), YearsMonths,
 // *Range and Function. A Scope may hold all of these, and numbers as
 // float64 or Go integers too. Internally numbers are apd decimals with 34
@@ -80,7 +82,8 @@
 // met by, overlaps, overlaps before, overlaps after, finishes, finished
 // by, includes, during, starts, started by, coincides; temporal — day of
 // year, day of week, month of year, week of year, now, today (the clock
-// is Options.Now); context — get value, get entries, context put,
+// is the Scope's when it implements Clock, else Options.Now, else
+// time.Now); context — get value, get entries, context put,
 // context merge; is.
 //
 // Not supported: `is defined`, external functions (`function(…)

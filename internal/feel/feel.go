@@ -21,6 +21,23 @@ type Scope interface {
 	Lookup(name string) (value any, ok bool)
 }
 
+// Clock is implemented by a Scope that fixes the time of its evaluation:
+// now() and today() then read Now instead of Options.Now or the wall
+// clock, so a caller that passes the time into every step (the engine)
+// evaluates deterministically.
+type Clock interface {
+	Now() time.Time
+}
+
+// clockOf picks the clock of one evaluation: the scope's when it is a
+// Clock, else fallback (Options.Now; nil means time.Now).
+func clockOf(scope Scope, fallback func() time.Time) func() time.Time {
+	if c, ok := scope.(Clock); ok {
+		return c.Now
+	}
+	return fallback
+}
+
 // Error is a compile error: the 1-based byte position in the source where
 // the problem was found and a description of it. Its text reads
 // `at 5: unexpected ")"`.
@@ -45,7 +62,8 @@ type Options struct {
 	// iteration) is a compile error, so list the names of functions the
 	// Scope will provide (e.g. business knowledge models) here.
 	Names []string
-	// Now is the clock of now() and today(); nil means time.Now.
+	// Now is the clock of now() and today() when the evaluation Scope is
+	// not a Clock; nil means time.Now.
 	Now func() time.Time
 }
 
@@ -96,12 +114,13 @@ func newParserFor(src string, opts Options) (*parser, error) {
 func (p *Program) Source() string { return p.src }
 
 // Eval evaluates the program against scope (which may be nil: every name
-// is then null) and returns a JSON-shaped value: nil, bool, string,
-// json.Number, []any or map[string]any. FEEL turns most runtime problems
+// is then null) and returns a JSON-shaped value, as ToJSON makes it:
+// nil, bool, string, json.Number, []any or map[string]any, temporal
+// values as their FEEL string form. FEEL turns most runtime problems
 // (type mismatches, division by zero, missing names) into null; Eval
 // returns an error only when the result cannot be expressed as JSON
-// (a range or a date, for example), a resource limit is exceeded or a
-// Function from the scope fails.
+// (a range or a function), a resource limit is exceeded or a Function
+// from the scope fails.
 func (p *Program) Eval(scope Scope) (any, error) {
 	v, err := p.run(scope)
 	if err != nil {
@@ -109,6 +128,14 @@ func (p *Program) Eval(scope Scope) (any, error) {
 	}
 	return export(v, 0)
 }
+
+// ToJSON converts a FEEL-native value (as EvalValue returns, or as a
+// Function returns to Go) to the JSON shape Eval returns: numbers become
+// json.Number, Date, Time, DateTime, Duration and YearsMonths their FEEL
+// string form ("2025-03-01", "P1DT2H"), lists and contexts are converted
+// element by element. A range, a function or a Go value FEEL does not
+// know is an error.
+func ToJSON(v any) (any, error) { return export(v, 0) }
 
 // EvalValue evaluates the program like Eval but returns the FEEL-native
 // result: as Eval, plus Date, Time, DateTime, Duration, YearsMonths,
@@ -122,7 +149,7 @@ func (p *Program) EvalValue(scope Scope) (any, error) {
 }
 
 func (p *Program) run(scope Scope) (any, error) {
-	ev := &evaluator{now: p.now}
+	ev := &evaluator{now: clockOf(scope, p.now)}
 	v := ev.eval(p.root, &env{root: scope})
 	if ev.err != nil {
 		return nil, ev.err

@@ -104,7 +104,7 @@ func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
 	if u.any {
 		return true, nil
 	}
-	ev := &evaluator{now: u.now}
+	ev := &evaluator{now: clockOf(scope, u.now)}
 	x := norm(input)
 	e := (&env{root: scope}).with("?", x)
 	var res any = false

@@ -178,7 +178,8 @@ func numText(d *apd.Decimal) string {
 	return r.Text('e')
 }
 
-// export converts an internal value to the JSON shape Eval returns.
+// export converts an internal value to the JSON shape Eval returns
+// (see ToJSON).
 func export(v any, depth int) (any, error) {
 	if depth > maxValueDepth {
 		return nil, fmt.Errorf("feel: result nested deeper than %d levels", maxValueDepth)
@@ -211,7 +212,7 @@ func export(v any, depth int) (any, error) {
 	case *Range:
 		return nil, fmt.Errorf("feel: the result is a range, which is not a JSON value")
 	case Date, Time, DateTime, Duration, YearsMonths:
-		return nil, fmt.Errorf("feel: the result is a %s, which is not a JSON value (use EvalValue)", typeName(x))
+		return x.(fmt.Stringer).String(), nil
 	case Function:
 		return nil, fmt.Errorf("feel: the result is a function, which is not a JSON value")
 	case foreign:

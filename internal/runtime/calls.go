@@ -91,7 +91,7 @@ func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, 
 		var events []engine.Event
 		switch {
 		case len(decisions) > 0:
-			events = []engine.Event{r.evaluate(ctx, decisions[0])}
+			events = []engine.Event{r.evaluate(ctx, decisions[0], now)}
 			decisions = decisions[1:]
 		default:
 			c := calls[0]
@@ -116,8 +116,9 @@ func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, 
 	return st, fx, nil
 }
 
-// evaluate evaluates the latest version of a business rule task's decision.
-func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest) engine.Event {
+// evaluate evaluates the latest version of a business rule task's decision
+// at the step's time now (FEEL's now() and today()).
+func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest, now time.Time) engine.Event {
 	ev := engine.DecisionEvaluated{WaitID: req.WaitID, Key: req.Ref}
 	defs, ref, err := r.decision(ctx, req.Ref, 0)
 	if err != nil {
@@ -129,7 +130,7 @@ func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest) engi
 		return ev
 	}
 	ev.Version = ref.Version
-	res, err := defs.Evaluate(req.Ref, req.Variables)
+	res, err := defs.EvaluateAt(req.Ref, req.Variables, now)
 	if err == nil {
 		err = res.Err()
 	}

@@ -229,7 +229,8 @@ type DecisionResult struct {
 }
 
 // EvaluateDecision evaluates the latest version of a decision with the
-// given variables as its inputs. ENOTFOUND for an unknown key; a failed
+// given variables as its inputs, at the runtime's clock (Options.Now:
+// FEEL's now() and today()). ENOTFOUND for an unknown key; a failed
 // evaluation (e.g. UNIQUE with two matches) is EINVALID with the reasons.
 func (r *Runtime) EvaluateDecision(ctx context.Context, key string, vars map[string]any) (DecisionResult, error) {
 	defs, ref, err := r.decision(ctx, key, 0)
@@ -239,7 +240,7 @@ func (r *Runtime) EvaluateDecision(ctx context.Context, key string, vars map[str
 		}
 		return DecisionResult{}, err
 	}
-	res, err := defs.Evaluate(key, vars)
+	res, err := defs.EvaluateAt(key, vars, r.now())
 	if err == nil {
 		err = res.Err()
 	}

@@ -473,7 +473,9 @@ func parseTestFile(data []byte) (*testFile, error) {
 				if err != nil && tc.err == "" {
 					tc.err = fmt.Sprintf("expected value of %q: %v", r.name, err)
 				}
-				r.expected = exportExpected(v)
+				if r.expected, err = feel.ToJSON(v); err != nil && tc.err == "" {
+					tc.err = fmt.Sprintf("expected value of %q: %v", r.name, err)
+				}
 			}
 			tc.results = append(tc.results, r)
 		}
@@ -614,31 +616,6 @@ func temporal(xsdType, text string) (any, error) {
 		return nil, fmt.Errorf("%q is not a valid %s", text, xsdType)
 	}
 	return v, nil
-}
-
-// exportExpected turns an expected value into the JSON shape Result.Value
-// has, so both compare directly.
-func exportExpected(v any) any {
-	switch x := v.(type) {
-	case nil, bool, string, json.Number:
-		return v
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = exportExpected(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = exportExpected(e)
-		}
-		return out
-	}
-	if s, ok := v.(fmt.Stringer); ok {
-		return s.String() // temporal values, as dmn.Result shows them
-	}
-	return fmt.Sprint(v)
 }
 
 // scope is a FEEL scope over a map.
