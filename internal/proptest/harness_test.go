@@ -103,10 +103,11 @@ type waitRow struct {
 	Retries        int
 }
 
-// waits lists the wait rows of an instance ordered by id.
+// waits lists the wait rows of an instance, oldest first (the order in
+// which CorrelateMessage picks among subscriptions).
 func (h *harness) waits(ctx context.Context, id runtime.InstanceID) ([]waitRow, error) {
 	rows, err := h.ro.QueryContext(ctx, `SELECT id, kind, node_id, name, correlation_key, due_at, retries
-		FROM waits WHERE instance_id = ? ORDER BY id`, string(id))
+		FROM waits WHERE instance_id = ? ORDER BY created_at, id`, string(id))
 	if err != nil {
 		return nil, err
 	}
@@ -201,9 +202,10 @@ func (r *run) start(ctx context.Context, key string) error {
 
 // enabled lists the actions open in the instance, in a deterministic order.
 // In drain mode only actions that move the instance towards its end are
-// offered: no failing jobs, no job errors, no message or signal that only
-// non-interrupting triggers wait for; incidents are retried when a job ran
-// out of retries and cancelled otherwise.
+// offered: no failing jobs, no job errors, no message whose oldest
+// subscription (the one it would go to) is a non-interrupting trigger, no
+// signal that only such triggers wait for; incidents are retried when a job
+// ran out of retries and cancelled otherwise.
 func (r *run) enabled(ctx context.Context, drain bool) ([]action, error) {
 	ws, err := r.h.waits(ctx, r.id)
 	if err != nil {
@@ -233,7 +235,10 @@ func (r *run) enabled(ctx context.Context, drain bool) ([]action, error) {
 				out = append(out, action{Kind: actJobError, Target: r.local(w.ID)}) // the driver draws the code
 			}
 		case runtime.WaitMessage:
-			msgs[w.Name] = msgs[w.Name] || !drain || !r.spawners[w.NodeID]
+			// A message goes to the oldest subscription of its name only.
+			if _, seen := msgs[w.Name]; !seen {
+				msgs[w.Name] = !drain || !r.spawners[w.NodeID]
+			}
 		case runtime.WaitSignal:
 			sigs[w.Name] = sigs[w.Name] || !drain || !r.spawners[w.NodeID]
 		case runtime.WaitTimer:

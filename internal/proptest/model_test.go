@@ -123,6 +123,12 @@ type model struct {
 type generator struct {
 	t      *rapid.T
 	blocks int
+	// quiet is > 0 while drawing the body of a non-interrupting escalation
+	// handler: an escalation thrown there would re-trigger the handler
+	// without a wait state in between (the engine stops that loop with a
+	// step-budget incident after 100 000 activations, which is correct but
+	// costs seconds and hundreds of MB of history per case).
+	quiet int
 }
 
 // genModel draws a random model.
@@ -182,6 +188,10 @@ func (g *generator) block(depth int, inSub bool, composite ...int) *block {
 		b = &block{kind: blockSequence + weighted[blockKind](g.t, composite, "composite")}
 	} else {
 		kinds := blockWeights
+		if g.quiet > 0 {
+			kinds = append([]int(nil), kinds...)
+			kinds[blockEscalation] = 0
+		}
 		if g.blocks >= maxBlocks {
 			kinds = kinds[:leafKinds]
 		} else if depth >= maxDepth {
@@ -264,7 +274,14 @@ func (g *generator) handlers(depth int, inSub bool) []*eventSub {
 		if !h.interrupting && tr.kind == trigMessage {
 			h.trig.name = nonInterrupting
 		}
+		quiet := !h.interrupting && tr.kind == trigEscalation
+		if quiet {
+			g.quiet++
+		}
 		h.body = g.block(depth+1, true)
+		if quiet {
+			g.quiet--
+		}
 		out = append(out, h)
 	}
 	return out
