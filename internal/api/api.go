@@ -27,6 +27,19 @@ type Service interface {
 	ProcessVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error)
 	// Definition returns one version of key with its XML; ENOTFOUND if absent.
 	Definition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error)
+	// Decisions returns the latest version of every decision key.
+	Decisions(ctx context.Context) ([]runtime.DefinitionRecord, error)
+	// DecisionVersions returns every version of a decision key, ascending;
+	// ENOTFOUND for an unknown key.
+	DecisionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error)
+	// DecisionDefinition returns one version of a decision key with the DMN
+	// document it was deployed in; ENOTFOUND if absent.
+	DecisionDefinition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error)
+	// EvaluateDecision evaluates the latest version of a decision with vars
+	// as its inputs; ENOTFOUND for an unknown key, EINVALID when the
+	// evaluation fails (e.g. a UNIQUE table with two matches), with the
+	// reasons in the message.
+	EvaluateDecision(ctx context.Context, key string, vars map[string]any) (runtime.DecisionResult, error)
 	// StartInstance starts an instance and returns it after its first step
 	// committed; ENOTFOUND for an unknown key or version, EINVALID for bad input.
 	StartInstance(ctx context.Context, req runtime.StartRequest) (runtime.InstanceView, error)
@@ -155,6 +168,10 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/processes/{key}/versions", s.handle(s.listVersions))
 		r.Get("/processes/{key}/versions/{version}/xml", s.handle(s.definitionXML))
 		r.Post("/processes/{key}/instances", s.handle(s.startInstance))
+		r.Get("/decisions", s.handle(s.listDecisions))
+		r.Get("/decisions/{key}/versions", s.handle(s.listDecisionVersions))
+		r.Get("/decisions/{key}/versions/{version}/xml", s.handle(s.decisionXML))
+		r.Post("/decisions/{key}/evaluate", s.handle(s.evaluateDecision))
 		r.Get("/instances", s.handle(s.listInstances))
 		r.Get("/instances/{id}", s.handle(s.getInstance))
 		r.Get("/instances/{id}/history", s.handle(s.history))

@@ -22,6 +22,15 @@
 // DESIGN §9 loopback mode) and are refused with 403 without a user.
 // Messages and signals come in through /api/v1/messages and /api/v1/signals.
 //
+// # Decisions
+//
+// A deployment may carry .dmn files beside .bpmn ones; each decision is
+// listed under /api/v1/decisions with its versions and the DMN document it
+// came from. POST /api/v1/decisions/{key}/evaluate runs the latest version
+// and answers its result with the ids of the matched rules; an evaluation
+// that fails (a UNIQUE table with two matches, say) is 422 decision-failed,
+// the reasons in detail.
+//
 // # What it must not do
 //
 // It calls the runtime only through the narrow Service interface, never

@@ -32,7 +32,6 @@ type DefinitionRef struct {
 type Deployment struct {
 	ID        string          `json:"id"`
 	Processes []DefinitionRef `json:"processes"`
-	// Decisions is always empty until DMN support lands.
 	Decisions []DefinitionRef `json:"decisions"`
 }
 
@@ -48,6 +47,31 @@ type Process struct {
 type ProcessVersion struct {
 	Process
 	DeploymentID string `json:"deploymentId"`
+}
+
+// Decision is the latest version of one decision key.
+type Decision struct {
+	Key        string `json:"key"`
+	Version    int    `json:"version"`
+	Name       string `json:"name"`
+	DeployedAt string `json:"deployedAt"`
+}
+
+// DecisionVersion is one version of a decision key.
+type DecisionVersion struct {
+	Decision
+	DeploymentID string `json:"deploymentId"`
+}
+
+// DecisionEvaluation is the answer of POST /api/v1/decisions/{key}/evaluate.
+type DecisionEvaluation struct {
+	Key     string `json:"key"`
+	Version int    `json:"version"`
+	// Result is the decision's value: any JSON, null when nothing matched.
+	Result any `json:"result"`
+	// MatchedRules are the ids of the rules that matched ("decision#index"
+	// for a rule without one).
+	MatchedRules []string `json:"matchedRules"`
 }
 
 // InstanceLink points at a calling parent instance.
@@ -293,11 +317,18 @@ func vars(m map[string]any) map[string]any {
 }
 
 func toDeployment(d runtime.DeploymentResult) Deployment {
-	out := Deployment{ID: d.ID, Processes: make([]DefinitionRef, 0, len(d.Processes)), Decisions: []DefinitionRef{}}
+	out := Deployment{ID: d.ID, Processes: make([]DefinitionRef, 0, len(d.Processes)), Decisions: make([]DefinitionRef, 0, len(d.Decisions))}
 	for _, p := range d.Processes {
 		out.Processes = append(out.Processes, DefinitionRef{Key: p.Key, Version: p.Version})
 	}
+	for _, p := range d.Decisions {
+		out.Decisions = append(out.Decisions, DefinitionRef{Key: p.Key, Version: p.Version})
+	}
 	return out
+}
+
+func toDecision(d runtime.DefinitionRecord) Decision {
+	return Decision{Key: d.Key, Version: d.Version, Name: d.Name, DeployedAt: timestamp(d.DeployedAt)}
 }
 
 func toProcess(d runtime.DefinitionRecord) Process {

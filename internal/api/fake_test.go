@@ -44,6 +44,8 @@ type fakeService struct {
 	waits fakeWaits
 	// Ad-hoc regions, variables and waits of instances (fake_adhoc_test.go).
 	adhoc fakeAdHoc
+	// Deployed decisions (fake_decisions_test.go).
+	decisions fakeDecisions
 }
 
 var _ api.Service = (*fakeService)(nil)
@@ -55,6 +57,7 @@ func newFake() *fakeService {
 		instances: map[runtime.InstanceID]*runtime.InstanceView{},
 		waits:     newFakeWaits(),
 		adhoc:     fakeAdHoc{regions: map[runtime.InstanceID][]*runtime.RegionView{}},
+		decisions: fakeDecisions{versions: map[string][]runtime.DefinitionRecord{}},
 	}
 }
 
@@ -69,7 +72,7 @@ func (f *fakeService) Deploy(_ context.Context, files []runtime.File) (runtime.D
 			problems = append(problems,
 				runtime.Problem{Resource: file.Name, Element: "Flow_3", Rule: "flow-crosses-boundary", Detail: "sequence flow Flow_3 crosses the boundary of sub-process Sub_1"},
 				runtime.Problem{Resource: file.Name, Element: "Timer_1", Rule: "unsupported-element", Detail: "timer events are not supported yet"})
-		} else if !processRE.Match(file.Content) {
+		} else if !processRE.Match(file.Content) && !decisionRE.Match(file.Content) {
 			problems = append(problems, runtime.Problem{Resource: file.Name, Element: "definitions", Rule: "no-process", Detail: "the document declares no process"})
 		}
 	}
@@ -94,6 +97,7 @@ func (f *fakeService) Deploy(_ context.Context, files []runtime.File) (runtime.D
 			f.versions[key] = append(vs, rec)
 			res.Processes = append(res.Processes, runtime.DefinitionRef{Key: key, Version: rec.Version})
 		}
+		res.Decisions = append(res.Decisions, f.deployDecisions(file, res.ID, hash)...)
 	}
 	return res, nil
 }

@@ -58,7 +58,7 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 func TestProblemTypesAreDocumented(t *testing.T) {
 	t.Parallel()
 	desc := MustContract(t).doc.Info.Description
-	for _, slug := range []string{"not-found", "method-not-allowed", "malformed-json", "invalid-request", "invalid-model",
+	for _, slug := range []string{"not-found", "method-not-allowed", "malformed-json", "invalid-request", "invalid-model", "decision-failed",
 		"conflict", "forbidden", "payload-too-large", "unsupported-media-type", "internal"} {
 		if !strings.Contains(desc, "`"+slug+"`") {
 			t.Errorf("problem type %s is not documented", slug)

@@ -41,6 +41,7 @@ var (
 	kindPayloadTooLarge      = kind{http.StatusRequestEntityTooLarge, "payload-too-large", "Payload too large"}
 	kindUnsupportedMediaType = kind{http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type"}
 	kindInvalidModel         = kind{http.StatusUnprocessableEntity, "invalid-model", "Invalid model"}
+	kindDecisionFailed       = kind{http.StatusUnprocessableEntity, "decision-failed", "Decision failed"}
 	kindInternal             = kind{http.StatusInternalServerError, "internal", "Internal server error"}
 	// kindClientClosed is for the log only: the client has gone and never
 	// sees the answer (nginx's 499 convention).
@@ -81,7 +82,7 @@ type Problem struct {
 
 // ModelError is one reason a deployment was refused.
 type ModelError struct {
-	// Element is the id of the offending BPMN element.
+	// Element is the id of the offending BPMN or DMN element.
 	Element string `json:"element"`
 	// Rule is the stable code of the broken rule.
 	Rule string `json:"rule"`

@@ -39,10 +39,9 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 // definitionXML handles GET /api/v1/processes/{key}/versions/{version}/xml:
 // the deployed document, byte for byte.
 func (s *server) definitionXML(w http.ResponseWriter, r *http.Request) error {
-	raw := chi.URLParam(r, "version")
-	v, err := strconv.Atoi(raw)
-	if err != nil || v < 1 {
-		return errorf(kindInvalidRequest, "version", fmt.Sprintf("version must be a positive integer, not %q", raw))
+	v, err := versionParam(r)
+	if err != nil {
+		return err
 	}
 	def, err := s.svc.Definition(r.Context(), chi.URLParam(r, "key"), v)
 	if err != nil {
@@ -52,4 +51,14 @@ func (s *server) definitionXML(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(def.XML)
 	return nil
+}
+
+// versionParam reads the {version} path parameter: a positive integer.
+func versionParam(r *http.Request) (int, error) {
+	raw := chi.URLParam(r, "version")
+	v, err := strconv.Atoi(raw)
+	if err != nil || v < 1 {
+		return 0, errorf(kindInvalidRequest, "version", fmt.Sprintf("version must be a positive integer, not %q", raw))
+	}
+	return v, nil
 }

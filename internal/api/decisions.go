@@ -1,0 +1,96 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// listDecisions handles GET /api/v1/decisions: the latest version of each
+// decision key.
+func (s *server) listDecisions(w http.ResponseWriter, r *http.Request) error {
+	defs, err := s.svc.Decisions(r.Context())
+	if err != nil {
+		return err
+	}
+	out := List[Decision]{Items: make([]Decision, 0, len(defs))}
+	for _, d := range defs {
+		out.Items = append(out.Items, toDecision(d))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// listDecisionVersions handles GET /api/v1/decisions/{key}/versions.
+func (s *server) listDecisionVersions(w http.ResponseWriter, r *http.Request) error {
+	defs, err := s.svc.DecisionVersions(r.Context(), chi.URLParam(r, "key"))
+	if err != nil {
+		return err
+	}
+	out := List[DecisionVersion]{Items: make([]DecisionVersion, 0, len(defs))}
+	for _, d := range defs {
+		out.Items = append(out.Items, DecisionVersion{Decision: toDecision(d), DeploymentID: d.DeploymentID})
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// decisionXML handles GET /api/v1/decisions/{key}/versions/{version}/xml:
+// the deployed DMN document the version was registered from, byte for byte.
+func (s *server) decisionXML(w http.ResponseWriter, r *http.Request) error {
+	v, err := versionParam(r)
+	if err != nil {
+		return err
+	}
+	def, err := s.svc.DecisionDefinition(r.Context(), chi.URLParam(r, "key"), v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(def.XML)
+	return nil
+}
+
+// evaluateDecision handles POST /api/v1/decisions/{key}/evaluate:
+// {variables?} → the result of the latest version with the ids of the rules
+// that matched. A failed evaluation (e.g. a UNIQUE table with two matches)
+// is 422 decision-failed with the reasons in detail.
+func (s *server) evaluateDecision(w http.ResponseWriter, r *http.Request) error {
+	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	vs, err := objectField(members, "variables")
+	if err != nil {
+		return err
+	}
+	key := chi.URLParam(r, "key")
+	res, err := s.svc.EvaluateDecision(r.Context(), key, vars(vs))
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.EINVALID {
+			return decisionFailed(err)
+		}
+		return err
+	}
+	out := DecisionEvaluation{Key: res.Key, Version: res.Version, Result: res.Result, MatchedRules: res.MatchedRules}
+	if out.MatchedRules == nil {
+		out.MatchedRules = []string{}
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// decisionFailed turns a failed evaluation into a decision-failed problem
+// whose detail is the runtime's message (it names the decision and why).
+func decisionFailed(err error) error {
+	field := ""
+	var re *runtime.Error
+	if errors.As(err, &re) {
+		field = re.Field
+	}
+	return errorf(kindDecisionFailed, field, err.Error())
+}
