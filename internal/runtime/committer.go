@@ -9,9 +9,10 @@ import (
 // moment into one store transaction (group commit, DESIGN §3 Persistence).
 // Each caller still learns the outcome of its own step.
 type committer struct {
-	store Store
-	max   int
-	in    chan commitRequest
+	store   Store
+	max     int
+	metrics *metrics
+	in      chan commitRequest
 
 	mu     sync.Mutex
 	closed bool
@@ -28,11 +29,11 @@ type commitRequest struct {
 // errClosed reports a commit after Close.
 var errClosed = &Error{Code: EINTERNAL, Message: "runtime is shut down"}
 
-func newCommitter(store Store, max int) *committer {
+func newCommitter(store Store, max int, m *metrics) *committer {
 	if max <= 0 {
 		max = 64
 	}
-	c := &committer{store: store, max: max, in: make(chan commitRequest, max), done: make(chan struct{})}
+	c := &committer{store: store, max: max, metrics: m, in: make(chan commitRequest, max), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -86,13 +87,22 @@ func (c *committer) write(batch []commitRequest) {
 	}
 	err := c.store.CommitSteps(ctx, recs)
 	if err == nil || len(batch) == 1 {
+		if err == nil {
+			c.metrics.commitBatches.Add(1)
+			c.metrics.count(recs)
+		}
 		for _, r := range batch {
 			r.reply <- err
 		}
 		return
 	}
 	for _, r := range batch {
-		r.reply <- c.store.CommitSteps(ctx, r.recs)
+		err := c.store.CommitSteps(ctx, r.recs)
+		if err == nil {
+			c.metrics.commitBatches.Add(1)
+			c.metrics.count(r.recs)
+		}
+		r.reply <- err
 	}
 }
 

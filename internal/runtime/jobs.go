@@ -50,6 +50,7 @@ func (r *Runtime) ActivateJobs(ctx context.Context, req ActivateRequest) ([]JobV
 			return nil, fmt.Errorf("runtime: activate %s jobs: %w", req.Type, err)
 		}
 		if len(rows) > 0 {
+			r.metrics.jobsActivated.Add(int64(len(rows)))
 			return r.jobViews(ctx, rows)
 		}
 		if deadline == nil {

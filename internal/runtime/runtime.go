@@ -56,6 +56,8 @@ type Runtime struct {
 	schedDone chan struct{}
 	closeOnce sync.Once
 
+	metrics metrics
+
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
 	drainOnce sync.Once
@@ -79,7 +81,6 @@ func New(store Store, opts Options) *Runtime {
 		defs:   newCache[*bpmn.Process](),
 		decs:   newCache[*dmn.Definitions](),
 		locks:  newInstanceLocks(),
-		commit: newCommitter(store, opts.GroupCommitMax),
 
 		jobReady:  newNotifier(),
 		schedWake: make(chan struct{}, 1),
@@ -93,6 +94,7 @@ func New(store Store, opts Options) *Runtime {
 	if r.now == nil {
 		r.now = time.Now
 	}
+	r.commit = newCommitter(store, opts.GroupCommitMax, &r.metrics)
 	if r.resolver = opts.Resolver; r.resolver == nil {
 		r.resolver = DefaultResolver{}
 	}

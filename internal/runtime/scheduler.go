@@ -93,6 +93,7 @@ func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
 			switch code := ErrorCode(err); {
 			case err == nil:
 				fired++
+				r.metrics.timersFired.Add(1)
 			case code == ENOTFOUND || code == ECONFLICT:
 				// fired or withdrawn meanwhile
 			default:

@@ -427,3 +427,16 @@ func TestBeginShutdownEndsLongPolls(t *testing.T) {
 		t.Fatal("long poll held shutdown")
 	}
 }
+
+func TestMetricsCount(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"), fixture(t, "straight.bpmn"))
+	start(t, c.rt, "straight", map[string]any{"amount": json.Number("1")})
+	start(t, c.rt, "worker", nil)
+	activate(t, c.rt, "fetch-order", 0)
+	m := c.rt.Metrics()
+	if m.InstancesStarted != 2 || m.InstancesEnded != 1 || m.JobsActivated != 1 || m.StepsCommitted != 2 || m.CommitBatches < 1 {
+		t.Fatalf("metrics %+v", m)
+	}
+}
