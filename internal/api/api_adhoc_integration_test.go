@@ -97,10 +97,10 @@ func TestIntegrationAdHocManual(t *testing.T) {
 		t.Errorf("refused activations changed the instance:\nbefore %v\nafter  %v", before, after)
 	}
 
-	// The waits show the task of A.
+	// The waits show the region's open offer (B) and the task of A.
 	waits := b.get(inst+"/waits").wantStatus(t, http.StatusOK).items(t)
-	if len(waits) != 1 || waits[0].(map[string]any)["kind"] != "task" || waits[0].(map[string]any)["nodeId"] != "A" ||
-		waits[0].(map[string]any)["id"] != tasks["A"] {
+	if len(waits) != 2 || waits[0].(map[string]any)["kind"] != "offer" || waits[0].(map[string]any)["name"] != "B" ||
+		waits[1].(map[string]any)["kind"] != "task" || waits[1].(map[string]any)["nodeId"] != "A" || waits[1].(map[string]any)["id"] != tasks["A"] {
 		t.Errorf("waits = %v", waits)
 	}
 

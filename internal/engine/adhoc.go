@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
@@ -174,6 +175,31 @@ func (v snapshotScope) Lookup(name string) (any, bool) {
 // Now returns the snapshot's step time (snapshotScope is a feel.Clock).
 func (v snapshotScope) Now() time.Time { return v.s.Now }
 
+// WaitOffer mirrors a manual region's open offer as a wait (owned by the
+// region's scope), so the offer is queryable like any other wait state.
+const WaitOffer WaitKind = "offer"
+
+// syncOffer keeps the offer wait of region r in line with r.Offer.
+func (x *executor) syncOffer(r *Region) {
+	var w *Wait
+	for _, o := range x.st.Waits {
+		if o.Kind == WaitOffer && o.ScopeID == r.ScopeID {
+			w = o
+		}
+	}
+	names := strings.Join(r.Offer, ",")
+	switch {
+	case len(r.Offer) == 0 && w != nil:
+		x.removeWait(w)
+	case len(r.Offer) > 0 && w == nil:
+		w = x.allocWait(WaitOffer, r.NodeID, r.ScopeID)
+		w.Handler, w.Name = true, names
+	case w != nil && w.Name != names:
+		w.Name = names
+		x.touch(w.ID)
+	}
+}
+
 // region returns the open region of scope s, or nil.
 func (x *executor) region(s scope.ID) *Region {
 	for _, r := range x.st.Regions {
@@ -291,6 +317,7 @@ func (x *executor) route(t *Track, n *bpmn.Node, r *Region, answer []string) {
 			answer = nil // the offer closes while an activity runs
 		}
 		r.Offer = answer
+		x.syncOffer(r)
 		if len(answer) > 0 {
 			x.fact(FactCandidates, n.ID, r.ScopeID, "", map[string]any{"candidates": toAny(answer)})
 		}
@@ -373,6 +400,7 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 // stopRegion stops asking the router: the region drains with what runs.
 func (x *executor) stopRegion(r *Region, n *bpmn.Node, reason string) {
 	r.Stopped, r.Offer = reason, nil
+	x.syncOffer(r)
 	x.fact(FactRegionStopped, n.ID, r.ScopeID, "", map[string]any{"reason": reason})
 }
 
@@ -409,6 +437,7 @@ func (x *executor) activate(e AdHocActivated) error {
 	x.newTrack(r.ScopeID, e.ActivityID, "")
 	if n.AdHoc.Sequential {
 		r.Offer = nil
+		x.syncOffer(r)
 		return nil
 	}
 	// Parallel: the offer stays open and is recomputed with the new activity running.
