@@ -206,6 +206,8 @@ type Store interface {
 	Wait(ctx context.Context, id string) (WaitRow, error)
 	// InstanceWaits returns the open waits of an instance, oldest first.
 	InstanceWaits(ctx context.Context, id InstanceID) ([]WaitRow, error)
+	// WaitCounts returns how many waits of each kind are open.
+	WaitCounts(ctx context.Context) (map[string]int, error)
 	// ActivateJobs locks up to max activatable jobs of a type for worker
 	// until lockUntil, oldest first, in one transaction, and returns them.
 	// Activatable: retries > 0, DueAt zero or <= now, not locked or lock

@@ -112,3 +112,10 @@ func (r *Runtime) SetVariables(ctx context.Context, id InstanceID, scopeID strin
 	}
 	return r.Instance(ctx, id)
 }
+
+// WaitCounts returns how many waits of each kind are open across all
+// instances (job, task, timer, message, signal, condition, call, offer —
+// an offer is a manual ad-hoc region waiting for a person).
+func (r *Runtime) WaitCounts(ctx context.Context) (map[string]int, error) {
+	return r.store.WaitCounts(ctx)
+}

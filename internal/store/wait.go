@@ -525,3 +525,28 @@ func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runti
 	}
 	return out, nil
 }
+
+// WaitCounts returns how many waits of each kind are open across all instances.
+func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT kind, count(*) FROM waits GROUP BY kind`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var kind string
+			var n int
+			if err := rows.Scan(&kind, &n); err != nil {
+				return err
+			}
+			out[kind] = n
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: count waits: %w", err)
+	}
+	return out, nil
+}

@@ -861,3 +861,13 @@ func TestInstanceWaits(t *testing.T) {
 		t.Fatalf("waits %+v", got)
 	}
 }
+
+func TestWaitCounts(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t)
+	createWithWaits(t, db, "a", timer("a-w1", 60), job("a-w2", "t", 1), job("a-w3", "u", 2))
+	got, err := db.WaitCounts(context.Background())
+	if err != nil || got[runtime.WaitJob] != 2 || got[runtime.WaitTimer] != 1 || len(got) != 2 {
+		t.Fatalf("counts %v %v", got, err)
+	}
+}
