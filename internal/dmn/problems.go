@@ -2,7 +2,8 @@ package dmn
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/gobpm/gobpm/internal/xmldoc"
 )
 
 // Rule is a stable, kebab-case code naming the rule a document breaks. The API
@@ -13,13 +14,13 @@ type Rule = string
 const (
 	// RuleMalformed: the bytes are not well-formed XML, or their declared
 	// encoding is wrong or unsupported.
-	RuleMalformed Rule = "malformed-xml"
+	RuleMalformed Rule = xmldoc.RuleMalformed
 	// RuleDoctype: the document contains a <!DOCTYPE> (refused: no entity expansion).
-	RuleDoctype Rule = "doctype-forbidden"
+	RuleDoctype Rule = xmldoc.RuleDoctype
 	// RuleTooLarge: the document exceeds MaxDocumentSize bytes.
-	RuleTooLarge Rule = "document-too-large"
+	RuleTooLarge Rule = xmldoc.RuleTooLarge
 	// RuleTooDeep: elements nest deeper than MaxDepth.
-	RuleTooDeep Rule = "document-too-deep"
+	RuleTooDeep Rule = xmldoc.RuleTooDeep
 	// RuleNotDMN: the root element is not a DMN 1.1–1.5 <definitions>.
 	RuleNotDMN Rule = "not-dmn"
 	// RuleUnsupported: an element or attribute value the engine cannot
@@ -60,71 +61,12 @@ const (
 	RuleInvalidAttribute Rule = "invalid-attribute"
 )
 
-// Problem is one rule a document breaks.
-type Problem struct {
-	// Element is the id of the offending decision, input data or business
-	// knowledge model (problems inside its decision logic name it too; the
-	// detail says which input, rule or entry), the name of an item
-	// definition, or the tag, name and line of an element without an id
-	// ("decision Fee (line 12)"). It is empty for problems with the
-	// document as a whole (RuleMalformed, RuleDoctype, RuleTooLarge,
-	// RuleTooDeep, RuleNotDMN).
-	Element string
-	// Rule is one of the Rule constants.
-	Rule Rule
-	// Detail is a human explanation.
-	Detail string
-}
-
-// String renders the problem as "element: rule: detail".
-func (p Problem) String() string {
-	if p.Element == "" {
-		return p.Rule + ": " + p.Detail
-	}
-	return p.Element + ": " + p.Rule + ": " + p.Detail
-}
+// Problem is one rule a document breaks (see package xmldoc).
+type Problem = xmldoc.Problem
 
 // ValidationError is returned by Parse for any problem with a document. It
 // holds every problem found, in document order as far as practical.
-type ValidationError struct {
-	Problems []Problem
-}
-
-// maxSummarised bounds how many problems Error spells out.
-const maxSummarised = 5
-
-// Error summarises the problems: the count and the first few.
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	n := len(e.Problems)
-	if n == 1 {
-		b.WriteString("dmn: invalid document: ")
-	} else {
-		fmt.Fprintf(&b, "dmn: invalid document (%d problems): ", n)
-	}
-	for i, p := range e.Problems {
-		if i == maxSummarised {
-			fmt.Fprintf(&b, "; and %d more", n-maxSummarised)
-			break
-		}
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(p.String())
-	}
-	return b.String()
-}
-
-// Has reports whether one of the problems carries rule for element
-// (element "" matches any element).
-func (e *ValidationError) Has(element string, rule Rule) bool {
-	for _, p := range e.Problems {
-		if p.Rule == rule && (element == "" || p.Element == element) {
-			return true
-		}
-	}
-	return false
-}
+type ValidationError = xmldoc.ValidationError
 
 // problems collects Problems while a document is read.
 type problems []Problem
@@ -137,5 +79,5 @@ func (ps problems) err() error {
 	if len(ps) == 0 {
 		return nil
 	}
-	return &ValidationError{Problems: ps}
+	return &ValidationError{Kind: "dmn", Problems: ps}
 }
