@@ -31,7 +31,17 @@ func TestParseStep(t *testing.T) {
 	if s, err = parseStep("correlate message m: expect rejected"); err != nil || !s.rejected || s.arg != "m" {
 		t.Errorf("rejected: %+v %v", s, err)
 	}
+	if s, err = parseStep("expect ad-hoc regions 2"); err != nil || s.kind != stExpectRegions || s.n != 2 {
+		t.Errorf("regions: %+v %v", s, err)
+	}
+	if s, err = parseStep(`expect ad-hoc stopped by "completion condition"`); err != nil || s.kind != stExpectStopReason || s.arg != "completion condition" {
+		t.Errorf("stopped by: %+v %v", s, err)
+	}
+	if s, err = parseStep("expect completed user tasks {b, a}"); err != nil || s.kind != stExpectCompletedTasks || !slices.Equal(s.set, []string{"a", "b"}) {
+		t.Errorf("completed user tasks: %+v %v", s, err)
+	}
 	for _, bad := range []string{
+		"expect ad-hoc stopped by drained", "expect ad-hoc regions x",
 		"expect ended: expect rejected", "advance the clock by 5 minutes", "expect open user tasks a, b",
 		"expect scope tree process › {a", "start p with x=", "frobnicate", "expect timers -1",
 	} {

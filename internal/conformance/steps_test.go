@@ -15,28 +15,32 @@ type stepKind int
 
 // The step vocabulary of SCENARIOS.md, plus a few gobpm-specific checks
 // (expect failed, expect incident, expect new timers, expect scopes, expect
-// running children).
+// running children, expect ad-hoc regions, expect completed user tasks,
+// expect ad-hoc stopped by).
 const (
-	stStart           stepKind = iota // start K [with v=x, …]
-	stComplete                        // complete X [with v=x, …]
-	stCorrelate                       // correlate message M
-	stBroadcast                       // broadcast signal S
-	stAdvance                         // advance the clock by D
-	stCancel                          // cancel
-	stActivate                        // activate A (ad-hoc)
-	stFinishAdhoc                     // finish ad-hoc S (ad-hoc)
-	stExpectTasks                     // expect open user tasks {…}
-	stExpectSubs                      // expect subscriptions {…}
-	stExpectTimers                    // expect timers N
-	stExpectNewTimers                 // expect new timers N: N timers, each new or re-armed (later due) since the previous timers step
-	stExpectTree                      // expect scope tree …
-	stExpectEnded                     // expect ended (completed or terminated)
-	stExpectNotEnded                  // expect not ended
-	stExpectFailed                    // expect failed (status failed with an open incident)
-	stExpectIncident                  // expect incident "text": an open incident mentions text
-	stExpectScopes                    // expect scopes X N: N open scopes of element X
-	stExpectChildren                  // expect running children N
-	stExpectEnabled                   // expect enabled {…} (ad-hoc)
+	stStart                stepKind = iota // start K [with v=x, …]
+	stComplete                             // complete X [with v=x, …]
+	stCorrelate                            // correlate message M
+	stBroadcast                            // broadcast signal S
+	stAdvance                              // advance the clock by D
+	stCancel                               // cancel
+	stActivate                             // activate A (ad-hoc)
+	stFinishAdhoc                          // finish ad-hoc S (ad-hoc)
+	stExpectTasks                          // expect open user tasks {…}
+	stExpectSubs                           // expect subscriptions {…}
+	stExpectTimers                         // expect timers N
+	stExpectNewTimers                      // expect new timers N: N timers, each new or re-armed (later due) since the previous timers step
+	stExpectTree                           // expect scope tree …
+	stExpectEnded                          // expect ended (completed or terminated)
+	stExpectNotEnded                       // expect not ended
+	stExpectFailed                         // expect failed (status failed with an open incident)
+	stExpectIncident                       // expect incident "text": an open incident mentions text
+	stExpectScopes                         // expect scopes X N: N open scopes of element X
+	stExpectChildren                       // expect running children N
+	stExpectEnabled                        // expect enabled {…} (ad-hoc): the candidates of the open ad-hoc regions
+	stExpectRegions                        // expect ad-hoc regions N: N open ad-hoc regions
+	stExpectCompletedTasks                 // expect completed user tasks {…}: the user tasks the history shows completed
+	stExpectStopReason                     // expect ad-hoc stopped by "reason": the history holds exactly one region stop, with this reason
 )
 
 // actions are the step kinds that call the runtime and so may carry
@@ -124,6 +128,15 @@ func parseStep(text string) (step, error) {
 	} else if r, ok := rest("expect enabled "); ok {
 		s.kind = stExpectEnabled
 		s.set, err = parseSet(r)
+	} else if r, ok := rest("expect ad-hoc regions "); ok {
+		s.kind = stExpectRegions
+		s.n, err = parseCount(r)
+	} else if r, ok := rest("expect completed user tasks "); ok {
+		s.kind = stExpectCompletedTasks
+		s.set, err = parseSet(r)
+	} else if r, ok := rest("expect ad-hoc stopped by "); ok {
+		s.kind = stExpectStopReason
+		s.arg, err = strconv.Unquote(r)
 	} else if r, ok := rest("expect timers "); ok {
 		s.kind = stExpectTimers
 		s.n, err = parseCount(r)
