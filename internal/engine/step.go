@@ -41,7 +41,14 @@ func (o Options) withDefaults() Options {
 // It fails only with ErrInvalidTransition (event does not apply) or
 // ErrCheckpoint (state does not fit the process).
 func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
-	x := &executor{proc: p, st: st.Clone(), now: now, opts: opts.withDefaults()}
+	return Apply(p, st.Clone(), ev, now, opts)
+}
+
+// Apply is Step without the copy: it changes st itself and returns it. The
+// caller hands st over (the runtime does, for a state it just decoded from
+// the checkpoint); on error st must be discarded.
+func Apply(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
+	x := &executor{proc: p, st: st, now: now, opts: opts.withDefaults()}
 	wasEnded := st.Ended()
 	if err := x.apply(ev); err != nil {
 		return nil, Effects{}, err

@@ -390,7 +390,7 @@ func TestWaitsSurviveCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(st, back) {
+	if !sameState(t, st, back) {
 		t.Fatalf("round trip differs")
 	}
 	w := waitAt(t, back, WaitTimer, "wait")

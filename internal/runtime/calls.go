@@ -102,7 +102,7 @@ func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, 
 			}
 		}
 		for _, ev := range events {
-			next, more, err := engine.Step(proc, st, ev, now, r.engine)
+			next, more, err := engine.Apply(proc, st, ev, now, r.engine) // st is this command's own
 			if err != nil {
 				return nil, fx, fmt.Errorf("runtime: %s in %s: %w", ev.Kind(), st.InstanceID, err)
 			}
@@ -169,7 +169,7 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	child := engine.NewState(c.ChildID, ref.Key, ref.Version)
 	child.Parent = &engine.ParentLink{InstanceID: parent.InstanceID, NodeID: c.NodeID, WaitID: c.ChildID}
 	child.CallChain = append(slices.Clone(c.Chain), ref.Key)
-	next, fx, err := engine.Step(proc, child, engine.Start{Variables: c.Inputs}, now, r.engine)
+	next, fx, err := engine.Apply(proc, child, engine.Start{Variables: c.Inputs}, now, r.engine)
 	if err != nil {
 		if errors.Is(err, engine.ErrInvalidTransition) {
 			return fail(engine.CodeCallContract, "call activity %s: process %s has no none start event", c.NodeID, key), nil

@@ -254,7 +254,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	unlock := r.locks.lock(id)
 	now := r.now().UTC()
 	st := engine.NewState(string(id), ref.Key, ref.Version)
-	next, fx, err := engine.Step(proc, st, engine.Start{Variables: vars, StartNode: startNode}, now, r.engine)
+	next, fx, err := engine.Apply(proc, st, engine.Start{Variables: vars, StartNode: startNode}, now, r.engine)
 	if err != nil {
 		unlock()
 		if errors.Is(err, engine.ErrInvalidTransition) {
@@ -329,9 +329,10 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 		return nil, fmt.Errorf("runtime: definition of instance %s: %w", id, err)
 	}
 	now := r.now().UTC()
-	next, fx, err := engine.Step(proc, st, ev, now, r.engine)
+	status := st.Status
+	next, fx, err := engine.Apply(proc, st, ev, now, r.engine) // st was just decoded: no copy needed
 	if err != nil {
-		return nil, stepError(id, st, ev, err)
+		return nil, stepError(id, status, ev, err)
 	}
 	w := &work{}
 	if next, fx, err = r.settleCalls(ctx, w, proc, si.BusinessKey, next, fx, now); err != nil {
@@ -349,7 +350,7 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 }
 
 // stepError classifies an engine refusal for callers.
-func stepError(id InstanceID, st *engine.State, ev engine.Event, err error) error {
+func stepError(id InstanceID, status string, ev engine.Event, err error) error {
 	switch {
 	case errors.Is(err, engine.ErrUnknownWait):
 		return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("%s: nothing open in instance %s matches (already completed or withdrawn)", ev.Kind(), id), Err: err}
@@ -358,7 +359,7 @@ func stepError(id InstanceID, st *engine.State, ev engine.Event, err error) erro
 	case errors.Is(err, engine.ErrUnknownIncident):
 		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("the incident is not open in instance %s", id)}
 	case errors.Is(err, engine.ErrInvalidTransition):
-		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is %s: %s", id, st.Status, engineText(err, engine.ErrInvalidTransition))}
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is %s: %s", id, status, engineText(err, engine.ErrInvalidTransition))}
 	}
 	return fmt.Errorf("runtime: step %s of %s: %w", ev.Kind(), id, err)
 }

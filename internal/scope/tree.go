@@ -47,6 +47,28 @@ type Tree struct {
 	Scopes map[ID]*Scope `json:"scopes"`
 	// Next is the counter that mints scope ids.
 	Next int `json:"next"`
+
+	// kids indexes child ids by parent, in creation order. It is derived
+	// from Scopes, built on first use, and kept up to date by Open and Close.
+	kids map[ID][]ID
+}
+
+// index returns the child index, building it when needed.
+func (t *Tree) index() map[ID][]ID {
+	if t.kids == nil {
+		t.kids = map[ID][]ID{}
+		all := make([]*Scope, 0, len(t.Scopes))
+		for _, s := range t.Scopes {
+			all = append(all, s)
+		}
+		sort.Slice(all, func(i, j int) bool { return all[i].Seq < all[j].Seq })
+		for _, s := range all {
+			if s.ID != RootID {
+				t.kids[s.Parent] = append(t.kids[s.Parent], s.ID)
+			}
+		}
+	}
+	return t.kids
 }
 
 // NewTree returns a tree holding only the root scope with the given variables.
@@ -76,7 +98,9 @@ func (t *Tree) Open(parent ID, nodeID string, declared []string) (*Scope, error)
 	for _, name := range declared {
 		s.Vars[name] = nil
 	}
+	kids := t.index()
 	t.Scopes[s.ID] = s
+	kids[parent] = append(kids[parent], s.ID)
 	return s, nil
 }
 
@@ -87,8 +111,19 @@ func (t *Tree) Close(id ID) []ID {
 	for _, c := range t.Children(id) {
 		removed = append(removed, t.Close(c.ID)...)
 	}
-	if _, ok := t.Scopes[id]; ok {
+	if s, ok := t.Scopes[id]; ok {
+		kids := t.index()
 		delete(t.Scopes, id)
+		delete(kids, id)
+		if id != RootID {
+			siblings := kids[s.Parent]
+			for i, k := range siblings {
+				if k == id {
+					kids[s.Parent] = append(siblings[:i:i], siblings[i+1:]...)
+					break
+				}
+			}
+		}
 		removed = append(removed, id)
 	}
 	return removed
@@ -96,13 +131,11 @@ func (t *Tree) Close(id ID) []ID {
 
 // Children returns the direct child scopes of id in creation order.
 func (t *Tree) Children(id ID) []*Scope {
-	var out []*Scope
-	for _, s := range t.Scopes {
-		if s.Parent == id && s.ID != RootID {
-			out = append(out, s)
-		}
+	ids := t.index()[id]
+	out := make([]*Scope, 0, len(ids))
+	for _, k := range ids {
+		out = append(out, t.Scopes[k])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
 }
 
