@@ -282,3 +282,40 @@ func TestBrowserChildIncidentOnParent(t *testing.T) {
 	truthy(t, ctx, "no horizontal scrolling at phone width", `document.documentElement.scrollWidth <= window.innerWidth + 1`)
 	shoot(t, ctx, "instance-phone.png")
 }
+
+func TestBrowserAdHocActivate(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deployExample("investigation.bpmn")
+	inst := b.start("investigation", "case-42", nil)
+	path := "/instances/" + string(inst.ID)
+
+	run(t, ctx, "act as ann on the instance page",
+		chromedp.Navigate(b.srv.URL+path),
+		chromedp.WaitVisible(css(`[data-testid="adhoc-no-user"]`)),
+		chromedp.SetValue(css(`[data-testid="identity-user"]`), "ann"),
+		chromedp.Click(css(`[data-testid="identity-submit"]`)),
+	)
+	// The page before the identity form had no flash; the one after has.
+	waitFor(t, ctx, "back on the instance page as ann", `location.pathname === '`+path+`' && (document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('You are acting as ann')`, 5*time.Second)
+	waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "an Activate button per candidate", `document.querySelectorAll('[data-testid="candidate"] [data-testid="activate"]').length === 3 && !document.querySelector('[data-testid="adhoc-no-user"]')`)
+	truthy(t, ctx, "the region is marked with its candidates", `document.querySelector('#diagram').dataset.offers === 'investigate' && document.querySelector('#diagram [data-testid="overlay-offer"]').textContent === '3 to activate'`)
+	shoot(t, ctx, "adhoc-offer.png")
+
+	run(t, ctx, "activate “Call the customer”", chromedp.Click(css(`[data-testid="candidate"][data-activity="callCustomer"] [data-testid="activate"]`)))
+	took := waitFor(t, ctx, "the activity shows running", `document.querySelector('[data-testid="running"][data-activity="callCustomer"]')`, 5*time.Second)
+	t.Logf("the page showed the activity running %v after the click", took.Round(10*time.Millisecond))
+	if took > 2*time.Second {
+		t.Errorf("the activity showed running after %v, want within 2 s", took)
+	}
+	waitFor(t, ctx, "the diagram marks it", `document.querySelector('#diagram').dataset.rendered === 'true' && document.querySelector('#diagram').dataset.active.split(' ').includes('callCustomer')`, 5*time.Second)
+	truthy(t, ctx, "the outcome is shown", `document.querySelector('[data-testid="flash"]').textContent === 'You started “Call the customer”.'`)
+	truthy(t, ctx, "it is no longer offered", `!document.querySelector('[data-testid="candidate"][data-activity="callCustomer"]') && document.querySelectorAll('[data-testid="candidate"]').length === 2`)
+	shoot(t, ctx, "adhoc-activated.png")
+
+	run(t, ctx, "the task is in the inbox",
+		chromedp.Navigate(b.srv.URL+"/tasks"),
+		chromedp.WaitVisible(css(`[data-testid="task"][data-node="callCustomer"]`)),
+	)
+}

@@ -55,6 +55,16 @@ type Service interface {
 	UnclaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
 	// CompleteTask completes the task as a; EFORBIDDEN, ENOTFOUND.
 	CompleteTask(ctx context.Context, id string, a runtime.Actor, vars map[string]any) error
+	// WaitCounts counts the open waits of every instance by kind (job, task,
+	// timer, message, signal, condition, call, offer).
+	WaitCounts(ctx context.Context) (map[string]int, error)
+	// AdHocRegions lists the open ad-hoc regions of an instance, nested ones
+	// too; ENOTFOUND.
+	AdHocRegions(ctx context.Context, id runtime.InstanceID) ([]runtime.RegionView, error)
+	// ActivateAdHoc starts a candidate of a manual region as a: EFORBIDDEN
+	// without a user; ECONFLICT for a non-candidate, a closed region or a
+	// second activity in a sequential region (nothing changes then).
+	ActivateAdHoc(ctx context.Context, id runtime.InstanceID, scopeID, activityID string, a runtime.Actor) (runtime.RegionView, error)
 }
 
 // Default limits.
@@ -129,6 +139,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Post(templates.RouteProcessStart, h.start)
 		r.Post(templates.RouteInstanceCancel, h.cancel)
 		r.Post(templates.RouteInstanceVars, h.setVariables)
+		r.Post(templates.RouteAdHocActivate, h.activate)
 		r.Post(templates.RouteTaskClaim, h.claim)
 		r.Post(templates.RouteTaskUnclaim, h.unclaim)
 		r.Post(templates.RouteTaskComplete, h.complete)

@@ -9,6 +9,10 @@ import (
 	"github.com/gobpm/gobpm/web/templates"
 )
 
+// waitOffer is the wait kind of a manual ad-hoc region waiting for a person
+// to pick an activity (the runtime's WaitCounts key).
+const waitOffer = "offer"
+
 // dashboardIncidents is how many of the latest open incidents the dashboard lists.
 const dashboardIncidents = 5
 
@@ -50,6 +54,12 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
+	waits, err := h.svc.WaitCounts(ctx)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	p.Live.OpenOffers = waits[waitOffer]
 	if a := actor(r); a.User != "" {
 		inbox, err := h.inbox(ctx, a)
 		if err != nil {

@@ -132,8 +132,10 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		Version:    v.ProcessVersion,
 		XMLURL:     templates.ProcessXMLURL(v.ProcessKey, v.ProcessVersion),
 	}
+	var defXML []byte
 	if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
 		p.HasDiagram = hasDiagram(def.XML)
+		defXML = def.XML
 	} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
 		return p, err
 	}
@@ -184,6 +186,18 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 
 	p.Live.Scopes, p.ScopeOptions = scopeTree(v)
 	p.Live.Variables = varItems(v.Variables)
+	if !ended && mayHaveRegions(defXML) {
+		regions, err := h.svc.AdHocRegions(ctx, v.ID)
+		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
+			return p, err
+		}
+		p.Live.Regions = regionItems(regions, elementNames(defXML))
+		for _, rg := range regions {
+			if len(rg.Candidates) > 0 {
+				at(rg.NodeID).Candidates += len(rg.Candidates)
+			}
+		}
+	}
 	if !ended {
 		waits, err := h.svc.Waits(ctx, v.ID)
 		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
@@ -295,8 +309,10 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int) (
 func scopeTree(v runtime.InstanceView) ([]templates.ScopeNode, []templates.ScopeOption) {
 	byParent := map[string][]runtime.ScopeView{}
 	ids := map[string]bool{}
+	byID := map[string]runtime.ScopeView{}
 	for _, s := range v.Scopes {
 		ids[s.ID] = true
+		byID[s.ID] = s
 	}
 	var roots []runtime.ScopeView
 	for _, s := range v.Scopes {
@@ -313,12 +329,14 @@ func scopeTree(v runtime.InstanceView) ([]templates.ScopeNode, []templates.Scope
 	var opts []templates.ScopeOption
 	var build func(s runtime.ScopeView) templates.ScopeNode
 	build = func(s runtime.ScopeView) templates.ScopeNode {
+		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tracks[s.ID],
+			Kind: s.Kind, Index: s.Index}
+		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID])
 		label := s.Path
-		if s.NodeID != "" {
-			label += " (" + s.NodeID + ")"
+		if n.Label != "" {
+			label += " (" + n.Label + ")"
 		}
 		opts = append(opts, templates.ScopeOption{ID: s.ID, Label: label})
-		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tracks[s.ID]}
 		for _, hv := range s.Handlers {
 			n.Handlers = append(n.Handlers, templates.HandlerItem{NodeID: hv.NodeID, Kind: hv.Kind, Trigger: hv.Trigger, Name: hv.Name, Interrupting: hv.Interrupting})
 		}
@@ -332,6 +350,75 @@ func scopeTree(v runtime.InstanceView) ([]templates.ScopeNode, []templates.Scope
 		out = append(out, build(s))
 	}
 	return out, opts
+}
+
+// Multi-instance variables (issue 9 item 3): the body's counters and an
+// iteration's counter.
+const (
+	varInstances   = "nrOfInstances"
+	varActive      = "nrOfActiveInstances"
+	varCompleted   = "nrOfCompletedInstances"
+	varTerminated  = "nrOfTerminatedInstances"
+	varLoopCounter = "loopCounter"
+)
+
+// scopeLabel names a scope for people: its element, and for a loop or
+// multi-instance body or iteration what it is, e.g. "approve · iteration 2
+// of 3" (the count from the body's nrOfInstances; a standard loop has
+// none). counters sums up a body's iterations; loopCounter is an
+// iteration's loopCounter variable as JSON.
+func scopeLabel(s, parent runtime.ScopeView) (label, counters, loopCounter string) {
+	label = s.NodeID
+	switch s.Kind {
+	case "body":
+		if n, ok := whole(s.Variables[varInstances]); ok {
+			label += " · multi-instance body"
+			counters = fmt.Sprintf("%d instances", n)
+			var parts []string
+			for _, c := range []struct{ name, what string }{{varActive, "active"}, {varCompleted, "completed"}, {varTerminated, "terminated"}} {
+				if k, ok := whole(s.Variables[c.name]); ok {
+					parts = append(parts, fmt.Sprintf("%d %s", k, c.what))
+				}
+			}
+			if len(parts) > 0 {
+				counters += ": " + strings.Join(parts, ", ")
+			}
+		} else {
+			label += " · loop body"
+			if k, ok := whole(s.Variables[varCompleted]); ok {
+				counters = fmt.Sprintf("%d iterations completed", k)
+			}
+		}
+	case "iteration":
+		label += fmt.Sprintf(" · iteration %d", s.Index)
+		if n, ok := whole(parent.Variables[varInstances]); ok && parent.Kind == "body" {
+			label += fmt.Sprintf(" of %d", n)
+		}
+		if lc, ok := s.Variables[varLoopCounter]; ok {
+			b, err := json.Marshal(lc)
+			if err != nil {
+				b = []byte(fmt.Sprint(lc))
+			}
+			loopCounter = string(b)
+		}
+	}
+	return label, counters, loopCounter
+}
+
+// whole reads a variable holding a whole number.
+func whole(v any) (int, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	case float64:
+		return int(n), n == float64(int(n))
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	}
+	return 0, false
 }
 
 // varItems lists variables by name with their JSON values.
@@ -383,6 +470,7 @@ func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.Variables = form
+		p.Here = templates.InstanceURL(string(id))
 		p.Flash = templates.Flash{Kind: "error", Message: msg}
 		h.render(w, r, status, templates.Instance(p))
 	}

@@ -237,12 +237,13 @@ func stateJSON(els []templates.ElementCount) string {
 		Active         int    `json:"active"`
 		Incidents      int    `json:"incidents"`
 		ChildIncidents int    `json:"childIncidents"`
+		Candidates     int    `json:"candidates,omitempty"`
 	}
 	out := struct {
 		Elements []el `json:"elements"`
 	}{Elements: []el{}}
 	for _, e := range els {
-		out.Elements = append(out.Elements, el{ID: e.NodeID, Active: e.Active, Incidents: e.Incidents, ChildIncidents: e.ChildIncidents})
+		out.Elements = append(out.Elements, el{ID: e.NodeID, Active: e.Active, Incidents: e.Incidents, ChildIncidents: e.ChildIncidents, Candidates: e.Candidates})
 	}
 	b, _ := json.Marshal(out)
 	return string(b)

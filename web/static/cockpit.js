@@ -37,8 +37,9 @@
     registry.getAll().forEach(function (e) {
       canvas.removeMarker(e.id, 'gobpm-active');
       canvas.removeMarker(e.id, 'gobpm-incident');
+      canvas.removeMarker(e.id, 'gobpm-offer');
     });
-    var active = [], incidents = [];
+    var active = [], incidents = [], offers = [];
     (state.elements || []).forEach(function (x) {
       if (!registry.get(x.id)) return;
       if (x.active > 0) {
@@ -52,7 +53,16 @@
         incidents.push(x.id);
         overlays.add(x.id, 'gobpm', { position: { top: -8, right: 8 }, html: badge('incident', inc, inc + ' open incident(s), here or in called instances') });
       }
+      if (x.candidates > 0) {
+        // An ad-hoc region offering activities: the badge leads to its Activate buttons.
+        canvas.addMarker(x.id, 'gobpm-offer');
+        offers.push(x.id);
+        var b = badge('offer', x.candidates + ' to activate', x.candidates + ' candidate activities: pick one under Ad-hoc regions');
+        b.addEventListener('click', function () { location.hash = 'adhoc'; });
+        overlays.add(x.id, 'gobpm', { position: { top: -10, left: 8 }, html: b });
+      }
     });
+    container.dataset.offers = offers.join(' ');
     container.dataset.active = active.join(' ');
     container.dataset.incidents = incidents.join(' ');
   }
@@ -90,6 +100,17 @@
       });
   }
 
+  // A refused form answers with its page at the action's URL; show the
+  // page's own URL (the one the live region polls) so a reload is a GET.
+  function canonicalURL() {
+    var live = document.getElementById('live');
+    var here = live && live.getAttribute('hx-get');
+    if (here && here !== location.pathname + location.search && window.history && history.replaceState) {
+      history.replaceState(null, '', here + location.hash);
+    }
+  }
+
+  canonicalURL();
   document.addEventListener('htmx:afterSettle', applyState);
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);

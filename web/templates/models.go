@@ -70,6 +70,9 @@ type DashboardLive struct {
 	OpenIncidents int
 	OpenTasks     int
 	MyTasks       int
+	// OpenOffers counts manual ad-hoc regions waiting for a person to pick
+	// an activity (open waits of kind offer).
+	OpenOffers int
 	// Incidents are the most recent open incidents.
 	Incidents []IncidentItem
 }
@@ -151,6 +154,8 @@ type ElementCount struct {
 	Incidents int
 	// ChildIncidents counts open incidents in instances called from here.
 	ChildIncidents int
+	// Candidates counts the activities an ad-hoc region here offers.
+	Candidates int
 }
 
 // InstancesPage lists instances with filters and paging.
@@ -237,11 +242,13 @@ type InstanceLive struct {
 	Children []ChildItem
 	// ChildIncidents are open incidents anywhere below this instance.
 	ChildIncidents []IncidentItem
-	Scopes         []ScopeNode
-	Variables      []VarItem
-	Waits          []WaitItem
-	Incidents      []IncidentItem
-	History        []HistoryItem
+	// Regions are the open ad-hoc regions, nested ones too, by path.
+	Regions   []RegionItem
+	Scopes    []ScopeNode
+	Variables []VarItem
+	Waits     []WaitItem
+	Incidents []IncidentItem
+	History   []HistoryItem
 	// HistoryCut is true when only the first facts are shown.
 	HistoryCut bool
 	// Elements and State drive the diagram overlays.
@@ -272,16 +279,62 @@ type ChildItem struct {
 	Incidents int
 }
 
+// RegionItem is an open ad-hoc region with what it offers, runs and has
+// completed.
+type RegionItem struct {
+	ScopeID string
+	Path    string
+	NodeID  string
+	// Name is the region's name in the model ("" when it has none).
+	Name string
+	// Within is the path of the enclosing region of a nested one.
+	Within string
+	// Selection is "automatic" or "manual"; Ordering "parallel" or "sequential".
+	Selection  string
+	Ordering   string
+	Candidates []CandidateItem
+	// Running and Completed count instances per inner activity.
+	Running        []ActivityCount
+	Completed      []ActivityCount
+	RunningTotal   int
+	CompletedTotal int
+	// Stopped says why the region no longer routes ("" while it does).
+	Stopped string
+}
+
+// CandidateItem is an activity a manual region offers.
+type CandidateItem struct {
+	ActivityID string
+	Name       string
+}
+
+// ActivityCount is how many times an inner activity runs or has run.
+type ActivityCount struct {
+	ActivityID string
+	Name       string
+	Count      int
+}
+
 // ScopeNode is one scope of the live scope tree.
 type ScopeNode struct {
-	ID        string
-	Path      string
-	NodeID    string
-	State     string
-	Handlers  []HandlerItem
-	Variables []VarItem
-	Tracks    []TrackItem
-	Children  []ScopeNode
+	ID     string
+	Path   string
+	NodeID string
+	// Label names the scope for people, e.g. "approve · iteration 2 of 3".
+	Label string
+	// Kind is "body" for a loop or multi-instance body, "iteration" for one
+	// of its iterations (Index from 1), "" otherwise.
+	Kind  string
+	Index int
+	// Counters sum up a body's iterations ("" for other scopes).
+	Counters string
+	// LoopCounter is an iteration's loopCounter variable (JSON, "" if unset).
+	LoopCounter string
+	State       string
+	Handlers    []HandlerItem
+	Variables   []VarItem
+	Tracks      []TrackItem
+	Children    []ScopeNode
 }
 
 // HandlerItem is an armed event handler.

@@ -20,6 +20,7 @@ const (
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
 	RouteInstanceVars   = "/instances/{id}/variables"
+	RouteAdHocActivate  = "/instances/{id}/adhoc/{scope}/activate"
 	RouteTasks          = "/tasks"
 	RouteTaskClaim      = "/tasks/{id}/claim"
 	RouteTaskUnclaim    = "/tasks/{id}/unclaim"
@@ -54,6 +55,11 @@ func InstanceURL(id string) string { return "/instances/" + url.PathEscape(id) }
 
 // InstanceActionURL is an instance's action path, e.g. "cancel".
 func InstanceActionURL(id, action string) string { return InstanceURL(id) + "/" + action }
+
+// AdHocActivateURL is where a region's Activate buttons post.
+func AdHocActivateURL(id, scopeID string) string {
+	return InstanceURL(id) + "/adhoc/" + url.PathEscape(scopeID) + "/activate"
+}
 
 // TaskActionURL is a task's action path: claim, unclaim or complete.
 func TaskActionURL(id, action string) string {
@@ -106,3 +112,37 @@ func When(t time.Time) string {
 
 // Join joins names for display.
 func Join(s []string) string { return strings.Join(s, ", ") }
+
+// indexAttr is an iteration's index as an attribute ("" for other scopes).
+func indexAttr(i int) string {
+	if i <= 0 {
+		return ""
+	}
+	return strconv.Itoa(i)
+}
+
+// times shows a count above one as " ×n".
+func times(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return " ×" + strconv.Itoa(n)
+}
+
+// actingAs names the acting user for a button's title.
+func actingAs(user string) string {
+	if user == "" {
+		return "nobody yet (choose who you are acting as)"
+	}
+	return user
+}
+
+// hasCandidates reports whether any region offers an activity.
+func hasCandidates(regions []RegionItem) bool {
+	for _, r := range regions {
+		if len(r.Candidates) > 0 {
+			return true
+		}
+	}
+	return false
+}
