@@ -108,6 +108,11 @@ type Service interface {
 	CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
 	// BroadcastSignal triggers every wait for the signal and returns how many.
 	BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error)
+
+	// Metrics returns the runtime's counters since start (GET /metrics).
+	Metrics() runtime.Metrics
+	// WaitCounts counts the open waits per kind (GET /metrics).
+	WaitCounts(ctx context.Context) (map[string]int, error)
 }
 
 // Default body size limits.
@@ -125,6 +130,7 @@ type Options struct {
 	MaxJSONBytes int64
 	// Fallback serves the requests outside /api/ that no API route takes
 	// (the cockpit, mounted at the root); nil answers them 404 problem+json.
+	// /healthz and /metrics are API routes and never reach it.
 	Fallback http.Handler
 }
 
@@ -143,6 +149,7 @@ type server struct {
 	svc  Service
 	log  *slog.Logger
 	opts Options
+	http *httpMetrics // what the request logger counted, for GET /metrics
 }
 
 // New returns the HTTP handler of the JSON API: every route of openapi.yaml,
@@ -153,14 +160,15 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &server{svc: svc, log: logger, opts: opts.withDefaults()}
+	s := &server{svc: svc, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
 
 	r := chi.NewRouter()
-	r.Use(requestID, requestLogger(logger), s.recoverer)
+	r.Use(requestID, requestLogger(logger, s.http), s.recoverer)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 
 	r.Get("/healthz", s.healthz)
+	r.Get("/metrics", s.handle(s.metrics))
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Get("/openapi.yaml", s.openAPI)
 		r.Post("/deployments", s.handle(s.deploy))
@@ -223,13 +231,22 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
 		s.opts.Fallback.ServeHTTP(w, r)
 		return
 	}
+	markUnmatched(r)
 	s.writeError(w, r, errorf(kindNotFound, "", "no route for "+r.Method+" "+r.URL.Path))
+}
+
+// markUnmatched notes on the request's log state that no route took it.
+func markUnmatched(r *http.Request) {
+	if st := logStateFrom(r.Context()); st != nil {
+		st.unmatched = true
+	}
 }
 
 // methodNotAllowed answers 405 with the Allow header RFC 9110 requires; chi
 // hands a custom handler no method list, so it asks the router.
 func (s *server) methodNotAllowed(routes chi.Routes) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		markUnmatched(r)
 		var allowed []string
 		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions} {
 			if routes.Match(chi.NewRouteContext(), m, r.URL.Path) {

@@ -31,6 +31,15 @@
 // that fails (a UNIQUE table with two matches, say) is 422 decision-failed,
 // the reasons in detail.
 //
+// # Metrics
+//
+// GET /metrics (at the root, like /healthz, never handed to the cockpit
+// fallback) answers the Prometheus text format, written by hand in
+// metrics.go: the runtime's counters and open waits per kind (Service.Metrics,
+// Service.WaitCounts), the request counter and latency histogram the request
+// logger records into the router's own httpMetrics (labelled by chi route
+// pattern, never the raw path), go_goroutines and process_start_time_seconds.
+//
 // # What it must not do
 //
 // It calls the runtime only through the narrow Service interface, never

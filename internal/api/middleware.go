@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
-
-	"github.com/go-chi/chi/v5"
 )
 
 // Log attribute keys. Messages are static; data goes in these attributes.
@@ -82,6 +80,9 @@ func newRequestID() string {
 type logState struct {
 	err   error
 	stack []byte
+	// unmatched marks a request the router answered 404 or 405 itself (a
+	// sub-router's mount pattern is no route), for the metrics' route label.
+	unmatched bool
 }
 
 func logStateFrom(ctx context.Context) *logState {
@@ -117,8 +118,9 @@ func (rw *recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
 
 // requestLogger writes one line per request, at a level chosen by status:
 // error for 5xx (with the internal error and stack, if any), warn for 4xx,
-// info otherwise, debug for health checks.
-func requestLogger(logger *slog.Logger) func(http.Handler) http.Handler {
+// info otherwise, debug for health checks and metric scrapes. It also counts
+// the request, by route pattern, into m.
+func requestLogger(logger *slog.Logger, m *httpMetrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -126,17 +128,21 @@ func requestLogger(logger *slog.Logger) func(http.Handler) http.Handler {
 			rw := &recorder{ResponseWriter: w}
 			next.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), ctxLogState, st)))
 
+			elapsed := time.Since(start)
 			status := rw.status
 			if status == 0 {
 				status = http.StatusOK
 			}
+			route := routeLabel(r, st)
+			m.observe(route, r.Method, status, elapsed)
+
 			level := slog.LevelInfo
 			switch {
 			case status >= 500:
 				level = slog.LevelError
 			case status >= 400:
 				level = slog.LevelWarn
-			case r.URL.Path == "/healthz":
+			case r.URL.Path == "/healthz", r.URL.Path == "/metrics":
 				level = slog.LevelDebug
 			}
 			if !logger.Enabled(r.Context(), level) {
@@ -147,11 +153,11 @@ func requestLogger(logger *slog.Logger) func(http.Handler) http.Handler {
 				slog.String(keyMethod, r.Method),
 				slog.String(keyPath, r.URL.Path),
 				slog.Int(keyStatus, status),
-				slog.Duration(keyDuration, time.Since(start)),
+				slog.Duration(keyDuration, elapsed),
 				slog.Int64(keyBytes, rw.bytes),
 			}
-			if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePattern() != "" {
-				attrs = append(attrs, slog.String(keyRoute, rctx.RoutePattern()))
+			if route != routeUnmatched {
+				attrs = append(attrs, slog.String(keyRoute, route))
 			}
 			if st.err != nil {
 				attrs = append(attrs, slog.Any(keyError, st.err))
