@@ -1,9 +1,19 @@
-# Build a small image running gobpm-web. The binary is pure Go (no cgo).
+# Build a small image running gobpm-web. The binary is pure Go (no cgo) and
+# embeds the cockpit's npm assets, fetched from the lockfile in their own stage.
+FROM node:20 AS assets
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+RUN mkdir -p /out && cp node_modules/htmx.org/dist/htmx.min.js \
+    node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
+    node_modules/bpmn-js/dist/assets/bpmn-js.css node_modules/bpmn-js/dist/assets/diagram-js.css /out/
+
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+COPY --from=assets /out/ web/static/vendor/
 RUN CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o /out/gobpm-web ./cmd/gobpm-web
 
 FROM gcr.io/distroless/static-debian12:nonroot
