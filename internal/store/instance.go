@@ -35,8 +35,10 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	}
 	var failed runtime.InstanceID
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		st := newTxStmts(ctx, tx)
+		defer st.close()
 		for i := range steps {
-			if err := commitStep(ctx, tx, &steps[i]); err != nil {
+			if err := commitStep(st, &steps[i]); err != nil {
 				failed = steps[i].Instance.ID
 				return err
 			}
@@ -52,9 +54,86 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	return nil
 }
 
-// commitStep writes one step inside tx: the instance row, its scopes, facts,
-// incidents and waits.
-func commitStep(ctx context.Context, tx *sql.Tx, s *runtime.StepRecord) error {
+// txStmts prepares each statement once per write transaction and reuses it
+// for every step and row of the batch. close closes them all.
+type txStmts struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+// newTxStmts returns an empty statement cache for tx.
+func newTxStmts(ctx context.Context, tx *sql.Tx) *txStmts {
+	return &txStmts{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
+}
+
+// stmt returns query prepared in the transaction, preparing it on first use.
+func (st *txStmts) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := st.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := st.tx.PrepareContext(st.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	st.stmts[query] = s
+	return s, nil
+}
+
+// exec runs the prepared query with args.
+func (st *txStmts) exec(query string, args ...any) (sql.Result, error) {
+	s, err := st.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(st.ctx, args...)
+}
+
+// query runs the prepared query with args; the caller closes the rows.
+func (st *txStmts) query(query string, args ...any) (*sql.Rows, error) {
+	s, err := st.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(st.ctx, args...)
+}
+
+// close closes every prepared statement.
+func (st *txStmts) close() {
+	for _, s := range st.stmts {
+		s.Close()
+	}
+	clear(st.stmts)
+}
+
+// The statements of a step.
+const (
+	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
+		    parent_node_id, created_at, updated_at, ended_at, revision, checkpoint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`
+	// updateInstanceSQL moves the mutable columns; the identity columns
+	// (process, parent, created_at) never change after creation.
+	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_at = ?, ended_at = ?,
+		    revision = ?, checkpoint = ?
+		WHERE id = ? AND revision = ?`
+	selectScopesSQL = `SELECT id, parent_id, node_id, path, state FROM scopes WHERE instance_id = ?`
+	insertScopeSQL  = `INSERT INTO scopes (instance_id, id, parent_id, node_id, path, state) VALUES (?, ?, ?, ?, ?, ?)`
+	updateScopeSQL  = `UPDATE scopes SET parent_id = ?, node_id = ?, path = ?, state = ? WHERE instance_id = ? AND id = ?`
+	deleteScopeSQL  = `DELETE FROM scopes WHERE instance_id = ? AND id = ?`
+	insertFactSQL   = `INSERT INTO facts (instance_id, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	// upsertIncidentSQL leaves an incident of another instance alone: zero
+	// rows affected.
+	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET node_id = excluded.node_id, scope_id = excluded.scope_id,
+		    kind = excluded.kind, message = excluded.message, resolved_at = excluded.resolved_at
+		WHERE incidents.instance_id = excluded.instance_id`
+)
+
+// commitStep writes one step inside st's transaction: the instance row, its
+// scopes, facts, incidents and waits.
+func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
 		return fmt.Errorf("instance id is empty")
@@ -71,21 +150,12 @@ func commitStep(ctx context.Context, tx *sql.Tx, s *runtime.StepRecord) error {
 		err error
 	)
 	if s.PrevRevision == 0 {
-		res, err = tx.ExecContext(ctx,
-			`INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-			     parent_node_id, created_at, updated_at, ended_at, revision, checkpoint)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			 ON CONFLICT (id) DO NOTHING`,
+		res, err = st.exec(insertInstanceSQL,
 			in.ID, in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, in.ParentID,
 			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
 			in.Revision, checkpoint)
 	} else {
-		// The identity columns (process, parent, created_at) never change after
-		// creation; a step only moves the mutable ones.
-		res, err = tx.ExecContext(ctx,
-			`UPDATE instances SET status = ?, business_key = ?, updated_at = ?, ended_at = ?,
-			     revision = ?, checkpoint = ?
-			 WHERE id = ? AND revision = ?`,
+		res, err = st.exec(updateInstanceSQL,
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
 			in.Revision, checkpoint, in.ID, s.PrevRevision)
 	}
@@ -102,43 +172,83 @@ func commitStep(ctx context.Context, tx *sql.Tx, s *runtime.StepRecord) error {
 		}
 		return fmt.Errorf("revision %d is not current: %w", s.PrevRevision, runtime.ErrConflict)
 	}
-	if err := replaceScopes(ctx, tx, in.ID, s.Scopes); err != nil {
+	if err := replaceScopes(st, in.ID, s.Scopes); err != nil {
 		return err
 	}
-	if err := insertFacts(ctx, tx, in.ID, s.Facts); err != nil {
+	if err := insertFacts(st, in.ID, s.Facts); err != nil {
 		return err
 	}
-	if err := upsertIncidents(ctx, tx, in.ID, s.Incidents); err != nil {
+	if err := upsertIncidents(st, in.ID, s.Incidents); err != nil {
 		return err
 	}
-	return applyWaits(ctx, tx, in, s.Waits, s.RemovedWaits)
+	return applyWaits(st, in, s.Waits, s.RemovedWaits)
 }
 
-// replaceScopes replaces the scope rows of an instance with scopes.
-func replaceScopes(ctx context.Context, tx *sql.Tx, id runtime.InstanceID, scopes []runtime.ScopeRow) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM scopes WHERE instance_id = ?`, id); err != nil {
-		return fmt.Errorf("delete scopes: %w", err)
+// replaceScopes makes the scope rows of an instance equal to scopes. It
+// writes only the difference to the stored rows: rows whose id is gone are
+// deleted, new ids inserted, and rows with any changed column updated, so a
+// step that moves one scope of many touches one row. An id twice in scopes
+// is an error.
+func replaceScopes(st *txStmts, id runtime.InstanceID, scopes []runtime.ScopeRow) error {
+	stored, err := storedScopes(st, id)
+	if err != nil {
+		return fmt.Errorf("read scopes: %w", err)
 	}
+	seen := make(map[string]bool, len(scopes))
 	for _, sc := range scopes {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO scopes (instance_id, id, parent_id, node_id, path, state) VALUES (?, ?, ?, ?, ?, ?)`,
-			id, sc.ID, sc.ParentID, sc.NodeID, sc.Path, sc.State); err != nil {
-			return fmt.Errorf("insert scope %s: %w", sc.ID, err)
+		if seen[sc.ID] {
+			return fmt.Errorf("scope %s appears twice", sc.ID)
+		}
+		seen[sc.ID] = true
+		old, ok := stored[sc.ID]
+		switch {
+		case !ok:
+			if _, err := st.exec(insertScopeSQL, id, sc.ID, sc.ParentID, sc.NodeID, sc.Path, sc.State); err != nil {
+				return fmt.Errorf("insert scope %s: %w", sc.ID, err)
+			}
+		case old != sc:
+			if _, err := st.exec(updateScopeSQL, sc.ParentID, sc.NodeID, sc.Path, sc.State, id, sc.ID); err != nil {
+				return fmt.Errorf("update scope %s: %w", sc.ID, err)
+			}
+		}
+	}
+	for sid := range stored {
+		if seen[sid] {
+			continue
+		}
+		if _, err := st.exec(deleteScopeSQL, id, sid); err != nil {
+			return fmt.Errorf("delete scope %s: %w", sid, err)
 		}
 	}
 	return nil
 }
 
+// storedScopes reads the scope rows of an instance by id.
+func storedScopes(st *txStmts, id runtime.InstanceID) (map[string]runtime.ScopeRow, error) {
+	rs, err := st.query(selectScopesSQL, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := map[string]runtime.ScopeRow{}
+	for rs.Next() {
+		var sc runtime.ScopeRow
+		if err := rs.Scan(&sc.ID, &sc.ParentID, &sc.NodeID, &sc.Path, &sc.State); err != nil {
+			return nil, err
+		}
+		out[sc.ID] = sc
+	}
+	return out, rs.Err()
+}
+
 // insertFacts appends facts to the history of an instance.
-func insertFacts(ctx context.Context, tx *sql.Tx, id runtime.InstanceID, facts []runtime.FactRow) error {
+func insertFacts(st *txStmts, id runtime.InstanceID, facts []runtime.FactRow) error {
 	for _, f := range facts {
 		var detail sql.NullString
 		if len(f.Detail) > 0 {
 			detail = sql.NullString{String: string(f.Detail), Valid: true}
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO facts (instance_id, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			id, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail); err != nil {
+		if _, err := st.exec(insertFactSQL, id, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail); err != nil {
 			return fmt.Errorf("insert fact %d: %w", f.Seq, err)
 		}
 	}
@@ -147,17 +257,12 @@ func insertFacts(ctx context.Context, tx *sql.Tx, id runtime.InstanceID, facts [
 
 // upsertIncidents inserts incidents or updates them by id. An incident id
 // that belongs to another instance is a conflict.
-func upsertIncidents(ctx context.Context, tx *sql.Tx, id runtime.InstanceID, incidents []runtime.IncidentRow) error {
+func upsertIncidents(st *txStmts, id runtime.InstanceID, incidents []runtime.IncidentRow) error {
 	for _, inc := range incidents {
 		if inc.InstanceID != "" && inc.InstanceID != id {
 			return fmt.Errorf("incident %s belongs to instance %s", inc.ID, inc.InstanceID)
 		}
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			 ON CONFLICT (id) DO UPDATE SET node_id = excluded.node_id, scope_id = excluded.scope_id,
-			     kind = excluded.kind, message = excluded.message, resolved_at = excluded.resolved_at
-			 WHERE incidents.instance_id = excluded.instance_id`,
+		res, err := st.exec(upsertIncidentSQL,
 			inc.ID, id, inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt), encodeOptTime(inc.ResolvedAt))
 		if err != nil {
 			return fmt.Errorf("upsert incident %s: %w", inc.ID, err)

@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -447,5 +450,127 @@ func TestRunningInstances(t *testing.T) {
 	}
 	if want := []string{"i0", "i3", "i4"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("RunningInstances = %v, want %v", ids, want)
+	}
+}
+
+// scopeRowids maps the scope ids of an instance to their SQLite rowids; a
+// row deleted and inserted again gets a new rowid.
+func scopeRowids(tb testing.TB, db *DB, id runtime.InstanceID) map[string]int64 {
+	tb.Helper()
+	rs, err := db.read.Query(`SELECT id, rowid FROM scopes WHERE instance_id = ?`, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rs.Close()
+	out := map[string]int64{}
+	for rs.Next() {
+		var (
+			sid   string
+			rowid int64
+		)
+		if err := rs.Scan(&sid, &rowid); err != nil {
+			tb.Fatal(err)
+		}
+		out[sid] = rowid
+	}
+	if err := rs.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func TestCommitStepsScopeDifference(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+
+	// An instance with a root and 100 open iteration scopes.
+	const n = 100
+	s1 := newStep("i1", "order", 1)
+	s1.Scopes = []runtime.ScopeRow{{ID: "root", NodeID: "order", Path: "/", State: "active"}}
+	for i := range n {
+		s1.Scopes = append(s1.Scopes, runtime.ScopeRow{
+			ID: fmt.Sprintf("it%03d", i), ParentID: "root", NodeID: "body",
+			Path: fmt.Sprintf("/body#%03d", i), State: "waiting",
+		})
+	}
+	// Another instance with the same scope ids, which no step of i1 may touch.
+	o1 := newStep("other", "order", 1)
+	o1.Scopes = append([]runtime.ScopeRow(nil), s1.Scopes...)
+	mustCommit(t, db, s1, o1)
+	before := scopeRowids(t, db, "i1")
+	otherBefore := scopeRowids(t, db, "other")
+
+	// The next step changes the state of it005, moves it006 (every column
+	// but the id), closes it000 and it099, and opens one new scope.
+	s2 := nextStep(s1, runtime.StatusRunning)
+	s2.Scopes = nil
+	for _, sc := range s1.Scopes {
+		switch sc.ID {
+		case "it000", "it099":
+			continue
+		case "it005":
+			sc.State = "completing"
+		case "it006":
+			sc.ParentID, sc.NodeID, sc.Path, sc.State = "it005", "inner", "/body#005/inner", "active"
+		}
+		s2.Scopes = append(s2.Scopes, sc)
+	}
+	s2.Scopes = append(s2.Scopes, runtime.ScopeRow{ID: "new", ParentID: "root", NodeID: "after", Path: "/after", State: "active"})
+	mustCommit(t, db, s2)
+
+	got, err := db.Scopes(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(s2.Scopes)
+	slices.SortFunc(want, func(a, b runtime.ScopeRow) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.ID, b.ID))
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Scopes after the step:\n got %+v\nwant %+v", got, want)
+	}
+	after := scopeRowids(t, db, "i1")
+	for _, closed := range []string{"it000", "it099"} {
+		if _, ok := after[closed]; ok {
+			t.Errorf("closed scope %s is still stored", closed)
+		}
+	}
+	// Unchanged and updated rows keep their rowid: they were not deleted and
+	// inserted again.
+	for sid, rowid := range after {
+		if sid == "new" {
+			continue
+		}
+		if before[sid] != rowid {
+			t.Errorf("scope %s was rewritten: rowid %d, was %d", sid, rowid, before[sid])
+		}
+	}
+	if len(after) != n {
+		t.Errorf("%d scopes stored, want %d", len(after), n)
+	}
+	if otherAfter := scopeRowids(t, db, "other"); !reflect.DeepEqual(otherAfter, otherBefore) {
+		t.Errorf("scopes of the other instance changed")
+	}
+	if got, err := db.Scopes(ctx, "other"); err != nil || !reflect.DeepEqual(got, o1.Scopes) {
+		t.Errorf("Scopes of the other instance = %+v, %v", got, err)
+	}
+
+	// A step without scopes removes them all.
+	s3 := nextStep(s2, runtime.StatusCompleted)
+	s3.Scopes = nil
+	mustCommit(t, db, s3)
+	if left := scopeRowids(t, db, "i1"); len(left) != 0 {
+		t.Errorf("%d scopes left after the step without scopes", len(left))
+	}
+
+	// A scope id twice in one step fails the batch and writes nothing.
+	d := nextStep(o1, runtime.StatusRunning)
+	d.Scopes = []runtime.ScopeRow{{ID: "root", Path: "/"}, {ID: "root", Path: "/again"}}
+	if err := db.CommitSteps(ctx, []runtime.StepRecord{d}); err == nil {
+		t.Fatal("a step with a scope id twice committed")
+	}
+	if otherAfter := scopeRowids(t, db, "other"); !reflect.DeepEqual(otherAfter, otherBefore) {
+		t.Errorf("the failed step changed the scopes of its instance")
 	}
 }

@@ -40,6 +40,12 @@ const (
 		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL
 		WHERE waits.instance_id = excluded.instance_id`
 
+	// deleteWaitSQL deletes a wait by id. Argument: id.
+	deleteWaitSQL = `DELETE FROM waits WHERE id = ?`
+
+	// deleteInstanceWaitsSQL deletes every wait of an instance. Argument: id.
+	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE instance_id = ?`
+
 	// activateJobsSQL locks the oldest activatable jobs of a type.
 	// Arguments: owner, expiry, type, now, now, max.
 	activateJobsSQL = `UPDATE waits SET lock_owner = ?, lock_expires_at = ?
@@ -99,9 +105,9 @@ const (
 // apply first, then upserts, so an id in both (a timer fired and re-armed)
 // ends up present. An ended instance (completed or terminated) then loses
 // every wait it still has.
-func applyWaits(ctx context.Context, tx *sql.Tx, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
+func applyWaits(st *txStmts, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
 	for _, id := range removed {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM waits WHERE id = ?`, id); err != nil {
+		if _, err := st.exec(deleteWaitSQL, id); err != nil {
 			return fmt.Errorf("delete wait %s: %w", id, err)
 		}
 	}
@@ -113,12 +119,12 @@ func applyWaits(ctx context.Context, tx *sql.Tx, in *runtime.InstanceRow, waits 
 		} else if w.InstanceID != "" && w.InstanceID != in.ID {
 			return fmt.Errorf("wait %s belongs to instance %s", w.ID, w.InstanceID)
 		}
-		if err := writeWait(ctx, tx, upsertWaitSQL, owner, w); err != nil {
+		if err := writeWait(st, upsertWaitSQL, owner, w); err != nil {
 			return err
 		}
 	}
 	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM waits WHERE instance_id = ?`, in.ID); err != nil {
+		if _, err := st.exec(deleteInstanceWaitsSQL, in.ID); err != nil {
 			return fmt.Errorf("delete waits of ended instance: %w", err)
 		}
 	}
@@ -128,7 +134,7 @@ func applyWaits(ctx context.Context, tx *sql.Tx, in *runtime.InstanceRow, waits 
 // writeWait runs query (insertWaitSQL or upsertWaitSQL) for w as a wait of
 // instance id ("" for a start timer). A statement that writes no row (the id
 // is held by another instance or a start timer) is a conflict.
-func writeWait(ctx context.Context, tx *sql.Tx, query string, id runtime.InstanceID, w *runtime.WaitRow) error {
+func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.WaitRow) error {
 	if w.ID == "" || w.Kind == "" {
 		return fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
 	}
@@ -140,7 +146,7 @@ func writeWait(ctx context.Context, tx *sql.Tx, query string, id runtime.Instanc
 	if err != nil {
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
-	res, err := tx.ExecContext(ctx, query,
+	res, err := st.exec(query,
 		w.ID, id, w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
 		w.CorrelationKey, encodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
 		encodeTime(w.CreatedAt))
@@ -477,6 +483,8 @@ func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.Wai
 // used by another wait fails the whole call and changes nothing.
 func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []runtime.WaitRow) error {
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		st := newTxStmts(ctx, tx)
+		defer st.close()
 		if _, err := tx.ExecContext(ctx,
 			`DELETE FROM waits WHERE instance_id = '' AND kind = 'start-timer' AND process_key = ?`, processKey); err != nil {
 			return err
@@ -499,7 +507,7 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 			} else if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
-			if err := writeWait(ctx, tx, insertWaitSQL, "", &w); err != nil {
+			if err := writeWait(st, insertWaitSQL, "", &w); err != nil {
 				return err
 			}
 		}
