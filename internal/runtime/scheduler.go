@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
@@ -77,34 +78,64 @@ func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
 			r.log.Error("due timer lookup failed", "error", err)
 			return fired, failed + 1
 		}
-		progress := false
+		var batch []WaitRow
 		for _, w := range due {
-			if tried[w.ID] {
-				continue
-			}
-			tried[w.ID] = true
-			progress = true
-			var err error
-			if w.Kind == WaitStartTimer {
-				err = r.fireStartTimer(ctx, w)
-			} else {
-				_, err = r.step(ctx, w.InstanceID, engine.TimerFired{WaitID: w.ID}, nil)
-			}
-			switch code := ErrorCode(err); {
-			case err == nil:
-				fired++
-				r.metrics.timersFired.Add(1)
-			case code == ENOTFOUND || code == ECONFLICT:
-				// fired or withdrawn meanwhile
-			default:
-				failed++
-				r.log.Error("timer failed", "wait_id", w.ID, "instance_id", w.InstanceID, "error", err)
+			if !tried[w.ID] {
+				tried[w.ID] = true
+				batch = append(batch, w)
 			}
 		}
-		if !progress {
+		if len(batch) == 0 {
 			return fired, failed
 		}
+		f, e := r.fireBatch(ctx, batch)
+		fired, failed = fired+f, failed+e
 	}
+}
+
+// timerWorkers bounds how many due timers fire at once; firing them
+// concurrently lets their steps share commits (group commit).
+const timerWorkers = 16
+
+// fireBatch fires due timers of (mostly) different instances concurrently.
+func (r *Runtime) fireBatch(ctx context.Context, batch []WaitRow) (fired, failed int) {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		next = make(chan WaitRow)
+	)
+	for i := 0; i < min(timerWorkers, len(batch)); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				var err error
+				if w.Kind == WaitStartTimer {
+					err = r.fireStartTimer(ctx, w)
+				} else {
+					_, err = r.step(ctx, w.InstanceID, engine.TimerFired{WaitID: w.ID}, nil)
+				}
+				mu.Lock()
+				switch code := ErrorCode(err); {
+				case err == nil:
+					fired++
+					r.metrics.timersFired.Add(1)
+				case code == ENOTFOUND || code == ECONFLICT:
+					// fired or withdrawn meanwhile
+				default:
+					failed++
+					r.log.Error("timer failed", "wait_id", w.ID, "instance_id", w.InstanceID, "error", err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, w := range batch {
+		next <- w
+	}
+	close(next)
+	wg.Wait()
+	return fired, failed
 }
 
 // startTimerID names the schedule row of a timer start event.
