@@ -221,8 +221,18 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 	t := x.st.Track(in.TrackID)
 	x.resolveIncidentID(in.ID, "retried")
 	if t != nil && t.State == TrackIncident {
-		t.State = TrackReady
 		t.Incident = ""
+		if b := x.body(t.Child); b != nil && t.Child != "" {
+			// A loop condition failed between iterations: the body is still
+			// open, so the loop resumes where it stopped (entering the
+			// activity again would leave this body behind).
+			t.State = TrackInScope
+			if n := x.proc.Node(b.NodeID); n != nil && n.Loop != nil && n.Loop.Standard && b.Active == 0 {
+				x.nextLoop(b, n)
+			}
+			return nil
+		}
+		t.State = TrackReady
 		x.queue = append(x.queue, t.ID)
 	}
 	return nil
