@@ -2,6 +2,7 @@ package engine
 
 import (
 	"testing"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/scope"
 )
@@ -59,6 +60,25 @@ var reviewCases = []reviewCase{
 			if got := st.Scopes.Get(scope.RootID).Vars["counter"]; got != num("3") {
 				t.Errorf("counter %v, want 3", got)
 			}
+			assertClean(t, st)
+		},
+	},
+	{
+		// An uncaught job error stops the task in an incident with its
+		// timer boundary still armed; retrying re-runs the task and must
+		// not leave the old boundary wait behind.
+		name: "retrying an activity does not duplicate its boundary waits", file: "review_boundary_retry.bpmn",
+		check: func(t *testing.T, file string) {
+			st, _ := mustStart(t, mustProcess(t, file), nil)
+			st, _ = run(t, file, st, JobErrorThrown{Key: waitAt(t, st, WaitJob, "charge").ID, Code: "X"}, t0)
+			if len(st.Incidents) != 1 || st.Incidents[0].Kind != IncidentUnhandled {
+				t.Fatalf("incidents %+v", st.Incidents)
+			}
+			st, _ = retryAll(t, file, st, nil)
+			if waitsAt(st, WaitJob, "charge") != 1 || waitsAt(st, WaitTimer, "late") != 1 {
+				t.Fatalf("waits after retry %+v", st.Waits)
+			}
+			st, _ = run(t, file, st, TimerFired{WaitID: waitAt(t, st, WaitTimer, "late").ID}, t0.Add(2*time.Hour))
 			assertClean(t, st)
 		},
 	},

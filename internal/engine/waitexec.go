@@ -232,6 +232,10 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 			}
 			return nil
 		}
+		// The activity runs again from its start: the waits of the failed
+		// attempt (boundary events still armed, gateway subscriptions) go,
+		// it arms its own again.
+		x.withdrawWaits(t)
 		t.State = TrackReady
 		x.queue = append(x.queue, t.ID)
 	}
