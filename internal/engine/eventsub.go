@@ -50,11 +50,17 @@ func (x *executor) armScope(s scope.ID) {
 	}
 }
 
-// disarmScope withdraws the event sub-process waits armed in scope s.
+// disarmScope withdraws the event sub-process waits armed in scope s and
+// resolves the incidents of handlers that could not be armed in it.
 func (x *executor) disarmScope(s scope.ID) {
 	for _, w := range slices.Clone(x.st.Waits) {
 		if w.Handler && w.ScopeID == s {
 			x.removeWait(w)
+		}
+	}
+	for _, in := range slices.Clone(x.st.Incidents) {
+		if in.ScopeID == s && in.TrackID == "" && in.WaitID == "" {
+			x.resolveIncidentID(in.ID, "handler disarmed")
 		}
 	}
 }

@@ -82,6 +82,22 @@ var reviewCases = []reviewCase{
 			assertClean(t, st)
 		},
 	},
+	{
+		// A handler that could not be armed opens an incident of its
+		// scope; when the scope closes the incident must go with it.
+		name: "scope incidents close with their scope", file: "review_scope_incident.bpmn",
+		check: func(t *testing.T, file string) {
+			st, _ := mustStart(t, mustProcess(t, file), nil)
+			if len(st.Incidents) != 1 || st.Incidents[0].Kind != IncidentTimer {
+				t.Fatalf("incidents %+v", st.Incidents)
+			}
+			st, fx := complete(t, file, st, "work")
+			if len(factsOf(fx, FactIncidentResolved)) != 1 {
+				t.Errorf("incident not resolved: %+v", fx.Incidents)
+			}
+			assertClean(t, st)
+		},
+	},
 }
 
 func TestReview(t *testing.T) {
