@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -95,6 +96,31 @@ var reviewCases = []reviewCase{
 			if len(factsOf(fx, FactIncidentResolved)) != 1 {
 				t.Errorf("incident not resolved: %+v", fx.Incidents)
 			}
+			assertClean(t, st)
+		},
+	},
+	{
+		// A boundary timer that cannot be armed stops the activity before
+		// it starts: no task is created and no sub-process scope runs,
+		// and retrying starts each exactly once.
+		name: "a boundary that cannot be armed does not half-start the activity", file: "review_boundary_arm.bpmn",
+		check: func(t *testing.T, file string) {
+			st, fx := mustStart(t, mustProcess(t, file), nil)
+			if len(st.Incidents) != 2 {
+				t.Fatalf("incidents %+v", st.Incidents)
+			}
+			if len(st.Waits) != 0 || len(st.Scopes.All()) != 1 || slices.Contains(activated(fx), "inner") {
+				t.Fatalf("activities half-started: waits %+v scopes %d path %v", st.Waits, len(st.Scopes.All()), activated(fx))
+			}
+			st, _ = retryAll(t, file, st, map[string]any{"dur": "PT1H"})
+			if got := tasks(st); !slices.Equal(got, []string{"inner", "review"}) {
+				t.Fatalf("tasks %v", got)
+			}
+			if waitsAt(st, WaitTimer, "reviewLate") != 1 || waitsAt(st, WaitTimer, "subLate") != 1 {
+				t.Fatalf("waits %+v", st.Waits)
+			}
+			st, _ = complete(t, file, st, "review")
+			st, _ = complete(t, file, st, "inner")
 			assertClean(t, st)
 		},
 	},

@@ -214,6 +214,9 @@ func (x *executor) execute(t *Track) {
 		return
 	}
 	x.fact(FactElementActivated, n.ID, t.Scope, t.ID, map[string]any{"type": string(n.Kind)})
+	if len(n.Boundaries) > 0 && !x.boundariesArmable(t, n) {
+		return
+	}
 	if n.Loop != nil && !t.Inner {
 		x.enterBody(t, n)
 		return

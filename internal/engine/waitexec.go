@@ -479,6 +479,41 @@ func (x *executor) timerDue(s scope.ID, def *bpmn.TimerDef) (time.Time, string, 
 	return due, text, nil
 }
 
+// boundariesArmable evaluates the timers and correlation keys of the
+// boundary events of activity n before track t starts it, so that a
+// boundary that cannot be armed stops the activity in an incident before it
+// created anything (a job, a task, a child, a seeded scope): the retry then
+// starts it once. armBoundaries evaluates the same expressions on the same
+// data later in the step.
+func (x *executor) boundariesArmable(t *Track, n *bpmn.Node) bool {
+	if t.Inner {
+		return true // a loop's boundary events guard the body, armed on its host
+	}
+	for _, b := range n.Boundaries {
+		if b.Event == nil {
+			continue
+		}
+		var err error
+		switch b.Event.Kind {
+		case bpmn.TriggerTimer:
+			if _, _, err = x.timerDue(t.Scope, b.Event.Timer); err != nil {
+				err = fmt.Errorf("timer of %s: %w", b.ID, err)
+			}
+		case bpmn.TriggerMessage:
+			if b.Event.CorrelationKey != nil {
+				if _, err = b.Event.CorrelationKey.Eval(x.view(t.Scope)); err != nil {
+					err = fmt.Errorf("correlation key of %s: %w", b.ID, err)
+				}
+			}
+		}
+		if err != nil {
+			x.incident(t, IncidentTimer, err.Error())
+			return false
+		}
+	}
+	return true
+}
+
 // armBoundaries arms the timer, message and signal boundary events of the
 // activity n that track t now executes.
 func (x *executor) armBoundaries(t *Track, n *bpmn.Node) {
