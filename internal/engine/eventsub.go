@@ -67,8 +67,9 @@ func (x *executor) disarmScope(s scope.ID) {
 
 // matchHandler returns the event sub-processes of scope s catching an error
 // or escalation with code: one with exactly that code, and a catch-all.
-// An interrupted scope's handlers are disarmed.
-func (x *executor) matchHandler(s scope.ID, kind bpmn.TriggerKind, code string) (exact, all *bpmn.Node) {
+// An interrupted scope's handlers are disarmed; the event sub-process skip
+// (whose handler threw) does not catch.
+func (x *executor) matchHandler(s scope.ID, kind bpmn.TriggerKind, code, skip string) (exact, all *bpmn.Node) {
 	sc := x.st.Scopes.Get(s)
 	g := x.graphOf(s)
 	if sc == nil || g == nil || sc.Interrupted {
@@ -76,7 +77,7 @@ func (x *executor) matchHandler(s scope.ID, kind bpmn.TriggerKind, code string) 
 	}
 	for _, esp := range g.EventSubs {
 		ev := esp.Trigger.Event
-		if ev == nil || ev.Kind != kind {
+		if ev == nil || ev.Kind != kind || esp.ID == skip {
 			continue
 		}
 		if ev.Code == code && code != "" && exact == nil {

@@ -124,6 +124,25 @@ var reviewCases = []reviewCase{
 			assertClean(t, st)
 		},
 	},
+	{
+		// DESIGN §5.5: a handler that ends by throwing the same event hands
+		// it to the host's boundary; it must not catch its own re-throw.
+		name: "a non-interrupting escalation handler that re-throws reaches the boundary", file: "review_escalation_rethrow.bpmn",
+		check: func(t *testing.T, file string) {
+			st, fx := mustStart(t, mustProcess(t, file), nil)
+			if len(st.Incidents) != 0 {
+				t.Fatalf("incidents %+v", st.Incidents)
+			}
+			if n := len(factsOf(fx, FactHandlerFired)); n != 1 {
+				t.Errorf("handler fired %d times, want 1", n)
+			}
+			if got := st.Scopes.Get(scope.RootID).Vars["escalated"]; got != num("1") {
+				t.Errorf("boundary ran %v times, want 1", got)
+			}
+			st, _ = complete(t, file, st, "inspect")
+			assertClean(t, st)
+		},
+	},
 }
 
 func TestReview(t *testing.T) {

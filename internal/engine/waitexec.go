@@ -718,12 +718,16 @@ func (x *executor) throwEscalation(t *Track, code string) {
 // for an event sub-process or host boundary catching an error or escalation
 // thrown by t, and runs the first it finds. It reports whether one caught it.
 func (x *executor) catchAtLevels(t *Track, from scope.ID, kind bpmn.TriggerKind, code string) bool {
+	// skip is the event sub-process whose handler scope the walk just left:
+	// an event a handler re-throws goes past it to the next level (DESIGN
+	// §5.5, absorb vs re-throw), it never catches its own re-throw.
+	skip := ""
 	for s := from; s != ""; {
 		sc := x.st.Scopes.Get(s)
 		if sc == nil {
 			return false
 		}
-		espExact, espAll := x.matchHandler(s, kind, code)
+		espExact, espAll := x.matchHandler(s, kind, code, skip)
 		var host *Track
 		var hostNode, bExact, bAll *bpmn.Node
 		if s != scope.RootID {
@@ -755,6 +759,10 @@ func (x *executor) catchAtLevels(t *Track, from scope.ID, kind bpmn.TriggerKind,
 		}
 		if s == scope.RootID {
 			return false
+		}
+		skip = ""
+		if n := x.proc.Node(sc.NodeID); n != nil && n.TriggeredByEvent && sc.Kind == "" {
+			skip = n.ID
 		}
 		s = sc.Parent
 	}
