@@ -74,7 +74,8 @@ type executor struct {
 	queue []string // ids of ready tracks, FIFO
 	spent int
 	// touched lists wait ids created, changed or removed in this step, in order.
-	touched []string
+	touched    []string
+	touchedSet map[string]bool // the ids in touched
 	// consumed lists call waits whose child is done: removing them does not
 	// terminate the child.
 	consumed []string

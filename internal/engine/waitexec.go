@@ -948,15 +948,23 @@ func (x *executor) removeWait(w *Wait) {
 }
 
 func (x *executor) touch(id string) {
-	if !slices.Contains(x.touched, id) {
+	if x.touchedSet == nil {
+		x.touchedSet = map[string]bool{}
+	}
+	if !x.touchedSet[id] {
+		x.touchedSet[id] = true
 		x.touched = append(x.touched, id)
 	}
 }
 
 // finishWaits turns the touched wait ids into the step's wait effects.
 func (x *executor) finishWaits() {
+	open := make(map[string]*Wait, len(x.st.Waits))
+	for _, w := range x.st.Waits {
+		open[w.ID] = w
+	}
 	for _, id := range x.touched {
-		if w := x.st.Wait(id); w != nil {
+		if w := open[id]; w != nil {
 			x.fx.Waits = append(x.fx.Waits, *w.clone())
 		} else {
 			x.fx.RemovedWaits = append(x.fx.RemovedWaits, id)
