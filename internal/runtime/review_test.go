@@ -2,10 +2,6 @@ package runtime_test
 
 import (
 	"context"
-	"errors"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,35 +73,30 @@ func countInstances(t *testing.T, rt *runtime.Runtime, f runtime.InstanceFilter)
 
 // Close must not wait for the scheduler to work through every due timer:
 // after downtime thousands may be due, and shutdown would hang for minutes.
-// A failure to read a decision (a busy or broken database) is not a
-// business failure of the instance: the step must not commit an incident
-// saying "database is locked".
-// One subscriber whose step fails must not keep the signal from the others.
-const pingBPMN = `<?xml version="1.0" encoding="UTF-8"?>
-<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="defs" targetNamespace="urn:test">
-  <signal id="s" name="ping"/>
-  <process id="%s" isExecutable="true">
-    <startEvent id="bySignal"><signalEventDefinition signalRef="s"/></startEvent>
-    <sequenceFlow id="f1" sourceRef="bySignal" targetRef="throwPing"/>
-    <intermediateThrowEvent id="throwPing"><signalEventDefinition signalRef="s"/></intermediateThrowEvent>
-    <sequenceFlow id="f2" sourceRef="throwPing" targetRef="end"/>
-    <endEvent id="end"/>
-  </process>
-</definitions>`
-
-// A signal cascade is bounded in depth, but its fan-out compounds per level:
-// two processes that each start on "ping" and throw "ping" would start
-// 2+4+…+2^17 instances from one request. The cascade needs a total bound.
-const scheduledV2 = `<?xml version="1.0" encoding="UTF-8"?>
-<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="defs" targetNamespace="urn:test">
-  <process id="scheduled" isExecutable="true">
-    <startEvent id="plain"/>
-    <sequenceFlow id="f1" sourceRef="plain" targetRef="end"/>
-    <endEvent id="end"/>
-  </process>
-</definitions>`
-
-// A start timer that fires while a new version without it is deployed must
-// not re-arm the old version's schedule over the new one.
-// An instance whose definition cannot be read is an internal failure, not
-// "not found": the API must not answer 404 for an instance that exists.
+func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "timer_only.bpmn"))
+	const n = 400
+	for range n {
+		start(t, c.rt, "timerOnly", nil)
+	}
+	c.clk.Add(time.Hour)
+	rt := hooked(t, c, &hookStore{commit: func([]runtime.StepRecord) error {
+		time.Sleep(50 * time.Millisecond) // a slow disk: 400 timers take over a second
+		return nil
+	}})
+	if _, err := rt.Resume(ctx); err != nil { // starts the scheduler
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	begun := time.Now()
+	rt.Close()
+	if d := time.Since(begun); d > 400*time.Millisecond {
+		t.Fatalf("Close took %v: it waited for the scheduler to fire every due timer", d)
+	}
+	if left := countInstances(t, c.rt, runtime.InstanceFilter{ProcessKey: "timerOnly", Status: runtime.StatusRunning}); left == 0 {
+		t.Fatal("every timer fired before Close returned")
+	}
+}

@@ -59,6 +59,16 @@ func (r *Runtime) schedule() {
 	}
 }
 
+// stopping reports whether Close has begun.
+func (r *Runtime) stopping() bool {
+	select {
+	case <-r.schedStop:
+		return true
+	default:
+		return false
+	}
+}
+
 // FireDueTimers fires every timer due at the runtime's clock now and
 // returns how many fired. The scheduler calls it; tests with an injected
 // clock call it directly instead of sleeping.
@@ -73,6 +83,9 @@ func (r *Runtime) FireDueTimers(ctx context.Context) (int, error) {
 func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
 	tried := map[string]bool{}
 	for {
+		if r.stopping() {
+			return fired, failed // Close is waiting: the rest fire after the restart
+		}
 		due, err := r.store.DueTimers(ctx, r.now().UTC(), 100)
 		if err != nil {
 			r.log.Error("due timer lookup failed", "error", err)
@@ -130,8 +143,13 @@ func (r *Runtime) fireBatch(ctx context.Context, batch []WaitRow) (fired, failed
 			}
 		}()
 	}
+feed:
 	for _, w := range batch {
-		next <- w
+		select {
+		case next <- w:
+		case <-r.schedStop: // Close is waiting: finish the timers in flight only
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
