@@ -2,10 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/scope"
@@ -152,14 +154,35 @@ func (s *State) Ended() bool {
 	return s.Status == StatusCompleted || s.Status == StatusTerminated || s.Failure != nil
 }
 
-// Track returns the live track with the given id, or nil.
+// Track returns the live track with the given id, or nil. Tracks are kept
+// in creation order, so their numeric ids ascend: a binary search finds one
+// (a step looks tracks up once per activation; a linear scan made a step
+// over n tracks quadratic). A state whose ids are not ascending is scanned.
 func (s *State) Track(id string) *Track {
+	if n, ok := trackNum(id); ok {
+		i, found := slices.BinarySearchFunc(s.Tracks, n, func(t *Track, n int) int {
+			m, _ := trackNum(t.ID)
+			return cmp.Compare(m, n)
+		})
+		if found && s.Tracks[i].ID == id {
+			return s.Tracks[i]
+		}
+	}
 	for _, t := range s.Tracks {
 		if t.ID == id {
 			return t
 		}
 	}
 	return nil
+}
+
+// trackNum reads the counter of a track id "t<n>".
+func trackNum(id string) (int, bool) {
+	if len(id) < 2 || id[0] != 't' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(id[1:])
+	return n, err == nil
 }
 
 // Clone returns a deep copy of the state.
