@@ -1,0 +1,102 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
+)
+
+// hookStore is the real SQLite store with hooks in front of some methods, so
+// a test can slow a commit down, hold it, or make a call fail.
+type hookStore struct {
+	runtime.Store
+	commit     func(steps []runtime.StepRecord) error // before CommitSteps; an error refuses the batch
+	definition func(key string) error                 // before Definition
+	decision   func(key string) error                 // before Decision
+}
+
+func (h *hookStore) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
+	if h.commit != nil {
+		if err := h.commit(steps); err != nil {
+			return err
+		}
+	}
+	return h.Store.CommitSteps(ctx, steps)
+}
+
+func (h *hookStore) Definition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+	if h.definition != nil {
+		if err := h.definition(key); err != nil {
+			return runtime.DefinitionRecord{}, err
+		}
+	}
+	return h.Store.Definition(ctx, key, version)
+}
+
+func (h *hookStore) Decision(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+	if h.decision != nil {
+		if err := h.decision(key); err != nil {
+			return runtime.DefinitionRecord{}, err
+		}
+	}
+	return h.Store.Decision(ctx, key, version)
+}
+
+// hooked opens a second runtime (empty caches) over c's database file with
+// the hooks of h, on c's clock. c's own runtime stays open.
+func hooked(t *testing.T, c *clocked, h *hookStore) *runtime.Runtime {
+	t.Helper()
+	db, err := store.Open(context.Background(), c.path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Store = db
+	rt := runtime.New(h, runtime.Options{Now: c.clk.Now})
+	t.Cleanup(func() {
+		rt.Close()
+		db.Close()
+	})
+	return rt
+}
+
+func countInstances(t *testing.T, rt *runtime.Runtime, f runtime.InstanceFilter) int {
+	t.Helper()
+	_, total, err := rt.ListInstances(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
+}
+
+// Close must not wait for the scheduler to work through every due timer:
+// after downtime thousands may be due, and shutdown would hang for minutes.
+func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "timer_only.bpmn"))
+	const n = 400
+	for range n {
+		start(t, c.rt, "timerOnly", nil)
+	}
+	c.clk.Add(time.Hour)
+	rt := hooked(t, c, &hookStore{commit: func([]runtime.StepRecord) error {
+		time.Sleep(50 * time.Millisecond) // a slow disk: 400 timers take over a second
+		return nil
+	}})
+	if _, err := rt.Resume(ctx); err != nil { // starts the scheduler
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	begun := time.Now()
+	rt.Close()
+	if d := time.Since(begun); d > 400*time.Millisecond {
+		t.Fatalf("Close took %v: it waited for the scheduler to fire every due timer", d)
+	}
+	if left := countInstances(t, c.rt, runtime.InstanceFilter{ProcessKey: "timerOnly", Status: runtime.StatusRunning}); left == 0 {
+		t.Fatal("every timer fired before Close returned")
+	}
+}
