@@ -91,7 +91,11 @@ func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, 
 		var events []engine.Event
 		switch {
 		case len(decisions) > 0:
-			events = []engine.Event{r.evaluate(ctx, decisions[0], now)}
+			ev, err := r.evaluate(ctx, decisions[0], now)
+			if err != nil {
+				return nil, fx, err
+			}
+			events = []engine.Event{ev}
 			decisions = decisions[1:]
 		default:
 			c := calls[0]
@@ -117,17 +121,19 @@ func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, 
 }
 
 // evaluate evaluates the latest version of a business rule task's decision
-// at the step's time now (FEEL's now() and today()).
-func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest, now time.Time) engine.Event {
+// at the step's time now (FEEL's now() and today()). A decision that is not
+// deployed or fails to evaluate is the task's failure (in the event); a
+// failure to read it (the store, a cancelled request) fails the step, so
+// nothing is committed.
+func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest, now time.Time) (engine.Event, error) {
 	ev := engine.DecisionEvaluated{WaitID: req.WaitID, Key: req.Ref}
 	defs, ref, err := r.decision(ctx, req.Ref, 0)
 	if err != nil {
-		if ErrorCode(err) == ENOTFOUND {
-			ev.Error = fmt.Sprintf("decision %q is not deployed", req.Ref)
-		} else {
-			ev.Error = err.Error()
+		if ErrorCode(err) != ENOTFOUND {
+			return nil, fmt.Errorf("runtime: decision %s: %w", req.Ref, err)
 		}
-		return ev
+		ev.Error = fmt.Sprintf("decision %q is not deployed", req.Ref)
+		return ev, nil
 	}
 	ev.Version = ref.Version
 	res, err := defs.EvaluateAt(req.Ref, req.Variables, now)
@@ -136,10 +142,10 @@ func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest, now 
 	}
 	if err != nil {
 		ev.Error = err.Error()
-		return ev
+		return ev, nil
 	}
 	ev.Entries, ev.Matched = res.Entries, ruleIDs(res.Matched)
-	return ev
+	return ev, nil
 }
 
 // launch resolves and starts one child. It returns the events for the

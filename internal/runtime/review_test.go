@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -98,5 +99,24 @@ func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
 	}
 	if left := countInstances(t, c.rt, runtime.InstanceFilter{ProcessKey: "timerOnly", Status: runtime.StatusRunning}); left == 0 {
 		t.Fatal("every timer fired before Close returned")
+	}
+}
+
+// A failure to read a decision (a busy or broken database) is not a
+// business failure of the instance: the step must not commit an incident
+// saying "database is locked".
+func TestReviewDecisionLookupFailureIsNotCommitted(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, runtime.File{Name: "stamp.dmn", Content: []byte(stampDMN)}, runtime.File{Name: "stamping.bpmn", Content: []byte(stampBPMN)})
+	rt := hooked(t, c, &hookStore{decision: func(string) error { return errors.New("database is locked") }})
+	_, err := rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "stamping"})
+	if err == nil || runtime.ErrorCode(err) != runtime.EINTERNAL {
+		t.Fatalf("start with an unreadable decision: %v (code %s), want an internal error", err, runtime.ErrorCode(err))
+	}
+	incidents, _ := rt.Incidents(ctx, "", true)
+	if n := countInstances(t, rt, runtime.InstanceFilter{ProcessKey: "stamping"}); n != 0 || len(incidents) != 0 {
+		t.Fatalf("a transient read failure was committed: %d instances, incidents %+v", n, incidents)
 	}
 }
