@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -93,28 +94,42 @@ func (r *Runtime) BroadcastSignal(ctx context.Context, name string, vars map[str
 	if err != nil {
 		return 0, fmt.Errorf("runtime: signal %s: %w", name, err)
 	}
+	// Once begun, a broadcast reaches every subscriber: neither a client
+	// that goes away nor one subscriber whose step fails keeps it from the
+	// others. Failures are reported together at the end.
+	ctx = context.WithoutCancel(ctx)
 	triggered := 0
+	var errs []error
 	for _, id := range ids {
 		fx, err := r.step(ctx, id, engine.SignalDelivered{Name: name, Variables: vars}, nil)
 		if ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT {
 			continue // ended meanwhile
 		}
-		if err != nil {
+		if errors.Is(err, errClosed) {
 			return triggered, err
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		triggered += fx.Fired
 	}
 	starts, err := r.eventStarts(ctx, bpmn.TriggerSignal, name)
 	if err != nil {
-		return triggered, fmt.Errorf("runtime: signal starts for %s: %w", name, err)
+		errs = append(errs, fmt.Errorf("runtime: signal starts for %s: %w", name, err))
+		return triggered, errors.Join(errs...)
 	}
 	for _, s := range starts {
 		if _, err := r.startAt(ctx, s.proc, s.ref, "", s.node, vars, nil); err != nil {
-			return triggered, err
+			if errors.Is(err, errClosed) {
+				return triggered, err
+			}
+			errs = append(errs, err)
+			continue
 		}
 		triggered++
 	}
-	return triggered, nil
+	return triggered, errors.Join(errs...)
 }
 
 // RetryIncident resolves an open incident after the cause was fixed: a job

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,5 +119,45 @@ func TestReviewDecisionLookupFailureIsNotCommitted(t *testing.T) {
 	incidents, _ := rt.Incidents(ctx, "", true)
 	if n := countInstances(t, rt, runtime.InstanceFilter{ProcessKey: "stamping"}); n != 0 || len(incidents) != 0 {
 		t.Fatalf("a transient read failure was committed: %d instances, incidents %+v", n, incidents)
+	}
+}
+
+// One subscriber whose step fails must not keep the signal from the others.
+func TestReviewSignalReachesEverySubscriberDespiteOneFailure(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "messages.bpmn"))
+	a := start(t, c.rt, "messages", map[string]any{"orderId": "a"})
+	b := start(t, c.rt, "messages", map[string]any{"orderId": "b"})
+	var failed atomic.Bool
+	rt := hooked(t, c, &hookStore{commit: func([]runtime.StepRecord) error {
+		if failed.CompareAndSwap(false, true) {
+			return errors.New("disk I/O error")
+		}
+		return nil
+	}})
+	n, err := rt.BroadcastSignal(ctx, "stop-all", nil)
+	if err == nil {
+		t.Fatal("the failed delivery was not reported")
+	}
+	if n != 1 {
+		t.Fatalf("triggered %d, want 1 (the subscriber whose step did not fail): %v", n, err)
+	}
+	fired := 0
+	for _, id := range []runtime.InstanceID{a.ID, b.ID} {
+		h, err := rt.History(ctx, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range h {
+			if f.NodeID == "stopped" {
+				fired++
+				break
+			}
+		}
+	}
+	if fired != 1 {
+		t.Fatalf("the signal reached %d of the 2 subscribers, want 1 (one commit failed)", fired)
 	}
 }
