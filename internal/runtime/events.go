@@ -28,7 +28,7 @@ func (r *Runtime) eventStarts(ctx context.Context, kind bpmn.TriggerKind, name s
 	for _, d := range latest {
 		proc, ref, err := r.process(ctx, d.Key, d.Version)
 		if err != nil {
-			return nil, err
+			return nil, unreadableDefinition(d.Key, d.Version, err)
 		}
 		for _, n := range proc.EventStarts {
 			if n.Event == nil || n.Event.Kind != kind {

@@ -161,3 +161,18 @@ func TestReviewSignalReachesEverySubscriberDespiteOneFailure(t *testing.T) {
 		t.Fatalf("the signal reached %d of the 2 subscribers, want 1 (one commit failed)", fired)
 	}
 }
+
+// An instance whose definition cannot be read is an internal failure, not
+// "not found": the API must not answer 404 for an instance that exists.
+func TestReviewMissingDefinitionIsInternal(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "user_task.bpmn"))
+	inst := start(t, c.rt, "userTask", nil)
+	rt := hooked(t, c, &hookStore{definition: func(string) error { return runtime.ErrNotFound }})
+	_, err := rt.SetVariables(ctx, inst.ID, "", map[string]any{"x": 1}, false)
+	if code := runtime.ErrorCode(err); code != runtime.EINTERNAL {
+		t.Fatalf("step of an instance whose definition is unreadable: %v (code %s), want internal", err, code)
+	}
+}

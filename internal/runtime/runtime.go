@@ -326,7 +326,7 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 	}
 	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
 	if err != nil {
-		return nil, fmt.Errorf("runtime: definition of instance %s: %w", id, err)
+		return nil, unreadableDefinition(si.ProcessKey, si.ProcessVersion, err)
 	}
 	now := r.now().UTC()
 	status := st.Status
@@ -347,6 +347,14 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 		return nil, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
 	}
 	return w, nil
+}
+
+// unreadableDefinition is the error for a registered definition that cannot
+// be read. It is internal even when the store says "not found": the caller
+// asked about an instance or a schedule that exists, and must not hear 404
+// (nor take it for "ended meanwhile").
+func unreadableDefinition(key string, version int, err error) error {
+	return &Error{Code: EINTERNAL, Message: fmt.Sprintf("runtime: definition %s version %d", key, version), Err: err}
 }
 
 // stepError classifies an engine refusal for callers.

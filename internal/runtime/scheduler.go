@@ -194,7 +194,7 @@ func (r *Runtime) armStartTimers(ctx context.Context, ref DefinitionRef, p *bpmn
 func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 	proc, ref, err := r.process(ctx, w.ProcessKey, w.ProcessVersion)
 	if err != nil {
-		return err
+		return unreadableDefinition(w.ProcessKey, w.ProcessVersion, err)
 	}
 	n := proc.Node(w.NodeID)
 	if n == nil || n.Event == nil || n.Event.Timer == nil {
