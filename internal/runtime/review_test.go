@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -159,6 +160,67 @@ func TestReviewSignalReachesEverySubscriberDespiteOneFailure(t *testing.T) {
 	}
 	if fired != 1 {
 		t.Fatalf("the signal reached %d of the 2 subscribers, want 1 (one commit failed)", fired)
+	}
+}
+
+const scheduledV2 = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="defs" targetNamespace="urn:test">
+  <process id="scheduled" isExecutable="true">
+    <startEvent id="plain"/>
+    <sequenceFlow id="f1" sourceRef="plain" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>`
+
+// A start timer that fires while a new version without it is deployed must
+// not re-arm the old version's schedule over the new one.
+func TestReviewStartTimerFiringRacesDeploy(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "scheduled.bpmn")) // R2/PT1H
+	c.clk.Add(time.Hour)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	rt := hooked(t, c, &hookStore{commit: func(steps []runtime.StepRecord) error {
+		for _, s := range steps {
+			for _, w := range s.Waits {
+				if w.Kind == runtime.WaitStartTimer {
+					once.Do(func() { close(entered); <-release })
+				}
+			}
+		}
+		return nil
+	}})
+	fired := make(chan error, 1)
+	go func() { _, err := rt.FireDueTimers(ctx); fired <- err }()
+	<-entered // the firing computed its re-arm and is about to commit it
+	deployed := make(chan error, 1)
+	go func() {
+		_, err := rt.Deploy(ctx, []runtime.File{{Name: "scheduled.bpmn", Content: []byte(scheduledV2)}})
+		deployed <- err
+	}()
+	select {
+	case err := <-deployed: // the deployment did not wait for the firing
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+	case <-time.After(300 * time.Millisecond): // it waits: let the firing finish
+		close(release)
+		if err := <-deployed; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-fired; err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.db.StartTimers(ctx, "scheduled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 0 {
+		t.Fatalf("version 2 has no timer start, but a schedule is armed: %+v", rows)
 	}
 }
 

@@ -49,6 +49,10 @@ type Runtime struct {
 	commit   *committer
 	jobReady *notifier
 
+	// startLocks serialize, per process key, firing a timer start with
+	// replacing the key's schedule at deployment (keys as InstanceID).
+	startLocks *instanceLocks
+
 	// The timer scheduler (scheduler.go), started by Resume.
 	schedOnce sync.Once
 	schedWake chan struct{}
@@ -82,11 +86,12 @@ func New(store Store, opts Options) *Runtime {
 		decs:   newCache[*dmn.Definitions](),
 		locks:  newInstanceLocks(),
 
-		jobReady:  newNotifier(),
-		schedWake: make(chan struct{}, 1),
-		schedStop: make(chan struct{}),
-		schedDone: make(chan struct{}),
-		draining:  make(chan struct{}),
+		jobReady:   newNotifier(),
+		startLocks: newInstanceLocks(),
+		schedWake:  make(chan struct{}, 1),
+		schedStop:  make(chan struct{}),
+		schedDone:  make(chan struct{}),
+		draining:   make(chan struct{}),
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)

@@ -179,6 +179,13 @@ func (r *Runtime) armStartTimers(ctx context.Context, ref DefinitionRef, p *bpmn
 		rows = append(rows, WaitRow{ID: startTimerID(ref.Key, n.ID), Kind: WaitStartTimer, NodeID: n.ID,
 			ProcessKey: ref.Key, ProcessVersion: ref.Version, Name: n.Event.Timer.Text, DueAt: due, CreatedAt: now})
 	}
+	unlock := r.startLocks.lock(InstanceID(ref.Key))
+	defer unlock()
+	if latest, err := r.store.Definition(ctx, ref.Key, 0); err != nil {
+		return fmt.Errorf("runtime: schedule timer starts of %s: %w", ref.Key, err)
+	} else if latest.Version != ref.Version {
+		return nil // a newer version was deployed meanwhile: its schedule stands
+	}
 	if err := r.store.ReplaceStartTimers(ctx, ref.Key, rows); err != nil {
 		return fmt.Errorf("runtime: schedule timer starts of %s: %w", ref.Key, err)
 	}
@@ -192,6 +199,20 @@ func (r *Runtime) armStartTimers(ctx context.Context, ref DefinitionRef, p *bpmn
 // transaction, re-arms the schedule (cycles) or removes it. Retries counts
 // the firings so far.
 func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
+	// A deployment may replace the schedule while it fires: hold the key and
+	// fire only the row as it still is, so an old version's re-arm never
+	// overwrites a new version's schedule.
+	unlock := r.startLocks.lock(InstanceID(w.ProcessKey))
+	defer unlock()
+	cur, err := r.store.Wait(ctx, w.ID)
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		return &Error{Code: ECONFLICT, Message: "start timer removed meanwhile", Err: err}
+	case err != nil:
+		return err
+	case cur.Kind != WaitStartTimer || cur.ProcessVersion != w.ProcessVersion || cur.Retries != w.Retries || !cur.DueAt.Equal(w.DueAt):
+		return &Error{Code: ECONFLICT, Message: "start timer fired or replaced meanwhile"}
+	}
 	proc, ref, err := r.process(ctx, w.ProcessKey, w.ProcessVersion)
 	if err != nil {
 		return unreadableDefinition(w.ProcessKey, w.ProcessVersion, err)
