@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/gobpm/gobpm/internal/engine"
 )
@@ -16,10 +17,34 @@ func waitRow(inst InstanceRow, w engine.Wait) WaitRow {
 	}
 }
 
-// signalDepthKey bounds signal chains (a signal whose catch throws a signal …).
-type signalDepthKey struct{}
+// signalCascadeKey carries the signalCascade of a command through its
+// after-commit work.
+type signalCascadeKey struct{}
 
-const maxSignalDepth = 16
+// signalCascade bounds the signals one command sets off (a signal whose
+// catch throws a signal …): each chain in depth, and the whole cascade in
+// broadcasts, since fan-out compounds per level (two processes that each
+// start on a signal and throw it again would double at every level).
+type signalCascade struct {
+	depth  int
+	budget *atomic.Int64 // broadcasts left, shared by the whole cascade
+}
+
+const (
+	maxSignalDepth      = 16
+	maxSignalBroadcasts = 256
+)
+
+// withCascade returns ctx carrying a signal cascade: the one it has, or a
+// new one with the full budget.
+func withCascade(ctx context.Context) (context.Context, signalCascade) {
+	if c, ok := ctx.Value(signalCascadeKey{}).(signalCascade); ok {
+		return ctx, c
+	}
+	c := signalCascade{budget: new(atomic.Int64)}
+	c.budget.Store(maxSignalBroadcasts)
+	return context.WithValue(ctx, signalCascadeKey{}, c), c
+}
 
 // afterCommit runs once a step is durable: it wakes long-polling workers of
 // new or re-enabled job types and the timer scheduler, terminates children
@@ -50,13 +75,17 @@ func (r *Runtime) afterCommit(ctx context.Context, fx engine.Effects) {
 	if len(fx.Signals) == 0 {
 		return
 	}
-	depth, _ := ctx.Value(signalDepthKey{}).(int)
-	if depth >= maxSignalDepth {
-		r.log.Warn("signal chain too deep; not broadcasting", "depth", depth)
+	ctx, c := withCascade(ctx)
+	if c.depth >= maxSignalDepth {
+		r.log.Warn("signal chain too deep; not broadcasting", "depth", c.depth)
 		return
 	}
-	ctx = context.WithValue(ctx, signalDepthKey{}, depth+1)
+	ctx = context.WithValue(ctx, signalCascadeKey{}, signalCascade{depth: c.depth + 1, budget: c.budget})
 	for _, s := range fx.Signals {
+		if c.budget.Add(-1) < 0 {
+			r.log.Warn("signal cascade exceeded its budget; not broadcasting", "signal", s.Name, "broadcasts", maxSignalBroadcasts)
+			return
+		}
 		if _, err := r.BroadcastSignal(ctx, s.Name, s.Variables); err != nil {
 			r.log.Error("signal broadcast failed", "signal", s.Name, "error", err)
 		}

@@ -98,6 +98,7 @@ func (r *Runtime) BroadcastSignal(ctx context.Context, name string, vars map[str
 	// that goes away nor one subscriber whose step fails keeps it from the
 	// others. Failures are reported together at the end.
 	ctx = context.WithoutCancel(ctx)
+	ctx, _ = withCascade(ctx) // what the subscribers throw in turn shares one budget
 	triggered := 0
 	var errs []error
 	for _, id := range ids {

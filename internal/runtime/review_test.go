@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -160,6 +161,44 @@ func TestReviewSignalReachesEverySubscriberDespiteOneFailure(t *testing.T) {
 	}
 	if fired != 1 {
 		t.Fatalf("the signal reached %d of the 2 subscribers, want 1 (one commit failed)", fired)
+	}
+}
+
+const pingBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="defs" targetNamespace="urn:test">
+  <signal id="s" name="ping"/>
+  <process id="%s" isExecutable="true">
+    <startEvent id="bySignal"><signalEventDefinition signalRef="s"/></startEvent>
+    <sequenceFlow id="f1" sourceRef="bySignal" targetRef="throwPing"/>
+    <intermediateThrowEvent id="throwPing"><signalEventDefinition signalRef="s"/></intermediateThrowEvent>
+    <sequenceFlow id="f2" sourceRef="throwPing" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>`
+
+// A signal cascade is bounded in depth, but its fan-out compounds per level:
+// two processes that each start on "ping" and throw "ping" would start
+// 2+4+…+2^17 instances from one request. The cascade needs a total bound.
+func TestReviewSignalCascadeIsBoundedInTotal(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt,
+		runtime.File{Name: "ping1.bpmn", Content: []byte(strings.Replace(pingBPMN, "%s", "ping1", 1))},
+		runtime.File{Name: "ping2.bpmn", Content: []byte(strings.Replace(pingBPMN, "%s", "ping2", 1))})
+	const limit = 5000 // commits; far more than a bounded cascade needs
+	var commits atomic.Int64
+	rt := hooked(t, c, &hookStore{commit: func([]runtime.StepRecord) error {
+		if commits.Add(1) > limit {
+			return errors.New("test: commit limit reached")
+		}
+		return nil
+	}})
+	if _, err := rt.BroadcastSignal(ctx, "ping", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := commits.Load(); got > limit {
+		t.Fatalf("one signal cascade ran more than %d steps", limit)
 	}
 }
 
