@@ -43,38 +43,51 @@ func (r *Runtime) ActivateJobs(ctx context.Context, req ActivateRequest) ([]JobV
 		deadline = t.C
 	}
 	for {
-		ready := r.jobReady.wait(req.Type) // before looking, so no notify is missed
-		now := r.now().UTC()
-		rows, err := r.store.ActivateJobs(ctx, req.Type, req.Worker, req.MaxJobs, now, now.Add(req.LockDuration))
-		if err != nil {
-			return nil, fmt.Errorf("runtime: activate %s jobs: %w", req.Type, err)
-		}
-		if len(rows) > 0 {
-			r.metrics.jobsActivated.Add(int64(len(rows)))
-			return r.jobViews(ctx, rows)
-		}
-		if deadline == nil {
-			return []JobView{}, nil
-		}
-		var later <-chan time.Time
-		if at, ok, err := r.store.NextJobAvailable(ctx, req.Type, now); err != nil {
-			return nil, fmt.Errorf("runtime: next %s job: %w", req.Type, err)
-		} else if ok {
-			t := time.NewTimer(at.Sub(now))
-			defer t.Stop()
-			later = t.C
-		}
-		select {
-		case <-ready:
-		case <-later:
-		case <-deadline:
-			return []JobView{}, nil
-		case <-r.draining:
-			return []JobView{}, nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		jobs, again, err := r.activateOnce(ctx, req, deadline)
+		if !again {
+			return jobs, err
 		}
 	}
+}
+
+// activateOnce looks for activatable jobs once and, when there are none
+// and the call long-polls (deadline non-nil), waits until one may have
+// become activatable (again) or the poll is over.
+func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadline <-chan time.Time) (jobs []JobView, again bool, err error) {
+	ready, release := r.jobReady.wait(req.Type) // before looking, so no notify is missed
+	defer release()
+	now := r.now().UTC()
+	rows, err := r.store.ActivateJobs(ctx, req.Type, req.Worker, req.MaxJobs, now, now.Add(req.LockDuration))
+	if err != nil {
+		return nil, false, fmt.Errorf("runtime: activate %s jobs: %w", req.Type, err)
+	}
+	if len(rows) > 0 {
+		r.metrics.jobsActivated.Add(int64(len(rows)))
+		jobs, err := r.jobViews(ctx, rows)
+		return jobs, false, err
+	}
+	if deadline == nil {
+		return []JobView{}, false, nil
+	}
+	var later <-chan time.Time
+	if at, ok, err := r.store.NextJobAvailable(ctx, req.Type, now); err != nil {
+		return nil, false, fmt.Errorf("runtime: next %s job: %w", req.Type, err)
+	} else if ok {
+		t := time.NewTimer(at.Sub(now))
+		defer t.Stop()
+		later = t.C
+	}
+	select {
+	case <-ready:
+		return nil, true, nil
+	case <-later:
+		return nil, true, nil
+	case <-deadline:
+	case <-r.draining:
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	return []JobView{}, false, nil
 }
 
 // jobViews reads the variables each job's task sees, loading each instance once.
