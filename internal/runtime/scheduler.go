@@ -110,46 +110,60 @@ func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
 // concurrently lets their steps share commits (group commit).
 const timerWorkers = 16
 
-// fireBatch fires due timers of (mostly) different instances concurrently.
+// fireBatch fires due timers concurrently, instance by instance: the timers
+// of one instance fire in due order on one worker (so its history does not
+// depend on scheduling), different instances in parallel.
 func (r *Runtime) fireBatch(ctx context.Context, batch []WaitRow) (fired, failed int) {
+	var groups [][]WaitRow
+	index := map[InstanceID]int{}
+	for _, w := range batch {
+		key := w.InstanceID
+		if w.Kind == WaitStartTimer {
+			key = InstanceID("start:" + w.ID)
+		}
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], w)
+	}
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
-		next = make(chan WaitRow)
+		next = make(chan []WaitRow)
 	)
-	for i := 0; i < min(timerWorkers, len(batch)); i++ {
+	for i := 0; i < min(timerWorkers, len(groups)); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for w := range next {
-				var err error
-				if w.Kind == WaitStartTimer {
-					err = r.fireStartTimer(ctx, w)
-				} else {
-					_, err = r.step(ctx, w.InstanceID, engine.TimerFired{WaitID: w.ID}, nil)
+			for group := range next {
+				for _, w := range group {
+					var err error
+					if w.Kind == WaitStartTimer {
+						err = r.fireStartTimer(ctx, w)
+					} else {
+						_, err = r.step(ctx, w.InstanceID, engine.TimerFired{WaitID: w.ID}, nil)
+					}
+					mu.Lock()
+					switch code := ErrorCode(err); {
+					case err == nil:
+						fired++
+						r.metrics.timersFired.Add(1)
+					case code == ENOTFOUND || code == ECONFLICT:
+						// fired or withdrawn meanwhile
+					default:
+						failed++
+						r.log.Error("timer failed", "wait_id", w.ID, "instance_id", w.InstanceID, "error", err)
+					}
+					mu.Unlock()
 				}
-				mu.Lock()
-				switch code := ErrorCode(err); {
-				case err == nil:
-					fired++
-					r.metrics.timersFired.Add(1)
-				case code == ENOTFOUND || code == ECONFLICT:
-					// fired or withdrawn meanwhile
-				default:
-					failed++
-					r.log.Error("timer failed", "wait_id", w.ID, "instance_id", w.InstanceID, "error", err)
-				}
-				mu.Unlock()
 			}
 		}()
 	}
-feed:
-	for _, w := range batch {
-		select {
-		case next <- w:
-		case <-r.schedStop: // Close is waiting: finish the timers in flight only
-			break feed
-		}
+	for _, g := range groups {
+		next <- g
 	}
 	close(next)
 	wg.Wait()
