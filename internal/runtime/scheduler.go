@@ -162,8 +162,13 @@ func (r *Runtime) fireBatch(ctx context.Context, batch []WaitRow) (fired, failed
 			}
 		}()
 	}
+feed:
 	for _, g := range groups {
-		next <- g
+		select {
+		case next <- g:
+		case <-r.schedStop: // Close is waiting: finish the timers in flight only
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
