@@ -59,8 +59,12 @@ func (JobCompleted) Kind() string { return "job-completed" }
 // schedule (1 s doubling per failure up to 5 min) scaled by 1 ± Jitter/5,
 // Jitter in [0, 1) chosen by the caller (the engine has no randomness).
 type JobFailed struct {
-	Key          string
+	Key string
+	// Retries is the remaining budget; with Decrement the engine uses one
+	// less than the job has instead (read under the instance's single writer,
+	// so two concurrent failures each take one retry).
 	Retries      int
+	Decrement    bool
 	Backoff      time.Duration
 	Jitter       float64
 	ErrorMessage string

@@ -168,7 +168,11 @@ func (x *executor) finishActivity(t *Track, w *Wait) {
 
 func (x *executor) failJob(t *Track, w *Wait, e JobFailed) {
 	w.Failures++
-	w.Retries = max(e.Retries, 0)
+	if e.Decrement {
+		w.Retries = max(w.Retries-1, 0)
+	} else {
+		w.Retries = max(e.Retries, 0)
+	}
 	w.ErrorMessage = e.ErrorMessage
 	backoff := e.Backoff
 	if backoff <= 0 {

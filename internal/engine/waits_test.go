@@ -399,3 +399,14 @@ func TestWaitsSurviveCheckpoint(t *testing.T) {
 		t.Fatal("restored timer did not continue")
 	}
 }
+
+func TestJobFailedDecrementsUnderTheWriter(t *testing.T) {
+	t.Parallel()
+	st, _ := mustStart(t, mustProcess(t, "job.bpmn"), nil)
+	key := waitAt(t, st, WaitJob, "charge").ID
+	st, _ = run(t, "job.bpmn", st, JobFailed{Key: key, Decrement: true}, t0)
+	st, _ = run(t, "job.bpmn", st, JobFailed{Key: key, Decrement: true}, t0)
+	if st.Wait(key).Retries != 0 || len(st.Incidents) != 1 {
+		t.Fatalf("two decrements of a budget of 2: retries %d incidents %d", st.Wait(key).Retries, len(st.Incidents))
+	}
+}

@@ -147,15 +147,14 @@ func (r *Runtime) FailJob(ctx context.Context, key string, req FailRequest) erro
 	if err != nil {
 		return err
 	}
-	retries := row.Retries - 1
+	ev := engine.JobFailed{Key: key, Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
 	if req.Retries != nil {
 		if *req.Retries < 0 {
 			return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
 		}
-		retries = *req.Retries
+		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	_, err = r.step(ctx, row.InstanceID, engine.JobFailed{Key: key, Retries: retries, Backoff: req.RetryBackoff,
-		Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}, nil)
+	_, err = r.step(ctx, row.InstanceID, ev, nil)
 	return err
 }
 
