@@ -200,6 +200,30 @@ func (x *executor) syncOffer(r *Region) {
 	}
 }
 
+// scopeHasIncident reports an open incident that belongs to scope s itself
+// (not to a track).
+func (x *executor) scopeHasIncident(s scope.ID) bool {
+	for _, in := range x.st.Incidents {
+		if in.TrackID == "" && in.ScopeID == s {
+			return true
+		}
+	}
+	return false
+}
+
+// retryRegion asks a region's router again after its failure was retried.
+func (x *executor) retryRegion(s scope.ID) {
+	r := x.region(s)
+	if r == nil {
+		return
+	}
+	n := x.proc.Node(r.NodeID)
+	if answer, ok := x.ask(nil, n, r, ""); ok {
+		x.route(nil, n, r, answer)
+	}
+	x.checkDrain(s)
+}
+
 // region returns the open region of scope s, or nil.
 func (x *executor) region(s scope.ID) *Region {
 	for _, r := range x.st.Regions {
@@ -240,7 +264,7 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
 	x.fact(FactRegionOpened, n.ID, child.ID, t.ID, map[string]any{"router": n.AdHoc.Router, "manual": n.AdHoc.Manual, "sequential": n.AdHoc.Sequential})
 	x.armBoundaries(t, n)
-	answer, ok := x.ask(t, n, r, "")
+	answer, ok := x.ask(nil, n, r, "")
 	if ok {
 		x.route(nil, n, r, answer)
 	}
@@ -267,12 +291,15 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 		err = fmt.Errorf("sequential ad-hoc sub-process %s: the router answered %v while %v run; at most one activity may be live", n.ID, answer, x.running(r, t))
 	}
 	if err != nil {
-		host := t
-		if host == nil {
-			host = x.hostOf(r.ScopeID)
-		}
-		if host != nil {
-			x.incident(host, IncidentRouter, fmt.Sprintf("router of %s: %v", n.ID, err))
+		msg := fmt.Sprintf("router of %s: %v", n.ID, err)
+		if t != nil {
+			// The inner activity t completed; a retry asks again by leaving it.
+			x.incident(t, IncidentRouter, msg)
+			t.Done = true
+		} else {
+			// Asked for the region as a whole: the region keeps running (its
+			// host keeps waiting for it) and the incident belongs to its scope.
+			x.scopeIncident(r.ScopeID, n.ID, IncidentRouter, msg)
 		}
 		return nil, false
 	}
@@ -387,6 +414,9 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 	}
 	answer, ok := x.ask(asker, region, r, n.ID)
 	if !ok {
+		if asker != nil {
+			r.Completed[n.ID]-- // counted again when the retry leaves the activity
+		}
 		return
 	}
 	if hasFlows {

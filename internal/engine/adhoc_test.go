@@ -154,3 +154,45 @@ func TestAdHocNestedTimerAndCatch(t *testing.T) {
 		t.Fatalf("after the message: %v", tasks(st))
 	}
 }
+
+// A failing router or completion condition stops in an incident that a
+// retry continues from where it stopped: nothing runs twice.
+func TestRetryAfterRouterOrConditionFailure(t *testing.T) {
+	t.Parallel()
+	const file = "adhoc_retry.bpmn"
+	// The router fails when the region opens: the region stays open.
+	st, _ := mustStart(t, mustProcess(t, file), map[string]any{"ids": []any{"nope"}})
+	if st.Status != StatusFailed || len(st.Incidents) != 1 || len(st.Regions) != 1 {
+		t.Fatalf("open failure: %s %+v regions %d", st.Status, st.Incidents, len(st.Regions))
+	}
+	st, _ = run(t, file, st, VariablesSet{Variables: map[string]any{"ids": []any{"A"}}}, t0)
+	st, _ = run(t, file, st, IncidentRetried{IncidentID: st.Incidents[0].ID, Retries: 1}, t0)
+	if st.Status != StatusRunning || !slices.Equal(tasks(st), []string{"A"}) {
+		t.Fatalf("after retry: %s tasks %v", st.Status, tasks(st))
+	}
+	// The router fails after A completed: the retry asks again, A is not run again.
+	st, _ = run(t, file, st, VariablesSet{Variables: map[string]any{"ids": []any{"bogus"}}}, t0)
+	st, _ = complete(t, file, st, "A")
+	if st.Status != StatusFailed || len(tasks(st)) != 0 || regionAt(t, st, "region").Completed["A"] != 0 {
+		t.Fatalf("inner failure: %s tasks %v region %+v", st.Status, tasks(st), st.Regions)
+	}
+	st, _ = run(t, file, st, VariablesSet{Variables: map[string]any{"ids": []any{}}}, t0)
+	st, _ = run(t, file, st, IncidentRetried{IncidentID: st.Incidents[0].ID, Retries: 1}, t0)
+	if !slices.Equal(tasks(st), []string{"after"}) {
+		t.Fatalf("after the second retry: %s tasks %v", st.Status, tasks(st))
+	}
+	// A failing completion condition: the retry ends the iteration, the task is not created again.
+	const mi = "mi_cond_err.bpmn"
+	st, _ = mustStart(t, mustProcess(t, mi), map[string]any{"items": []any{"a", "b"}, "bad": true})
+	st, _ = complete(t, mi, st, "approve")
+	if st.Status != StatusFailed || len(tasks(st)) != 0 {
+		t.Fatalf("condition failure: %s tasks %v", st.Status, tasks(st))
+	}
+	st, _ = run(t, mi, st, VariablesSet{Variables: map[string]any{"bad": false}}, t0)
+	st, _ = run(t, mi, st, IncidentRetried{IncidentID: st.Incidents[0].ID, Retries: 1}, t0)
+	if st.Status != StatusRunning || len(tasksAt(st, "approve")) != 1 {
+		t.Fatalf("after retry: %s tasks %v", st.Status, tasks(st))
+	}
+	st, _ = complete(t, mi, st, "approve")
+	assertClean(t, st)
+}

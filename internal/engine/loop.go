@@ -207,6 +207,7 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 			b.Completed--
 			x.publish(b, body)
 			x.incident(t, IncidentExpression, fmt.Sprintf("completion condition of %s: %v", n.ID, err))
+			t.Done = true // the iteration's activity completed; a retry only ends the iteration
 			return
 		}
 		done = expr.Truthy(v)

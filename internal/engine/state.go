@@ -58,6 +58,10 @@ type Track struct {
 	// multi-instance activity: its completion ends the iteration, not the
 	// activity, and the activity's boundary events guard the body instead.
 	Inner bool `json:"inner,omitempty"`
+	// Done marks a track stopped by an incident after its element had
+	// already completed (a failing completion condition or router): a retry
+	// continues by leaving the element instead of running it again.
+	Done bool `json:"done,omitempty"`
 }
 
 // Incident is an open problem of the instance that needs an operator.

@@ -224,6 +224,10 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 	}
 	t := x.st.Track(in.TrackID)
 	x.resolveIncidentID(in.ID, "retried")
+	if in.TrackID == "" && in.Kind == IncidentRouter {
+		x.retryRegion(in.ScopeID) // the region's router is asked again
+		return nil
+	}
 	if t != nil && t.State == TrackIncident {
 		t.Incident = ""
 		if b := x.body(t.Child); b != nil && t.Child != "" {
@@ -233,6 +237,14 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 			t.State = TrackInScope
 			if n := x.proc.Node(b.NodeID); n != nil && n.Loop != nil && n.Loop.Standard && b.Active == 0 {
 				x.nextLoop(b, n)
+			}
+			return nil
+		}
+		if t.Done {
+			// The element had completed; what failed came after it.
+			t.Done, t.State = false, TrackReady
+			if n := x.proc.Node(t.Node); n != nil {
+				x.leave(t, n)
 			}
 			return nil
 		}
