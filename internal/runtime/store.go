@@ -137,6 +137,35 @@ type StepRecord struct {
 	Waits []WaitRow
 	// RemovedWaits are wait ids to delete (completed, withdrawn, fired).
 	RemovedWaits []string
+	// Outbox is the after-commit work the step asks for, written in the
+	// step's transaction (InstanceID and CreatedAt are the step's when
+	// empty). CommitSteps sets each row's ID in place once it is written.
+	Outbox []OutboxRow
+}
+
+// Outbox kinds: the after-commit work of a step (see OutboxRow).
+const (
+	// OutboxSignal broadcasts a signal the step threw.
+	OutboxSignal = "signal"
+	// OutboxChildEnded hands an ended child's outcome to its caller.
+	OutboxChildEnded = "child-ended"
+	// OutboxCancelChild terminates a child whose call was withdrawn.
+	OutboxCancelChild = "cancel-child"
+)
+
+// OutboxRow is one durable request for work after a step commits. The
+// runtime performs it and deletes it once the work succeeded or became
+// moot; a row left behind (crash, failed attempt) is performed again, so
+// the work is done at least once.
+type OutboxRow struct {
+	// ID is assigned by the store, increasing in write order.
+	ID         int64
+	InstanceID InstanceID
+	// Kind is one of the Outbox* constants.
+	Kind string
+	// Payload is the kind's JSON document.
+	Payload   json.RawMessage
+	CreatedAt time.Time
 }
 
 // StoredInstance is an instance row with its checkpoint.
@@ -185,7 +214,8 @@ type Store interface {
 
 	// CommitSteps commits a batch of steps of distinct instances in one
 	// transaction (group commit): all or nothing. On ErrConflict the caller
-	// retries the steps one by one to find the culprit.
+	// retries the steps one by one to find the culprit. It sets the ID of
+	// every Outbox row of steps in place (meaningful only on success).
 	CommitSteps(ctx context.Context, steps []StepRecord) error
 	// Instance returns an instance with its checkpoint; ErrNotFound if absent.
 	Instance(ctx context.Context, id InstanceID) (StoredInstance, error)
@@ -235,6 +265,14 @@ type Store interface {
 	// ReplaceStartTimers deletes the start-timer waits of processKey and
 	// inserts rows, in one transaction.
 	ReplaceStartTimers(ctx context.Context, processKey string, rows []WaitRow) error
+
+	// Outbox returns at most limit outbox rows, oldest (lowest id) first.
+	Outbox(ctx context.Context, limit int) ([]OutboxRow, error)
+	// UpdateOutbox replaces the payload of an outbox row (a retry narrowed
+	// to what is left); ErrNotFound if the row is gone.
+	UpdateOutbox(ctx context.Context, id int64, payload json.RawMessage) error
+	// DeleteOutbox deletes outbox rows by id; unknown ids are ignored.
+	DeleteOutbox(ctx context.Context, ids ...int64) error
 
 	// Close releases the store.
 	Close() error

@@ -48,6 +48,14 @@
 // columns. Activation selects and locks in one IMMEDIATE transaction on the
 // single writer, so a job is never handed to two workers under a live lock.
 //
+// # Outbox
+//
+// The outbox table (migration 0004) holds the after-commit work of steps
+// (runtime.OutboxRow). CommitSteps inserts a step's rows in the step's
+// transaction and sets their ids, which increase in write order; the
+// runtime lists them oldest first (Outbox), narrows a partly done row
+// (UpdateOutbox) and deletes a row once its work is done (DeleteOutbox).
+//
 // # Example
 //
 //	db, err := store.Open(ctx, "data/gobpm.db", store.Options{})

@@ -132,7 +132,7 @@ const (
 )
 
 // commitStep writes one step inside st's transaction: the instance row, its
-// scopes, facts, incidents and waits.
+// scopes, facts, incidents, waits and outbox rows.
 func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
@@ -181,7 +181,10 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := upsertIncidents(st, in.ID, s.Incidents); err != nil {
 		return err
 	}
-	return applyWaits(st, in, s.Waits, s.RemovedWaits)
+	if err := applyWaits(st, in, s.Waits, s.RemovedWaits); err != nil {
+		return err
+	}
+	return insertOutbox(st, in, s.Outbox)
 }
 
 // replaceScopes makes the scope rows of an instance equal to scopes. It

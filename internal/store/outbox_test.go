@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+func TestOutbox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gobpm.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := newStep("a", "p", 1), newStep("b", "p", 1)
+	a.Outbox = []runtime.OutboxRow{
+		{Kind: runtime.OutboxCancelChild, Payload: json.RawMessage(`{"child":"c1"}`)},
+		{Kind: runtime.OutboxSignal, Payload: json.RawMessage(`{"name":"go","depth":0}`)},
+	}
+	b.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxChildEnded, Payload: json.RawMessage(`{"ParentID":"a"}`)}}
+	steps := []runtime.StepRecord{a, b}
+	mustCommit(t, db, steps...)
+	// The ids are set in place, increasing in write order.
+	ids := []int64{steps[0].Outbox[0].ID, steps[0].Outbox[1].ID, steps[1].Outbox[0].ID}
+	if ids[0] <= 0 || ids[1] <= ids[0] || ids[2] <= ids[1] {
+		t.Fatalf("ids %v", ids)
+	}
+
+	// A batch that fails writes none of its rows.
+	bad := newStep("a", "p", 1) // exists: a conflict
+	c := newStep("c", "p", 1)
+	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: json.RawMessage(`{"name":"lost"}`)}}
+	if err := db.CommitSteps(ctx, []runtime.StepRecord{c, bad}); !errors.Is(err, runtime.ErrConflict) {
+		t.Fatalf("stale batch: %v", err)
+	}
+	// A row of an unknown kind or with invalid JSON is refused.
+	for _, o := range []runtime.OutboxRow{{Kind: "mail", Payload: json.RawMessage(`{}`)}, {Kind: runtime.OutboxSignal, Payload: json.RawMessage(`{`)}} {
+		d := newStep("d", "p", 1)
+		d.Outbox = []runtime.OutboxRow{o}
+		if err := db.CommitSteps(ctx, []runtime.StepRecord{d}); err == nil {
+			t.Fatalf("row %+v was accepted", o)
+		}
+	}
+
+	// Rows survive a reopen and list oldest first with the step's instance and time.
+	db.Close()
+	db = MustOpenPath(t, path, Options{})
+	rows, err := db.Outbox(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].ID != ids[0] || rows[1].ID != ids[1] {
+		t.Fatalf("first page %+v, want ids %v", rows, ids[:2])
+	}
+	if r := rows[1]; r.InstanceID != "a" || r.Kind != runtime.OutboxSignal || string(r.Payload) != `{"name":"go","depth":0}` || !r.CreatedAt.Equal(t0) {
+		t.Fatalf("row %+v", r)
+	}
+
+	if err := db.UpdateOutbox(ctx, ids[1], json.RawMessage(`{"name":"go","depth":0,"only":{"instances":["x"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdateOutbox(ctx, 9999, json.RawMessage(`{}`)); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("update of a missing row: %v", err)
+	}
+	if err := db.DeleteOutbox(ctx, ids[0], ids[2], 9999); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = db.Outbox(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].ID != ids[1] || string(rows[0].Payload) != `{"name":"go","depth":0,"only":{"instances":["x"]}}` {
+		t.Fatalf("after update and delete: %+v", rows)
+	}
+}
