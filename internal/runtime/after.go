@@ -47,10 +47,12 @@ func withCascade(ctx context.Context) (context.Context, signalCascade) {
 }
 
 // afterCommit runs once a step is durable: it wakes long-polling workers of
-// new or re-enabled job types and the timer scheduler, terminates children
-// whose call was withdrawn, hands an ended child's outcome to its caller,
-// and broadcasts the signals the step threw.
-func (r *Runtime) afterCommit(ctx context.Context, fx engine.Effects) {
+// new or re-enabled job types and the timer scheduler, then performs the
+// step's outbox rows as committed (outbox.go): terminates children whose
+// call was withdrawn, hands an ended child's outcome to its caller, and
+// broadcasts the signals the step threw. A row whose work fails stays for
+// the scheduler's retry.
+func (r *Runtime) afterCommit(ctx context.Context, rec StepRecord, fx engine.Effects) {
 	for _, w := range fx.Waits {
 		switch w.Kind {
 		case engine.WaitJob:
@@ -60,34 +62,7 @@ func (r *Runtime) afterCommit(ctx context.Context, fx engine.Effects) {
 		}
 	}
 	ctx = context.WithoutCancel(ctx) // the cascade must not stop with the request
-	for _, child := range fx.CancelChildren {
-		_, err := r.step(ctx, InstanceID(child), engine.Cancel{Reason: "the calling activity was cancelled"}, nil)
-		if err != nil && ErrorCode(err) != ENOTFOUND && ErrorCode(err) != ECONFLICT {
-			r.log.Error("cancel cascade failed", "instance_id", child, "error", err)
-		}
-	}
-	if n := fx.ParentNotice; n != nil {
-		_, err := r.step(ctx, InstanceID(n.ParentID), *n, nil)
-		if err != nil && ErrorCode(err) != ENOTFOUND && ErrorCode(err) != ECONFLICT {
-			r.log.Error("handing a child's outcome to its caller failed", "instance_id", n.ParentID, "error", err)
-		}
-	}
-	if len(fx.Signals) == 0 {
-		return
-	}
-	ctx, c := withCascade(ctx)
-	if c.depth >= maxSignalDepth {
-		r.log.Warn("signal chain too deep; not broadcasting", "depth", c.depth)
-		return
-	}
-	ctx = context.WithValue(ctx, signalCascadeKey{}, signalCascade{depth: c.depth + 1, budget: c.budget})
-	for _, s := range fx.Signals {
-		if c.budget.Add(-1) < 0 {
-			r.log.Warn("signal cascade exceeded its budget; not broadcasting", "signal", s.Name, "broadcasts", maxSignalBroadcasts)
-			return
-		}
-		if _, err := r.BroadcastSignal(ctx, s.Name, s.Variables); err != nil {
-			r.log.Error("signal broadcast failed", "signal", s.Name, "error", err)
-		}
+	for _, row := range rec.Outbox {
+		r.performOutbox(ctx, row)
 	}
 }

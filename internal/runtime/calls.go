@@ -73,8 +73,8 @@ func (w *work) main() engine.Effects {
 
 // afterCommit runs the after-commit work of every instance in w.
 func (w *work) afterCommit(ctx context.Context, r *Runtime) {
-	for _, fx := range w.fxs {
-		r.afterCommit(ctx, fx)
+	for i, fx := range w.fxs {
+		r.afterCommit(ctx, w.recs[i], fx)
 	}
 }
 
@@ -192,7 +192,7 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	}
 	row := InstanceRow{ID: InstanceID(c.ChildID), ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey,
 		ParentID: InstanceID(parent.InstanceID), ParentNodeID: c.NodeID, CreatedAt: now}
-	rec, err := r.record(row, 0, next, fx, now)
+	rec, err := r.record(ctx, row, 0, next, fx, now)
 	if err != nil {
 		return nil, err
 	}

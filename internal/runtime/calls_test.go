@@ -191,6 +191,7 @@ func TestCancelCascadeThreeLevels(t *testing.T) {
 	if tasks, _, _ := c.rt.Tasks(ctx, runtime.TaskFilter{}); len(tasks) != 0 {
 		t.Errorf("tasks left: %+v", tasks)
 	}
+	assertOutboxEmpty(t, c.db) // every cancel-child row was performed
 }
 
 func TestChildCompletionResumesCallersUpTheChain(t *testing.T) {
@@ -207,6 +208,7 @@ func TestChildCompletionResumesCallersUpTheChain(t *testing.T) {
 	if v := instance(t, c.rt, a.ID); v.Status != runtime.StatusCompleted {
 		t.Fatalf("top instance %s", v.Status)
 	}
+	assertOutboxEmpty(t, c.db) // every child-ended row was performed
 }
 
 func TestRecursionAndDepthGuard(t *testing.T) {

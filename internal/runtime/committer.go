@@ -12,6 +12,7 @@ type committer struct {
 	store   Store
 	max     int
 	metrics *metrics
+	claims  *outboxClaims
 	in      chan commitRequest
 
 	mu     sync.Mutex
@@ -29,11 +30,11 @@ type commitRequest struct {
 // errClosed reports a commit after Close.
 var errClosed = &Error{Code: EINTERNAL, Message: "runtime is shut down"}
 
-func newCommitter(store Store, max int, m *metrics) *committer {
+func newCommitter(store Store, max int, m *metrics, claims *outboxClaims) *committer {
 	if max <= 0 {
 		max = 64
 	}
-	c := &committer{store: store, max: max, metrics: m, in: make(chan commitRequest, max), done: make(chan struct{})}
+	c := &committer{store: store, max: max, metrics: m, claims: claims, in: make(chan commitRequest, max), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -85,7 +86,7 @@ func (c *committer) write(batch []commitRequest) {
 	for _, r := range batch {
 		recs = append(recs, r.recs...)
 	}
-	err := c.store.CommitSteps(ctx, recs)
+	err := c.commitSteps(ctx, recs)
 	if err == nil || len(batch) == 1 {
 		if err == nil {
 			c.metrics.commitBatches.Add(1)
@@ -97,13 +98,28 @@ func (c *committer) write(batch []commitRequest) {
 		return
 	}
 	for _, r := range batch {
-		err := c.store.CommitSteps(ctx, r.recs)
+		err := c.commitSteps(ctx, r.recs)
 		if err == nil {
 			c.metrics.commitBatches.Add(1)
 			c.metrics.count(r.recs)
 		}
 		r.reply <- err
 	}
+}
+
+// commitSteps commits recs. Their outbox rows are claimed for the commands
+// that wrote them before any drain can read them (outboxClaims.gate).
+func (c *committer) commitSteps(ctx context.Context, recs []StepRecord) error {
+	if !hasOutbox(recs) {
+		return c.store.CommitSteps(ctx, recs)
+	}
+	c.claims.gate.RLock()
+	defer c.claims.gate.RUnlock()
+	err := c.store.CommitSteps(ctx, recs)
+	if err == nil {
+		c.claims.claimCommitted(recs)
+	}
+	return err
 }
 
 // close waits for in-flight commits and stops the loop. Idempotent.

@@ -11,6 +11,16 @@
 // instances that are ready together share one transaction and one fsync
 // (group commit, see committer.go), each still all or nothing.
 //
+// # After-commit work
+//
+// What a step asks to happen once it is durable (broadcast a thrown signal,
+// hand an ended child's outcome to its caller, terminate a child whose call
+// was withdrawn) is written as outbox rows in the step's transaction and
+// performed from them after the commit; rows left by a crash or a failed
+// attempt are performed by Resume and retried by the scheduler. Delivery is
+// at least once: a crash between the work and the delete of its row may
+// deliver a signal twice (see outbox.go).
+//
 // The runtime declares the Store interface it needs; package store
 // implements it. It imports no HTTP.
 package runtime

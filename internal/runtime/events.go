@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
@@ -90,47 +91,84 @@ func (r *Runtime) BroadcastSignal(ctx context.Context, name string, vars map[str
 	if strings.TrimSpace(name) == "" {
 		return 0, &Error{Code: EINVALID, Message: "name is required", Field: "name"}
 	}
-	ids, err := r.store.SignalSubscriptions(ctx, name)
-	if err != nil {
-		return 0, fmt.Errorf("runtime: signal %s: %w", name, err)
+	n, _, err := r.broadcast(ctx, name, vars, nil)
+	return n, err
+}
+
+// broadcast delivers a signal to its subscribers and signal starts, or only
+// to the targets in only when it is not nil (a retry). On an error, rest
+// lists what is left undone (failed, or not tried because the runtime is
+// closing), when that is known; nil means all of it.
+func (r *Runtime) broadcast(ctx context.Context, name string, vars map[string]any, only *signalTargets) (triggered int, rest *signalTargets, err error) {
+	var ids []InstanceID
+	if only == nil {
+		if ids, err = r.store.SignalSubscriptions(ctx, name); err != nil {
+			return 0, nil, fmt.Errorf("runtime: signal %s: %w", name, err)
+		}
+	} else {
+		ids = only.Instances
 	}
+	allStarts := only == nil || only.AllStarts
 	// Once begun, a broadcast reaches every subscriber: neither a client
 	// that goes away nor one subscriber whose step fails keeps it from the
 	// others. Failures are reported together at the end.
 	ctx = context.WithoutCancel(ctx)
 	ctx, _ = withCascade(ctx) // what the subscribers throw in turn shares one budget
-	triggered := 0
+	left := &signalTargets{}
 	var errs []error
-	for _, id := range ids {
+	for i, id := range ids {
 		fx, err := r.step(ctx, id, engine.SignalDelivered{Name: name, Variables: vars}, nil)
 		if ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT {
 			continue // ended meanwhile
 		}
 		if errors.Is(err, errClosed) {
-			return triggered, err
+			left.Instances = append(left.Instances, ids[i:]...)
+			left.AllStarts = allStarts
+			if only != nil {
+				left.Starts = only.Starts
+			}
+			return triggered, left, err
 		}
 		if err != nil {
+			left.Instances = append(left.Instances, id)
 			errs = append(errs, err)
 			continue
 		}
 		triggered += fx.Fired
 	}
+	if !allStarts && len(only.Starts) == 0 {
+		return triggered, left, errors.Join(errs...)
+	}
 	starts, err := r.eventStarts(ctx, bpmn.TriggerSignal, name)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("runtime: signal starts for %s: %w", name, err))
-		return triggered, errors.Join(errs...)
+		left.AllStarts = allStarts
+		if only != nil {
+			left.Starts = only.Starts
+		}
+		return triggered, left, errors.Join(errs...)
 	}
-	for _, s := range starts {
+	for i, s := range starts {
+		target := s.ref.Key + "/" + s.node
+		if !allStarts && !slices.Contains(only.Starts, target) {
+			continue
+		}
 		if _, err := r.startAt(ctx, s.proc, s.ref, "", s.node, vars, nil); err != nil {
+			left.Starts = append(left.Starts, target)
 			if errors.Is(err, errClosed) {
-				return triggered, err
+				for _, s := range starts[i+1:] {
+					if t := s.ref.Key + "/" + s.node; allStarts || slices.Contains(only.Starts, t) {
+						left.Starts = append(left.Starts, t)
+					}
+				}
+				return triggered, left, err
 			}
 			errs = append(errs, err)
 			continue
 		}
 		triggered++
 	}
-	return triggered, errors.Join(errs...)
+	return triggered, left, errors.Join(errs...)
 }
 
 // RetryIncident resolves an open incident after the cause was fixed: a job

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,6 +33,10 @@ type Options struct {
 	GroupCommitMax int
 	// Resolver maps call activity references to keys; nil means DefaultResolver.
 	Resolver Resolver
+	// OutboxRetry is the first delay before the scheduler retries outbox
+	// rows whose work failed (it doubles up to a minute while nothing
+	// succeeds); 0 means 2 s.
+	OutboxRetry time.Duration
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -61,6 +66,12 @@ type Runtime struct {
 	closeOnce sync.Once
 
 	metrics metrics
+
+	// outbox holds the rows being performed; outboxRetry asks the scheduler
+	// to retry rows whose work failed, after outboxEvery.
+	outbox      *outboxClaims
+	outboxRetry atomic.Bool
+	outboxEvery time.Duration
 
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
@@ -92,6 +103,12 @@ func New(store Store, opts Options) *Runtime {
 		schedStop:  make(chan struct{}),
 		schedDone:  make(chan struct{}),
 		draining:   make(chan struct{}),
+
+		outbox:      newOutboxClaims(),
+		outboxEvery: opts.OutboxRetry,
+	}
+	if r.outboxEvery <= 0 {
+		r.outboxEvery = defaultOutboxRetry
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -99,7 +116,7 @@ func New(store Store, opts Options) *Runtime {
 	if r.now == nil {
 		r.now = time.Now
 	}
-	r.commit = newCommitter(store, opts.GroupCommitMax, &r.metrics)
+	r.commit = newCommitter(store, opts.GroupCommitMax, &r.metrics, r.outbox)
 	if r.resolver = opts.Resolver; r.resolver == nil {
 		r.resolver = DefaultResolver{}
 	}
@@ -125,11 +142,19 @@ func (r *Runtime) Close() error {
 	return nil
 }
 
-// Resume loads every running instance from its checkpoint at start-up and
-// carries on any track that was left runnable. An instance whose checkpoint
-// or definition cannot be read is logged and left as it is; it never stops
-// the others.
+// Resume performs the after-commit work left in the outbox (oldest first),
+// then loads every running instance from its checkpoint at start-up,
+// carries on any track that was left runnable and reconciles its calls. An
+// instance whose checkpoint or definition cannot be read is logged and left
+// as it is; it never stops the others. Outbox rows whose work fails are
+// retried by the scheduler, which Resume starts.
 func (r *Runtime) Resume(ctx context.Context) (int, error) {
+	if n, err := r.DrainOutbox(ctx); err != nil {
+		r.log.Error("outbox drain failed; the scheduler retries it", "error", err)
+		r.outboxRetry.Store(true)
+	} else if n > 0 {
+		r.log.Info("outbox drained", "rows", n)
+	}
 	running, err := r.store.RunningInstances(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("runtime: resume: %w", err)
@@ -273,7 +298,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 		unlock()
 		return "", err
 	}
-	rec, err := r.record(row, 0, next, fx, now)
+	rec, err := r.record(ctx, row, 0, next, fx, now)
 	if err == nil && extra != nil {
 		extra(&rec)
 	}
@@ -343,7 +368,7 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 	if next, fx, err = r.settleCalls(ctx, w, proc, si.BusinessKey, next, fx, now); err != nil {
 		return nil, err
 	}
-	rec, err := r.record(si.InstanceRow, si.Revision, next, fx, now)
+	rec, err := r.record(ctx, si.InstanceRow, si.Revision, next, fx, now)
 	if err != nil {
 		return nil, err
 	}
@@ -384,8 +409,10 @@ func engineText(err, sentinel error) string {
 	return strings.TrimSuffix(msg, ": "+sentinel.Error())
 }
 
-// record turns a step's outcome into what the store writes.
-func (r *Runtime) record(row InstanceRow, prev int64, st *engine.State, fx engine.Effects, now time.Time) (StepRecord, error) {
+// record turns a step's outcome into what the store writes, its
+// after-commit work included as outbox rows (ctx carries the signal cascade
+// the step runs in).
+func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *engine.State, fx engine.Effects, now time.Time) (StepRecord, error) {
 	cp, err := st.Marshal()
 	if err != nil {
 		return StepRecord{}, err
@@ -417,6 +444,9 @@ func (r *Runtime) record(row InstanceRow, prev int64, st *engine.State, fx engin
 		rec.Waits = append(rec.Waits, waitRow(row, w))
 	}
 	rec.RemovedWaits = fx.RemovedWaits
+	if rec.Outbox, err = outboxRows(ctx, fx); err != nil {
+		return StepRecord{}, err
+	}
 	return rec, nil
 }
 

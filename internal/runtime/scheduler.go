@@ -35,8 +35,18 @@ func (r *Runtime) wakeScheduler() {
 func (r *Runtime) schedule() {
 	defer close(r.schedDone)
 	ctx := context.Background()
+	var (
+		outboxDue time.Time // when to retry outbox rows; zero: none left
+		backoff   = r.outboxEvery
+	)
 	for {
 		_, failed := r.fireDue(ctx)
+		if r.outboxRetry.Swap(false) && outboxDue.IsZero() {
+			outboxDue, backoff = time.Now().Add(r.outboxEvery), r.outboxEvery
+		}
+		if !outboxDue.IsZero() && !time.Now().Before(outboxDue) && !r.stopping() {
+			outboxDue, backoff = r.retryOutbox(ctx, backoff)
+		}
 		sleep := maxSchedulerSleep
 		if next, ok, err := r.store.NextTimer(ctx); err != nil {
 			r.log.Error("timer lookup failed", "error", err)
@@ -46,6 +56,9 @@ func (r *Runtime) schedule() {
 		}
 		if failed > 0 {
 			sleep = max(sleep, time.Second) // do not spin on a timer that keeps failing
+		}
+		if !outboxDue.IsZero() {
+			sleep = min(sleep, max(time.Until(outboxDue), 0))
 		}
 		t := time.NewTimer(sleep)
 		select {
@@ -57,6 +70,26 @@ func (r *Runtime) schedule() {
 			return
 		}
 	}
+}
+
+// retryOutbox runs one drain pass of the outbox rows whose work failed
+// (outbox.go) and returns when to run the next one and its backoff: soon
+// while passes make progress, doubling up to maxOutboxRetry while none
+// does, never once the outbox has nothing left for this process.
+func (r *Runtime) retryOutbox(ctx context.Context, backoff time.Duration) (time.Time, time.Duration) {
+	taken, left, err := r.drainOutbox(ctx, outboxBatch, nil)
+	switch {
+	case err != nil:
+		r.log.Error("outbox retry failed", "error", err)
+	case taken > left && taken == outboxBatch:
+		return time.Now(), r.outboxEvery // a full page made progress: read on
+	case left == 0:
+		return time.Time{}, r.outboxEvery
+	case taken > left:
+		return time.Now().Add(r.outboxEvery), r.outboxEvery
+	}
+	backoff = min(2*backoff, maxOutboxRetry)
+	return time.Now().Add(backoff), backoff
 }
 
 // stopping reports whether Close has begun.

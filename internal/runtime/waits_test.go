@@ -326,6 +326,9 @@ func TestMessagesAndSignals(t *testing.T) {
 	if _, total, _ := c.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "starts"}); total < 3 {
 		t.Fatalf("the thrown signal started no further instance: %d", total)
 	}
+	// Every signal the steps threw (the bounded "go" chain too) was performed
+	// and its row deleted.
+	assertOutboxEmpty(t, c.db)
 }
 
 func TestTimerStartSchedule(t *testing.T) {
