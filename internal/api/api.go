@@ -170,6 +170,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	r.Get("/healthz", s.healthz)
 	r.Get("/metrics", s.handle(s.metrics))
 	r.Route("/api/v1", func(r chi.Router) {
+		r.Use(s.crossOrigin)
 		r.Get("/openapi.yaml", s.openAPI)
 		r.Post("/deployments", s.handle(s.deploy))
 		r.Get("/processes", s.handle(s.listProcesses))
@@ -207,6 +208,23 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Post("/signals", s.handle(s.broadcastSignal))
 	})
 	return r
+}
+
+// crossOrigin refuses state-changing requests a browser sends from another
+// origin (http.CrossOriginProtection: Sec-Fetch-Site, else Origin against
+// Host) with a 403 problem. Without credentials the API acts for whoever
+// reaches the loopback port, and browsers send form-like requests to other
+// origins without a CORS preflight (a form post to /cancel, a body without
+// Content-Type to a JSON route, a multipart deployment), so any web page the
+// operator visits could otherwise act through it. Clients outside a browser
+// send neither header and pass; GET, HEAD and OPTIONS always pass.
+func (s *server) crossOrigin(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errorf(kindForbidden, "", "cross-origin request refused: a browser sent it from another site (Sec-Fetch-Site, Origin); "+
+			"the API acts only for clients and pages of its own origin"))
+	}))
+	return cop.Handler(next)
 }
 
 // handle adapts a handler that returns an error: a non-nil error is answered

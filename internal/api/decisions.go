@@ -49,9 +49,7 @@ func (s *server) decisionXML(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/xml")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(def.XML)
+	writeDocument(w, def.XML)
 	return nil
 }
 

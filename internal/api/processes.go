@@ -47,10 +47,25 @@ func (s *server) definitionXML(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/xml")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(def.XML)
+	writeDocument(w, def.XML)
 	return nil
+}
+
+// documentCSP keeps a browser from running anything in a deployed document:
+// the XML is served verbatim, and a model may carry XHTML (a <script> in its
+// documentation or extensions is valid BPMN), which a browser navigating to
+// the URL would otherwise run in the server's origin. Scripts fetching the
+// document (the cockpit's diagram) are unaffected.
+const documentCSP = "default-src 'none'; sandbox"
+
+// writeDocument answers a deployed XML document, byte for byte.
+func writeDocument(w http.ResponseWriter, doc []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/xml")
+	h.Set("Content-Security-Policy", documentCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(doc)
 }
 
 // versionParam reads the {version} path parameter: a positive integer.
