@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -172,6 +173,15 @@ func (h *handler) guard(next http.Handler) http.Handler {
 			limit = h.opts.MaxUploadBytes
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		if err := parseForm(r, limit); err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				h.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than the limit of %d bytes, so it was refused; nothing changed.", tooBig.Limit))
+				return
+			}
+			h.fail(w, r, http.StatusBadRequest, "The form could not be read, so it was refused; nothing changed. Reload the page and try again.")
+			return
+		}
 		if !checkCSRF(r) {
 			h.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this cockpit, so it was refused. Reload the page and try again.")
 			return
@@ -179,6 +189,16 @@ func (h *handler) guard(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 	return cop.Handler(check)
+}
+
+// parseForm reads the body of a form post, a multipart one (the deployment
+// upload) kept in memory up to limit, so that a read error is told apart
+// from a missing token (r.PostFormValue would swallow it).
+func parseForm(r *http.Request, limit int64) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		return r.ParseMultipartForm(limit)
+	}
+	return r.ParseForm()
 }
 
 // layout fills what every page shares.

@@ -19,6 +19,8 @@ import (
 const (
 	// pageSize is the instance list's page size.
 	pageSize = 50
+	// maxPage caps the page number, so its offset stays far from overflow.
+	maxPage = 1_000_000
 	// historyLimit caps the facts the timeline shows.
 	historyLimit = 500
 	// maxTraceDepth caps the walk up the call chain (the engine's call-depth
@@ -52,8 +54,8 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	page := 1
 	if s := q.Get("page"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			h.fail(w, r, http.StatusBadRequest, "The page must be a positive whole number.")
+		if err != nil || n < 1 || n > maxPage {
+			h.fail(w, r, http.StatusBadRequest, "The page must be a whole number from 1 to 1000000.")
 			return
 		}
 		page = n

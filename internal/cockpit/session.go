@@ -122,9 +122,12 @@ func (h *handler) takeFlash(w http.ResponseWriter, r *http.Request) templates.Fl
 }
 
 // localPath keeps a redirect target on this site: a path starting with one
-// slash, else fallback.
+// slash and holding no backslash, else fallback. Browsers read a backslash
+// as a slash, and http.Redirect cleans the path, so "/./\host" would
+// leave as "/\host", i.e. "//host"; the cockpit's own URLs never hold a
+// raw backslash (RequestURI escapes it).
 func localPath(p, fallback string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, "\\") {
 		return fallback
 	}
 	if u, err := url.Parse(p); err != nil || u.Host != "" || u.Scheme != "" {
