@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
@@ -77,6 +80,39 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// loopbackHostOnly answers only requests whose Host names the loopback
+// interface (localhost and *.localhost, which browsers never resolve
+// through DNS, 127.0.0.0/8, ::1; a request without Host passes).
+// Without credentials the server trusts whoever reaches it on loopback, and
+// a web page whose DNS name is rebound to 127.0.0.1 reaches it as its own
+// origin: past the cross-origin checks, and able to read the cockpit's CSRF
+// token. Its requests still name the page's host, and are refused with a
+// 403 problem.
+func loopbackHostOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		ip := net.ParseIP(host)
+		name := strings.ToLower(host)
+		if name == "" || name == "localhost" || strings.HasSuffix(name, ".localhost") || (ip != nil && ip.IsLoopback()) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := json.Marshal(map[string]any{
+			"type": "https://gobpm.dev/problems/forbidden", "title": "Forbidden", "status": http.StatusForbidden,
+			"detail":   "this server listens on loopback without credentials and answers only requests for a loopback host (localhost, 127.0.0.1, [::1]), not " + strconv.Quote(r.Host),
+			"instance": r.URL.Path,
+		})
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write(body)
+	})
+}
+
 // Main owns the server's parts: store, runtime and HTTP server.
 type Main struct {
 	cfg    Config
@@ -112,10 +148,20 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", m.cfg.Addr, err)
 	}
 	m.ln = ln
+	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Fallback: cockpit.New(m.rt, m.log, cockpit.Options{})})
+	if !m.cfg.AllowRemote {
+		handler = loopbackHostOnly(handler)
+	}
 	m.srv = &http.Server{
-		// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-		Handler:           api.New(m.rt, m.log, api.Options{Fallback: cockpit.New(m.rt, m.log, cockpit.Options{})}),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout, deliberately: a job activation long-polls for up
+		// to five minutes (requestTimeoutMs) and a write deadline would cut
+		// its answer off; the request context ends the wait when the client
+		// goes. No ReadTimeout either: request bodies are size-capped
+		// instead, and a large upload on a slow link must not fail.
 	}
 	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown
 	m.served = make(chan error, 1)
