@@ -108,6 +108,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	}
 
 	r := chi.NewRouter()
+	r.Use(noFraming)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
 	})
@@ -147,6 +148,16 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Post(templates.RouteIncidentRetry, h.retry)
 	})
 	return r
+}
+
+// noFraming keeps other sites from framing the cockpit (clickjacking): its
+// buttons act for the acting user.
+func noFraming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // noStore keeps browsers from caching pages: a page and its live fragment

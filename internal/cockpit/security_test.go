@@ -5,6 +5,7 @@ import (
 	"context"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -104,6 +105,18 @@ func TestHugePageNumber(t *testing.T) {
 		p := b.get("/instances?page=" + n)
 		if p.status != http.StatusBadRequest || p.testid("instance-row").Length() != 0 {
 			t.Errorf("page %s: %d with %d rows", n, p.status, p.testid("instance-row").Length())
+		}
+	}
+}
+
+func TestPagesCannotBeFramed(t *testing.T) {
+	t.Parallel()
+	h := cockpit.New(nil, nil, cockpit.Options{})
+	for _, path := range []string{"/static/cockpit.css", "/nope"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Header().Get("X-Frame-Options") != "DENY" || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("%s: headers %v", path, rec.Header())
 		}
 	}
 }
