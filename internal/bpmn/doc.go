@@ -172,10 +172,15 @@
 //     camunda:delegateExpression, camunda:connector, camunda:type or
 //     camunda:topic (an external task worker; the refusal says to deploy
 //     the decision) and zeebe:taskDefinition (a job worker). The
-//     standard implementation attribute is ignored, as on a service task.
-//     Loops, boundary events and a default flow work as on any activity.
+//     standard implementation attribute is checked as on any activity
+//     (below). Loops, boundary events and a default flow work as on any activity.
 //   - A `default` flow on any activity; startQuantity and
-//     completionQuantity of 1 only.
+//     completionQuantity of 1 only. The standard implementation
+//     attribute may be "##WebService" (the default; also spelt
+//     "WebService") or "##unspecified", which say nothing gobpm acts on;
+//     any other value (a technology that would run the task) and
+//     operationRef (a web service operation, also as a child of
+//     messageEventDefinition) are refused: gobpm runs the task itself.
 //
 // An ioSpecification (IOSpec) is read on a process (Process.IO, its
 // contract as a callee), a call activity and a global task: dataInput and
@@ -234,7 +239,9 @@
 // cancelActivity defaults to true; it has no incoming flows and may have no
 // outgoing ones. Intermediate events need an incoming flow.
 //
-// Declarations: message (name, else id; gobpm:correlationKey or
+// Declarations: message (name, else id — a literal: a message or signal
+// name, error code or escalation code written as an expression ("=…",
+// "${…}") is refused; gobpm:correlationKey or
 // zeebe:subscription correlationKey, compiled), signal (name, else id),
 // error (errorCode), escalation (escalationCode), referenced by
 // messageRef, signalRef, errorRef and escalationRef. Message and signal
@@ -251,6 +258,13 @@
 // loop, the standard element (loopDataInputRef, inputDataItem, …) comes
 // last.
 //
+// A collaboration is descriptive: pools and message flows do not route
+// messages (a message reaches a catch by its name and correlation key,
+// whatever flow is drawn); a correlationKey in it is refused, as is a
+// correlationSubscription in a process. Descriptive standard attributes
+// accepted without effect: isImmediate (sequenceFlow), gatewayDirection,
+// isClosed and processType (process), dataState.
+//
 // Also accepted: sequence flows with FEEL conditions (not when leaving a
 // parallel or event-based gateway or an event); a sequenceFlow without an
 // id gets the id "<sourceRef>-><targetRef>" ("#2", "#3", … appended when
@@ -259,9 +273,24 @@
 // annotations, associations, groups, documentation, data references, data
 // associations without mappings and process-level performers are
 // descriptive. Diagram interchange and foreign-namespace elements and
-// attributes are ignored, except these vendor extension elements, which
-// carry behaviour and are refused (RuleUnsupported, naming the element that
-// holds them): camunda:inputOutput, camunda:executionListener,
+// attributes are ignored, except those of Camunda 7 (camunda:), Camunda 8
+// (zeebe:) and Activiti/Flowable (activiti:, flowable:), which are
+// accepted only where the parser reads them or knows them to be without
+// effect; any other is refused (RuleUnsupported, naming the element that
+// holds it, or an event definition's event), unknown ones included
+// ("gobpm does not read it"), so a future vendor setting is never dropped
+// silently (vendor.go holds the lists). Activiti/Flowable settings are
+// never read: only their async, asyncLeave, exclusive,
+// asyncLeaveExclusive and formKey attributes are accepted. Refused with a
+// hint: camunda:jobPriority, camunda:taskPriority, camunda:priority,
+// camunda:followUpDate, camunda:candidateStarterGroups / Users,
+// camunda:potentialStarter, camunda:initiator, camunda:errorCodeVariable,
+// camunda:errorMessageVariable, camunda:escalationCodeVariable,
+// camunda:resource, camunda:formHandlerClass, zeebe:priorityDefinition,
+// zeebe:taskSchedule followUpDate, zeebe:script, zeebe:conditionalFilter,
+// zeebe:linkedResources, zeebe:properties configuring an inbound
+// connector (a property named inbound.*), and these extension elements:
+// camunda:inputOutput, camunda:executionListener,
 // camunda:taskListener, camunda:in, camunda:out,
 // camunda:failedJobRetryTimeCycle (gobpm has its own retry schedule),
 // camunda:field (field injection), camunda:errorEventDefinition (external
@@ -271,10 +300,15 @@
 // transaction boundaries and job exclusivity, which gobpm decides itself
 // (a step runs each track on until it waits, in one transaction, and an
 // instance's steps are applied by its single writer): they are accepted
-// and have no effect. Form and metadata
-// extensions (camunda:formData, camunda:formKey, camunda:properties,
-// zeebe:formDefinition, zeebe:userTaskForm) only describe a UI — gobpm has
-// no form service — and are ignored. On a userTask, the standard
+// and have no effect, and so is the legacy camunda:async. Form and
+// metadata extensions (camunda:formData, camunda:formProperty,
+// camunda:formKey, camunda:formRef*, camunda:properties,
+// zeebe:formDefinition, zeebe:userTaskForm, zeebe:userTask,
+// zeebe:properties, zeebe:versionTag, the modeler's
+// camunda:diagramRelationId and zeebe:modelerTemplate*) and history or
+// tasklist metadata (camunda:versionTag, camunda:historyTimeToLive,
+// camunda:isStartableInTasklist) only describe a UI or housekeeping —
+// gobpm has no form service — and are ignored. On a userTask, the standard
 // humanPerformer, potentialOwner, performer and resourceRole are refused:
 // use gobpm:assignee / gobpm:candidateUsers / gobpm:candidateGroups.
 //

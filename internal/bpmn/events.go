@@ -28,22 +28,26 @@ func (p *parser) declarations(root *etree.Element) {
 		switch c.Tag {
 		case "message":
 			p.common(c)
+			p.literalName(c, "name", "a message")
 			d := p.message(c)
 			if id != "" {
 				p.messages[id] = d
 			}
 		case "signal":
 			p.common(c)
+			p.literalName(c, "name", "a signal")
 			if id != "" {
 				p.signals[id] = nameOrID(c)
 			}
 		case "error":
 			p.common(c)
+			p.literalName(c, "errorCode", "an error")
 			if id != "" {
 				p.errorCodes[id] = strings.TrimSpace(attr(c, "errorCode"))
 			}
 		case "escalation":
 			p.common(c)
+			p.literalName(c, "escalationCode", "an escalation")
 			if id != "" {
 				p.escalationCodes[id] = strings.TrimSpace(attr(c, "escalationCode"))
 			}
@@ -308,6 +312,12 @@ func (p *parser) eventDef(e, def *etree.Element, kind TriggerKind) *EventDef {
 		ev.Timer = p.timerDef(label, def, e.Tag != "intermediateCatchEvent")
 	case TriggerMessage:
 		p.common(def, "operationRef")
+		for _, c := range def.ChildElements() {
+			if isBPMN(c) && c.Tag == "operationRef" {
+				p.problems.add(label, RuleUnsupported,
+					"operationRef in messageEventDefinition is not supported: gobpm invokes no web service operation; messages are matched by name")
+			}
+		}
 		ref := strings.TrimSpace(attr(def, "messageRef"))
 		if ref == "" {
 			if catch {
@@ -482,4 +492,18 @@ func (p *parser) timerDef(label string, def *etree.Element, allowCycle bool) *Ti
 func isExpression(v string) bool {
 	v = strings.TrimSpace(v)
 	return strings.HasPrefix(v, "=") || strings.HasPrefix(v, "${") || strings.HasPrefix(v, "#{")
+}
+
+// literalName refuses an expression ("=…", "${…}") as the name or code
+// key of a message, signal, error or escalation declaration: Camunda 8
+// evaluates those, gobpm would match the text itself and never fire.
+func (p *parser) literalName(e *etree.Element, key, what string) {
+	if v := strings.TrimSpace(attr(e, key)); isExpression(v) {
+		hint := ""
+		if e.Tag == "message" {
+			hint = " (the correlation key, gobpm:correlationKey, may be an expression)"
+		}
+		p.problems.add(p.label(e), RuleUnsupported,
+			"%s=%q: %s %s expression is not supported yet; use a literal%s", key, v, what, key, hint)
+	}
 }

@@ -277,13 +277,15 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			})
 		case "process":
 			defs.Processes = append(defs.Processes, p.process(c))
+		case "collaboration":
+			p.collaboration(c)
 		case "globalTask", "globalUserTask", "globalScriptTask", "globalManualTask", "globalBusinessRuleTask":
 			if g := p.globalTask(c); g != nil {
 				globals = append(globals, g)
 			}
 		case "documentation", "extensionElements", "extension", "relationship",
 			// Root-element declarations that carry no behaviour of their own.
-			"message", "signal", "error", "escalation", "itemDefinition", "collaboration",
+			"message", "signal", "error", "escalation", "itemDefinition",
 			"dataStore", "interface", "endPoint", "category", "resource",
 			"correlationProperty", "partnerEntity", "partnerRole",
 			"eventDefinition", "cancelEventDefinition", "compensateEventDefinition",
@@ -604,6 +606,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 			p.problems.add(label, RuleInvalidAttribute, "%s=%q: only 1 is supported", q, v)
 		}
 	}
+	p.implementation(e, label)
 	if p.boolAttr(e, "isForCompensation", false) {
 		p.problems.add(label, RuleUnsupported, "compensation activity (isForCompensation) is not supported yet")
 		ok = false
@@ -760,5 +763,41 @@ func (p *parser) subContents(e *etree.Element, c *container) {
 			}
 		}
 		p.contentsChild(ch, c)
+	}
+}
+
+// implementation checks the standard implementation and operationRef
+// attributes of an activity. "##WebService" (the default, also spelt
+// without "##" or in another case) and "##unspecified" say nothing gobpm
+// acts on; another value names a
+// technology that would implement the task, and operationRef a web service
+// operation to invoke — gobpm runs the task itself (a job, a user task, a
+// decision), so either would be dropped.
+func (p *parser) implementation(e *etree.Element, label string) {
+	// Tools also write "WebService" or "webService" for the default.
+	v := strings.TrimSpace(attr(e, "implementation"))
+	switch strings.ToLower(strings.TrimPrefix(v, "##")) {
+	case "", "webservice", "unspecified":
+	default:
+		p.problems.add(label, RuleUnsupported,
+			"implementation=%q on %s is not supported: gobpm runs the task itself (a job worker for gobpm:type, a user task, a DMN decision); remove the attribute", v, e.Tag)
+	}
+	if v := strings.TrimSpace(attr(e, "operationRef")); v != "" {
+		p.problems.add(label, RuleUnsupported,
+			"operationRef %q on %s is not supported: gobpm invokes no web service operation; a job worker (gobpm:type) does the work, messages are matched by name", v, e.Tag)
+	}
+}
+
+// collaboration checks a <collaboration>. Pools, message flows and
+// conversations are descriptive: a message reaches a catch event or
+// receive task by its name (and gobpm:correlationKey), whatever message
+// flow is drawn. A correlationKey would correlate by correlation
+// properties instead, which gobpm does not do.
+func (p *parser) collaboration(e *etree.Element) {
+	for _, c := range e.ChildElements() {
+		if isBPMN(c) && c.Tag == "correlationKey" {
+			p.problems.add(p.label(c), RuleUnsupported,
+				"correlationKey in collaboration %s is not supported: gobpm correlates a message by its name and gobpm:correlationKey (or zeebe:subscription correlationKey) on the <message>", p.label(e))
+		}
 	}
 }

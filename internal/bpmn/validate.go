@@ -395,6 +395,7 @@ func (p *parser) checkIDs(root *etree.Element) {
 			if e.Tag == "extensionElements" {
 				p.vendorExtensions(e)
 			}
+			p.vendorAttrs(e)
 		} else if e.NamespaceURI() == NamespaceGobpm {
 			p.problems.add(p.label(e), RuleUnknownExtension, "unknown gobpm element %q", e.Tag)
 			return
@@ -451,14 +452,19 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 		return
 	}
 	for _, c := range x.ChildElements() {
+		refused := false
 		for _, r := range refusedExtensions {
 			if c.Tag == r.tag && c.NamespaceURI() == r.ns {
+				refused = true
 				hint := r.hint
 				if owner.Tag == "callActivity" && callIOMappings[r.name] {
 					hint = "input/output mappings are not supported; " + callIOHint
 				}
 				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: %s", r.name, owner.Tag, hint)
 			}
+		}
+		if !refused {
+			p.otherVendorExtension(owner, c)
 		}
 	}
 }

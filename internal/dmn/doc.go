@@ -56,6 +56,13 @@
 //     UNIQUE, ANY, PRIORITY, FIRST, RULE ORDER, OUTPUT ORDER and COLLECT
 //     with SUM, MIN, MAX or COUNT.
 //
+// Camunda 7's camunda:inputVariable names the input value inside a
+// column's input entries ("cellInput" when absent); gobpm binds no such
+// name — a unary test reads the input as "?" — so an input entry that uses
+// it (as an identifier outside strings, and not a name of the model) is
+// refused rather than silently never matching. Other vendor attributes
+// (camunda:historyTimeToLive, camunda:versionTag) have no effect.
+//
 // Refused with RuleUnsupported: decision services, imports, the DMN 1.4/1.5
 // conditional, filter, for, every and some boxed expressions, function
 // kinds other than FEEL and expression languages other than FEEL.

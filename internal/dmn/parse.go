@@ -184,7 +184,7 @@ func isFEEL(lang string) bool {
 
 func (p *parser) definitions(root *etree.Element) *Definitions {
 	if root.Tag != "definitions" || !isDMN(root) {
-		p.add("", RuleNotDMN, "root element is <%s> in namespace %q; want <definitions> in a DMN 1.1–1.5 namespace", root.Tag, root.NamespaceURI())
+		p.add(p.label(root), RuleNotDMN, "root element is <%s> in namespace %q; want <definitions> in a DMN 1.1–1.5 namespace", root.Tag, root.NamespaceURI())
 		return nil
 	}
 	defs := &Definitions{
@@ -727,4 +727,57 @@ func (p *parser) checkCycles() {
 	for _, b := range p.defs.BusinessKnowledgeModels {
 		visitB(b, nil)
 	}
+}
+
+// NamespaceCamundaDMN is the Camunda 7 DMN extension namespace.
+const NamespaceCamundaDMN = "http://camunda.org/schema/1.0/dmn"
+
+// defaultCellVariable is the name Camunda 7 binds to a decision table
+// input's value inside its input entries when camunda:inputVariable is
+// absent.
+const defaultCellVariable = "cellInput"
+
+// cellVariable returns the name Camunda 7 gives the value of the table
+// input ie inside its input entries: camunda:inputVariable, else
+// "cellInput". gobpm binds no such name (a FEEL unary test reads the input
+// as "?"), so checkCellVariable refuses entries that use it.
+func (p *parser) cellVariable(ie *etree.Element) string {
+	for _, a := range ie.Attr {
+		if a.Key == "inputVariable" && a.NamespaceURI() == NamespaceCamundaDMN {
+			return strings.TrimSpace(a.Value)
+		}
+	}
+	return defaultCellVariable
+}
+
+// checkCellVariable reports an input entry src that names the Camunda cell
+// variable v, unless v is a name of the model: gobpm would read it as an
+// unknown name (null) and the rule would silently never match.
+func (p *parser) checkCellVariable(src, v, el, what string) {
+	if v == "" || p.nameSet[v] || !mentions(src, v) {
+		return
+	}
+	p.add(el, RuleUnsupported, "%s %q uses %q, Camunda's name for the input value, which gobpm does not bind; write the test with \"?\" for the input value (e.g. \"? > 5\")", what, abbreviate(src), v)
+}
+
+// mentions reports whether src contains name as a whole identifier outside
+// string literals.
+func mentions(src, name string) bool {
+	inString := false
+	isIdent := func(r byte) bool {
+		return r == '_' || r == '?' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80
+	}
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '"':
+			inString = !inString
+		case src[i] == '\\' && inString:
+			i++
+		case !inString && strings.HasPrefix(src[i:], name) &&
+			(i == 0 || !isIdent(src[i-1])) &&
+			(i+len(name) == len(src) || !isIdent(src[i+len(name)])):
+			return true
+		}
+	}
+	return false
 }

@@ -40,10 +40,12 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 		}
 		t.Aggregation = a
 	}
+	var cellVars []string
 	for i, ie := range children(e, "input") {
 		in := &TableInput{ID: ie.SelectAttrValue("id", ""), Label: ie.SelectAttrValue("label", "")}
 		p.noteID(ie, in.ID)
 		what := fmt.Sprintf("input %d", i+1)
+		cellVars = append(cellVars, p.cellVariable(ie))
 		if x := child(ie, "inputExpression"); x != nil {
 			if lang := x.SelectAttrValue("expressionLanguage", ""); !isFEEL(lang) {
 				p.add(el, RuleUnsupported, "%s: expressionLanguage %q is not supported; only FEEL is", what, lang)
@@ -136,6 +138,9 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 				p.add(el, RuleUnsupported, "%s input entry %d: expressionLanguage %q is not supported; only FEEL is", what, j+1, lang)
 			}
 			src := textOf(ie)
+			if j < len(cellVars) {
+				p.checkCellVariable(src, cellVars[j], el, fmt.Sprintf("%s input entry %d", what, j+1))
+			}
 			rule.InputEntries = append(rule.InputEntries, src)
 			var ut *feel.UnaryTests
 			if src != "-" && src != "" { // "" is read like "-", as Camunda does
