@@ -40,8 +40,15 @@ test/race: vendor ## Run every test with the race detector.
 vendor: ## Fetch the cockpit's npm packages (htmx, bpmn-js) with npm ci into web/static/vendor/ when missing or stale.
 	@if [ ! -f $(VENDOR)/.stamp ] || [ package-lock.json -nt $(VENDOR)/.stamp ] || \
 		! ls $(addprefix $(VENDOR)/,$(notdir $(VENDOR_FILES))) >/dev/null 2>&1; then \
-		echo "npm ci (cockpit assets)"; \
-		npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && touch $(VENDOR)/.stamp; \
+		command -v npm >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+			echo "installing Node.js and npm (Debian packages) for the cockpit assets" && \
+			apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null; } || true; \
+		if command -v npm >/dev/null; then \
+			echo "npm ci (cockpit assets)"; \
+			npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && touch $(VENDOR)/.stamp; \
+		else \
+			echo "warning: npm is not available; the cockpit runs without its diagram and live refresh until 'make vendor' succeeds"; \
+		fi; \
 	fi
 
 .PHONY: generate
