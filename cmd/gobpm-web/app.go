@@ -35,6 +35,9 @@ type Config struct {
 	// credentials yet, so anyone who reaches the port may act as any user
 	// (DESIGN §9: without credentials the server listens on loopback only).
 	AllowRemote bool
+	// SecureCookies marks the cockpit's cookies Secure, for serving behind
+	// a TLS-terminating proxy.
+	SecureCookies bool
 	// ShowVersion prints the version and exits.
 	ShowVersion bool
 }
@@ -54,6 +57,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.StringVar(&c.DB, "db", def("GOBPM_DB", "./data/gobpm.db"), "SQLite database file (GOBPM_DB)")
 	fs.StringVar(&c.Synchronous, "sync", def("GOBPM_SYNC", "FULL"), "SQLite synchronous mode: FULL or NORMAL (GOBPM_SYNC)")
 	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "listen on a non-loopback address without credentials (GOBPM_ALLOW_REMOTE=true); only behind a trusted proxy")
+	fs.BoolVar(&c.SecureCookies, "secure-cookies", getenv("GOBPM_SECURE_COOKIES") == "true", "mark the cockpit's cookies Secure, behind a TLS proxy (GOBPM_SECURE_COOKIES=true)")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -149,7 +153,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.ln = ln
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Fallback: cockpit.New(m.rt, m.log, cockpit.Options{})})
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: m.cfg.SecureCookies})})
 	if !m.cfg.AllowRemote {
 		handler = loopbackHostOnly(handler)
 	}

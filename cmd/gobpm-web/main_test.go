@@ -114,6 +114,9 @@ func TestParseConfigEnvironment(t *testing.T) {
 	if err != nil || cfg.Addr != "127.0.0.1:9999" || cfg.DB != "/tmp/x.db" || cfg.Synchronous != "FULL" {
 		t.Fatalf("cfg = %+v, err %v", cfg, err)
 	}
+	if cfg, _ := ParseConfig([]string{"--secure-cookies"}, func(string) string { return "" }, io.Discard); !cfg.SecureCookies {
+		t.Error("--secure-cookies ignored")
+	}
 	cfg, _ = ParseConfig([]string{"--addr", "127.0.0.1:1"}, func(k string) string { return env[k] }, io.Discard)
 	if cfg.Addr != "127.0.0.1:1" {
 		t.Fatalf("flag does not win over environment: %+v", cfg)
