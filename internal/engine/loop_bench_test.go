@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
@@ -83,5 +84,24 @@ func checkBenchEnd(b *testing.B, st *State, n int) {
 	outs, _ := st.Scopes.Get(scope.RootID).Vars["outs"].([]any)
 	if !st.Ended() || len(outs) != n || len(st.Waits) != 0 || len(st.Tracks) != 0 {
 		b.Fatalf("status %s, %d outputs, %d waits, %d tracks", st.Status, len(outs), len(st.Waits), len(st.Tracks))
+	}
+}
+
+// BenchmarkStartManyIterations starts a parallel multi-instance body over n
+// user tasks in one step (n tracks and n waits). Compare the sizes: the cost
+// per item must stay flat (a step used to be quadratic in its tracks).
+func BenchmarkStartManyIterations(b *testing.B) {
+	p := mustProcess(b, "mi_prop.bpmn")
+	for _, n := range []int{5000, 20000} {
+		items := benchItems(n)
+		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				st, _, err := Step(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
+				if err != nil || len(st.Waits) != n {
+					b.Fatalf("%v, %d waits", err, len(st.Waits))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/item")
+		})
 	}
 }

@@ -143,40 +143,6 @@ var reviewCases = []reviewCase{
 			assertClean(t, st)
 		},
 	},
-	{
-		// Starting a parallel multi-instance body over n user tasks creates
-		// n tracks and n waits in one step; looking tracks and touched waits
-		// up by linear scans made that step quadratic (100,000 iterations
-		// are allowed). Four times the items must cost far less than
-		// sixteen times the time.
-		name: "a step over many tracks and waits is not quadratic", file: "mi_prop.bpmn",
-		check: func(t *testing.T, file string) {
-			if testing.Short() {
-				t.Skip("timing")
-			}
-			p := mustProcess(t, file)
-			startIn := func(n int) time.Duration {
-				items := benchItems(n)
-				best := time.Duration(1 << 62)
-				for range 3 {
-					begin := time.Now()
-					st, _, err := Step(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					best = min(best, time.Since(begin))
-					if len(st.Waits) != n {
-						t.Fatalf("%d waits, want %d", len(st.Waits), n)
-					}
-				}
-				return best
-			}
-			small, large := startIn(5000), startIn(20000)
-			if large > 10*small {
-				t.Errorf("start over 5,000 items: %v; over 20,000: %v (%.1f×)", small, large, float64(large)/float64(small))
-			}
-		},
-	},
 }
 
 func TestReview(t *testing.T) {

