@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/gobpm/gobpm/internal/engine"
@@ -32,16 +31,9 @@ type Candidate struct {
 
 // AdHocRegions lists the open ad-hoc regions of an instance, nested ones too.
 func (r *Runtime) AdHocRegions(ctx context.Context, id InstanceID) ([]RegionView, error) {
-	si, err := r.store.Instance(ctx, id)
+	si, st, err := r.loadState(ctx, id)
 	if err != nil {
-		if ErrorCode(err) == ENOTFOUND {
-			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
-		}
 		return nil, err
-	}
-	st, err := engine.Unmarshal(si.Checkpoint)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: read instance %s: %w", id, err)
 	}
 	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
 	if err != nil {

@@ -340,16 +340,9 @@ func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, need
 func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (*work, error) {
 	unlock := r.locks.lock(id)
 	defer unlock()
-	si, err := r.store.Instance(ctx, id)
+	si, st, err := r.loadState(ctx, id)
 	if err != nil {
-		if ErrorCode(err) == ENOTFOUND {
-			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
-		}
 		return nil, err
-	}
-	st, err := engine.Unmarshal(si.Checkpoint)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: load instance %s: %w", id, err)
 	}
 	if needed != nil && !needed(st) {
 		return &work{}, nil
@@ -452,16 +445,9 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 
 // Instance returns a copied view of one instance.
 func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, error) {
-	si, err := r.store.Instance(ctx, id)
+	si, st, err := r.loadState(ctx, id)
 	if err != nil {
-		if ErrorCode(err) == ENOTFOUND {
-			return InstanceView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
-		}
 		return InstanceView{}, err
-	}
-	st, err := engine.Unmarshal(si.Checkpoint)
-	if err != nil {
-		return InstanceView{}, fmt.Errorf("runtime: read instance %s: %w", id, err)
 	}
 	v := InstanceView{InstanceRow: si.InstanceRow, Scopes: []ScopeView{}, Tracks: []TrackView{}, Children: []ChildView{}}
 	v.Variables = st.Scopes.Get(scope.RootID).Vars
@@ -510,13 +496,8 @@ func (r *Runtime) ListInstances(ctx context.Context, f InstanceFilter) ([]Instan
 
 // History returns an instance's facts after afterSeq (ENOTFOUND for an unknown instance).
 func (r *Runtime) History(ctx context.Context, id InstanceID, afterSeq int64, limit int) ([]FactRow, error) {
-	if _, err := r.store.Instance(ctx, id); err != nil {
-		if ErrorCode(err) == ENOTFOUND {
-			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
-		}
-		return nil, err
-	}
-	return r.store.History(ctx, id, afterSeq, limit)
+	facts, err := r.store.History(ctx, id, afterSeq, limit)
+	return facts, instanceErr(id, err)
 }
 
 // Incidents lists the incidents of one instance, or every open one when id is empty.
@@ -530,4 +511,26 @@ func scopeState(s *scope.Scope) string {
 		return "interrupted"
 	}
 	return "active"
+}
+
+// loadState reads an instance and decodes its checkpoint; an unknown id is
+// ENOTFOUND naming the instance.
+func (r *Runtime) loadState(ctx context.Context, id InstanceID) (StoredInstance, *engine.State, error) {
+	si, err := r.store.Instance(ctx, id)
+	if err != nil {
+		return StoredInstance{}, nil, instanceErr(id, err)
+	}
+	st, err := engine.Unmarshal(si.Checkpoint)
+	if err != nil {
+		return StoredInstance{}, nil, fmt.Errorf("runtime: load instance %s: %w", id, err)
+	}
+	return si, st, nil
+}
+
+// instanceErr names the instance in a store's not-found; other errors pass.
+func instanceErr(id InstanceID, err error) error {
+	if err != nil && ErrorCode(err) == ENOTFOUND {
+		return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
+	}
+	return err
 }

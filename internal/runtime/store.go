@@ -234,7 +234,8 @@ type Store interface {
 
 	// Wait returns one wait row by id; ErrNotFound if absent.
 	Wait(ctx context.Context, id string) (WaitRow, error)
-	// InstanceWaits returns the open waits of an instance, oldest first.
+	// InstanceWaits returns the open waits of an instance, oldest first;
+	// ErrNotFound for an unknown instance.
 	InstanceWaits(ctx context.Context, id InstanceID) ([]WaitRow, error)
 	// WaitCounts returns how many waits of each kind are open.
 	WaitCounts(ctx context.Context) (map[string]int, error)

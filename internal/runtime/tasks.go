@@ -88,13 +88,8 @@ func (r *Runtime) taskAct(ctx context.Context, id string, ev engine.Event) (Task
 // message and signal subscriptions and calls (ENOTFOUND for an unknown
 // instance).
 func (r *Runtime) Waits(ctx context.Context, id InstanceID) ([]WaitRow, error) {
-	if _, err := r.store.Instance(ctx, id); err != nil {
-		if ErrorCode(err) == ENOTFOUND {
-			return nil, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
-		}
-		return nil, err
-	}
-	return r.store.InstanceWaits(ctx, id)
+	waits, err := r.store.InstanceWaits(ctx, id)
+	return waits, instanceErr(id, err)
 }
 
 // SetVariables writes variables into an instance's scope (the root when

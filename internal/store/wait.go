@@ -520,12 +520,16 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 }
 
 // InstanceWaits returns the open waits of an instance (jobs, tasks, timers,
-// subscriptions, calls), oldest first.
+// subscriptions, calls), oldest first; runtime.ErrNotFound for an unknown
+// instance.
 func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error) {
 	var out []runtime.WaitRow
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = queryWaits(ctx, tx, `SELECT `+waitColumns+` FROM waits WHERE instance_id = ? ORDER BY created_at, id`, id)
+		if err == nil && len(out) == 0 {
+			return instanceExists(ctx, tx, id)
+		}
 		return err
 	})
 	if err != nil {

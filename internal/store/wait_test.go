@@ -860,6 +860,13 @@ func TestInstanceWaits(t *testing.T) {
 	if len(got) != 2 || got[0].ID != "a-w2" || got[1].ID != "a-w1" {
 		t.Fatalf("waits %+v", got)
 	}
+	if _, err := db.InstanceWaits(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("unknown instance: %v", err)
+	}
+	createWithWaits(t, db, "c")
+	if got, err := db.InstanceWaits(ctx, "c"); err != nil || len(got) != 0 {
+		t.Fatalf("instance without waits: %v %v", got, err)
+	}
 }
 
 func TestWaitCounts(t *testing.T) {
