@@ -417,18 +417,24 @@ func (x *executor) leaveFlows(t *Track, n *bpmn.Node) {
 		x.endTrack(t)
 		return
 	}
+	if taken, ok := x.takenFlows(t, n, n.ID); ok {
+		x.fork(t, taken)
+	}
+}
+
+// takenFlows selects the outgoing flows of n a token takes: every flow
+// without a condition and every flow whose condition is true, else the
+// default flow. None (or a failing condition) raises an incident on t and
+// reports false; what names n in the incident's message.
+func (x *executor) takenFlows(t *Track, n *bpmn.Node, what string) ([]*bpmn.Flow, bool) {
 	var taken []*bpmn.Flow
 	for _, f := range n.Outgoing {
 		if f == n.Default {
 			continue
 		}
-		if f.Condition == nil {
-			taken = append(taken, f)
-			continue
-		}
 		ok, failed := x.condition(t, n, f)
 		if failed {
-			return
+			return nil, false
 		}
 		if ok {
 			taken = append(taken, f)
@@ -438,10 +444,10 @@ func (x *executor) leaveFlows(t *Track, n *bpmn.Node) {
 		taken = []*bpmn.Flow{n.Default}
 	}
 	if len(taken) == 0 {
-		x.incident(t, IncidentNoFlow, fmt.Sprintf("%s: no outgoing flow condition is true and there is no default flow", n.ID))
-		return
+		x.incident(t, IncidentNoFlow, fmt.Sprintf("%s: no outgoing flow condition is true and there is no default flow", what))
+		return nil, false
 	}
-	x.fork(t, taken)
+	return taken, true
 }
 
 // fork moves t along the first flow and starts a new track on each other one.

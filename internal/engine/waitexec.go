@@ -840,28 +840,10 @@ func (x *executor) inclusiveGateway(t *Track, n *bpmn.Node) {
 }
 
 func (x *executor) inclusiveFork(t *Track, n *bpmn.Node) {
-	var taken []*bpmn.Flow
-	for _, f := range n.Outgoing {
-		if f == n.Default {
-			continue
-		}
-		ok, failed := x.condition(t, n, f)
-		if failed {
-			return
-		}
-		if ok {
-			taken = append(taken, f)
-		}
+	if taken, ok := x.takenFlows(t, n, "inclusive gateway "+n.ID); ok {
+		x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
+		x.fork(t, taken)
 	}
-	if len(taken) == 0 && n.Default != nil {
-		taken = []*bpmn.Flow{n.Default}
-	}
-	if len(taken) == 0 {
-		x.incident(t, IncidentNoFlow, fmt.Sprintf("inclusive gateway %s: no outgoing flow condition is true and there is no default flow", n.ID))
-		return
-	}
-	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
-	x.fork(t, taken)
 }
 
 // fireInclusiveJoins fires every inclusive join that has tokens waiting and
