@@ -259,8 +259,10 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 		return
 	}
 	t.State, t.Child = TrackInScope, child.ID
+	x.markTrack(t)
 	r := &Region{ScopeID: child.ID, NodeID: n.ID, Completed: map[string]int{}}
 	x.st.Regions = append(x.st.Regions, r)
+	x.markRegion(r.ScopeID)
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
 	x.fact(FactRegionOpened, n.ID, child.ID, t.ID, map[string]any{"router": n.AdHoc.Router, "manual": n.AdHoc.Manual, "sequential": n.AdHoc.Sequential})
 	x.armBoundaries(t, n)
@@ -296,6 +298,7 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 			// The inner activity t completed; a retry asks again by leaving it.
 			x.incident(t, IncidentRouter, msg)
 			t.Done = true
+			x.markTrack(t)
 		} else {
 			// Asked for the region as a whole: the region keeps running (its
 			// host keeps waiting for it) and the incident belongs to its scope.
@@ -344,6 +347,7 @@ func (x *executor) route(t *Track, n *bpmn.Node, r *Region, answer []string) {
 			answer = nil // the offer closes while an activity runs
 		}
 		r.Offer = answer
+		x.markRegion(r.ScopeID)
 		x.syncOffer(r)
 		if len(answer) > 0 {
 			x.fact(FactCandidates, n.ID, r.ScopeID, "", map[string]any{"candidates": toAny(answer)})
@@ -363,6 +367,7 @@ func (x *executor) route(t *Track, n *bpmn.Node, r *Region, answer []string) {
 		x.fact(FactAdHocActivated, id, r.ScopeID, "", map[string]any{"by": "router"})
 		if i == 0 && t != nil {
 			t.Node, t.Via, t.State = id, "", TrackReady
+			x.markTrack(t)
 			x.queue = append(x.queue, t.ID)
 			continue
 		}
@@ -379,6 +384,7 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 		r.Completed = map[string]int{} // empty maps do not survive the checkpoint
 	}
 	r.Completed[n.ID]++
+	x.markRegion(r.ScopeID)
 	if r.Stopped != "" {
 		x.leaveFlows(t, n)
 		return
@@ -430,6 +436,7 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 // stopRegion stops asking the router: the region drains with what runs.
 func (x *executor) stopRegion(r *Region, n *bpmn.Node, reason string) {
 	r.Stopped, r.Offer = reason, nil
+	x.markRegion(r.ScopeID)
 	x.syncOffer(r)
 	x.fact(FactRegionStopped, n.ID, r.ScopeID, "", map[string]any{"reason": reason})
 }
@@ -442,6 +449,7 @@ func (x *executor) closeRegion(s scope.ID, reason string) {
 				x.fact(FactRegionStopped, r.NodeID, s, "", map[string]any{"reason": reason})
 			}
 			x.st.Regions = append(x.st.Regions[:i], x.st.Regions[i+1:]...)
+			x.markRegion(s)
 			return
 		}
 	}
@@ -467,6 +475,7 @@ func (x *executor) activate(e AdHocActivated) error {
 	x.newTrack(r.ScopeID, e.ActivityID, "")
 	if n.AdHoc.Sequential {
 		r.Offer = nil
+		x.markRegion(r.ScopeID)
 		x.syncOffer(r)
 		return nil
 	}

@@ -78,6 +78,9 @@ type Effects struct {
 	// Decisions are business rule tasks waiting for their decision; the
 	// runtime answers them (DecisionEvaluated) before the step commits.
 	Decisions []DecisionRequest
+	// Changed names every part of the state the step created, changed or
+	// removed (State.Delta encodes them); the header always changes.
+	Changed []PartRef
 }
 
 // Call asks the runtime to resolve a called element and start a child.

@@ -117,6 +117,7 @@ func (x *executor) interruptScope(s scope.ID, esp *bpmn.Node) {
 	x.cancelInside(s, "handler "+esp.ID)
 	x.disarmScope(s)
 	sc.Interrupted = true
+	x.st.Scopes.Touch(sc.ID)
 	if s == scope.RootID {
 		return
 	}
@@ -157,6 +158,7 @@ func (x *executor) startHandler(s scope.ID, esp *bpmn.Node, vars map[string]any)
 		return
 	}
 	host.State, host.Child = TrackInScope, child.ID
+	x.markTrack(host)
 	x.fact(FactHandlerFired, esp.ID, s, host.ID, map[string]any{"trigger": string(esp.Trigger.Event.Kind), "interrupting": esp.Interrupting})
 	x.fact(FactScopeOpened, esp.ID, child.ID, host.ID, nil)
 	x.setVarsAt(child.ID, host, vars)
@@ -185,6 +187,7 @@ func (x *executor) scopeIncident(s scope.ID, node, kind, msg string) {
 	x.st.NextIncident++
 	in := &Incident{ID: x.st.InstanceID + "-i" + strconv.Itoa(x.st.NextIncident), NodeID: node, ScopeID: s, Kind: kind, Message: msg, At: x.now}
 	x.st.Incidents = append(x.st.Incidents, in)
+	x.markIncident(in)
 	x.fx.Incidents = append(x.fx.Incidents, *in)
 	x.fact(FactIncidentCreated, node, s, "", map[string]any{"incidentId": in.ID, "kind": kind, "message": msg})
 }

@@ -99,7 +99,10 @@ func (x *executor) enterBody(t *Track, n *bpmn.Node) {
 	body.Kind = scope.KindBody
 	b.ScopeID = body.ID
 	x.st.Bodies = append(x.st.Bodies, b)
+	x.markBody(b.ScopeID)
+	x.changed.add(PartItems, string(b.ScopeID))
 	t.State, t.Child = TrackInScope, body.ID
+	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, body.ID, t.ID, map[string]any{"body": true, "instances": b.Count})
 	x.armBoundaries(t, n)
 	x.publish(b, body)
@@ -144,6 +147,8 @@ func countOf(v any) (int, bool) {
 
 // publish writes the body's counters into its scope (visible to iterations).
 func (x *executor) publish(b *Body, body *scope.Scope) {
+	x.markBody(b.ScopeID)
+	x.st.Scopes.Touch(body.ID)
 	body.Vars[varInstances] = number(b.Count)
 	body.Vars[varActive] = number(b.Active)
 	body.Vars[varCompleted] = number(b.Completed)
@@ -176,7 +181,7 @@ func (x *executor) startIteration(b *Body, n *bpmn.Node) {
 	x.publish(b, x.st.Scopes.Get(b.ScopeID))
 	x.fact(FactScopeOpened, n.ID, it.ID, "", map[string]any{"iteration": i})
 	t := x.newTrack(it.ID, n.ID, "")
-	t.Inner = true
+	t.Inner = true // newTrack marked it
 }
 
 // iterationDone ends the iteration an inner track completed: its output
@@ -192,6 +197,7 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 	l := n.Loop
 	if !l.Standard && l.OutputElement != "" && it.Index >= 1 && it.Index <= len(b.Results) {
 		b.Results[it.Index-1] = scope.CloneValue(it.Vars[l.OutputElement])
+		x.markResult(b.ScopeID, it.Index)
 	}
 	b.Active--
 	b.Completed++
@@ -208,6 +214,7 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 			x.publish(b, body)
 			x.incident(t, IncidentExpression, fmt.Sprintf("completion condition of %s: %v", n.ID, err))
 			t.Done = true // the iteration's activity completed; a retry only ends the iteration
+			x.markTrack(t)
 			return
 		}
 		done = expr.Truthy(v)
@@ -276,5 +283,17 @@ func (x *executor) finishBody(b *Body, n *bpmn.Node) {
 
 // closeBody forgets the body of scope s when the scope closes.
 func (x *executor) closeBody(s scope.ID) {
-	x.st.Bodies = slices.DeleteFunc(x.st.Bodies, func(b *Body) bool { return b.ScopeID == s })
+	x.st.Bodies = slices.DeleteFunc(x.st.Bodies, func(b *Body) bool {
+		if b.ScopeID != s {
+			return false
+		}
+		x.markBody(s)
+		x.changed.add(PartItems, string(s))
+		for i, r := range b.Results {
+			if r != nil {
+				x.markResult(s, i+1)
+			}
+		}
+		return true
+	})
 }

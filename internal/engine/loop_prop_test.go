@@ -168,13 +168,7 @@ func checkBody(rt *rapid.T, st *State, n, done int, sequential bool, open int) {
 
 // miStep round-trips the checkpoint and runs one step.
 func miStep(rt *rapid.T, p *bpmn.Process, st *State, ev Event) *State {
-	data, err := st.Marshal()
-	if err != nil {
-		rt.Fatal(err)
-	}
-	if st, err = Unmarshal(data); err != nil {
-		rt.Fatal(err)
-	}
+	st = roundTrip(rt, st)
 	next, _, err := Step(p, st, ev, t0, Options{})
 	if err != nil {
 		rt.Fatalf("%s: %v", ev.Kind(), err)

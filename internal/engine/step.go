@@ -39,9 +39,19 @@ func (o Options) withDefaults() Options {
 // Step applies ev to a copy of st for the given process at time now and
 // returns the new state and the effects to persist. st is not modified.
 // It fails only with ErrInvalidTransition (event does not apply) or
-// ErrCheckpoint (state does not fit the process).
+// ErrCheckpoint (state does not fit the process). Step is the careful
+// variant for tests and tools: it also checks that the effects name every
+// part the step changed (CheckChanges), which costs a whole encoding of
+// both states; the runtime uses Apply.
 func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
-	return Apply(p, st.Clone(), ev, now, opts)
+	next, fx, err := Apply(p, st.Clone(), ev, now, opts)
+	if err != nil {
+		return nil, Effects{}, err
+	}
+	if err := CheckChanges(st, next, fx.Changed); err != nil {
+		return nil, Effects{}, fmt.Errorf("%w (%s on instance %s)", err, ev.Kind(), st.InstanceID)
+	}
+	return next, fx, nil
 }
 
 // Apply is Step without the copy: it changes st itself and returns it. The
@@ -49,6 +59,7 @@ func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*S
 // the checkpoint); on error st must be discarded.
 func Apply(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
 	x := &executor{proc: p, st: st, now: now, opts: opts.withDefaults()}
+	st.Scopes.TakeChanged() // a new record for this step
 	wasEnded := st.Ended()
 	if err := x.apply(ev); err != nil {
 		return nil, Effects{}, err
@@ -61,6 +72,7 @@ func Apply(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*
 	if !wasEnded {
 		x.noticeParent()
 	}
+	x.finishChanges()
 	return x.st, x.fx, nil
 }
 
@@ -79,6 +91,8 @@ type executor struct {
 	// consumed lists call waits whose child is done: removing them does not
 	// terminate the child.
 	consumed []string
+	// changed collects the parts of the state the step touches.
+	changed changeSet
 }
 
 func (x *executor) apply(ev Event) error {
@@ -88,6 +102,7 @@ func (x *executor) apply(ev Event) error {
 			return fmt.Errorf("engine: start instance %s: already started: %w", x.st.InstanceID, ErrInvalidTransition)
 		}
 		root := x.st.Scopes.Get(scope.RootID)
+		x.st.Scopes.Touch(scope.RootID)
 		root.Vars = scope.CloneVars(e.Variables)
 		if root.Vars == nil {
 			root.Vars = map[string]any{}
@@ -180,6 +195,7 @@ func (x *executor) drainQueue() {
 			continue // removed or parked meanwhile (e.g. by a terminate)
 		}
 		x.spent++
+		x.markTrack(t) // executing a track changes it (or removes it)
 		if x.spent > x.opts.MaxActivations {
 			x.incident(t, IncidentStepBudget, fmt.Sprintf("more than %d element activations in one step: is there a loop without a wait state?", x.opts.MaxActivations))
 			continue
@@ -343,6 +359,7 @@ func (x *executor) exclusiveGateway(t *Track, n *bpmn.Node) {
 func (x *executor) parallelGateway(t *Track, n *bpmn.Node) {
 	if len(n.Incoming) > 1 {
 		t.State = TrackJoining
+		x.markTrack(t)
 		// One waiting track per incoming flow, the oldest first.
 		arrived := map[string]*Track{}
 		for _, o := range x.st.Tracks {
@@ -382,6 +399,7 @@ func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
 	}
 	t.State = TrackInScope
 	t.Child = child.ID
+	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
 	x.armScope(child.ID) // inline handlers first: they see an event before the host's boundaries
 	x.armBoundaries(t, n)
@@ -467,6 +485,7 @@ func (x *executor) move(t *Track, f *bpmn.Flow) {
 	t.Node = f.Target.ID
 	t.Via = f.ID
 	t.State = TrackReady
+	x.markTrack(t)
 	x.queue = append(x.queue, t.ID)
 }
 
@@ -487,11 +506,13 @@ func (x *executor) newTrack(s scope.ID, node, via string) *Track {
 	x.st.NextTrack++
 	t := &Track{ID: "t" + strconv.Itoa(x.st.NextTrack), Scope: s, Node: node, State: TrackReady, Via: via}
 	x.st.Tracks = append(x.st.Tracks, t)
+	x.markTrack(t)
 	x.queue = append(x.queue, t.ID)
 	return t
 }
 
 func (x *executor) removeTrack(t *Track) {
+	x.markTrack(t)
 	x.withdrawWaits(t)
 	for i, o := range x.st.Tracks {
 		if o == t {
@@ -559,6 +580,7 @@ func (x *executor) completeScope(s scope.ID, reason string) {
 	}
 	host.Child = ""
 	host.State = TrackReady
+	x.markTrack(host)
 	n := x.node(host)
 	if n == nil {
 		return
@@ -613,6 +635,7 @@ func (x *executor) cancelInside(s scope.ID, cause string) {
 			continue
 		}
 		x.fact(FactElementTerminated, t.Node, t.Scope, t.ID, nil)
+		x.markTrack(t)
 		x.withdrawWaits(t)
 		if t.Incident != "" {
 			x.resolveIncidentID(t.Incident, "element terminated")
@@ -631,7 +654,9 @@ func (x *executor) incident(t *Track, kind, msg string) {
 	}
 	t.State = TrackIncident
 	t.Incident = in.ID
+	x.markTrack(t)
 	x.st.Incidents = append(x.st.Incidents, in)
+	x.markIncident(in)
 	x.fx.Incidents = append(x.fx.Incidents, *in)
 	x.fact(FactIncidentCreated, t.Node, t.Scope, t.ID, map[string]any{"incidentId": in.ID, "kind": kind, "message": msg})
 }
@@ -647,6 +672,7 @@ func (x *executor) resolveIncidentID(id, why string) {
 }
 
 func (x *executor) resolveIncident(in *Incident, why string) {
+	x.markIncident(in) // it leaves the state
 	in.Resolved = x.now
 	x.fx.Incidents = append(x.fx.Incidents, *in)
 	x.fact(FactIncidentResolved, in.NodeID, in.ScopeID, in.TrackID, map[string]any{"incidentId": in.ID, "reason": why})

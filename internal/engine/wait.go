@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -76,8 +77,18 @@ func (w *Wait) clone() *Wait {
 	return &c
 }
 
-// Wait returns the open wait with the given id, or nil.
+// Wait returns the open wait with the given id, or nil. Waits are kept in
+// creation order and their ids end in an ascending counter ("…-w000012"),
+// so a binary search finds one; a state whose ids do not fit is scanned.
 func (s *State) Wait(id string) *Wait {
+	if n := suffixNum(id, "-w"); n > 0 {
+		i, found := slices.BinarySearchFunc(s.Waits, n, func(w *Wait, n int64) int {
+			return cmp.Compare(suffixNum(w.ID, "-w"), n)
+		})
+		if found && s.Waits[i].ID == id {
+			return s.Waits[i]
+		}
+	}
 	for _, w := range s.Waits {
 		if w.ID == id {
 			return w

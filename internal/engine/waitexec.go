@@ -112,6 +112,7 @@ func (x *executor) applyWaitEvent(ev Event) error {
 			at := s
 			if e.Local {
 				sc.Vars[k] = scope.CloneValue(e.Variables[k])
+				x.st.Scopes.Touch(sc.ID)
 			} else if at, _ = x.st.Scopes.Set(s, k, scope.CloneValue(e.Variables[k])); at == "" {
 				continue
 			}
@@ -148,6 +149,7 @@ func (x *executor) openWait(id string, kind WaitKind) (*Wait, *Track, error) {
 	if t == nil {
 		return nil, nil, fmt.Errorf("engine: %s %s has no track: %w", kind, id, ErrCheckpoint)
 	}
+	x.markTrack(t) // an event on a wait moves its track on
 	return w, t, nil
 }
 
@@ -223,6 +225,9 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 		return nil
 	}
 	t := x.st.Track(in.TrackID)
+	if t != nil {
+		x.markTrack(t)
+	}
 	x.resolveIncidentID(in.ID, "retried")
 	if in.TrackID == "" && in.Kind == IncidentRouter {
 		x.retryRegion(in.ScopeID) // the region's router is asked again
@@ -600,6 +605,7 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 	if t == nil || n == nil {
 		return
 	}
+	x.markTrack(t)
 	x.fx.Fired++
 	x.fact(FactEventTriggered, n.ID, w.ScopeID, t.ID, map[string]any{"kind": string(w.Kind), "waitId": w.ID})
 	switch {
@@ -645,6 +651,7 @@ func (x *executor) newTrackAt(s scope.ID, node string) *Track {
 	x.st.NextTrack++
 	t := &Track{ID: "t" + strconv.Itoa(x.st.NextTrack), Scope: s, Node: node, State: TrackReady}
 	x.st.Tracks = append(x.st.Tracks, t)
+	x.markTrack(t)
 	return t
 }
 
@@ -667,6 +674,7 @@ func (x *executor) rearm(w *Wait) {
 // b: its waits are withdrawn, a hosted scope is cancelled, and the track
 // moves onto the boundary event.
 func (x *executor) interrupt(host *Track, b *bpmn.Node) {
+	x.markTrack(host)
 	x.withdrawWaits(host)
 	if host.Incident != "" {
 		x.resolveIncidentID(host.Incident, "activity interrupted")
@@ -834,6 +842,7 @@ func matchBoundary(n *bpmn.Node, kind bpmn.TriggerKind, code string) *bpmn.Node 
 func (x *executor) inclusiveGateway(t *Track, n *bpmn.Node) {
 	if len(n.Incoming) > 1 {
 		t.State = TrackJoining
+		x.markTrack(t)
 		return // fireInclusiveJoins decides when the queue is empty
 	}
 	x.inclusiveFork(t, n)
@@ -870,6 +879,7 @@ func (x *executor) fireInclusiveJoins() bool {
 			}
 		}
 		t.State = TrackReady
+		x.markTrack(t)
 		x.inclusiveFork(t, n)
 		fired = true
 	}
@@ -957,12 +967,8 @@ func (x *executor) touch(id string) {
 
 // finishWaits turns the touched wait ids into the step's wait effects.
 func (x *executor) finishWaits() {
-	open := make(map[string]*Wait, len(x.st.Waits))
-	for _, w := range x.st.Waits {
-		open[w.ID] = w
-	}
 	for _, id := range x.touched {
-		if w := open[id]; w != nil {
+		if w := x.st.Wait(id); w != nil {
 			x.fx.Waits = append(x.fx.Waits, *w.clone())
 		} else {
 			x.fx.RemovedWaits = append(x.fx.RemovedWaits, id)
@@ -976,6 +982,7 @@ func (x *executor) openIncident(t *Track, waitID, kind, msg string) {
 	x.st.NextIncident++
 	in := &Incident{ID: x.st.InstanceID + "-i" + strconv.Itoa(x.st.NextIncident), TrackID: t.ID, NodeID: t.Node, ScopeID: t.Scope, WaitID: waitID, Kind: kind, Message: msg, At: x.now}
 	x.st.Incidents = append(x.st.Incidents, in)
+	x.markIncident(in)
 	x.fx.Incidents = append(x.fx.Incidents, *in)
 	x.fact(FactIncidentCreated, t.Node, t.Scope, t.ID, map[string]any{"incidentId": in.ID, "kind": kind, "message": msg})
 }

@@ -13,13 +13,7 @@ import (
 // through the checkpoint first, as it does between steps in the runtime.
 func run(tb testing.TB, file string, st *State, ev Event, at time.Time) (*State, Effects) {
 	tb.Helper()
-	data, err := st.Marshal()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if st, err = Unmarshal(data); err != nil {
-		tb.Fatal(err)
-	}
+	st = roundTrip(tb, st)
 	next, fx, err := Step(mustProcess(tb, file), st, ev, at, Options{})
 	if err != nil {
 		tb.Fatalf("%s: %v", ev.Kind(), err)

@@ -51,6 +51,30 @@ type Tree struct {
 	// kids indexes child ids by parent, in creation order. It is derived
 	// from Scopes, built on first use, and kept up to date by Open and Close.
 	kids map[ID][]ID
+	// changed lists the scopes opened, closed or written since the last
+	// TakeChanged, once each, in order; seen is its set.
+	changed []ID
+	seen    map[ID]bool
+}
+
+// Touch records that scope id changed (its variables, its flags) without
+// Open, Close or Set, which record it themselves.
+func (t *Tree) Touch(id ID) {
+	if t.seen == nil {
+		t.seen = map[ID]bool{}
+	}
+	if !t.seen[id] {
+		t.seen[id] = true
+		t.changed = append(t.changed, id)
+	}
+}
+
+// TakeChanged returns the scopes opened, closed or changed since the last
+// call, in the order they were first touched, and starts a new record.
+func (t *Tree) TakeChanged() []ID {
+	out := t.changed
+	t.changed, t.seen = nil, nil
+	return out
 }
 
 // index returns the child index, building it when needed.
@@ -101,6 +125,7 @@ func (t *Tree) Open(parent ID, nodeID string, declared []string) (*Scope, error)
 	kids := t.index()
 	t.Scopes[s.ID] = s
 	kids[parent] = append(kids[parent], s.ID)
+	t.Touch(s.ID)
 	return s, nil
 }
 
@@ -125,6 +150,7 @@ func (t *Tree) Close(id ID) []ID {
 			}
 		}
 		removed = append(removed, id)
+		t.Touch(id)
 	}
 	return removed
 }
@@ -206,6 +232,7 @@ func (t *Tree) Set(id ID, name string, value any) (ID, error) {
 	for s := t.Scopes[id]; s != nil; s = t.Scopes[s.Parent] {
 		if _, ok := s.Vars[name]; ok {
 			s.Vars[name] = value
+			t.Touch(s.ID)
 			return s.ID, nil
 		}
 		if s.ID == RootID {
@@ -217,6 +244,7 @@ func (t *Tree) Set(id ID, name string, value any) (ID, error) {
 		root.Vars = map[string]any{}
 	}
 	root.Vars[name] = value
+	t.Touch(RootID)
 	return RootID, nil
 }
 
