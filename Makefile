@@ -75,6 +75,22 @@ fuzz: ## Fuzz the BPMN and FEEL parsers for 30 s each.
 bench: ## Run the benchmarks.
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# Knobs of make loadtest (see cmd/gobpm-load -h): measurement window per throughput phase,
+# starting clients, instances stored for the list timings (1000000 for the full run),
+# iterations of the big multi-instance, extra flags (e.g. LOAD_FLAGS='-json' or '-rate 1200').
+LOAD_SCENARIO ?= all
+LOAD_DURATION ?= 20s
+LOAD_CONCURRENCY ?= 32
+LOAD_STORED ?= 100000
+LOAD_MI_SIZE ?= 10000
+LOAD_FLAGS ?=
+
+.PHONY: loadtest
+loadtest: build ## Drive the real server over REST (spawned on a free loopback port, fresh DB, synchronous=FULL) and print PI/s, p50/p99, bytes/instance and list latencies; knobs LOAD_SCENARIO (job|straight|mi|bytes|list|all), LOAD_DURATION, LOAD_CONCURRENCY, LOAD_STORED, LOAD_MI_SIZE, LOAD_FLAGS.
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/gobpm-load ./cmd/gobpm-load
+	./bin/gobpm-load -spawn -server $(BIN) -sync FULL -scenario $(LOAD_SCENARIO) -duration $(LOAD_DURATION) \
+		-concurrency $(LOAD_CONCURRENCY) -stored $(LOAD_STORED) -mi-size $(LOAD_MI_SIZE) $(LOAD_FLAGS)
+
 .PHONY: clean
 clean: ## Remove build output and the fetched npm packages.
 	rm -rf bin node_modules $(VENDOR)/.stamp
