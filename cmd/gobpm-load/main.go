@@ -328,9 +328,11 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		e.connect()
 		e.logf("scenario %s on %s", name, e.c.base)
 		t0 := time.Now()
+		cpu0 := readCPU(e.srv)
 		r, err := runScenario(ctx, e, name)
 		if r != nil {
 			r.Seconds = time.Since(t0).Seconds()
+			r.CPU = cpu0.since(e.srv)
 			r.Errors = e.errs.n.Load()
 			r.ErrorSamples = e.errs.Samples()
 			rep.Scenarios = append(rep.Scenarios, r)

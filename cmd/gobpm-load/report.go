@@ -50,6 +50,7 @@ type Result struct {
 	Errors       int64        `json:"errors"`
 	ErrorSamples []string     `json:"errorSamples,omitempty"`
 	Seconds      float64      `json:"seconds"`
+	CPU          *CPUUse      `json:"cpu,omitempty"`
 }
 
 // Phase is one throughput phase: closed loop (as fast as it goes) or open
@@ -239,10 +240,13 @@ func (rep *Report) Markdown(w io.Writer) {
 				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", c.Name, c.Want, c.Got, ok)
 			}
 		}
-		if len(r.Notes) > 0 || r.Errors > 0 {
+		if len(r.Notes) > 0 || r.Errors > 0 || r.CPU != nil {
 			fmt.Fprint(w, "\n")
 			for _, n := range r.Notes {
 				fmt.Fprintf(w, "- %s\n", n)
+			}
+			if r.CPU != nil {
+				fmt.Fprintf(w, "- %s\n", r.CPU)
 			}
 			if r.Errors > 0 {
 				fmt.Fprintf(w, "- **%d requests failed**; first: %s\n", r.Errors, strings.Join(r.ErrorSamples, " | "))

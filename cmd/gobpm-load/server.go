@@ -120,6 +120,14 @@ func (s *Server) Stop() error {
 	}
 }
 
+// pid returns the server's process id, 0 when it is not running or s is nil.
+func (s *Server) pid() int {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Version runs the binary with --version and returns what it prints after
 // the program name ("unknown" when it fails).
 func Version(bin string) string {
