@@ -184,6 +184,13 @@ type InstanceFilter struct {
 	// Limit caps the page size (the store caps it too); Offset skips rows.
 	Limit  int
 	Offset int
+	// After is a keyset cursor: the ID of the last row of the previous
+	// page. The page then starts right after that row in the list's order
+	// (Offset still applies after it, normally 0). Unlike Offset, paging by
+	// After costs the same on every page and neither skips nor repeats rows
+	// when instances are created meanwhile. An After that names no stored
+	// instance fails with ErrNotFound.
+	After InstanceID
 }
 
 // Store is the persistence the runtime needs. Implementations own their
@@ -219,8 +226,14 @@ type Store interface {
 	CommitSteps(ctx context.Context, steps []StepRecord) error
 	// Instance returns an instance with its checkpoint; ErrNotFound if absent.
 	Instance(ctx context.Context, id InstanceID) (StoredInstance, error)
-	// ListInstances returns instance rows matching f, newest first, and the
-	// total number of matches.
+	// ListInstances returns instance rows matching f, newest first (by
+	// creation time; instances created at the same instant in the reverse
+	// of the order the store received them), and the total number of
+	// matches regardless of paging, counted up to a cap: the SQLite store
+	// counts at most 10 000 matches, so a total of 10 001 means "more than
+	// 10 000" (an exact count would cost as much as the matches). The next
+	// page's cursor (InstanceFilter.After) is the ID of the last row;
+	// ErrNotFound if f.After names no instance.
 	ListInstances(ctx context.Context, f InstanceFilter) ([]InstanceRow, int, error)
 	// RunningInstances returns every running or failed (not ended) instance with its checkpoint.
 	RunningInstances(ctx context.Context) ([]StoredInstance, error)

@@ -24,11 +24,39 @@
 // *sql.Tx. Reads run in a read-only transaction on the read pool, so a method
 // that issues several queries (a page and its total) sees one snapshot.
 //
+// Statements are prepared once per pool and reused (stmtCache): Open
+// prepares the known ones, and a method whose SQL depends on its filter
+// prepares that shape before its transaction begins. Inside a transaction
+// they are bound with Tx.StmtContext, so SQLite parses each query once per
+// connection, not per call.
+//
+// # Instance state
+//
+// An instance's state is a small header (instances.state) plus parts in
+// instance_parts keyed by (instance, kind, key) (migration 0005): a step
+// writes only the parts it created, changed or removed, so its cost follows
+// the change, not the instance's size. Parts are opaque to the store;
+// their kinds, like fact kinds, are named once in the kinds table. Rows
+// written before 0005 hold a whole format-1 checkpoint (state_format 1)
+// until the runtime upgrades them with ReplaceState (LegacyInstances lists
+// them); a step never updates such a row.
+//
+// Facts and parts refer to their instance by an integer surrogate key
+// (instances.seq), so the instance id is stored once.
+//
+// # Lists
+//
+// Every ListInstances filter reads one index whose equality prefix it
+// fills and whose next column is created_at, so a page costs what it
+// returns (plus Offset), never the number of matches; the total stops
+// counting at MaxListTotal. InstanceFilter.After pages by keyset.
+//
 // # Encoding
 //
 // Times are stored as INTEGER unix nanoseconds and read back in UTC; a zero
 // time.Time is stored as NULL where a column may be "not yet" (ended_at,
-// resolved_at).
+// resolved_at). Instance, wait and job ids that are canonical UUIDs are
+// stored as 16-byte BLOBs, other ids as TEXT (dbID).
 //
 // # Definitions
 //
@@ -40,8 +68,8 @@
 //
 // # Waits
 //
-// The waits table (migration 0002) is the queryable copy of the waits the
-// engine keeps in its checkpoint: jobs, user tasks, timers, message and
+// The waits table (migrations 0002, 0005) is the queryable copy of the
+// waits the engine keeps in its state: jobs, user tasks, timers, message and
 // signal subscriptions, plus the start timers of process keys (rows without
 // an instance). Steps write it through CommitSteps; only job activation
 // (ActivateJobs, ExtendJobLock) writes outside a step, and only the lock

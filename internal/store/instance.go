@@ -1,20 +1,83 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Page sizes of ListInstances.
+// State formats of instances.state_format (migration 0005).
 const (
-	// DefaultListLimit is the page size when InstanceFilter.Limit is 0.
-	DefaultListLimit = 50
-	// MaxListLimit caps InstanceFilter.Limit.
-	MaxListLimit = 500
+	// formatCheckpoint marks a row whose state is a whole format-1
+	// checkpoint, written before states were stored as parts.
+	formatCheckpoint = 1
+	// formatParts marks a row whose state is a header plus instance_parts.
+	formatParts = 2
+)
+
+// The statements of a step and of the instance reads. Each is prepared once
+// per pool (writeQueries, readQueries).
+const (
+	// insertInstanceSQL creates an instance; no row comes back if the id
+	// exists.
+	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
+		    parent_node_id, created_at, updated_at, ended_at, revision, state_format, state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING seq`
+	// updateInstanceSQL moves the mutable columns; the identity columns
+	// (process, parent, created_at) never change after creation. A legacy
+	// row (state_format 1) is never updated by a step: its parts do not
+	// exist yet.
+	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_at = ?, ended_at = ?,
+		    revision = ?, state = ?
+		WHERE id = ? AND revision = ? AND state_format = 2
+		RETURNING seq`
+	// instanceStateSQL explains why an update matched no row.
+	instanceStateSQL = `SELECT revision, state_format FROM instances WHERE id = ?`
+	upsertPartSQL    = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
+	deletePartSQL  = `DELETE FROM instance_parts WHERE instance_seq = ? AND kind = ? AND key = ?`
+	deletePartsSQL = `DELETE FROM instance_parts WHERE instance_seq = ?`
+	insertFactSQL  = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	// upsertIncidentSQL leaves an incident of another instance alone: zero
+	// rows affected.
+	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET node_id = excluded.node_id, scope_id = excluded.scope_id,
+		    kind = excluded.kind, message = excluded.message, resolved_at = excluded.resolved_at
+		WHERE incidents.instance_id = excluded.instance_id`
+	// replaceStateSQL rewrites the state of an instance outside a step.
+	replaceStateSQL = `UPDATE instances SET state = ?, state_format = 2 WHERE id = ? AND revision = ? RETURNING seq`
+
+	// instanceColumns selects an InstanceRow; scanInstance reads it.
+	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
+		created_at, updated_at, ended_at, revision`
+	selectInstanceSQL    = `SELECT seq, state_format, state, ` + instanceColumns + ` FROM instances WHERE id = ?`
+	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = ?`
+	selectSeqSQL         = `SELECT seq FROM instances WHERE id = ?`
+	selectAllPartsSQL    = `SELECT k.name, p.key, p.ord, p.data FROM instance_parts p JOIN kinds k ON k.id = p.kind
+		WHERE p.instance_seq = ?`
+	// selectPartsSQL pages the parts of one kind by ord through
+	// instance_parts_ord. Arguments: seq, kind id, after, limit.
+	selectPartsSQL = `SELECT key, ord, data FROM instance_parts
+		WHERE instance_seq = ? AND kind = ? AND ord > ? ORDER BY ord, key LIMIT ?`
+	partCountsSQL = `SELECT k.name, COUNT(*) FROM instance_parts p JOIN kinds k ON k.id = p.kind
+		WHERE p.instance_seq = ? GROUP BY p.kind`
+	legacySQL = `SELECT ` + instanceColumns + `, state FROM instances INDEXED BY instances_legacy
+		WHERE state_format = 1 ORDER BY created_at, seq LIMIT ?`
+	runningSQL = `SELECT ` + instanceColumns + ` FROM instances INDEXED BY instances_status
+		WHERE status IN ('running', 'failed') ORDER BY created_at, seq`
+	historySQL = `SELECT f.seq, f.at, k.name, f.node_id, f.scope_path, f.detail
+		FROM facts f JOIN kinds k ON k.id = f.kind
+		WHERE f.instance_seq = (SELECT seq FROM instances WHERE id = ?) AND f.seq > ? ORDER BY f.seq LIMIT ?`
+	instanceExistsSQL = `SELECT 1 FROM instances WHERE id = ?`
 )
 
 // CommitSteps commits a batch of steps of distinct instances in one
@@ -23,20 +86,23 @@ const (
 // instance only if its stored revision is still PrevRevision. An existing id
 // on create or a stale revision on update fails the whole batch with a
 // wrapped runtime.ErrConflict naming the instance; nothing of the batch is
-// written. An empty batch is a no-op.
+// written. An empty batch is a no-op. A step of an instance whose state is
+// still a legacy checkpoint (see LegacyInstances) fails: ReplaceState must
+// upgrade it first.
 //
-// A step's RemovedWaits are deleted by id, then its Waits are inserted or
-// replaced by id (a replaced job loses its lock); a wait id held by another
-// instance is a conflict. A step that ends its instance (completed or
-// terminated) also deletes every wait the instance still has.
+// A step's RemovedParts are deleted, then its Parts inserted or replaced
+// by (Kind, Key) (a part in both ends up stored). Likewise its RemovedWaits
+// are deleted by id, then its Waits inserted or replaced by id (a replaced
+// job loses its lock); a wait id held by another instance is a conflict. A
+// step that ends its instance (completed or terminated) also deletes every
+// wait the instance still has. Parts stay: they are the ended instance's
+// final state.
 func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
 	if len(steps) == 0 {
 		return nil
 	}
 	var failed runtime.InstanceID
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		st := newTxStmts(ctx, tx)
-		defer st.close()
+	err := db.writeWith(ctx, func(st *txStmts) error {
 		for i := range steps {
 			if err := commitStep(st, &steps[i]); err != nil {
 				failed = steps[i].Instance.ID
@@ -54,85 +120,8 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	return nil
 }
 
-// txStmts prepares each statement once per write transaction and reuses it
-// for every step and row of the batch. close closes them all.
-type txStmts struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
-}
-
-// newTxStmts returns an empty statement cache for tx.
-func newTxStmts(ctx context.Context, tx *sql.Tx) *txStmts {
-	return &txStmts{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
-}
-
-// stmt returns query prepared in the transaction, preparing it on first use.
-func (st *txStmts) stmt(query string) (*sql.Stmt, error) {
-	if s, ok := st.stmts[query]; ok {
-		return s, nil
-	}
-	s, err := st.tx.PrepareContext(st.ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	st.stmts[query] = s
-	return s, nil
-}
-
-// exec runs the prepared query with args.
-func (st *txStmts) exec(query string, args ...any) (sql.Result, error) {
-	s, err := st.stmt(query)
-	if err != nil {
-		return nil, err
-	}
-	return s.ExecContext(st.ctx, args...)
-}
-
-// query runs the prepared query with args; the caller closes the rows.
-func (st *txStmts) query(query string, args ...any) (*sql.Rows, error) {
-	s, err := st.stmt(query)
-	if err != nil {
-		return nil, err
-	}
-	return s.QueryContext(st.ctx, args...)
-}
-
-// close closes every prepared statement.
-func (st *txStmts) close() {
-	for _, s := range st.stmts {
-		s.Close()
-	}
-	clear(st.stmts)
-}
-
-// The statements of a step.
-const (
-	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-		    parent_node_id, created_at, updated_at, ended_at, revision, checkpoint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`
-	// updateInstanceSQL moves the mutable columns; the identity columns
-	// (process, parent, created_at) never change after creation.
-	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_at = ?, ended_at = ?,
-		    revision = ?, checkpoint = ?
-		WHERE id = ? AND revision = ?`
-	selectScopesSQL = `SELECT id, parent_id, node_id, path, state FROM scopes WHERE instance_id = ?`
-	insertScopeSQL  = `INSERT INTO scopes (instance_id, id, parent_id, node_id, path, state) VALUES (?, ?, ?, ?, ?, ?)`
-	updateScopeSQL  = `UPDATE scopes SET parent_id = ?, node_id = ?, path = ?, state = ? WHERE instance_id = ? AND id = ?`
-	deleteScopeSQL  = `DELETE FROM scopes WHERE instance_id = ? AND id = ?`
-	insertFactSQL   = `INSERT INTO facts (instance_id, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	// upsertIncidentSQL leaves an incident of another instance alone: zero
-	// rows affected.
-	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET node_id = excluded.node_id, scope_id = excluded.scope_id,
-		    kind = excluded.kind, message = excluded.message, resolved_at = excluded.resolved_at
-		WHERE incidents.instance_id = excluded.instance_id`
-)
-
 // commitStep writes one step inside st's transaction: the instance row, its
-// scopes, facts, incidents, waits and outbox rows.
+// parts, facts, incidents, waits and outbox rows.
 func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
@@ -141,41 +130,40 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if in.Revision <= s.PrevRevision {
 		return fmt.Errorf("new revision %d does not follow %d", in.Revision, s.PrevRevision)
 	}
-	checkpoint := s.Checkpoint
-	if checkpoint == nil {
-		checkpoint = []byte{}
+	header := s.Header
+	if header == nil {
+		header = []byte{}
 	}
 	var (
-		res sql.Result
+		seq int64
 		err error
 	)
 	if s.PrevRevision == 0 {
-		res, err = st.exec(insertInstanceSQL,
-			in.ID, in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, in.ParentID,
+		err = st.queryRow(insertInstanceSQL,
+			dbID(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, dbID(in.ParentID),
 			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
-			in.Revision, checkpoint)
-	} else {
-		res, err = st.exec(updateInstanceSQL,
-			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
-			in.Revision, checkpoint, in.ID, s.PrevRevision)
-	}
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		if s.PrevRevision == 0 {
+			in.Revision, header).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
 		}
-		return fmt.Errorf("revision %d is not current: %w", s.PrevRevision, runtime.ErrConflict)
+	} else {
+		err = st.queryRow(updateInstanceSQL,
+			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
+			in.Revision, header, dbID(in.ID), s.PrevRevision).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return whyNotUpdated(st, in.ID, s.PrevRevision)
+		}
 	}
-	if err := replaceScopes(st, in.ID, s.Scopes); err != nil {
+	if err != nil {
 		return err
 	}
-	if err := insertFacts(st, in.ID, s.Facts); err != nil {
+	if err := removeParts(st, seq, s.RemovedParts); err != nil {
+		return err
+	}
+	if err := writeParts(st, seq, s.Parts); err != nil {
+		return err
+	}
+	if err := insertFacts(st, seq, s.Facts); err != nil {
 		return err
 	}
 	if err := upsertIncidents(st, in.ID, s.Incidents); err != nil {
@@ -187,71 +175,73 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	return insertOutbox(st, in, s.Outbox)
 }
 
-// replaceScopes makes the scope rows of an instance equal to scopes. It
-// writes only the difference to the stored rows: rows whose id is gone are
-// deleted, new ids inserted, and rows with any changed column updated, so a
-// step that moves one scope of many touches one row. An id twice in scopes
-// is an error.
-func replaceScopes(st *txStmts, id runtime.InstanceID, scopes []runtime.ScopeRow) error {
-	stored, err := storedScopes(st, id)
-	if err != nil {
-		return fmt.Errorf("read scopes: %w", err)
+// whyNotUpdated explains an update of instance id from revision prev that
+// matched no row: a missing instance or a stale revision is a conflict, a
+// legacy row an error of the caller.
+func whyNotUpdated(st *txStmts, id runtime.InstanceID, prev int64) error {
+	var rev, format int64
+	err := st.queryRow(instanceStateSQL, dbID(id)).Scan(&rev, &format)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("instance does not exist: %w", runtime.ErrConflict)
+	case err != nil:
+		return err
+	case rev != prev:
+		return fmt.Errorf("revision %d is not current: %w", prev, runtime.ErrConflict)
+	case format == formatCheckpoint:
+		return fmt.Errorf("state is a legacy checkpoint, not yet upgraded (ReplaceState)")
+	default:
+		return fmt.Errorf("revision %d matched no row", prev)
 	}
-	seen := make(map[string]bool, len(scopes))
-	for _, sc := range scopes {
-		if seen[sc.ID] {
-			return fmt.Errorf("scope %s appears twice", sc.ID)
+}
+
+// removeParts deletes parts of instance seq.
+func removeParts(st *txStmts, seq int64, refs []runtime.PartRef) error {
+	for _, r := range refs {
+		kind, err := st.kindID(r.Kind)
+		if err != nil {
+			return err
 		}
-		seen[sc.ID] = true
-		old, ok := stored[sc.ID]
-		switch {
-		case !ok:
-			if _, err := st.exec(insertScopeSQL, id, sc.ID, sc.ParentID, sc.NodeID, sc.Path, sc.State); err != nil {
-				return fmt.Errorf("insert scope %s: %w", sc.ID, err)
-			}
-		case old != sc:
-			if _, err := st.exec(updateScopeSQL, sc.ParentID, sc.NodeID, sc.Path, sc.State, id, sc.ID); err != nil {
-				return fmt.Errorf("update scope %s: %w", sc.ID, err)
-			}
-		}
-	}
-	for sid := range stored {
-		if seen[sid] {
-			continue
-		}
-		if _, err := st.exec(deleteScopeSQL, id, sid); err != nil {
-			return fmt.Errorf("delete scope %s: %w", sid, err)
+		if _, err := st.exec(deletePartSQL, seq, kind, r.Key); err != nil {
+			return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
 		}
 	}
 	return nil
 }
 
-// storedScopes reads the scope rows of an instance by id.
-func storedScopes(st *txStmts, id runtime.InstanceID) (map[string]runtime.ScopeRow, error) {
-	rs, err := st.query(selectScopesSQL, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
-	out := map[string]runtime.ScopeRow{}
-	for rs.Next() {
-		var sc runtime.ScopeRow
-		if err := rs.Scan(&sc.ID, &sc.ParentID, &sc.NodeID, &sc.Path, &sc.State); err != nil {
-			return nil, err
+// writeParts inserts or replaces parts of instance seq.
+func writeParts(st *txStmts, seq int64, parts []runtime.Part) error {
+	for _, p := range parts {
+		if p.Kind == "" {
+			return fmt.Errorf("part %q has no kind", p.Key)
 		}
-		out[sc.ID] = sc
+		kind, err := st.kindID(p.Kind)
+		if err != nil {
+			return err
+		}
+		data := p.Data
+		if data == nil {
+			data = []byte{}
+		}
+		if _, err := st.exec(upsertPartSQL, seq, kind, p.Key, p.Ord, data); err != nil {
+			return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
+		}
 	}
-	return out, rs.Err()
+	return nil
 }
 
-// insertFacts appends facts to the history of an instance.
-func insertFacts(st *txStmts, id runtime.InstanceID, facts []runtime.FactRow) error {
+// insertFacts appends facts to the history of instance seq.
+func insertFacts(st *txStmts, seq int64, facts []runtime.FactRow) error {
 	for _, f := range facts {
+		kind, err := st.kindID(f.Kind)
+		if err != nil {
+			return err
+		}
 		var detail sql.NullString
 		if len(f.Detail) > 0 {
 			detail = sql.NullString{String: string(f.Detail), Valid: true}
 		}
-		if _, err := st.exec(insertFactSQL, id, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail); err != nil {
+		if _, err := st.exec(insertFactSQL, seq, f.Seq, encodeTime(f.At), kind, f.NodeID, f.ScopePath, detail); err != nil {
 			return fmt.Errorf("insert fact %d: %w", f.Seq, err)
 		}
 	}
@@ -266,7 +256,7 @@ func upsertIncidents(st *txStmts, id runtime.InstanceID, incidents []runtime.Inc
 			return fmt.Errorf("incident %s belongs to instance %s", inc.ID, inc.InstanceID)
 		}
 		res, err := st.exec(upsertIncidentSQL,
-			inc.ID, id, inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt), encodeOptTime(inc.ResolvedAt))
+			inc.ID, dbID(id), inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt), encodeOptTime(inc.ResolvedAt))
 		if err != nil {
 			return fmt.Errorf("upsert incident %s: %w", inc.ID, err)
 		}
@@ -279,19 +269,16 @@ func upsertIncidents(st *txStmts, id runtime.InstanceID, incidents []runtime.Inc
 	return nil
 }
 
-// instanceColumns selects an InstanceRow; scanInstance reads it.
-const instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-	created_at, updated_at, ended_at, revision`
-
-// scanInstance reads the instanceColumns of a row followed by extra destinations.
-func scanInstance(row interface{ Scan(...any) error }, extra ...any) (runtime.InstanceRow, error) {
+// scanInstance reads the instanceColumns of a row, after the leading
+// destinations lead.
+func scanInstance(row interface{ Scan(...any) error }, lead ...any) (runtime.InstanceRow, error) {
 	var (
 		in               runtime.InstanceRow
 		created, updated int64
 		ended            sql.NullInt64
 	)
-	dest := append([]any{&in.ID, &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
-		&in.ParentID, &in.ParentNodeID, &created, &updated, &ended, &in.Revision}, extra...)
+	dest := append(lead, idDest(&in.ID), &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
+		idDest(&in.ParentID), &in.ParentNodeID, &created, &updated, &ended, &in.Revision)
 	if err := row.Scan(dest...); err != nil {
 		return in, err
 	}
@@ -301,15 +288,25 @@ func scanInstance(row interface{ Scan(...any) error }, extra ...any) (runtime.In
 	return in, nil
 }
 
-// Instance returns an instance with its checkpoint. It returns a wrapped
+// Instance returns an instance with its whole state: the header and every
+// part, ordered by kind, then Ord (then key). For an instance whose state
+// is still a legacy checkpoint (see LegacyInstances), Header is that whole
+// format-1 checkpoint and there are no parts. It returns a wrapped
 // runtime.ErrNotFound if the instance does not exist.
 func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.StoredInstance, error) {
 	var si runtime.StoredInstance
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readWith(ctx, func(st *txStmts) error {
+		var seq, format int64
 		var err error
-		si.InstanceRow, err = scanInstance(tx.QueryRowContext(ctx,
-			`SELECT `+instanceColumns+`, checkpoint FROM instances WHERE id = ?`, id), &si.Checkpoint)
-		return notFound(err)
+		si.InstanceRow, err = scanInstance(st.queryRow(selectInstanceSQL, dbID(id)), &seq, &format, &si.Header)
+		if err != nil {
+			return notFound(err)
+		}
+		if format == formatCheckpoint {
+			return nil
+		}
+		si.Parts, err = allParts(st, seq)
+		return err
 	})
 	if err != nil {
 		return runtime.StoredInstance{}, fmt.Errorf("store: instance %s: %w", id, err)
@@ -317,69 +314,213 @@ func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.Stor
 	return si, nil
 }
 
-// ListInstances returns the instance rows matching f, newest first (by
-// creation time, then id), and the total number of matches regardless of
-// paging. Limit 0 means DefaultListLimit; larger than MaxListLimit is capped.
-func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
-	var (
-		where []string
-		args  []any
-	)
-	add := func(cond string, arg any) {
-		where = append(where, cond)
-		args = append(args, arg)
+// allParts reads every part of instance seq, by kind, then ord and key.
+func allParts(st *txStmts, seq int64) ([]runtime.Part, error) {
+	rs, err := st.query(selectAllPartsSQL, seq)
+	if err != nil {
+		return nil, err
 	}
-	if f.ProcessKey != "" {
-		add("process_key = ?", f.ProcessKey)
+	defer rs.Close()
+	var out []runtime.Part
+	for rs.Next() {
+		var p runtime.Part
+		if err := rs.Scan(&p.Kind, &p.Key, &p.Ord, &p.Data); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
-	if f.ProcessVersion != 0 {
-		add("process_version = ?", f.ProcessVersion)
+	if err := rs.Err(); err != nil {
+		return nil, err
 	}
-	if f.Status != "" {
-		add("status = ?", f.Status)
-	}
-	if f.BusinessKey != "" {
-		add("business_key = ?", f.BusinessKey)
-	}
-	if f.ParentID != "" {
-		add("parent_id = ?", f.ParentID)
-	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	limit := f.Limit
-	switch {
-	case limit <= 0:
-		limit = DefaultListLimit
-	case limit > MaxListLimit:
-		limit = MaxListLimit
-	}
-	offset := max(f.Offset, 0)
+	slices.SortFunc(out, func(a, b runtime.Part) int {
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.Ord, b.Ord), strings.Compare(a.Key, b.Key))
+	})
+	return out, nil
+}
 
-	var (
-		rows  []runtime.InstanceRow
-		total int
-	)
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM instances`+cond, args...).Scan(&total); err != nil {
+// InstanceRow returns the row of an instance without its state. It returns
+// a wrapped runtime.ErrNotFound if the instance does not exist.
+func (db *DB) InstanceRow(ctx context.Context, id runtime.InstanceID) (runtime.InstanceRow, error) {
+	var in runtime.InstanceRow
+	err := db.readWith(ctx, func(st *txStmts) error {
+		var err error
+		in, err = scanInstance(st.queryRow(selectInstanceRowSQL, dbID(id)))
+		return notFound(err)
+	})
+	if err != nil {
+		return runtime.InstanceRow{}, fmt.Errorf("store: instance row %s: %w", id, err)
+	}
+	return in, nil
+}
+
+// instanceSeq returns the surrogate key of instance id, or a
+// runtime.ErrNotFound.
+func instanceSeq(st *txStmts, id runtime.InstanceID) (int64, error) {
+	var seq int64
+	err := st.queryRow(selectSeqSQL, dbID(id)).Scan(&seq)
+	return seq, notFound(err)
+}
+
+// Parts returns at most limit parts (limit <= 0: all) of one kind of an
+// instance with Ord > afterOrd, by Ord (then key): keyset paging, each
+// page read straight from an index whatever the instance's size. It
+// returns a wrapped runtime.ErrNotFound for an unknown instance.
+func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, afterOrd int64, limit int) ([]runtime.Part, error) {
+	var out []runtime.Part
+	err := db.readWith(ctx, func(st *txStmts) error {
+		seq, err := instanceSeq(st, id)
+		if err != nil {
 			return err
 		}
+		kid, ok, err := st.lookupKind(kind)
+		if err != nil || !ok {
+			return err
+		}
+		rs, err := st.query(selectPartsSQL, seq, kid, afterOrd, noLimit(limit))
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			p := runtime.Part{Kind: kind}
+			if err := rs.Scan(&p.Key, &p.Ord, &p.Data); err != nil {
+				return err
+			}
+			out = append(out, p)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: %s parts of instance %s: %w", kind, id, err)
+	}
+	return out, nil
+}
+
+// PartCounts returns how many parts of each kind an instance has (kinds
+// without parts are absent). It returns a wrapped runtime.ErrNotFound for
+// an unknown instance.
+func (db *DB) PartCounts(ctx context.Context, id runtime.InstanceID) (map[string]int, error) {
+	out := map[string]int{}
+	err := db.readWith(ctx, func(st *txStmts) error {
+		seq, err := instanceSeq(st, id)
+		if err != nil {
+			return err
+		}
+		rs, err := st.query(partCountsSQL, seq)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var (
+				kind string
+				n    int
+			)
+			if err := rs.Scan(&kind, &n); err != nil {
+				return err
+			}
+			out[kind] = n
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: part counts of instance %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// LegacyInstances returns at most limit (limit <= 0: all) instances whose
+// state is still a format-1 checkpoint, oldest first. Those are exactly
+// the instances stored before migration 0005 and not yet rewritten by
+// ReplaceState, whatever their status.
+func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]runtime.LegacyInstance, error) {
+	var out []runtime.LegacyInstance
+	err := db.readWith(ctx, func(st *txStmts) error {
+		rs, err := st.query(legacySQL, noLimit(limit))
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var li runtime.LegacyInstance
+			row, err := scanInstance(scanAfter{rs, []any{&li.Checkpoint}})
+			if err != nil {
+				return err
+			}
+			li.InstanceRow = row
+			out = append(out, li)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: legacy instances: %w", err)
+	}
+	return out, nil
+}
+
+// scanAfter scans a row into the destinations scanInstance passes, then
+// into extra: for queries whose instanceColumns come first.
+type scanAfter struct {
+	row   interface{ Scan(...any) error }
+	extra []any
+}
+
+// Scan implements the row interface of scanInstance.
+func (s scanAfter) Scan(dest ...any) error { return s.row.Scan(append(dest, s.extra...)...) }
+
+// ReplaceState writes the whole state of an instance as header and parts,
+// replacing every part it had, without a step: the upgrade of a legacy
+// checkpoint, after which the instance is no longer legacy. The revision
+// stays: the state is the same, only its encoding changed. It returns a
+// wrapped runtime.ErrConflict if the instance's revision is no longer
+// revision and a wrapped runtime.ErrNotFound if it does not exist.
+func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision int64, header []byte, parts []runtime.Part) error {
+	if header == nil {
+		header = []byte{}
+	}
+	err := db.writeWith(ctx, func(st *txStmts) error {
+		var seq int64
+		err := st.queryRow(replaceStateSQL, header, dbID(id), revision).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			var rev, format int64
+			if err := st.queryRow(instanceStateSQL, dbID(id)).Scan(&rev, &format); err != nil {
+				return notFound(err)
+			}
+			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, runtime.ErrConflict)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := st.exec(deletePartsSQL, seq); err != nil {
+			return err
+		}
+		return writeParts(st, seq, parts)
+	})
+	if err != nil {
+		return fmt.Errorf("store: replace state of instance %s: %w", id, err)
+	}
+	return nil
+}
+
+// RunningInstances returns the rows of every running or failed instance,
+// oldest first (creation time, then the order the store received them),
+// for resuming after a restart.
+func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, error) {
+	var out []runtime.InstanceRow
+	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		rows, err = queryInstances(ctx, tx,
-			`SELECT `+instanceColumns+` FROM instances`+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-			append(args, limit, offset)...)
+		out, err = queryInstances(st, runningSQL)
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: list instances: %w", err)
+		return nil, fmt.Errorf("store: running instances: %w", err)
 	}
-	return rows, total, nil
+	return out, nil
 }
 
 // queryInstances runs an instanceColumns query and reads every row.
-func queryInstances(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]runtime.InstanceRow, error) {
-	rs, err := tx.QueryContext(ctx, query, args...)
+func queryInstances(st *txStmts, query string, args ...any) ([]runtime.InstanceRow, error) {
+	rs, err := st.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -395,78 +536,13 @@ func queryInstances(ctx context.Context, tx *sql.Tx, query string, args ...any) 
 	return out, rs.Err()
 }
 
-// RunningInstances returns every running or failed instance with its
-// checkpoint, oldest first, for resuming after a restart.
-func (db *DB) RunningInstances(ctx context.Context) ([]runtime.StoredInstance, error) {
-	var out []runtime.StoredInstance
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx,
-			`SELECT `+instanceColumns+`, checkpoint FROM instances
-			 WHERE status IN (?, ?) ORDER BY created_at, id`,
-			runtime.StatusRunning, runtime.StatusFailed)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var si runtime.StoredInstance
-			if si.InstanceRow, err = scanInstance(rs, &si.Checkpoint); err != nil {
-				return err
-			}
-			out = append(out, si)
-		}
-		return rs.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: running instances: %w", err)
-	}
-	return out, nil
-}
-
-// Scopes returns the open scope rows of an instance ordered by path. It
-// returns a wrapped runtime.ErrNotFound if the instance does not exist.
-func (db *DB) Scopes(ctx context.Context, id runtime.InstanceID) ([]runtime.ScopeRow, error) {
-	var out []runtime.ScopeRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx,
-			`SELECT id, parent_id, node_id, path, state FROM scopes WHERE instance_id = ? ORDER BY path, id`, id)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var sc runtime.ScopeRow
-			if err := rs.Scan(&sc.ID, &sc.ParentID, &sc.NodeID, &sc.Path, &sc.State); err != nil {
-				return err
-			}
-			out = append(out, sc)
-		}
-		if err := rs.Err(); err != nil {
-			return err
-		}
-		if len(out) == 0 {
-			return instanceExists(ctx, tx, id)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: scopes of instance %s: %w", id, err)
-	}
-	return out, nil
-}
-
 // History returns the facts of an instance with Seq > afterSeq in Seq order,
 // at most limit of them (0 means no limit). It returns a wrapped
 // runtime.ErrNotFound if the instance does not exist.
 func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: a negative LIMIT means none.
-	}
 	var out []runtime.FactRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx,
-			`SELECT seq, at, kind, node_id, scope_path, detail FROM facts
-			 WHERE instance_id = ? AND seq > ? ORDER BY seq LIMIT ?`, id, afterSeq, limit)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		rs, err := st.query(historySQL, dbID(id), afterSeq, noLimit(limit))
 		if err != nil {
 			return err
 		}
@@ -490,7 +566,7 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 			return err
 		}
 		if len(out) == 0 {
-			return instanceExists(ctx, tx, id)
+			return instanceExists(st, id)
 		}
 		return nil
 	})
@@ -503,24 +579,18 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 // Incidents lists the incidents of an instance, only the unresolved ones if
 // openOnly, oldest first. An empty id lists the open incidents of all
 // instances (openOnly is implied). For a non-empty id it returns a wrapped
-// runtime.ErrNotFound if the instance does not exist.
+// runtime.ErrNotFound if the instance does not exist. The instance's
+// incidents are read through incidents_instance, the open ones of all
+// instances through the partial index incidents_open.
 func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error) {
-	var (
-		where []string
-		args  []any
-	)
+	var args []any
 	if id != "" {
-		where = append(where, "instance_id = ?")
-		args = append(args, id)
+		args = append(args, dbID(id))
 	}
-	if openOnly || id == "" {
-		where = append(where, "resolved_at IS NULL")
-	}
-	query := `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
-		FROM incidents WHERE ` + strings.Join(where, " AND ") + ` ORDER BY created_at, id`
+	query := incidentsQuery(id != "", openOnly || id == "")
 	var out []runtime.IncidentRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx, query, args...)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		rs, err := st.query(query, args...)
 		if err != nil {
 			return err
 		}
@@ -531,7 +601,7 @@ func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly boo
 				created  int64
 				resolved sql.NullInt64
 			)
-			if err := rs.Scan(&inc.ID, &inc.InstanceID, &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message,
+			if err := rs.Scan(&inc.ID, idDest(&inc.InstanceID), &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message,
 				&created, &resolved); err != nil {
 				return err
 			}
@@ -543,7 +613,7 @@ func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly boo
 			return err
 		}
 		if len(out) == 0 && id != "" {
-			return instanceExists(ctx, tx, id)
+			return instanceExists(st, id)
 		}
 		return nil
 	})
@@ -553,8 +623,22 @@ func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly boo
 	return out, nil
 }
 
+// incidentsQuery is the query of Incidents: of one instance (argument:
+// its id) or of all, open ones only or all.
+func incidentsQuery(byInstance, openOnly bool) string {
+	var where []string
+	if byInstance {
+		where = append(where, "instance_id = ?")
+	}
+	if openOnly {
+		where = append(where, "resolved_at IS NULL")
+	}
+	return `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
+		FROM incidents` + whereClause(where) + ` ORDER BY created_at, id`
+}
+
 // instanceExists returns runtime.ErrNotFound unless the instance exists.
-func instanceExists(ctx context.Context, tx *sql.Tx, id runtime.InstanceID) error {
+func instanceExists(st *txStmts, id runtime.InstanceID) error {
 	var one int
-	return notFound(tx.QueryRowContext(ctx, `SELECT 1 FROM instances WHERE id = ?`, id).Scan(&one))
+	return notFound(st.queryRow(instanceExistsSQL, dbID(id)).Scan(&one))
 }

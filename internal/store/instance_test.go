@@ -1,32 +1,30 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// newStep builds the creating step of a running instance with two scopes,
-// three facts and a checkpoint of realistic size.
+// newStep builds the creating step of a running instance with a header of
+// realistic size, two scope parts, a track part and three facts.
 func newStep(id runtime.InstanceID, key string, version int) runtime.StepRecord {
 	return runtime.StepRecord{
 		Instance: runtime.InstanceRow{
 			ID: id, ProcessKey: key, ProcessVersion: version, Status: runtime.StatusRunning,
 			CreatedAt: t0, UpdatedAt: t0, Revision: 1,
 		},
-		Checkpoint: fmt.Appendf(make([]byte, 0, 1024), "%s-%01000d", id, 1),
-		Scopes: []runtime.ScopeRow{
-			{ID: "s0", NodeID: key, Path: "/", State: "active"},
-			{ID: "s1", ParentID: "s0", NodeID: "sub", Path: "/sub", State: "active"},
+		Header: fmt.Appendf(make([]byte, 0, 256), "%s-%0150d", id, 1),
+		Parts: []runtime.Part{
+			{Kind: "scope", Key: "s0", Ord: 0, Data: []byte(`{"path":"/"}`)},
+			{Kind: "scope", Key: "s1", Ord: 1, Data: []byte(`{"path":"/sub"}`)},
+			{Kind: "track", Key: "t1", Ord: 1, Data: []byte(`{"node":"task"}`)},
 		},
 		Facts: []runtime.FactRow{
 			{Seq: 1, At: t0, Kind: "instance_started", NodeID: "start", ScopePath: "/"},
@@ -36,7 +34,8 @@ func newStep(id runtime.InstanceID, key string, version int) runtime.StepRecord 
 	}
 }
 
-// nextStep builds the step after s: revision+1, a minute later, one more fact.
+// nextStep builds the step after s: revision+1, a minute later, one more
+// fact, a new header, scope s1 removed and track t1 replaced.
 func nextStep(s runtime.StepRecord, status string) runtime.StepRecord {
 	in := s.Instance
 	in.Status = status
@@ -49,8 +48,9 @@ func nextStep(s runtime.StepRecord, status string) runtime.StepRecord {
 	return runtime.StepRecord{
 		Instance:     in,
 		PrevRevision: s.Instance.Revision,
-		Checkpoint:   []byte(fmt.Sprintf("%s-rev%d", in.ID, in.Revision)),
-		Scopes:       []runtime.ScopeRow{{ID: "s0", NodeID: in.ProcessKey, Path: "/", State: "active"}},
+		Header:       []byte(fmt.Sprintf("%s-rev%d", in.ID, in.Revision)),
+		Parts:        []runtime.Part{{Kind: "track", Key: "t1", Ord: 1, Data: fmt.Appendf(nil, `{"rev":%d}`, in.Revision)}},
+		RemovedParts: []runtime.PartRef{{Kind: "scope", Key: "s1"}},
 		Facts:        []runtime.FactRow{{Seq: last + 1, At: in.UpdatedAt, Kind: "node_left", NodeID: "task", ScopePath: "/sub"}},
 	}
 }
@@ -87,9 +87,8 @@ func TestCommitSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertInstance(t, got.InstanceRow, s1.Instance)
-		scopes, err := db.Scopes(ctx, "i1")
-		if err != nil || !reflect.DeepEqual(scopes, s1.Scopes) {
-			t.Errorf("Scopes = %+v, %v; want %+v", scopes, err, s1.Scopes)
+		if string(got.Header) != string(s1.Header) || !reflect.DeepEqual(got.Parts, s1.Parts) {
+			t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, s1.Header, s1.Parts)
 		}
 
 		s2 := nextStep(s1, runtime.StatusCompleted)
@@ -99,15 +98,15 @@ func TestCommitSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertInstance(t, got.InstanceRow, s2.Instance)
-		if string(got.Checkpoint) != string(s2.Checkpoint) {
-			t.Errorf("checkpoint = %q, want %q", got.Checkpoint, s2.Checkpoint)
+		if string(got.Header) != string(s2.Header) {
+			t.Errorf("header = %q, want %q", got.Header, s2.Header)
 		}
 		if got.EndedAt.IsZero() || !got.EndedAt.Equal(s2.Instance.EndedAt) {
 			t.Errorf("EndedAt = %v, want %v", got.EndedAt, s2.Instance.EndedAt)
 		}
-		scopes, err = db.Scopes(ctx, "i1")
-		if err != nil || !reflect.DeepEqual(scopes, s2.Scopes) {
-			t.Errorf("Scopes after update = %+v, %v; want %+v", scopes, err, s2.Scopes)
+		wantParts := []runtime.Part{s1.Parts[0], s2.Parts[0]}
+		if !reflect.DeepEqual(got.Parts, wantParts) {
+			t.Errorf("parts after update = %+v, want %+v", got.Parts, wantParts)
 		}
 		facts, err := db.History(ctx, "i1", 0, 0)
 		if err != nil || len(facts) != 4 {
@@ -190,8 +189,14 @@ func TestCommitSteps(t *testing.T) {
 		if _, err := db.Instance(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
 			t.Errorf("Instance = %v", err)
 		}
-		if _, err := db.Scopes(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
-			t.Errorf("Scopes = %v", err)
+		if _, err := db.InstanceRow(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("InstanceRow = %v", err)
+		}
+		if _, err := db.Parts(ctx, "nope", "scope", 0, 0); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("Parts = %v", err)
+		}
+		if _, err := db.PartCounts(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("PartCounts = %v", err)
 		}
 		if _, err := db.History(ctx, "nope", 0, 0); !errors.Is(err, runtime.ErrNotFound) {
 			t.Errorf("History = %v", err)
@@ -444,133 +449,8 @@ func TestRunningInstances(t *testing.T) {
 	var ids []string
 	for _, si := range got {
 		ids = append(ids, string(si.ID))
-		if len(si.Checkpoint) == 0 {
-			t.Errorf("%s has no checkpoint", si.ID)
-		}
 	}
 	if want := []string{"i0", "i3", "i4"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("RunningInstances = %v, want %v", ids, want)
-	}
-}
-
-// scopeRowids maps the scope ids of an instance to their SQLite rowids; a
-// row deleted and inserted again gets a new rowid.
-func scopeRowids(tb testing.TB, db *DB, id runtime.InstanceID) map[string]int64 {
-	tb.Helper()
-	rs, err := db.read.Query(`SELECT id, rowid FROM scopes WHERE instance_id = ?`, id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rs.Close()
-	out := map[string]int64{}
-	for rs.Next() {
-		var (
-			sid   string
-			rowid int64
-		)
-		if err := rs.Scan(&sid, &rowid); err != nil {
-			tb.Fatal(err)
-		}
-		out[sid] = rowid
-	}
-	if err := rs.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
-
-func TestCommitStepsScopeDifference(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := MustOpen(t)
-
-	// An instance with a root and 100 open iteration scopes.
-	const n = 100
-	s1 := newStep("i1", "order", 1)
-	s1.Scopes = []runtime.ScopeRow{{ID: "root", NodeID: "order", Path: "/", State: "active"}}
-	for i := range n {
-		s1.Scopes = append(s1.Scopes, runtime.ScopeRow{
-			ID: fmt.Sprintf("it%03d", i), ParentID: "root", NodeID: "body",
-			Path: fmt.Sprintf("/body#%03d", i), State: "waiting",
-		})
-	}
-	// Another instance with the same scope ids, which no step of i1 may touch.
-	o1 := newStep("other", "order", 1)
-	o1.Scopes = append([]runtime.ScopeRow(nil), s1.Scopes...)
-	mustCommit(t, db, s1, o1)
-	before := scopeRowids(t, db, "i1")
-	otherBefore := scopeRowids(t, db, "other")
-
-	// The next step changes the state of it005, moves it006 (every column
-	// but the id), closes it000 and it099, and opens one new scope.
-	s2 := nextStep(s1, runtime.StatusRunning)
-	s2.Scopes = nil
-	for _, sc := range s1.Scopes {
-		switch sc.ID {
-		case "it000", "it099":
-			continue
-		case "it005":
-			sc.State = "completing"
-		case "it006":
-			sc.ParentID, sc.NodeID, sc.Path, sc.State = "it005", "inner", "/body#005/inner", "active"
-		}
-		s2.Scopes = append(s2.Scopes, sc)
-	}
-	s2.Scopes = append(s2.Scopes, runtime.ScopeRow{ID: "new", ParentID: "root", NodeID: "after", Path: "/after", State: "active"})
-	mustCommit(t, db, s2)
-
-	got, err := db.Scopes(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := slices.Clone(s2.Scopes)
-	slices.SortFunc(want, func(a, b runtime.ScopeRow) int {
-		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.ID, b.ID))
-	})
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Scopes after the step:\n got %+v\nwant %+v", got, want)
-	}
-	after := scopeRowids(t, db, "i1")
-	for _, closed := range []string{"it000", "it099"} {
-		if _, ok := after[closed]; ok {
-			t.Errorf("closed scope %s is still stored", closed)
-		}
-	}
-	// Unchanged and updated rows keep their rowid: they were not deleted and
-	// inserted again.
-	for sid, rowid := range after {
-		if sid == "new" {
-			continue
-		}
-		if before[sid] != rowid {
-			t.Errorf("scope %s was rewritten: rowid %d, was %d", sid, rowid, before[sid])
-		}
-	}
-	if len(after) != n {
-		t.Errorf("%d scopes stored, want %d", len(after), n)
-	}
-	if otherAfter := scopeRowids(t, db, "other"); !reflect.DeepEqual(otherAfter, otherBefore) {
-		t.Errorf("scopes of the other instance changed")
-	}
-	if got, err := db.Scopes(ctx, "other"); err != nil || !reflect.DeepEqual(got, o1.Scopes) {
-		t.Errorf("Scopes of the other instance = %+v, %v", got, err)
-	}
-
-	// A step without scopes removes them all.
-	s3 := nextStep(s2, runtime.StatusCompleted)
-	s3.Scopes = nil
-	mustCommit(t, db, s3)
-	if left := scopeRowids(t, db, "i1"); len(left) != 0 {
-		t.Errorf("%d scopes left after the step without scopes", len(left))
-	}
-
-	// A scope id twice in one step fails the batch and writes nothing.
-	d := nextStep(o1, runtime.StatusRunning)
-	d.Scopes = []runtime.ScopeRow{{ID: "root", Path: "/"}, {ID: "root", Path: "/again"}}
-	if err := db.CommitSteps(ctx, []runtime.StepRecord{d}); err == nil {
-		t.Fatal("a step with a scope id twice committed")
-	}
-	if otherAfter := scopeRowids(t, db, "other"); !reflect.DeepEqual(otherAfter, otherBefore) {
-		t.Errorf("the failed step changed the scopes of its instance")
 	}
 }

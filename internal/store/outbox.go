@@ -35,7 +35,7 @@ func insertOutbox(st *txStmts, in *runtime.InstanceRow, rows []runtime.OutboxRow
 		if o.CreatedAt.IsZero() {
 			o.CreatedAt = in.UpdatedAt
 		}
-		res, err := st.exec(insertOutboxSQL, o.InstanceID, o.Kind, string(o.Payload), encodeTime(o.CreatedAt))
+		res, err := st.exec(insertOutboxSQL, dbID(o.InstanceID), o.Kind, string(o.Payload), encodeTime(o.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("insert outbox %s row: %w", o.Kind, err)
 		}
@@ -53,8 +53,8 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 		limit = MaxListLimit
 	}
 	var out []runtime.OutboxRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx, selectOutboxSQL, limit)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		rs, err := st.query(selectOutboxSQL, limit)
 		if err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 				payload string
 				created int64
 			)
-			if err := rs.Scan(&o.ID, &o.InstanceID, &o.Kind, &payload, &created); err != nil {
+			if err := rs.Scan(&o.ID, idDest(&o.InstanceID), &o.Kind, &payload, &created); err != nil {
 				return err
 			}
 			o.Payload = json.RawMessage(payload)
@@ -83,8 +83,8 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 // UpdateOutbox replaces the payload of an outbox row. It returns a wrapped
 // runtime.ErrNotFound if the row is gone.
 func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessage) error {
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, updateOutboxSQL, string(payload), id)
+	err := db.writeWith(ctx, func(st *txStmts) error {
+		res, err := st.exec(updateOutboxSQL, string(payload), id)
 		if err != nil {
 			return err
 		}

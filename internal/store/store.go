@@ -47,6 +47,10 @@ type DB struct {
 	write *sql.DB
 	// read is the query_only read pool.
 	read *sql.DB
+	// wstmts and rstmts are the statements prepared once per pool.
+	wstmts, rstmts *stmtCache
+	// kinds maps fact and part kind names to their ids.
+	kinds *kindCache
 }
 
 var _ runtime.Store = (*DB)(nil)
@@ -68,7 +72,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 	}
 
-	db := &DB{path: path}
+	db := &DB{path: path, kinds: &kindCache{ids: map[string]int64{}}}
 	// The writer is opened (and migrated) first: it switches the file to WAL,
 	// which is persistent, before any query_only reader connects.
 	db.write, err = sql.Open(driverName, dsn(path, sync, false))
@@ -99,12 +103,26 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	db.wstmts, db.rstmts = newStmtCache(db.write), newStmtCache(db.read)
+	if err := db.wstmts.prepare(ctx, writeQueries...); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := db.rstmts.prepare(ctx, readQueries...); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	return db, nil
 }
 
 // Close closes both pools. It is safe to call once.
 func (db *DB) Close() error {
 	var errs []error
+	for _, c := range []*stmtCache{db.rstmts, db.wstmts} {
+		if c != nil {
+			errs = append(errs, c.close())
+		}
+	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -279,8 +280,8 @@ func TestRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertInstance(t, got.InstanceRow, step.Instance)
-	if string(got.Checkpoint) != string(step.Checkpoint) {
-		t.Errorf("checkpoint = %q, want %q", got.Checkpoint, step.Checkpoint)
+	if string(got.Header) != string(step.Header) || !reflect.DeepEqual(got.Parts, step.Parts) {
+		t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, step.Header, step.Parts)
 	}
 	running, err := db.RunningInstances(ctx)
 	if err != nil || len(running) != 1 {

@@ -19,7 +19,9 @@ const waitColumns = `id, instance_id, kind, node_id, scope_id, track_id, process
 	created_at, lock_owner, lock_expires_at`
 
 // The queries of the wait methods. They are constants so that a test can
-// check each one against the indexes of 0002_waits with EXPLAIN QUERY PLAN.
+// check each one against the indexes of 0005_parts with EXPLAIN QUERY PLAN,
+// and each is prepared once per pool (writeQueries, readQueries). A kind
+// condition is spelled exactly as in the partial index it uses.
 const (
 	// insertWaitSQL inserts a wait; the lock columns start NULL.
 	insertWaitSQL = `INSERT INTO waits (id, instance_id, kind, node_id, scope_id, track_id, process_key,
@@ -93,6 +95,15 @@ const (
 		WHERE kind = 'signal' AND name = ? AND instance_id <> ''
 		GROUP BY instance_id ORDER BY MIN(created_at), instance_id`
 
+	// waitSQL reads one wait. Argument: id.
+	waitSQL = `SELECT ` + waitColumns + ` FROM waits WHERE id = ?`
+	// waitExistsSQL and jobExistsSQL test an id. Argument: id.
+	waitExistsSQL = `SELECT 1 FROM waits WHERE id = ?`
+	jobExistsSQL  = `SELECT 1 FROM waits WHERE id = ? AND kind = 'job'`
+	// instanceWaitsSQL lists the waits of an instance, oldest first.
+	// Argument: instance id.
+	instanceWaitsSQL = `SELECT ` + waitColumns + ` FROM waits WHERE instance_id = ? ORDER BY created_at, id`
+
 	// startTimersSQL lists the start timers of a process key. Argument: key.
 	// Start timers are the rows without an instance, which the instance
 	// index finds.
@@ -107,7 +118,7 @@ const (
 // every wait it still has.
 func applyWaits(st *txStmts, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
 	for _, id := range removed {
-		if _, err := st.exec(deleteWaitSQL, id); err != nil {
+		if _, err := st.exec(deleteWaitSQL, dbID(id)); err != nil {
 			return fmt.Errorf("delete wait %s: %w", id, err)
 		}
 	}
@@ -124,7 +135,7 @@ func applyWaits(st *txStmts, in *runtime.InstanceRow, waits []runtime.WaitRow, r
 		}
 	}
 	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
-		if _, err := st.exec(deleteInstanceWaitsSQL, in.ID); err != nil {
+		if _, err := st.exec(deleteInstanceWaitsSQL, dbID(in.ID)); err != nil {
 			return fmt.Errorf("delete waits of ended instance: %w", err)
 		}
 	}
@@ -147,7 +158,7 @@ func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.Wait
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
 	res, err := st.exec(query,
-		w.ID, id, w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
+		dbID(w.ID), dbID(id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
 		w.CorrelationKey, encodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
 		encodeTime(w.CreatedAt))
 	if err != nil {
@@ -192,7 +203,7 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 		lockOwner         sql.NullString
 		errUsers, errGrps error
 	)
-	if err := row.Scan(&w.ID, &w.InstanceID, &w.Kind, &w.NodeID, &w.ScopeID, &w.TrackID, &w.ProcessKey,
+	if err := row.Scan(idDest(&w.ID), idDest(&w.InstanceID), &w.Kind, &w.NodeID, &w.ScopeID, &w.TrackID, &w.ProcessKey,
 		&w.ProcessVersion, &w.Name, &w.CorrelationKey, &due, &w.Retries, &w.ErrorMessage, &w.Assignee,
 		&users, &groups, &created, &lockOwner, &lockExpires); err != nil {
 		return w, err
@@ -210,10 +221,8 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 }
 
 // queryWaits runs a waitColumns query and reads every row.
-func queryWaits(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]runtime.WaitRow, error) {
-	rs, err := q.QueryContext(ctx, query, args...)
+func queryWaits(st *txStmts, query string, args ...any) ([]runtime.WaitRow, error) {
+	rs, err := st.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -249,9 +258,9 @@ func noLimit(limit int) int {
 // if there is none.
 func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
 	var w runtime.WaitRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		w, err = scanWait(tx.QueryRowContext(ctx, `SELECT `+waitColumns+` FROM waits WHERE id = ?`, id))
+		w, err = scanWait(st.queryRow(waitSQL, dbID(id)))
 		return notFound(err)
 	})
 	if err != nil {
@@ -272,10 +281,10 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType, worker string, max int,
 		return nil, nil
 	}
 	var out []runtime.WaitRow
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := db.writeWith(ctx, func(st *txStmts) error {
 		var err error
 		n := encodeTime(now)
-		out, err = queryWaits(ctx, tx, activateJobsSQL, worker, encodeTime(lockUntil), jobType, n, n, max)
+		out, err = queryWaits(st, activateJobsSQL, worker, encodeTime(lockUntil), jobType, n, n, max)
 		return err
 	})
 	if err != nil {
@@ -298,8 +307,8 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType, worker string, max int,
 // or out of retries).
 func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
 	var next sql.NullInt64
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, nextJobSQL, jobType, encodeTime(now)).Scan(&next)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		return st.queryRow(nextJobSQL, jobType, encodeTime(now)).Scan(&next)
 	})
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next job of type %q: %w", jobType, err)
@@ -312,8 +321,8 @@ func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Tim
 // runtime.ErrNotFound if there is no job with that key and a wrapped
 // runtime.ErrConflict if the job is not locked or its lock has expired.
 func (db *DB) ExtendJobLock(ctx context.Context, key string, now, until time.Time) error {
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, extendLockSQL, encodeTime(until), key, encodeTime(now))
+	err := db.writeWith(ctx, func(st *txStmts) error {
+		res, err := st.exec(extendLockSQL, encodeTime(until), dbID(key), encodeTime(now))
 		if err != nil {
 			return err
 		}
@@ -323,7 +332,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, now, until time.Tim
 			return nil
 		}
 		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM waits WHERE id = ? AND kind = 'job'`, key).Scan(&one); err != nil {
+		if err := st.queryRow(jobExistsSQL, dbID(key)).Scan(&one); err != nil {
 			return notFound(err)
 		}
 		return fmt.Errorf("job is not locked or its lock has expired: %w", runtime.ErrConflict)
@@ -352,7 +361,7 @@ func tasksQuery(f runtime.TaskFilter) (string, []any) {
 	}
 	if f.InstanceID != "" {
 		where = append(where, "instance_id = ?")
-		args = append(args, f.InstanceID)
+		args = append(args, dbID(f.InstanceID))
 	}
 	return " WHERE " + strings.Join(where, " AND "), args
 }
@@ -376,14 +385,19 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 		rows  []runtime.WaitRow
 		total int
 	)
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM waits`+cond, args...).Scan(&total); err != nil {
+	countQuery := `SELECT COUNT(*) FROM waits` + cond
+	pageQuery := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY created_at, id LIMIT ? OFFSET ?`
+	for _, q := range []string{countQuery, pageQuery} {
+		if err := db.rstmts.warm(ctx, q); err != nil {
+			return nil, 0, fmt.Errorf("store: tasks: %w", err)
+		}
+	}
+	err := db.readWith(ctx, func(st *txStmts) error {
+		if err := st.queryRow(countQuery, args...).Scan(&total); err != nil {
 			return err
 		}
 		var err error
-		rows, err = queryWaits(ctx, tx,
-			`SELECT `+waitColumns+` FROM waits`+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`,
-			append(args, limit, offset)...)
+		rows, err = queryWaits(st, pageQuery, append(args, limit, offset)...)
 		return err
 	})
 	if err != nil {
@@ -396,9 +410,9 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 // after now), earliest first, at most limit of them (limit <= 0: all).
 func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
 	var out []runtime.WaitRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		out, err = queryWaits(ctx, tx, dueTimersSQL, encodeTime(now), noLimit(limit))
+		out, err = queryWaits(st, dueTimersSQL, encodeTime(now), noLimit(limit))
 		return err
 	})
 	if err != nil {
@@ -411,8 +425,8 @@ func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtim
 // is false when there is none.
 func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 	var next sql.NullInt64
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return ignoreNoRows(tx.QueryRowContext(ctx, nextTimerSQL).Scan(&next))
+	err := db.readWith(ctx, func(st *txStmts) error {
+		return ignoreNoRows(st.queryRow(nextTimerSQL).Scan(&next))
 	})
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next timer: %w", err)
@@ -425,9 +439,9 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 // first, at most limit of them (limit <= 0: all).
 func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]runtime.WaitRow, error) {
 	var out []runtime.WaitRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		out, err = queryWaits(ctx, tx, messageSubscriptionsSQL, name, correlationKey, noLimit(limit))
+		out, err = queryWaits(st, messageSubscriptionsSQL, name, correlationKey, noLimit(limit))
 		return err
 	})
 	if err != nil {
@@ -441,15 +455,15 @@ func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey str
 // first.
 func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.InstanceID, error) {
 	var out []runtime.InstanceID
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx, signalSubscriptionsSQL, name)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		rs, err := st.query(signalSubscriptionsSQL, name)
 		if err != nil {
 			return err
 		}
 		defer rs.Close()
 		for rs.Next() {
 			var id runtime.InstanceID
-			if err := rs.Scan(&id); err != nil {
+			if err := rs.Scan(idDest(&id)); err != nil {
 				return err
 			}
 			out = append(out, id)
@@ -466,9 +480,9 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 // first.
 func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.WaitRow, error) {
 	var out []runtime.WaitRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		out, err = queryWaits(ctx, tx, startTimersSQL, processKey)
+		out, err = queryWaits(st, startTimersSQL, processKey)
 		return err
 	})
 	if err != nil {
@@ -482,10 +496,8 @@ func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.Wai
 // or ProcessKey is filled in, any other kind or key is refused. An id already
 // used by another wait fails the whole call and changes nothing.
 func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []runtime.WaitRow) error {
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		st := newTxStmts(ctx, tx)
-		defer st.close()
-		if _, err := tx.ExecContext(ctx,
+	err := db.writeWith(ctx, func(st *txStmts) error {
+		if _, err := st.exec(
 			`DELETE FROM waits WHERE instance_id = '' AND kind = 'start-timer' AND process_key = ?`, processKey); err != nil {
 			return err
 		}
@@ -501,7 +513,7 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 					w.ID, w.Kind, w.ProcessKey, w.InstanceID, processKey)
 			}
 			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM waits WHERE id = ?`, w.ID).Scan(&one)
+			err := st.queryRow(waitExistsSQL, dbID(w.ID)).Scan(&one)
 			if err == nil {
 				return fmt.Errorf("wait %s exists: %w", w.ID, runtime.ErrConflict)
 			} else if !errors.Is(err, sql.ErrNoRows) {
@@ -524,11 +536,11 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 // instance.
 func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error) {
 	var out []runtime.WaitRow
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		out, err = queryWaits(ctx, tx, `SELECT `+waitColumns+` FROM waits WHERE instance_id = ? ORDER BY created_at, id`, id)
+		out, err = queryWaits(st, instanceWaitsSQL, dbID(id))
 		if err == nil && len(out) == 0 {
-			return instanceExists(ctx, tx, id)
+			return instanceExists(st, id)
 		}
 		return err
 	})

@@ -758,18 +758,20 @@ func TestWaitQueryPlans(t *testing.T) {
 		index     string // the index the plan must use; "a|b" accepts either
 		allowSort bool
 	}{
-		{name: "activate", query: activateJobsSQL, index: "waits_kind_name (kind=? AND name=?)"},
-		{name: "next job", query: nextJobSQL, index: "waits_kind_name (kind=? AND name=?)|waits_message (kind=? AND name=?)"},
-		{name: "extend lock", query: extendLockSQL, index: "sqlite_autoindex_waits_1 (id=?)"},
+		{name: "activate", query: activateJobsSQL, index: "waits_jobs (name=?)"},
+		{name: "next job", query: nextJobSQL, index: "waits_jobs (name=?)"},
+		{name: "extend lock", query: extendLockSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "due timers", query: dueTimersSQL, index: "waits_timers_due (due_at<?)"},
 		{name: "next timer", query: nextTimerSQL, index: "waits_timers_due"},
-		{name: "messages", query: messageSubscriptionsSQL, index: "waits_message (kind=? AND name=? AND correlation_key=?)"},
-		{name: "signals", query: signalSubscriptionsSQL, index: "waits_kind_name (kind=? AND name=?)|waits_message (kind=? AND name=?)", allowSort: true},
+		{name: "messages", query: messageSubscriptionsSQL, index: "waits_messages (name=? AND correlation_key=?)"},
+		{name: "signals", query: signalSubscriptionsSQL, index: "waits_signals (name=?)", allowSort: true},
 		{name: "start timers", query: startTimersSQL, index: "waits_instance (instance_id=? AND kind=?)", allowSort: true},
-		{name: "tasks", query: task(runtime.TaskFilter{}), index: "waits_kind_created (kind=?)"},
-		{name: "tasks of assignee", query: task(runtime.TaskFilter{Assignee: "a"}), index: "waits_kind_assignee (kind=? AND assignee=?)"},
-		{name: "tasks of candidate", query: task(runtime.TaskFilter{CandidateUser: "a", CandidateGroup: "g"}), index: "waits_kind_created (kind=?)"},
+		{name: "tasks", query: task(runtime.TaskFilter{}), index: "USING INDEX waits_tasks"},
+		{name: "tasks of assignee", query: task(runtime.TaskFilter{Assignee: "a"}), index: "waits_task_assignee (assignee=?)"},
+		{name: "tasks of candidate", query: task(runtime.TaskFilter{CandidateUser: "a", CandidateGroup: "g"}), index: "USING INDEX waits_tasks"},
 		{name: "tasks of instance", query: task(runtime.TaskFilter{InstanceID: "i"}), index: "waits_instance (instance_id=? AND kind=?)"},
+		{name: "wait", query: waitSQL, index: "PRIMARY KEY (id=?)"},
+		{name: "instance waits", query: instanceWaitsSQL, index: "waits_instance (instance_id=?)", allowSort: true},
 		{name: "instance end", query: `DELETE FROM waits WHERE instance_id = ?`, index: "waits_instance (instance_id=?)"},
 	}
 	for _, tt := range tests {

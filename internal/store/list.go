@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// Page sizes and counting of ListInstances.
+const (
+	// DefaultListLimit is the page size when InstanceFilter.Limit is 0.
+	DefaultListLimit = 50
+	// MaxListLimit caps InstanceFilter.Limit.
+	MaxListLimit = 500
+	// MaxListTotal caps the total ListInstances counts: a count reads every
+	// match, so it stops at MaxListTotal+1, which means "more than
+	// MaxListTotal".
+	MaxListTotal = 10000
+)
+
+// instanceStatuses is the closed set of statuses (the CHECK of
+// instances.status). A list without a status filter reads one index range
+// per status and merges them, so every range is already in list order.
+var instanceStatuses = []string{runtime.StatusRunning, runtime.StatusCompleted, runtime.StatusTerminated, runtime.StatusFailed}
+
+// listOrder is the order of instance lists, newest first; seq (the
+// rowid every index ends with) breaks ties.
+const listOrder = ` ORDER BY created_at DESC, seq DESC`
+
+// listQuery is the SQL of one ListInstances call.
+type listQuery struct {
+	// page selects the page; its arguments are pageArgs.
+	page     string
+	pageArgs []any
+	// count counts the matches up to MaxListTotal+1.
+	count     string
+	countArgs []any
+}
+
+// buildList builds the queries of f for a page of limit rows after offset
+// rows, after the row at (afterAt, afterSeq) if hasAfter.
+//
+// Each filter reads one index whose equality prefix it fills and whose
+// next column is created_at, so the page comes out of the index in order
+// and costs limit+offset entries, never the number of matches:
+//
+//	parentId          instances_parent (parent_id, created_at)
+//	businessKey       instances_business_key (business_key, created_at)
+//	processKey+version instances_process_version (key, version, status, created_at)
+//	processKey        instances_process (key, status, created_at)
+//	otherwise         instances_status (status, created_at)
+//
+// The last three have status before created_at; without a status filter
+// the page merges one range per status (each at most limit+offset rows).
+// The other filters of f apply to the rows the index yields (a rare
+// businessKey or parent has few rows; a version without a key is a scan).
+func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
+	var (
+		index     string
+		byStatus  bool // the index has status right before created_at
+		where     []string
+		whereArgs []any
+	)
+	add := func(cond string, args ...any) {
+		where = append(where, cond)
+		whereArgs = append(whereArgs, args...)
+	}
+	switch {
+	case f.ParentID != "":
+		index = "instances_parent"
+		add("parent_id = ? AND parent_id <> ''", dbID(f.ParentID))
+	case f.BusinessKey != "":
+		index = "instances_business_key"
+		add("business_key = ? AND business_key <> ''", f.BusinessKey)
+	case f.ProcessKey != "" && f.ProcessVersion != 0:
+		index, byStatus = "instances_process_version", true
+	case f.ProcessKey != "":
+		index, byStatus = "instances_process", true
+	default:
+		index, byStatus = "instances_status", true
+	}
+	if f.ProcessKey != "" {
+		add("process_key = ?", f.ProcessKey)
+	}
+	if f.ProcessVersion != 0 {
+		add("process_version = ?", f.ProcessVersion)
+	}
+	if f.BusinessKey != "" && index != "instances_business_key" {
+		add("business_key = ?", f.BusinessKey)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+
+	var q listQuery
+	// The count ignores paging; an unfiltered count is left to the planner.
+	countFrom := ` FROM instances INDEXED BY ` + index
+	if len(where) == 0 {
+		countFrom = ` FROM instances`
+	}
+	q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(where) + ` LIMIT ?)`
+	q.countArgs = append(append([]any{}, whereArgs...), MaxListTotal+1)
+
+	if hasAfter {
+		add("created_at <= ? AND (created_at < ? OR seq < ?)", afterAt, afterAt, afterSeq)
+	}
+	from := ` FROM instances INDEXED BY ` + index
+	if !byStatus || f.Status != "" {
+		q.page = `SELECT ` + instanceColumns + from + whereClause(where) + listOrder + ` LIMIT ? OFFSET ?`
+		q.pageArgs = append(whereArgs, limit, offset)
+		return q
+	}
+	arms := make([]string, len(instanceStatuses))
+	for i, s := range instanceStatuses {
+		// s is one of the constant statuses, never input.
+		arms[i] = `SELECT * FROM (SELECT seq, ` + instanceColumns + from +
+			whereClause(append(where[:len(where):len(where)], "status = '"+s+"'")) + listOrder + ` LIMIT ?)`
+		q.pageArgs = append(q.pageArgs, whereArgs...)
+		q.pageArgs = append(q.pageArgs, limit+offset)
+	}
+	q.page = `SELECT ` + instanceColumns + ` FROM (` + strings.Join(arms, ` UNION ALL `) + `)` + listOrder + ` LIMIT ? OFFSET ?`
+	q.pageArgs = append(q.pageArgs, limit, offset)
+	return q
+}
+
+// whereClause joins conditions with AND.
+func whereClause(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
+}
+
+// cursorSQL finds the list position of an instance (ListInstances' After).
+const cursorSQL = `SELECT created_at, seq FROM instances WHERE id = ?`
+
+// ListInstances returns the instance rows matching f, newest first (by
+// creation time; instances created at the same instant in the reverse of
+// the order the store received them), and the number of matches regardless
+// of paging, counted up to MaxListTotal: a total of MaxListTotal+1 means
+// "more than MaxListTotal". Limit 0 means DefaultListLimit; larger than
+// MaxListLimit is capped.
+//
+// f.After (the ID of the last row of the previous page) makes it a keyset
+// page: the rows after that instance in the list's order; Offset then
+// skips rows after it. A page costs what it returns plus Offset, never the
+// number of matches (see buildList for the index of each filter). It
+// returns a wrapped runtime.ErrNotFound if f.After names no instance.
+func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
+	limit := f.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultListLimit
+	case limit > MaxListLimit:
+		limit = MaxListLimit
+	}
+	offset := max(f.Offset, 0)
+	// The statements' text depends on the filter's shape, not its values:
+	// prepare them (once per shape) before the transaction takes a reader.
+	shape := buildList(f, limit, offset, f.After != "", 0, 0)
+	for _, query := range []string{shape.count, shape.page} {
+		if err := db.rstmts.warm(ctx, query); err != nil {
+			return nil, 0, fmt.Errorf("store: list instances: %w", err)
+		}
+	}
+	var (
+		rows  []runtime.InstanceRow
+		total int
+	)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		var afterAt, afterSeq int64
+		if f.After != "" {
+			if err := st.queryRow(cursorSQL, dbID(f.After)).Scan(&afterAt, &afterSeq); err != nil {
+				return fmt.Errorf("cursor %s: %w", f.After, notFound(err))
+			}
+		}
+		q := buildList(f, limit, offset, f.After != "", afterAt, afterSeq)
+		if err := st.queryRow(q.count, q.countArgs...).Scan(&total); err != nil {
+			return err
+		}
+		var err error
+		rows, err = queryInstances(st, q.page, q.pageArgs...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list instances: %w", err)
+	}
+	return rows, total, nil
+}

@@ -1,0 +1,398 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/migrations"
+)
+
+// part is a part fixture; empty data reads back as nil.
+func part(kind, key string, ord int64, data string) runtime.Part {
+	p := runtime.Part{Kind: kind, Key: key, Ord: ord}
+	if data != "" {
+		p.Data = []byte(data)
+	}
+	return p
+}
+
+func TestStepParts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+
+	s1 := newStep("i1", "order", 1)
+	s1.Parts = []runtime.Part{
+		part("track", "t2", 2, "track 2"),
+		part("scope", "root", 0, "root scope"),
+		part("track", "t1", 1, "track 1"),
+		part("wait", "w1", 1, "wait 1"),
+		part("scope", "sub", 1, "sub scope"),
+	}
+	// Another instance with the same part keys, which no step of i1 touches.
+	o1 := newStep("other", "order", 1)
+	o1.Parts = append([]runtime.Part(nil), s1.Parts...)
+	mustCommit(t, db, s1, o1)
+
+	// One step inserts, replaces and deletes; a part both removed and
+	// written ends up stored.
+	s2 := nextStep(s1, runtime.StatusRunning)
+	s2.Parts = []runtime.Part{
+		part("track", "t1", 1, "track 1 moved"),
+		part("track", "t3", 3, "track 3"),
+		part("wait", "w1", 1, "wait 1 again"),
+		part("incident", "inc1", 1, ""),
+	}
+	s2.RemovedParts = []runtime.PartRef{{Kind: "track", Key: "t2"}, {Kind: "scope", Key: "sub"}, {Kind: "wait", Key: "w1"},
+		{Kind: "scope", Key: "never-there"}, {Kind: "unknown-kind", Key: "x"}}
+	mustCommit(t, db, s2)
+
+	got, err := db.Instance(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []runtime.Part{ // by kind, then ord
+		part("incident", "inc1", 1, ""),
+		part("scope", "root", 0, "root scope"),
+		part("track", "t1", 1, "track 1 moved"),
+		part("track", "t3", 3, "track 3"),
+		part("wait", "w1", 1, "wait 1 again"),
+	}
+	if !reflect.DeepEqual(got.Parts, want) {
+		t.Errorf("parts after the step:\n got %+v\nwant %+v", got.Parts, want)
+	}
+	other, err := db.Instance(ctx, "other")
+	if err != nil || len(other.Parts) != len(o1.Parts) {
+		t.Errorf("parts of the other instance = %+v, %v", other.Parts, err)
+	}
+	counts, err := db.PartCounts(ctx, "i1")
+	if wantCounts := map[string]int{"incident": 1, "scope": 1, "track": 2, "wait": 1}; err != nil || !reflect.DeepEqual(counts, wantCounts) {
+		t.Errorf("PartCounts = %v, %v; want %v", counts, err, wantCounts)
+	}
+	row, err := db.InstanceRow(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertInstance(t, row, s2.Instance)
+}
+
+func TestPartsPaging(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	s := newStep("i1", "order", 1)
+	s.Parts = nil
+	for i := range 25 {
+		// Written out of order; ord, not key or write order, orders a page.
+		ord := int64((i*7)%25 + 1)
+		s.Parts = append(s.Parts, part("items", fmt.Sprintf("k%02d", 25-ord), ord, fmt.Sprint(ord)))
+	}
+	s.Parts = append(s.Parts, part("result", "r1", 1, "x"))
+	mustCommit(t, db, s)
+
+	tests := []struct {
+		name     string
+		kind     string
+		afterOrd int64
+		limit    int
+		want     []int64
+	}{
+		{name: "first page", kind: "items", limit: 3, want: []int64{1, 2, 3}},
+		{name: "next page", kind: "items", afterOrd: 3, limit: 3, want: []int64{4, 5, 6}},
+		{name: "last page", kind: "items", afterOrd: 23, limit: 3, want: []int64{24, 25}},
+		{name: "past the end", kind: "items", afterOrd: 25, limit: 3},
+		{name: "no limit", kind: "items", afterOrd: 20, want: []int64{21, 22, 23, 24, 25}},
+		{name: "other kind", kind: "result", want: []int64{1}},
+		{name: "kind never used", kind: "nothing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			parts, err := db.Parts(ctx, "i1", tt.kind, tt.afterOrd, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, p := range parts {
+				if p.Kind != tt.kind || (tt.kind == "items" && string(p.Data) != fmt.Sprint(p.Ord)) {
+					t.Errorf("part %+v", p)
+				}
+				got = append(got, p.Ord)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ords = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPartsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	s1 := newStep("i1", "order", 1)
+	mustCommit(t, db, s1)
+	before, err := db.Instance(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := nextStep(s1, runtime.StatusRunning)
+	good.Parts = append(good.Parts, part("wait", "w9", 9, "new"))
+	fresh := newStep("i2", "order", 1)
+	stale := nextStep(s1, runtime.StatusRunning) // the same revision again
+	stale.Instance.ID = "i1"
+	// good and stale are both steps of i1 from revision 1: the second fails.
+	err = db.CommitSteps(ctx, []runtime.StepRecord{fresh, good, stale})
+	if !errors.Is(err, runtime.ErrConflict) {
+		t.Fatalf("CommitSteps = %v, want ErrConflict", err)
+	}
+	after, err := db.Instance(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("the failed batch changed i1:\n got %+v\nwant %+v", after, before)
+	}
+	if _, err := db.Instance(ctx, "i2"); !errors.Is(err, runtime.ErrNotFound) {
+		t.Errorf("the created instance of the failed batch exists: %v", err)
+	}
+	// A kind first named by the failed batch is not known to the store.
+	if _, ok := db.kinds.id("wait"); ok {
+		t.Error("kind of a rolled-back batch is cached")
+	}
+	good.Parts = append(good.Parts, part("wait", "w9", 9, "new"))
+	mustCommit(t, db, good)
+	if n, err := db.PartCounts(ctx, "i1"); err != nil || n["wait"] != 1 {
+		t.Errorf("PartCounts after retry = %v, %v", n, err)
+	}
+}
+
+func TestUUIDIDs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	const (
+		parent = "01a232eb-82de-7b57-b901-872a49ee64c7"
+		child  = "01a232eb-82de-7b57-b901-872a49ee64c8"
+		jobID  = "01a232eb-82de-7b57-b901-872a49ee64c9"
+		upper  = "01A232EB-82DE-7B57-B901-872A49EE64C7" // not canonical: stays text
+	)
+	p := newStep(parent, "order", 1)
+	c := withWaits(newStep(child, "order", 1), job(jobID, "pay", 0))
+	c.Instance.ParentID, c.Instance.ParentNodeID = parent, "call"
+	c.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
+	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
+	u := newStep(upper, "order", 1)
+	mustCommit(t, db, p, c, u)
+
+	var typ string
+	if err := db.read.QueryRow(`SELECT typeof(id) FROM instances WHERE parent_id <> ''`).Scan(&typ); err != nil || typ != "blob" {
+		t.Errorf("a UUID id is stored as %q, %v; want blob", typ, err)
+	}
+	for _, id := range []runtime.InstanceID{parent, child, upper} {
+		if got, err := db.InstanceRow(ctx, id); err != nil || got.ID != id {
+			t.Errorf("InstanceRow(%s) = %v, %v", id, got.ID, err)
+		}
+	}
+	kids, _, err := db.ListInstances(ctx, runtime.InstanceFilter{ParentID: parent})
+	if err != nil || len(kids) != 1 || kids[0].ID != child || kids[0].ParentID != parent {
+		t.Errorf("children = %+v, %v", kids, err)
+	}
+	w, err := db.Wait(ctx, jobID)
+	if err != nil || w.ID != jobID || w.InstanceID != child {
+		t.Errorf("Wait = %+v, %v", w, err)
+	}
+	jobs, err := db.ActivateJobs(ctx, "pay", "me", 5, t0, t0.Add(1))
+	if err != nil || len(jobs) != 1 || jobs[0].ID != jobID || jobs[0].InstanceID != child {
+		t.Errorf("ActivateJobs = %+v, %v", jobs, err)
+	}
+	if err := db.ExtendJobLock(ctx, jobID, t0, t0.Add(2)); err != nil {
+		t.Errorf("ExtendJobLock = %v", err)
+	}
+	incs, err := db.Incidents(ctx, child, false)
+	if err != nil || len(incs) != 1 || incs[0].InstanceID != child {
+		t.Errorf("Incidents = %+v, %v", incs, err)
+	}
+	out, err := db.Outbox(ctx, 0)
+	if err != nil || len(out) != 1 || out[0].InstanceID != child {
+		t.Errorf("Outbox = %+v, %v", out, err)
+	}
+	if facts, err := db.History(ctx, child, 0, 0); err != nil || len(facts) != 3 {
+		t.Errorf("History = %d facts, %v", len(facts), err)
+	}
+}
+
+// migrationsUpTo is the shipped migrations up to version last.
+func migrationsUpTo(tb testing.TB, last int) fstest.MapFS {
+	tb.Helper()
+	ms, err := loadMigrations(migrations.FS)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := fstest.MapFS{}
+	for _, m := range ms {
+		if m.version <= last {
+			out[m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		}
+	}
+	return out
+}
+
+// preParts builds a database frozen at migration 0004 (before parts): two
+// instances with checkpoints, scopes, facts, waits, an incident and
+// outbox rows, as gobpm wrote them. It returns the file's path.
+func preParts(tb testing.TB) string {
+	tb.Helper()
+	ctx := context.Background()
+	path := filepath.Join(tb.TempDir(), "v4.db")
+	raw, err := sql.Open(driverName, dsn(path, "FULL", false))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetMaxOpenConns(1)
+	var fsys fs.FS = migrationsUpTo(tb, 4)
+	if err := migrateFS(ctx, raw, fsys); err != nil {
+		tb.Fatal(err)
+	}
+	stmts := []string{
+		`INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id, parent_node_id,
+		     created_at, updated_at, ended_at, revision, checkpoint)
+		 VALUES ('01a232eb-82de-7b57-b901-872a49ee64c7', 'order', 2, 'running', 'BK-1', '', '', 100, 200, NULL, 3,
+		     '{"format":1,"status":"running"}'),
+		        ('legacy-child', 'ship', 1, 'completed', '', '01a232eb-82de-7b57-b901-872a49ee64c7', 'call', 150, 300, 300, 2,
+		     '{"format":1,"status":"completed"}')`,
+		`INSERT INTO scopes (instance_id, id, path, state) VALUES ('01a232eb-82de-7b57-b901-872a49ee64c7', 'root', '/', 'active')`,
+		`INSERT INTO facts (instance_id, seq, at, kind, node_id, scope_path, detail)
+		 VALUES ('01a232eb-82de-7b57-b901-872a49ee64c7', 1, 100, 'instance-started', '', '/', '{"k":1}'),
+		        ('01a232eb-82de-7b57-b901-872a49ee64c7', 2, 110, 'job-created', 'pay', '/', NULL),
+		        ('legacy-child', 1, 150, 'instance-started', '', '/', NULL)`,
+		`INSERT INTO waits (id, instance_id, kind, node_id, name, retries, created_at)
+		 VALUES ('01a232eb-82de-7b57-b901-872a49ee64c7-w000001', '01a232eb-82de-7b57-b901-872a49ee64c7', 'job', 'pay', 'charge', 3, 110),
+		        ('01a232eb-0000-7000-8000-000000000001', '', 'start-timer', 'tick', '', 0, 50)`,
+		`UPDATE waits SET process_key = 'order', due_at = 999 WHERE kind = 'start-timer'`,
+		`INSERT INTO incidents (id, instance_id, kind, created_at) VALUES ('inc1', '01a232eb-82de-7b57-b901-872a49ee64c7', 'job_failed', 120)`,
+		`INSERT INTO outbox (instance_id, kind, payload, created_at) VALUES
+		     ('legacy-child', 'child-ended', '{}', 300), ('legacy-child', 'signal', '{}', 300), ('legacy-child', 'signal', '{}', 300)`,
+		// The newest outbox row was done: AUTOINCREMENT must not reuse its id.
+		`DELETE FROM outbox WHERE id = 3`,
+	}
+	for _, q := range stmts {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			tb.Fatalf("%s: %v", q, err)
+		}
+	}
+	return path
+}
+
+func TestMigrateLegacyInstances(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpenPath(t, preParts(t), Options{})
+	const parent runtime.InstanceID = "01a232eb-82de-7b57-b901-872a49ee64c7"
+
+	legacy, err := db.LegacyInstances(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(legacy) != 2 || legacy[0].ID != parent || legacy[1].ID != "legacy-child" {
+		t.Fatalf("LegacyInstances = %+v", legacy)
+	}
+	if string(legacy[0].Checkpoint) != `{"format":1,"status":"running"}` || legacy[0].Revision != 3 ||
+		legacy[0].BusinessKey != "BK-1" || legacy[0].ProcessVersion != 2 {
+		t.Errorf("legacy row = %+v", legacy[0])
+	}
+	if c := legacy[1]; c.ParentID != parent || c.ParentNodeID != "call" || c.EndedAt.IsZero() {
+		t.Errorf("legacy child = %+v", c)
+	}
+	if one, err := db.LegacyInstances(ctx, 1); err != nil || len(one) != 1 {
+		t.Errorf("LegacyInstances(1) = %d rows, %v", len(one), err)
+	}
+	si, err := db.Instance(ctx, parent)
+	if err != nil || string(si.Header) != `{"format":1,"status":"running"}` || len(si.Parts) != 0 {
+		t.Errorf("Instance of a legacy row = %+v, %v", si, err)
+	}
+	facts, err := db.History(ctx, parent, 0, 0)
+	if err != nil || len(facts) != 2 || facts[0].Kind != "instance-started" || string(facts[0].Detail) != `{"k":1}` ||
+		facts[1].Kind != "job-created" || facts[1].Detail != nil {
+		t.Errorf("History = %+v, %v", facts, err)
+	}
+	if w, err := db.Wait(ctx, string(parent)+"-w000001"); err != nil || w.InstanceID != parent || w.Name != "charge" {
+		t.Errorf("Wait = %+v, %v", w, err)
+	}
+	if ts, err := db.StartTimers(ctx, "order"); err != nil || len(ts) != 1 || ts[0].ID != "01a232eb-0000-7000-8000-000000000001" {
+		t.Errorf("StartTimers = %+v, %v", ts, err)
+	}
+	if incs, err := db.Incidents(ctx, parent, false); err != nil || len(incs) != 1 {
+		t.Errorf("Incidents = %+v, %v", incs, err)
+	}
+	if kids, total, err := db.ListInstances(ctx, runtime.InstanceFilter{ParentID: parent}); err != nil || total != 1 || kids[0].ID != "legacy-child" {
+		t.Errorf("children = %+v (%d), %v", kids, total, err)
+	}
+
+	// A step cannot update a legacy row: its parts do not exist yet.
+	step := runtime.StepRecord{Instance: legacy[0].InstanceRow, PrevRevision: 3, Header: []byte("h")}
+	step.Instance.Revision = 4
+	if err := db.CommitSteps(ctx, []runtime.StepRecord{step}); err == nil || errors.Is(err, runtime.ErrConflict) ||
+		!strings.Contains(err.Error(), "legacy") {
+		t.Errorf("step of a legacy row = %v", err)
+	}
+
+	tests := []struct {
+		name     string
+		id       runtime.InstanceID
+		revision int64
+		wantErr  error
+	}{
+		{name: "stale revision", id: parent, revision: 2, wantErr: runtime.ErrConflict},
+		{name: "unknown instance", id: "ghost", revision: 1, wantErr: runtime.ErrNotFound},
+		{name: "upgrade", id: parent, revision: 3},
+	}
+	parts := []runtime.Part{part("scope", "root", 0, "root"), part("track", "t1", 1, "t1")}
+	for _, tt := range tests {
+		err := db.ReplaceState(ctx, tt.id, tt.revision, []byte("header"), parts)
+		if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+			t.Errorf("%s: ReplaceState = %v, want %v", tt.name, err, tt.wantErr)
+		}
+	}
+	legacy, err = db.LegacyInstances(ctx, 0)
+	if err != nil || len(legacy) != 1 || legacy[0].ID != "legacy-child" {
+		t.Errorf("LegacyInstances after the upgrade = %+v, %v", legacy, err)
+	}
+	si, err = db.Instance(ctx, parent)
+	if err != nil || string(si.Header) != "header" || !reflect.DeepEqual(si.Parts, parts) || si.Revision != 3 {
+		t.Errorf("Instance after the upgrade = %+v, %v", si, err)
+	}
+	// A second ReplaceState replaces every part.
+	if err := db.ReplaceState(ctx, parent, 3, []byte("h2"), parts[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.PartCounts(ctx, parent); err != nil || !reflect.DeepEqual(n, map[string]int{"scope": 1}) {
+		t.Errorf("PartCounts after a second ReplaceState = %v, %v", n, err)
+	}
+	// Now steps apply.
+	mustCommit(t, db, step)
+	if got, err := db.InstanceRow(ctx, parent); err != nil || got.Revision != 4 {
+		t.Errorf("after the step = %+v, %v", got, err)
+	}
+	// Outbox ids are not reused.
+	c := newStep("new", "order", 1)
+	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
+	mustCommit(t, db, c)
+	if c.Outbox[0].ID != 4 {
+		t.Errorf("new outbox id = %d, want 4", c.Outbox[0].ID)
+	}
+	var v int
+	if err := db.read.QueryRow(`SELECT MAX(version) FROM schema_migrations`).Scan(&v); err != nil || v < 5 {
+		t.Errorf("schema version = %d, %v", v, err)
+	}
+}
