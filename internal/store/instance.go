@@ -43,9 +43,12 @@ const (
 	instanceStateSQL = `SELECT revision, state_format FROM instances WHERE id = ?`
 	upsertPartSQL    = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
-	deletePartSQL  = `DELETE FROM instance_parts WHERE instance_seq = ? AND kind = ? AND key = ?`
-	deletePartsSQL = `DELETE FROM instance_parts WHERE instance_seq = ?`
-	insertFactSQL  = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	// updatePartDataSQL replaces the data of a part whose ord stays, which
+	// leaves instance_parts_ord untouched: one page less to write.
+	updatePartDataSQL = `UPDATE instance_parts SET data = ? WHERE instance_seq = ? AND kind = ? AND key = ? AND ord = ?`
+	deletePartSQL     = `DELETE FROM instance_parts WHERE instance_seq = ? AND kind = ? AND key = ?`
+	deletePartsSQL    = `DELETE FROM instance_parts WHERE instance_seq = ?`
+	insertFactSQL     = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	// upsertIncidentSQL leaves an incident of another instance alone: zero
 	// rows affected.
 	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
@@ -59,11 +62,19 @@ const (
 	// instanceColumns selects an InstanceRow; scanInstance reads it.
 	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
 		created_at, updated_at, ended_at, revision`
-	selectInstanceSQL    = `SELECT seq, state_format, state, ` + instanceColumns + ` FROM instances WHERE id = ?`
+	// selectInstanceSQL reads an instance and its parts in one statement
+	// (one snapshot without an explicit transaction): a row with t = 0 for
+	// the instance, then one row with t = 1 per part. Arguments: id, id.
+	selectInstanceSQL = `SELECT 0, state_format, state, NULL, NULL, NULL, NULL, ` + instanceColumns + `
+		FROM instances WHERE id = ?
+		UNION ALL
+		SELECT 1, NULL, NULL, k.name, p.key, p.ord, p.data, ` + nullInstanceColumns + `
+		FROM instance_parts p JOIN kinds k ON k.id = p.kind
+		WHERE p.instance_seq = (SELECT seq FROM instances WHERE id = ?)`
+	// nullInstanceColumns pads the part rows of selectInstanceSQL.
+	nullInstanceColumns  = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = ?`
 	selectSeqSQL         = `SELECT seq FROM instances WHERE id = ?`
-	selectAllPartsSQL    = `SELECT k.name, p.key, p.ord, p.data FROM instance_parts p JOIN kinds k ON k.id = p.kind
-		WHERE p.instance_seq = ?`
 	// selectPartsSQL pages the parts of one kind by ord through
 	// instance_parts_ord. Arguments: seq, kind id, after, limit.
 	selectPartsSQL = `SELECT key, ord, data FROM instance_parts
@@ -160,7 +171,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := removeParts(st, seq, s.RemovedParts); err != nil {
 		return err
 	}
-	if err := writeParts(st, seq, s.Parts); err != nil {
+	if err := writeParts(st, seq, s.Parts, s.PrevRevision != 0); err != nil {
 		return err
 	}
 	if err := insertFacts(st, seq, s.Facts); err != nil {
@@ -209,8 +220,9 @@ func removeParts(st *txStmts, seq int64, refs []runtime.PartRef) error {
 	return nil
 }
 
-// writeParts inserts or replaces parts of instance seq.
-func writeParts(st *txStmts, seq int64, parts []runtime.Part) error {
+// writeParts inserts or replaces parts of instance seq. If some may exist
+// (replacing), a part whose ord stays only gets its data replaced.
+func writeParts(st *txStmts, seq int64, parts []runtime.Part, replacing bool) error {
 	for _, p := range parts {
 		if p.Kind == "" {
 			return fmt.Errorf("part %q has no kind", p.Key)
@@ -222,6 +234,17 @@ func writeParts(st *txStmts, seq int64, parts []runtime.Part) error {
 		data := p.Data
 		if data == nil {
 			data = []byte{}
+		}
+		if replacing {
+			res, err := st.exec(updatePartDataSQL, data, seq, kind, p.Key, p.Ord)
+			if err != nil {
+				return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n > 0 {
+				continue
+			}
 		}
 		if _, err := st.exec(upsertPartSQL, seq, kind, p.Key, p.Ord, data); err != nil {
 			return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
@@ -294,60 +317,83 @@ func scanInstance(row interface{ Scan(...any) error }, lead ...any) (runtime.Ins
 // format-1 checkpoint and there are no parts. It returns a wrapped
 // runtime.ErrNotFound if the instance does not exist.
 func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.StoredInstance, error) {
-	var si runtime.StoredInstance
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var seq, format int64
-		var err error
-		si.InstanceRow, err = scanInstance(st.queryRow(selectInstanceSQL, dbID(id)), &seq, &format, &si.Header)
-		if err != nil {
-			return notFound(err)
-		}
-		if format == formatCheckpoint {
-			return nil
-		}
-		si.Parts, err = allParts(st, seq)
-		return err
-	})
+	si, err := readInstance(db.readOne(ctx), id)
 	if err != nil {
 		return runtime.StoredInstance{}, fmt.Errorf("store: instance %s: %w", id, err)
 	}
 	return si, nil
 }
 
-// allParts reads every part of instance seq, by kind, then ord and key.
-func allParts(st *txStmts, seq int64) ([]runtime.Part, error) {
-	rs, err := st.query(selectAllPartsSQL, seq)
+// readInstance runs selectInstanceSQL: the row of the instance (t = 0) and
+// its parts (t = 1), in whichever order they come. A legacy row has no
+// parts.
+func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, error) {
+	var (
+		si    runtime.StoredInstance
+		found bool
+	)
+	rs, err := q.query(selectInstanceSQL, dbID(id), dbID(id))
 	if err != nil {
-		return nil, err
+		return si, err
 	}
 	defer rs.Close()
-	var out []runtime.Part
 	for rs.Next() {
-		var p runtime.Part
-		if err := rs.Scan(&p.Kind, &p.Key, &p.Ord, &p.Data); err != nil {
-			return nil, err
+		var (
+			t, format sql.NullInt64
+			state     []byte
+			kind, key sql.NullString
+			ord       sql.NullInt64
+			data      []byte
+			row       nullInstance
+		)
+		if err := rs.Scan(&t, &format, &state, &kind, &key, &ord, &data,
+			&row.id, &row.key, &row.version, &row.status, &row.businessKey, &row.parentID, &row.parentNodeID,
+			&row.created, &row.updated, &row.ended, &row.revision); err != nil {
+			return si, err
 		}
-		out = append(out, p)
+		if t.Int64 == 0 {
+			found = true
+			si.InstanceRow = row.instance()
+			si.Header = state
+			continue
+		}
+		si.Parts = append(si.Parts, runtime.Part{Kind: kind.String, Key: key.String, Ord: ord.Int64, Data: data})
 	}
 	if err := rs.Err(); err != nil {
-		return nil, err
+		return si, err
 	}
-	slices.SortFunc(out, func(a, b runtime.Part) int {
+	if !found {
+		return si, runtime.ErrNotFound
+	}
+	slices.SortFunc(si.Parts, func(a, b runtime.Part) int {
 		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.Ord, b.Ord), strings.Compare(a.Key, b.Key))
 	})
-	return out, nil
+	return si, nil
+}
+
+// nullInstance scans the instanceColumns of a row that may be padding.
+type nullInstance struct {
+	id, parentID                               dbID
+	key, status, businessKey, parentNodeID     sql.NullString
+	version, created, updated, revision, ended sql.NullInt64
+}
+
+// instance returns the scanned row.
+func (r nullInstance) instance() runtime.InstanceRow {
+	return runtime.InstanceRow{
+		ID: runtime.InstanceID(r.id), ProcessKey: r.key.String, ProcessVersion: int(r.version.Int64),
+		Status: r.status.String, BusinessKey: r.businessKey.String, ParentID: runtime.InstanceID(r.parentID),
+		ParentNodeID: r.parentNodeID.String, CreatedAt: decodeTime(r.created.Int64), UpdatedAt: decodeTime(r.updated.Int64),
+		EndedAt: decodeOptTime(r.ended), Revision: r.revision.Int64,
+	}
 }
 
 // InstanceRow returns the row of an instance without its state. It returns
 // a wrapped runtime.ErrNotFound if the instance does not exist.
 func (db *DB) InstanceRow(ctx context.Context, id runtime.InstanceID) (runtime.InstanceRow, error) {
-	var in runtime.InstanceRow
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var err error
-		in, err = scanInstance(st.queryRow(selectInstanceRowSQL, dbID(id)))
-		return notFound(err)
-	})
+	in, err := scanInstance(db.readOne(ctx).queryRow(selectInstanceRowSQL, dbID(id)))
 	if err != nil {
+		err = notFound(err)
 		return runtime.InstanceRow{}, fmt.Errorf("store: instance row %s: %w", id, err)
 	}
 	return in, nil
@@ -494,7 +540,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 		if _, err := st.exec(deletePartsSQL, seq); err != nil {
 			return err
 		}
-		return writeParts(st, seq, parts)
+		return writeParts(st, seq, parts, false)
 	})
 	if err != nil {
 		return fmt.Errorf("store: replace state of instance %s: %w", id, err)
@@ -506,12 +552,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 // oldest first (creation time, then the order the store received them),
 // for resuming after a restart.
 func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, error) {
-	var out []runtime.InstanceRow
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var err error
-		out, err = queryInstances(st, runningSQL)
-		return err
-	})
+	out, err := queryInstances(db.readOne(ctx), runningSQL)
 	if err != nil {
 		return nil, fmt.Errorf("store: running instances: %w", err)
 	}
@@ -519,7 +560,7 @@ func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, erro
 }
 
 // queryInstances runs an instanceColumns query and reads every row.
-func queryInstances(st *txStmts, query string, args ...any) ([]runtime.InstanceRow, error) {
+func queryInstances(st querier, query string, args ...any) ([]runtime.InstanceRow, error) {
 	rs, err := st.query(query, args...)
 	if err != nil {
 		return nil, err

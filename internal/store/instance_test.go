@@ -278,6 +278,47 @@ func TestListInstances(t *testing.T) {
 			}
 		})
 	}
+	t.Run("cursor pages equal offset pages", func(t *testing.T) {
+		t.Parallel()
+		filters := []runtime.InstanceFilter{
+			{}, {ProcessKey: "ship"}, {ProcessKey: "order", ProcessVersion: 1}, {Status: runtime.StatusRunning},
+			{ParentID: "i00"}, {ProcessKey: "order", Status: runtime.StatusCompleted},
+		}
+		for _, f := range filters {
+			f.Limit = 1000
+			all, total, err := db.ListInstances(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paged []runtime.InstanceRow
+			f.Limit = 2
+			for {
+				page, pageTotal, err := db.ListInstances(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pageTotal != total {
+					t.Errorf("%+v: total %d on a cursor page, %d on the first", f, pageTotal, total)
+				}
+				paged = append(paged, page...)
+				if len(page) < f.Limit {
+					break
+				}
+				f.After = page[len(page)-1].ID
+			}
+			if !reflect.DeepEqual(ids(paged), ids(all)) {
+				t.Errorf("%+v: cursor pages %v, want %v", f, ids(paged), ids(all))
+			}
+		}
+		// Offset applies after the cursor.
+		rows, _, err := db.ListInstances(ctx, runtime.InstanceFilter{After: "i08", Offset: 1, Limit: 2})
+		if err != nil || !reflect.DeepEqual(ids(rows), []string{"i06", "i05"}) {
+			t.Errorf("after i08 offset 1 = %v, %v", ids(rows), err)
+		}
+		if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{After: "ghost"}); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("unknown cursor = %v, want ErrNotFound", err)
+		}
+	})
 	t.Run("limit is capped", func(t *testing.T) {
 		t.Parallel()
 		var steps []runtime.StepRecord
@@ -296,6 +337,30 @@ func TestListInstances(t *testing.T) {
 			t.Errorf("default page len %d err %v", len(rows), err)
 		}
 	})
+}
+
+func TestListInstancesTotalIsCapped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	bulkInstances(t, db, MaxListTotal+5, func(i int) listRow {
+		return listRow{key: "p", version: 1, status: runtime.StatusRunning}
+	})
+	tests := []struct {
+		name   string
+		filter runtime.InstanceFilter
+		want   int
+	}{
+		{name: "all", want: MaxListTotal + 1},
+		{name: "key and status", filter: runtime.InstanceFilter{ProcessKey: "p", Status: runtime.StatusRunning}, want: MaxListTotal + 1},
+		{name: "few", filter: runtime.InstanceFilter{Status: runtime.StatusFailed}, want: 0},
+	}
+	for _, tt := range tests {
+		_, total, err := db.ListInstances(ctx, tt.filter)
+		if err != nil || total != tt.want {
+			t.Errorf("%s: total %d, %v; want %d", tt.name, total, err, tt.want)
+		}
+	}
 }
 
 func TestHistory(t *testing.T) {

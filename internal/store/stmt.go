@@ -30,7 +30,7 @@ type stmtCache struct {
 // writeQueries are the statements of the writer, prepared by Open.
 var writeQueries = []string{
 	insertInstanceSQL, updateInstanceSQL, instanceStateSQL, replaceStateSQL,
-	upsertPartSQL, deletePartSQL, deletePartsSQL, insertFactSQL, upsertIncidentSQL,
+	upsertPartSQL, updatePartDataSQL, deletePartSQL, deletePartsSQL, insertFactSQL, upsertIncidentSQL,
 	insertKindSQL, selectKindSQL,
 	insertWaitSQL, upsertWaitSQL, deleteWaitSQL, deleteInstanceWaitsSQL, waitExistsSQL,
 	activateJobsSQL, extendLockSQL, jobExistsSQL,
@@ -40,7 +40,7 @@ var writeQueries = []string{
 // readQueries are the statements of the read pool, prepared by Open.
 var readQueries = []string{
 	selectInstanceSQL, selectInstanceRowSQL, selectSeqSQL, instanceExistsSQL, cursorSQL,
-	selectAllPartsSQL, selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL,
+	selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL,
 	incidentsQuery(true, false), incidentsQuery(true, true), incidentsQuery(false, true),
 	waitSQL, instanceWaitsSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
 	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL,
@@ -174,6 +174,43 @@ func (st *txStmts) queryRow(query string, args ...any) *sql.Row {
 		return st.tx.QueryRowContext(st.ctx, query, args...)
 	}
 	return s.QueryRowContext(st.ctx, args...)
+}
+
+// querier runs cached statements: txStmts inside a transaction, poolStmts
+// outside one.
+type querier interface {
+	query(query string, args ...any) (*sql.Rows, error)
+	queryRow(query string, args ...any) *sql.Row
+}
+
+// poolStmts runs the read pool's statements without a transaction, for
+// reads of one statement: a statement is its own snapshot, and the
+// explicit BEGIN and COMMIT (each taking and dropping SQLite's WAL locks)
+// cost as much as a point query.
+type poolStmts struct {
+	ctx   context.Context
+	cache *stmtCache
+}
+
+// query runs query with args; the caller closes the rows.
+func (p poolStmts) query(query string, args ...any) (*sql.Rows, error) {
+	if s, ok := p.cache.lookup(query); ok {
+		return s.QueryContext(p.ctx, args...)
+	}
+	return p.cache.pool.QueryContext(p.ctx, query, args...)
+}
+
+// queryRow runs query with args for at most one row.
+func (p poolStmts) queryRow(query string, args ...any) *sql.Row {
+	if s, ok := p.cache.lookup(query); ok {
+		return s.QueryRowContext(p.ctx, args...)
+	}
+	return p.cache.pool.QueryRowContext(p.ctx, query, args...)
+}
+
+// readOne returns the read pool's statements for a read of one statement.
+func (db *DB) readOne(ctx context.Context) poolStmts {
+	return poolStmts{ctx: ctx, cache: db.rstmts}
 }
 
 // readWith runs fn in a read-only transaction on the read pool (one

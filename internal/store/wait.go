@@ -221,7 +221,7 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 }
 
 // queryWaits runs a waitColumns query and reads every row.
-func queryWaits(st *txStmts, query string, args ...any) ([]runtime.WaitRow, error) {
+func queryWaits(st querier, query string, args ...any) ([]runtime.WaitRow, error) {
 	rs, err := st.query(query, args...)
 	if err != nil {
 		return nil, err
@@ -257,12 +257,8 @@ func noLimit(limit int) int {
 // Wait returns one wait row by id. It returns a wrapped runtime.ErrNotFound
 // if there is none.
 func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
-	var w runtime.WaitRow
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var err error
-		w, err = scanWait(st.queryRow(waitSQL, dbID(id)))
-		return notFound(err)
-	})
+	w, err := scanWait(db.readOne(ctx).queryRow(waitSQL, dbID(id)))
+	err = notFound(err)
 	if err != nil {
 		return runtime.WaitRow{}, fmt.Errorf("store: wait %s: %w", id, err)
 	}
@@ -307,9 +303,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType, worker string, max int,
 // or out of retries).
 func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
 	var next sql.NullInt64
-	err := db.readWith(ctx, func(st *txStmts) error {
-		return st.queryRow(nextJobSQL, jobType, encodeTime(now)).Scan(&next)
-	})
+	err := db.readOne(ctx).queryRow(nextJobSQL, jobType, encodeTime(now)).Scan(&next)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next job of type %q: %w", jobType, err)
 	}
@@ -409,12 +403,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 // DueTimers returns the timer and start-timer waits due at now (DueAt not
 // after now), earliest first, at most limit of them (limit <= 0: all).
 func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
-	var out []runtime.WaitRow
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var err error
-		out, err = queryWaits(st, dueTimersSQL, encodeTime(now), noLimit(limit))
-		return err
-	})
+	out, err := queryWaits(db.readOne(ctx), dueTimersSQL, encodeTime(now), noLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: due timers: %w", err)
 	}
@@ -425,9 +414,7 @@ func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtim
 // is false when there is none.
 func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 	var next sql.NullInt64
-	err := db.readWith(ctx, func(st *txStmts) error {
-		return ignoreNoRows(st.queryRow(nextTimerSQL).Scan(&next))
-	})
+	err := ignoreNoRows(db.readOne(ctx).queryRow(nextTimerSQL).Scan(&next))
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next timer: %w", err)
 	}
@@ -438,12 +425,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 // this correlation key ("" matches only subscriptions without a key), oldest
 // first, at most limit of them (limit <= 0: all).
 func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]runtime.WaitRow, error) {
-	var out []runtime.WaitRow
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var err error
-		out, err = queryWaits(st, messageSubscriptionsSQL, name, correlationKey, noLimit(limit))
-		return err
-	})
+	out, err := queryWaits(db.readOne(ctx), messageSubscriptionsSQL, name, correlationKey, noLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: subscriptions of message %q: %w", name, err)
 	}
@@ -479,12 +461,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 // StartTimers returns the start-timer waits of a process key, earliest due
 // first.
 func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.WaitRow, error) {
-	var out []runtime.WaitRow
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var err error
-		out, err = queryWaits(st, startTimersSQL, processKey)
-		return err
-	})
+	out, err := queryWaits(db.readOne(ctx), startTimersSQL, processKey)
 	if err != nil {
 		return nil, fmt.Errorf("store: start timers of %q: %w", processKey, err)
 	}
