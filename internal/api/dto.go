@@ -101,12 +101,15 @@ type InstanceSummary struct {
 	EndedAt string `json:"endedAt,omitempty"`
 }
 
-// InstancePage is the answer of GET /api/v1/instances.
+// InstancePage is the answer of GET /api/v1/instances. Total counts the
+// matches up to 10 000; 10 001 means more. NextCursor, set when the page
+// is full, asks for the page after it (the next page may be empty).
 type InstancePage struct {
-	Items  []InstanceSummary `json:"items"`
-	Total  int               `json:"total"`
-	Limit  int               `json:"limit"`
-	Offset int               `json:"offset"`
+	Items      []InstanceSummary `json:"items"`
+	Total      int               `json:"total"`
+	Limit      int               `json:"limit"`
+	Offset     int               `json:"offset"`
+	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
 // Instance is the full picture of one instance.

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -51,7 +53,10 @@ var instanceStatuses = map[string]bool{
 	runtime.StatusRunning: true, runtime.StatusCompleted: true, runtime.StatusTerminated: true, runtime.StatusFailed: true,
 }
 
-// listInstances handles GET /api/v1/instances with filters and paging.
+// listInstances handles GET /api/v1/instances with filters and paging: by
+// offset, or by keyset with cursor (the nextCursor of the previous page),
+// which costs the same on every page and neither skips nor repeats
+// instances created meanwhile.
 func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := runtime.InstanceFilter{
@@ -76,8 +81,16 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.ProcessVersion, f.Limit, f.Offset = int(version), int(limit), int(offset)
+	if c := q.Get("cursor"); c != "" {
+		if f.After, err = decodeCursor(c); err != nil {
+			return err
+		}
+	}
 
 	rows, total, err := s.svc.ListInstances(r.Context(), f)
+	if f.After != "" && errors.Is(err, runtime.ErrNotFound) {
+		return errorf(kindInvalidRequest, "cursor", "cursor does not name a listed instance")
+	}
 	if err != nil {
 		return err
 	}
@@ -85,8 +98,25 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	for _, row := range rows {
 		out.Items = append(out.Items, toSummary(row))
 	}
+	if len(rows) == f.Limit {
+		out.NextCursor = encodeCursor(rows[len(rows)-1].ID)
+	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil
+}
+
+// encodeCursor makes the opaque cursor of the page after the instance id.
+func encodeCursor(id runtime.InstanceID) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(id))
+}
+
+// decodeCursor reads a cursor made by encodeCursor.
+func decodeCursor(c string) (runtime.InstanceID, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) == 0 {
+		return "", errorf(kindInvalidRequest, "cursor", "cursor is not one this API returned as nextCursor")
+	}
+	return runtime.InstanceID(b), nil
 }
 
 // getInstance handles GET /api/v1/instances/{id}.
