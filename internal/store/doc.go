@@ -55,8 +55,8 @@
 //
 // Times are stored as INTEGER unix nanoseconds and read back in UTC; a zero
 // time.Time is stored as NULL where a column may be "not yet" (ended_at,
-// resolved_at). Instance, wait and job ids that are canonical UUIDs are
-// stored as 16-byte BLOBs, other ids as TEXT (dbID).
+// resolved_at). Instance, wait and job ids and part keys that are
+// canonical UUIDs are stored as 16-byte BLOBs, others as TEXT (dbID).
 //
 // # Definitions
 //

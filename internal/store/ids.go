@@ -8,8 +8,8 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// dbID is an instance, wait or job id as the database stores it (migration
-// 0005): a canonical UUID (36 lowercase characters, 8-4-4-4-12) as its 16
+// dbID is an instance, wait or job id, or a part key, as the database
+// stores it (migration 0005): a canonical UUID (36 lowercase characters, 8-4-4-4-12) as its 16
 // bytes, any other id as TEXT. A BLOB never equals a TEXT in SQLite, so
 // the encodings cannot collide, and every id round-trips exactly. Pass
 // dbID(id) as an argument and scan into (*dbID)(&s).

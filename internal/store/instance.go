@@ -213,7 +213,7 @@ func removeParts(st *txStmts, seq int64, refs []runtime.PartRef) error {
 		if err != nil {
 			return err
 		}
-		if _, err := st.exec(deletePartSQL, seq, kind, r.Key); err != nil {
+		if _, err := st.exec(deletePartSQL, seq, kind, dbID(r.Key)); err != nil {
 			return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
 		}
 	}
@@ -236,7 +236,7 @@ func writeParts(st *txStmts, seq int64, parts []runtime.Part, replacing bool) er
 			data = []byte{}
 		}
 		if replacing {
-			res, err := st.exec(updatePartDataSQL, data, seq, kind, p.Key, p.Ord)
+			res, err := st.exec(updatePartDataSQL, data, seq, kind, dbID(p.Key), p.Ord)
 			if err != nil {
 				return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
 			}
@@ -246,7 +246,7 @@ func writeParts(st *txStmts, seq int64, parts []runtime.Part, replacing bool) er
 				continue
 			}
 		}
-		if _, err := st.exec(upsertPartSQL, seq, kind, p.Key, p.Ord, data); err != nil {
+		if _, err := st.exec(upsertPartSQL, seq, kind, dbID(p.Key), p.Ord, data); err != nil {
 			return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
 		}
 	}
@@ -341,7 +341,8 @@ func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, err
 		var (
 			t, format sql.NullInt64
 			state     []byte
-			kind, key sql.NullString
+			kind      sql.NullString
+			key       dbID
 			ord       sql.NullInt64
 			data      []byte
 			row       nullInstance
@@ -357,7 +358,7 @@ func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, err
 			si.Header = state
 			continue
 		}
-		si.Parts = append(si.Parts, runtime.Part{Kind: kind.String, Key: key.String, Ord: ord.Int64, Data: data})
+		si.Parts = append(si.Parts, runtime.Part{Kind: kind.String, Key: string(key), Ord: ord.Int64, Data: data})
 	}
 	if err := rs.Err(); err != nil {
 		return si, err
@@ -429,7 +430,7 @@ func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, aft
 		defer rs.Close()
 		for rs.Next() {
 			p := runtime.Part{Kind: kind}
-			if err := rs.Scan(&p.Key, &p.Ord, &p.Data); err != nil {
+			if err := rs.Scan(idDest(&p.Key), &p.Ord, &p.Data); err != nil {
 				return err
 			}
 			out = append(out, p)

@@ -191,8 +191,19 @@ func TestUUIDIDs(t *testing.T) {
 	c.Instance.ParentID, c.Instance.ParentNodeID = parent, "call"
 	c.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
 	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
+	c.Parts = append(c.Parts, part("wait", jobID, 1, "job part"), part("wait", upper, 2, "text key"))
 	u := newStep(upper, "order", 1)
 	mustCommit(t, db, p, c, u)
+	waits, err := db.Parts(ctx, child, "wait", 0, 0)
+	if err != nil || len(waits) != 2 || waits[0].Key != jobID || waits[1].Key != upper {
+		t.Errorf("wait parts = %+v, %v", waits, err)
+	}
+	c2 := nextStep(c, runtime.StatusRunning)
+	c2.RemovedParts = []runtime.PartRef{{Kind: "wait", Key: jobID}}
+	mustCommit(t, db, c2)
+	if n, err := db.PartCounts(ctx, child); err != nil || n["wait"] != 1 {
+		t.Errorf("wait parts after removing the UUID key = %v, %v", n, err)
+	}
 
 	var typ string
 	if err := db.read.QueryRow(`SELECT typeof(id) FROM instances WHERE parent_id <> ''`).Scan(&typ); err != nil || typ != "blob" {
@@ -226,7 +237,7 @@ func TestUUIDIDs(t *testing.T) {
 	if err != nil || len(out) != 1 || out[0].InstanceID != child {
 		t.Errorf("Outbox = %+v, %v", out, err)
 	}
-	if facts, err := db.History(ctx, child, 0, 0); err != nil || len(facts) != 3 {
+	if facts, err := db.History(ctx, child, 0, 0); err != nil || len(facts) != 4 {
 		t.Errorf("History = %d facts, %v", len(facts), err)
 	}
 }
