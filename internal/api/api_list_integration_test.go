@@ -50,13 +50,13 @@ func TestIntegrationListCursor(t *testing.T) {
 		if pages > 5 {
 			t.Fatal("cursor paging does not end")
 		}
-		page = b.get(query + "&cursor=" + next).wantStatus(t, http.StatusOK).object(t)
+		page = b.get(query+"&cursor="+next).wantStatus(t, http.StatusOK).object(t)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("cursor pages = %v, want %v", got, want)
 	}
 	// Offset still works, and applies after a cursor.
-	page = b.get(query + "&offset=3").wantStatus(t, http.StatusOK).object(t)
+	page = b.get(query+"&offset=3").wantStatus(t, http.StatusOK).object(t)
 	if got := ids(page["items"].([]any)); !reflect.DeepEqual(got, want[3:6]) {
 		t.Errorf("offset page = %v, want %v", got, want[3:6])
 	}
