@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -163,6 +164,16 @@ func killServer(t *testing.T, s *server) {
 	<-s.done
 }
 
+// storedID is an instance id as the store keeps it (migration 0005): a
+// canonical UUID as its 16 bytes, any other id as text.
+func storedID(id string) any {
+	if b, err := hex.DecodeString(strings.ReplaceAll(id, "-", "")); err == nil && len(id) == 36 && len(b) == 16 &&
+		id == strings.ToLower(id) && id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-' {
+		return b
+	}
+	return id
+}
+
 // eraseInstance deletes every row of an instance from the stopped server's
 // SQLite file, as a careless operator or a broken restore would.
 func eraseInstance(t *testing.T, db, id string) {
@@ -178,12 +189,12 @@ func eraseInstance(t *testing.T, db, id string) {
 	}
 	for _, q := range []string{
 		`DELETE FROM waits WHERE instance_id = ?`,
-		`DELETE FROM scopes WHERE instance_id = ?`,
-		`DELETE FROM facts WHERE instance_id = ?`,
+		`DELETE FROM instance_parts WHERE instance_seq = (SELECT seq FROM instances WHERE id = ?)`,
+		`DELETE FROM facts WHERE instance_seq = (SELECT seq FROM instances WHERE id = ?)`,
 		`DELETE FROM incidents WHERE instance_id = ?`,
 		`DELETE FROM instances WHERE id = ?`,
 	} {
-		if _, err := tx.Exec(q, id); err != nil {
+		if _, err := tx.Exec(q, storedID(id)); err != nil {
 			tx.Rollback()
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -192,7 +203,7 @@ func eraseInstance(t *testing.T, db, id string) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := conn.QueryRow(`SELECT count(*) FROM instances WHERE id = ?`, id).Scan(&n); err != nil || n != 0 {
+	if err := conn.QueryRow(`SELECT count(*) FROM instances WHERE id = ?`, storedID(id)).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("instance %s still stored (%d, %v)", id, n, err)
 	}
 }
@@ -566,17 +577,17 @@ func restoreInstances(t *testing.T, db, snap string, ids ...string) {
 	for _, id := range ids {
 		for _, q := range []string{
 			`DELETE FROM main.waits WHERE instance_id = ?`,
-			`DELETE FROM main.scopes WHERE instance_id = ?`,
-			`DELETE FROM main.facts WHERE instance_id = ?`,
+			`DELETE FROM main.instance_parts WHERE instance_seq = (SELECT seq FROM main.instances WHERE id = ?)`,
+			`DELETE FROM main.facts WHERE instance_seq = (SELECT seq FROM main.instances WHERE id = ?)`,
 			`DELETE FROM main.incidents WHERE instance_id = ?`,
 			`DELETE FROM main.instances WHERE id = ?`,
 			`INSERT INTO main.instances SELECT * FROM snap.instances WHERE id = ?`,
-			`INSERT INTO main.scopes SELECT * FROM snap.scopes WHERE instance_id = ?`,
+			`INSERT INTO main.instance_parts SELECT * FROM snap.instance_parts WHERE instance_seq = (SELECT seq FROM snap.instances WHERE id = ?)`,
 			`INSERT INTO main.waits SELECT * FROM snap.waits WHERE instance_id = ?`,
-			`INSERT INTO main.facts SELECT * FROM snap.facts WHERE instance_id = ?`,
+			`INSERT INTO main.facts SELECT * FROM snap.facts WHERE instance_seq = (SELECT seq FROM snap.instances WHERE id = ?)`,
 			`INSERT INTO main.incidents SELECT * FROM snap.incidents WHERE instance_id = ?`,
 		} {
-			if _, err := tx.Exec(q, id); err != nil {
+			if _, err := tx.Exec(q, storedID(id)); err != nil {
 				tx.Rollback()
 				t.Fatalf("%s (%s): %v", q, id, err)
 			}
