@@ -238,7 +238,18 @@ type Process struct {
 	// index maps every node id (nested graphs included) to its node; Parse
 	// fills it. A Process built by hand has none and Node searches instead.
 	index map[string]*Node
+	// joins and conditions say whether the process has inclusive joins or
+	// conditional events (Parse sets them; a hand-built Process claims both).
+	noJoins, noConditions bool
 }
+
+// HasInclusiveJoins reports whether an inclusive gateway of the process
+// merges flows (a step then looks for joins it can fire).
+func (p *Process) HasInclusiveJoins() bool { return !p.noJoins }
+
+// HasConditionalEvents reports whether the process has conditional events
+// (a step then evaluates their conditions).
+func (p *Process) HasConditionalEvents() bool { return !p.noConditions }
 
 // Graph is a flow-element container: a process or an embedded sub-process.
 type Graph struct {

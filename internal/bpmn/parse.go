@@ -61,6 +61,15 @@ func Parse(data []byte) (*Definitions, error) {
 	for _, proc := range defs.Processes {
 		proc.index = make(map[string]*Node)
 		indexNodes(proc.Graph, proc.index)
+		proc.noJoins, proc.noConditions = true, true
+		for _, n := range proc.index {
+			if n.Kind == KindInclusiveGateway && len(n.Incoming) > 1 {
+				proc.noJoins = false
+			}
+			if n.Event != nil && n.Event.Kind == TriggerConditional {
+				proc.noConditions = false
+			}
+		}
 	}
 	return defs, nil
 }

@@ -106,7 +106,7 @@ func BenchmarkAdHocRouter(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := Step(p, st, ev, t0, Options{}); err != nil {
+				if _, _, err := Apply(p, st.Clone(), ev, t0, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/gobpm/gobpm/internal/scope"
+import (
+	"slices"
+
+	"github.com/gobpm/gobpm/internal/scope"
+)
 
 // changeSet collects the parts a step creates, changes or removes, once
 // each, in the order they are first touched.
@@ -45,4 +49,52 @@ func (x *executor) finishChanges() {
 		x.changed.add(PartWait, id)
 	}
 	x.fx.Changed = x.changed.list
+}
+
+// sweep batches the removals of one cancellation, so cancelling a scope
+// with n tracks and waits costs O(n), not O(n²): the live tracks and waits
+// are indexed once, removed ones are only marked, and endSweep drops them
+// from the state's lists in one pass each.
+type sweep struct {
+	tracks     map[scope.ID][]*Track // live tracks by scope, in creation order
+	waits      map[string][]*Wait    // waits by track id
+	handlers   map[scope.ID][]*Wait  // handler waits by scope
+	goneTracks map[*Track]bool
+	goneWaits  map[*Wait]bool
+}
+
+// beginSweep starts a sweep unless one runs; it reports whether it did
+// (the caller then ends it).
+func (x *executor) beginSweep() bool {
+	if x.sw != nil {
+		return false
+	}
+	sw := &sweep{tracks: map[scope.ID][]*Track{}, waits: map[string][]*Wait{}, handlers: map[scope.ID][]*Wait{},
+		goneTracks: map[*Track]bool{}, goneWaits: map[*Wait]bool{}}
+	for _, t := range x.st.Tracks {
+		sw.tracks[t.Scope] = append(sw.tracks[t.Scope], t)
+	}
+	for _, w := range x.st.Waits {
+		if w.TrackID != "" {
+			sw.waits[w.TrackID] = append(sw.waits[w.TrackID], w)
+		}
+		if w.Handler {
+			sw.handlers[w.ScopeID] = append(sw.handlers[w.ScopeID], w)
+		}
+	}
+	x.sw = sw
+	return true
+}
+
+// endSweep drops the swept tracks and waits from the state.
+func (x *executor) endSweep() {
+	sw := x.sw
+	x.sw = nil
+	if len(sw.goneTracks) > 0 {
+		x.st.Tracks = slices.DeleteFunc(x.st.Tracks, func(t *Track) bool { return sw.goneTracks[t] })
+	}
+	if len(sw.goneWaits) > 0 {
+		x.st.Waits = slices.DeleteFunc(x.st.Waits, func(w *Wait) bool { return sw.goneWaits[w] })
+		x.st.waitsOf = nil // rebuilt when next needed
+	}
 }

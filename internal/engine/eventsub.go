@@ -53,10 +53,22 @@ func (x *executor) armScope(s scope.ID) {
 // disarmScope withdraws the event sub-process waits armed in scope s and
 // resolves the incidents of handlers that could not be armed in it.
 func (x *executor) disarmScope(s scope.ID) {
-	for _, w := range slices.Clone(x.st.Waits) {
-		if w.Handler && w.ScopeID == s {
-			x.removeWait(w)
+	var armed []*Wait
+	if x.sw != nil {
+		for _, w := range x.sw.handlers[s] {
+			if !x.sw.goneWaits[w] {
+				armed = append(armed, w)
+			}
 		}
+	} else {
+		for _, w := range x.st.Waits {
+			if w.Handler && w.ScopeID == s {
+				armed = append(armed, w)
+			}
+		}
+	}
+	for _, w := range armed {
+		x.removeWait(w)
 	}
 	for _, in := range slices.Clone(x.st.Incidents) {
 		if in.ScopeID == s && in.TrackID == "" && in.WaitID == "" {
@@ -199,6 +211,9 @@ const maxConditionRounds = 100
 // whose condition turned from false to true. It reports whether any fired.
 // A condition that fails to evaluate counts as false.
 func (x *executor) evalConditions() bool {
+	if !x.proc.HasConditionalEvents() {
+		return false // nothing to evaluate: a step over n waits must not scan them
+	}
 	fired := false
 	for _, w := range slices.Clone(x.st.Waits) {
 		if w.Kind != WaitCondition || x.st.Wait(w.ID) == nil {

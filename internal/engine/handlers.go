@@ -32,13 +32,26 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 	if st.Ended() {
 		return out // nothing can fire in an ended instance
 	}
-	waitFor := func(node string, s scope.ID, track string) *Wait {
-		for _, w := range st.Waits {
-			if w.NodeID == node && ((w.Handler && w.ScopeID == s) || (w.Boundary && w.TrackID == track)) {
-				return w
+	// Index the waits and hosts once: a view of n scopes costs O(n).
+	type at struct{ node, owner string }
+	handlerWaits, boundaryWaits := map[at]*Wait{}, map[at]*Wait{}
+	for _, w := range st.Waits {
+		if w.Handler {
+			if k := (at{w.NodeID, string(w.ScopeID)}); handlerWaits[k] == nil {
+				handlerWaits[k] = w
 			}
 		}
-		return nil
+		if w.Boundary {
+			if k := (at{w.NodeID, w.TrackID}); boundaryWaits[k] == nil {
+				boundaryWaits[k] = w
+			}
+		}
+	}
+	hosts := map[scope.ID]*Track{}
+	for _, t := range st.Tracks {
+		if t.State == TrackInScope && t.Child != "" && !t.Inner {
+			hosts[t.Child] = t
+		}
 	}
 	for _, sc := range st.Scopes.All() {
 		var g *bpmn.Graph
@@ -53,7 +66,7 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 					continue
 				}
 				ev := esp.Trigger.Event
-				w := waitFor(esp.ID, sc.ID, "")
+				w := handlerWaits[at{esp.ID, string(sc.ID)}]
 				if w == nil && ev.Kind != bpmn.TriggerError && ev.Kind != bpmn.TriggerEscalation {
 					continue
 				}
@@ -63,12 +76,7 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 		if sc.ID == scope.RootID {
 			continue
 		}
-		var host *Track
-		for _, t := range st.Tracks {
-			if t.State == TrackInScope && t.Child == sc.ID && !t.Inner {
-				host = t
-			}
-		}
+		host := hosts[sc.ID]
 		hostNode := (*bpmn.Node)(nil)
 		if host != nil {
 			hostNode = p.Node(host.Node)
@@ -80,7 +88,7 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 			if b.Event == nil {
 				continue
 			}
-			w := waitFor(b.ID, "", host.ID)
+			w := boundaryWaits[at{b.ID, host.ID}]
 			if w == nil && b.Event.Kind != bpmn.TriggerError && b.Event.Kind != bpmn.TriggerEscalation {
 				continue
 			}

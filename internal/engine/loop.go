@@ -44,7 +44,6 @@ const (
 	varActive      = "nrOfActiveInstances"
 	varCompleted   = "nrOfCompletedInstances"
 	varTerminated  = "nrOfTerminatedInstances"
-	maxIterations  = 100000
 )
 
 func (x *executor) body(s scope.ID) *Body {
@@ -85,8 +84,8 @@ func (x *executor) enterBody(t *Track, n *bpmn.Node) {
 			}
 			b.Count = count
 		}
-		if b.Count > maxIterations {
-			x.incident(t, IncidentExpression, fmt.Sprintf("%s would run %d iterations; at most %d are allowed", n.ID, b.Count, maxIterations))
+		if b.Count > MaxIterations {
+			x.incident(t, IncidentExpression, fmt.Sprintf("%s would run %d iterations; at most %d are allowed", n.ID, b.Count, MaxIterations))
 			return
 		}
 		b.Results = make([]any, b.Count)
@@ -246,7 +245,7 @@ func (x *executor) nextLoop(b *Body, n *bpmn.Node) {
 	more := true
 	if l.LoopMaximum > 0 && b.Started >= l.LoopMaximum {
 		more = false
-	} else if b.Started >= maxIterations {
+	} else if b.Started >= MaxIterations {
 		more = false
 	} else if l.LoopCondition != nil && (l.TestBefore || b.Started > 0) {
 		v, err := l.LoopCondition.Eval(x.view(b.ScopeID))

@@ -25,7 +25,7 @@ func benchItems(n int) []any {
 //     complete inside the start step, so the op is a single Step;
 //   - userTasks: the iterations are user tasks (mi_prop.bpmn), completed one
 //     by one in input order, each with its own output value: 1 + 1,000
-//     Steps, each cloning the state as the engine does for every event.
+//     steps through Apply, as the runtime runs them.
 //
 // Each op checks the output collection and that the instance ended.
 func BenchmarkMultiInstance1000(b *testing.B) {
@@ -35,7 +35,7 @@ func BenchmarkMultiInstance1000(b *testing.B) {
 		p := mustProcess(b, "mi_bench.bpmn")
 		b.ReportAllocs()
 		for b.Loop() {
-			st, _, err := Step(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
+			st, _, err := Apply(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func BenchmarkMultiInstance1000(b *testing.B) {
 // runUserTaskBody starts p over items and completes the iteration tasks in
 // input order.
 func runUserTaskBody(b *testing.B, p *bpmn.Process, items []any) *State {
-	st, _, err := Step(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
+	st, _, err := Apply(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func runUserTaskBody(b *testing.B, p *bpmn.Process, items []any) *State {
 		b.Fatalf("%d tasks open, want %d", len(ids), len(items))
 	}
 	for i, id := range ids {
-		if st, _, err = Step(p, st, TaskCompleted{TaskID: id, User: "u", Variables: map[string]any{"out": number(i)}}, t0, Options{}); err != nil {
+		if st, _, err = Apply(p, st, TaskCompleted{TaskID: id, User: "u", Variables: map[string]any{"out": number(i)}}, t0, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -96,12 +96,62 @@ func BenchmarkStartManyIterations(b *testing.B) {
 		items := benchItems(n)
 		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				st, _, err := Step(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
+				st, _, err := Apply(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{})
 				if err != nil || len(st.Waits) != n {
 					b.Fatalf("%v, %d waits", err, len(st.Waits))
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/item")
+		})
+	}
+}
+
+// BenchmarkCompleteOneOfMany completes one user task of a parallel
+// multi-instance body of n open iterations, as the runtime does it: Apply on
+// the instance's own state, then the header and the parts the step changed
+// encoded for the store. One op is one step; its cost must not grow with n
+// (DESIGN §3: a step costs what it changes).
+func BenchmarkCompleteOneOfMany(b *testing.B) {
+	p := mustProcess(b, "mi_prop.bpmn")
+	for _, n := range []int{10, 10_000, 100_000} {
+		items := benchItems(n)
+		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
+			var (
+				st  *State
+				ids []string
+			)
+			fresh := func() {
+				b.StopTimer()
+				var err error
+				if st, _, err = Apply(p, NewState("i1", p.ID, 1), Start{Variables: map[string]any{"items": items}}, t0, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				ids = ids[:0]
+				for _, w := range st.Waits {
+					ids = append(ids, w.ID)
+				}
+				b.StartTimer()
+			}
+			fresh()
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(ids) < 2 { // keep the body open: at least one iteration left
+					fresh()
+				}
+				id := ids[len(ids)/2]
+				ids = append(ids[:len(ids)/2], ids[len(ids)/2+1:]...)
+				next, fx, err := Apply(p, st, TaskCompleted{TaskID: id, User: "u", Variables: map[string]any{"out": number(1)}}, t0, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := next.EncodeHeader(); err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := next.Delta(fx.Changed); err != nil {
+					b.Fatal(err)
+				}
+				st = next
+			}
 		})
 	}
 }

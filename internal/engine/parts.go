@@ -317,7 +317,7 @@ func Decode(headerData []byte, parts []Part) (*State, error) {
 			if err := decodeJSON(p.Data, &bp); err != nil {
 				return nil, bad(err)
 			}
-			if bp.Results < 0 || bp.Results > maxIterations {
+			if bp.Results < 0 || bp.Results > MaxIterations {
 				return nil, bad(fmt.Errorf("%d result slots", bp.Results))
 			}
 			b := &Body{ScopeID: scope.ID(p.Key), NodeID: bp.NodeID, Count: bp.Count, Started: bp.Started, Active: bp.Active,
@@ -512,4 +512,22 @@ func (s *State) body(id scope.ID) *Body {
 		}
 	}
 	return nil
+}
+
+// DecodeStored decodes a state as a store holds it: a header and parts, or
+// (legacy true) one whole format-1 checkpoint written before states were
+// stored as parts, which the caller should rewrite as parts.
+func DecodeStored(headerData []byte, parts []Part) (st *State, legacy bool, err error) {
+	var probe struct {
+		Format int `json:"format"`
+	}
+	if err := json.Unmarshal(headerData, &probe); err != nil {
+		return nil, false, fmt.Errorf("engine: %w: header: %v", ErrCheckpoint, err)
+	}
+	if probe.Format == FormatVersion && len(parts) == 0 {
+		st, err := Unmarshal(headerData)
+		return st, true, err
+	}
+	st, err = Decode(headerData, parts)
+	return st, false, err
 }

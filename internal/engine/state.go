@@ -126,6 +126,25 @@ type State struct {
 	Regions []*Region `json:"regions,omitempty"`
 	// Bodies are the running loop and multi-instance bodies.
 	Bodies []*Body `json:"bodies,omitempty"`
+
+	// waitsOf indexes the waits of each track. It is derived from Waits,
+	// built on first use (trackWaits) and kept up to date by the executor
+	// that adds and removes waits; nil means not built.
+	waitsOf map[string][]*Wait
+}
+
+// trackWaits returns the open waits of a track (its own and its
+// boundaries'), in creation order. The caller must not change the slice.
+func (s *State) trackWaits(id string) []*Wait {
+	if s.waitsOf == nil {
+		s.waitsOf = map[string][]*Wait{}
+		for _, w := range s.Waits {
+			if w.TrackID != "" {
+				s.waitsOf[w.TrackID] = append(s.waitsOf[w.TrackID], w)
+			}
+		}
+	}
+	return s.waitsOf[id]
 }
 
 // ParentLink is a called child's link to its caller.
@@ -171,6 +190,9 @@ func (s *State) Track(id string) *Track {
 		if found && s.Tracks[i].ID == id {
 			return s.Tracks[i]
 		}
+		if numbered(s.Tracks, func(t *Track) bool { _, ok := trackNum(t.ID); return ok }) {
+			return nil // the search is exact: the track is gone
+		}
 	}
 	for _, t := range s.Tracks {
 		if t.ID == id {
@@ -178,6 +200,27 @@ func (s *State) Track(id string) *Track {
 		}
 	}
 	return nil
+}
+
+// trackIndex returns the position of t in the state's tracks, or -1.
+func (s *State) trackIndex(t *Track) int {
+	if n, ok := trackNum(t.ID); ok {
+		i, found := slices.BinarySearchFunc(s.Tracks, n, func(o *Track, n int) int {
+			m, _ := trackNum(o.ID)
+			return cmp.Compare(m, n)
+		})
+		if found && s.Tracks[i] == t {
+			return i
+		}
+	}
+	return slices.Index(s.Tracks, t)
+}
+
+// numbered reports whether the first and last element of list have
+// counter ids (as every state the engine builds does), so a binary search
+// over them is exact and a miss needs no scan.
+func numbered[T any](list []T, ok func(T) bool) bool {
+	return len(list) == 0 || (ok(list[0]) && ok(list[len(list)-1]))
 }
 
 // trackNum reads the counter of a track id "t<n>".
@@ -192,6 +235,7 @@ func trackNum(id string) (int, bool) {
 // Clone returns a deep copy of the state.
 func (s *State) Clone() *State {
 	c := *s
+	c.waitsOf = nil // indexes the original's waits
 	c.Scopes = s.Scopes.Clone()
 	c.Tracks = make([]*Track, len(s.Tracks))
 	for i, t := range s.Tracks {

@@ -12,12 +12,22 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
+// MaxIterations caps the iterations of one multi-instance or loop activity.
+const MaxIterations = 100_000
+
+// DefaultMaxActivations is the default cap on node executions in one step.
+// It agrees with MaxIterations: a parallel multi-instance at the limit
+// starts every iteration in one step, and each iteration may pass a few
+// synchronous elements (up to four of them within the budget).
+const DefaultMaxActivations = 5*MaxIterations + 1_000
+
 // Options bound what one step may do.
 type Options struct {
 	// MaxScopeDepth caps the nesting of scopes (DESIGN §5.6); 0 means 64.
 	MaxScopeDepth int
 	// MaxActivations caps node executions in one step, so a loop of
-	// synchronous elements cannot spin forever; 0 means 100000.
+	// synchronous elements cannot spin forever; 0 means
+	// DefaultMaxActivations.
 	MaxActivations int
 	// MaxCallDepth caps the call chain (DESIGN §5.6); 0 means 64.
 	MaxCallDepth int
@@ -28,7 +38,7 @@ func (o Options) withDefaults() Options {
 		o.MaxScopeDepth = 64
 	}
 	if o.MaxActivations <= 0 {
-		o.MaxActivations = 100000
+		o.MaxActivations = DefaultMaxActivations
 	}
 	if o.MaxCallDepth <= 0 {
 		o.MaxCallDepth = 64
@@ -93,6 +103,8 @@ type executor struct {
 	consumed []string
 	// changed collects the parts of the state the step touches.
 	changed changeSet
+	// sw batches the removals of a cancellation in progress (nil otherwise).
+	sw *sweep
 }
 
 func (x *executor) apply(ev Event) error {
@@ -514,11 +526,8 @@ func (x *executor) newTrack(s scope.ID, node, via string) *Track {
 func (x *executor) removeTrack(t *Track) {
 	x.markTrack(t)
 	x.withdrawWaits(t)
-	for i, o := range x.st.Tracks {
-		if o == t {
-			x.st.Tracks = append(x.st.Tracks[:i], x.st.Tracks[i+1:]...)
-			return
-		}
+	if i := x.st.trackIndex(t); i >= 0 {
+		x.st.Tracks = slices.Delete(x.st.Tracks, i, i+1)
 	}
 }
 
@@ -611,6 +620,9 @@ func (x *executor) terminateScope(s scope.ID, by *Track) {
 // instance cancel) in the scope-cancelled facts. The root scope stays (its
 // variables remain visible).
 func (x *executor) cancelScope(s scope.ID, cause string) {
+	if x.beginSweep() {
+		defer x.endSweep()
+	}
 	x.cancelInside(s, cause)
 	x.disarmScope(s)
 	x.closeRegion(s, "cancelled: "+cause)
@@ -625,13 +637,14 @@ func (x *executor) cancelScope(s scope.ID, cause string) {
 // cancelInside terminates every track inside s (recursively through nested
 // scopes, innermost first) and closes the nested scopes.
 func (x *executor) cancelInside(s scope.ID, cause string) {
+	if x.beginSweep() {
+		defer x.endSweep()
+	}
 	for _, c := range x.st.Scopes.Children(s) {
 		x.cancelScope(c.ID, cause)
 	}
-	var keep []*Track
-	for _, t := range x.st.Tracks {
-		if t.Scope != s {
-			keep = append(keep, t)
+	for _, t := range x.sw.tracks[s] {
+		if x.sw.goneTracks[t] {
 			continue
 		}
 		x.fact(FactElementTerminated, t.Node, t.Scope, t.ID, nil)
@@ -640,8 +653,8 @@ func (x *executor) cancelInside(s scope.ID, cause string) {
 		if t.Incident != "" {
 			x.resolveIncidentID(t.Incident, "element terminated")
 		}
+		x.sw.goneTracks[t] = true
 	}
-	x.st.Tracks = keep
 }
 
 // incident parks the track and opens an incident.

@@ -88,6 +88,9 @@ func (s *State) Wait(id string) *Wait {
 		if found && s.Waits[i].ID == id {
 			return s.Waits[i]
 		}
+		if numbered(s.Waits, func(w *Wait) bool { return suffixNum(w.ID, "-w") > 0 }) {
+			return nil // the search is exact: the wait is gone
+		}
 	}
 	for _, w := range s.Waits {
 		if w.ID == id {
@@ -101,4 +104,17 @@ func (s *State) Wait(id string) *Wait {
 type SignalThrow struct {
 	Name      string
 	Variables map[string]any
+}
+
+// waitIndex returns the position of w in the state's waits, or -1.
+func (s *State) waitIndex(w *Wait) int {
+	if n := suffixNum(w.ID, "-w"); n > 0 {
+		i, found := slices.BinarySearchFunc(s.Waits, n, func(o *Wait, n int64) int {
+			return cmp.Compare(suffixNum(o.ID, "-w"), n)
+		})
+		if found && s.Waits[i] == w {
+			return i
+		}
+	}
+	return slices.Index(s.Waits, w)
 }

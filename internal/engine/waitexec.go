@@ -314,18 +314,24 @@ func mayComplete(w *Wait, user string) error {
 // ---- creating waits ----
 
 func (x *executor) newWait(t *Track, kind WaitKind, nodeID string) *Wait {
-	w := x.allocWait(kind, nodeID, t.Scope)
-	w.TrackID = t.ID
-	return w
+	return x.allocTrackWait(kind, nodeID, t.Scope, t.ID)
 }
 
 // allocWait adds a wait. Ids are zero-padded so that, within one step (equal
 // CreatedAt), their text order is their creation order: subscriptions are
 // served oldest first.
 func (x *executor) allocWait(kind WaitKind, nodeID string, s scope.ID) *Wait {
+	return x.allocTrackWait(kind, nodeID, s, "")
+}
+
+// allocTrackWait adds a wait of track (none for "").
+func (x *executor) allocTrackWait(kind WaitKind, nodeID string, s scope.ID, track string) *Wait {
 	x.st.NextWait++
-	w := &Wait{ID: fmt.Sprintf("%s-w%06d", x.st.InstanceID, x.st.NextWait), Kind: kind, NodeID: nodeID, ScopeID: s, CreatedAt: x.now}
+	w := &Wait{ID: fmt.Sprintf("%s-w%06d", x.st.InstanceID, x.st.NextWait), Kind: kind, NodeID: nodeID, ScopeID: s, TrackID: track, CreatedAt: x.now}
 	x.st.Waits = append(x.st.Waits, w)
+	if x.st.waitsOf != nil && track != "" {
+		x.st.waitsOf[track] = append(x.st.waitsOf[track], w)
+	}
 	x.touch(w.ID)
 	return w
 }
@@ -858,6 +864,9 @@ func (x *executor) inclusiveFork(t *Track, n *bpmn.Node) {
 // fireInclusiveJoins fires every inclusive join that has tokens waiting and
 // that no other track of its scope can still reach. It reports whether any fired.
 func (x *executor) fireInclusiveJoins() bool {
+	if !x.proc.HasInclusiveJoins() {
+		return false // no join to fire: a step over n tracks must not scan them
+	}
 	fired := false
 	for _, t := range slices.Clone(x.st.Tracks) {
 		if t.State != TrackJoining || x.st.Track(t.ID) == nil {
@@ -930,18 +939,31 @@ func reaches(n, g *bpmn.Node) bool {
 
 // withdrawWaits removes every wait of track t (its own and its boundaries').
 func (x *executor) withdrawWaits(t *Track) {
-	for _, w := range slices.Clone(x.st.Waits) {
-		if w.TrackID == t.ID {
-			x.removeWait(w)
+	if x.sw != nil {
+		for _, w := range x.sw.waits[t.ID] {
+			if !x.sw.goneWaits[w] {
+				x.removeWait(w)
+			}
 		}
+		return
+	}
+	for _, w := range slices.Clone(x.st.trackWaits(t.ID)) {
+		x.removeWait(w)
 	}
 }
 
 func (x *executor) removeWait(w *Wait) {
-	for i, o := range x.st.Waits {
-		if o == w {
-			x.st.Waits = append(x.st.Waits[:i], x.st.Waits[i+1:]...)
-			break
+	if x.sw != nil {
+		x.sw.goneWaits[w] = true // endSweep drops it from the list
+	} else if i := x.st.waitIndex(w); i >= 0 {
+		x.st.Waits = slices.Delete(x.st.Waits, i, i+1)
+		if x.st.waitsOf != nil && w.TrackID != "" {
+			mine := slices.DeleteFunc(x.st.waitsOf[w.TrackID], func(o *Wait) bool { return o == w })
+			if len(mine) == 0 {
+				delete(x.st.waitsOf, w.TrackID)
+			} else {
+				x.st.waitsOf[w.TrackID] = mine
+			}
 		}
 	}
 	x.touch(w.ID)

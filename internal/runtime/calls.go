@@ -192,7 +192,7 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	}
 	row := InstanceRow{ID: InstanceID(c.ChildID), ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey,
 		ParentID: InstanceID(parent.InstanceID), ParentNodeID: c.NodeID, CreatedAt: now}
-	rec, err := r.record(ctx, row, 0, next, fx, now)
+	rec, err := r.record(ctx, row, 0, next, fx, now, true)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +264,11 @@ func mergeEffects(a, b engine.Effects) engine.Effects {
 	a.Decisions = append(a.Decisions, b.Decisions...)
 	a.CancelChildren = append(a.CancelChildren, b.CancelChildren...)
 	a.Fired += b.Fired
+	for _, ref := range b.Changed {
+		if !slices.Contains(a.Changed, ref) {
+			a.Changed = append(a.Changed, ref)
+		}
+	}
 	if b.ParentNotice != nil {
 		a.ParentNotice = b.ParentNotice
 	}

@@ -74,7 +74,7 @@ func (r *Runtime) CorrelateMessage(ctx context.Context, name, correlationKey str
 		return 0, fmt.Errorf("runtime: message starts for %s: %w", name, err)
 	}
 	for _, s := range starts {
-		if _, err := r.startAt(ctx, s.proc, s.ref, correlationKey, s.node, vars, nil); err != nil {
+		if _, err := r.startAt(ctx, s.proc, s.ref, correlationKey, s.node, vars, nil, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -153,7 +153,7 @@ func (r *Runtime) broadcast(ctx context.Context, name string, vars map[string]an
 		if !allStarts && !slices.Contains(only.Starts, target) {
 			continue
 		}
-		if _, err := r.startAt(ctx, s.proc, s.ref, "", s.node, vars, nil); err != nil {
+		if _, err := r.startAt(ctx, s.proc, s.ref, "", s.node, vars, nil, nil); err != nil {
 			left.Starts = append(left.Starts, target)
 			if errors.Is(err, errClosed) {
 				for _, s := range starts[i+1:] {

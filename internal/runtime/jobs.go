@@ -90,23 +90,20 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	return []JobView{}, false, nil
 }
 
-// jobViews reads the variables each job's task sees, loading each instance once.
+// jobViews reads the variables each job's task sees. It reads each
+// instance's state under its lock (from the cache when it is hot), so a job
+// of a large instance costs its scope chain, not the instance.
 func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow) ([]JobView, error) {
-	states := map[InstanceID]*engine.State{}
 	views := make([]JobView, 0, len(rows))
 	for _, row := range rows {
-		st := states[row.InstanceID]
-		if st == nil {
-			si, err := r.store.Instance(ctx, row.InstanceID)
-			if err != nil {
-				return nil, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
-			}
-			if st, err = engine.Unmarshal(si.Checkpoint); err != nil {
-				return nil, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
-			}
-			states[row.InstanceID] = st
+		var vars map[string]any
+		err := r.withState(ctx, row.InstanceID, func(_ InstanceRow, st *engine.State) error {
+			vars = scope.CloneVars(st.Scopes.Visible(scope.ID(row.ScopeID)))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
 		}
-		vars := st.Scopes.Visible(scope.ID(row.ScopeID))
 		views = append(views, JobView{Key: row.ID, Type: row.Name, InstanceID: row.InstanceID, NodeID: row.NodeID,
 			Retries: row.Retries, Variables: vars, Deadline: row.LockExpiresAt})
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,6 +38,10 @@ type Options struct {
 	// rows whose work failed (it doubles up to a minute while nothing
 	// succeeds); 0 means 2 s.
 	OutboxRetry time.Duration
+	// StateCacheWeight bounds the decoded states kept between steps (the
+	// sum of 1 + scopes + tracks + waits over cached instances); 0 means
+	// DefaultStateCacheWeight, a negative value disables the cache.
+	StateCacheWeight int
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -48,9 +53,11 @@ type Runtime struct {
 	newID    func() string
 	engine   engine.Options
 
-	defs     *cache[*bpmn.Process]
-	decs     *cache[*dmn.Definitions]
-	locks    *instanceLocks
+	defs  *cache[*bpmn.Process]
+	decs  *cache[*dmn.Definitions]
+	locks *instanceLocks
+	// states keeps hot instances decoded, used only under their lock.
+	states   *stateCache
 	commit   *committer
 	jobReady *notifier
 
@@ -96,6 +103,7 @@ func New(store Store, opts Options) *Runtime {
 		defs:   newCache[*bpmn.Process](),
 		decs:   newCache[*dmn.Definitions](),
 		locks:  newInstanceLocks(),
+		states: newStateCache(cmp.Or(opts.StateCacheWeight, DefaultStateCacheWeight)),
 
 		jobReady:   newNotifier(),
 		startLocks: newInstanceLocks(),
@@ -155,14 +163,17 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 	} else if n > 0 {
 		r.log.Info("outbox drained", "rows", n)
 	}
+	if err := r.upgradeLegacy(ctx); err != nil {
+		return 0, fmt.Errorf("runtime: resume: %w", err)
+	}
 	running, err := r.store.RunningInstances(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("runtime: resume: %w", err)
 	}
 	resumed := 0
-	for _, si := range running {
-		if err := r.resumeOne(ctx, si.ID); err != nil {
-			r.log.Error("resume failed", "instance_id", si.ID, "error", err)
+	for _, row := range running {
+		if err := r.resumeOne(ctx, row.ID); err != nil {
+			r.log.Error("resume failed", "instance_id", row.ID, "error", err)
 			continue
 		}
 		resumed++
@@ -185,11 +196,7 @@ func (r *Runtime) resumeOne(ctx context.Context, id InstanceID) error {
 // call in an incident; a child whose caller is missing stops for good, and
 // one whose caller already ended is terminated.
 func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
-	si, err := r.store.Instance(ctx, id)
-	if err != nil {
-		return err
-	}
-	st, err := engine.Unmarshal(si.Checkpoint)
+	_, st, err := r.loadState(ctx, id)
 	if err != nil || st.Ended() {
 		return err
 	}
@@ -197,7 +204,7 @@ func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
 		if w.Kind != engine.WaitCall {
 			continue
 		}
-		child, err := r.store.Instance(ctx, InstanceID(w.ID))
+		child, cst, err := r.loadState(ctx, InstanceID(w.ID))
 		if ErrorCode(err) == ENOTFOUND {
 			if _, err := r.step(ctx, id, engine.ChildMissing{WaitID: w.ID}, nil); err != nil {
 				return err
@@ -205,10 +212,6 @@ func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
 			r.log.Error("awaited child instance is missing", "instance_id", id, "child_id", w.ID)
 			continue
 		}
-		if err != nil {
-			return err
-		}
-		cst, err := engine.Unmarshal(child.Checkpoint)
 		if err != nil {
 			return fmt.Errorf("runtime: child %s of %s: %w", w.ID, id, err)
 		}
@@ -228,7 +231,7 @@ func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
 	if st.Parent == nil {
 		return nil
 	}
-	parent, err := r.store.Instance(ctx, InstanceID(st.Parent.InstanceID))
+	_, pst, err := r.loadState(ctx, InstanceID(st.Parent.InstanceID))
 	switch {
 	case ErrorCode(err) == ENOTFOUND:
 		r.log.Error("calling instance is missing; stopping the child", "instance_id", id, "parent_id", st.Parent.InstanceID)
@@ -237,9 +240,7 @@ func (r *Runtime) reconcileCalls(ctx context.Context, id InstanceID) error {
 	case err != nil:
 		return err
 	}
-	if pst, err := engine.Unmarshal(parent.Checkpoint); err != nil {
-		return fmt.Errorf("runtime: parent of %s: %w", id, err)
-	} else if pst.Ended() || pst.Wait(st.Parent.WaitID) == nil {
+	if pst.Ended() || pst.Wait(st.Parent.WaitID) == nil {
 		// The caller ended or no longer awaits this child: the cascade was cut short.
 		_, err = r.step(ctx, id, engine.Cancel{Reason: "the calling instance no longer awaits it"}, nil)
 		if ErrorCode(err) == ECONFLICT {
@@ -269,17 +270,19 @@ func (r *Runtime) StartInstance(ctx context.Context, req StartRequest) (Instance
 		}
 		return InstanceView{}, err
 	}
-	id, err := r.startAt(ctx, proc, ref, req.BusinessKey, "", req.Variables, nil)
-	if err != nil {
+	var view InstanceView
+	if _, err := r.startAt(ctx, proc, ref, req.BusinessKey, "", req.Variables, nil, &view); err != nil {
 		return InstanceView{}, err
 	}
-	return r.Instance(ctx, id)
+	return view, nil
 }
 
 // startAt creates an instance of proc at its None start (startNode "") or at
 // one of its event starts, commits its first step (with whatever extra adds
 // to the record, in the same transaction) and runs the after-commit work.
-func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref DefinitionRef, businessKey, startNode string, vars map[string]any, extra func(*StepRecord)) (InstanceID, error) {
+// With view non-nil it also fills in the new instance's view, built from
+// the state the step committed (nothing is read back).
+func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref DefinitionRef, businessKey, startNode string, vars map[string]any, extra func(*StepRecord), view *InstanceView) (InstanceID, error) {
 	id := InstanceID(r.newID())
 	unlock := r.locks.lock(id)
 	now := r.now().UTC()
@@ -298,13 +301,19 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 		unlock()
 		return "", err
 	}
-	rec, err := r.record(ctx, row, 0, next, fx, now)
+	rec, err := r.record(ctx, row, 0, next, fx, now, true)
 	if err == nil && extra != nil {
 		extra(&rec)
 	}
 	if err == nil {
 		w.prepend(rec, fx)
 		err = r.commit.commitAll(w.recs)
+	}
+	if err == nil {
+		if view != nil {
+			*view = r.startedView(ctx, proc, w, next)
+		}
+		r.states.put(w.recs[0].Instance, next)
 	}
 	unlock()
 	if err != nil {
@@ -340,28 +349,32 @@ func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, need
 func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (*work, error) {
 	unlock := r.locks.lock(id)
 	defer unlock()
-	si, st, err := r.loadState(ctx, id)
+	// The state is this step's own: taken out of the cache (or decoded), it
+	// goes back only after the commit succeeded, so a failure anywhere below
+	// never leaves a half-changed state behind.
+	row, st, legacy, err := r.acquire(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if needed != nil && !needed(st) {
+		r.release(row, st, legacy)
 		return &work{}, nil
 	}
-	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
+	proc, _, err := r.process(ctx, row.ProcessKey, row.ProcessVersion)
 	if err != nil {
-		return nil, unreadableDefinition(si.ProcessKey, si.ProcessVersion, err)
+		return nil, unreadableDefinition(row.ProcessKey, row.ProcessVersion, err)
 	}
 	now := r.now().UTC()
 	status := st.Status
-	next, fx, err := engine.Apply(proc, st, ev, now, r.engine) // st was just decoded: no copy needed
+	next, fx, err := engine.Apply(proc, st, ev, now, r.engine) // st is this step's own: no copy needed
 	if err != nil {
 		return nil, stepError(id, status, ev, err)
 	}
 	w := &work{}
-	if next, fx, err = r.settleCalls(ctx, w, proc, si.BusinessKey, next, fx, now); err != nil {
+	if next, fx, err = r.settleCalls(ctx, w, proc, row.BusinessKey, next, fx, now); err != nil {
 		return nil, err
 	}
-	rec, err := r.record(ctx, si.InstanceRow, si.Revision, next, fx, now)
+	rec, err := r.record(ctx, row, row.Revision, next, fx, now, legacy)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +382,39 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 	if err := r.commit.commitAll(w.recs); err != nil {
 		return nil, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
 	}
+	r.states.put(w.recs[0].Instance, next)
 	return w, nil
+}
+
+// acquire returns the state of instance id for its lock holder: the cached
+// one (removed from the cache) or the store's, decoded. legacy reports a
+// state the store still holds as a format-1 checkpoint.
+func (r *Runtime) acquire(ctx context.Context, id InstanceID) (InstanceRow, *engine.State, bool, error) {
+	if row, st, ok := r.states.take(id); ok {
+		return row, st, false, nil
+	}
+	return r.readState(ctx, id)
+}
+
+// release hands an unchanged state back to the cache after acquire.
+func (r *Runtime) release(row InstanceRow, st *engine.State, legacy bool) {
+	if !legacy {
+		r.states.put(row, st)
+	}
+}
+
+// withState runs fn on the current state of instance id under its lock,
+// for reads that must not decode a large instance again (fn must not
+// change st nor keep references into it).
+func (r *Runtime) withState(ctx context.Context, id InstanceID, fn func(row InstanceRow, st *engine.State) error) error {
+	unlock := r.locks.lock(id)
+	defer unlock()
+	row, st, legacy, err := r.acquire(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer r.release(row, st, legacy)
+	return fn(row, st)
 }
 
 // unreadableDefinition is the error for a registered definition that cannot
@@ -405,8 +450,12 @@ func engineText(err, sentinel error) string {
 // record turns a step's outcome into what the store writes, its
 // after-commit work included as outbox rows (ctx carries the signal cascade
 // the step runs in).
-func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *engine.State, fx engine.Effects, now time.Time) (StepRecord, error) {
-	cp, err := st.Marshal()
+//
+// The state is written as its header plus the parts the step changed; with
+// whole (a new instance, or one still stored as a legacy checkpoint) every
+// part is written.
+func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *engine.State, fx engine.Effects, now time.Time, whole bool) (StepRecord, error) {
+	header, err := st.EncodeHeader()
 	if err != nil {
 		return StepRecord{}, err
 	}
@@ -416,10 +465,21 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 	if st.Ended() && row.EndedAt.IsZero() {
 		row.EndedAt = now
 	}
-	rec := StepRecord{Instance: row, PrevRevision: prev, Checkpoint: cp}
-	for _, s := range st.Scopes.All() {
-		rec.Scopes = append(rec.Scopes, ScopeRow{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: scopeState(s)})
+	rec := StepRecord{Instance: row, PrevRevision: prev, Header: header}
+	var put []engine.Part
+	if whole {
+		put, err = st.Parts()
+	} else {
+		var removed []engine.PartRef
+		put, removed, err = st.Delta(fx.Changed)
+		for _, ref := range removed {
+			rec.RemovedParts = append(rec.RemovedParts, PartRef{Kind: ref.Kind, Key: ref.Key})
+		}
 	}
+	if err != nil {
+		return StepRecord{}, err
+	}
+	rec.Parts = storeParts(put)
 	for _, f := range fx.Facts {
 		detail := []byte("{}")
 		if len(f.Detail) > 0 {
@@ -445,33 +505,17 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 
 // Instance returns a copied view of one instance.
 func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, error) {
-	si, st, err := r.loadState(ctx, id)
+	var v InstanceView
+	err := r.withState(ctx, id, func(row InstanceRow, st *engine.State) error {
+		proc, _, err := r.process(ctx, row.ProcessKey, row.ProcessVersion)
+		if err != nil {
+			proc = nil // the view shows no handlers rather than failing
+		}
+		v = stateView(row, st, proc)
+		return nil
+	})
 	if err != nil {
 		return InstanceView{}, err
-	}
-	v := InstanceView{InstanceRow: si.InstanceRow, Scopes: []ScopeView{}, Tracks: []TrackView{}, Children: []ChildView{}}
-	v.Variables = st.Scopes.Get(scope.RootID).Vars
-	if v.Variables == nil {
-		v.Variables = map[string]any{}
-	}
-	var handlers map[scope.ID][]engine.Handler
-	if proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion); err == nil {
-		handlers = engine.ArmedHandlers(proc, st)
-	}
-	for _, s := range st.Scopes.All() {
-		vars := s.Vars
-		if vars == nil {
-			vars = map[string]any{}
-		}
-		state := scopeState(s)
-		hs := []HandlerView{}
-		for _, h := range handlers[s.ID] {
-			hs = append(hs, HandlerView{NodeID: h.NodeID, Kind: h.Kind, Trigger: h.Trigger, Name: h.Name, Interrupting: h.Interrupting})
-		}
-		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: state, Variables: vars, Handlers: hs, Kind: s.Kind, Index: s.Index})
-	}
-	for _, t := range st.Tracks {
-		v.Tracks = append(v.Tracks, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})
 	}
 	if v.Incidents, err = r.store.Incidents(ctx, id, false); err != nil {
 		return InstanceView{}, err
@@ -487,6 +531,59 @@ func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, er
 		v.Children = append(v.Children, ChildView{InstanceID: c.ID, NodeID: c.ParentNodeID, Status: c.Status})
 	}
 	return v, nil
+}
+
+// startedView is the view of an instance whose first step w just committed:
+// everything it shows comes from that step (its state, its incidents, the
+// children it launched), so nothing is read back.
+func (r *Runtime) startedView(_ context.Context, proc *bpmn.Process, w *work, st *engine.State) InstanceView {
+	v := stateView(w.recs[0].Instance, st, proc)
+	v.Incidents = []IncidentRow{}
+	at := map[string]int{}
+	for _, in := range w.recs[0].Incidents { // opened, maybe resolved, in this step: the last word counts
+		if i, ok := at[in.ID]; ok {
+			v.Incidents[i] = in
+			continue
+		}
+		at[in.ID] = len(v.Incidents)
+		v.Incidents = append(v.Incidents, in)
+	}
+	for _, rec := range w.recs[1:] {
+		if rec.Instance.ParentID == v.ID {
+			v.Children = append(v.Children, ChildView{InstanceID: rec.Instance.ID, NodeID: rec.Instance.ParentNodeID, Status: rec.Instance.Status})
+		}
+	}
+	return v
+}
+
+// stateView copies what a view shows of a state (variables deep-copied: the
+// state may be stepped again once the caller lets go of it). A nil proc
+// shows no handlers.
+func stateView(row InstanceRow, st *engine.State, proc *bpmn.Process) InstanceView {
+	v := InstanceView{InstanceRow: row, Scopes: []ScopeView{}, Tracks: []TrackView{}, Children: []ChildView{}}
+	v.Variables = scope.CloneVars(st.Scopes.Get(scope.RootID).Vars)
+	if v.Variables == nil {
+		v.Variables = map[string]any{}
+	}
+	var handlers map[scope.ID][]engine.Handler
+	if proc != nil {
+		handlers = engine.ArmedHandlers(proc, st)
+	}
+	for _, s := range st.Scopes.All() {
+		vars := scope.CloneVars(s.Vars)
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		hs := []HandlerView{}
+		for _, h := range handlers[s.ID] {
+			hs = append(hs, HandlerView{NodeID: h.NodeID, Kind: h.Kind, Trigger: h.Trigger, Name: h.Name, Interrupting: h.Interrupting})
+		}
+		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: scopeState(s), Variables: vars, Handlers: hs, Kind: s.Kind, Index: s.Index})
+	}
+	for _, t := range st.Tracks {
+		v.Tracks = append(v.Tracks, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})
+	}
+	return v
 }
 
 // ListInstances lists instance summaries matching f and the total count.
@@ -513,18 +610,25 @@ func scopeState(s *scope.Scope) string {
 	return "active"
 }
 
-// loadState reads an instance and decodes its checkpoint; an unknown id is
-// ENOTFOUND naming the instance.
-func (r *Runtime) loadState(ctx context.Context, id InstanceID) (StoredInstance, *engine.State, error) {
+// loadState reads an instance from the store and decodes its state, for
+// reads that need no lock; an unknown id is ENOTFOUND naming the instance.
+func (r *Runtime) loadState(ctx context.Context, id InstanceID) (InstanceRow, *engine.State, error) {
+	row, st, _, err := r.readState(ctx, id)
+	return row, st, err
+}
+
+// readState reads an instance from the store and decodes its state;
+// legacy reports a state still stored as a format-1 checkpoint.
+func (r *Runtime) readState(ctx context.Context, id InstanceID) (InstanceRow, *engine.State, bool, error) {
 	si, err := r.store.Instance(ctx, id)
 	if err != nil {
-		return StoredInstance{}, nil, instanceErr(id, err)
+		return InstanceRow{}, nil, false, instanceErr(id, err)
 	}
-	st, err := engine.Unmarshal(si.Checkpoint)
+	st, legacy, err := engine.DecodeStored(si.Header, engineParts(si.Parts))
 	if err != nil {
-		return StoredInstance{}, nil, fmt.Errorf("runtime: load instance %s: %w", id, err)
+		return InstanceRow{}, nil, false, fmt.Errorf("runtime: load instance %s: %w", id, err)
 	}
-	return si, st, nil
+	return si.InstanceRow, st, legacy, nil
 }
 
 // instanceErr names the instance in a store's not-found; other errors pass.
@@ -533,4 +637,22 @@ func instanceErr(id InstanceID, err error) error {
 		return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
 	}
 	return err
+}
+
+// storeParts converts engine parts for the store.
+func storeParts(parts []engine.Part) []Part {
+	out := make([]Part, len(parts))
+	for i, p := range parts {
+		out[i] = Part{Kind: p.Kind, Key: p.Key, Ord: p.Ord, Data: p.Data}
+	}
+	return out
+}
+
+// engineParts converts stored parts for the engine.
+func engineParts(parts []Part) []engine.Part {
+	out := make([]engine.Part, len(parts))
+	for i, p := range parts {
+		out[i] = engine.Part{Kind: p.Kind, Key: p.Key, Ord: p.Ord, Data: p.Data}
+	}
+	return out
 }

@@ -292,7 +292,7 @@ func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 		} else {
 			rec.RemovedWaits = append(rec.RemovedWaits, remove...)
 		}
-	})
+	}, nil)
 	if err != nil && errors.Is(err, ErrConflict) {
 		return &Error{Code: ECONFLICT, Message: "start timer fired elsewhere", Err: err}
 	}

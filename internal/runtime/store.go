@@ -82,15 +82,6 @@ type InstanceRow struct {
 	Revision int64
 }
 
-// ScopeRow is the queryable copy of one open scope of an instance.
-type ScopeRow struct {
-	ID       string
-	ParentID string
-	NodeID   string
-	Path     string
-	State    string
-}
-
 // FactRow is one history entry of an instance. Seq is assigned by the engine
 // and strictly increases per instance.
 type FactRow struct {
@@ -123,10 +114,15 @@ type StepRecord struct {
 	// PrevRevision is the revision the step was computed from; 0 means the
 	// step creates the instance. A mismatch fails with ErrConflict.
 	PrevRevision int64
-	// Checkpoint is the serialized engine state after the step.
-	Checkpoint []byte
-	// Scopes replaces the instance's scope rows.
-	Scopes []ScopeRow
+	// Header is the encoded state header after the step (status, counters,
+	// links: a few hundred bytes whatever the instance's size).
+	Header []byte
+	// Parts are the state parts the step created or changed, inserted or
+	// replaced by (Kind, Key). A step that creates its instance lists all
+	// of them. The store keeps their data opaque.
+	Parts []Part
+	// RemovedParts are the state parts the step removed.
+	RemovedParts []PartRef
 	// Facts are appended to the instance's history.
 	Facts []FactRow
 	// Incidents are inserted or updated by ID.
@@ -141,6 +137,27 @@ type StepRecord struct {
 	// step's transaction (InstanceID and CreatedAt are the step's when
 	// empty). CommitSteps sets each row's ID in place once it is written.
 	Outbox []OutboxRow
+}
+
+// Part is one stored piece of an instance's state: a scope with its
+// variables, a track, a wait, an incident, an ad-hoc region, a loop body,
+// a body's input items or one iteration's result. A step writes only the
+// parts it changed, so its cost follows the change, not the instance's size.
+type Part struct {
+	// Kind names the part's type (the engine's part kinds); Key is unique
+	// within an instance and kind.
+	Kind string
+	Key  string
+	// Ord orders the parts of one kind of an instance (creation order).
+	Ord int64
+	// Data is the part's encoding, opaque to the store.
+	Data []byte
+}
+
+// PartRef names a part of an instance.
+type PartRef struct {
+	Kind string
+	Key  string
 }
 
 // Outbox kinds: the after-commit work of a step (see OutboxRow).
@@ -168,8 +185,17 @@ type OutboxRow struct {
 	CreatedAt time.Time
 }
 
-// StoredInstance is an instance row with its checkpoint.
+// StoredInstance is an instance row with its whole state: the header and
+// every part, ordered by kind, then Ord.
 type StoredInstance struct {
+	InstanceRow
+	Header []byte
+	Parts  []Part
+}
+
+// LegacyInstance is an instance whose state is still one whole checkpoint
+// of engine format 1 (written before states were stored as parts).
+type LegacyInstance struct {
 	InstanceRow
 	Checkpoint []byte
 }
@@ -224,8 +250,26 @@ type Store interface {
 	// retries the steps one by one to find the culprit. It sets the ID of
 	// every Outbox row of steps in place (meaningful only on success).
 	CommitSteps(ctx context.Context, steps []StepRecord) error
-	// Instance returns an instance with its checkpoint; ErrNotFound if absent.
+	// Instance returns an instance with its whole state; ErrNotFound if absent.
 	Instance(ctx context.Context, id InstanceID) (StoredInstance, error)
+	// InstanceRow returns the row of an instance without its state;
+	// ErrNotFound if absent.
+	InstanceRow(ctx context.Context, id InstanceID) (InstanceRow, error)
+	// Parts returns at most limit parts of one kind of an instance with
+	// Ord > afterOrd, by Ord (keyset paging); ErrNotFound for an unknown
+	// instance.
+	Parts(ctx context.Context, id InstanceID, kind string, afterOrd int64, limit int) ([]Part, error)
+	// PartCounts returns how many parts of each kind an instance has;
+	// ErrNotFound for an unknown instance.
+	PartCounts(ctx context.Context, id InstanceID) (map[string]int, error)
+	// LegacyInstances returns at most limit instances whose state is still a
+	// format-1 checkpoint, oldest first.
+	LegacyInstances(ctx context.Context, limit int) ([]LegacyInstance, error)
+	// ReplaceState writes the whole state of an instance as header and parts
+	// (replacing any parts it had) without a step: the upgrade of a legacy
+	// checkpoint. ErrConflict if the instance's revision is no longer
+	// revision, ErrNotFound if it does not exist.
+	ReplaceState(ctx context.Context, id InstanceID, revision int64, header []byte, parts []Part) error
 	// ListInstances returns instance rows matching f, newest first (by
 	// creation time; instances created at the same instant in the reverse
 	// of the order the store received them), and the total number of
@@ -235,10 +279,9 @@ type Store interface {
 	// page's cursor (InstanceFilter.After) is the ID of the last row;
 	// ErrNotFound if f.After names no instance.
 	ListInstances(ctx context.Context, f InstanceFilter) ([]InstanceRow, int, error)
-	// RunningInstances returns every running or failed (not ended) instance with its checkpoint.
-	RunningInstances(ctx context.Context) ([]StoredInstance, error)
-	// Scopes returns the open scope rows of an instance.
-	Scopes(ctx context.Context, id InstanceID) ([]ScopeRow, error)
+	// RunningInstances returns the rows of every running or failed (not
+	// ended) instance, oldest first.
+	RunningInstances(ctx context.Context) ([]InstanceRow, error)
 	// History returns the facts of an instance with Seq > afterSeq in order,
 	// at most limit (0 = no limit).
 	History(ctx context.Context, id InstanceID, afterSeq int64, limit int) ([]FactRow, error)

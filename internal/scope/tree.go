@@ -2,6 +2,7 @@ package scope
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -141,12 +142,21 @@ func (t *Tree) Close(id ID) []ID {
 		delete(t.Scopes, id)
 		delete(kids, id)
 		if id != RootID {
+			// Siblings are in creation order: find id by its Seq. Closing
+			// the oldest (a cancellation closes children in order) is free.
 			siblings := kids[s.Parent]
-			for i, k := range siblings {
-				if k == id {
-					kids[s.Parent] = append(siblings[:i:i], siblings[i+1:]...)
-					break
-				}
+			i, found := sort.Search(len(siblings), func(i int) bool { return t.Scopes[siblings[i]] == nil || t.Scopes[siblings[i]].Seq >= s.Seq }), false
+			if i < len(siblings) && siblings[i] == id {
+				found = true
+			} else {
+				i = slices.Index(siblings, id) // not in Seq order (a hand-built tree)
+				found = i >= 0
+			}
+			switch {
+			case found && i == 0:
+				kids[s.Parent] = siblings[1:]
+			case found:
+				kids[s.Parent] = slices.Delete(siblings, i, i+1)
 			}
 		}
 		removed = append(removed, id)
