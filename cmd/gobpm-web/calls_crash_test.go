@@ -551,7 +551,7 @@ func sqlStatus(t *testing.T, db, id string) string {
 	}
 	defer conn.Close()
 	var st string
-	if err := conn.QueryRow(`SELECT status FROM instances WHERE id = ?`, id).Scan(&st); err != nil {
+	if err := conn.QueryRow(`SELECT status FROM instances WHERE id = ?`, storedID(id)).Scan(&st); err != nil {
 		t.Fatalf("status of %s: %v", id, err)
 	}
 	return st

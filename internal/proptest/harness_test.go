@@ -3,6 +3,7 @@ package proptest
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,7 +108,7 @@ type waitRow struct {
 // which CorrelateMessage picks among subscriptions).
 func (h *harness) waits(ctx context.Context, id runtime.InstanceID) ([]waitRow, error) {
 	rows, err := h.ro.QueryContext(ctx, `SELECT id, kind, node_id, name, correlation_key, due_at, retries
-		FROM waits WHERE instance_id = ? ORDER BY created_at, id`, string(id))
+		FROM waits WHERE instance_id = ? ORDER BY created_at, id`, storedID(string(id)))
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +118,11 @@ func (h *harness) waits(ctx context.Context, id runtime.InstanceID) ([]waitRow, 
 		var w waitRow
 		var ck sql.NullString
 		var due, retries sql.NullInt64
-		if err := rows.Scan(&w.ID, &w.Kind, &w.NodeID, &w.Name, &ck, &due, &retries); err != nil {
+		var wid any
+		if err := rows.Scan(&wid, &w.Kind, &w.NodeID, &w.Name, &ck, &due, &retries); err != nil {
 			return nil, err
 		}
+		w.ID = loadedID(wid)
 		w.CorrelationKey = ck.String
 		if due.Valid {
 			w.DueAt = time.Unix(0, due.Int64).UTC()
@@ -130,11 +133,38 @@ func (h *harness) waits(ctx context.Context, id runtime.InstanceID) ([]waitRow, 
 	return out, rows.Err()
 }
 
-// scopeRows counts the scope rows the store keeps for an instance.
+// scopeRows counts the scope parts the store keeps for an instance.
 func (h *harness) scopeRows(ctx context.Context, id runtime.InstanceID) (int, error) {
 	var n int
-	err := h.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM scopes WHERE instance_id = ?`, string(id)).Scan(&n)
+	err := h.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM instance_parts p JOIN kinds k ON k.id = p.kind
+		WHERE k.name = 'scope' AND p.instance_seq = (SELECT seq FROM instances WHERE id = ?)`, storedID(string(id))).Scan(&n)
 	return n, err
+}
+
+// storedID is an id as the store keeps it (migration 0005): a canonical
+// UUID as its 16 bytes, any other id as text.
+func storedID(id string) any {
+	if b, err := hex.DecodeString(strings.ReplaceAll(id, "-", "")); err == nil && len(id) == 36 && len(b) == 16 &&
+		id == strings.ToLower(id) && id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-' {
+		return b
+	}
+	return id
+}
+
+// loadedID decodes an id column read as any: 16 bytes are a UUID.
+func loadedID(v any) string {
+	switch v := v.(type) {
+	case []byte:
+		if len(v) == 16 {
+			h := hex.EncodeToString(v)
+			return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+		}
+		return string(v)
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
 }
 
 // Action kinds the driver takes.
