@@ -43,8 +43,15 @@ type Service interface {
 	// StartInstance starts an instance and returns it after its first step
 	// committed; ENOTFOUND for an unknown key or version, EINVALID for bad input.
 	StartInstance(ctx context.Context, req runtime.StartRequest) (runtime.InstanceView, error)
-	// Instance returns a snapshot of an instance; ENOTFOUND if absent.
+	// Instance returns a snapshot of an instance (its first scopes and
+	// tracks, and how many there are); ENOTFOUND if absent.
 	Instance(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// InstanceScopes returns a page of an instance's open scopes after the
+	// cursor after and the next cursor ("" on the last page); ENOTFOUND for
+	// an unknown instance, EINVALID for a cursor it did not return.
+	InstanceScopes(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.ScopeView, string, error)
+	// InstanceTracks pages an instance's live tracks like InstanceScopes.
+	InstanceTracks(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.TrackView, string, error)
 	// ListInstances returns a page of instances matching f and the total count.
 	ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error)
 	// History returns the facts of an instance after afterSeq, at most limit;
@@ -184,6 +191,8 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/instances", s.handle(s.listInstances))
 		r.Get("/instances/{id}", s.handle(s.getInstance))
 		r.Get("/instances/{id}/history", s.handle(s.history))
+		r.Get("/instances/{id}/scopes", s.handle(s.listScopes))
+		r.Get("/instances/{id}/tracks", s.handle(s.listTracks))
 		r.Post("/instances/{id}/cancel", s.handle(s.cancel))
 		r.Post("/instances/{id}/variables", s.handle(s.setVariables))
 		r.Get("/instances/{id}/waits", s.handle(s.listWaits))

@@ -117,9 +117,20 @@ type Instance struct {
 	InstanceSummary
 	Children  []Child        `json:"children"`
 	Variables map[string]any `json:"variables"`
-	Scopes    []Scope        `json:"scopes"`
-	Tracks    []Track        `json:"tracks"`
-	Incidents []Incident     `json:"incidents"`
+	// Scopes and Tracks are the first pages (GET …/scopes and …/tracks
+	// page on); ScopeCount and TrackCount say how many there are in all.
+	Scopes     []Scope    `json:"scopes"`
+	Tracks     []Track    `json:"tracks"`
+	ScopeCount int        `json:"scopeCount"`
+	TrackCount int        `json:"trackCount"`
+	Incidents  []Incident `json:"incidents"`
+}
+
+// Page is one page of a list paged by cursor: pass NextCursor as cursor
+// for the next page; it is absent on the last one.
+type Page[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"nextCursor,omitempty"`
 }
 
 // Scope is one open scope of an instance with its local variables and the
@@ -362,6 +373,8 @@ func toInstance(v runtime.InstanceView) Instance {
 		Variables:       vars(v.Variables),
 		Scopes:          make([]Scope, 0, len(v.Scopes)),
 		Tracks:          make([]Track, 0, len(v.Tracks)),
+		ScopeCount:      v.ScopeCount,
+		TrackCount:      v.TrackCount,
 		Incidents:       make([]Incident, 0, len(v.Incidents)),
 	}
 	for _, c := range v.Children {
@@ -371,12 +384,16 @@ func toInstance(v runtime.InstanceView) Instance {
 		out.Scopes = append(out.Scopes, toScope(sc))
 	}
 	for _, t := range v.Tracks {
-		out.Tracks = append(out.Tracks, Track{ID: t.ID, ScopeID: t.ScopeID, NodeID: t.NodeID, State: t.State})
+		out.Tracks = append(out.Tracks, toTrack(t))
 	}
 	for _, inc := range v.Incidents {
 		out.Incidents = append(out.Incidents, toIncident(inc))
 	}
 	return out
+}
+
+func toTrack(t runtime.TrackView) Track {
+	return Track{ID: t.ID, ScopeID: t.ScopeID, NodeID: t.NodeID, State: t.State}
 }
 
 func toScope(sc runtime.ScopeView) Scope {

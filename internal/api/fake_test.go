@@ -200,6 +200,42 @@ func (f *fakeService) Instance(_ context.Context, id runtime.InstanceID) (runtim
 	return *v, nil
 }
 
+func (f *fakeService) InstanceScopes(_ context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.ScopeView, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.instances[id]
+	if !ok {
+		return nil, "", fmt.Errorf("instance %s: %w", id, runtime.ErrNotFound)
+	}
+	return pageAfter(v.Scopes, after, limit, func(sc runtime.ScopeView) string { return sc.ID })
+}
+
+func (f *fakeService) InstanceTracks(_ context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.TrackView, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.instances[id]
+	if !ok {
+		return nil, "", fmt.Errorf("instance %s: %w", id, runtime.ErrNotFound)
+	}
+	return pageAfter(v.Tracks, after, limit, func(t runtime.TrackView) string { return t.ID })
+}
+
+// pageAfter pages items by the id of the last one seen.
+func pageAfter[T any](items []T, after string, limit int, id func(T) string) ([]T, string, error) {
+	i := 0
+	if after != "" {
+		i = slices.IndexFunc(items, func(x T) bool { return id(x) == after }) + 1
+		if i == 0 {
+			return nil, "", &runtime.Error{Code: runtime.EINVALID, Message: "unknown cursor", Field: "cursor"}
+		}
+	}
+	items = items[i:]
+	if len(items) > limit {
+		return items[:limit], id(items[limit-1]), nil
+	}
+	return items, "", nil
+}
+
 func (f *fakeService) ListInstances(_ context.Context, flt runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

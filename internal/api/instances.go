@@ -129,6 +129,51 @@ func (s *server) getInstance(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// Page sizes of an instance's scopes and tracks.
+const (
+	defaultPartLimit = runtime.ViewLimit
+	maxPartLimit     = runtime.MaxPageLimit
+)
+
+// listScopes handles GET /api/v1/instances/{id}/scopes?cursor=&limit=: the
+// open scopes in creation order, a page at a time (a page costs its size,
+// however many scopes the instance has).
+func (s *server) listScopes(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryInt(r, "limit", defaultPartLimit, 1, maxPartLimit)
+	if err != nil {
+		return err
+	}
+	scopes, next, err := s.svc.InstanceScopes(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
+	if err != nil {
+		return err
+	}
+	out := Page[Scope]{Items: make([]Scope, 0, len(scopes)), NextCursor: next}
+	for _, sc := range scopes {
+		out.Items = append(out.Items, toScope(sc))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// listTracks handles GET /api/v1/instances/{id}/tracks?cursor=&limit=: the
+// live tracks in creation order, a page at a time.
+func (s *server) listTracks(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryInt(r, "limit", defaultPartLimit, 1, maxPartLimit)
+	if err != nil {
+		return err
+	}
+	tracks, next, err := s.svc.InstanceTracks(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
+	if err != nil {
+		return err
+	}
+	out := Page[Track]{Items: make([]Track, 0, len(tracks)), NextCursor: next}
+	for _, t := range tracks {
+		out.Items = append(out.Items, toTrack(t))
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
 // history handles GET /api/v1/instances/{id}/history?after=&limit=: facts
 // with seq > after, in order. Page by passing the last seq as after.
 func (s *server) history(w http.ResponseWriter, r *http.Request) error {

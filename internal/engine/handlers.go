@@ -28,6 +28,12 @@ type Handler struct {
 // message, signal and conditional handlers are armed while their wait is
 // open; error and escalation handlers while the scope can still catch.
 func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
+	return ArmedHandlersOf(p, st, nil)
+}
+
+// ArmedHandlersOf is ArmedHandlers for the scopes ids only (every open
+// scope when ids is nil), for a page of a large instance's scopes.
+func ArmedHandlersOf(p *bpmn.Process, st *State, ids []scope.ID) map[scope.ID][]Handler {
 	out := map[scope.ID][]Handler{}
 	if st.Ended() {
 		return out // nothing can fire in an ended instance
@@ -53,7 +59,16 @@ func ArmedHandlers(p *bpmn.Process, st *State) map[scope.ID][]Handler {
 			hosts[t.Child] = t
 		}
 	}
-	for _, sc := range st.Scopes.All() {
+	scopes := make([]*scope.Scope, 0, len(ids))
+	if ids == nil {
+		scopes = st.Scopes.All()
+	}
+	for _, id := range ids {
+		if sc := st.Scopes.Get(id); sc != nil {
+			scopes = append(scopes, sc)
+		}
+	}
+	for _, sc := range scopes {
 		var g *bpmn.Graph
 		if sc.ID == scope.RootID {
 			g = p.Graph

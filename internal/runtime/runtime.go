@@ -557,32 +557,18 @@ func (r *Runtime) startedView(_ context.Context, proc *bpmn.Process, w *work, st
 }
 
 // stateView copies what a view shows of a state (variables deep-copied: the
-// state may be stepped again once the caller lets go of it). A nil proc
-// shows no handlers.
+// state may be stepped again once the caller lets go of it): the first
+// ViewLimit scopes and tracks and how many there are. A nil proc shows no
+// handlers.
 func stateView(row InstanceRow, st *engine.State, proc *bpmn.Process) InstanceView {
-	v := InstanceView{InstanceRow: row, Scopes: []ScopeView{}, Tracks: []TrackView{}, Children: []ChildView{}}
+	v := InstanceView{InstanceRow: row, Children: []ChildView{}}
 	v.Variables = scope.CloneVars(st.Scopes.Get(scope.RootID).Vars)
 	if v.Variables == nil {
 		v.Variables = map[string]any{}
 	}
-	var handlers map[scope.ID][]engine.Handler
-	if proc != nil {
-		handlers = engine.ArmedHandlers(proc, st)
-	}
-	for _, s := range st.Scopes.All() {
-		vars := scope.CloneVars(s.Vars)
-		if vars == nil {
-			vars = map[string]any{}
-		}
-		hs := []HandlerView{}
-		for _, h := range handlers[s.ID] {
-			hs = append(hs, HandlerView{NodeID: h.NodeID, Kind: h.Kind, Trigger: h.Trigger, Name: h.Name, Interrupting: h.Interrupting})
-		}
-		v.Scopes = append(v.Scopes, ScopeView{ID: string(s.ID), ParentID: string(s.Parent), NodeID: s.NodeID, Path: s.Path, State: scopeState(s), Variables: vars, Handlers: hs, Kind: s.Kind, Index: s.Index})
-	}
-	for _, t := range st.Tracks {
-		v.Tracks = append(v.Tracks, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})
-	}
+	v.Scopes, _ = scopePage(st, proc, "", ViewLimit)
+	v.Tracks, _ = trackPage(st, "", ViewLimit)
+	v.ScopeCount, v.TrackCount = len(st.Scopes.Scopes), len(st.Tracks)
 	return v
 }
 

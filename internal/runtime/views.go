@@ -59,8 +59,13 @@ type InstanceView struct {
 	InstanceRow
 	// Variables are the root scope's variables.
 	Variables map[string]any
-	Scopes    []ScopeView
-	Tracks    []TrackView
+	// Scopes and Tracks are the first ViewLimit open scopes and live
+	// tracks in creation order (InstanceScopes and InstanceTracks page
+	// through the rest); ScopeCount and TrackCount are how many there are.
+	Scopes     []ScopeView
+	Tracks     []TrackView
+	ScopeCount int
+	TrackCount int
 	Incidents []IncidentRow
 	// Children are the called child instances (empty until call activities exist).
 	Children []ChildView
