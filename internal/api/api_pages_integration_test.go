@@ -29,7 +29,7 @@ func TestIntegrationInstancePages(t *testing.T) {
 	b.postXML("/api/v1/deployments", manyModel).wantStatus(t, http.StatusCreated)
 	started := b.postJSON("/api/v1/processes/many/instances", `{}`).wantStatus(t, http.StatusCreated).object(t)
 	id := started["id"].(string)
-	for name, inst := range map[string]map[string]any{"start answer": started, "get": b.get("/api/v1/instances/" + id).wantStatus(t, http.StatusOK).object(t)} {
+	for name, inst := range map[string]map[string]any{"start answer": started, "get": b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)} {
 		if inst["scopeCount"] != json.Number("252") || inst["trackCount"] != json.Number("251") {
 			t.Errorf("%s: scopeCount %v, trackCount %v; want 252, 251", name, inst["scopeCount"], inst["trackCount"])
 		}

@@ -66,7 +66,7 @@ type InstanceView struct {
 	Tracks     []TrackView
 	ScopeCount int
 	TrackCount int
-	Incidents []IncidentRow
+	Incidents  []IncidentRow
 	// Children are the called child instances (empty until call activities exist).
 	Children []ChildView
 }
