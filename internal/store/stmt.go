@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync"
@@ -224,6 +225,51 @@ func (db *DB) readWith(ctx context.Context, fn func(st *txStmts) error) error {
 // writeWith runs fn in a write transaction with the writer's statements
 // and commits it if fn succeeds; kinds the transaction added become known
 // to the store only once it committed.
+// writeRelaxed is writeWith for writes that may be lost in a power cut
+// without harm: job locks. Its commit does not wait for an fsync
+// (synchronous=NORMAL for this transaction only); the next step's commit
+// (synchronous=FULL) syncs the WAL and with it every earlier commit. A lock
+// lost in a power cut only lets the job be activated again, which
+// at-least-once delivery allows; a lock costs no fsync, so workers do not
+// halve the throughput of the steps they complete.
+func (db *DB) writeRelaxed(ctx context.Context, fn func(st *txStmts) error) (err error) {
+	if db.sync != "FULL" {
+		return db.writeWith(ctx, fn)
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// The writer must never be left at NORMAL: restore FULL, or drop the
+		// connection (the pool opens a new one with the DSN's FULL).
+		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = FULL"); rerr != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			if err == nil {
+				err = fmt.Errorf("restore synchronous=FULL: %w", rerr)
+			}
+		}
+		conn.Close()
+	}()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st := &txStmts{ctx: ctx, cache: db.wstmts, kinds: db.kinds, tx: tx}
+	if err := fn(st); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.kinds.add(st.newKinds)
+	return nil
+}
+
 func (db *DB) writeWith(ctx context.Context, fn func(st *txStmts) error) error {
 	st := &txStmts{ctx: ctx, cache: db.wstmts, kinds: db.kinds}
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {

@@ -51,6 +51,8 @@ type DB struct {
 	wstmts, rstmts *stmtCache
 	// kinds maps fact and part kind names to their ids.
 	kinds *kindCache
+	// sync is the synchronous mode of the writer: FULL or NORMAL.
+	sync string
 }
 
 var _ runtime.Store = (*DB)(nil)
@@ -72,7 +74,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 	}
 
-	db := &DB{path: path, kinds: &kindCache{ids: map[string]int64{}}}
+	db := &DB{path: path, kinds: &kindCache{ids: map[string]int64{}}, sync: sync}
 	// The writer is opened (and migrated) first: it switches the file to WAL,
 	// which is persistent, before any query_only reader connects.
 	db.write, err = sql.Open(driverName, dsn(path, sync, false))

@@ -277,7 +277,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType, worker string, max int,
 		return nil, nil
 	}
 	var out []runtime.WaitRow
-	err := db.writeWith(ctx, func(st *txStmts) error {
+	err := db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
 		n := encodeTime(now)
 		out, err = queryWaits(st, activateJobsSQL, worker, encodeTime(lockUntil), jobType, n, n, max)
@@ -315,7 +315,7 @@ func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Tim
 // runtime.ErrNotFound if there is no job with that key and a wrapped
 // runtime.ErrConflict if the job is not locked or its lock has expired.
 func (db *DB) ExtendJobLock(ctx context.Context, key string, now, until time.Time) error {
-	err := db.writeWith(ctx, func(st *txStmts) error {
+	err := db.writeRelaxed(ctx, func(st *txStmts) error {
 		res, err := st.exec(extendLockSQL, encodeTime(until), dbID(key), encodeTime(now))
 		if err != nil {
 			return err
