@@ -20,10 +20,12 @@ import (
 type cache[T any] struct {
 	mu    sync.RWMutex
 	items map[DefinitionRef]T
+	// latest is the highest version put per key.
+	latest map[string]int
 }
 
 func newCache[T any]() *cache[T] {
-	return &cache[T]{items: map[DefinitionRef]T{}}
+	return &cache[T]{items: map[DefinitionRef]T{}, latest: map[string]int{}}
 }
 
 func (c *cache[T]) get(ref DefinitionRef) (T, bool) {
@@ -37,6 +39,21 @@ func (c *cache[T]) put(ref DefinitionRef, v T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items[ref] = v
+	if ref.Version > c.latest[ref.Key] {
+		c.latest[ref.Key] = ref.Version
+	}
+}
+
+// latestVersion returns the highest version of key this cache has seen.
+// Versions only grow and every deployment registers through this runtime
+// (Deploy puts its new versions), so it is the latest version of the store
+// without asking it: a start costs no store read. (Several nodes sharing a
+// store must also put what other nodes deploy.)
+func (c *cache[T]) latestVersion(key string) (int, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.latest[key]
+	return v, ok
 }
 
 // Deploy validates every file and, only if all are valid, registers every
@@ -153,6 +170,11 @@ func (r *Runtime) Definition(ctx context.Context, key string, version int) (Defi
 
 // process returns the parsed process of a registered version (0 = latest).
 func (r *Runtime) process(ctx context.Context, key string, version int) (*bpmn.Process, DefinitionRef, error) {
+	if version == 0 {
+		if v, ok := r.defs.latestVersion(key); ok {
+			version = v
+		}
+	}
 	if version > 0 {
 		if p, ok := r.defs.get(DefinitionRef{Key: key, Version: version}); ok {
 			return p, DefinitionRef{Key: key, Version: version}, nil
@@ -197,6 +219,11 @@ func (r *Runtime) DecisionDefinition(ctx context.Context, key string, version in
 
 // decision returns the parsed DMN document of a registered decision version (0 = latest).
 func (r *Runtime) decision(ctx context.Context, key string, version int) (*dmn.Definitions, DefinitionRef, error) {
+	if version == 0 {
+		if v, ok := r.decs.latestVersion(key); ok {
+			version = v
+		}
+	}
 	if version > 0 {
 		if d, ok := r.decs.get(DefinitionRef{Key: key, Version: version}); ok {
 			return d, DefinitionRef{Key: key, Version: version}, nil
