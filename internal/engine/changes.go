@@ -6,22 +6,32 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// changeSet collects the parts a step creates, changes or removes, once
-// each, in the order they are first touched.
+// changeSet collects the parts a step creates, changes or removes. It only
+// appends (a part touched twice is listed twice); unique returns each
+// once, in the order they were first touched, so a step that touches
+// 100,000 parts builds one map of the right size instead of growing one.
 type changeSet struct {
 	list []PartRef
-	seen map[PartRef]bool
 }
 
 func (c *changeSet) add(kind, key string) {
-	ref := PartRef{Kind: kind, Key: key}
-	if c.seen == nil {
-		c.seen = map[PartRef]bool{}
+	c.list = append(c.list, PartRef{Kind: kind, Key: key})
+}
+
+// unique returns the touched parts, each once, in first-touch order.
+func (c *changeSet) unique() []PartRef {
+	if len(c.list) < 2 {
+		return c.list
 	}
-	if !c.seen[ref] {
-		c.seen[ref] = true
-		c.list = append(c.list, ref)
+	seen := make(map[PartRef]struct{}, len(c.list))
+	out := c.list[:0]
+	for _, ref := range c.list {
+		if _, dup := seen[ref]; !dup {
+			seen[ref] = struct{}{}
+			out = append(out, ref)
+		}
 	}
+	return out
 }
 
 // markTrack records that track t was created, changed or removed.
@@ -48,7 +58,7 @@ func (x *executor) finishChanges() {
 	for _, id := range x.touched {
 		x.changed.add(PartWait, id)
 	}
-	x.fx.Changed = x.changed.list
+	x.fx.Changed = x.changed.unique()
 }
 
 // sweep batches the removals of one cancellation, so cancelling a scope

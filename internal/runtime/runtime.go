@@ -480,7 +480,9 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 		return StepRecord{}, err
 	}
 	rec.Parts = storeParts(put)
-	for _, f := range fx.Facts {
+	rec.Facts = make([]FactRow, 0, len(fx.Facts))
+	for i := range fx.Facts {
+		f := &fx.Facts[i]
 		detail := []byte("{}")
 		if len(f.Detail) > 0 {
 			if detail, err = json.Marshal(f.Detail); err != nil {
@@ -488,6 +490,7 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 			}
 		}
 		rec.Facts = append(rec.Facts, FactRow{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: detail})
+		f.Detail = nil // the row holds it now: a step of 100,000 iterations does not keep both
 	}
 	for _, in := range fx.Incidents {
 		rec.Incidents = append(rec.Incidents, IncidentRow{ID: in.ID, InstanceID: row.ID, NodeID: in.NodeID, ScopeID: string(in.ScopeID),
