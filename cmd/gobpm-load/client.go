@@ -183,9 +183,13 @@ func (c *Client) List(ctx context.Context, q url.Values) (Page, error) {
 	return p, err
 }
 
+// countedTotals is how far the server counts a list's total: a larger total
+// (10,001) means "more than 10,000" (openapi.yaml, GET /api/v1/instances).
+const countedTotals = 10_000
+
 // Count returns how many instances match q: the page's total when the server
-// counts, else it walks the pages (by cursor when offered, else by offset),
-// at most limit instances.
+// counted them all, else it walks the pages (by cursor when offered, else by
+// offset), at most limit instances.
 func (c *Client) Count(ctx context.Context, q url.Values, limit int) (int64, error) {
 	q = cloneValues(q)
 	q.Set("limit", "1")
@@ -193,7 +197,7 @@ func (c *Client) Count(ctx context.Context, q url.Values, limit int) (int64, err
 	if err != nil {
 		return 0, err
 	}
-	if p.Total != nil {
+	if p.Total != nil && *p.Total <= countedTotals {
 		return *p.Total, nil
 	}
 	q.Set("limit", "500")
