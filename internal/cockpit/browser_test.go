@@ -319,3 +319,25 @@ func TestBrowserAdHocActivate(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid="task"][data-node="callCustomer"]`)),
 	)
 }
+
+// A large instance: the diagram's count is marked as a lower bound, the
+// scopes page on by link, and the live refresh keeps the shown page.
+func TestBrowserLargeInstancePages(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deploy("many.bpmn")
+	inst := b.start("many", "", nil)
+
+	run(t, ctx, "open the instance", chromedp.Navigate(b.srv.URL+"/instances/"+string(inst.ID)))
+	waitFor(t, ctx, "diagram drawn", diagramDrawn, 10*time.Second)
+	truthy(t, ctx, "the count over the shown tokens is a lower bound", `document.querySelector('#diagram [data-testid="overlay-count"]').textContent === '100+'`)
+	truthy(t, ctx, "the first 100 scopes", `document.querySelectorAll('[data-testid="scope"]').length === 100`)
+	run(t, ctx, "next scopes", chromedp.Click(css(`[data-testid="scopes-next"]`)))
+	waitFor(t, ctx, "the second page", `location.search.startsWith('?scopes=') && document.querySelector('[data-testid="scopes-first"]')`, 5*time.Second)
+	truthy(t, ctx, "watch the live refresh", `(window.__first = document.querySelector('[data-testid="scope"]').dataset.scope,
+		document.addEventListener('htmx:afterSettle', () => { window.__settled = true }), window.__first !== 'root')`)
+	waitFor(t, ctx, "a live refresh", `window.__settled`, 5*time.Second)
+	truthy(t, ctx, "the refresh keeps the shown page", `document.querySelector('[data-testid="scope"]').dataset.scope === window.__first &&
+		document.querySelectorAll('[data-testid="scope"]').length === 100`)
+	shoot(t, ctx, "large-instance.png")
+}

@@ -34,7 +34,16 @@ type Service interface {
 	StartInstance(ctx context.Context, req runtime.StartRequest) (runtime.InstanceView, error)
 	// Instance returns a snapshot; ENOTFOUND if absent.
 	Instance(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
-	// ListInstances returns a page of instances and the total.
+	// InstanceScopes returns the open scopes of an instance after the scope
+	// with id after ("" from the root), at most limit, and the cursor of the
+	// next page ("" on the last); ENOTFOUND, EINVALID for a malformed after.
+	InstanceScopes(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.ScopeView, string, error)
+	// InstanceTracks returns the live tracks (tokens) of an instance after
+	// the track with id after ("" from the first), at most limit, and the
+	// cursor of the next page ("" on the last); ENOTFOUND, EINVALID.
+	InstanceTracks(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.TrackView, string, error)
+	// ListInstances returns a page of instances and the total, counted up to
+	// maxListTotal: maxListTotal+1 means "more than that".
 	ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error)
 	// History returns facts after afterSeq, at most limit; ENOTFOUND.
 	History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error)

@@ -26,7 +26,7 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, d := range defs {
 		s := templates.ProcessStatus{Key: d.Key, Name: d.Name, Latest: d.Version}
-		for status, n := range map[string]*int{runtime.StatusRunning: &s.Running, runtime.StatusFailed: &s.Failed,
+		for status, n := range map[string]*templates.Total{runtime.StatusRunning: &s.Running, runtime.StatusFailed: &s.Failed,
 			runtime.StatusCompleted: &s.Completed, runtime.StatusTerminated: &s.Terminated} {
 			if *n, err = h.countInstances(ctx, runtime.InstanceFilter{ProcessKey: d.Key, Status: status}); err != nil {
 				h.failErr(w, r, err)
@@ -71,11 +71,30 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.Dashboard(p))
 }
 
+// maxListTotal is where ListInstances stops counting (store.MaxListTotal,
+// which the cockpit does not import; a test holds the two equal): a total
+// of maxListTotal+1 means "more than maxListTotal".
+const maxListTotal = 10_000
+
+// listTotal is a ListInstances total as the pages show it, "10,000+" when
+// the count stopped.
+func listTotal(n int) templates.Total {
+	if n > maxListTotal {
+		return templates.Total{N: maxListTotal, More: true}
+	}
+	return templates.Total{N: n}
+}
+
+// addTotals adds two totals; the sum is a lower bound when either is.
+func addTotals(a, b templates.Total) templates.Total {
+	return templates.Total{N: a.N + b.N, More: a.More || b.More}
+}
+
 // countInstances returns how many instances match f.
-func (h *handler) countInstances(ctx context.Context, f runtime.InstanceFilter) (int, error) {
+func (h *handler) countInstances(ctx context.Context, f runtime.InstanceFilter) (templates.Total, error) {
 	f.Limit = 1
 	_, total, err := h.svc.ListInstances(ctx, f)
-	return total, err
+	return listTotal(total), err
 }
 
 // incidentItem maps an incident, naming its instance's process (looked up

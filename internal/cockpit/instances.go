@@ -80,7 +80,12 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	p.Live = templates.InstancesLive{Total: total, Page: page, PageSize: pageSize, Pages: (total + pageSize - 1) / pageSize}
+	// Offset paging by page number, also past a capped total: while pages
+	// come back full there may be more, so "next" stays (see below).
+	p.Live = templates.InstancesLive{Total: listTotal(total), Page: page, PageSize: pageSize}
+	if !p.Live.Total.More {
+		p.Live.Pages = (total + pageSize - 1) / pageSize
+	}
 	for _, row := range rows {
 		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
 			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), CreatedAt: row.CreatedAt,
@@ -91,7 +96,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		prev.Page = page - 1
 		p.Live.PrevURL = templates.InstancesURL(prev)
 	}
-	if page < p.Live.Pages {
+	if page < p.Live.Pages || (p.Live.Total.More && len(rows) == pageSize && page < maxPage) {
 		next := f
 		next.Page = page + 1
 		p.Live.NextURL = templates.InstancesURL(next)
@@ -143,6 +148,11 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	}
 	ended := v.Status == runtime.StatusCompleted || v.Status == runtime.StatusTerminated
 	p.Live = templates.InstanceLive{Status: v.Status, BusinessKey: v.BusinessKey, CreatedAt: v.CreatedAt, EndedAt: v.EndedAt, Ended: ended}
+	shown, err := h.shownPages(r, v)
+	if err != nil {
+		return p, err
+	}
+	p.Live.ScopePage, p.Live.TrackPage = shown.scopePage, shown.trackPage
 
 	// Elements: tokens and own incidents per node.
 	counts := map[string]*templates.ElementCount{}
@@ -154,7 +164,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		}
 		return c
 	}
-	for _, t := range v.Tracks {
+	for _, t := range shown.tracks {
 		at(t.NodeID).Active++
 	}
 	own := 0
@@ -186,7 +196,12 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return p, err
 	}
 
-	p.Live.Scopes, p.ScopeOptions = scopeTree(v)
+	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes)
+	if len(v.Scopes) > 0 && (len(shown.scopes) == 0 || shown.scopes[0].ID != v.Scopes[0].ID) {
+		// A later page: the root stays a target of the variables form.
+		root := v.Scopes[0]
+		p.ScopeOptions = append([]templates.ScopeOption{{ID: root.ID, Label: root.Path}}, p.ScopeOptions...)
+	}
 	p.Live.Variables = varItems(v.Variables)
 	if !ended && mayHaveRegions(defXML) {
 		regions, err := h.svc.AdHocRegions(ctx, v.ID)
@@ -205,6 +220,10 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
 			return p, err
 		}
+		p.Live.WaitCount = len(waits)
+		if len(waits) > runtime.ViewLimit {
+			waits = waits[:runtime.ViewLimit]
+		}
 		for _, wr := range waits {
 			p.Live.Waits = append(p.Live.Waits, templates.WaitItem{ID: wr.ID, Kind: wr.Kind, NodeID: wr.NodeID, Name: wr.Name,
 				Assignee: wr.Assignee, DueAt: wr.DueAt, Retries: wr.Retries, Error: wr.ErrorMessage})
@@ -219,8 +238,62 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	}
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts)
-	p.Live.State = stateJSON(p.Live.Elements)
+	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial())
 	return p, nil
+}
+
+// shown is the page of scopes and the page of tokens an instance page
+// shows.
+type shown struct {
+	scopes    []runtime.ScopeView
+	tracks    []runtime.TrackView
+	scopePage templates.Paging
+	trackPage templates.Paging
+}
+
+// shownPages reads the pages of scopes and tokens the query asks for
+// (templates.ParamScopes and ParamTracks, each the cursor its page starts
+// after): the view's own first pages without one, else one page from the
+// runtime. Whatever the instance's size, a page (and its 2-second refresh,
+// which asks for the same URL) reads at most runtime.ViewLimit of each.
+func (h *handler) shownPages(r *http.Request, v runtime.InstanceView) (shown, error) {
+	q := r.URL.Query()
+	scopesAfter, tracksAfter := q.Get(templates.ParamScopes), q.Get(templates.ParamTracks)
+	s := shown{scopes: v.Scopes, tracks: v.Tracks}
+	var scopeNext, trackNext string
+	if n := len(v.Scopes); n > 0 && v.ScopeCount > n {
+		scopeNext = v.Scopes[n-1].ID
+	}
+	if n := len(v.Tracks); n > 0 && v.TrackCount > n {
+		trackNext = v.Tracks[n-1].ID
+	}
+	var err error
+	if scopesAfter != "" {
+		if s.scopes, scopeNext, err = h.svc.InstanceScopes(r.Context(), v.ID, scopesAfter, runtime.ViewLimit); err != nil {
+			return s, err
+		}
+	}
+	if tracksAfter != "" {
+		if s.tracks, trackNext, err = h.svc.InstanceTracks(r.Context(), v.ID, tracksAfter, runtime.ViewLimit); err != nil {
+			return s, err
+		}
+	}
+	id := string(v.ID)
+	s.scopePage = templates.Paging{Shown: len(s.scopes), Total: v.ScopeCount, After: scopesAfter}
+	if scopesAfter != "" {
+		s.scopePage.FirstURL = templates.InstancePageURL(id, "", tracksAfter)
+	}
+	if scopeNext != "" {
+		s.scopePage.NextURL = templates.InstancePageURL(id, scopeNext, tracksAfter)
+	}
+	s.trackPage = templates.Paging{Shown: len(s.tracks), Total: v.TrackCount, After: tracksAfter}
+	if tracksAfter != "" {
+		s.trackPage.FirstURL = templates.InstancePageURL(id, scopesAfter, "")
+	}
+	if trackNext != "" {
+		s.trackPage.NextURL = templates.InstancePageURL(id, scopesAfter, trackNext)
+	}
+	return s, nil
 }
 
 // below is what lies under an instance in the call hierarchy.
@@ -306,32 +379,37 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int) (
 	return items, nil
 }
 
-// scopeTree nests the open scopes of an instance with their tokens, and
-// lists them as targets of the variables form.
-func scopeTree(v runtime.InstanceView) ([]templates.ScopeNode, []templates.ScopeOption) {
+// scopeTree nests a page of open scopes with the tokens of a page of
+// tracks, and lists them as targets of the variables form. A scope whose
+// parent is not on the page sits at the top; its label still counts the
+// iterations of a body among known (the view's first page of scopes).
+func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []runtime.ScopeView) ([]templates.ScopeNode, []templates.ScopeOption) {
 	byParent := map[string][]runtime.ScopeView{}
 	ids := map[string]bool{}
 	byID := map[string]runtime.ScopeView{}
-	for _, s := range v.Scopes {
+	for _, s := range known {
+		byID[s.ID] = s
+	}
+	for _, s := range scopes {
 		ids[s.ID] = true
 		byID[s.ID] = s
 	}
 	var roots []runtime.ScopeView
-	for _, s := range v.Scopes {
+	for _, s := range scopes {
 		if s.ParentID == "" || !ids[s.ParentID] {
 			roots = append(roots, s)
 			continue
 		}
 		byParent[s.ParentID] = append(byParent[s.ParentID], s)
 	}
-	tracks := map[string][]templates.TrackItem{}
-	for _, t := range v.Tracks {
-		tracks[t.ScopeID] = append(tracks[t.ScopeID], templates.TrackItem{ID: t.ID, NodeID: t.NodeID, State: t.State})
+	tokens := map[string][]templates.TrackItem{}
+	for _, t := range tracks {
+		tokens[t.ScopeID] = append(tokens[t.ScopeID], templates.TrackItem{ID: t.ID, NodeID: t.NodeID, State: t.State})
 	}
 	var opts []templates.ScopeOption
 	var build func(s runtime.ScopeView) templates.ScopeNode
 	build = func(s runtime.ScopeView) templates.ScopeNode {
-		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tracks[s.ID],
+		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tokens[s.ID],
 			Kind: s.Kind, Index: s.Index}
 		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID])
 		label := s.Path

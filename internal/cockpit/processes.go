@@ -193,7 +193,7 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 		if err != nil {
 			return live, err
 		}
-		live.Running += total
+		live.Running = addTotals(live.Running, listTotal(total))
 		for _, row := range rows {
 			if live.Sampled >= sampleInstances {
 				break
@@ -206,6 +206,9 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 				return live, err
 			}
 			live.Sampled++
+			if iv.TrackCount > len(iv.Tracks) {
+				live.TokensCut = true
+			}
 			for _, t := range iv.Tracks {
 				at(t.NodeID).Active++
 			}
@@ -217,7 +220,7 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 		}
 	}
 	live.Elements = sortedCounts(counts)
-	live.State = stateJSON(live.Elements)
+	live.State = stateJSON(live.Elements, live.TokensCut)
 	return live, nil
 }
 
@@ -230,8 +233,9 @@ func sortedCounts(m map[string]*templates.ElementCount) []templates.ElementCount
 	return out
 }
 
-// stateJSON is the overlay data cockpit.js draws on the diagram.
-func stateJSON(els []templates.ElementCount) string {
+// stateJSON is the overlay data cockpit.js draws on the diagram; partial
+// marks token counts that are lower bounds (counted over a page of tokens).
+func stateJSON(els []templates.ElementCount, partial bool) string {
 	type el struct {
 		ID             string `json:"id"`
 		Active         int    `json:"active"`
@@ -241,7 +245,8 @@ func stateJSON(els []templates.ElementCount) string {
 	}
 	out := struct {
 		Elements []el `json:"elements"`
-	}{Elements: []el{}}
+		Partial  bool `json:"partial,omitempty"`
+	}{Elements: []el{}, Partial: partial}
 	for _, e := range els {
 		out.Elements = append(out.Elements, el{ID: e.NodeID, Active: e.Active, Incidents: e.Incidents, ChildIncidents: e.ChildIncidents, Candidates: e.Candidates})
 	}

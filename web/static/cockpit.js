@@ -45,7 +45,10 @@
       if (x.active > 0) {
         canvas.addMarker(x.id, 'gobpm-active');
         active.push(x.id);
-        overlays.add(x.id, 'gobpm', { position: { bottom: 8, left: -8 }, html: badge('count', x.active, x.active + ' active token(s)') });
+        // Counted over a page of tokens only: the count is a lower bound.
+        var n = state.partial ? x.active + '+' : x.active;
+        var what = state.partial ? 'at least ' + x.active + ' active token(s) (counted over the shown page of tokens)' : x.active + ' active token(s)';
+        overlays.add(x.id, 'gobpm', { position: { bottom: 8, left: -8 }, html: badge('count', n, what) });
       }
       var inc = (x.incidents || 0) + (x.childIncidents || 0);
       if (inc > 0) {

@@ -82,10 +82,46 @@ type ProcessStatus struct {
 	Key        string
 	Name       string
 	Latest     int
-	Running    int
-	Failed     int
-	Completed  int
-	Terminated int
+	Running    Total
+	Failed     Total
+	Completed  Total
+	Terminated Total
+}
+
+// Total is a count of instances as the instance list counts them: it stops
+// counting somewhere (10,000), and More is true when there are more than N,
+// shown as "10,000+".
+type Total struct {
+	N    int
+	More bool
+}
+
+// String shows the count with thousands separators, "+" when it is a lower
+// bound.
+func (t Total) String() string {
+	if t.More {
+		return Thousands(t.N) + "+"
+	}
+	return Thousands(t.N)
+}
+
+// Paging says which page of a long list an instance page shows (its scopes
+// or its tokens, paged by cursor) and links the next one.
+type Paging struct {
+	// Shown is how many items the page holds, Total how many there are.
+	Shown int
+	Total int
+	// After is the cursor the page starts after ("" for the first page).
+	After string
+	// FirstURL leads back to the first page ("" on it); NextURL to the next
+	// page ("" on the last one).
+	FirstURL string
+	NextURL  string
+}
+
+// Partial reports whether the page shows less than the whole list.
+func (p Paging) Partial() bool {
+	return p.After != "" || p.NextURL != "" || p.Shown < p.Total
 }
 
 // ProcessesPage lists the deployed process keys and offers a deployment.
@@ -143,8 +179,11 @@ type ProcessLive struct {
 	State string
 	// Running counts the running and failed instances of this version;
 	// Sampled of them were read for the counts.
-	Running int
+	Running Total
 	Sampled int
+	// TokensCut is true when a sampled instance has more tokens than its
+	// first page, which alone is counted.
+	TokensCut bool
 }
 
 // ElementCount is the activity on one element.
@@ -178,9 +217,11 @@ type InstanceFilter struct {
 
 // InstancesLive is the list and its pager.
 type InstancesLive struct {
-	Rows     []InstanceItem
-	Total    int
-	Page     int
+	Rows  []InstanceItem
+	Total Total
+	Page  int
+	// Pages is the number of pages, 0 when the total is only a lower bound
+	// (Total.More): NextURL is then set while pages come back full.
 	Pages    int
 	PrevURL  string
 	NextURL  string
@@ -243,10 +284,19 @@ type InstanceLive struct {
 	// ChildIncidents are open incidents anywhere below this instance.
 	ChildIncidents []IncidentItem
 	// Regions are the open ad-hoc regions, nested ones too, by path.
-	Regions   []RegionItem
-	Scopes    []ScopeNode
+	Regions []RegionItem
+	// Scopes is the shown page of open scopes as a tree (a scope whose
+	// parent is on another page sits at the top with its path).
+	Scopes []ScopeNode
+	// ScopePage and TrackPage say which page of scopes and of tokens is
+	// shown; the tree's tokens and the element counts are the shown
+	// token page's.
+	ScopePage Paging
+	TrackPage Paging
 	Variables []VarItem
+	// Waits are the first of WaitCount open waits.
 	Waits     []WaitItem
+	WaitCount int
 	Incidents []IncidentItem
 	History   []HistoryItem
 	// HistoryCut is true when only the first facts are shown.

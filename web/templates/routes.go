@@ -53,6 +53,30 @@ func ProcessStartURL(key string) string {
 // InstanceURL links an instance.
 func InstanceURL(id string) string { return "/instances/" + url.PathEscape(id) }
 
+// Query parameters of the instance page: the cursor its shown page of
+// scopes (of tokens) starts after, the id of the last one before it.
+const (
+	ParamScopes = "scopes"
+	ParamTracks = "tracks"
+)
+
+// InstancePageURL links an instance showing the page of scopes after the
+// scope scopesAfter and the page of tokens after the token tracksAfter
+// ("" for a first page).
+func InstancePageURL(id, scopesAfter, tracksAfter string) string {
+	q := url.Values{}
+	if scopesAfter != "" {
+		q.Set(ParamScopes, scopesAfter)
+	}
+	if tracksAfter != "" {
+		q.Set(ParamTracks, tracksAfter)
+	}
+	if len(q) == 0 {
+		return InstanceURL(id)
+	}
+	return InstanceURL(id) + "?" + q.Encode()
+}
+
 // InstanceActionURL is an instance's action path, e.g. "cancel".
 func InstanceActionURL(id, action string) string { return InstanceURL(id) + "/" + action }
 
@@ -145,4 +169,24 @@ func hasCandidates(regions []RegionItem) bool {
 		}
 	}
 	return false
+}
+
+// Thousands writes n with comma thousands separators ("100,000").
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
