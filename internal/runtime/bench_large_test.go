@@ -26,7 +26,7 @@ const largeModel = `<?xml version="1.0" encoding="UTF-8"?>
   </process>
 </definitions>`
 
-// heapPeak reads the Go heap's current size (a lower bound of the peak
+// heapBytes reads the Go heap's current size (a lower bound of the peak
 // between two reads; the benchmark reads it right after each phase).
 func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
