@@ -14,15 +14,21 @@
 --     scopes are parts now.
 --   * kinds names fact and part kinds once; facts and parts store the
 --     small integer.
+--   * facts holds one row per step (the facts it appended, packed), with
+--     times relative to the instance's creation.
 --   * waits become WITHOUT ROWID (their id is the key every index carries
 --     anyway) and get one partial index per kind instead of indexes every
---     wait pays for.
+--     wait pays for; a wait whose id names its instance has no instance
+--     column and no waits_instance entry (its id's range is the index).
 --   * Instance, wait and job ids that are canonical UUIDs (36 lowercase
---     characters 8-4-4-4-12) are stored as their 16 bytes (a BLOB); any
---     other id stays TEXT. A BLOB never equals a TEXT, so the two encodings
---     never collide; the store encodes and decodes them. This applies to
---     instances.id and parent_id, waits.id and instance_id, incidents.instance_id
---     and outbox.instance_id.
+--     characters 8-4-4-4-12) are stored as their 16 bytes (a BLOB), ids
+--     "<UUID>-w%06d" (the engine's wait ids) as the UUID's bytes followed
+--     by the counter as an order-preserving varint; any other id stays
+--     TEXT. A BLOB never equals a TEXT, so the encodings never collide; the
+--     store encodes and decodes them. This applies to instances.id and
+--     parent_id, waits.id and instance_id, incidents.instance_id and
+--     outbox.instance_id, and to part keys (where "<the instance's
+--     id>-w%06d" is just the INTEGER counter).
 --
 -- Conventions (as in 0001): times are INTEGER unix nanoseconds, UTC;
 -- optional text columns are NOT NULL DEFAULT ''.
@@ -67,24 +73,35 @@ CREATE TABLE kinds (
 
 -- instance_parts: the state of an instance beyond its header. data is
 -- opaque to the store; ord orders the parts of one kind (keyset paging).
+-- key is an id as the store encodes ids (TEXT, or a UUID's bytes), or an
+-- INTEGER n for the key "<the instance's id>-w%06d" of n (a wait part's
+-- key is its wait's id, which the engine builds that way); BLOB affinity
+-- keeps each as it is written.
 CREATE TABLE instance_parts (
     instance_seq INTEGER NOT NULL REFERENCES instances (seq),
     kind         INTEGER NOT NULL,
-    key          TEXT    NOT NULL,
+    key          BLOB    NOT NULL,
     ord          INTEGER NOT NULL,
     data         BLOB    NOT NULL,
     PRIMARY KEY (instance_seq, kind, key)
 ) WITHOUT ROWID;
 
--- facts: the append-only history, keyed by instance and seq.
+-- facts: the append-only history. One row holds the facts one step
+-- appended (a step writes several; a row each cost more in keys and
+-- record headers than the facts themselves), keyed by instance and the
+-- seq of its last fact, so the rows holding the facts after a seq start
+-- at the first key above it. at is the time of the row's first fact in
+-- nanoseconds after the instance's created_at. data is, for each fact in
+-- seq order, LEB128 varints and bytes (the store's encodeFacts):
+--   last seq - seq; zigzag(at - previous fact's at); kind (kinds.id);
+--   len(node_id), node_id; len(scope_path), scope_path;
+--   0 for no detail or len(detail)+1, detail (JSON; the store may write
+--   it with its instance's id abbreviated, see the store's package doc).
 CREATE TABLE facts (
     instance_seq INTEGER NOT NULL REFERENCES instances (seq),
     seq          INTEGER NOT NULL,
     at           INTEGER NOT NULL,
-    kind         INTEGER NOT NULL,
-    node_id      TEXT    NOT NULL DEFAULT '',
-    scope_path   TEXT    NOT NULL DEFAULT '',
-    detail       TEXT    CHECK (detail IS NULL OR json_valid(detail)),
+    data         BLOB    NOT NULL,
     PRIMARY KEY (instance_seq, seq)
 ) WITHOUT ROWID;
 
@@ -100,10 +117,16 @@ CREATE TABLE incidents (
 );
 
 -- waits: as in 0002, keyed by id without a rowid. instance_id is '' for
--- start-timer rows (a process key's schedule), hence no foreign key.
+-- start-timer rows (a process key's schedule), hence no foreign key, and
+-- NULL when the id names the instance: an id "<instance UUID>-w000001"
+-- (the engine's wait ids), stored as the UUID's 16 bytes and a counter,
+-- belongs to the instance its first 16 bytes name, so the instance's
+-- waits are a range of the primary key and need no instance column nor
+-- entry in waits_instance. The owner is COALESCE(instance_id, substr(id,
+-- 1, 16)). Candidate lists are NULL when empty.
 CREATE TABLE waits (
     id               TEXT    NOT NULL PRIMARY KEY,
-    instance_id      TEXT    NOT NULL DEFAULT '',
+    instance_id      TEXT,
     kind             TEXT    NOT NULL,
     node_id          TEXT    NOT NULL DEFAULT '',
     scope_id         TEXT    NOT NULL DEFAULT '',
@@ -116,8 +139,8 @@ CREATE TABLE waits (
     retries          INTEGER NOT NULL DEFAULT 0,
     error_message    TEXT    NOT NULL DEFAULT '',
     assignee         TEXT    NOT NULL DEFAULT '',
-    candidate_users  TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(candidate_users)),
-    candidate_groups TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(candidate_groups)),
+    candidate_users  TEXT    CHECK (candidate_users IS NULL OR json_valid(candidate_users)),
+    candidate_groups TEXT    CHECK (candidate_groups IS NULL OR json_valid(candidate_groups)),
     created_at       INTEGER NOT NULL,
     lock_owner       TEXT,
     lock_expires_at  INTEGER
@@ -150,9 +173,36 @@ FROM instances_old;
 
 INSERT INTO kinds (name) SELECT DISTINCT kind FROM facts_old ORDER BY kind;
 
-INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail)
-SELECT o.rowid, f.seq, f.at, k.id, f.node_id, f.scope_path, f.detail
-FROM facts_old f JOIN instances_old o ON o.id = f.instance_id JOIN kinds k ON k.name = f.kind;
+-- Each old fact becomes a row of its own (no step boundaries are known):
+-- seq and time deltas 0, then the kind, the node, the scope path and the
+-- detail, each varint written as hex (values below 2^35).
+INSERT INTO facts (instance_seq, seq, at, data)
+SELECT instance_seq, seq, at,
+       unhex('0000' || CASE WHEN kind < 128 THEN printf('%02x', kind)
+                WHEN kind < 16384 THEN printf('%02x%02x', (kind & 127) | 128, kind >> 7)
+                WHEN kind < 2097152 THEN printf('%02x%02x%02x', (kind & 127) | 128, ((kind >> 7) & 127) | 128, kind >> 14)
+                ELSE printf('%02x%02x%02x%02x%02x', (kind & 127) | 128, ((kind >> 7) & 127) | 128,
+                            ((kind >> 14) & 127) | 128, ((kind >> 21) & 127) | 128, kind >> 28) END
+             || CASE WHEN length(node) < 128 THEN printf('%02x', length(node))
+                WHEN length(node) < 16384 THEN printf('%02x%02x', (length(node) & 127) | 128, length(node) >> 7)
+                WHEN length(node) < 2097152 THEN printf('%02x%02x%02x', (length(node) & 127) | 128, ((length(node) >> 7) & 127) | 128, length(node) >> 14)
+                ELSE printf('%02x%02x%02x%02x%02x', (length(node) & 127) | 128, ((length(node) >> 7) & 127) | 128,
+                            ((length(node) >> 14) & 127) | 128, ((length(node) >> 21) & 127) | 128, length(node) >> 28) END || hex(node)
+             || CASE WHEN length(scope) < 128 THEN printf('%02x', length(scope))
+                WHEN length(scope) < 16384 THEN printf('%02x%02x', (length(scope) & 127) | 128, length(scope) >> 7)
+                WHEN length(scope) < 2097152 THEN printf('%02x%02x%02x', (length(scope) & 127) | 128, ((length(scope) >> 7) & 127) | 128, length(scope) >> 14)
+                ELSE printf('%02x%02x%02x%02x%02x', (length(scope) & 127) | 128, ((length(scope) >> 7) & 127) | 128,
+                            ((length(scope) >> 14) & 127) | 128, ((length(scope) >> 21) & 127) | 128, length(scope) >> 28) END || hex(scope)
+             || CASE WHEN detail IS NULL THEN '00'
+                ELSE CASE WHEN (length(detail) + 1) < 128 THEN printf('%02x', (length(detail) + 1))
+                   WHEN (length(detail) + 1) < 16384 THEN printf('%02x%02x', ((length(detail) + 1) & 127) | 128, (length(detail) + 1) >> 7)
+                   WHEN (length(detail) + 1) < 2097152 THEN printf('%02x%02x%02x', ((length(detail) + 1) & 127) | 128, (((length(detail) + 1) >> 7) & 127) | 128, (length(detail) + 1) >> 14)
+                   ELSE printf('%02x%02x%02x%02x%02x', ((length(detail) + 1) & 127) | 128, (((length(detail) + 1) >> 7) & 127) | 128,
+                               (((length(detail) + 1) >> 14) & 127) | 128, (((length(detail) + 1) >> 21) & 127) | 128, (length(detail) + 1) >> 28) END || hex(detail) END)
+FROM (SELECT o.rowid AS instance_seq, f.seq AS seq, f.at - o.created_at AS at, k.id AS kind,
+             CAST(f.node_id AS BLOB) AS node, CAST(f.scope_path AS BLOB) AS scope,
+             CAST(NULLIF(f.detail, '') AS BLOB) AS detail
+      FROM facts_old f JOIN instances_old o ON o.id = f.instance_id JOIN kinds k ON k.name = f.kind);
 
 INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
 SELECT x.id, n.id, x.node_id, x.scope_id, x.kind, x.message, x.created_at, x.resolved_at
@@ -161,14 +211,39 @@ FROM incidents_old x JOIN instances_old o ON o.id = x.instance_id JOIN instances
 INSERT INTO waits (id, instance_id, kind, node_id, scope_id, track_id, process_key, process_version, name,
                    correlation_key, due_at, retries, error_message, assignee, candidate_users, candidate_groups,
                    created_at, lock_owner, lock_expires_at)
+SELECT id,
+       -- The owner is implied by an id that starts with its UUID.
+       CASE WHEN typeof(id) = 'blob' AND length(id) > 16 AND typeof(owner) = 'blob' AND substr(id, 1, 16) = owner
+            THEN NULL ELSE owner END,
+       kind, node_id, scope_id, track_id, process_key, process_version, name, correlation_key, due_at, retries,
+       error_message, assignee, NULLIF(candidate_users, '[]'), NULLIF(candidate_groups, '[]'), created_at,
+       lock_owner, lock_expires_at
+FROM (
 SELECT CASE WHEN typeof(w.id) = 'text' AND length(w.id) = 36 AND w.id = lower(w.id)
                  AND substr(w.id, 9, 1) = '-' AND substr(w.id, 14, 1) = '-' AND substr(w.id, 19, 1) = '-' AND substr(w.id, 24, 1) = '-'
                  AND length(unhex(replace(w.id, '-', ''))) = 16
-            THEN unhex(replace(w.id, '-', '')) ELSE w.id END,
-       COALESCE(n.id, w.instance_id), w.kind, w.node_id, w.scope_id, w.track_id, w.process_key, w.process_version, w.name,
-       w.correlation_key, w.due_at, w.retries, w.error_message, w.assignee, w.candidate_users, w.candidate_groups,
-       w.created_at, w.lock_owner, w.lock_expires_at
-FROM waits_old w LEFT JOIN instances_old o ON o.id = w.instance_id LEFT JOIN instances n ON n.seq = o.rowid;
+            THEN unhex(replace(w.id, '-', ''))
+            -- A wait id "<UUID>-w%06d": the UUID's bytes and the counter as
+            -- an order-preserving varint (counters below 2^40 here).
+            WHEN typeof(w.id) = 'text' AND substr(w.id, 1, 36) = lower(substr(w.id, 1, 36))
+                 AND substr(w.id, 9, 1) = '-' AND substr(w.id, 14, 1) = '-' AND substr(w.id, 19, 1) = '-' AND substr(w.id, 24, 1) = '-'
+                 AND length(unhex(replace(substr(w.id, 1, 36), '-', ''))) = 16
+                 AND substr(w.id, 37, 2) = '-w' AND length(w.id) BETWEEN 44 AND 50
+                 AND substr(w.id, 39) NOT GLOB '*[^0-9]*'
+                 AND printf('%06d', CAST(substr(w.id, 39) AS INTEGER)) = substr(w.id, 39)
+            THEN unhex(replace(substr(w.id, 1, 36), '-', '') || (
+                 SELECT CASE WHEN n <= 240 THEN printf('%02x', n)
+                             WHEN n < 256 THEN 'f1' || printf('%02x', n)
+                             WHEN n < 65536 THEN 'f2' || printf('%04x', n)
+                             WHEN n < 16777216 THEN 'f3' || printf('%06x', n)
+                             WHEN n < 4294967296 THEN 'f4' || printf('%08x', n)
+                             ELSE 'f5' || printf('%010x', n) END
+                 FROM (SELECT CAST(substr(w.id, 39) AS INTEGER) AS n)))
+            ELSE w.id END AS id,
+       COALESCE(n.id, w.instance_id) AS owner, w.kind, w.node_id, w.scope_id, w.track_id, w.process_key,
+       w.process_version, w.name, w.correlation_key, w.due_at, w.retries, w.error_message, w.assignee,
+       w.candidate_users, w.candidate_groups, w.created_at, w.lock_owner, w.lock_expires_at
+FROM waits_old w LEFT JOIN instances_old o ON o.id = w.instance_id LEFT JOIN instances n ON n.seq = o.rowid);
 
 INSERT INTO outbox (id, instance_id, kind, payload, created_at)
 SELECT x.id, n.id, x.kind, x.payload, x.created_at
@@ -207,11 +282,12 @@ CREATE INDEX instance_parts_ord ON instance_parts (instance_seq, kind, ord);
 CREATE INDEX incidents_instance ON incidents (instance_id, created_at);
 CREATE INDEX incidents_open     ON incidents (created_at, id) WHERE resolved_at IS NULL;
 
--- Waits: the instance's waits (ending an instance, tasks of an instance,
--- with instance_id = '' the start timers of a key), then one partial index
--- per kind, so a job pays for two indexes, not six. The queries spell the
--- kind condition exactly as the index does.
-CREATE INDEX waits_instance      ON waits (instance_id, kind, created_at);
+-- Waits: the instance's waits whose id does not name it (ending an
+-- instance, tasks of an instance, with instance_id = '' the start timers
+-- of a key; the others are a range of the primary key), then one partial
+-- index per kind, so an engine's job pays for one index, not six. The
+-- queries spell the kind condition exactly as the index does.
+CREATE INDEX waits_instance      ON waits (instance_id, kind, created_at) WHERE instance_id IS NOT NULL;
 CREATE INDEX waits_jobs          ON waits (name, created_at) WHERE kind = 'job';
 CREATE INDEX waits_signals       ON waits (name, created_at) WHERE kind = 'signal';
 CREATE INDEX waits_messages      ON waits (name, correlation_key, created_at) WHERE kind = 'message';

@@ -2,7 +2,6 @@ package main
 
 import (
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // The call-activity restart contract (DESIGN §5.7) against the real server:
@@ -164,15 +165,9 @@ func killServer(t *testing.T, s *server) {
 	<-s.done
 }
 
-// storedID is an instance id as the store keeps it (migration 0005): a
-// canonical UUID as its 16 bytes, any other id as text.
-func storedID(id string) any {
-	if b, err := hex.DecodeString(strings.ReplaceAll(id, "-", "")); err == nil && len(id) == 36 && len(b) == 16 &&
-		id == strings.ToLower(id) && id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-' {
-		return b
-	}
-	return id
-}
+// storedID is an instance id as the store keeps it in an id column
+// (migration 0005; store.EncodeID).
+func storedID(id string) any { return store.EncodeID(id) }
 
 // eraseInstance deletes every row of an instance from the stopped server's
 // SQLite file, as a careless operator or a broken restore would.
@@ -188,7 +183,7 @@ func eraseInstance(t *testing.T, db, id string) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`DELETE FROM waits WHERE instance_id = ?`,
+		`DELETE FROM waits WHERE COALESCE(instance_id, substr(id, 1, 16)) = ?`,
 		`DELETE FROM instance_parts WHERE instance_seq = (SELECT seq FROM instances WHERE id = ?)`,
 		`DELETE FROM facts WHERE instance_seq = (SELECT seq FROM instances WHERE id = ?)`,
 		`DELETE FROM incidents WHERE instance_id = ?`,
@@ -576,14 +571,14 @@ func restoreInstances(t *testing.T, db, snap string, ids ...string) {
 	}
 	for _, id := range ids {
 		for _, q := range []string{
-			`DELETE FROM main.waits WHERE instance_id = ?`,
+			`DELETE FROM main.waits WHERE COALESCE(instance_id, substr(id, 1, 16)) = ?`,
 			`DELETE FROM main.instance_parts WHERE instance_seq = (SELECT seq FROM main.instances WHERE id = ?)`,
 			`DELETE FROM main.facts WHERE instance_seq = (SELECT seq FROM main.instances WHERE id = ?)`,
 			`DELETE FROM main.incidents WHERE instance_id = ?`,
 			`DELETE FROM main.instances WHERE id = ?`,
 			`INSERT INTO main.instances SELECT * FROM snap.instances WHERE id = ?`,
 			`INSERT INTO main.instance_parts SELECT * FROM snap.instance_parts WHERE instance_seq = (SELECT seq FROM snap.instances WHERE id = ?)`,
-			`INSERT INTO main.waits SELECT * FROM snap.waits WHERE instance_id = ?`,
+			`INSERT INTO main.waits SELECT * FROM snap.waits WHERE COALESCE(instance_id, substr(id, 1, 16)) = ?`,
 			`INSERT INTO main.facts SELECT * FROM snap.facts WHERE instance_seq = (SELECT seq FROM snap.instances WHERE id = ?)`,
 			`INSERT INTO main.incidents SELECT * FROM snap.incidents WHERE instance_id = ?`,
 		} {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -239,7 +238,7 @@ func (r *runner) observe() observation {
 	}
 	slices.Sort(o.tasks)
 	rows, err := r.waits.QueryContext(r.ctx,
-		`SELECT id, kind, name, COALESCE(due_at, 0) FROM waits WHERE instance_id = ? AND kind IN ('message', 'signal', 'timer')`, storedID(string(r.inst)))
+		`SELECT id, kind, name, COALESCE(due_at, 0) FROM waits WHERE COALESCE(instance_id, substr(id, 1, 16)) = ? AND kind IN ('message', 'signal', 'timer')`, storedID(string(r.inst)))
 	if err != nil {
 		o.errs = append(o.errs, "waits: "+err.Error())
 		return o
@@ -631,28 +630,15 @@ func (r *runner) stopReasons() ([]string, error) {
 	return out, nil
 }
 
-// storedID is an id as the store keeps it (migration 0005): a canonical
-// UUID as its 16 bytes, any other id as text.
-func storedID(id string) any {
-	if b, err := hex.DecodeString(strings.ReplaceAll(id, "-", "")); err == nil && len(id) == 36 && len(b) == 16 &&
-		id == strings.ToLower(id) && id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-' {
-		return b
-	}
-	return id
-}
+// storedID is an id as the store keeps it in an id column (migration
+// 0005; store.EncodeID).
+func storedID(id string) any { return store.EncodeID(id) }
 
-// loadedID decodes an id column read as any: 16 bytes are a UUID.
+// loadedID decodes an id column read as any (store.DecodeID).
 func loadedID(v any) string {
-	switch v := v.(type) {
-	case []byte:
-		if len(v) == 16 {
-			h := hex.EncodeToString(v)
-			return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-		}
-		return string(v)
-	case string:
-		return v
-	default:
+	id, err := store.DecodeID(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
+	return id
 }

@@ -3,7 +3,6 @@ package proptest
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,7 +107,7 @@ type waitRow struct {
 // which CorrelateMessage picks among subscriptions).
 func (h *harness) waits(ctx context.Context, id runtime.InstanceID) ([]waitRow, error) {
 	rows, err := h.ro.QueryContext(ctx, `SELECT id, kind, node_id, name, correlation_key, due_at, retries
-		FROM waits WHERE instance_id = ? ORDER BY created_at, id`, storedID(string(id)))
+		FROM waits WHERE COALESCE(instance_id, substr(id, 1, 16)) = ? ORDER BY created_at, id`, storedID(string(id)))
 	if err != nil {
 		return nil, err
 	}
@@ -141,30 +140,17 @@ func (h *harness) scopeRows(ctx context.Context, id runtime.InstanceID) (int, er
 	return n, err
 }
 
-// storedID is an id as the store keeps it (migration 0005): a canonical
-// UUID as its 16 bytes, any other id as text.
-func storedID(id string) any {
-	if b, err := hex.DecodeString(strings.ReplaceAll(id, "-", "")); err == nil && len(id) == 36 && len(b) == 16 &&
-		id == strings.ToLower(id) && id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-' {
-		return b
-	}
-	return id
-}
+// storedID is an id as the store keeps it in an id column (migration
+// 0005; store.EncodeID).
+func storedID(id string) any { return store.EncodeID(id) }
 
-// loadedID decodes an id column read as any: 16 bytes are a UUID.
+// loadedID decodes an id column read as any (store.DecodeID).
 func loadedID(v any) string {
-	switch v := v.(type) {
-	case []byte:
-		if len(v) == 16 {
-			h := hex.EncodeToString(v)
-			return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-		}
-		return string(v)
-	case string:
-		return v
-	default:
+	id, err := store.DecodeID(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
+	return id
 }
 
 // Action kinds the driver takes.

@@ -233,20 +233,20 @@ func TestBytesPerInstance(t *testing.T) {
 	}
 	total := dbBytes(t, db) - empty
 	t.Logf("%d instances: %.0f bytes per instance", n, float64(total)/float64(n))
-	rows, err := db.write.QueryContext(ctx, `SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 15`)
+	rows, err := db.write.QueryContext(ctx, `SELECT name, SUM(pgsize) || ' payload ' || SUM(payload) || ' unused ' || SUM(unused) || ' cells ' || SUM(ncell), SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 3 DESC LIMIT 12`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			name string
-			size int64
+			name, x string
+			size    int64
 		)
-		if err := rows.Scan(&name, &size); err != nil {
+		if err := rows.Scan(&name, &x, &size); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("  %-28s %6.0f", name, float64(size)/float64(n))
+		t.Logf("  %-28s %6.0f %s", name, float64(size)/float64(n), x)
 	}
 }
 

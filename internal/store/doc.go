@@ -42,7 +42,10 @@
 // them); a step never updates such a row.
 //
 // Facts and parts refer to their instance by an integer surrogate key
-// (instances.seq), so the instance id is stored once.
+// (instances.seq), so the instance id is stored once. The facts one step
+// appends are one row (encodeFacts), their times relative to the
+// instance's creation; History decodes the rows after a seq and stops at
+// its limit, so a page may start or end inside a step.
 //
 // # Lists
 //
@@ -56,7 +59,14 @@
 // Times are stored as INTEGER unix nanoseconds and read back in UTC; a zero
 // time.Time is stored as NULL where a column may be "not yet" (ended_at,
 // resolved_at). Instance, wait and job ids and part keys that are
-// canonical UUIDs are stored as 16-byte BLOBs, others as TEXT (dbID).
+// canonical UUIDs are stored as 16-byte BLOBs, the engine's wait ids
+// "<UUID>-w000001" as the UUID's bytes and an order-preserving counter,
+// others as TEXT (dbID; EncodeID and DecodeID for tools reading the file).
+// A part key "<the instance's id>-w000001" is the INTEGER counter
+// (partKey). The JSON the store keeps opaque for an instance (its header,
+// part data, fact details) has each occurrence of the instance's own id
+// written as one byte (abbreviate, expand); everything round-trips
+// exactly, and no compression is applied (small rows would not gain).
 //
 // # Definitions
 //
@@ -75,6 +85,10 @@
 // (ActivateJobs, ExtendJobLock) writes outside a step, and only the lock
 // columns. Activation selects and locks in one IMMEDIATE transaction on the
 // single writer, so a job is never handed to two workers under a live lock.
+// A wait whose id names its instance ("<instance UUID>-w000001", every
+// wait the engine creates) leaves instance_id NULL: the instance's waits
+// are then a range of the primary key, and waits_instance indexes only
+// the others (start timers, other ids).
 //
 // # Outbox
 //

@@ -30,7 +30,7 @@ const (
 		    parent_node_id, created_at, updated_at, ended_at, revision, state_format, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)
 		ON CONFLICT (id) DO NOTHING
-		RETURNING seq`
+		RETURNING seq, created_at`
 	// updateInstanceSQL moves the mutable columns; the identity columns
 	// (process, parent, created_at) never change after creation. A legacy
 	// row (state_format 1) is never updated by a step: its parts do not
@@ -38,7 +38,7 @@ const (
 	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_at = ?, ended_at = ?,
 		    revision = ?, state = ?
 		WHERE id = ? AND revision = ? AND state_format = 2
-		RETURNING seq`
+		RETURNING seq, created_at`
 	// instanceStateSQL explains why an update matched no row.
 	instanceStateSQL = `SELECT revision, state_format FROM instances WHERE id = ?`
 	upsertPartSQL    = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES (?, ?, ?, ?, ?)
@@ -48,7 +48,8 @@ const (
 	updatePartDataSQL = `UPDATE instance_parts SET data = ? WHERE instance_seq = ? AND kind = ? AND key = ? AND ord = ?`
 	deletePartSQL     = `DELETE FROM instance_parts WHERE instance_seq = ? AND kind = ? AND key = ?`
 	deletePartsSQL    = `DELETE FROM instance_parts WHERE instance_seq = ?`
-	insertFactSQL     = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	// insertFactsSQL writes the facts of one step (encodeFacts).
+	insertFactsSQL = `INSERT INTO facts (instance_seq, seq, at, data) VALUES (?, ?, ?, ?)`
 	// upsertIncidentSQL leaves an incident of another instance alone: zero
 	// rows affected.
 	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
@@ -85,9 +86,12 @@ const (
 		WHERE state_format = 1 ORDER BY created_at, seq LIMIT ?`
 	runningSQL = `SELECT ` + instanceColumns + ` FROM instances INDEXED BY instances_status
 		WHERE status IN ('running', 'failed') ORDER BY created_at, seq`
-	historySQL = `SELECT f.seq, f.at, k.name, f.node_id, f.scope_path, f.detail
-		FROM facts f JOIN kinds k ON k.id = f.kind
-		WHERE f.instance_seq = (SELECT seq FROM instances WHERE id = ?) AND f.seq > ? ORDER BY f.seq LIMIT ?`
+	// historySQL reads the fact rows holding facts after a seq: the rows
+	// whose last seq is above it. Arguments: id, after, limit (a row holds
+	// at least one fact).
+	historySQL = `SELECT i.created_at, f.seq, f.at, f.data
+		FROM instances i JOIN facts f ON f.instance_seq = i.seq
+		WHERE i.id = ? AND f.seq > ? ORDER BY f.seq LIMIT ?`
 	instanceExistsSQL = `SELECT 1 FROM instances WHERE id = ?`
 )
 
@@ -145,22 +149,23 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if header == nil {
 		header = []byte{}
 	}
+	header = abbreviate(string(in.ID), header)
 	var (
-		seq int64
-		err error
+		seq, created int64
+		err          error
 	)
 	if s.PrevRevision == 0 {
 		err = st.queryRow(insertInstanceSQL,
 			dbID(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, dbID(in.ParentID),
 			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
-			in.Revision, header).Scan(&seq)
+			in.Revision, header).Scan(&seq, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
 		}
 	} else {
 		err = st.queryRow(updateInstanceSQL,
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
-			in.Revision, header, dbID(in.ID), s.PrevRevision).Scan(&seq)
+			in.Revision, header, dbID(in.ID), s.PrevRevision).Scan(&seq, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return whyNotUpdated(st, in.ID, s.PrevRevision)
 		}
@@ -168,13 +173,13 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := removeParts(st, seq, s.RemovedParts); err != nil {
+	if err := removeParts(st, seq, in.ID, s.RemovedParts); err != nil {
 		return err
 	}
-	if err := writeParts(st, seq, s.Parts, s.PrevRevision != 0); err != nil {
+	if err := writeParts(st, seq, in.ID, s.Parts, s.PrevRevision != 0); err != nil {
 		return err
 	}
-	if err := insertFacts(st, seq, s.Facts); err != nil {
+	if err := insertFacts(st, seq, in.ID, created, s.Facts); err != nil {
 		return err
 	}
 	if err := upsertIncidents(st, in.ID, s.Incidents); err != nil {
@@ -207,22 +212,23 @@ func whyNotUpdated(st *txStmts, id runtime.InstanceID, prev int64) error {
 }
 
 // removeParts deletes parts of instance seq.
-func removeParts(st *txStmts, seq int64, refs []runtime.PartRef) error {
+func removeParts(st *txStmts, seq int64, id runtime.InstanceID, refs []runtime.PartRef) error {
 	for _, r := range refs {
 		kind, err := st.kindID(r.Kind)
 		if err != nil {
 			return err
 		}
-		if _, err := st.exec(deletePartSQL, seq, kind, dbID(r.Key)); err != nil {
+		if _, err := st.exec(deletePartSQL, seq, kind, partKey(id, r.Key)); err != nil {
 			return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
 		}
 	}
 	return nil
 }
 
-// writeParts inserts or replaces parts of instance seq. If some may exist
-// (replacing), a part whose ord stays only gets its data replaced.
-func writeParts(st *txStmts, seq int64, parts []runtime.Part, replacing bool) error {
+// writeParts inserts or replaces parts of instance seq (whose id is id).
+// If some may exist (replacing), a part whose ord stays only gets its data
+// replaced.
+func writeParts(st *txStmts, seq int64, id runtime.InstanceID, parts []runtime.Part, replacing bool) error {
 	for _, p := range parts {
 		if p.Kind == "" {
 			return fmt.Errorf("part %q has no kind", p.Key)
@@ -231,12 +237,12 @@ func writeParts(st *txStmts, seq int64, parts []runtime.Part, replacing bool) er
 		if err != nil {
 			return err
 		}
-		data := p.Data
+		data := abbreviate(string(id), p.Data)
 		if data == nil {
 			data = []byte{}
 		}
 		if replacing {
-			res, err := st.exec(updatePartDataSQL, data, seq, kind, dbID(p.Key), p.Ord)
+			res, err := st.exec(updatePartDataSQL, data, seq, kind, partKey(id, p.Key), p.Ord)
 			if err != nil {
 				return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
 			}
@@ -246,27 +252,25 @@ func writeParts(st *txStmts, seq int64, parts []runtime.Part, replacing bool) er
 				continue
 			}
 		}
-		if _, err := st.exec(upsertPartSQL, seq, kind, dbID(p.Key), p.Ord, data); err != nil {
+		if _, err := st.exec(upsertPartSQL, seq, kind, partKey(id, p.Key), p.Ord, data); err != nil {
 			return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
 		}
 	}
 	return nil
 }
 
-// insertFacts appends facts to the history of instance seq.
-func insertFacts(st *txStmts, seq int64, facts []runtime.FactRow) error {
-	for _, f := range facts {
-		kind, err := st.kindID(f.Kind)
-		if err != nil {
-			return err
-		}
-		var detail sql.NullString
-		if len(f.Detail) > 0 {
-			detail = sql.NullString{String: string(f.Detail), Valid: true}
-		}
-		if _, err := st.exec(insertFactSQL, seq, f.Seq, encodeTime(f.At), kind, f.NodeID, f.ScopePath, detail); err != nil {
-			return fmt.Errorf("insert fact %d: %w", f.Seq, err)
-		}
+// insertFacts appends the facts of one step to the history of instance
+// seq (whose id is id, created at created), as one row.
+func insertFacts(st *txStmts, seq int64, id runtime.InstanceID, created int64, facts []runtime.FactRow) error {
+	if len(facts) == 0 {
+		return nil
+	}
+	last, at, data, err := encodeFacts(id, created, facts, st.kindID)
+	if err != nil {
+		return err
+	}
+	if _, err := st.exec(insertFactsSQL, seq, last, at, data); err != nil {
+		return fmt.Errorf("insert facts %d..%d: %w", facts[0].Seq, last, err)
 	}
 	return nil
 }
@@ -342,12 +346,12 @@ func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, err
 			t, format sql.NullInt64
 			state     []byte
 			kind      sql.NullString
-			key       dbID
+			key       string
 			ord       sql.NullInt64
 			data      []byte
 			row       nullInstance
 		)
-		if err := rs.Scan(&t, &format, &state, &kind, &key, &ord, &data,
+		if err := rs.Scan(&t, &format, &state, &kind, partKeyDest{id, &key}, &ord, &data,
 			&row.id, &row.key, &row.version, &row.status, &row.businessKey, &row.parentID, &row.parentNodeID,
 			&row.created, &row.updated, &row.ended, &row.revision); err != nil {
 			return si, err
@@ -356,9 +360,12 @@ func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, err
 			found = true
 			si.InstanceRow = row.instance()
 			si.Header = state
+			if format.Int64 == formatParts {
+				si.Header = expand(string(id), state)
+			}
 			continue
 		}
-		si.Parts = append(si.Parts, runtime.Part{Kind: kind.String, Key: string(key), Ord: ord.Int64, Data: data})
+		si.Parts = append(si.Parts, runtime.Part{Kind: kind.String, Key: key, Ord: ord.Int64, Data: expand(string(id), data)})
 	}
 	if err := rs.Err(); err != nil {
 		return si, err
@@ -430,9 +437,10 @@ func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, aft
 		defer rs.Close()
 		for rs.Next() {
 			p := runtime.Part{Kind: kind}
-			if err := rs.Scan(idDest(&p.Key), &p.Ord, &p.Data); err != nil {
+			if err := rs.Scan(partKeyDest{id, &p.Key}, &p.Ord, &p.Data); err != nil {
 				return err
 			}
+			p.Data = expand(string(id), p.Data)
 			out = append(out, p)
 		}
 		return rs.Err()
@@ -522,6 +530,7 @@ func (s scanAfter) Scan(dest ...any) error { return s.row.Scan(append(dest, s.ex
 // wrapped runtime.ErrConflict if the instance's revision is no longer
 // revision and a wrapped runtime.ErrNotFound if it does not exist.
 func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision int64, header []byte, parts []runtime.Part) error {
+	header = abbreviate(string(id), header)
 	if header == nil {
 		header = []byte{}
 	}
@@ -541,7 +550,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 		if _, err := st.exec(deletePartsSQL, seq); err != nil {
 			return err
 		}
-		return writeParts(st, seq, parts, false)
+		return writeParts(st, seq, id, parts, false)
 	})
 	if err != nil {
 		return fmt.Errorf("store: replace state of instance %s: %w", id, err)
@@ -584,28 +593,40 @@ func queryInstances(st querier, query string, args ...any) ([]runtime.InstanceRo
 func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error) {
 	var out []runtime.FactRow
 	err := db.readWith(ctx, func(st *txStmts) error {
+		type factsRow struct {
+			created, seq, at int64
+			data             []byte
+		}
+		var rows []factsRow
 		rs, err := st.query(historySQL, dbID(id), afterSeq, noLimit(limit))
 		if err != nil {
 			return err
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var (
-				f      runtime.FactRow
-				at     int64
-				detail sql.NullString
-			)
-			if err := rs.Scan(&f.Seq, &at, &f.Kind, &f.NodeID, &f.ScopePath, &detail); err != nil {
+			var r factsRow
+			if err := rs.Scan(&r.created, &r.seq, &r.at, &r.data); err != nil {
 				return err
 			}
-			f.At = decodeTime(at)
-			if detail.Valid {
-				f.Detail = []byte(detail.String)
-			}
-			out = append(out, f)
+			rows = append(rows, r)
 		}
 		if err := rs.Err(); err != nil {
 			return err
+		}
+		for _, r := range rows {
+			err := decodeFacts(id, r.created, r.seq, r.at, r.data, st.kindName, func(f runtime.FactRow) bool {
+				if f.Seq <= afterSeq {
+					return true
+				}
+				out = append(out, f)
+				return limit <= 0 || len(out) < limit
+			})
+			if err != nil {
+				return err
+			}
+			if limit > 0 && len(out) >= limit {
+				break
+			}
 		}
 		if len(out) == 0 {
 			return instanceExists(st, id)

@@ -13,14 +13,16 @@ import (
 // change, so an entry, once known, stays true. Entries join the cache only
 // from committed transactions (DB.writeWith) or committed reads.
 type kindCache struct {
-	mu  sync.RWMutex
-	ids map[string]int64
+	mu    sync.RWMutex
+	ids   map[string]int64
+	names map[int64]string
 }
 
 // The statements of kinds.
 const (
-	insertKindSQL = `INSERT INTO kinds (name) VALUES (?) ON CONFLICT (name) DO NOTHING`
-	selectKindSQL = `SELECT id FROM kinds WHERE name = ?`
+	insertKindSQL     = `INSERT INTO kinds (name) VALUES (?) ON CONFLICT (name) DO NOTHING`
+	selectKindSQL     = `SELECT id FROM kinds WHERE name = ?`
+	selectKindNameSQL = `SELECT name FROM kinds WHERE id = ?`
 )
 
 // id returns the cached id of name.
@@ -37,10 +39,41 @@ func (c *kindCache) add(kinds map[string]int64) {
 		return
 	}
 	c.mu.Lock()
+	if c.names == nil {
+		c.names = map[int64]string{}
+	}
 	for name, id := range kinds {
 		c.ids[name] = id
+		c.names[id] = name
 	}
 	c.mu.Unlock()
+}
+
+// name returns the cached name of kind id.
+func (c *kindCache) name(id int64) (string, bool) {
+	c.mu.RLock()
+	name, ok := c.names[id]
+	c.mu.RUnlock()
+	return name, ok
+}
+
+// kindName returns the name of kind id (in any transaction: a row that
+// names the kind was committed with it).
+func (st *txStmts) kindName(id int64) (string, error) {
+	if name, ok := st.kinds.name(id); ok {
+		return name, nil
+	}
+	for name, nid := range st.newKinds {
+		if nid == id {
+			return name, nil
+		}
+	}
+	var name string
+	if err := st.queryRow(selectKindNameSQL, id).Scan(&name); err != nil {
+		return "", fmt.Errorf("kind %d: %w", id, err)
+	}
+	st.kinds.add(map[string]int64{name: id}) // committed: not one of newKinds
+	return name, nil
 }
 
 // kindID returns the id of kind name in a write transaction, adding the

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -286,10 +287,16 @@ func preParts(tb testing.TB) string {
 		`INSERT INTO facts (instance_id, seq, at, kind, node_id, scope_path, detail)
 		 VALUES ('01a232eb-82de-7b57-b901-872a49ee64c7', 1, 100, 'instance-started', '', '/', '{"k":1}'),
 		        ('01a232eb-82de-7b57-b901-872a49ee64c7', 2, 110, 'job-created', 'pay', '/', NULL),
+		        ('01a232eb-82de-7b57-b901-872a49ee64c7', 3, 90, 'node-left', printf('%.200c', 'n'), '/ü',
+		         '{"long":"' || printf('%.20000c', 'x') || '"}'),
 		        ('legacy-child', 1, 150, 'instance-started', '', '/', NULL)`,
 		`INSERT INTO waits (id, instance_id, kind, node_id, name, retries, created_at)
 		 VALUES ('01a232eb-82de-7b57-b901-872a49ee64c7-w000001', '01a232eb-82de-7b57-b901-872a49ee64c7', 'job', 'pay', 'charge', 3, 110),
-		        ('01a232eb-0000-7000-8000-000000000001', '', 'start-timer', 'tick', '', 0, 50)`,
+		        ('01a232eb-0000-7000-8000-000000000001', '', 'start-timer', 'tick', '', 0, 50),
+		        ('01a232eb-82de-7b57-b901-872a49ee64c7-w000300', '01a232eb-82de-7b57-b901-872a49ee64c7', 'task', 'ok', 'Approve', 0, 111),
+		        ('01a232eb-82de-7b57-b901-872a49ee64c8-w000001', '01a232eb-82de-7b57-b901-872a49ee64c7', 'signal', 'sig', 'go', 0, 112),
+		        ('legacy-child-w000001', 'legacy-child', 'job', 'pay', 'charge', 3, 150)`,
+		`UPDATE waits SET candidate_groups = '["ops"]' WHERE kind = 'task'`,
 		`UPDATE waits SET process_key = 'order', due_at = 999 WHERE kind = 'start-timer'`,
 		`INSERT INTO incidents (id, instance_id, kind, created_at) VALUES ('inc1', '01a232eb-82de-7b57-b901-872a49ee64c7', 'job_failed', 120)`,
 		`INSERT INTO outbox (instance_id, kind, payload, created_at) VALUES
@@ -333,9 +340,46 @@ func TestMigrateLegacyInstances(t *testing.T) {
 		t.Errorf("Instance of a legacy row = %+v, %v", si, err)
 	}
 	facts, err := db.History(ctx, parent, 0, 0)
-	if err != nil || len(facts) != 2 || facts[0].Kind != "instance-started" || string(facts[0].Detail) != `{"k":1}` ||
-		facts[1].Kind != "job-created" || facts[1].Detail != nil {
+	wantFacts := []runtime.FactRow{
+		{Seq: 1, At: decodeTime(100), Kind: "instance-started", ScopePath: "/", Detail: json.RawMessage(`{"k":1}`)},
+		{Seq: 2, At: decodeTime(110), Kind: "job-created", NodeID: "pay", ScopePath: "/"},
+		{Seq: 3, At: decodeTime(90), Kind: "node-left", NodeID: strings.Repeat("n", 200), ScopePath: "/ü",
+			Detail: json.RawMessage(`{"long":"` + strings.Repeat("x", 20000) + `"}`)},
+	}
+	if err != nil || !reflect.DeepEqual(facts, wantFacts) {
 		t.Errorf("History = %+v, %v", facts, err)
+	}
+	if f, err := db.History(ctx, parent, 1, 1); err != nil || len(f) != 1 || f[0].Seq != 2 {
+		t.Errorf("History(1, 1) = %+v, %v", f, err)
+	}
+	waits, err := db.InstanceWaits(ctx, parent)
+	if err != nil || !reflect.DeepEqual(waitIDs(waits), []string{string(parent) + "-w000001", string(parent) + "-w000300",
+		"01a232eb-82de-7b57-b901-872a49ee64c8-w000001"}) {
+		t.Errorf("InstanceWaits = %v, %v", waitIDs(waits), err)
+	}
+	if len(waits) == 3 && (!reflect.DeepEqual(waits[1].CandidateGroups, []string{"ops"}) || waits[1].CandidateUsers != nil) {
+		t.Errorf("task candidates = %+v", waits[1])
+	}
+	var owners []string
+	rows, err := db.read.Query(`SELECT ifnull(typeof(instance_id) || ':' || length(instance_id), 'null') FROM waits ORDER BY created_at`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		owners = append(owners, o)
+	}
+	rows.Close()
+	// The start timer's '', the parent's own two ids, the id naming another
+	// instance, the text id.
+	if want := []string{"text:0", "null", "null", "blob:16", "text:12"}; !reflect.DeepEqual(owners, want) {
+		t.Errorf("stored owners = %v, want %v", owners, want)
+	}
+	if w, err := db.Wait(ctx, "legacy-child-w000001"); err != nil || w.InstanceID != "legacy-child" {
+		t.Errorf("Wait of the text id = %+v, %v", w, err)
 	}
 	if w, err := db.Wait(ctx, string(parent)+"-w000001"); err != nil || w.InstanceID != parent || w.Name != "charge" {
 		t.Errorf("Wait = %+v, %v", w, err)

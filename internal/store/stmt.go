@@ -31,8 +31,8 @@ type stmtCache struct {
 // writeQueries are the statements of the writer, prepared by Open.
 var writeQueries = []string{
 	insertInstanceSQL, updateInstanceSQL, instanceStateSQL, replaceStateSQL,
-	upsertPartSQL, updatePartDataSQL, deletePartSQL, deletePartsSQL, insertFactSQL, upsertIncidentSQL,
-	insertKindSQL, selectKindSQL,
+	upsertPartSQL, updatePartDataSQL, deletePartSQL, deletePartsSQL, insertFactsSQL, upsertIncidentSQL,
+	insertKindSQL, selectKindSQL, selectKindNameSQL,
 	insertWaitSQL, upsertWaitSQL, deleteWaitSQL, deleteInstanceWaitsSQL, waitExistsSQL,
 	activateJobsSQL, extendLockSQL, jobExistsSQL,
 	insertOutboxSQL, updateOutboxSQL,
@@ -41,7 +41,7 @@ var writeQueries = []string{
 // readQueries are the statements of the read pool, prepared by Open.
 var readQueries = []string{
 	selectInstanceSQL, selectInstanceRowSQL, selectSeqSQL, instanceExistsSQL, cursorSQL,
-	selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL,
+	selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL, selectKindNameSQL,
 	incidentsQuery(true, false), incidentsQuery(true, true), incidentsQuery(false, true),
 	waitSQL, instanceWaitsSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
 	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL,

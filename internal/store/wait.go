@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -13,8 +14,10 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// waitColumns selects a WaitRow; scanWait reads it.
-const waitColumns = `id, instance_id, kind, node_id, scope_id, track_id, process_key, process_version,
+// waitColumns selects a WaitRow; scanWait reads it. A NULL instance_id
+// means the instance is the one the id's first 16 bytes name (migration
+// 0005, ownerColumn).
+const waitColumns = `id, COALESCE(instance_id, substr(id, 1, 16)), kind, node_id, scope_id, track_id, process_key, process_version,
 	name, correlation_key, due_at, retries, error_message, assignee, candidate_users, candidate_groups,
 	created_at, lock_owner, lock_expires_at`
 
@@ -40,13 +43,19 @@ const (
 		    error_message = excluded.error_message, assignee = excluded.assignee,
 		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
 		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL
-		WHERE waits.instance_id = excluded.instance_id`
+		WHERE waits.instance_id IS excluded.instance_id`
 
 	// deleteWaitSQL deletes a wait by id. Argument: id.
 	deleteWaitSQL = `DELETE FROM waits WHERE id = ?`
 
-	// deleteInstanceWaitsSQL deletes every wait of an instance. Argument: id.
-	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE instance_id = ?`
+	// ofInstance selects the waits of an instance: the range of ids that
+	// start with its UUID and name it (instance_id NULL), and the rows
+	// naming it in instance_id. Arguments: instanceArgs.
+	ofInstance = `((id > ? AND id < ? AND instance_id IS NULL) OR instance_id = ?)`
+
+	// deleteInstanceWaitsSQL deletes every wait of an instance. Arguments:
+	// instanceArgs.
+	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE ` + ofInstance
 
 	// activateJobsSQL locks the oldest activatable jobs of a type.
 	// Arguments: owner, expiry, type, now, now, max.
@@ -91,9 +100,9 @@ const (
 
 	// signalSubscriptionsSQL lists the instances subscribed to a signal, the
 	// one with the oldest subscription first. Argument: name.
-	signalSubscriptionsSQL = `SELECT instance_id FROM waits
-		WHERE kind = 'signal' AND name = ? AND instance_id <> ''
-		GROUP BY instance_id ORDER BY MIN(created_at), instance_id`
+	signalSubscriptionsSQL = `SELECT COALESCE(instance_id, substr(id, 1, 16)) AS owner FROM waits
+		WHERE kind = 'signal' AND name = ? AND (instance_id IS NULL OR instance_id <> '')
+		GROUP BY owner ORDER BY MIN(created_at), owner`
 
 	// waitSQL reads one wait. Argument: id.
 	waitSQL = `SELECT ` + waitColumns + ` FROM waits WHERE id = ?`
@@ -101,8 +110,10 @@ const (
 	waitExistsSQL = `SELECT 1 FROM waits WHERE id = ?`
 	jobExistsSQL  = `SELECT 1 FROM waits WHERE id = ? AND kind = 'job'`
 	// instanceWaitsSQL lists the waits of an instance, oldest first.
-	// Argument: instance id.
-	instanceWaitsSQL = `SELECT ` + waitColumns + ` FROM waits WHERE instance_id = ? ORDER BY created_at, id`
+	// Arguments: instanceArgs.
+	instanceWaitsSQL = `SELECT ` + waitColumns + ` FROM waits WHERE id > ? AND id < ? AND instance_id IS NULL
+		UNION ALL SELECT ` + waitColumns + ` FROM waits WHERE instance_id = ?
+		ORDER BY created_at, id`
 
 	// startTimersSQL lists the start timers of a process key. Argument: key.
 	// Start timers are the rows without an instance, which the instance
@@ -111,6 +122,28 @@ const (
 		WHERE instance_id = '' AND kind = 'start-timer' AND process_key = ?
 		ORDER BY due_at, id`
 )
+
+// instanceArgs are the arguments of ofInstance for instance id: the range
+// of wait ids that start with its UUID (empty for another id), and its id.
+func instanceArgs(id runtime.InstanceID) []any {
+	b, ok := uuidBytes(string(id))
+	if !ok {
+		return []any{"", "", dbID(id)}
+	}
+	return []any{b, append(slices.Clone(b), 0xff), dbID(id)}
+}
+
+// ownerColumn is the instance_id column of wait id owned by instance:
+// NULL if the id names the instance ("<instance UUID>-w000001"), else the
+// instance's id (” for a start timer).
+func ownerColumn(waitID string, instance runtime.InstanceID) any {
+	if b, ok := idBytes(waitID); ok && len(b) > 16 {
+		if ib, ok := uuidBytes(string(instance)); ok && bytes.Equal(b[:16], ib) {
+			return nil
+		}
+	}
+	return dbID(instance)
+}
 
 // applyWaits writes the waits of one step of instance in inside tx. Removals
 // apply first, then upserts, so an id in both (a timer fired and re-armed)
@@ -135,7 +168,7 @@ func applyWaits(st *txStmts, in *runtime.InstanceRow, waits []runtime.WaitRow, r
 		}
 	}
 	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
-		if _, err := st.exec(deleteInstanceWaitsSQL, dbID(in.ID)); err != nil {
+		if _, err := st.exec(deleteInstanceWaitsSQL, instanceArgs(in.ID)...); err != nil {
 			return fmt.Errorf("delete waits of ended instance: %w", err)
 		}
 	}
@@ -158,7 +191,7 @@ func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.Wait
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
 	res, err := st.exec(query,
-		dbID(w.ID), dbID(id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
+		dbID(w.ID), ownerColumn(w.ID, id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
 		w.CorrelationKey, encodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
 		encodeTime(w.CreatedAt))
 	if err != nil {
@@ -172,19 +205,23 @@ func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.Wait
 	return nil
 }
 
-// encodeList encodes a candidate list as a JSON array, '[]' when empty.
-func encodeList(list []string) (string, error) {
+// encodeList encodes a candidate list as a JSON array, NULL when empty.
+func encodeList(list []string) (sql.NullString, error) {
 	if len(list) == 0 {
-		return "[]", nil
+		return sql.NullString{}, nil
 	}
 	b, err := json.Marshal(list)
-	return string(b), err
+	return sql.NullString{String: string(b), Valid: true}, err
 }
 
-// decodeList decodes a JSON array of strings; an empty array is nil.
-func decodeList(s string) ([]string, error) {
+// decodeList decodes a JSON array of strings; NULL or an empty array is
+// nil.
+func decodeList(s sql.NullString) ([]string, error) {
+	if !s.Valid {
+		return nil, nil
+	}
 	var list []string
-	if err := json.Unmarshal([]byte(s), &list); err != nil {
+	if err := json.Unmarshal([]byte(s.String), &list); err != nil {
 		return nil, err
 	}
 	if len(list) == 0 {
@@ -199,7 +236,7 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 		w                 runtime.WaitRow
 		due, lockExpires  sql.NullInt64
 		created           int64
-		users, groups     string
+		users, groups     sql.NullString
 		lockOwner         sql.NullString
 		errUsers, errGrps error
 	)
@@ -354,8 +391,8 @@ func tasksQuery(f runtime.TaskFilter) (string, []any) {
 		args = append(args, f.CandidateGroup)
 	}
 	if f.InstanceID != "" {
-		where = append(where, "instance_id = ?")
-		args = append(args, dbID(f.InstanceID))
+		where = append(where, ofInstance)
+		args = append(args, instanceArgs(f.InstanceID)...)
 	}
 	return " WHERE " + strings.Join(where, " AND "), args
 }
@@ -515,7 +552,7 @@ func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runti
 	var out []runtime.WaitRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
-		out, err = queryWaits(st, instanceWaitsSQL, dbID(id))
+		out, err = queryWaits(st, instanceWaitsSQL, instanceArgs(id)...)
 		if err == nil && len(out) == 0 {
 			return instanceExists(st, id)
 		}

@@ -769,10 +769,16 @@ func TestWaitQueryPlans(t *testing.T) {
 		{name: "tasks", query: task(runtime.TaskFilter{}), index: "USING INDEX waits_tasks"},
 		{name: "tasks of assignee", query: task(runtime.TaskFilter{Assignee: "a"}), index: "waits_task_assignee (assignee=?)"},
 		{name: "tasks of candidate", query: task(runtime.TaskFilter{CandidateUser: "a", CandidateGroup: "g"}), index: "USING INDEX waits_tasks"},
-		{name: "tasks of instance", query: task(runtime.TaskFilter{InstanceID: "i"}), index: "waits_instance (instance_id=? AND kind=?)"},
+		// An instance's own waits are a primary-key range, the others in
+		// waits_instance; the two are merged and sorted (an instance's
+		// tasks, not all tasks).
+		{name: "tasks of instance", query: task(runtime.TaskFilter{InstanceID: "i"}), index: "waits_instance (instance_id=? AND kind=?)", allowSort: true},
+		{name: "tasks of instance (own ids)", query: task(runtime.TaskFilter{InstanceID: "i"}), index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
 		{name: "wait", query: waitSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "instance waits", query: instanceWaitsSQL, index: "waits_instance (instance_id=?)", allowSort: true},
-		{name: "instance end", query: `DELETE FROM waits WHERE instance_id = ?`, index: "waits_instance (instance_id=?)"},
+		{name: "instance waits (own ids)", query: instanceWaitsSQL, index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
+		{name: "instance end", query: deleteInstanceWaitsSQL, index: "waits_instance (instance_id=?)"},
+		{name: "instance end (own ids)", query: deleteInstanceWaitsSQL, index: "PRIMARY KEY (id>? AND id<?)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
