@@ -58,7 +58,9 @@ CREATE TABLE instances (
     parent_id       TEXT    NOT NULL DEFAULT '',
     parent_node_id  TEXT    NOT NULL DEFAULT '',
     created_at      INTEGER NOT NULL,
-    updated_at      INTEGER NOT NULL,
+    -- updated_after is the time of the last step in nanoseconds after
+    -- created_at: 0, hence no bytes, until an instance takes a second step.
+    updated_after   INTEGER NOT NULL DEFAULT 0,
     ended_at        INTEGER,
     revision        INTEGER NOT NULL CHECK (revision > 0),
     state_format    INTEGER NOT NULL DEFAULT 2 CHECK (state_format IN (1, 2)),
@@ -94,7 +96,8 @@ CREATE TABLE instance_parts (
 -- nanoseconds after the instance's created_at. data is, for each fact in
 -- seq order, LEB128 varints and bytes (the store's encodeFacts):
 --   last seq - seq; zigzag(at - previous fact's at); kind (kinds.id);
---   len(node_id), node_id; len(scope_path), scope_path;
+--   node_id, then scope_path, each 0 if equal to the previous fact's (''
+--   before the first), else len+1 and the bytes;
 --   0 for no detail or len(detail)+1, detail (JSON; the store may write
 --   it with its instance's id abbreviated, see the store's package doc).
 CREATE TABLE facts (
@@ -157,7 +160,7 @@ CREATE TABLE outbox (
 -- Copy. Every existing instance keeps its checkpoint as a format-1 state;
 -- seq follows the old rowid (insertion order).
 INSERT INTO instances (seq, id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-                       created_at, updated_at, ended_at, revision, state_format, state)
+                       created_at, updated_after, ended_at, revision, state_format, state)
 SELECT rowid,
        CASE WHEN typeof(id) = 'text' AND length(id) = 36 AND id = lower(id)
                  AND substr(id, 9, 1) = '-' AND substr(id, 14, 1) = '-' AND substr(id, 19, 1) = '-' AND substr(id, 24, 1) = '-'
@@ -168,14 +171,15 @@ SELECT rowid,
                  AND substr(parent_id, 9, 1) = '-' AND substr(parent_id, 14, 1) = '-' AND substr(parent_id, 19, 1) = '-' AND substr(parent_id, 24, 1) = '-'
                  AND length(unhex(replace(parent_id, '-', ''))) = 16
             THEN unhex(replace(parent_id, '-', '')) ELSE parent_id END,
-       parent_node_id, created_at, updated_at, ended_at, revision, 1, checkpoint
+       parent_node_id, created_at, updated_at - created_at, ended_at, revision, 1, checkpoint
 FROM instances_old;
 
 INSERT INTO kinds (name) SELECT DISTINCT kind FROM facts_old ORDER BY kind;
 
 -- Each old fact becomes a row of its own (no step boundaries are known):
--- seq and time deltas 0, then the kind, the node, the scope path and the
--- detail, each varint written as hex (values below 2^35).
+-- seq and time deltas 0, then the kind, the node and the scope path (0 if
+-- empty, as the first fact's previous ones are), and the detail, each
+-- varint written as hex (values below 2^35).
 INSERT INTO facts (instance_seq, seq, at, data)
 SELECT instance_seq, seq, at,
        unhex('0000' || CASE WHEN kind < 128 THEN printf('%02x', kind)
@@ -183,16 +187,16 @@ SELECT instance_seq, seq, at,
                 WHEN kind < 2097152 THEN printf('%02x%02x%02x', (kind & 127) | 128, ((kind >> 7) & 127) | 128, kind >> 14)
                 ELSE printf('%02x%02x%02x%02x%02x', (kind & 127) | 128, ((kind >> 7) & 127) | 128,
                             ((kind >> 14) & 127) | 128, ((kind >> 21) & 127) | 128, kind >> 28) END
-             || CASE WHEN length(node) < 128 THEN printf('%02x', length(node))
-                WHEN length(node) < 16384 THEN printf('%02x%02x', (length(node) & 127) | 128, length(node) >> 7)
-                WHEN length(node) < 2097152 THEN printf('%02x%02x%02x', (length(node) & 127) | 128, ((length(node) >> 7) & 127) | 128, length(node) >> 14)
-                ELSE printf('%02x%02x%02x%02x%02x', (length(node) & 127) | 128, ((length(node) >> 7) & 127) | 128,
-                            ((length(node) >> 14) & 127) | 128, ((length(node) >> 21) & 127) | 128, length(node) >> 28) END || hex(node)
-             || CASE WHEN length(scope) < 128 THEN printf('%02x', length(scope))
-                WHEN length(scope) < 16384 THEN printf('%02x%02x', (length(scope) & 127) | 128, length(scope) >> 7)
-                WHEN length(scope) < 2097152 THEN printf('%02x%02x%02x', (length(scope) & 127) | 128, ((length(scope) >> 7) & 127) | 128, length(scope) >> 14)
-                ELSE printf('%02x%02x%02x%02x%02x', (length(scope) & 127) | 128, ((length(scope) >> 7) & 127) | 128,
-                            ((length(scope) >> 14) & 127) | 128, ((length(scope) >> 21) & 127) | 128, length(scope) >> 28) END || hex(scope)
+             || CASE WHEN node = x'' THEN '00' ELSE CASE WHEN (length(node) + 1) < 128 THEN printf('%02x', (length(node) + 1))
+                WHEN (length(node) + 1) < 16384 THEN printf('%02x%02x', ((length(node) + 1) & 127) | 128, (length(node) + 1) >> 7)
+                WHEN (length(node) + 1) < 2097152 THEN printf('%02x%02x%02x', ((length(node) + 1) & 127) | 128, (((length(node) + 1) >> 7) & 127) | 128, (length(node) + 1) >> 14)
+                ELSE printf('%02x%02x%02x%02x%02x', ((length(node) + 1) & 127) | 128, (((length(node) + 1) >> 7) & 127) | 128,
+                            (((length(node) + 1) >> 14) & 127) | 128, (((length(node) + 1) >> 21) & 127) | 128, (length(node) + 1) >> 28) END || hex(node) END
+             || CASE WHEN scope = x'' THEN '00' ELSE CASE WHEN (length(scope) + 1) < 128 THEN printf('%02x', (length(scope) + 1))
+                WHEN (length(scope) + 1) < 16384 THEN printf('%02x%02x', ((length(scope) + 1) & 127) | 128, (length(scope) + 1) >> 7)
+                WHEN (length(scope) + 1) < 2097152 THEN printf('%02x%02x%02x', ((length(scope) + 1) & 127) | 128, (((length(scope) + 1) >> 7) & 127) | 128, (length(scope) + 1) >> 14)
+                ELSE printf('%02x%02x%02x%02x%02x', ((length(scope) + 1) & 127) | 128, (((length(scope) + 1) >> 7) & 127) | 128,
+                            (((length(scope) + 1) >> 14) & 127) | 128, (((length(scope) + 1) >> 21) & 127) | 128, (length(scope) + 1) >> 28) END || hex(scope) END
              || CASE WHEN detail IS NULL THEN '00'
                 ELSE CASE WHEN (length(detail) + 1) < 128 THEN printf('%02x', (length(detail) + 1))
                    WHEN (length(detail) + 1) < 16384 THEN printf('%02x%02x', ((length(detail) + 1) & 127) | 128, (length(detail) + 1) >> 7)

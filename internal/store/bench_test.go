@@ -32,14 +32,14 @@ func bulkInstances(tb testing.TB, db *DB, n int, row func(i int) listRow) {
 	}
 	defer tx.Rollback()
 	stmt, err := tx.Prepare(`INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-		    created_at, updated_at, revision, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, x'00')`)
+		    created_at, revision, state) VALUES (?, ?, ?, ?, ?, ?, ?, 1, x'00')`)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for i := range n {
 		r := row(i)
 		at := encodeTime(t0.Add(time.Duration(i) * time.Millisecond))
-		if _, err := stmt.Exec(dbID(bulkID(i)), r.key, r.version, r.status, r.businessKey, dbID(r.parent), at, at); err != nil {
+		if _, err := stmt.Exec(dbID(bulkID(i)), r.key, r.version, r.status, r.businessKey, dbID(r.parent), at); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -174,7 +174,7 @@ func historyFixture(t *testing.T, db *DB, id runtime.InstanceID) []runtime.FactR
 	at := s3.Instance.UpdatedAt
 	s3.Facts = []runtime.FactRow{
 		{Seq: 5, At: at, Kind: "a", NodeID: "ünïcode", ScopePath: "/s/1", Detail: json.RawMessage(`{}`)},
-		{Seq: 6, At: at.Add(time.Nanosecond), Kind: "b"},
+		{Seq: 6, At: at.Add(time.Nanosecond), Kind: "b", NodeID: "ünïcode"}, // the same node, no scope
 		{Seq: 7, At: at.Add(-time.Hour), Kind: "instance_started", Detail: json.RawMessage(`[1,2,3]`)},
 		{Seq: 8, At: at.Add(1000 * time.Hour), Kind: "a", NodeID: "n", Detail: json.RawMessage(`"` + strings.Repeat("x", 300) + `"`)},
 	}

@@ -13,10 +13,13 @@ import (
 // fact after the instance's creation, and its data the facts, each as
 //
 //	uvarint(last seq - seq) varint(at - previous at) uvarint(kind id)
-//	uvarint(len(node)) node uvarint(len(scope)) scope
+//	node scope
 //	uvarint(0) for no detail, or uvarint(len(detail)+1) detail
 //
-// where the detail is written by abbreviate with the instance's id.
+// where node and scope are each uvarint(0) if equal to the previous
+// fact's ("" before the first), else uvarint(len+1) and the bytes (a
+// step's facts often share them), and the detail is written by
+// abbreviate with the instance's id.
 
 // encodeFacts encodes facts (of one step, strictly increasing seqs) of an
 // instance created at created: the row's seq and at, and its data. kindID
@@ -25,6 +28,7 @@ func encodeFacts(id runtime.InstanceID, created int64, facts []runtime.FactRow, 
 	last := facts[len(facts)-1].Seq
 	at = encodeTime(facts[0].At) - created
 	prevAt := encodeTime(facts[0].At)
+	var prevNode, prevScope string
 	for i, f := range facts {
 		if i > 0 && f.Seq <= facts[i-1].Seq {
 			return 0, 0, nil, fmt.Errorf("fact seq %d does not follow %d", f.Seq, facts[i-1].Seq)
@@ -38,8 +42,9 @@ func encodeFacts(id runtime.InstanceID, created int64, facts []runtime.FactRow, 
 		data = binary.AppendVarint(data, t-prevAt)
 		prevAt = t
 		data = binary.AppendUvarint(data, uint64(kind))
-		data = appendBytes(data, []byte(f.NodeID))
-		data = appendBytes(data, []byte(f.ScopePath))
+		data = appendRepeated(data, f.NodeID, prevNode)
+		data = appendRepeated(data, f.ScopePath, prevScope)
+		prevNode, prevScope = f.NodeID, f.ScopePath
 		if len(f.Detail) == 0 {
 			data = binary.AppendUvarint(data, 0)
 			continue
@@ -51,10 +56,14 @@ func encodeFacts(id runtime.InstanceID, created int64, facts []runtime.FactRow, 
 	return last, at, data, nil
 }
 
-// appendBytes appends b with its length.
-func appendBytes(dst, b []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(b)))
-	return append(dst, b...)
+// appendRepeated appends s as 0 if it equals prev, else as its length+1
+// and its bytes.
+func appendRepeated(dst []byte, s, prev string) []byte {
+	if s == prev {
+		return binary.AppendUvarint(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(s))+1)
+	return append(dst, s...)
 }
 
 // decodeFacts decodes the facts of a row (seq, at, data) of instance id
@@ -63,12 +72,13 @@ func appendBytes(dst, b []byte) []byte {
 func decodeFacts(id runtime.InstanceID, created, seq, at int64, data []byte, kindName func(int64) (string, error), fn func(runtime.FactRow) bool) error {
 	r := factReader{b: data}
 	t := created + at
+	var node, scope string
 	for len(r.b) > 0 {
 		var f runtime.FactRow
 		back := r.uvarint()
 		t += r.varint()
 		kind := r.uvarint()
-		node, scope := r.bytes(), r.bytes()
+		node, scope = r.repeated(node), r.repeated(scope)
 		detailLen := r.uvarint()
 		var detail []byte
 		if detailLen > 0 {
@@ -84,8 +94,8 @@ func decodeFacts(id runtime.InstanceID, created, seq, at int64, data []byte, kin
 		f.Seq = seq - int64(back)
 		f.At = decodeTime(t)
 		f.Kind = name
-		f.NodeID = string(node)
-		f.ScopePath = string(scope)
+		f.NodeID = node
+		f.ScopePath = scope
 		if detail != nil {
 			f.Detail = expand(string(id), detail)
 		}
@@ -142,7 +152,14 @@ func (r *factReader) take(n uint64) []byte {
 	return out
 }
 
-func (r *factReader) bytes() []byte { return r.take(r.uvarint()) }
+// repeated reads an appendRepeated string whose previous value is prev.
+func (r *factReader) repeated(prev string) string {
+	n := r.uvarint()
+	if n == 0 {
+		return prev
+	}
+	return string(r.take(n - 1))
+}
 
 // Abbreviation of the instance's own id in the opaque JSON the store
 // keeps for it (the state header, part data, fact details): the engine

@@ -27,7 +27,7 @@ const (
 	// insertInstanceSQL creates an instance; no row comes back if the id
 	// exists.
 	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-		    parent_node_id, created_at, updated_at, ended_at, revision, state_format, state)
+		    parent_node_id, created_at, updated_after, ended_at, revision, state_format, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq, created_at`
@@ -35,7 +35,7 @@ const (
 	// (process, parent, created_at) never change after creation. A legacy
 	// row (state_format 1) is never updated by a step: its parts do not
 	// exist yet.
-	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_at = ?, ended_at = ?,
+	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_after = ? - created_at, ended_at = ?,
 		    revision = ?, state = ?
 		WHERE id = ? AND revision = ? AND state_format = 2
 		RETURNING seq, created_at`
@@ -60,9 +60,10 @@ const (
 	// replaceStateSQL rewrites the state of an instance outside a step.
 	replaceStateSQL = `UPDATE instances SET state = ?, state_format = 2 WHERE id = ? AND revision = ? RETURNING seq`
 
-	// instanceColumns selects an InstanceRow; scanInstance reads it.
+	// instanceColumns selects an InstanceRow; scanInstance reads it
+	// (updated_after is relative to created_at).
 	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-		created_at, updated_at, ended_at, revision`
+		created_at, updated_after, ended_at, revision`
 	// selectInstanceSQL reads an instance and its parts in one statement
 	// (one snapshot without an explicit transaction): a row with t = 0 for
 	// the instance, then one row with t = 1 per part. Arguments: id, id.
@@ -157,7 +158,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if s.PrevRevision == 0 {
 		err = st.queryRow(insertInstanceSQL,
 			dbID(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, dbID(in.ParentID),
-			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
+			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt)-encodeTime(in.CreatedAt), encodeOptTime(in.EndedAt),
 			in.Revision, header).Scan(&seq, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
@@ -310,7 +311,7 @@ func scanInstance(row interface{ Scan(...any) error }, lead ...any) (runtime.Ins
 		return in, err
 	}
 	in.CreatedAt = decodeTime(created)
-	in.UpdatedAt = decodeTime(updated)
+	in.UpdatedAt = decodeTime(created + updated)
 	in.EndedAt = decodeOptTime(ended)
 	return in, nil
 }
@@ -391,7 +392,7 @@ func (r nullInstance) instance() runtime.InstanceRow {
 	return runtime.InstanceRow{
 		ID: runtime.InstanceID(r.id), ProcessKey: r.key.String, ProcessVersion: int(r.version.Int64),
 		Status: r.status.String, BusinessKey: r.businessKey.String, ParentID: runtime.InstanceID(r.parentID),
-		ParentNodeID: r.parentNodeID.String, CreatedAt: decodeTime(r.created.Int64), UpdatedAt: decodeTime(r.updated.Int64),
+		ParentNodeID: r.parentNodeID.String, CreatedAt: decodeTime(r.created.Int64), UpdatedAt: decodeTime(r.created.Int64 + r.updated.Int64),
 		EndedAt: decodeOptTime(r.ended), Revision: r.revision.Int64,
 	}
 }
