@@ -99,7 +99,7 @@ type Service interface {
 	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
 	// Waits lists what an instance waits for, oldest first; ENOTFOUND for an
 	// unknown instance.
-	Waits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error)
+	Waits(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error)
 
 	// AdHocRegions lists the open ad-hoc regions of an instance, nested ones
 	// too; ENOTFOUND for an unknown instance.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -30,8 +31,8 @@ func TestIntegrationInstancePages(t *testing.T) {
 	started := b.postJSON("/api/v1/processes/many/instances", `{}`).wantStatus(t, http.StatusCreated).object(t)
 	id := started["id"].(string)
 	for name, inst := range map[string]map[string]any{"start answer": started, "get": b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)} {
-		if inst["scopeCount"] != json.Number("252") || inst["trackCount"] != json.Number("251") {
-			t.Errorf("%s: scopeCount %v, trackCount %v; want 252, 251", name, inst["scopeCount"], inst["trackCount"])
+		if inst["scopeCount"] != json.Number("252") || inst["trackCount"] != json.Number("251") || inst["waitCount"] != json.Number("250") {
+			t.Errorf("%s: scopeCount %v, trackCount %v, waitCount %v; want 252, 251, 250", name, inst["scopeCount"], inst["trackCount"], inst["waitCount"])
 		}
 		if n, m := len(inst["scopes"].([]any)), len(inst["tracks"].([]any)); n != 100 || m != 100 {
 			t.Errorf("%s: %d scopes and %d tracks inline, want the first 100 of each", name, n, m)
@@ -43,7 +44,7 @@ func TestIntegrationInstancePages(t *testing.T) {
 	for _, c := range []struct {
 		what  string
 		total int
-	}{{"scopes", 252}, {"tracks", 251}} {
+	}{{"scopes", 252}, {"tracks", 251}, {"waits", 250}} {
 		seen := map[string]bool{}
 		var order []string
 		cursor, pages := "", 0
@@ -77,8 +78,12 @@ func TestIntegrationInstancePages(t *testing.T) {
 		if c.what == "tracks" && (order[0] != "t1" || order[len(order)-1] != "t251") {
 			t.Errorf("tracks not in creation order: first %s, last %s", order[0], order[len(order)-1])
 		}
+		if c.what == "waits" && (!strings.HasSuffix(order[0], "-w000001") || !strings.HasSuffix(order[len(order)-1], "-w000250")) {
+			t.Errorf("waits not in creation order: first %s, last %s", order[0], order[len(order)-1])
+		}
 	}
 	b.get("/api/v1/instances/"+id+"/scopes?cursor=nope").problem(t, http.StatusBadRequest, "invalid-request")
 	b.get("/api/v1/instances/"+id+"/tracks?limit=0").problem(t, http.StatusBadRequest, "invalid-request")
 	b.get("/api/v1/instances/no-such-instance/tracks").problem(t, http.StatusNotFound, "not-found")
+	b.get("/api/v1/instances/no-such-instance/waits").problem(t, http.StatusNotFound, "not-found")
 }

@@ -119,11 +119,13 @@ type Instance struct {
 	Variables map[string]any `json:"variables"`
 	// Scopes and Tracks are the first pages (GET …/scopes and …/tracks
 	// page on); ScopeCount and TrackCount say how many there are in all.
-	Scopes     []Scope    `json:"scopes"`
-	Tracks     []Track    `json:"tracks"`
-	ScopeCount int        `json:"scopeCount"`
-	TrackCount int        `json:"trackCount"`
-	Incidents  []Incident `json:"incidents"`
+	Scopes     []Scope `json:"scopes"`
+	Tracks     []Track `json:"tracks"`
+	ScopeCount int     `json:"scopeCount"`
+	TrackCount int     `json:"trackCount"`
+	// WaitCount is how many waits are open (GET …/waits pages them).
+	WaitCount int        `json:"waitCount"`
+	Incidents []Incident `json:"incidents"`
 }
 
 // Page is one page of a list paged by cursor: pass NextCursor as cursor
@@ -375,6 +377,7 @@ func toInstance(v runtime.InstanceView) Instance {
 		Tracks:          make([]Track, 0, len(v.Tracks)),
 		ScopeCount:      v.ScopeCount,
 		TrackCount:      v.TrackCount,
+		WaitCount:       v.WaitCount,
 		Incidents:       make([]Incident, 0, len(v.Incidents)),
 	}
 	for _, c := range v.Children {

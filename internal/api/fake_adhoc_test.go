@@ -167,14 +167,14 @@ func (f *fakeService) SetVariables(_ context.Context, id runtime.InstanceID, sco
 // Waits answers, for any known instance, a locked job with retries, an
 // exhausted job, a claimed task with a due date, a message subscription with
 // a key and a timer.
-func (f *fakeService) Waits(_ context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error) {
+func (f *fakeService) Waits(_ context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.instances[id]; !ok {
-		return nil, fmt.Errorf("waits of %s: %w", id, runtime.ErrNotFound)
+		return nil, "", fmt.Errorf("waits of %s: %w", id, runtime.ErrNotFound)
 	}
 	at := time.Date(2025, 3, 1, 11, 0, 0, 0, time.FixedZone("CET", 3600))
-	return []runtime.WaitRow{
+	return pageAfter([]runtime.WaitRow{
 		{ID: "job-7", InstanceID: id, Kind: runtime.WaitJob, NodeID: "Charge", ScopeID: "sc-1", Name: "charge", Retries: 2, CreatedAt: at,
 			LockOwner: "w1", LockExpiresAt: at.Add(time.Minute)},
 		{ID: "job-8", InstanceID: id, Kind: runtime.WaitJob, NodeID: "Mail", ScopeID: "sc-1", Name: "mail", Retries: 0, CreatedAt: at, ErrorMessage: "smtp down"},
@@ -182,5 +182,5 @@ func (f *fakeService) Waits(_ context.Context, id runtime.InstanceID) ([]runtime
 			CandidateGroups: []string{"managers"}, DueAt: at.Add(time.Hour), CreatedAt: at},
 		{ID: "sub-1", InstanceID: id, Kind: runtime.WaitMessage, NodeID: "Paid", ScopeID: "sc-1", Name: "paid", CorrelationKey: "o-1", CreatedAt: at},
 		{ID: "tmr-1", InstanceID: id, Kind: runtime.WaitTimer, NodeID: "Remind", ScopeID: "sc-1", DueAt: at.Add(2 * time.Hour), CreatedAt: at},
-	}, nil
+	}, after, limit, func(w runtime.WaitRow) string { return w.ID })
 }

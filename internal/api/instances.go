@@ -266,11 +266,15 @@ func (s *server) setVariables(w http.ResponseWriter, r *http.Request) error {
 // waits for (jobs, user tasks, timers, message and signal subscriptions,
 // conditions, called children), oldest first.
 func (s *server) listWaits(w http.ResponseWriter, r *http.Request) error {
-	rows, err := s.svc.Waits(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))
+	limit, err := queryInt(r, "limit", defaultPartLimit, 1, maxPartLimit)
 	if err != nil {
 		return err
 	}
-	out := List[Wait]{Items: make([]Wait, 0, len(rows))}
+	rows, next, err := s.svc.Waits(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
+	if err != nil {
+		return err
+	}
+	out := Page[Wait]{Items: make([]Wait, 0, len(rows)), NextCursor: next}
 	for _, row := range rows {
 		out.Items = append(out.Items, toWait(row))
 	}

@@ -48,7 +48,7 @@ type Service interface {
 	// History returns facts after afterSeq, at most limit; ENOTFOUND.
 	History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error)
 	// Waits returns what an instance waits for; ENOTFOUND.
-	Waits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error)
+	Waits(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error)
 	// Cancel terminates an instance and its called children; ECONFLICT once ended.
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
 	// SetVariables writes variables into a scope ("" = root); ENOTFOUND, EINVALID.

@@ -216,14 +216,11 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		}
 	}
 	if !ended {
-		waits, err := h.svc.Waits(ctx, v.ID)
+		waits, _, err := h.svc.Waits(ctx, v.ID, "", runtime.ViewLimit)
 		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
 			return p, err
 		}
-		p.Live.WaitCount = len(waits)
-		if len(waits) > runtime.ViewLimit {
-			waits = waits[:runtime.ViewLimit]
-		}
+		p.Live.WaitCount = max(v.WaitCount, len(waits))
 		for _, wr := range waits {
 			p.Live.Waits = append(p.Live.Waits, templates.WaitItem{ID: wr.ID, Kind: wr.Kind, NodeID: wr.NodeID, Name: wr.Name,
 				Assignee: wr.Assignee, DueAt: wr.DueAt, Retries: wr.Retries, Error: wr.ErrorMessage})

@@ -571,7 +571,7 @@ func stateView(row InstanceRow, st *engine.State, proc *bpmn.Process) InstanceVi
 	}
 	v.Scopes, _ = scopePage(st, proc, "", ViewLimit)
 	v.Tracks, _ = trackPage(st, "", ViewLimit)
-	v.ScopeCount, v.TrackCount = len(st.Scopes.Scopes), len(st.Tracks)
+	v.ScopeCount, v.TrackCount, v.WaitCount = len(st.Scopes.Scopes), len(st.Tracks), len(st.Waits)
 	return v
 }
 

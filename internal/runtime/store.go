@@ -293,6 +293,10 @@ type Store interface {
 	// InstanceWaits returns the open waits of an instance, oldest first;
 	// ErrNotFound for an unknown instance.
 	InstanceWaits(ctx context.Context, id InstanceID) ([]WaitRow, error)
+	// InstanceWaitsPage returns at most limit open waits of an instance
+	// whose id follows after ("" from the first), by id (creation order);
+	// ErrNotFound for an unknown instance.
+	InstanceWaitsPage(ctx context.Context, id InstanceID, after string, limit int) ([]WaitRow, error)
 	// WaitCounts returns how many waits of each kind are open.
 	WaitCounts(ctx context.Context) (map[string]int, error)
 	// ActivateJobs locks up to max activatable jobs of a type for worker

@@ -84,12 +84,23 @@ func (r *Runtime) taskAct(ctx context.Context, id string, ev engine.Event) (Task
 	return r.Task(ctx, id)
 }
 
-// Waits returns what an instance waits for: jobs, user tasks, timers,
-// message and signal subscriptions and calls (ENOTFOUND for an unknown
-// instance).
-func (r *Runtime) Waits(ctx context.Context, id InstanceID) ([]WaitRow, error) {
-	waits, err := r.store.InstanceWaits(ctx, id)
-	return waits, instanceErr(id, err)
+// Waits returns a page of what an instance waits for: jobs, user tasks,
+// timers, message and signal subscriptions and calls, in creation order,
+// after the wait with id after ("" from the first), at most limit (0 means
+// ViewLimit, capped at MaxPageLimit), and the cursor of the next page (""
+// on the last). ENOTFOUND for an unknown instance.
+func (r *Runtime) Waits(ctx context.Context, id InstanceID, after string, limit int) ([]WaitRow, string, error) {
+	limit = pageLimit(limit)
+	waits, err := r.store.InstanceWaitsPage(ctx, id, after, limit+1)
+	if err != nil {
+		return nil, "", instanceErr(id, err)
+	}
+	next := ""
+	if len(waits) > limit {
+		waits = waits[:limit]
+		next = waits[limit-1].ID
+	}
+	return waits, next, nil
 }
 
 // SetVariables writes variables into an instance's scope (the root when

@@ -66,7 +66,9 @@ type InstanceView struct {
 	Tracks     []TrackView
 	ScopeCount int
 	TrackCount int
-	Incidents  []IncidentRow
+	// WaitCount is how many waits are open (Waits pages through them).
+	WaitCount int
+	Incidents []IncidentRow
 	// Children are the called child instances (empty until call activities exist).
 	Children []ChildView
 }

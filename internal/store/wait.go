@@ -115,6 +115,17 @@ const (
 		UNION ALL SELECT ` + waitColumns + ` FROM waits WHERE instance_id = ?
 		ORDER BY created_at, id`
 
+	// instanceWaitsPageSQL lists the waits of an instance after a cursor
+	// id, by id: the creation order of the waits the engine mints (their
+	// ids end in an ascending counter). The instance's own waits are a
+	// primary-key range that starts after the cursor and is read in order;
+	// only its foreign waits (few) are sorted; the merge stops at limit.
+	// Arguments: range low (after the cursor), range high, instance id,
+	// cursor, limit.
+	instanceWaitsPageSQL = `SELECT * FROM (SELECT ` + waitColumns + ` FROM waits WHERE id > ? AND id < ? AND instance_id IS NULL
+		UNION ALL SELECT ` + waitColumns + ` FROM waits WHERE instance_id = ? AND id > ?)
+		ORDER BY id LIMIT ?`
+
 	// startTimersSQL lists the start timers of a process key. Argument: key.
 	// Start timers are the rows without an instance, which the instance
 	// index finds.
@@ -560,6 +571,43 @@ func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runti
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: waits of instance %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// InstanceWaitsPage returns at most limit open waits of an instance whose
+// id follows after ("" from the first), ordered by id: the order the engine
+// created them in. A page costs its size. It returns a wrapped
+// runtime.ErrNotFound if the instance does not exist.
+func (db *DB) InstanceWaitsPage(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: a negative LIMIT means none.
+	}
+	var cursor any = ""
+	args := instanceArgs(id)
+	low := args[0]
+	if after != "" {
+		cursor = dbID(after)
+		// A cursor inside the instance's own range starts the range scan
+		// there; one before it (a text id, a smaller UUID) changes nothing;
+		// one after it leaves the range empty.
+		if cb, ok := idBytes(after); ok {
+			if lb, ok := low.([]byte); ok && bytes.Compare(cb, lb) > 0 {
+				low = cb
+			}
+		}
+	}
+	var out []runtime.WaitRow
+	err := db.readWith(ctx, func(st *txStmts) error {
+		var err error
+		out, err = queryWaits(st, instanceWaitsPageSQL, low, args[1], args[2], cursor, limit)
+		if err == nil && len(out) == 0 {
+			return instanceExists(st, id)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: waits of instance %s after %q: %w", id, after, err)
 	}
 	return out, nil
 }

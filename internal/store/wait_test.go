@@ -777,6 +777,10 @@ func TestWaitQueryPlans(t *testing.T) {
 		{name: "wait", query: waitSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "instance waits", query: instanceWaitsSQL, index: "waits_instance (instance_id=?)", allowSort: true},
 		{name: "instance waits (own ids)", query: instanceWaitsSQL, index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
+		// A page of an instance's waits: both branches are key ranges; only
+		// the page (at most limit rows of each) is sorted.
+		{name: "instance waits page", query: instanceWaitsPageSQL, index: "waits_instance (instance_id=?", allowSort: true},
+		{name: "instance waits page (own ids)", query: instanceWaitsPageSQL, index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
 		{name: "instance end", query: deleteInstanceWaitsSQL, index: "waits_instance (instance_id=?)"},
 		{name: "instance end (own ids)", query: deleteInstanceWaitsSQL, index: "PRIMARY KEY (id>? AND id<?)"},
 	}
