@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ type Config struct {
 	SecureCookies bool
 	// ShowVersion prints the version and exits.
 	ShowVersion bool
+	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this
+	// loopback address, apart from the API: for profiling under load.
+	PprofAddr string
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -59,11 +63,15 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "listen on a non-loopback address without credentials (GOBPM_ALLOW_REMOTE=true); only behind a trusted proxy")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", getenv("GOBPM_SECURE_COOKIES") == "true", "mark the cockpit's cookies Secure, behind a TLS proxy (GOBPM_SECURE_COOKIES=true)")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
+	fs.StringVar(&c.PprofAddr, "pprof", getenv("GOBPM_PPROF"), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (GOBPM_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
 	if !c.AllowRemote && !c.ShowVersion && !isLoopback(c.Addr) {
 		return Config{}, fmt.Errorf("refusing to listen on %s without credentials: use a loopback address such as 127.0.0.1:8080, or --allow-remote behind a trusted proxy", c.Addr)
+	}
+	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
+		return Config{}, fmt.Errorf("refusing to serve the profiler on %s: use a loopback address such as 127.0.0.1:6060", c.PprofAddr)
 	}
 	if c.ShowVersion {
 		fmt.Fprintln(out, "gobpm-web", Version)
@@ -126,7 +134,13 @@ type Main struct {
 	srv    *http.Server
 	ln     net.Listener
 	served chan error
+	// prof serves the profiler when Config.PprofAddr is set, on profAddr.
+	prof     *http.Server
+	profAddr string
 }
+
+// ProfilerAddr returns the address the profiler listens on ("" when off).
+func (m *Main) ProfilerAddr() string { return m.profAddr }
 
 // NewMain returns an unstarted server.
 func NewMain(cfg Config, logger *slog.Logger) *Main {
@@ -170,6 +184,31 @@ func (m *Main) Run(ctx context.Context) error {
 	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(ln) }()
+	if m.cfg.PprofAddr != "" {
+		if err := m.serveProfiler(); err != nil {
+			m.Close()
+			return err
+		}
+	}
+	return nil
+}
+
+// serveProfiler serves net/http/pprof on Config.PprofAddr (loopback only).
+func (m *Main) serveProfiler() error {
+	ln, err := net.Listen("tcp", m.cfg.PprofAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s for the profiler: %w", m.cfg.PprofAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	m.prof = &http.Server{Handler: loopbackHostOnly(mux), ReadHeaderTimeout: 10 * time.Second}
+	m.profAddr = ln.Addr().String()
+	go func() { _ = m.prof.Serve(ln) }()
+	m.log.Info("profiler listening", "addr", ln.Addr().String())
 	return nil
 }
 
@@ -185,6 +224,10 @@ func (m *Main) Addr() string {
 // and closes the store, in that order.
 func (m *Main) Close() error {
 	var errs []error
+	if m.prof != nil {
+		errs = append(errs, m.prof.Close())
+		m.prof = nil
+	}
 	if m.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
