@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -139,36 +140,30 @@ const (
 // open scopes in creation order, a page at a time (a page costs its size,
 // however many scopes the instance has).
 func (s *server) listScopes(w http.ResponseWriter, r *http.Request) error {
-	limit, err := queryInt(r, "limit", defaultPartLimit, 1, maxPartLimit)
-	if err != nil {
-		return err
-	}
-	scopes, next, err := s.svc.InstanceScopes(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
-	if err != nil {
-		return err
-	}
-	out := Page[Scope]{Items: make([]Scope, 0, len(scopes)), NextCursor: next}
-	for _, sc := range scopes {
-		out.Items = append(out.Items, toScope(sc))
-	}
-	s.writeJSON(w, r, http.StatusOK, out)
-	return nil
+	return writeInstancePage(s, w, r, s.svc.InstanceScopes, toScope)
 }
 
 // listTracks handles GET /api/v1/instances/{id}/tracks?cursor=&limit=: the
 // live tracks in creation order, a page at a time.
 func (s *server) listTracks(w http.ResponseWriter, r *http.Request) error {
+	return writeInstancePage(s, w, r, s.svc.InstanceTracks, toTrack)
+}
+
+// writeInstancePage answers a request for a page of an instance's V (read
+// by fetch after the query's cursor, at most its limit) as a Page of D.
+func writeInstancePage[V, D any](s *server, w http.ResponseWriter, r *http.Request,
+	fetch func(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]V, string, error), conv func(V) D) error {
 	limit, err := queryInt(r, "limit", defaultPartLimit, 1, maxPartLimit)
 	if err != nil {
 		return err
 	}
-	tracks, next, err := s.svc.InstanceTracks(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
+	items, next, err := fetch(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
 	if err != nil {
 		return err
 	}
-	out := Page[Track]{Items: make([]Track, 0, len(tracks)), NextCursor: next}
-	for _, t := range tracks {
-		out.Items = append(out.Items, toTrack(t))
+	out := Page[D]{Items: make([]D, 0, len(items)), NextCursor: next}
+	for _, it := range items {
+		out.Items = append(out.Items, conv(it))
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil
@@ -262,22 +257,10 @@ func (s *server) setVariables(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listWaits handles GET /api/v1/instances/{id}/waits: what the instance
-// waits for (jobs, user tasks, timers, message and signal subscriptions,
-// conditions, called children), oldest first.
+// listWaits handles GET /api/v1/instances/{id}/waits?cursor=&limit=: what
+// the instance waits for (jobs, user tasks, timers, message and signal
+// subscriptions, conditions, called children), oldest first, a page at a
+// time.
 func (s *server) listWaits(w http.ResponseWriter, r *http.Request) error {
-	limit, err := queryInt(r, "limit", defaultPartLimit, 1, maxPartLimit)
-	if err != nil {
-		return err
-	}
-	rows, next, err := s.svc.Waits(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), r.URL.Query().Get("cursor"), int(limit))
-	if err != nil {
-		return err
-	}
-	out := Page[Wait]{Items: make([]Wait, 0, len(rows)), NextCursor: next}
-	for _, row := range rows {
-		out.Items = append(out.Items, toWait(row))
-	}
-	s.writeJSON(w, r, http.StatusOK, out)
-	return nil
+	return writeInstancePage(s, w, r, s.svc.Waits, toWait)
 }

@@ -6,13 +6,15 @@ import (
 	"testing"
 )
 
-// roundTrip stores st as header and parts and decodes it again, as the
-// runtime does between steps, and fails unless the copy equals st.
-func roundTrip(tb interface {
+// fataler is what the test helpers need of a *testing.T or *rapid.T.
+type fataler interface {
 	Helper()
-	Fatal(...any)
-	Fatalf(string, ...any)
-}, st *State) *State {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// mustEncode encodes a state's header and every part.
+func mustEncode(tb fataler, st *State) ([]byte, []Part) {
 	tb.Helper()
 	h, err := st.EncodeHeader()
 	if err != nil {
@@ -22,21 +24,22 @@ func roundTrip(tb interface {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return h, parts
+}
+
+// roundTrip stores st as header and parts and decodes it again, as the
+// runtime does between steps, and fails unless the copy equals st.
+func roundTrip(tb fataler, st *State) *State {
+	tb.Helper()
+	h, parts := mustEncode(tb, st)
 	back, err := Decode(h, parts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if a, b := fmt.Sprint(h, parts), fmt.Sprint(reencode(back)); a != b {
+	if a, b := fmt.Sprint(h, parts), fmt.Sprint(mustEncode(tb, back)); a != b {
 		tb.Fatalf("parts round trip differs:\n%s\n%s", a, b)
 	}
 	return back
-}
-
-// reencode encodes a state's header and parts for comparison.
-func reencode(st *State) (h []byte, parts []Part) {
-	h, _ = st.EncodeHeader()
-	parts, _ = st.Parts()
-	return h, parts
 }
 
 // partStore is a store of one instance's parts, written incrementally.

@@ -352,14 +352,7 @@ func sameState(tb testing.TB, a, b *State) bool {
 // canonical is a state's header and parts as one text.
 func canonical(tb testing.TB, st *State) string {
 	tb.Helper()
-	h, err := st.EncodeHeader()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	parts, err := st.Parts()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	h, parts := mustEncode(tb, st)
 	out := string(h)
 	for _, p := range parts {
 		out += fmt.Sprintf("\n%s %s %d %s", p.Kind, p.Key, p.Ord, p.Data)

@@ -178,6 +178,8 @@ func BenchmarkListInstances(b *testing.B) {
 		{"businessKey", runtime.InstanceFilter{BusinessKey: "bk100"}},
 		{"parent", runtime.InstanceFilter{ParentID: runtime.InstanceID(bulkID(5000))}},
 		{"missing key", runtime.InstanceFilter{ProcessKey: "nope", Status: runtime.StatusRunning}},
+		{"all, offset 50000", runtime.InstanceFilter{Offset: 50_000}},
+		{"key, offset 5000", runtime.InstanceFilter{ProcessKey: "proc3", Offset: 5_000}},
 	}
 	for _, tt := range filters {
 		b.Run(tt.name, func(b *testing.B) {

@@ -112,15 +112,19 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 		q.pageArgs = append(whereArgs, limit, offset)
 		return q
 	}
+	// One range of the index per status, merged. The arms carry only the
+	// keys (created_at and seq, both in the index: no table reads for the
+	// rows an offset skips); the page's rows are read by seq at the end.
 	arms := make([]string, len(instanceStatuses))
 	for i, s := range instanceStatuses {
 		// s is one of the constant statuses, never input.
-		arms[i] = `SELECT * FROM (SELECT seq, ` + instanceColumns + from +
+		arms[i] = `SELECT * FROM (SELECT created_at, seq` + from +
 			whereClause(append(where[:len(where):len(where)], "status = '"+s+"'")) + listOrder + ` LIMIT ?)`
 		q.pageArgs = append(q.pageArgs, whereArgs...)
 		q.pageArgs = append(q.pageArgs, limit+offset)
 	}
-	q.page = `SELECT ` + instanceColumns + ` FROM (` + strings.Join(arms, ` UNION ALL `) + `)` + listOrder + ` LIMIT ? OFFSET ?`
+	q.page = `SELECT ` + instanceColumns + ` FROM instances WHERE seq IN (SELECT seq FROM (` + strings.Join(arms, ` UNION ALL `) + `)` +
+		listOrder + ` LIMIT ? OFFSET ?)` + listOrder
 	q.pageArgs = append(q.pageArgs, limit, offset)
 	return q
 }
