@@ -4,7 +4,9 @@ import (
 	"context"
 	"sort"
 
+	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/scope"
 )
 
 // RegionView is an open ad-hoc region as GET …/adhoc shows it (DESIGN §9).
@@ -31,15 +33,29 @@ type Candidate struct {
 
 // AdHocRegions lists the open ad-hoc regions of an instance, nested ones too.
 func (r *Runtime) AdHocRegions(ctx context.Context, id InstanceID) ([]RegionView, error) {
-	si, st, err := r.loadState(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	proc, _, err := r.process(ctx, si.ProcessKey, si.ProcessVersion)
-	if err != nil {
-		return nil, err
-	}
+	var out []RegionView
+	err := r.withState(ctx, id, func(row InstanceRow, st *engine.State) error {
+		proc, _, err := r.process(ctx, row.ProcessKey, row.ProcessVersion)
+		if err != nil {
+			return err
+		}
+		out = regionViews(proc, st)
+		return nil
+	})
+	return out, err
+}
+
+// regionViews copies the open regions of st. It indexes the tracks by scope
+// once, so n regions over n tracks cost O(n).
+func regionViews(proc *bpmn.Process, st *engine.State) []RegionView {
 	out := []RegionView{}
+	if len(st.Regions) == 0 {
+		return out
+	}
+	inScope := map[scope.ID][]*engine.Track{}
+	for _, t := range st.Tracks {
+		inScope[t.Scope] = append(inScope[t.Scope], t)
+	}
 	for _, reg := range st.Regions {
 		n := proc.Node(reg.NodeID)
 		sc := st.Scopes.Get(reg.ScopeID)
@@ -61,11 +77,9 @@ func (r *Runtime) AdHocRegions(ctx context.Context, id InstanceID) ([]RegionView
 			}
 			v.Candidates = append(v.Candidates, Candidate{ActivityID: a, Name: name})
 		}
-		for _, t := range st.Tracks {
-			if t.Scope == reg.ScopeID {
-				if an := proc.Node(t.Node); an != nil && an.IsActivity() && an.Parent == n.Sub {
-					v.Running = append(v.Running, t.Node)
-				}
+		for _, t := range inScope[reg.ScopeID] {
+			if an := proc.Node(t.Node); an != nil && an.IsActivity() && an.Parent == n.Sub {
+				v.Running = append(v.Running, t.Node)
 			}
 		}
 		sort.Strings(v.Running)
@@ -74,7 +88,7 @@ func (r *Runtime) AdHocRegions(ctx context.Context, id InstanceID) ([]RegionView
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	return out
 }
 
 // ActivateAdHoc starts a candidate of a manual ad-hoc region for the acting
