@@ -67,9 +67,10 @@ lint: ## gofmt and go vet.
 	$(GO) vet ./...
 
 .PHONY: fuzz
-fuzz: ## Fuzz the BPMN and FEEL parsers for 30 s each.
+fuzz: ## Fuzz the BPMN and FEEL parsers and the instance-state decoder for 30 s each.
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/bpmn/
 	$(GO) test -run '^$$' -fuzz FuzzCompile -fuzztime 30s ./internal/feel/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/engine/
 
 .PHONY: bench
 bench: ## Run the benchmarks.

@@ -175,3 +175,36 @@ func TestDecodeRejectsBadParts(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecode feeds the parts decoder stored data it did not write: it must
+// refuse or decode, never panic, and what it decodes must encode and decode
+// again to the same parts.
+func FuzzDecode(f *testing.F) {
+	h := `{"format":2,"instanceId":"i1","processKey":"p","processVersion":1,"status":"running","nextTrack":1,"nextScope":1}`
+	f.Add(h, `{"id":"root","path":"/","vars":{"a":1}}`, `{"id":"t1","scope":"root","node":"n","state":"waiting"}`,
+		`{"id":"i1-w000001","kind":"job","track":"t1","node":"n","scope":"root","createdAt":"2026-01-01T00:00:00Z"}`, `{"node":"n","count":2,"slots":true,"results":2}`, `[1,"x"]`)
+	f.Add(h, `{"id":"root","path":"/"}`, `{"id":"t1","scope":"s1"}`, `{}`, `{}`, `null`)
+	f.Add(`{"format":1}`, `{`, ``, `[]`, `{"results":-1,"slots":true}`, `{}`)
+	f.Fuzz(func(t *testing.T, header, scopeData, trackData, waitData, bodyData, resultData string) {
+		parts := []Part{
+			{Kind: PartScope, Key: "root", Data: []byte(scopeData)},
+			{Kind: PartScope, Key: "s1", Ord: 1, Data: []byte(`{"id":"s1","parent":"root","path":"/n","kind":"body","seq":1}`)},
+			{Kind: PartTrack, Key: "t1", Ord: 1, Data: []byte(trackData)},
+			{Kind: PartWait, Key: "i1-w000001", Ord: 1, Data: []byte(waitData)},
+			{Kind: PartBody, Key: "s1", Ord: 1, Data: []byte(bodyData)},
+			{Kind: PartResult, Key: "s1#1", Ord: 1, Data: []byte(resultData)},
+		}
+		st, err := Decode([]byte(header), parts)
+		if err != nil {
+			return
+		}
+		h2, p2 := mustEncode(t, st)
+		back, err := Decode(h2, p2)
+		if err != nil {
+			t.Fatalf("a decoded state does not decode again: %v", err)
+		}
+		if a, b := fmt.Sprint(h2, p2), fmt.Sprint(mustEncode(t, back)); a != b {
+			t.Fatalf("encode ∘ decode is not stable:\n%s\n%s", a, b)
+		}
+	})
+}
