@@ -353,9 +353,14 @@ func Decode(headerData []byte, parts []Part) (*State, error) {
 		}
 	}
 	for _, b := range s.Bodies {
-		if v, ok := items[b.ScopeID]; ok {
-			b.Items = v
+		if b.Items == nil {
+			continue
 		}
+		v, ok := items[b.ScopeID]
+		if !ok || len(v) != b.Count {
+			return nil, fmt.Errorf("engine: %w: body %s has %d items, want %d", ErrCheckpoint, b.ScopeID, len(v), b.Count)
+		}
+		b.Items = v
 	}
 	for _, r := range results {
 		b := s.body(r.body)

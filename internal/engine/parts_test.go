@@ -169,6 +169,9 @@ func TestDecodeRejectsBadParts(t *testing.T) {
 		"unknown kind":       {h, []Part{root, {Kind: "nope", Key: "x"}}},
 		"bad json":           {h, []Part{root, {Kind: PartTrack, Key: "t1", Data: []byte(`{`)}}},
 		"result slotless":    {h, []Part{root, {Kind: PartResult, Key: "s1#1", Data: []byte(`1`)}}},
+		"items missing":      {h, []Part{root, {Kind: PartBody, Key: "s1", Data: []byte(`{"node":"n","count":2,"items":true}`)}}},
+		"items short": {h, []Part{root, {Kind: PartBody, Key: "s1", Data: []byte(`{"node":"n","count":2,"items":true}`)},
+			{Kind: PartItems, Key: "s1", Data: []byte(`[1]`)}}},
 	} {
 		if _, err := Decode(c.header, c.parts); !errors.Is(err, ErrCheckpoint) {
 			t.Errorf("%s: err = %v, want ErrCheckpoint", name, err)
