@@ -44,6 +44,10 @@ type Config struct {
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this
 	// loopback address, apart from the API: for profiling under load.
 	PprofAddr string
+	// StateCache bounds the decoded instance states kept in memory between
+	// steps, in scopes + tracks + waits (runtime.Options.StateCacheWeight):
+	// 0 means runtime.DefaultStateCacheWeight, a negative value keeps none.
+	StateCache int
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -64,6 +68,11 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", getenv("GOBPM_SECURE_COOKIES") == "true", "mark the cockpit's cookies Secure, behind a TLS proxy (GOBPM_SECURE_COOKIES=true)")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
 	fs.StringVar(&c.PprofAddr, "pprof", getenv("GOBPM_PPROF"), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (GOBPM_PPROF)")
+	stateCache, err := intEnv(getenv, "GOBPM_STATE_CACHE", runtime.DefaultStateCacheWeight)
+	if err != nil {
+		return Config{}, err
+	}
+	fs.IntVar(&c.StateCache, "state-cache", stateCache, "decoded instance states kept in memory, in scopes + tracks + waits (roughly 0.5 KB each); negative keeps none (GOBPM_STATE_CACHE)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -77,6 +86,19 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		fmt.Fprintln(out, "gobpm-web", Version)
 	}
 	return c, nil
+}
+
+// intEnv reads an integer environment variable, fallback when unset.
+func intEnv(getenv func(string) string, key string, fallback int) (int, error) {
+	v := getenv(key)
+	if v == "" {
+		return fallback, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not a whole number", key, v)
+	}
+	return n, nil
 }
 
 // isLoopback reports whether a listen address binds only loopback interfaces.
@@ -155,7 +177,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("open store %s: %w", m.cfg.DB, err)
 	}
 	m.store = db
-	m.rt = runtime.New(db, runtime.Options{Logger: m.log})
+	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache})
 	if _, err := m.rt.Resume(ctx); err != nil {
 		m.Close()
 		return err

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 // repoFile returns the path of a file relative to the repository root.
@@ -116,6 +118,15 @@ func TestParseConfigEnvironment(t *testing.T) {
 	}
 	if cfg, _ := ParseConfig([]string{"--secure-cookies"}, func(string) string { return "" }, io.Discard); !cfg.SecureCookies {
 		t.Error("--secure-cookies ignored")
+	}
+	if cfg, _ := ParseConfig(nil, func(string) string { return "" }, io.Discard); cfg.StateCache != runtime.DefaultStateCacheWeight {
+		t.Errorf("default state cache = %d", cfg.StateCache)
+	}
+	if cfg, err := ParseConfig(nil, func(k string) string { return map[string]string{"GOBPM_STATE_CACHE": "-1"}[k] }, io.Discard); err != nil || cfg.StateCache != -1 {
+		t.Errorf("GOBPM_STATE_CACHE=-1: %d, %v", cfg.StateCache, err)
+	}
+	if _, err := ParseConfig(nil, func(k string) string { return map[string]string{"GOBPM_STATE_CACHE": "lots"}[k] }, io.Discard); err == nil {
+		t.Error("GOBPM_STATE_CACHE=lots accepted")
 	}
 	cfg, _ = ParseConfig([]string{"--addr", "127.0.0.1:1"}, func(k string) string { return env[k] }, io.Discard)
 	if cfg.Addr != "127.0.0.1:1" {
