@@ -3,14 +3,29 @@ package runtime
 import (
 	"context"
 	"sync"
+	"time"
 )
+
+// DefaultGroupCommitLinger is how long a busy committer waits for more
+// steps to share a transaction (see committer).
+const DefaultGroupCommitLinger = time.Millisecond
 
 // committer groups steps of different instances that are ready at the same
 // moment into one store transaction (group commit, DESIGN §3 Persistence).
 // Each caller still learns the outcome of its own step.
+//
+// Every commit writes whole pages to the WAL and waits for an fsync, and
+// steps that commit together share both: the rows of instances created
+// one after another land on the same pages. So when the committer is busy
+// (its last commit ended less than linger ago) it waits up to linger for
+// more steps before it commits; an idle committer commits at once. Under
+// load this trades at most linger of latency for several times fewer
+// fsyncs and WAL bytes, which is what keeps the disk from stalling.
 type committer struct {
 	store   Store
 	max     int
+	linger  time.Duration
+	now     func() time.Time // the clock that tells busy from idle
 	metrics *metrics
 	claims  *outboxClaims
 	in      chan commitRequest
@@ -30,11 +45,11 @@ type commitRequest struct {
 // errClosed reports a commit after Close.
 var errClosed = &Error{Code: EINTERNAL, Message: "runtime is shut down"}
 
-func newCommitter(store Store, max int, m *metrics, claims *outboxClaims) *committer {
+func newCommitter(store Store, max int, linger time.Duration, m *metrics, claims *outboxClaims) *committer {
 	if max <= 0 {
 		max = 64
 	}
-	c := &committer{store: store, max: max, metrics: m, claims: claims, in: make(chan commitRequest, max), done: make(chan struct{})}
+	c := &committer{store: store, max: max, linger: linger, now: time.Now, metrics: m, claims: claims, in: make(chan commitRequest, max), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -60,22 +75,46 @@ func (c *committer) commitAll(recs []StepRecord) error {
 
 func (c *committer) loop() {
 	defer close(c.done)
+	var lastEnd time.Time
 	for first := range c.in {
-		batch := []commitRequest{first}
-	gather:
-		for len(batch) < c.max {
+		batch := c.gather([]commitRequest{first}, nil)
+		if len(batch) < c.max && c.linger > 0 && c.now().Sub(lastEnd) < c.linger {
+			t := time.NewTimer(c.linger)
+			batch = c.gather(batch, t.C)
+			t.Stop()
+		}
+		c.write(batch)
+		lastEnd = c.now()
+	}
+}
+
+// gather adds waiting requests to batch up to max: those already queued
+// when until is nil, else those that arrive before until fires.
+func (c *committer) gather(batch []commitRequest, until <-chan time.Time) []commitRequest {
+	for len(batch) < c.max {
+		if until == nil {
 			select {
 			case r, ok := <-c.in:
 				if !ok {
-					break gather
+					return batch
 				}
 				batch = append(batch, r)
+				continue
 			default:
-				break gather
+				return batch
 			}
 		}
-		c.write(batch)
+		select {
+		case r, ok := <-c.in:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, r)
+		case <-until:
+			return batch
+		}
 	}
+	return batch
 }
 
 // write commits a batch; if the batch fails, each step is retried alone so

@@ -32,6 +32,10 @@ type Options struct {
 	Engine engine.Options
 	// GroupCommitMax caps how many steps share one transaction; 0 means 64.
 	GroupCommitMax int
+	// GroupCommitLinger is how long a busy committer waits for more steps
+	// to share a transaction; 0 means DefaultGroupCommitLinger, a negative
+	// value never waits.
+	GroupCommitLinger time.Duration
 	// Resolver maps call activity references to keys; nil means DefaultResolver.
 	Resolver Resolver
 	// OutboxRetry is the first delay before the scheduler retries outbox
@@ -124,7 +128,7 @@ func New(store Store, opts Options) *Runtime {
 	if r.now == nil {
 		r.now = time.Now
 	}
-	r.commit = newCommitter(store, opts.GroupCommitMax, &r.metrics, r.outbox)
+	r.commit = newCommitter(store, opts.GroupCommitMax, cmp.Or(opts.GroupCommitLinger, DefaultGroupCommitLinger), &r.metrics, r.outbox)
 	if r.resolver = opts.Resolver; r.resolver == nil {
 		r.resolver = DefaultResolver{}
 	}
