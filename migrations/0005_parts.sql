@@ -280,9 +280,6 @@ CREATE INDEX instances_parent       ON instances (parent_id, created_at) WHERE p
 -- The instances still to upgrade from a format-1 checkpoint, oldest first.
 CREATE INDEX instances_legacy ON instances (created_at) WHERE state_format = 1;
 
--- Parts of one kind of an instance by ord (paging).
-CREATE INDEX instance_parts_ord ON instance_parts (instance_seq, kind, ord);
-
 CREATE INDEX incidents_instance ON incidents (instance_id, created_at);
 CREATE INDEX incidents_open     ON incidents (created_at, id) WHERE resolved_at IS NULL;
 

@@ -255,13 +255,6 @@ type Store interface {
 	// InstanceRow returns the row of an instance without its state;
 	// ErrNotFound if absent.
 	InstanceRow(ctx context.Context, id InstanceID) (InstanceRow, error)
-	// Parts returns at most limit parts of one kind of an instance with
-	// Ord > afterOrd, by Ord (keyset paging); ErrNotFound for an unknown
-	// instance.
-	Parts(ctx context.Context, id InstanceID, kind string, afterOrd int64, limit int) ([]Part, error)
-	// PartCounts returns how many parts of each kind an instance has;
-	// ErrNotFound for an unknown instance.
-	PartCounts(ctx context.Context, id InstanceID) (map[string]int, error)
 	// LegacyInstances returns at most limit instances whose state is still a
 	// format-1 checkpoint, oldest first.
 	LegacyInstances(ctx context.Context, limit int) ([]LegacyInstance, error)

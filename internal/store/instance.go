@@ -43,8 +43,7 @@ const (
 	instanceStateSQL = `SELECT revision, state_format FROM instances WHERE id = ?`
 	upsertPartSQL    = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
-	// updatePartDataSQL replaces the data of a part whose ord stays, which
-	// leaves instance_parts_ord untouched: one page less to write.
+	// updatePartDataSQL replaces the data of a part whose ord stays.
 	updatePartDataSQL = `UPDATE instance_parts SET data = ? WHERE instance_seq = ? AND kind = ? AND key = ? AND ord = ?`
 	deletePartSQL     = `DELETE FROM instance_parts WHERE instance_seq = ? AND kind = ? AND key = ?`
 	deletePartsSQL    = `DELETE FROM instance_parts WHERE instance_seq = ?`
@@ -77,8 +76,9 @@ const (
 	nullInstanceColumns  = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = ?`
 	selectSeqSQL         = `SELECT seq FROM instances WHERE id = ?`
-	// selectPartsSQL pages the parts of one kind by ord through
-	// instance_parts_ord. Arguments: seq, kind id, after, limit.
+	// selectPartsSQL pages the parts of one kind by ord (the primary key
+	// finds the instance's parts of the kind; the few are sorted).
+	// Arguments: seq, kind id, after, limit.
 	selectPartsSQL = `SELECT key, ord, data FROM instance_parts
 		WHERE instance_seq = ? AND kind = ? AND ord > ? ORDER BY ord, key LIMIT ?`
 	partCountsSQL = `SELECT k.name, COUNT(*) FROM instance_parts p JOIN kinds k ON k.id = p.kind
@@ -417,9 +417,10 @@ func instanceSeq(st *txStmts, id runtime.InstanceID) (int64, error) {
 }
 
 // Parts returns at most limit parts (limit <= 0: all) of one kind of an
-// instance with Ord > afterOrd, by Ord (then key): keyset paging, each
-// page read straight from an index whatever the instance's size. It
-// returns a wrapped runtime.ErrNotFound for an unknown instance.
+// instance with Ord > afterOrd, by Ord (then key), for inspecting what is
+// stored (the runtime reads whole states with Instance and pages views
+// from them). It returns a wrapped runtime.ErrNotFound for an unknown
+// instance.
 func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, afterOrd int64, limit int) ([]runtime.Part, error) {
 	var out []runtime.Part
 	err := db.readWith(ctx, func(st *txStmts) error {
