@@ -264,11 +264,7 @@ func mergeEffects(a, b engine.Effects) engine.Effects {
 	a.Decisions = append(a.Decisions, b.Decisions...)
 	a.CancelChildren = append(a.CancelChildren, b.CancelChildren...)
 	a.Fired += b.Fired
-	for _, ref := range b.Changed {
-		if !slices.Contains(a.Changed, ref) {
-			a.Changed = append(a.Changed, ref)
-		}
-	}
+	a.Changed = append(a.Changed, b.Changed...) // record writes each part once
 	if b.ParentNotice != nil {
 		a.ParentNotice = b.ParentNotice
 	}

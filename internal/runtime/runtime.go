@@ -475,7 +475,7 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 		put, err = st.Parts()
 	} else {
 		var removed []engine.PartRef
-		put, removed, err = st.Delta(fx.Changed)
+		put, removed, err = st.Delta(uniqueParts(fx.Changed))
 		for _, ref := range removed {
 			rec.RemovedParts = append(rec.RemovedParts, PartRef{Kind: ref.Kind, Key: ref.Key})
 		}
@@ -646,6 +646,23 @@ func engineParts(parts []Part) []engine.Part {
 	out := make([]engine.Part, len(parts))
 	for i, p := range parts {
 		out[i] = engine.Part{Kind: p.Kind, Key: p.Key, Ord: p.Ord, Data: p.Data}
+	}
+	return out
+}
+
+// uniqueParts returns refs without repeats, in first-seen order (merged
+// effects of one command may name a part twice).
+func uniqueParts(refs []engine.PartRef) []engine.PartRef {
+	if len(refs) < 2 {
+		return refs
+	}
+	seen := make(map[engine.PartRef]struct{}, len(refs))
+	out := make([]engine.PartRef, 0, len(refs))
+	for _, r := range refs {
+		if _, dup := seen[r]; !dup {
+			seen[r] = struct{}{}
+			out = append(out, r)
+		}
 	}
 	return out
 }
