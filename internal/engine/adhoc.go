@@ -213,7 +213,7 @@ func (x *executor) scopeHasIncident(s scope.ID) bool {
 
 // retryRegion asks a region's router again after its failure was retried.
 func (x *executor) retryRegion(s scope.ID) {
-	r := x.region(s)
+	r := x.st.region(s)
 	if r == nil {
 		return
 	}
@@ -224,19 +224,9 @@ func (x *executor) retryRegion(s scope.ID) {
 	x.checkDrain(s)
 }
 
-// region returns the open region of scope s, or nil.
-func (x *executor) region(s scope.ID) *Region {
-	for _, r := range x.st.Regions {
-		if r.ScopeID == s {
-			return r
-		}
-	}
-	return nil
-}
-
 // innerOf returns the region whose inner activity n track t just completed.
 func (x *executor) innerOf(t *Track, n *bpmn.Node) *Region {
-	r := x.region(t.Scope)
+	r := x.st.region(t.Scope)
 	if r == nil || !n.IsActivity() {
 		return nil
 	}
@@ -457,7 +447,7 @@ func (x *executor) closeRegion(s scope.ID, reason string) {
 
 // activate starts a candidate of a manual region for user.
 func (x *executor) activate(e AdHocActivated) error {
-	r := x.region(scope.ID(e.ScopeID))
+	r := x.st.region(scope.ID(e.ScopeID))
 	if r == nil {
 		return fmt.Errorf("engine: activate %s: no open ad-hoc region %s: %w", e.ActivityID, e.ScopeID, ErrInvalidTransition)
 	}

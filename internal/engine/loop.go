@@ -46,15 +46,6 @@ const (
 	varTerminated  = "nrOfTerminatedInstances"
 )
 
-func (x *executor) body(s scope.ID) *Body {
-	for _, b := range x.st.Bodies {
-		if b.ScopeID == s {
-			return b
-		}
-	}
-	return nil
-}
-
 // enterBody starts a loop or multi-instance activity for track t: a body
 // scope opens in t's scope, the activity's boundary events arm on t (they
 // guard the whole body), and the first iteration(s) start.
@@ -188,7 +179,7 @@ func (x *executor) startIteration(b *Body, n *bpmn.Node) {
 // the next iteration starts or the body finishes.
 func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 	it := x.st.Scopes.Get(t.Scope)
-	b := x.body(it.Parent)
+	b := x.st.body(it.Parent)
 	if b == nil {
 		x.incident(t, IncidentUnknownModel, fmt.Sprintf("iteration of %s has no body", n.ID))
 		return

@@ -551,7 +551,7 @@ func (x *executor) checkDrain(s scope.ID) {
 	if len(x.st.Scopes.Children(s)) > 0 {
 		return
 	}
-	if r := x.region(s); r != nil && (len(r.Offer) > 0 || x.scopeHasIncident(s)) {
+	if r := x.st.region(s); r != nil && (len(r.Offer) > 0 || x.scopeHasIncident(s)) {
 		return // a manual ad-hoc region waits on its offer; a failed router on an operator
 	}
 	x.completeScope(s, "")

@@ -235,7 +235,7 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 	}
 	if t != nil && t.State == TrackIncident {
 		t.Incident = ""
-		if b := x.body(t.Child); b != nil && t.Child != "" {
+		if b := x.st.body(t.Child); b != nil && t.Child != "" {
 			// A loop condition failed between iterations: the body is still
 			// open, so the loop resumes where it stopped (entering the
 			// activity again would leave this body behind).
