@@ -24,8 +24,6 @@ type stateCache struct {
 	weight  int
 	lru     *list.List // of *cachedState, most recent at the front
 	entries map[InstanceID]*list.Element
-	hits    int64
-	misses  int64
 }
 
 // cachedState is one instance's decoded state and the row it belongs to.
@@ -46,10 +44,8 @@ func (c *stateCache) take(id InstanceID) (InstanceRow, *engine.State, bool) {
 	defer c.mu.Unlock()
 	e, ok := c.entries[id]
 	if !ok {
-		c.misses++
 		return InstanceRow{}, nil, false
 	}
-	c.hits++
 	cs := e.Value.(*cachedState)
 	c.remove(id, e)
 	return cs.row, cs.st, true
@@ -93,11 +89,4 @@ func (c *stateCache) remove(id InstanceID, e *list.Element) {
 	c.weight -= e.Value.(*cachedState).weight
 	c.lru.Remove(e)
 	delete(c.entries, id)
-}
-
-// stats returns the hits and misses of take so far.
-func (c *stateCache) stats() (hits, misses int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits, c.misses
 }
