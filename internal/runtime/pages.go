@@ -3,8 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
@@ -35,10 +33,10 @@ func (r *Runtime) InstanceScopes(ctx context.Context, id InstanceID, after strin
 		if err != nil {
 			proc = nil
 		}
-		if _, ok := scopeSeq(after); after != "" && !ok {
+		var ok bool
+		if page, next, ok = scopePage(st, proc, after, pageLimit(limit)); !ok {
 			return &Error{Code: EINVALID, Message: fmt.Sprintf("%q is not a scope cursor of instance %s", after, id), Field: "cursor"}
 		}
-		page, next = scopePage(st, proc, after, pageLimit(limit))
 		return nil
 	})
 	return page, next, err
@@ -54,10 +52,10 @@ func (r *Runtime) InstanceTracks(ctx context.Context, id InstanceID, after strin
 		next string
 	)
 	err := r.withState(ctx, id, func(_ InstanceRow, st *engine.State) error {
-		if _, ok := trackSeq(after); after != "" && !ok {
+		var ok bool
+		if page, next, ok = trackPage(st, after, pageLimit(limit)); !ok {
 			return &Error{Code: EINVALID, Message: fmt.Sprintf("%q is not a track cursor of instance %s", after, id), Field: "cursor"}
 		}
-		page, next = trackPage(st, after, pageLimit(limit))
 		return nil
 	})
 	return page, next, err
@@ -74,44 +72,13 @@ func pageLimit(limit int) int {
 	return limit
 }
 
-// scopePage returns up to limit scopes after the scope id after, in
-// creation order, with their armed handlers, and the next cursor. Scope
-// ids carry their creation number ("s17"; the root is 0), so the page
-// probes the ids after the cursor instead of sorting every scope; when most
-// numbers are closed scopes it sorts the open ones instead.
-func scopePage(st *engine.State, proc *bpmn.Process, after string, limit int) ([]ScopeView, string) {
-	from := int64(-1)
-	if after != "" {
-		from, _ = scopeSeq(after)
-	}
-	var picked []*scope.Scope
-	more := false
-	if span := int64(st.Scopes.Next) - from; span <= int64(4*len(st.Scopes.Scopes)+limit) {
-		for seq := from + 1; seq <= int64(st.Scopes.Next); seq++ {
-			id := scope.RootID
-			if seq > 0 {
-				id = scope.ID("s" + strconv.FormatInt(seq, 10))
-			}
-			sc := st.Scopes.Get(id)
-			if sc == nil {
-				continue
-			}
-			if len(picked) == limit {
-				more = true
-				break
-			}
-			picked = append(picked, sc)
-		}
-	} else {
-		all := st.Scopes.All()
-		i, _ := slices.BinarySearchFunc(all, from+1, func(sc *scope.Scope, seq int64) int {
-			return int(int64(sc.Seq) - seq)
-		})
-		all = all[i:]
-		if len(all) > limit {
-			all, more = all[:limit], true
-		}
-		picked = all
+// scopePage copies a page of scopes (State.ScopesAfter) with their armed
+// handlers, and returns the next cursor ("" on the last page); ok is false
+// for a malformed cursor.
+func scopePage(st *engine.State, proc *bpmn.Process, after string, limit int) (_ []ScopeView, next string, ok bool) {
+	picked, more, ok := st.ScopesAfter(after, limit)
+	if !ok {
+		return nil, "", false
 	}
 	ids := make([]scope.ID, len(picked))
 	for i, sc := range picked {
@@ -134,58 +101,25 @@ func scopePage(st *engine.State, proc *bpmn.Process, after string, limit int) ([
 		out = append(out, ScopeView{ID: string(sc.ID), ParentID: string(sc.Parent), NodeID: sc.NodeID, Path: sc.Path, State: scopeState(sc),
 			Variables: vars, Handlers: hs, Kind: sc.Kind, Index: sc.Index})
 	}
-	next := ""
 	if more {
 		next = out[len(out)-1].ID
 	}
-	return out, next
+	return out, next, true
 }
 
-// trackPage returns up to limit tracks after the track id after, in
-// creation order, and the next cursor. Tracks are kept in creation order
-// with ascending ids, so the page starts by binary search.
-func trackPage(st *engine.State, after string, limit int) ([]TrackView, string) {
-	from := int64(0)
-	if after != "" {
-		from, _ = trackSeq(after)
-	}
-	i, _ := slices.BinarySearchFunc(st.Tracks, from+1, func(t *engine.Track, n int64) int {
-		m, _ := trackSeq(t.ID)
-		return int(m - n)
-	})
-	tracks := st.Tracks[i:]
-	more := len(tracks) > limit
-	if more {
-		tracks = tracks[:limit]
+// trackPage copies a page of tracks (State.TracksAfter) and returns the
+// next cursor ("" on the last page); ok is false for a malformed cursor.
+func trackPage(st *engine.State, after string, limit int) (_ []TrackView, next string, ok bool) {
+	tracks, more, ok := st.TracksAfter(after, limit)
+	if !ok {
+		return nil, "", false
 	}
 	out := make([]TrackView, 0, len(tracks))
 	for _, t := range tracks {
 		out = append(out, TrackView{ID: t.ID, ScopeID: string(t.Scope), NodeID: t.Node, State: string(t.State)})
 	}
-	next := ""
 	if more {
 		next = out[len(out)-1].ID
 	}
-	return out, next
-}
-
-// scopeSeq reads the creation number of a scope id ("root" is 0).
-func scopeSeq(id string) (int64, bool) {
-	if id == string(scope.RootID) {
-		return 0, true
-	}
-	if len(id) < 2 || id[0] != 's' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(id[1:], 10, 64)
-	return n, err == nil && n > 0
-}
-
-// trackSeq reads the creation number of a track id ("t12").
-func trackSeq(id string) (int64, bool) {
-	if len(id) < 2 || id[0] != 't' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(id[1:], 10, 64)
-	return n, err == nil && n > 0
+	return out, next, true
 }

@@ -573,8 +573,8 @@ func stateView(row InstanceRow, st *engine.State, proc *bpmn.Process) InstanceVi
 	if v.Variables == nil {
 		v.Variables = map[string]any{}
 	}
-	v.Scopes, _ = scopePage(st, proc, "", ViewLimit)
-	v.Tracks, _ = trackPage(st, "", ViewLimit)
+	v.Scopes, _, _ = scopePage(st, proc, "", ViewLimit)
+	v.Tracks, _, _ = trackPage(st, "", ViewLimit)
 	v.ScopeCount, v.TrackCount, v.WaitCount = len(st.Scopes.Scopes), len(st.Tracks), len(st.Waits)
 	return v
 }
