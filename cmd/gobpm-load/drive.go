@@ -101,25 +101,21 @@ func (t *tracker) release() {
 // Started records that instance id was started at (or was due at) at.
 func (t *tracker) Started(id string, at time.Time) {
 	t.started.Add(1)
-	t.mu.Lock()
-	e := t.open[id]
-	e.start = at
-	if e.end.IsZero() {
-		t.open[id] = e
-		t.mu.Unlock()
-		return
-	}
-	delete(t.open, id)
-	t.mu.Unlock()
-	t.finish(e)
+	t.pair(id, func(e *openEntry) { e.start = at })
 }
 
 // Ended records that instance id completed at at.
 func (t *tracker) Ended(id string, at time.Time) {
+	t.pair(id, func(e *openEntry) { e.end = at })
+}
+
+// pair records one end of an instance (set); once both its start and its
+// end are known, in either order, the instance is finished.
+func (t *tracker) pair(id string, set func(*openEntry)) {
 	t.mu.Lock()
 	e := t.open[id]
-	e.end = at
-	if e.start.IsZero() {
+	set(&e)
+	if e.start.IsZero() || e.end.IsZero() {
 		t.open[id] = e
 		t.mu.Unlock()
 		return
