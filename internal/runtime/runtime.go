@@ -474,16 +474,12 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 	if whole {
 		put, err = st.Parts()
 	} else {
-		var removed []engine.PartRef
-		put, removed, err = st.Delta(uniqueParts(fx.Changed))
-		for _, ref := range removed {
-			rec.RemovedParts = append(rec.RemovedParts, PartRef{Kind: ref.Kind, Key: ref.Key})
-		}
+		put, rec.RemovedParts, err = st.Delta(uniqueParts(fx.Changed))
 	}
 	if err != nil {
 		return StepRecord{}, err
 	}
-	rec.Parts = storeParts(put)
+	rec.Parts = put
 	rec.Facts = make([]FactRow, 0, len(fx.Facts))
 	for i := range fx.Facts {
 		f := &fx.Facts[i]
@@ -617,7 +613,7 @@ func (r *Runtime) readState(ctx context.Context, id InstanceID) (InstanceRow, *e
 	if err != nil {
 		return InstanceRow{}, nil, false, instanceErr(id, err)
 	}
-	st, legacy, err := engine.DecodeStored(si.Header, engineParts(si.Parts))
+	st, legacy, err := engine.DecodeStored(si.Header, si.Parts)
 	if err != nil {
 		return InstanceRow{}, nil, false, fmt.Errorf("runtime: load instance %s: %w", id, err)
 	}
@@ -630,24 +626,6 @@ func instanceErr(id InstanceID, err error) error {
 		return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s not found", id), Err: err}
 	}
 	return err
-}
-
-// storeParts converts engine parts for the store.
-func storeParts(parts []engine.Part) []Part {
-	out := make([]Part, len(parts))
-	for i, p := range parts {
-		out[i] = Part{Kind: p.Kind, Key: p.Key, Ord: p.Ord, Data: p.Data}
-	}
-	return out
-}
-
-// engineParts converts stored parts for the engine.
-func engineParts(parts []Part) []engine.Part {
-	out := make([]engine.Part, len(parts))
-	for i, p := range parts {
-		out[i] = engine.Part{Kind: p.Kind, Key: p.Key, Ord: p.Ord, Data: p.Data}
-	}
-	return out
 }
 
 // uniqueParts returns refs without repeats, in first-seen order (merged

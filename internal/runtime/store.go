@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/gobpm/gobpm/internal/engine"
 )
 
 // InstanceID identifies a process instance across the whole engine.
@@ -141,24 +143,14 @@ type StepRecord struct {
 
 // Part is one stored piece of an instance's state: a scope with its
 // variables, a track, a wait, an incident, an ad-hoc region, a loop body,
-// a body's input items or one iteration's result. A step writes only the
-// parts it changed, so its cost follows the change, not the instance's size.
-type Part struct {
-	// Kind names the part's type (the engine's part kinds); Key is unique
-	// within an instance and kind.
-	Kind string
-	Key  string
-	// Ord orders the parts of one kind of an instance (creation order).
-	Ord int64
-	// Data is the part's encoding, opaque to the store.
-	Data []byte
-}
+// a body's input items or one iteration's result (the engine encodes and
+// decodes it; Kind and Key name it, Ord orders the parts of a kind, Data is
+// opaque to the store). A step writes only the parts it changed, so its
+// cost follows the change, not the instance's size.
+type Part = engine.Part
 
 // PartRef names a part of an instance.
-type PartRef struct {
-	Kind string
-	Key  string
-}
+type PartRef = engine.PartRef
 
 // Outbox kinds: the after-commit work of a step (see OutboxRow).
 const (

@@ -37,7 +37,7 @@ func (r *Runtime) upgradeLegacy(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("upgrade instance %s: %w", li.ID, err)
 			}
-			if err := r.store.ReplaceState(ctx, li.ID, li.Revision, header, storeParts(parts)); err != nil {
+			if err := r.store.ReplaceState(ctx, li.ID, li.Revision, header, parts); err != nil {
 				return fmt.Errorf("upgrade instance %s: %w", li.ID, err)
 			}
 			done++
