@@ -523,15 +523,9 @@ func (s *State) body(id scope.ID) *Body {
 // (legacy true) one whole format-1 checkpoint written before states were
 // stored as parts, which the caller should rewrite as parts.
 func DecodeStored(headerData []byte, parts []Part) (st *State, legacy bool, err error) {
-	var probe struct {
-		Format int `json:"format"`
-	}
-	if err := json.Unmarshal(headerData, &probe); err != nil {
-		return nil, false, fmt.Errorf("engine: %w: header: %v", ErrCheckpoint, err)
-	}
-	if probe.Format == FormatVersion && len(parts) == 0 {
+	if len(parts) == 0 { // a parts state always has its root scope
 		st, err := Unmarshal(headerData)
-		return st, true, err
+		return st, err == nil, err
 	}
 	st, err = Decode(headerData, parts)
 	return st, false, err
