@@ -71,10 +71,9 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.Dashboard(p))
 }
 
-// maxListTotal is where ListInstances stops counting (store.MaxListTotal,
-// which the cockpit does not import; a test holds the two equal): a total
-// of maxListTotal+1 means "more than maxListTotal".
-const maxListTotal = 10_000
+// maxListTotal is where ListInstances stops counting: a total of
+// maxListTotal+1 means "more than maxListTotal".
+const maxListTotal = runtime.MaxListTotal
 
 // listTotal is a ListInstances total as the pages show it, "10,000+" when
 // the count stopped.

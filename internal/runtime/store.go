@@ -192,6 +192,11 @@ type LegacyInstance struct {
 	Checkpoint []byte
 }
 
+// MaxListTotal is where ListInstances stops counting: a total of
+// MaxListTotal+1 means "more than MaxListTotal" (an exact count would cost
+// as much as the matches).
+const MaxListTotal = 10_000
+
 // InstanceFilter selects instances for listing. Empty fields match all.
 type InstanceFilter struct {
 	ProcessKey     string
@@ -258,9 +263,8 @@ type Store interface {
 	// ListInstances returns instance rows matching f, newest first (by
 	// creation time; instances created at the same instant in the reverse
 	// of the order the store received them), and the total number of
-	// matches regardless of paging, counted up to a cap: the SQLite store
-	// counts at most 10 000 matches, so a total of 10 001 means "more than
-	// 10 000" (an exact count would cost as much as the matches). The next
+	// matches regardless of paging, counted up to MaxListTotal+1 (which
+	// means "more than MaxListTotal"). The next
 	// page's cursor (InstanceFilter.After) is the ID of the last row;
 	// ErrNotFound if f.After names no instance.
 	ListInstances(ctx context.Context, f InstanceFilter) ([]InstanceRow, int, error)

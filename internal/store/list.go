@@ -14,10 +14,9 @@ const (
 	DefaultListLimit = 50
 	// MaxListLimit caps InstanceFilter.Limit.
 	MaxListLimit = 500
-	// MaxListTotal caps the total ListInstances counts: a count reads every
-	// match, so it stops at MaxListTotal+1, which means "more than
-	// MaxListTotal".
-	MaxListTotal = 10000
+	// MaxListTotal caps the total ListInstances counts (runtime.MaxListTotal:
+	// a count reads every match, so it stops at MaxListTotal+1).
+	MaxListTotal = runtime.MaxListTotal
 )
 
 // instanceStatuses is the closed set of statuses (the CHECK of
