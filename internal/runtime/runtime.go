@@ -315,7 +315,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	}
 	if err == nil {
 		if view != nil {
-			*view = r.startedView(ctx, proc, w, next)
+			*view = startedView(proc, w, next)
 		}
 		r.states.put(w.recs[0].Instance, next)
 	}
@@ -539,7 +539,7 @@ func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, er
 // startedView is the view of an instance whose first step w just committed:
 // everything it shows comes from that step (its state, its incidents, the
 // children it launched), so nothing is read back.
-func (r *Runtime) startedView(_ context.Context, proc *bpmn.Process, w *work, st *engine.State) InstanceView {
+func startedView(proc *bpmn.Process, w *work, st *engine.State) InstanceView {
 	v := stateView(w.recs[0].Instance, st, proc)
 	v.Incidents = []IncidentRow{}
 	at := map[string]int{}
