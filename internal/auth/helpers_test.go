@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"bytes"
+	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gobpm/gobpm/internal/auth"
 )
 
 // t0 is the fixed time tests start at.
@@ -59,7 +62,6 @@ func renderings(tb testing.TB, v any) map[string]string {
 		out["fmt nested "+verb] = fmt.Sprintf(verb, struct{ V any }{v})
 		out["fmt slice "+verb] = fmt.Sprintf(verb, []any{v})
 	}
-	out["fmt pointer %+v"] = fmt.Sprintf("%+v", &v)
 	var text, js bytes.Buffer
 	slog.New(slog.NewTextHandler(&text, nil)).Info("msg", "value", v)
 	slog.New(slog.NewJSONHandler(&js, nil)).Info("msg", "value", v)
@@ -86,4 +88,24 @@ func assertNoLeak(tb testing.TB, v any, secrets ...string) {
 			}
 		}
 	}
+}
+
+// base32Decode decodes a token part (lowercase unpadded base32).
+func base32Decode(s string) ([]byte, error) {
+	return base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(s))
+}
+
+// byteList renders b as fmt prints a byte array, "[1 2 3", without the
+// closing bracket so it also matches a prefix of a longer array.
+func byteList(b []byte) string {
+	return strings.TrimSuffix(fmt.Sprint(b), "]")
+}
+
+func mustGrant(tb testing.TB, perm auth.Permission, kind auth.ResourceKind, pattern string) auth.Grant {
+	tb.Helper()
+	g, err := auth.NewGrant(perm, kind, pattern)
+	if err != nil {
+		tb.Fatalf("NewGrant: %v", err)
+	}
+	return g
 }

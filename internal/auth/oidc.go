@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -56,9 +57,22 @@ type OIDCConfig struct {
 	KeepUnmapped bool
 	// HTTPClient talks to the provider; one with a 10-second timeout when
 	// nil.
-	HTTPClient *http.Client
+	HTTPClient *http.Client `json:"-"`
 	// Now is the clock tokens are checked against; time.Now when nil.
-	Now func() time.Time
+	Now func() time.Time `json:"-"`
+}
+
+// LogValue logs the configuration without the client secret.
+func (c OIDCConfig) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("issuer", c.IssuerURL),
+		slog.String("client_id", c.ClientID),
+		slog.Bool("client_secret_set", c.ClientSecret != ""),
+		slog.String("redirect_url", c.RedirectURL),
+		slog.String("audience", c.Audience),
+		slog.String("user_claim", c.UserClaim),
+		slog.String("groups_claim", c.GroupsClaim),
+	)
 }
 
 // Identity is who an OIDC token says the caller is.
