@@ -284,7 +284,9 @@ func TestAllowed(t *testing.T) {
 
 func TestFilter(t *testing.T) {
 	t.Parallel()
-	g := func(perm auth.Permission, pattern string) auth.Grant { return mustGrant(t, perm, auth.KindProcess, pattern) }
+	g := func(perm auth.Permission, pattern string) auth.Grant {
+		return mustGrant(t, perm, auth.KindProcess, pattern)
+	}
 	restrict := func(p auth.Principal, patterns ...string) auth.Principal {
 		r := &auth.Restriction{}
 		for _, s := range patterns {
