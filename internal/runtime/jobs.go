@@ -55,7 +55,8 @@ func (r *Runtime) ActivateJobs(ctx context.Context, req ActivateRequest) ([]JobV
 // become activatable (again) or the poll is over.
 func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadline <-chan time.Time) (jobs []JobView, again bool, err error) {
 	ready, release := r.jobReady.wait(req.Type) // before looking, so no notify is missed
-	defer release()
+	consumed := false                           // true once woken with nothing found: the loop looks again
+	defer func() { release(consumed) }()
 	now := r.now().UTC()
 	rows, err := r.store.ActivateJobs(ctx, req.Type, req.Worker, req.MaxJobs, now, now.Add(req.LockDuration))
 	if err != nil {
@@ -79,6 +80,7 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	}
 	select {
 	case <-ready:
+		consumed = true
 		return nil, true, nil
 	case <-later:
 		return nil, true, nil
