@@ -222,9 +222,6 @@ func (db *DB) readWith(ctx context.Context, fn func(st *txStmts) error) error {
 	})
 }
 
-// writeWith runs fn in a write transaction with the writer's statements
-// and commits it if fn succeeds; kinds the transaction added become known
-// to the store only once it committed.
 // writeRelaxed is writeWith for writes that may be lost in a power cut
 // without harm: job locks. Its commit does not wait for an fsync
 // (synchronous=NORMAL for this transaction only); the next step's commit
@@ -270,6 +267,9 @@ func (db *DB) writeRelaxed(ctx context.Context, fn func(st *txStmts) error) (err
 	return nil
 }
 
+// writeWith runs fn in a write transaction with the writer's statements
+// and commits it if fn succeeds; kinds the transaction added become known
+// to the store only once it committed.
 func (db *DB) writeWith(ctx context.Context, fn func(st *txStmts) error) error {
 	st := &txStmts{ctx: ctx, cache: db.wstmts, kinds: db.kinds}
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
