@@ -304,7 +304,7 @@ func (o *OIDC) identity(tok *oidc.IDToken) (Identity, error) {
 	}
 	return Identity{
 		Issuer: tok.Issuer, Subject: tok.Subject, User: UserID(user), Email: email,
-		Groups: groups, Expiry: tok.Expiry,
+		Groups: groups, Expiry: tok.Expiry.UTC(),
 	}, nil
 }
 
