@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
 )
 
@@ -60,6 +61,10 @@ type OIDCConfig struct {
 	HTTPClient *http.Client `json:"-"`
 	// Now is the clock tokens are checked against; time.Now when nil.
 	Now func() time.Time `json:"-"`
+	// KeyRefresh is the shortest time between two fetches of the
+	// provider's signing keys, which happen when a token names a key gobpm
+	// does not hold; 30 seconds when zero.
+	KeyRefresh time.Duration
 }
 
 // LogValue logs the configuration without the client secret.
@@ -98,7 +103,8 @@ func (id Identity) Principal() Principal {
 // OIDC verifies tokens from one OpenID Connect provider and runs the
 // cockpit's login against it. Make one with NewOIDC at start-up and share
 // it; it is safe for concurrent use. It caches the provider's signing keys
-// and fetches them again when a token names a key it does not know.
+// and fetches them again when a token names a key it does not hold, at most
+// once per KeyRefresh.
 type OIDC struct {
 	cfg    OIDCConfig
 	client *http.Client
@@ -138,15 +144,46 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
+	if cfg.KeyRefresh <= 0 {
+		cfg.KeyRefresh = 30 * time.Second
+	}
 	provider, err := oidc.NewProvider(oidc.ClientContext(ctx, client), cfg.IssuerURL)
 	if err != nil {
 		return nil, fmt.Errorf("oidc %s: discovery: %w", cfg.IssuerURL, err)
+	}
+	var meta struct {
+		JWKSURL string   `json:"jwks_uri"`
+		Algs    []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := provider.Claims(&meta); err != nil {
+		return nil, fmt.Errorf("oidc %s: discovery document: %w", cfg.IssuerURL, err)
+	}
+	if err := checkProviderURL("jwks_uri", meta.JWKSURL); err != nil {
+		return nil, fmt.Errorf("oidc %s: discovery document: %w", cfg.IssuerURL, err)
+	}
+	// Accept the asymmetric algorithms the provider says it signs with
+	// (RS256, which every provider must support, if it says none).
+	var algs []string
+	for _, a := range signingAlgs() {
+		if slices.Contains(meta.Algs, string(a)) {
+			algs = append(algs, string(a))
+		}
+	}
+	if len(algs) == 0 {
+		algs = []string{oidc.RS256}
+	}
+	keys := &keySet{url: meta.JWKSURL, client: client, now: cfg.Now, minRefresh: cfg.KeyRefresh}
+	for _, a := range algs {
+		keys.algs = append(keys.algs, jose.SignatureAlgorithm(a))
 	}
 	scopes := []string{oidc.ScopeOpenID}
 	for _, s := range cfg.Scopes {
 		if !slices.Contains(scopes, s) {
 			scopes = append(scopes, s)
 		}
+	}
+	verifier := func(audience string) *oidc.IDTokenVerifier {
+		return oidc.NewVerifier(cfg.IssuerURL, keys, &oidc.Config{ClientID: audience, SupportedSigningAlgs: algs, Now: cfg.Now})
 	}
 	return &OIDC{
 		cfg:    cfg,
@@ -155,8 +192,8 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 			ClientID: cfg.ClientID, ClientSecret: string(cfg.ClientSecret),
 			Endpoint: provider.Endpoint(), RedirectURL: cfg.RedirectURL, Scopes: scopes,
 		},
-		login:  provider.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: cfg.Now}),
-		bearer: provider.Verifier(&oidc.Config{ClientID: cfg.Audience, Now: cfg.Now}),
+		login:  verifier(cfg.ClientID),
+		bearer: verifier(cfg.Audience),
 	}, nil
 }
 

@@ -44,7 +44,14 @@ type testIdP struct {
 	codes     map[string]pendingCode // code → what it was issued for
 	issuer    string                 // what discovery claims; the server's URL unless changed
 	exchanges []string               // outcome of each token request
+	jwksHits  int                    // key set fetches
+	published []publishedKey         // what the key set serves
 	issued    int                    // codes issued so far
+}
+
+type publishedKey struct {
+	kid string
+	key *rsa.PublicKey
 }
 
 type pendingCode struct {
@@ -58,6 +65,7 @@ func newTestIdP(tb testing.TB) *testIdP {
 		tb.Fatal(err)
 	}
 	p := &testIdP{tb: tb, key: key, codes: map[string]pendingCode{}}
+	p.published = []publishedKey{{testKID, &key.PublicKey}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
 	mux.HandleFunc("GET /jwks", p.jwks)
@@ -89,11 +97,28 @@ func (p *testIdP) discovery(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (p *testIdP) jwks(w http.ResponseWriter, _ *http.Request) {
-	pub := p.key.PublicKey
-	writeJSON(w, http.StatusOK, map[string]any{"keys": []map[string]string{{
-		"kty": "RSA", "use": "sig", "alg": "RS256", "kid": testKID,
-		"n": b64(pub.N.Bytes()), "e": b64(big.NewInt(int64(pub.E)).Bytes()),
-	}}})
+	p.mu.Lock()
+	p.jwksHits++
+	published := p.published
+	p.mu.Unlock()
+	keys := []map[string]string{
+		// Keys a relying party must skip: one for encryption, an HMAC secret.
+		{"kty": "RSA", "use": "enc", "kid": "enc-1", "n": b64(p.key.N.Bytes()), "e": "AQAB"},
+		{"kty": "oct", "kid": "hmac-1", "k": b64([]byte("shared-secret"))},
+	}
+	for _, k := range published {
+		keys = append(keys, map[string]string{
+			"kty": "RSA", "use": "sig", "alg": "RS256", "kid": k.kid,
+			"n": b64(k.key.N.Bytes()), "e": b64(big.NewInt(int64(k.key.E)).Bytes()),
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
+}
+
+func (p *testIdP) keyFetches() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.jwksHits
 }
 
 func (p *testIdP) token(w http.ResponseWriter, r *http.Request) {
@@ -182,10 +207,21 @@ func (p *testIdP) claims(audience any, over map[string]any) map[string]any {
 	return c
 }
 
-// sign makes a compact JWS of claims with key (alg RS256 or none).
+// sign makes a compact JWS of claims with key (alg RS256 or none), naming
+// testKID.
 func (p *testIdP) sign(key *rsa.PrivateKey, alg string, claims map[string]any) string {
 	p.tb.Helper()
-	header, _ := json.Marshal(map[string]string{"alg": alg, "kid": testKID, "typ": "JWT"})
+	return p.signKID(key, testKID, alg, claims)
+}
+
+// signKID is sign naming key id kid ("" names none).
+func (p *testIdP) signKID(key *rsa.PrivateKey, kid, alg string, claims map[string]any) string {
+	p.tb.Helper()
+	h := map[string]string{"alg": alg, "typ": "JWT"}
+	if kid != "" {
+		h["kid"] = kid
+	}
+	header, _ := json.Marshal(h)
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		p.tb.Fatal(err)
@@ -471,6 +507,93 @@ func TestOIDCLogin(t *testing.T) {
 				t.Errorf("token endpoint said %q, want %q", log, tt.outcome)
 			}
 		})
+	}
+}
+
+func TestOIDCKeyFetching(t *testing.T) {
+	t.Parallel()
+	idp := newTestIdP(t)
+	clock := newFakeClock()
+	rp := idp.relyingParty(func(c *auth.OIDCConfig) { c.Now = clock.Now; c.KeyRefresh = 30 * time.Second })
+	verify := func(raw string) error {
+		_, err := rp.VerifyBearer(context.Background(), raw)
+		return err
+	}
+	claims := idp.claims(testAudience, nil)
+	if err := verify(idp.sign(idp.key, "RS256", claims)); err != nil {
+		t.Fatalf("first token: %v", err)
+	}
+	if n := idp.keyFetches(); n != 1 {
+		t.Fatalf("%d key fetches for the first token, want 1", n)
+	}
+	// Garbage does not make gobpm hammer the provider: a bad signature
+	// under a known key id never fetches, unknown ids at most once per
+	// KeyRefresh.
+	forger, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		for _, raw := range []string{
+			idp.sign(forger, "RS256", claims),
+			idp.signKID(forger, fmt.Sprintf("unknown-%d", i), "RS256", claims),
+			idp.signKID(forger, "", "RS256", claims),
+			idp.signKID(forger, "enc-1", "RS256", claims),
+			idp.signKID(forger, "hmac-1", "RS256", claims),
+		} {
+			if err := verify(raw); !errors.Is(err, auth.ErrTokenRejected) {
+				t.Fatalf("forged token: %v, want ErrTokenRejected", err)
+			}
+		}
+	}
+	if n := idp.keyFetches(); n != 1 {
+		t.Fatalf("%d key fetches after 100 forged tokens, want still 1", n)
+	}
+	// The provider rotates to a new key. A token under it is refused until
+	// KeyRefresh has passed since the last fetch, then the new key is
+	// fetched once and accepted; the old key is gone.
+	rotated, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idp.mu.Lock()
+	idp.published = []publishedKey{{"key-2", &rotated.PublicKey}}
+	idp.mu.Unlock()
+	fresh := idp.signKID(rotated, "key-2", "RS256", claims)
+	clock.Advance(29 * time.Second)
+	if err := verify(fresh); !errors.Is(err, auth.ErrTokenRejected) {
+		t.Fatalf("new key within KeyRefresh: %v, want ErrTokenRejected", err)
+	}
+	clock.Advance(time.Second)
+	for range 3 {
+		if err := verify(fresh); err != nil {
+			t.Fatalf("new key after KeyRefresh: %v", err)
+		}
+	}
+	if n := idp.keyFetches(); n != 2 {
+		t.Fatalf("%d key fetches after the rotation, want 2", n)
+	}
+	if err := verify(idp.sign(idp.key, "RS256", claims)); !errors.Is(err, auth.ErrTokenRejected) {
+		t.Fatalf("token under the retired key: %v, want ErrTokenRejected", err)
+	}
+	// A token without key id is tried against every key held.
+	if err := verify(idp.signKID(rotated, "", "RS256", claims)); err != nil {
+		t.Fatalf("token without key id: %v", err)
+	}
+	// Long after, a bad signature under a key id we hold still fetches
+	// nothing; an unknown key id does.
+	clock.Advance(time.Hour)
+	if err := verify(idp.signKID(forger, "key-2", "RS256", claims)); !errors.Is(err, auth.ErrTokenRejected) {
+		t.Fatalf("forged token under a held key id: %v", err)
+	}
+	if n := idp.keyFetches(); n != 2 {
+		t.Fatalf("%d key fetches after a forged token under a held key id, want 2", n)
+	}
+	if err := verify(idp.signKID(forger, "key-3", "RS256", claims)); !errors.Is(err, auth.ErrTokenRejected) {
+		t.Fatalf("forged token under an unknown key id: %v", err)
+	}
+	if n := idp.keyFetches(); n != 3 {
+		t.Fatalf("%d key fetches after an unknown key id, want 3", n)
 	}
 }
 
