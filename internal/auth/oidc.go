@@ -37,7 +37,9 @@ type OIDCConfig struct {
 	// must be https, except on a loopback host. Needed only for logins.
 	RedirectURL string
 	// Audience is what bearer tokens must name in their audience; ClientID
-	// when empty.
+	// when empty, which also accepts the cockpit's ID tokens as API
+	// credentials. Give the API an audience of its own at the provider to
+	// keep the two apart.
 	Audience string
 	// Scopes are requested at login besides "openid" (e.g. "profile",
 	// "email", "groups").

@@ -82,20 +82,27 @@ func TestParams() Params {
 // Validate reports whether p is within the bounds this package accepts,
 // wrapping ErrInvalidConfig if not.
 func (p Params) Validate() error {
-	switch {
-	case p.Threads < 1:
-		return fmt.Errorf("argon2id params: threads %d < 1: %w", p.Threads, ErrInvalidConfig)
-	case p.Memory < minMemoryPerThread*uint32(p.Threads) || p.Memory > maxMemory:
-		return fmt.Errorf("argon2id params: memory %d KiB outside [%d, %d]: %w",
-			p.Memory, minMemoryPerThread*uint32(p.Threads), maxMemory, ErrInvalidConfig)
-	case p.Time < 1 || p.Time > maxTime:
-		return fmt.Errorf("argon2id params: time %d outside [1, %d]: %w", p.Time, maxTime, ErrInvalidConfig)
-	case p.SaltLen < minSaltLen || p.SaltLen > maxSaltLen:
-		return fmt.Errorf("argon2id params: salt length %d outside [%d, %d]: %w", p.SaltLen, minSaltLen, maxSaltLen, ErrInvalidConfig)
-	case p.KeyLen < minKeyLen || p.KeyLen > maxKeyLen:
-		return fmt.Errorf("argon2id params: key length %d outside [%d, %d]: %w", p.KeyLen, minKeyLen, maxKeyLen, ErrInvalidConfig)
+	if why := p.outOfBounds(); why != "" {
+		return fmt.Errorf("argon2id params: %s: %w", why, ErrInvalidConfig)
 	}
 	return nil
+}
+
+// outOfBounds says which bound p breaks, or "" if none.
+func (p Params) outOfBounds() string {
+	switch {
+	case p.Threads < 1:
+		return "threads < 1"
+	case p.Memory < minMemoryPerThread*uint32(p.Threads) || p.Memory > maxMemory:
+		return fmt.Sprintf("memory %d KiB outside [%d, %d]", p.Memory, minMemoryPerThread*uint32(p.Threads), maxMemory)
+	case p.Time < 1 || p.Time > maxTime:
+		return fmt.Sprintf("time %d outside [1, %d]", p.Time, maxTime)
+	case p.SaltLen < minSaltLen || p.SaltLen > maxSaltLen:
+		return fmt.Sprintf("salt length %d outside [%d, %d]", p.SaltLen, minSaltLen, maxSaltLen)
+	case p.KeyLen < minKeyLen || p.KeyLen > maxKeyLen:
+		return fmt.Sprintf("key length %d outside [%d, %d]", p.KeyLen, minKeyLen, maxKeyLen)
+	}
+	return ""
 }
 
 // HashPassword hashes password with argon2id under p and a fresh salt read
@@ -245,8 +252,8 @@ func parsePHC(encoded string) (Params, []byte, []byte, error) {
 		return fail("key is not unpadded base64")
 	}
 	p := Params{Memory: nums[0], Time: nums[1], Threads: uint8(nums[2]), SaltLen: uint32(len(salt)), KeyLen: uint32(len(key))}
-	if err := p.Validate(); err != nil {
-		return fail(err.Error())
+	if why := p.outOfBounds(); why != "" {
+		return fail(why)
 	}
 	return p, salt, key, nil
 }

@@ -103,9 +103,12 @@ func ParseResourceKind(s string) (ResourceKind, error) {
 // Pattern. Grants are given to users and groups (and bundled by roles);
 // whoever builds a Principal collects the grants of its user and groups.
 type Grant struct {
-	Permission Permission   `json:"permission"`
-	Kind       ResourceKind `json:"kind"`
-	Pattern    Pattern      `json:"pattern"`
+	// Permission is what the grant allows.
+	Permission Permission `json:"permission"`
+	// Kind is the kind of resource it allows it on.
+	Kind ResourceKind `json:"kind"`
+	// Pattern selects the keys of that kind; "*" for KindSystem.
+	Pattern Pattern `json:"pattern"`
 }
 
 // NewGrant parses pattern and returns the grant, or an error wrapping

@@ -37,6 +37,7 @@ type Principal struct {
 // Restriction lists what a token may do, within what its owner may do. A
 // Restriction with no grants allows nothing.
 type Restriction struct {
+	// Grants are what the token may do, each within its owner's rights.
 	Grants []Grant `json:"grants"`
 }
 
