@@ -148,14 +148,31 @@ func checkRange(d *apd.Decimal) error {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// shorten cuts a long number text for a message.
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
 // fromFloat converts a Go float to EL's Double through its shortest
 // decimal form, the digits Java's Double.toString shows.
 func fromFloat(f float64) (*number, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return nil, fmt.Errorf("%v is not a JSON number", f)
 	}
+	// Double.toString (as JDK 19 and later print it) shows the fewest
+	// digits that single out the double, but never fewer than two
+	// significant ones: where one digit would do, it shows the two-digit
+	// decimal nearest the double (4.9E-324, not 5.0E-324, for the smallest
+	// subnormal; 2.0 for 2).
+	text := strconv.FormatFloat(f, 'e', -1, 64)
+	if m, _, _ := strings.Cut(text, "e"); len(strings.TrimPrefix(m, "-")) == 1 {
+		text = strconv.FormatFloat(f, 'e', 1, 64)
+	}
 	n := &number{flt: true}
-	if _, _, err := n.d.SetString(strconv.FormatFloat(f, 'e', -1, 64)); err != nil {
+	if _, _, err := n.d.SetString(text); err != nil {
 		return nil, err
 	}
 	if f == 0 && math.Signbit(f) {
@@ -170,8 +187,11 @@ func toNumber(v any) (n *number, ok bool, err error) {
 	switch x := v.(type) {
 	case json.Number:
 		n, err := parseDecimal(string(x))
+		if errors.Is(err, errRange) {
+			return nil, true, fmt.Errorf("JSON number %s is out of range", shorten(string(x)))
+		}
 		if err != nil {
-			return nil, true, fmt.Errorf("invalid JSON number %q", string(x))
+			return nil, true, fmt.Errorf("invalid JSON number %q", shorten(string(x)))
 		}
 		return n, true, nil
 	case *number:
@@ -330,6 +350,9 @@ func binary(op byte, x, y *number, flt bool) (*number, error) {
 		cond, err = arith.Rem(&r.d, &x.d, &y.d)
 	}
 	if err != nil {
+		if op == '%' && cond&apd.DivisionImpossible != 0 {
+			return nil, errors.New("the integral part of the quotient has more than 34 digits")
+		}
 		return nil, errRange
 	}
 	if !flt {

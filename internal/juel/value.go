@@ -430,8 +430,14 @@ func normalize(v any) (any, bool, error) {
 	case nil, bool, string:
 		return v, false, nil
 	case json.Number:
-		if _, err := parseDecimal(string(x)); err != nil {
-			return nil, false, failf("invalid JSON number %q", string(x))
+		// A scope value keeps its text when it is valid JSON; text that
+		// only Go's json.Number could hold ("+5", "1.") is rewritten.
+		num, _, err := toNumber(x)
+		if err != nil {
+			return nil, false, failf("%v", err)
+		}
+		if !json.Valid([]byte(x)) {
+			return num.jsonNumber(), true, nil
 		}
 		return v, false, nil
 	case []any:
