@@ -207,9 +207,9 @@ func TestRelational(t *testing.T) {
 		{`${null <= null}`, true}, // the same object: <= and >= hold
 		{`${null >= null}`, true},
 		{`${null < null}`, false},
-		{`${false < true}`, true},   // Boolean.compareTo
-		{`${true < 'u'}`, true},     // a String on one side: "true" < "u"
-		{`${'｡' > '😀'}`, true},      // UTF-16 order: U+FF61 > U+D83D, unlike code-point order
+		{`${false < true}`, true},     // Boolean.compareTo
+		{`${true < 'u'}`, true},       // a String on one side: "true" < "u"
+		{`${'｡' > '😀'}`, true},        // UTF-16 order: U+FF61 > U+D83D, unlike code-point order
 		{`${0.1 + 0.2 >= 0.3}`, true}, // exact
 		{`${1 + 2 > 2}`, true},
 	})
@@ -245,8 +245,8 @@ func TestEquality(t *testing.T) {
 		{`${items == items}`, true},
 		{`${order.customer == order.customer}`, true},
 		{`${emptyMap == none}`, false},
-		{`${none == 'x'}`, false},  // a String on one side: "[]" != "x"
-		{`${none == '[]'}`, true},  // List.toString
+		{`${none == 'x'}`, false},   // a String on one side: "[]" != "x"
+		{`${none == '[]'}`, true},   // List.toString
 		{`${1 == 1 == true}`, true}, // left-associative
 	})
 }
@@ -319,10 +319,10 @@ func TestAccess(t *testing.T) {
 		{`${order[1]}`, nil},       // Map.get is type-strict: 1 is no string key
 		{`${order.nil}`, nil},
 		{`${items[0]}`, n("1")},
-		{`${items['1']}`, "two"},   // Integer.valueOf('1')
-		{`${items[1.9]}`, "two"},   // Number.intValue truncates
-		{`${items[true]}`, "two"},  // ListELResolver reads true as 1
-		{`${items[-1]}`, nil},      // out of range reads null
+		{`${items['1']}`, "two"},  // Integer.valueOf('1')
+		{`${items[1.9]}`, "two"},  // Number.intValue truncates
+		{`${items[true]}`, "two"}, // ListELResolver reads true as 1
+		{`${items[-1]}`, nil},     // out of range reads null
 		{`${items[99]}`, nil},
 		{`${items[4].k}`, "v"},
 		{`${items[4294967296]}`, n("1")}, // intValue keeps the low 32 bits: 0
@@ -417,7 +417,7 @@ func TestComposite(t *testing.T) {
 		{`Half: ${7/2}`, "Half: 3.5"},
 		{`x=${nothing}.`, "x=."}, // null coerces to ""
 		{`${approved} `, "true "},
-		{`list ${items}`, "list [1, two, 3.0, null, {k=v}]"}, // List.toString
+		{`list ${items}`, "list [1, two, 3.0, null, {k=v}]"},  // List.toString
 		{`map ${order.customer}`, "map {name=Bob, vip=true}"}, // Map.toString, keys sorted
 		{`${rate}%`, "1.1%"},                                  // a Double's text, as Double.toString
 		{`${whole}!`, "2.0!"},
