@@ -31,7 +31,7 @@ func (s *server) listAdHoc(w http.ResponseWriter, r *http.Request) error {
 // closed region or a second activity in a sequential region is 409 and
 // changes nothing. The answer is the region after the activation.
 func (s *server) activateAdHoc(w http.ResponseWriter, r *http.Request) error {
-	a, ok := actorFrom(r)
+	a, ok := actorOf(r)
 	if !ok {
 		return errorf(kindForbidden, HeaderUser, "the "+HeaderUser+" header is required to activate an ad-hoc activity")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	gobpm "github.com/gobpm/gobpm"
+	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -135,6 +136,10 @@ type Options struct {
 	MaxDeploymentBytes int64
 	// MaxJSONBytes caps a JSON request body; 0 means DefaultMaxJSONBytes.
 	MaxJSONBytes int64
+	// Access authenticates and authorizes callers and keeps the audit
+	// trail. Nil behaves like access mode none: every caller may do
+	// everything, acting as the X-Gobpm-User header names.
+	Access *access.Service
 	// Fallback serves the requests outside /api/ that no API route takes
 	// (the cockpit, mounted at the root); nil answers them 404 problem+json.
 	// /healthz and /metrics are API routes and never reach it.
@@ -153,10 +158,11 @@ func (o Options) withDefaults() Options {
 
 // server holds the dependencies of the handlers.
 type server struct {
-	svc  Service
-	log  *slog.Logger
-	opts Options
-	http *httpMetrics // what the request logger counted, for GET /metrics
+	svc    Service
+	access *access.Service
+	log    *slog.Logger
+	opts   Options
+	http   *httpMetrics // what the request logger counted, for GET /metrics
 }
 
 // New returns the HTTP handler of the JSON API: every route of openapi.yaml,
@@ -167,7 +173,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &server{svc: svc, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
+	s := &server{svc: svc, access: opts.Access, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
 
 	r := chi.NewRouter()
 	r.Use(requestID, requestLogger(logger, s.http), s.recoverer)
@@ -175,9 +181,9 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 
 	r.Get("/healthz", s.healthz)
-	r.Get("/metrics", s.handle(s.metrics))
+	r.With(s.authenticate).Get("/metrics", s.handle(s.metrics))
 	r.Route("/api/v1", func(r chi.Router) {
-		r.Use(s.crossOrigin)
+		r.Use(s.crossOrigin, s.authenticate, s.auditTrail)
 		r.Get("/openapi.yaml", s.openAPI)
 		r.Post("/deployments", s.handle(s.deploy))
 		r.Get("/processes", s.handle(s.listProcesses))
@@ -242,7 +248,10 @@ func (s *server) crossOrigin(next http.Handler) http.Handler {
 // it is answered — to nobody — and logged as a client-closed request.
 func (s *server) handle(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := h(w, r)
+		err := s.authorize(r)
+		if err == nil {
+			err = h(w, r)
+		}
 		if err == nil {
 			return
 		}

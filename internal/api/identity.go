@@ -32,10 +32,25 @@ func actorFrom(r *http.Request) (a runtime.Actor, ok bool) {
 	return a, a.User != ""
 }
 
-// requireActor is actorFrom for acts that need a user: without one it fails
+// actorOf returns who acts on a task or an ad-hoc region: the
+// authenticated caller (or the user they act for), or — without
+// authentication — the identity headers. ok is false when nobody is named.
+func actorOf(r *http.Request) (a runtime.Actor, ok bool) {
+	c := callerFrom(r.Context())
+	if c.Via == "none" || c.Via == "" {
+		return actorFrom(r)
+	}
+	a.User = string(c.User)
+	for _, g := range c.Groups {
+		a.Groups = append(a.Groups, string(g))
+	}
+	return a, a.User != ""
+}
+
+// requireActor is actorOf for acts that need a user: without one it fails
 // with a 403 problem naming the header.
 func requireActor(r *http.Request) (runtime.Actor, error) {
-	a, ok := actorFrom(r)
+	a, ok := actorOf(r)
 	if !ok {
 		return runtime.Actor{}, errorf(kindForbidden, HeaderUser, "the "+HeaderUser+" header is required to act on a task")
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/gobpm/gobpm/internal/access"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -83,6 +84,13 @@ type logState struct {
 	// unmatched marks a request the router answered 404 or 405 itself (a
 	// sub-router's mount pattern is no route), for the metrics' route label.
 	unmatched bool
+	// caller is who the request was authenticated as.
+	caller access.Caller
+	// resource, when a handler sets it (noteResource), names what the
+	// request acted on for the audit trail (e.g. the instance it started).
+	resource string
+	// skipAudit marks a request its handler recorded itself (logins).
+	skipAudit bool
 }
 
 func logStateFrom(ctx context.Context) *logState {

@@ -34,6 +34,7 @@ type kind struct {
 var (
 	kindMalformedJSON        = kind{http.StatusBadRequest, "malformed-json", "Malformed JSON"}
 	kindInvalidRequest       = kind{http.StatusBadRequest, "invalid-request", "Invalid request"}
+	kindUnauthorized         = kind{http.StatusUnauthorized, "unauthorized", "Unauthorized"}
 	kindForbidden            = kind{http.StatusForbidden, "forbidden", "Forbidden"}
 	kindNotFound             = kind{http.StatusNotFound, "not-found", "Not found"}
 	kindMethodNotAllowed     = kind{http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed"}
@@ -189,6 +190,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p Problem) {
 	h.Set("Content-Type", contentTypeProblem)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Del("Content-Length")
+	if p.Status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="gobpm"`)
+	}
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(body)
 }

@@ -126,6 +126,20 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 	if len(problems) > 0 {
 		return DeploymentResult{}, &DeploymentError{Problems: problems}
 	}
+	if guard, ok := ctx.Value(deployGuardKey{}).(DeployGuard); ok {
+		var procs, decs []string
+		for _, res := range resources {
+			for _, p := range res.Processes {
+				procs = append(procs, p.Key)
+			}
+			for _, d := range res.Decisions {
+				decs = append(decs, d.Key)
+			}
+		}
+		if err := guard(procs, decs); err != nil {
+			return DeploymentResult{}, err
+		}
+	}
 	rec := DeploymentRecord{ID: r.newID(), DeployedAt: r.now(), Resources: resources}
 	refs, decRefs, err := r.store.Deploy(ctx, rec)
 	if err != nil {

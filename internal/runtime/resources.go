@@ -1,0 +1,60 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+)
+
+// DeployGuard decides whether a deployment of these process and decision
+// keys may be registered; a non-nil error refuses the whole deployment
+// before anything is stored. The API passes one that checks the caller's
+// deploy permission on every key the models declare.
+type DeployGuard func(processKeys, decisionKeys []string) error
+
+type deployGuardKey struct{}
+
+// WithDeployGuard returns ctx carrying guard for Deploy: once the models
+// parsed and validated, Deploy asks guard about the keys they declare.
+func WithDeployGuard(ctx context.Context, guard DeployGuard) context.Context {
+	return context.WithValue(ctx, deployGuardKey{}, guard)
+}
+
+// InstanceProcessKey returns the process key of an instance, from its row
+// alone (authorization needs it before anything else is read); ENOTFOUND
+// for an unknown instance.
+func (r *Runtime) InstanceProcessKey(ctx context.Context, id InstanceID) (string, error) {
+	row, err := r.store.InstanceRow(ctx, id)
+	if err != nil {
+		return "", notFoundOr(err, "instance %s not found", id)
+	}
+	return row.ProcessKey, nil
+}
+
+// IncidentProcessKey returns the process key of an incident's instance;
+// ENOTFOUND for an unknown incident.
+func (r *Runtime) IncidentProcessKey(ctx context.Context, id string) (string, error) {
+	inc, err := r.incident(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return r.InstanceProcessKey(ctx, inc.InstanceID)
+}
+
+// JobType returns the type of an open job; ENOTFOUND for a key that is no
+// open job.
+func (r *Runtime) JobType(ctx context.Context, key string) (string, error) {
+	row, err := r.job(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	return row.Name, nil
+}
+
+// notFoundOr turns a store's ErrNotFound into an ENOTFOUND error with the
+// message given, and wraps anything else.
+func notFoundOr(err error, format string, args ...any) error {
+	if ErrorCode(err) == ENOTFOUND {
+		return &Error{Code: ENOTFOUND, Message: fmt.Sprintf(format, args...), Err: err}
+	}
+	return fmt.Errorf("runtime: %s: %w", fmt.Sprintf(format, args...), err)
+}
