@@ -68,8 +68,12 @@
 //     [10^-3, 10^7) (2.0, 0.001), computerized scientific notation
 //     otherwise (1.0E7, 1.0E-4).
 //
-// gobpm has no BigDecimal or BigInteger values, so EL's BigDecimal rules
-// (and BigDecimal.divide keeping the dividend's scale) never apply.
+// A JSON number with a fraction is a Double, not a BigDecimal, because
+// that is what Camunda 7 makes of it; so Java's type-strict equals, the
+// text Double.toString writes and the rules of / follow Double, and
+// JUEL's BigDecimal rules (scale-sensitive ==, BigDecimal.divide keeping
+// the dividend's scale) never apply. An integer beyond the long range,
+// JUEL's BigInteger, is computed exactly like a Long.
 //
 // # Language
 //

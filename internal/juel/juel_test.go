@@ -116,6 +116,7 @@ func TestLiterals(t *testing.T) {
 		{`${false}`, false},
 		{`${null}`, nil},
 		{"${\n\t1 +\r\n 1 }", n("2")},
+		{"${1\u2003+\u2028 1}", n("2")}, // Character.isWhitespace: em space, line separator
 		{`${'}'}`, "}"},
 	})
 }
@@ -482,6 +483,7 @@ func TestCompileRefusals(t *testing.T) {
 		{`${a & b}`, ErrSyntax, "invalid character '&' (use '&&')"},
 		{`${a | b}`, ErrSyntax, "invalid character '|' (use '||')"},
 		{`${a # b}`, ErrSyntax, "invalid character '#'"},
+		{"${1\u00a0+ 1}", ErrSyntax, `invalid character '\u00a0'`}, // no-break space is not Java whitespace
 		{`${a.1}`, ErrSyntax, "unexpected number .1"},
 		{`${a.}`, ErrSyntax, "expected a property or method name after '.'"},
 		{`${a.empty}`, ErrSyntax, "expected a property or method name after '.', found 'empty'"},
@@ -620,7 +622,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{`${items.get(9)}`, nil, "get(9): index out of bounds for a list of size 5"},
 		{`${items.get(true)}`, nil, "cannot coerce boolean true to Integer"},
 		{`${items.get('x')}`, nil, "cannot coerce string 'x' to Integer"},
-		{`${name.substring(5)}`, nil, "substring(5, 3) is out of range for a string of length 3"},
+		{`${name.substring(5)}`, nil, "substring(5) is out of range for a string of length 3"},
 		{`${name.substring(2, 1)}`, nil, "substring(2, 1) is out of range"},
 		{`${name.substring(-1)}`, nil, "out of range"},
 		{`${name.contains(1)}`, nil, "contains(): cannot coerce number 1 to CharSequence"},
@@ -719,12 +721,23 @@ func TestResultIsJSON(t *testing.T) {
 	}
 }
 
-// TestLenientNumbers checks that a json.Number only Go would hold is
-// read, and written back as valid JSON.
-func TestLenientNumbers(t *testing.T) {
+// TestScopeNumbers checks the number shapes a scope may hold: Go integers
+// and floats of every size, and json.Number texts only Go would hold,
+// which are read and written back as valid JSON.
+func TestScopeNumbers(t *testing.T) {
 	t.Parallel()
-	scope := testScope{vars: map[string]any{"plus": n("+5"), "lead": n("007"), "dot": n("1."), "wide": n(strings.Repeat("9", 40))}}
+	scope := testScope{vars: map[string]any{
+		"plus": n("+5"), "lead": n("007"), "dot": n("1."), "wide": n(strings.Repeat("9", 40)),
+		"i8": int8(-3), "i16": int16(300), "i32": int32(70000), "u": uint(7), "u8": uint8(255), "u16": uint16(65535),
+		"u32": uint32(1 << 31), "u64": uint64(1<<64 - 1), "f32": float32(0.5),
+	}}
 	runEval(t, scope, []evalCase{
+		{`${i8 + i16 + i32 + u + u8 + u16}`, n("136094")},
+		{`${u32 * 2}`, n("4294967296")},
+		{`${u64 + 1}`, n("18446744073709551616")},
+		{`${u64}`, n("18446744073709551615")},
+		{`${f32 + 1}`, n("1.5")},
+		{`${i8}`, n("-3")},
 		{`${plus}`, n("5")},
 		{`${lead}`, n("7")},
 		{`${dot}`, n("1.0")},

@@ -1,6 +1,7 @@
 package juel
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -130,7 +131,11 @@ func substring(s string, args []any) (any, error) {
 		}
 	}
 	if begin < 0 || end > int64(len(units)) || begin > end {
-		return nil, failf("substring(%d, %d) is out of range for a string of length %d", begin, end, len(units))
+		call := fmt.Sprintf("substring(%d)", begin)
+		if len(args) == 2 {
+			call = fmt.Sprintf("substring(%d, %d)", begin, end)
+		}
+		return nil, failf("%s is out of range for a string of length %d", call, len(units))
 	}
 	return string(utf16.Decode(units[begin:end])), nil
 }

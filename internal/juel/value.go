@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/cockroachdb/apd/v3"
 )
 
 // Values during evaluation are the JSON shapes the scope holds (nil,
@@ -46,7 +44,7 @@ func describe(v any) string {
 		if err != nil {
 			return "invalid number"
 		}
-		return "number " + n.javaString()
+		return "number " + shorten(n.javaString())
 	}
 	return fmt.Sprintf("unsupported value of Go type %T", v)
 }
@@ -84,9 +82,9 @@ func hasDotEe(v any) bool {
 }
 
 // coerceLong is EL 1.18.3 coercion to Long: null and "" are 0, a number
-// keeps its integral value (a Double is truncated, which only the index
-// rules reach), a string must be Long.valueOf syntax (an optional sign and
-// digits), and anything else is an error.
+// keeps its value, a string must be Long.valueOf syntax (an optional sign
+// and digits), and anything else is an error. The operators apply it only
+// when neither operand is a Double, so it never has to truncate one.
 func coerceLong(v any) (*number, error) {
 	switch x := v.(type) {
 	case nil:
@@ -112,13 +110,6 @@ func coerceLong(v any) (*number, error) {
 	}
 	if !ok {
 		return nil, failf("cannot coerce %s to Long", describe(v))
-	}
-	if n.flt {
-		t := &number{}
-		var frac apd.Decimal
-		n.d.Modf(&t.d, &frac)
-		t.d.Negative = t.d.Negative && !t.d.IsZero()
-		return t, nil
 	}
 	return n, nil
 }
