@@ -40,6 +40,7 @@ var (
 	kindMethodNotAllowed     = kind{http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed"}
 	kindConflict             = kind{http.StatusConflict, "conflict", "Conflict"}
 	kindPayloadTooLarge      = kind{http.StatusRequestEntityTooLarge, "payload-too-large", "Payload too large"}
+	kindTooManyRequests      = kind{http.StatusTooManyRequests, "too-many-requests", "Too many requests"}
 	kindUnsupportedMediaType = kind{http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type"}
 	kindInvalidModel         = kind{http.StatusUnprocessableEntity, "invalid-model", "Invalid model"}
 	kindDecisionFailed       = kind{http.StatusUnprocessableEntity, "decision-failed", "Decision failed"}
