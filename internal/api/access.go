@@ -262,7 +262,7 @@ func (s *server) authorize(r *http.Request) error {
 	}
 	switch ru.key {
 	case keyHandler:
-		if c.AllowedAny(ru.perm, ru.kind) {
+		if c.AllowedAny(ru.perm, ru.kind) || (ru.perm == auth.PermDeploy && c.AllowedAny(auth.PermDeploy, auth.KindDecision)) {
 			return nil
 		}
 	case keyNone:
@@ -409,4 +409,90 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// readFilter returns whether the caller may read the resource of kind with
+// a key, for filtering a list in memory.
+func readFilter(r *http.Request, kind auth.ResourceKind) func(key string) bool {
+	c := callerFrom(r.Context())
+	if c.Via == "none" || c.Unrestricted() {
+		return func(string) bool { return true }
+	}
+	f := c.Filter(auth.PermRead, kind)
+	return f.Match
+}
+
+// readPatterns returns the caller's readable keys of kind as pattern
+// clauses for a store filter (runtime.InstanceFilter.ProcessKeyPatterns):
+// nil when the caller reads everything, one empty clause when nothing.
+func readPatterns(r *http.Request, kind auth.ResourceKind) [][]string {
+	c := callerFrom(r.Context())
+	if c.Via == "none" || c.Unrestricted() {
+		return nil
+	}
+	f := c.Filter(auth.PermRead, kind)
+	switch {
+	case f.All():
+		return nil
+	case f.None():
+		return [][]string{{}}
+	}
+	var out [][]string
+	for _, clause := range f.Clauses() {
+		ps := make([]string, len(clause))
+		for i, p := range clause {
+			ps[i] = p.String()
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// incidentFilter returns whether the caller may read the incidents of an
+// instance (read on its process), looking each instance up once.
+func (s *server) incidentFilter(r *http.Request) (func(runtime.InstanceID) (bool, error), error) {
+	readable := readFilter(r, auth.KindProcess)
+	c := callerFrom(r.Context())
+	if c.Via == "none" || c.Unrestricted() {
+		return func(runtime.InstanceID) (bool, error) { return true, nil }, nil
+	}
+	look, ok := s.svc.(resourceLookup)
+	if !ok {
+		return nil, errors.New("api: the service cannot look resources up for authorization")
+	}
+	seen := map[runtime.InstanceID]bool{}
+	return func(id runtime.InstanceID) (bool, error) {
+		if ok, done := seen[id]; done {
+			return ok, nil
+		}
+		key, err := look.InstanceProcessKey(r.Context(), id)
+		if err != nil {
+			return false, err
+		}
+		seen[id] = readable(key)
+		return seen[id], nil
+	}, nil
+}
+
+// deployGuarded returns ctx with a deploy guard that refuses a deployment
+// declaring any process or decision key the caller may not deploy; nothing
+// is stored then (403).
+func deployGuarded(ctx context.Context) context.Context {
+	c := callerFrom(ctx)
+	if c.Via == "none" || c.Unrestricted() {
+		return ctx
+	}
+	return runtime.WithDeployGuard(ctx, func(processes, decisions []string) error {
+		for _, k := range processes {
+			if err := check(ctx, auth.PermDeploy, auth.KindProcess, k); err != nil {
+				return err
+			}
+		}
+		for _, k := range decisions {
+			if err := check(ctx, auth.PermDeploy, auth.KindDecision, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

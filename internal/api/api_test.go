@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -458,7 +459,7 @@ func TestInstances(t *testing.T) {
 		f.mu.Lock()
 		got := f.lastFilter
 		f.mu.Unlock()
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("filter = %+v, want %+v", got, want)
 		}
 		if page["limit"] != json.Number("2") || page["offset"] != json.Number("1") {

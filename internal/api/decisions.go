@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -16,9 +17,12 @@ func (s *server) listDecisions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	readable := readFilter(r, auth.KindDecision)
 	out := List[Decision]{Items: make([]Decision, 0, len(defs))}
 	for _, d := range defs {
-		out.Items = append(out.Items, toDecision(d))
+		if readable(d.Key) {
+			out.Items = append(out.Items, toDecision(d))
+		}
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil

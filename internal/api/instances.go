@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -69,6 +70,7 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	if f.Status != "" && !instanceStatuses[f.Status] {
 		return errorf(kindInvalidRequest, "status", fmt.Sprintf("status must be running, completed, terminated or failed, not %q", f.Status))
 	}
+	f.ProcessKeyPatterns = readPatterns(r, auth.KindProcess)
 	version, err := queryInt(r, "version", 0, 1, math.MaxInt32)
 	if err != nil {
 		return err
@@ -215,9 +217,17 @@ func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	readable, err := s.incidentFilter(r)
+	if err != nil {
+		return err
+	}
 	out := List[Incident]{Items: make([]Incident, 0, len(incs))}
 	for _, inc := range incs {
-		out.Items = append(out.Items, toIncident(inc))
+		if ok, err := readable(inc.InstanceID); err != nil {
+			return err
+		} else if ok {
+			out.Items = append(out.Items, toIncident(inc))
+		}
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil

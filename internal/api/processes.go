@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/auth"
 )
 
 // listProcesses handles GET /api/v1/processes: the latest version of each key.
@@ -14,9 +16,12 @@ func (s *server) listProcesses(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	readable := readFilter(r, auth.KindProcess)
 	out := List[Process]{Items: make([]Process, 0, len(defs))}
 	for _, d := range defs {
-		out.Items = append(out.Items, toProcess(d))
+		if readable(d.Key) {
+			out.Items = append(out.Items, toProcess(d))
+		}
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil

@@ -204,6 +204,11 @@ type InstanceFilter struct {
 	Status         string
 	BusinessKey    string
 	ParentID       InstanceID
+	// ProcessKeyPatterns, when not nil, keeps only instances whose process
+	// key matches, in every clause, at least one pattern, where '*' matches
+	// any run of characters ("order-*"); an empty clause matches nothing.
+	// Authorization fills it with what the caller may read.
+	ProcessKeyPatterns [][]string
 	// Limit caps the page size (the store caps it too); Offset skips rows.
 	Limit  int
 	Offset int

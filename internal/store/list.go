@@ -92,6 +92,18 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 	if f.Status != "" {
 		add("status = ?", f.Status)
 	}
+	for _, clause := range f.ProcessKeyPatterns {
+		if len(clause) == 0 {
+			add("0")
+			continue
+		}
+		ors := make([]string, len(clause))
+		args := make([]any, len(clause))
+		for i, p := range clause {
+			ors[i], args[i] = "process_key GLOB ?", globOf(p)
+		}
+		add("("+strings.Join(ors, " OR ")+")", args...)
+	}
 
 	var q listQuery
 	// The count ignores paging; an unfiltered count is left to the planner.
@@ -126,6 +138,24 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 		listOrder + ` LIMIT ? OFFSET ?)` + listOrder
 	q.pageArgs = append(q.pageArgs, limit, offset)
 	return q
+}
+
+// globOf turns a key pattern ('*' matches any run of characters, every
+// other character itself) into a GLOB pattern: the characters GLOB treats
+// specially are put in brackets.
+func globOf(pattern string) string {
+	var b strings.Builder
+	for _, r := range pattern {
+		switch r {
+		case '?', '[', ']':
+			b.WriteByte('[')
+			b.WriteRune(r)
+			b.WriteByte(']')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // whereClause joins conditions with AND.
