@@ -13,8 +13,8 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// DB keeps built-in identities, grants, tokens, sessions (this file) and
-// the audit trail (audit.go) in the tables of migration 0006.
+// DB implements access.Store in the tables of migration 0006: built-in
+// identities, grants, tokens and sessions here, the audit trail in audit.go.
 var _ access.Store = (*DB)(nil)
 
 // The statements of users, groups, grants, tokens and sessions. A write
@@ -468,9 +468,10 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 			if err != nil {
 				return err
 			}
+			// The record as a read would return it: its own grant, the
+			// time in UTC.
 			out = g
-			out.Subject.ID = k.subjectID
-			out.Grant = nil
+			out.CreatedAt = decodeTime(encodeTime(g.CreatedAt))
 			if g.Grant != nil {
 				gr := *g.Grant
 				out.Grant = &gr

@@ -303,11 +303,13 @@ func TestAddGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	single := access.GrantRecord{Subject: access.Subject{Kind: access.SubjectGroup, ID: "ops"}, Grant: &start, CreatedAt: t0.Add(time.Second)}
+	single := access.GrantRecord{Subject: access.Subject{Kind: access.SubjectGroup, ID: "ops"}, Grant: &start,
+		CreatedAt: t0.Add(time.Second).In(time.FixedZone("CET", 3600))}
 	got, err = db.AddGrant(ctx, single)
 	if err != nil {
 		t.Fatal(err)
 	}
+	single.CreatedAt = t0.Add(time.Second) // as a read returns it: in UTC
 	if single.ID = got.ID; got.ID <= role.ID || !reflect.DeepEqual(got, single) || got.Grant == &start {
 		t.Fatalf("AddGrant = %+v, want %+v in a grant of its own", got, single)
 	}
