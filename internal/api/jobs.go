@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -32,6 +33,9 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	var req runtime.ActivateRequest
 	if req.Type, err = requiredStringField(members, "type"); err != nil {
+		return err
+	}
+	if err := check(r.Context(), auth.PermWork, auth.KindJobType, req.Type); err != nil {
 		return err
 	}
 	if req.Worker, err = requiredStringField(members, "worker"); err != nil {
