@@ -11,11 +11,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
@@ -32,10 +35,21 @@ type Config struct {
 	DB string
 	// Synchronous is the SQLite durability mode: FULL (default) or NORMAL.
 	Synchronous string
-	// AllowRemote permits a non-loopback listen address. gobpm has no
-	// credentials yet, so anyone who reaches the port may act as any user
-	// (DESIGN §9: without credentials the server listens on loopback only).
+	// AllowRemote is the old switch for a non-loopback address without
+	// credentials. It is refused now: a server reachable from a network
+	// authenticates (Auth builtin or oidc).
 	AllowRemote bool
+	// Auth is how callers are authenticated: none (loopback only),
+	// builtin or oidc.
+	Auth access.Mode
+	// TLSCert and TLSKey, both set, serve HTTPS directly.
+	TLSCert, TLSKey string
+	// PublicURL is the server's external address (https://bpm.example.com):
+	// the OIDC redirect is built from it, cookies are Secure when it is
+	// https, and requests must name its host (Host check).
+	PublicURL string
+	// OIDC configures --auth oidc.
+	OIDC OIDCConfig
 	// SecureCookies marks the cockpit's cookies Secure, for serving behind
 	// a TLS-terminating proxy.
 	SecureCookies bool
@@ -64,7 +78,12 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.StringVar(&c.Addr, "addr", def("GOBPM_ADDR", "127.0.0.1:8080"), "listen address (GOBPM_ADDR)")
 	fs.StringVar(&c.DB, "db", def("GOBPM_DB", "./data/gobpm.db"), "SQLite database file (GOBPM_DB)")
 	fs.StringVar(&c.Synchronous, "sync", def("GOBPM_SYNC", "FULL"), "SQLite synchronous mode: FULL or NORMAL (GOBPM_SYNC)")
-	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "listen on a non-loopback address without credentials (GOBPM_ALLOW_REMOTE=true); only behind a trusted proxy")
+	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "no longer supported: a server on a non-loopback address needs --auth builtin or oidc (GOBPM_ALLOW_REMOTE)")
+	authMode := fs.String("auth", def("GOBPM_AUTH", "none"), "authentication: none (loopback only), builtin (users, groups and tokens in the store) or oidc (GOBPM_AUTH)")
+	fs.StringVar(&c.TLSCert, "tls-cert", getenv("GOBPM_TLS_CERT"), "serve HTTPS with this PEM certificate (chain) file (GOBPM_TLS_CERT)")
+	fs.StringVar(&c.TLSKey, "tls-key", getenv("GOBPM_TLS_KEY"), "the PEM private key of --tls-cert (GOBPM_TLS_KEY)")
+	fs.StringVar(&c.PublicURL, "public-url", getenv("GOBPM_PUBLIC_URL"), "the server's external URL, e.g. https://bpm.example.com: OIDC redirects, Secure cookies and the Host check (GOBPM_PUBLIC_URL)")
+	c.OIDC.register(fs, getenv)
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", getenv("GOBPM_SECURE_COOKIES") == "true", "mark the cockpit's cookies Secure, behind a TLS proxy (GOBPM_SECURE_COOKIES=true)")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
 	fs.StringVar(&c.PprofAddr, "pprof", getenv("GOBPM_PPROF"), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (GOBPM_PPROF)")
@@ -76,16 +95,49 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
-	if !c.AllowRemote && !c.ShowVersion && !isLoopback(c.Addr) {
-		return Config{}, fmt.Errorf("refusing to listen on %s without credentials: use a loopback address such as 127.0.0.1:8080, or --allow-remote behind a trusted proxy", c.Addr)
+	if c.ShowVersion {
+		fmt.Fprintln(out, "gobpm-web", Version)
+		return c, nil
+	}
+	if c.Auth, err = access.ParseMode(*authMode); err != nil {
+		return Config{}, err
+	}
+	if err := c.check(); err != nil {
+		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
 		return Config{}, fmt.Errorf("refusing to serve the profiler on %s: use a loopback address such as 127.0.0.1:6060", c.PprofAddr)
 	}
-	if c.ShowVersion {
-		fmt.Fprintln(out, "gobpm-web", Version)
-	}
 	return c, nil
+}
+
+// check refuses configurations that cannot work or would be unsafe.
+func (c Config) check() error {
+	if c.Auth == access.ModeNone && !isLoopback(c.Addr) {
+		hint := "use a loopback address such as 127.0.0.1:8080, or --auth builtin (or oidc) to serve a network"
+		if c.AllowRemote {
+			hint = "--allow-remote no longer serves a network without authentication: use --auth builtin (or oidc)"
+		}
+		return fmt.Errorf("refusing to listen on %s with --auth none: %s", c.Addr, hint)
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("--public-url %q must be an absolute http(s) URL without a path, e.g. https://bpm.example.com", c.PublicURL)
+		}
+	}
+	if c.Auth == access.ModeOIDC {
+		if c.PublicURL == "" {
+			return errors.New("--auth oidc needs --public-url: the provider redirects the browser back to it")
+		}
+		if c.OIDC.Issuer == "" || c.OIDC.ClientID == "" {
+			return errors.New("--auth oidc needs --oidc-issuer and --oidc-client-id")
+		}
+	}
+	return nil
 }
 
 // intEnv reads an integer environment variable, fallback when unset.
@@ -135,16 +187,21 @@ func loopbackHostOnly(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, _ := json.Marshal(map[string]any{
-			"type": "https://gobpm.dev/problems/forbidden", "title": "Forbidden", "status": http.StatusForbidden,
-			"detail":   "this server listens on loopback without credentials and answers only requests for a loopback host (localhost, 127.0.0.1, [::1]), not " + strconv.Quote(r.Host),
-			"instance": r.URL.Path,
-		})
-		w.Header().Set("Content-Type", "application/problem+json")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(http.StatusForbidden)
-		_, _ = w.Write(body)
+		writeHostProblem(w, r, "this server listens on loopback without credentials and answers only requests for a loopback host (localhost, 127.0.0.1, [::1]), not "+strconv.Quote(r.Host))
 	})
+}
+
+// writeHostProblem refuses a request for a host the server does not serve
+// with a 403 problem.
+func writeHostProblem(w http.ResponseWriter, r *http.Request, detail string) {
+	body, _ := json.Marshal(map[string]any{
+		"type": "https://gobpm.dev/problems/forbidden", "title": "Forbidden", "status": http.StatusForbidden,
+		"detail": detail, "instance": r.URL.Path,
+	})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write(body)
 }
 
 // Main owns the server's parts: store, runtime and HTTP server.
@@ -153,6 +210,7 @@ type Main struct {
 	log    *slog.Logger
 	store  *store.DB
 	rt     *runtime.Runtime
+	access *access.Service
 	srv    *http.Server
 	ln     net.Listener
 	served chan error
@@ -182,16 +240,27 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Close()
 		return err
 	}
+	if err := m.openAccess(ctx); err != nil {
+		m.Close()
+		return err
+	}
 	ln, err := net.Listen("tcp", m.cfg.Addr)
 	if err != nil {
 		m.Close()
 		return fmt.Errorf("listen on %s: %w", m.cfg.Addr, err)
 	}
 	m.ln = ln
+	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: m.cfg.SecureCookies})})
-	if !m.cfg.AllowRemote {
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access,
+		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure})})
+	switch {
+	case m.cfg.Auth == access.ModeNone:
 		handler = loopbackHostOnly(handler)
+	case m.cfg.PublicURL != "":
+		handler = publicHostOnly(handler, m.cfg.PublicURL)
+	default:
+		m.log.Warn("no --public-url: requests for any Host name are answered; set it to the server's external URL")
 	}
 	m.srv = &http.Server{
 		Handler:           handler,
@@ -205,7 +274,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown
 	m.served = make(chan error, 1)
-	go func() { m.served <- m.srv.Serve(ln) }()
+	if m.cfg.TLSCert != "" {
+		go func() { m.served <- m.srv.ServeTLS(ln, m.cfg.TLSCert, m.cfg.TLSKey) }()
+	} else {
+		go func() { m.served <- m.srv.Serve(ln) }()
+	}
 	if m.cfg.PprofAddr != "" {
 		if err := m.serveProfiler(); err != nil {
 			m.Close()
@@ -213,6 +286,53 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// openAccess starts the access service of Config.Auth. On a builtin
+// server without users it logs the one-time set-up token.
+func (m *Main) openAccess(ctx context.Context) error {
+	cfg := access.Config{Mode: m.cfg.Auth, Store: m.store, Logger: m.log}
+	if m.cfg.Auth == access.ModeOIDC {
+		oc, err := m.cfg.OIDC.config(m.cfg.PublicURL)
+		if err != nil {
+			return err
+		}
+		provider, err := auth.NewOIDC(ctx, oc)
+		if err != nil {
+			return fmt.Errorf("oidc provider %s: %w", m.cfg.OIDC.Issuer, err)
+		}
+		cfg.OIDC, cfg.AdminGroups = provider, m.cfg.OIDC.adminGroups()
+	}
+	acc, err := access.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	m.access = acc
+	if tok := acc.SetupToken(); tok != "" {
+		m.log.Warn("no user exists yet: open /setup in the cockpit with this one-time set-up token to create the first admin, or run 'gobpm-web admin create-user'",
+			"setupToken", tok)
+	}
+	return nil
+}
+
+// publicHostOnly answers only requests for the host of the public URL (or
+// a loopback host, for probes on the machine itself): a server behind a
+// name does not answer for names it was not given.
+func publicHostOnly(next http.Handler, publicURL string) http.Handler {
+	u, _ := url.Parse(publicURL)
+	want := strings.ToLower(u.Hostname())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.ToLower(strings.Trim(host, "[]"))
+		if ip := net.ParseIP(host); host == want || host == "localhost" || (ip != nil && ip.IsLoopback()) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		writeHostProblem(w, r, "this server answers requests for "+strconv.Quote(want)+" (--public-url), not "+strconv.Quote(r.Host))
+	})
 }
 
 // serveProfiler serves net/http/pprof on Config.PprofAddr (loopback only).
@@ -260,6 +380,12 @@ func (m *Main) Close() error {
 			errs = append(errs, fmt.Errorf("http serve: %w", err))
 		}
 		m.srv = nil
+	}
+	if m.access != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		errs = append(errs, m.access.Close(ctx))
+		m.access = nil
 	}
 	if m.rt != nil {
 		errs = append(errs, m.rt.Close())

@@ -3,7 +3,10 @@
 //
 //	gobpm-web --addr 127.0.0.1:8080 --db ./data/gobpm.db
 //
-// GOBPM_ADDR and GOBPM_DB set the same options; flags win.
+// GOBPM_ADDR and GOBPM_DB set the same options; flags win. With
+// --auth builtin, "gobpm-web admin create --user NAME" creates the first
+// admin (password on standard input) and "gobpm-web admin token" mints API
+// tokens.
 package main
 
 import (
@@ -19,6 +22,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if len(os.Args) > 1 && os.Args[1] == "admin" {
+		if err := runAdmin(ctx, os.Args[2:], os.Getenv, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		return
+	}
 	cfg, err := ParseConfig(os.Args[1:], os.Getenv, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

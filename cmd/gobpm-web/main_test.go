@@ -137,10 +137,15 @@ func TestParseConfigEnvironment(t *testing.T) {
 	}
 	for _, addr := range []string{"0.0.0.0:8080", ":8080", "192.168.1.5:80", "[::]:80"} {
 		if _, err := ParseConfig([]string{"--addr", addr}, func(string) string { return "" }, io.Discard); err == nil {
-			t.Errorf("%s accepted without --allow-remote", addr)
+			t.Errorf("%s accepted with --auth none", addr)
 		}
-		if _, err := ParseConfig([]string{"--addr", addr, "--allow-remote"}, func(string) string { return "" }, io.Discard); err != nil {
-			t.Errorf("%s with --allow-remote: %v", addr, err)
+		// --allow-remote no longer opens a network without authentication.
+		if _, err := ParseConfig([]string{"--addr", addr, "--allow-remote"}, func(string) string { return "" }, io.Discard); err == nil ||
+			!strings.Contains(err.Error(), "--auth builtin") {
+			t.Errorf("%s with --allow-remote and --auth none: %v, want a refusal naming --auth builtin", addr, err)
+		}
+		if _, err := ParseConfig([]string{"--addr", addr, "--auth", "builtin"}, func(string) string { return "" }, io.Discard); err != nil {
+			t.Errorf("%s with --auth builtin: %v", addr, err)
 		}
 	}
 	for _, addr := range []string{"127.0.0.1:0", "localhost:80", "[::1]:80"} {
