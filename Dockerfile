@@ -20,5 +20,7 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gobpm-web /gobpm-web
 VOLUME /data
 EXPOSE 8080
-# gobpm has no credentials yet: publish the port only behind a trusted proxy.
-ENTRYPOINT ["/gobpm-web", "--addr", "0.0.0.0:8080", "--allow-remote", "--db", "/data/gobpm.db"]
+# Built-in users, groups and tokens: the first start logs a one-time set-up
+# token for the cockpit's /setup page (or run "gobpm-web admin create").
+# Serve HTTPS with --tls-cert/--tls-key, or set --public-url behind a proxy.
+ENTRYPOINT ["/gobpm-web", "--addr", "0.0.0.0:8080", "--auth", "builtin", "--db", "/data/gobpm.db"]

@@ -18,9 +18,10 @@ import (
 
 // adminUsage is the help of the admin subcommand.
 const adminUsage = `usage:
-  gobpm-web admin create --user NAME [--role ROLE] [--db FILE]
-      create a built-in user with a role (default admin); the password is
-      read from the first line of standard input
+  gobpm-web admin create --user NAME [--role ROLE] [--no-password] [--db FILE]
+      create a built-in user with a role (default admin, or none); the
+      password is read from the first line of standard input (--no-password:
+      a user who cannot log in and only owns tokens, e.g. a worker)
   gobpm-web admin token --user NAME --name LABEL [--grant PERM:KIND:PATTERN]... [--ttl DURATION] [--db FILE]
       mint an API token for an existing user, optionally restricted to the
       grants given (e.g. --grant work:job-type:invoice-*); prints the token
@@ -40,6 +41,7 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	role := fs.String("role", "admin", "create: the role to give (admin, developer, operator, worker, viewer, or none)")
 	name := fs.String("name", "", "token: the token's label")
 	ttl := fs.Duration("ttl", 0, "token: lifetime (0: until revoked)")
+	noPassword := fs.Bool("no-password", false, "create: a user who cannot log in, only own tokens (a worker)")
 	var grants []auth.Grant
 	fs.Func("grant", "token: restrict to PERMISSION:KIND:PATTERN (repeatable)", func(v string) error {
 		parts := strings.SplitN(v, ":", 3)
@@ -83,12 +85,15 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	}()
 	switch args[0] {
 	case "create":
-		password, err := bufio.NewReader(stdin).ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read the password from standard input: %w", err)
+		var password string
+		if !*noPassword {
+			line, err := bufio.NewReader(stdin).ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("read the password from standard input: %w", err)
+			}
+			password = strings.TrimRight(line, "\r\n")
 		}
-		password = strings.TrimRight(password, "\r\n")
-		if password == "" {
+		if password == "" && !*noPassword {
 			return errors.New("give the password on standard input, e.g. printf '%s\\n' \"$PASSWORD\" | gobpm-web admin create --user ann")
 		}
 		if _, err := acc.CreateUser(ctx, "", access.NewUser{ID: *user, Password: password}); err != nil {
