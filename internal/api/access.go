@@ -169,7 +169,8 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		if st := logStateFrom(r.Context()); st != nil {
 			st.caller = c
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+		ctx := context.WithValue(r.Context(), callerKey{}, c)
+		next.ServeHTTP(w, r.WithContext(runtime.WithActingUser(ctx, string(c.User))))
 	})
 }
 

@@ -432,3 +432,17 @@ func TestAuthFirstRun(t *testing.T) {
 		t.Errorf("login answer %s", res.Body)
 	}
 }
+
+// TestAuthHistoryNamesThePerson: an operator's cancel is recorded in the
+// instance's history with their authenticated identity.
+func TestAuthHistoryNamesThePerson(t *testing.T) {
+	t.Parallel()
+	w := setupAuth(t)
+	w.call("admin", "POST", "/api/v1/deployments", authModel).wantStatus(t, http.StatusCreated)
+	id := w.call("admin", "POST", "/api/v1/processes/order/instances", `{}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string)
+	w.call("operator", "POST", "/api/v1/instances/"+id+"/cancel", "").wantStatus(t, http.StatusOK)
+	hist := w.call("viewer", "GET", "/api/v1/instances/"+id+"/history", "").wantStatus(t, http.StatusOK)
+	if !strings.Contains(string(hist.Body), `"by":"u-operator"`) {
+		t.Errorf("history does not name the operator: %s", hist.Body)
+	}
+}

@@ -27,6 +27,9 @@ func (Start) Kind() string { return "start" }
 // track and scope inside it.
 type Cancel struct {
 	Reason string
+	// By is the person who cancelled ("" when nobody in particular); the
+	// terminated fact names them.
+	By string
 }
 
 // Kind implements Event.
@@ -89,6 +92,9 @@ func (JobErrorThrown) Kind() string { return "job-error" }
 type IncidentRetried struct {
 	IncidentID string
 	Retries    int
+	// By is the person who retried ("" when nobody in particular); the
+	// incident-resolved fact names them.
+	By string
 }
 
 // Kind implements Event.
@@ -231,6 +237,9 @@ var (
 type VariablesSet struct {
 	ScopeID   string
 	Variables map[string]any
+	// By is the person who set them ("" when nobody in particular); each
+	// variable-set fact names them ("operator" when By is empty).
+	By string
 	// Local writes every name into ScopeID itself instead of walking up.
 	Local bool
 }

@@ -105,6 +105,9 @@ type executor struct {
 	changed changeSet
 	// sw batches the removals of a cancellation in progress (nil otherwise).
 	sw *sweep
+	// by is the person whose act this step is (an operator's cancel, retry
+	// or variables), named in the facts that record it; "" otherwise.
+	by string
 }
 
 func (x *executor) apply(ev Event) error {
@@ -149,6 +152,7 @@ func (x *executor) apply(ev Event) error {
 		if x.st.Ended() {
 			return fmt.Errorf("engine: cancel instance %s: status is %s: %w", x.st.InstanceID, x.st.Status, ErrInvalidTransition)
 		}
+		x.by = e.By
 		x.cancelScope(scope.RootID, "instance cancelled")
 		for _, in := range x.st.Incidents {
 			x.resolveIncident(in, "instance cancelled")
@@ -158,6 +162,9 @@ func (x *executor) apply(ev Event) error {
 		detail := map[string]any{}
 		if e.Reason != "" {
 			detail["reason"] = e.Reason
+		}
+		if e.By != "" {
+			detail["by"] = e.By
 		}
 		x.fact(FactInstanceTerminated, "", scope.RootID, "", detail)
 		return nil
@@ -688,7 +695,11 @@ func (x *executor) resolveIncident(in *Incident, why string) {
 	x.markIncident(in) // it leaves the state
 	in.Resolved = x.now
 	x.fx.Incidents = append(x.fx.Incidents, *in)
-	x.fact(FactIncidentResolved, in.NodeID, in.ScopeID, in.TrackID, map[string]any{"incidentId": in.ID, "reason": why})
+	detail := map[string]any{"incidentId": in.ID, "reason": why}
+	if x.by != "" {
+		detail["by"] = x.by
+	}
+	x.fact(FactIncidentResolved, in.NodeID, in.ScopeID, in.TrackID, detail)
 }
 
 func (x *executor) setVar(t *Track, name string, v any) {

@@ -359,3 +359,44 @@ func canonical(tb testing.TB, st *State) string {
 	}
 	return out
 }
+
+// TestOperatorActsNameThePerson: the facts of a cancel, a retry and a
+// variable change name the person whose act it was (the authenticated
+// caller the runtime passes in By).
+func TestOperatorActsNameThePerson(t *testing.T) {
+	t.Parallel()
+	p := mustProcess(t, "xor_nomatch.bpmn")
+	byOf := func(fx Effects, kind string) []any {
+		var out []any
+		for _, f := range factsOf(fx, kind) {
+			out = append(out, f.Detail["by"])
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		ev   func(st *State) Event
+		kind string
+		want []any
+	}{
+		{"cancel by ann", func(*State) Event { return Cancel{Reason: "r", By: "ann"} }, FactInstanceTerminated, []any{"ann"}},
+		{"cancel by nobody", func(*State) Event { return Cancel{} }, FactInstanceTerminated, []any{nil}},
+		{"cancel resolves the incident as ann", func(*State) Event { return Cancel{By: "ann"} }, FactIncidentResolved, []any{"ann"}},
+		{"retry by bob", func(st *State) Event { return IncidentRetried{IncidentID: st.Incidents[0].ID, Retries: 1, By: "bob"} }, FactIncidentResolved, []any{"bob"}},
+		{"variables by carl", func(*State) Event { return VariablesSet{Variables: map[string]any{"amount": num("500")}, By: "carl"} }, FactVariableSet, []any{"carl"}},
+		{"variables by nobody", func(*State) Event { return VariablesSet{Variables: map[string]any{"amount": num("500")}} }, FactVariableSet, []any{"operator"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, _ := mustStart(t, p, map[string]any{"amount": num("50")})
+			_, fx, err := Step(p, st, tc.ev(st), t0, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := byOf(fx, tc.kind); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("by of %s facts = %v, want %v", tc.kind, got, tc.want)
+			}
+		})
+	}
+}

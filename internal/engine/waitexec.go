@@ -48,6 +48,8 @@ func (x *executor) applyWaitEvent(ev Event) error {
 		}
 		x.throwError(t, t.Scope, e.Code, detail, true)
 	case IncidentRetried:
+		x.by = e.By
+		defer func() { x.by = "" }()
 		return x.retryIncident(e)
 	case TaskClaimed:
 		w, _, err := x.openWait(e.TaskID, WaitTask)
@@ -116,7 +118,11 @@ func (x *executor) applyWaitEvent(ev Event) error {
 			} else if at, _ = x.st.Scopes.Set(s, k, scope.CloneValue(e.Variables[k])); at == "" {
 				continue
 			}
-			x.fact(FactVariableSet, sc.NodeID, at, "", map[string]any{"name": k, "by": "operator"})
+			by := e.By
+			if by == "" {
+				by = "operator"
+			}
+			x.fact(FactVariableSet, sc.NodeID, at, "", map[string]any{"name": k, "by": by})
 		}
 	case SignalDelivered:
 		var hits []*Wait

@@ -185,7 +185,7 @@ func (r *Runtime) RetryIncident(ctx context.Context, id string, retries int) (In
 	if !in.ResolvedAt.IsZero() {
 		return IncidentRow{}, &Error{Code: ECONFLICT, Message: fmt.Sprintf("incident %s is already resolved", id)}
 	}
-	if _, err := r.step(ctx, in.InstanceID, engine.IncidentRetried{IncidentID: id, Retries: retries}, nil); err != nil {
+	if _, err := r.step(ctx, in.InstanceID, engine.IncidentRetried{IncidentID: id, Retries: retries, By: ActingUser(ctx)}, nil); err != nil {
 		return IncidentRow{}, err
 	}
 	return r.incident(ctx, id)

@@ -58,3 +58,21 @@ func notFoundOr(err error, format string, args ...any) error {
 	}
 	return fmt.Errorf("runtime: %s: %w", fmt.Sprintf(format, args...), err)
 }
+
+type actingUserKey struct{}
+
+// WithActingUser returns ctx naming the person on whose behalf the
+// runtime acts (the authenticated caller): cancels, incident retries and
+// variable changes record them in their facts.
+func WithActingUser(ctx context.Context, user string) context.Context {
+	if user == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, actingUserKey{}, user)
+}
+
+// ActingUser returns the user WithActingUser put in ctx, or "".
+func ActingUser(ctx context.Context) string {
+	u, _ := ctx.Value(actingUserKey{}).(string)
+	return u
+}

@@ -331,7 +331,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 // Cancel terminates a running or failed instance with every scope inside it.
 // An ended instance gives ECONFLICT.
 func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, error) {
-	if _, err := r.step(ctx, id, engine.Cancel{Reason: "cancelled through the API"}, nil); err != nil {
+	if _, err := r.step(ctx, id, engine.Cancel{Reason: "cancelled through the API", By: ActingUser(ctx)}, nil); err != nil {
 		return InstanceView{}, err
 	}
 	return r.Instance(ctx, id)

@@ -110,7 +110,7 @@ func (r *Runtime) SetVariables(ctx context.Context, id InstanceID, scopeID strin
 	if len(vars) == 0 {
 		return InstanceView{}, &Error{Code: EINVALID, Message: "variables must not be empty", Field: "variables"}
 	}
-	if _, err := r.step(ctx, id, engine.VariablesSet{ScopeID: scopeID, Variables: vars, Local: local}, nil); err != nil {
+	if _, err := r.step(ctx, id, engine.VariablesSet{ScopeID: scopeID, Variables: vars, Local: local, By: ActingUser(ctx)}, nil); err != nil {
 		if errors.Is(err, scope.ErrUnknownScope) {
 			return InstanceView{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("instance %s has no open scope %q", id, scopeID), Err: err}
 		}
