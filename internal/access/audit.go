@@ -28,12 +28,18 @@ type auditWriter struct {
 	waiters []chan error                      // guarded by mu; answered after the next write
 	closed  bool                              // guarded by mu
 
+	// housekeeping runs about once an hour (removing expired sessions).
+	housekeeping func(ctx context.Context) error
+
 	wake chan struct{}
 	done chan struct{}
 }
 
-func newAuditWriter(store Store, every time.Duration, log *slog.Logger) *auditWriter {
-	w := &auditWriter{store: store, every: every, log: log, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// housekeepingEvery is how often the writer removes expired sessions.
+const housekeepingEvery = time.Hour
+
+func newAuditWriter(store Store, every time.Duration, log *slog.Logger, housekeeping func(ctx context.Context) error) *auditWriter {
+	w := &auditWriter{store: store, every: every, log: log, housekeeping: housekeeping, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -115,6 +121,7 @@ func (w *auditWriter) loop() {
 	defer close(w.done)
 	t := time.NewTicker(w.every)
 	defer t.Stop()
+	lastChores := time.Now()
 	for {
 		select {
 		case <-t.C:
@@ -124,6 +131,10 @@ func (w *auditWriter) loop() {
 		entries, jobs, waiters, closed := w.pending, w.jobs, w.waiters, w.closed
 		w.pending, w.jobs, w.waiters = nil, nil, nil
 		w.mu.Unlock()
+		if w.housekeeping != nil && time.Since(lastChores) >= housekeepingEvery {
+			lastChores = time.Now()
+			jobs = append(jobs, w.housekeeping)
+		}
 		err := w.write(entries, jobs)
 		for _, ch := range waiters {
 			ch <- err

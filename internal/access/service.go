@@ -180,7 +180,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if flush <= 0 {
 		flush = 20 * time.Millisecond
 	}
-	s.audit = newAuditWriter(s.store, flush, s.log)
+	s.audit = newAuditWriter(s.store, flush, s.log, func(ctx context.Context) error {
+		_, err := s.store.DeleteExpiredSessions(ctx, s.now().UTC())
+		return err
+	})
 	return s, nil
 }
 
