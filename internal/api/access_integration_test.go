@@ -18,6 +18,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/auth/oidctest"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -444,5 +445,66 @@ func TestAuthHistoryNamesThePerson(t *testing.T) {
 	hist := w.call("viewer", "GET", "/api/v1/instances/"+id+"/history", "").wantStatus(t, http.StatusOK)
 	if !strings.Contains(string(hist.Body), `"by":"u-operator"`) {
 		t.Errorf("history does not name the operator: %s", hist.Body)
+	}
+}
+
+// TestAuthOIDCBearer: with --auth oidc the API takes the provider's JWTs:
+// a valid token for the API's audience authenticates its user with the
+// groups its claim maps to (and the grants given to those groups), and
+// expired, wrong-audience, wrong-issuer and foreign-key tokens are 401.
+func TestAuthOIDCBearer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	idp := oidctest.New(t)
+	now := time.Now()
+	provider, err := auth.NewOIDC(ctx, auth.OIDCConfig{
+		IssuerURL: idp.URL(), ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret, Audience: oidctest.Audience,
+		RedirectURL: "http://127.0.0.1/login/oidc/callback", UserClaim: "preferred_username", GroupsClaim: "groups",
+		GroupMap: map[string][]auth.GroupID{"bpm-ops": {"operators"}}, HTTPClient: idp.Client(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	rt := runtime.New(db, runtime.Options{})
+	t.Cleanup(func() { _ = rt.Close() })
+	acc, err := access.New(ctx, access.Config{Mode: access.ModeOIDC, Store: db, OIDC: provider, Params: auth.TestParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = acc.Close(context.Background()) })
+	if _, err := acc.CreateGroup(ctx, "operators", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acc.Grant(ctx, "", access.GrantRecord{Subject: access.Subject{Kind: access.SubjectGroup, ID: "operators"}, Role: auth.RoleOperator}); err != nil {
+		t.Fatal(err)
+	}
+	b := setup(t, rt, api.Options{Access: acc})
+	call := func(token, path string) *response {
+		req := httptestRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		return b.do(req)
+	}
+	good := idp.Sign(idp.Claims(oidctest.Audience, now, nil))
+	me := call(good, "/api/v1/auth/me").wantStatus(t, http.StatusOK).object(t)
+	if me["user"] != "ann" || me["via"] != "oidc" || fmt.Sprint(me["groups"]) != "[operators]" || fmt.Sprint(me["roles"]) != "[operator]" {
+		t.Errorf("me = %v", me)
+	}
+	call(good, "/api/v1/instances").wantStatus(t, http.StatusOK)
+	call(good, "/api/v1/users").wantStatus(t, http.StatusForbidden)
+	for name, token := range map[string]string{
+		"expired":        idp.Sign(idp.Claims(oidctest.Audience, now.Add(-2*time.Hour), nil)),
+		"wrong audience": idp.Sign(idp.Claims("someone-else", now, nil)),
+		"wrong issuer":   idp.Sign(idp.Claims(oidctest.Audience, now, map[string]any{"iss": "https://evil.example.test"})),
+		"foreign key":    idp.SignWithOtherKey(idp.Claims(oidctest.Audience, now, nil)),
+		"garbage":        "not.a.jwt",
+	} {
+		if res := call(token, "/api/v1/instances"); res.Status != http.StatusUnauthorized {
+			t.Errorf("%s token: %d, want 401", name, res.Status)
+		}
 	}
 }
