@@ -157,7 +157,7 @@ func TestParseRejectsEventSubProcesses(t *testing.T) {
 			{"noCondition", RuleInvalidExpression, "has no condition"},
 			{"emptyCondition", RuleInvalidExpression, "condition is empty"},
 			{"badCondition", RuleInvalidExpression, `condition "x >"`},
-			{"juel", RuleUnsupportedLanguage, "juel"},
+			{"otherLanguage", RuleUnsupportedLanguage, "javascript"},
 			{"narrowed", RuleUnsupported, "camunda:variableName"},
 			{"narrowed", RuleUnsupported, "camunda:variableEvents"},
 			{"gw", RuleInvalidEventGateway, `intermediateCatchEvent "viaGateway"`},

@@ -380,12 +380,12 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 		return
 	}
 	if c := region.AdHoc.CompletionCondition; c != nil {
-		v, err := c.Eval(x.view(r.ScopeID))
+		v, err := expr.Condition(c, x.view(r.ScopeID))
 		if err != nil {
 			x.incident(t, IncidentExpression, fmt.Sprintf("completion condition of %s: %v", region.ID, err))
 			return
 		}
-		if expr.Truthy(v) {
+		if v {
 			x.stopRegion(r, region, reasonCondition)
 			if region.AdHoc.CancelRemaining {
 				x.removeTrack(t)

@@ -223,8 +223,8 @@ func (x *executor) evalConditions() bool {
 		if cond == nil {
 			continue
 		}
-		v, err := cond.Eval(x.view(w.ScopeID))
-		holds := err == nil && expr.Truthy(v)
+		v, err := expr.Condition(cond, x.view(w.ScopeID))
+		holds := err == nil && v
 		switch {
 		case holds && !w.Holds:
 			w.Holds = true

@@ -197,7 +197,7 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 	if !l.Standard && l.CompletionCondition != nil {
 		// Evaluated in the iteration (its locals visible) with the body's
 		// counters already counting it.
-		v, err := l.CompletionCondition.Eval(x.view(it.ID))
+		v, err := expr.Condition(l.CompletionCondition, x.view(it.ID))
 		if err != nil {
 			b.Active++
 			b.Completed--
@@ -207,7 +207,7 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 			x.markTrack(t)
 			return
 		}
-		done = expr.Truthy(v)
+		done = v
 	}
 	x.removeTrack(t)
 	x.fact(FactScopeClosed, n.ID, it.ID, "", map[string]any{"iteration": it.Index})
@@ -239,14 +239,14 @@ func (x *executor) nextLoop(b *Body, n *bpmn.Node) {
 	} else if b.Started >= MaxIterations {
 		more = false
 	} else if l.LoopCondition != nil && (l.TestBefore || b.Started > 0) {
-		v, err := l.LoopCondition.Eval(x.view(b.ScopeID))
+		v, err := expr.Condition(l.LoopCondition, x.view(b.ScopeID))
 		if err != nil {
 			if host := x.hostOf(b.ScopeID); host != nil {
 				x.incident(host, IncidentExpression, fmt.Sprintf("loop condition of %s: %v", n.ID, err))
 			}
 			return
 		}
-		more = expr.Truthy(v)
+		more = v
 	} else if l.LoopCondition == nil && b.Started > 0 && l.LoopMaximum == 0 {
 		more = false // no condition and no maximum: run once
 	}

@@ -62,6 +62,7 @@ type header struct {
 	InstanceID     string      `json:"instanceId"`
 	ProcessKey     string      `json:"processKey"`
 	ProcessVersion int         `json:"processVersion"`
+	BusinessKey    string      `json:"businessKey,omitempty"`
 	Status         string      `json:"status"`
 	NextTrack      int         `json:"nextTrack,omitempty"`
 	NextIncident   int         `json:"nextIncident,omitempty"`
@@ -92,7 +93,7 @@ type bodyPart struct {
 func (s *State) EncodeHeader() ([]byte, error) {
 	h := header{
 		Format: PartsFormat, InstanceID: s.InstanceID, ProcessKey: s.ProcessKey, ProcessVersion: s.ProcessVersion,
-		Status: s.Status, NextTrack: s.NextTrack, NextIncident: s.NextIncident, NextFact: s.NextFact,
+		BusinessKey: s.BusinessKey, Status: s.Status, NextTrack: s.NextTrack, NextIncident: s.NextIncident, NextFact: s.NextFact,
 		NextWait: s.NextWait, NextScope: s.Scopes.Next, Parent: s.Parent, CallChain: s.CallChain, Failure: s.Failure,
 	}
 	b, err := json.Marshal(h)
@@ -257,7 +258,7 @@ func Decode(headerData []byte, parts []Part) (*State, error) {
 	}
 	s := &State{
 		Format: FormatVersion, InstanceID: h.InstanceID, ProcessKey: h.ProcessKey, ProcessVersion: h.ProcessVersion,
-		Status: h.Status, NextTrack: h.NextTrack, NextIncident: h.NextIncident, NextFact: h.NextFact, NextWait: h.NextWait,
+		BusinessKey: h.BusinessKey, Status: h.Status, NextTrack: h.NextTrack, NextIncident: h.NextIncident, NextFact: h.NextFact, NextWait: h.NextWait,
 		Parent: h.Parent, CallChain: h.CallChain, Failure: h.Failure,
 		Scopes: &scope.Tree{Scopes: map[scope.ID]*scope.Scope{}, Next: h.NextScope},
 	}

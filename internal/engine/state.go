@@ -107,6 +107,9 @@ type State struct {
 	Incidents []*Incident `json:"incidents,omitempty"`
 	// Waits are the open waits: jobs, user tasks, timers and subscriptions.
 	Waits []*Wait `json:"waits,omitempty"`
+	// BusinessKey is the instance's business key ("" when none): Camunda 7
+	// expressions read it (execution.processBusinessKey).
+	BusinessKey string `json:"businessKey,omitempty"`
 	// Counters minting deterministic ids and fact sequence numbers.
 	NextTrack    int   `json:"nextTrack"`
 	NextIncident int   `json:"nextIncident"`

@@ -513,12 +513,12 @@ func (x *executor) condition(t *Track, n *bpmn.Node, f *bpmn.Flow) (ok, failed b
 	if f.Condition == nil {
 		return true, false
 	}
-	v, err := f.Condition.Eval(x.view(t.Scope))
+	v, err := expr.Condition(f.Condition, x.view(t.Scope))
 	if err != nil {
 		x.incident(t, IncidentExpression, fmt.Sprintf("condition of flow %s leaving %s: %v", f.ID, n.ID, err))
 		return false, true
 	}
-	return expr.Truthy(v), false
+	return v, false
 }
 
 func (x *executor) newTrack(s scope.ID, node, via string) *Track {
@@ -723,7 +723,7 @@ func (x *executor) fact(kind, node string, s scope.ID, track string, detail map[
 // view is the read-only expression view of the variables visible from a
 // scope, at the step's time.
 func (x *executor) view(s scope.ID) expr.Scope {
-	return scopeView{tree: x.st.Scopes, id: s, now: x.now}
+	return scopeView{tree: x.st.Scopes, id: s, now: x.now, instanceID: x.st.InstanceID, businessKey: x.st.BusinessKey}
 }
 
 // scopeView is an expression scope over the scope tree. It is a
@@ -733,6 +733,13 @@ type scopeView struct {
 	tree *scope.Tree
 	id   scope.ID
 	now  time.Time
+	// instanceID and businessKey answer Camunda 7's execution object.
+	instanceID, businessKey string
+}
+
+// Execution returns the instance's id and business key (juel.Execution).
+func (v scopeView) Execution() (processInstanceID, businessKey string) {
+	return v.instanceID, v.businessKey
 }
 
 func (v scopeView) Lookup(name string) (any, bool) { return v.tree.Lookup(v.id, name) }

@@ -21,9 +21,12 @@
 // # Languages
 //
 // The language is chosen by the expression's `language` attribute or the
-// document's `expressionLanguage`. FEEL is the default. A leading `=`
-// (Camunda 8 style) and a `${…}` wrapper (Camunda 7 style) are accepted and
-// stripped before compilation.
+// document's `expressionLanguage`. FEEL is the default; a leading `=`
+// (Camunda 8 style) is stripped before compilation. Text with a `${…}` or
+// `#{…}` part (Camunda 7 style), or any text whose language is JUEL, is a
+// JUEL (Unified EL) expression evaluated by package juel with EL's own
+// semantics — never FEEL in disguise: `${not approved}` and
+// `${empty items}` mean what they mean in Camunda 7.
 //
 // This package imports no I/O.
 package expr
@@ -34,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/feel"
+	"github.com/gobpm/gobpm/internal/juel"
 )
 
 // Scope is the read-only view an expression evaluates against. Lookup
@@ -78,32 +82,100 @@ var feelLanguages = map[string]bool{
 	"http://www.omg.org/spec/DMN/20151101/dmn.xsd": true,
 }
 
-// ErrUnsupportedLanguage is returned by Compile for a language other than FEEL.
+// juelLanguages are the language names that select JUEL.
+var juelLanguages = map[string]bool{
+	"juel": true, "JUEL": true, "el": true, "EL": true,
+	"http://java.sun.com/products/jsp/": true, // Camunda 7's expressionLanguage for JUEL
+}
+
+// ErrUnsupportedLanguage is returned by Compile for a language other than
+// FEEL and JUEL.
 var ErrUnsupportedLanguage = errors.New("expression language not supported")
 
-// Compile compiles src in the given language. It strips a leading `=` and a
-// `${…}` wrapper first. Errors describe the position and the problem.
+// Compile compiles src in the given language: JUEL when IsJUEL, FEEL
+// otherwise (a leading `=` stripped). Errors describe the position and the problem.
 func Compile(language, src string) (Expression, error) {
-	if !feelLanguages[strings.TrimSpace(language)] {
-		return nil, fmt.Errorf("%w: %q (only FEEL is supported)", ErrUnsupportedLanguage, language)
+	language = strings.TrimSpace(language)
+	if IsJUEL(language, src) {
+		compiled, err := juel.Compile(strings.TrimSpace(src))
+		if err != nil {
+			return nil, err
+		}
+		return juelExpr{src: src, x: compiled}, nil
 	}
-	body := Unwrap(src)
-	compiled, err := feel.Compile(body)
+	if !feelLanguages[language] {
+		return nil, fmt.Errorf("%w: %q (FEEL and JUEL are supported)", ErrUnsupportedLanguage, language)
+	}
+	compiled, err := feel.Compile(Unwrap(src))
 	if err != nil {
 		return nil, err
 	}
 	return compiledExpr{src: src, fn: compiled}, nil
 }
 
-// Unwrap strips the Camunda 8 leading `=` and the Camunda 7 `${…}` wrapper
-// from an expression text and trims surrounding space.
+// IsJUEL reports whether src in language is a JUEL expression: the
+// language names JUEL, or the text — not a Camunda 8 `=` expression —
+// holds a `${…}` or `#{…}` part (composite text such as "Hello ${name}"
+// included).
+func IsJUEL(language, src string) bool {
+	if juelLanguages[strings.TrimSpace(language)] {
+		return true
+	}
+	s := strings.TrimSpace(src)
+	return !strings.HasPrefix(s, "=") && (strings.Contains(s, "${") || strings.Contains(s, "#{"))
+}
+
+// juelExpr is a compiled JUEL expression.
+type juelExpr struct {
+	src string
+	x   *juel.Expression
+}
+
+func (j juelExpr) Eval(scope Scope) (any, error) { return j.x.Eval(scope) }
+func (j juelExpr) Source() string                { return j.src }
+
+// Condition evaluates x as a condition (a sequence flow's, a loop's, a
+// conditional event's). FEEL: true holds; null and any other value do not
+// (as DMN and BPMN engines read FEEL conditions). JUEL: the value must be a
+// boolean, as in Camunda 7, where anything else is an error — an error
+// becomes an incident, never a branch taken.
+func Condition(x Expression, scope Scope) (bool, error) {
+	v, err := x.Eval(scope)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := x.(juelExpr); ok {
+		b, ok := v.(bool)
+		if !ok {
+			return false, fmt.Errorf("the condition %s returned %s, not a boolean", x.Source(), describe(v))
+		}
+		return b, nil
+	}
+	return Truthy(v), nil
+}
+
+// describe names a value's JSON type for an error message.
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// Unwrap strips the Camunda 8 leading `=` from a FEEL expression text and
+// trims surrounding space. (A `${…}` text is JUEL, never unwrapped into
+// FEEL.)
 func Unwrap(src string) string {
 	s := strings.TrimSpace(src)
 	if strings.HasPrefix(s, "=") {
 		return strings.TrimSpace(s[1:])
-	}
-	if (strings.HasPrefix(s, "${") || strings.HasPrefix(s, "#{")) && strings.HasSuffix(s, "}") {
-		return strings.TrimSpace(s[2 : len(s)-1])
 	}
 	return s
 }

@@ -173,6 +173,7 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 		return fail(engine.CodeCallContract, "call activity %s calling %s: %s", c.NodeID, key, msg), nil
 	}
 	child := engine.NewState(c.ChildID, ref.Key, ref.Version)
+	child.BusinessKey = businessKey
 	child.Parent = &engine.ParentLink{InstanceID: parent.InstanceID, NodeID: c.NodeID, WaitID: c.ChildID}
 	child.CallChain = append(slices.Clone(c.Chain), ref.Key)
 	next, fx, err := engine.Apply(proc, child, engine.Start{Variables: c.Inputs}, now, r.engine)

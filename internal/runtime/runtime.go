@@ -291,6 +291,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	unlock := r.locks.lock(id)
 	now := r.now().UTC()
 	st := engine.NewState(string(id), ref.Key, ref.Version)
+	st.BusinessKey = businessKey
 	next, fx, err := engine.Apply(proc, st, engine.Start{Variables: vars, StartNode: startNode}, now, r.engine)
 	if err != nil {
 		unlock()
