@@ -67,10 +67,11 @@ lint: ## gofmt and go vet.
 	$(GO) vet ./...
 
 .PHONY: fuzz
-fuzz: ## Fuzz the BPMN and FEEL parsers and the instance-state decoder for 30 s each.
+fuzz: ## Fuzz the BPMN, FEEL and JUEL parsers and the instance-state decoder for 30 s each.
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/bpmn/
 	$(GO) test -run '^$$' -fuzz FuzzCompile -fuzztime 30s ./internal/feel/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/engine/
+	$(GO) test -run '^$$' -fuzz FuzzCompileEval -fuzztime 30s ./internal/juel/
 
 .PHONY: bench
 bench: ## Run the benchmarks.
