@@ -109,7 +109,7 @@ func (h *handler) activate(w http.ResponseWriter, r *http.Request) {
 	id := runtime.InstanceID(chi.URLParam(r, "id"))
 	scopeID := chi.URLParam(r, "scope")
 	activity := strings.TrimSpace(r.PostFormValue("activity"))
-	a := actor(r)
+	a := h.actor(r)
 	if activity == "" {
 		h.refuseActivation(w, r, id, http.StatusBadRequest, "Choose an activity to activate: the form named none.")
 		return

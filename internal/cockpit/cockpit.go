@@ -8,10 +8,13 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web"
 	"github.com/gobpm/gobpm/web/templates"
@@ -75,6 +78,12 @@ type Service interface {
 	// without a user; ECONFLICT for a non-candidate, a closed region or a
 	// second activity in a sequential region (nothing changes then).
 	ActivateAdHoc(ctx context.Context, id runtime.InstanceID, scopeID, activityID string, a runtime.Actor) (runtime.RegionView, error)
+	// InstanceProcessKey returns the process key of an instance, which
+	// authorization checks; ENOTFOUND.
+	InstanceProcessKey(ctx context.Context, id runtime.InstanceID) (string, error)
+	// IncidentProcessKey returns the process key of an incident's
+	// instance; ENOTFOUND.
+	IncidentProcessKey(ctx context.Context, id string) (string, error)
 }
 
 // Default limits.
@@ -89,8 +98,22 @@ const (
 type Options struct {
 	// MaxUploadBytes caps a deployment upload; 0 means DefaultMaxUploadBytes.
 	MaxUploadBytes int64
-	// SecureCookies marks the cookies Secure (behind TLS).
+	// SecureCookies marks the cookies Secure (behind a TLS proxy); they
+	// are Secure anyway on a request that came over TLS.
 	SecureCookies bool
+	// Access authenticates and authorizes the people using the cockpit and
+	// keeps the audit trail. Nil or mode none: no logins, the acting-as
+	// box names who acts, and everybody may do everything (loopback only).
+	// With builtin or oidc every page needs a session (the JSON API's
+	// cookie) and shows only what the person may see and do.
+	Access *access.Service
+	// OIDC runs the login at the identity provider with --auth oidc; its
+	// RedirectURL must be the cockpit's /login/oidc/callback. Nil with
+	// oidc: the login page says that logins are not configured.
+	OIDC *auth.OIDC
+	// OIDCName names the identity provider on the login button ("Log in
+	// with Keycloak"); "your identity provider" when empty.
+	OIDCName string
 }
 
 // handler holds the dependencies of the cockpit's handlers.
@@ -99,6 +122,8 @@ type handler struct {
 	log        *slog.Logger
 	opts       Options
 	vendorMiss bool
+	// pending holds the OIDC logins in progress, by state.
+	pending *pendingLogins
 }
 
 // New returns the cockpit's HTTP handler: every page of templates' routes,
@@ -111,13 +136,13 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	if opts.MaxUploadBytes <= 0 {
 		opts.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady()}
+	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady(), pending: newPendingLogins(time.Now)}
 	if h.vendorMiss {
 		logger.Warn("cockpit assets missing", slog.String("detail", web.VendorHelpOnMiss))
 	}
 
 	r := chi.NewRouter()
-	r.Use(noFraming)
+	r.Use(noFraming, h.identify)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
 	})
@@ -130,32 +155,9 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		static.ServeHTTP(w, r)
 	})
-
-	r.Group(func(r chi.Router) {
-		r.Use(noStore)
-		r.Get(templates.RouteDashboard, h.dashboard)
-		r.Get(templates.RouteProcesses, h.processes)
-		r.Get(templates.RouteProcess, h.process)
-		r.Get(templates.RouteProcessXML, h.processXML)
-		r.Get(templates.RouteInstances, h.instances)
-		r.Get(templates.RouteInstance, h.instance)
-		r.Get(templates.RouteTasks, h.tasks)
-		r.Get(templates.RouteIncidents, h.incidents)
-	})
-
-	r.Group(func(r chi.Router) {
-		r.Use(h.guard)
-		r.Post(templates.RouteIdentity, h.setIdentity)
-		r.Post(templates.RouteProcesses, h.deploy)
-		r.Post(templates.RouteProcessStart, h.start)
-		r.Post(templates.RouteInstanceCancel, h.cancel)
-		r.Post(templates.RouteInstanceVars, h.setVariables)
-		r.Post(templates.RouteAdHocActivate, h.activate)
-		r.Post(templates.RouteTaskClaim, h.claim)
-		r.Post(templates.RouteTaskUnclaim, h.unclaim)
-		r.Post(templates.RouteTaskComplete, h.complete)
-		r.Post(templates.RouteIncidentRetry, h.retry)
-	})
+	for _, rt := range h.routes() {
+		h.mount(r, rt)
+	}
 	return r
 }
 
@@ -223,7 +225,7 @@ func parseForm(r *http.Request, limit int64) error {
 
 // layout fills what every page shares.
 func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav string) templates.Layout {
-	a := actor(r)
+	a := h.actor(r)
 	return templates.Layout{
 		Title:         title,
 		Nav:           nav,
@@ -232,6 +234,12 @@ func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav stri
 		Flash:         h.takeFlash(w, r),
 		VendorMissing: h.vendorMiss,
 		Here:          r.URL.RequestURI(),
+		Auth:          h.authOn(),
+		Can: templates.Can{
+			Read:   h.mayAny(r, auth.PermRead, auth.KindProcess),
+			Deploy: h.mayAny(r, auth.PermDeploy, auth.KindProcess) || h.mayAny(r, auth.PermDeploy, auth.KindDecision),
+			Admin:  h.authOn() && h.may(r, auth.PermAdmin, auth.KindSystem, ""),
+		},
 	}
 }
 
@@ -261,12 +269,17 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg s
 	switch {
 	case status == http.StatusForbidden:
 		title = "Refused"
+	case status == http.StatusUnauthorized:
+		title = "Not logged in"
+	case status == http.StatusTooManyRequests:
+		title = "Too many attempts"
 	case status >= 500:
 		title = "Something went wrong"
 	case status != http.StatusNotFound:
 		title = "Not possible"
 	}
-	h.render(w, r, status, templates.ErrorView(templates.ErrorPage{Layout: h.layout(w, r, title, ""), Status: status, Message: msg}))
+	h.render(w, r, status, templates.ErrorView(templates.ErrorPage{Layout: h.layout(w, r, title, ""), Status: status, Message: msg,
+		LoginURL: h.loginTarget(r)}))
 }
 
 // failErr answers a read that failed: unknown ids as 404, anything else 500.
@@ -329,13 +342,19 @@ func sentence(s string) string {
 	return s
 }
 
-// done ends an action: a flash message and a 303 back to a page.
+// done ends an action: a flash message and a 303 back to a page. An error
+// message marks the act failed in the audit trail (unless the handler
+// said more, see noteStatus).
 func (h *handler) done(w http.ResponseWriter, r *http.Request, to, kind, msg string) {
-	h.flash(w, kind, msg)
+	if kind == "error" {
+		noteStatus(r, http.StatusBadRequest)
+	}
+	h.flash(w, r, kind, msg)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // actFailed ends a refused action with the reason in plain words.
 func (h *handler) actFailed(w http.ResponseWriter, r *http.Request, to string, err error) {
+	noteStatus(r, statusOf(err))
 	h.done(w, r, to, "error", h.plain(r, err))
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
@@ -24,7 +25,11 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
+	readable := h.readable(r)
 	for _, d := range defs {
+		if !readable(d.Key) {
+			continue
+		}
 		s := templates.ProcessStatus{Key: d.Key, Name: d.Name, Latest: d.Version}
 		for status, n := range map[string]*templates.Total{runtime.StatusRunning: &s.Running, runtime.StatusFailed: &s.Failed,
 			runtime.StatusCompleted: &s.Completed, runtime.StatusTerminated: &s.Terminated} {
@@ -35,7 +40,8 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Live.Processes = append(p.Live.Processes, s)
 	}
-	open, err := h.svc.Incidents(ctx, "", true)
+	keys := map[runtime.InstanceID]string{}
+	open, err := h.readableIncidents(r, keys)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -46,21 +52,23 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	if len(latest) > dashboardIncidents {
 		latest = latest[len(latest)-dashboardIncidents:]
 	}
-	keys := map[runtime.InstanceID]string{}
 	for i := len(latest) - 1; i >= 0; i-- {
-		p.Live.Incidents = append(p.Live.Incidents, h.incidentItem(ctx, latest[i], keys))
+		p.Live.Incidents = append(p.Live.Incidents, h.incidentItem(r, latest[i], keys))
 	}
-	if _, p.Live.OpenTasks, err = h.svc.Tasks(ctx, runtime.TaskFilter{Limit: 1}); err != nil {
-		h.failErr(w, r, err)
-		return
+	// Server-wide counts only for those who may see every process.
+	if p.Live.Restricted = !h.readsAll(r); !p.Live.Restricted {
+		if _, p.Live.OpenTasks, err = h.svc.Tasks(ctx, runtime.TaskFilter{Limit: 1}); err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		waits, err := h.svc.WaitCounts(ctx)
+		if err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		p.Live.OpenOffers = waits[waitOffer]
 	}
-	waits, err := h.svc.WaitCounts(ctx)
-	if err != nil {
-		h.failErr(w, r, err)
-		return
-	}
-	p.Live.OpenOffers = waits[waitOffer]
-	if a := actor(r); a.User != "" {
+	if a := h.actor(r); a.User != "" {
 		inbox, err := h.inbox(ctx, a)
 		if err != nil {
 			h.failErr(w, r, err)
@@ -96,16 +104,48 @@ func (h *handler) countInstances(ctx context.Context, f runtime.InstanceFilter) 
 	return listTotal(total), err
 }
 
-// incidentItem maps an incident, naming its instance's process (looked up
-// once per instance through keys).
-func (h *handler) incidentItem(ctx context.Context, in runtime.IncidentRow, keys map[runtime.InstanceID]string) templates.IncidentItem {
-	key, ok := keys[in.InstanceID]
-	if !ok && keys != nil {
-		if v, err := h.svc.Instance(ctx, in.InstanceID); err == nil {
-			key = v.ProcessKey
-		}
-		keys[in.InstanceID] = key
+// processKey returns the process key of an instance, looked up once per
+// instance through keys ("" for an instance that is gone).
+func (h *handler) processKey(ctx context.Context, id runtime.InstanceID, keys map[runtime.InstanceID]string) (string, error) {
+	if key, ok := keys[id]; ok {
+		return key, nil
 	}
+	key, err := h.svc.InstanceProcessKey(ctx, id)
+	if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		return "", err
+	}
+	keys[id] = key
+	return key, nil
+}
+
+// readableIncidents returns the open incidents of the instances whose
+// process the person may read (every one without logins), learning their
+// process keys into keys.
+func (h *handler) readableIncidents(r *http.Request, keys map[runtime.InstanceID]string) ([]runtime.IncidentRow, error) {
+	open, err := h.svc.Incidents(r.Context(), "", true)
+	if err != nil || h.readsAll(r) {
+		return open, err
+	}
+	readable := h.readable(r)
+	out := open[:0]
+	for _, in := range open {
+		key, err := h.processKey(r.Context(), in.InstanceID, keys)
+		if err != nil {
+			return nil, err
+		}
+		if key != "" && readable(key) {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// incidentItem maps an incident, naming its instance's process (looked up
+// once per instance through keys), with a Retry button for those who may
+// operate it.
+func (h *handler) incidentItem(r *http.Request, in runtime.IncidentRow, keys map[runtime.InstanceID]string) templates.IncidentItem {
+	key, _ := h.processKey(r.Context(), in.InstanceID, keys)
 	return templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), ProcessKey: key, NodeID: in.NodeID,
-		Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero()}
+		Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero(),
+		CanRetry: key != "" && h.may(r, auth.PermOperate, auth.KindProcess, key)}
 }

@@ -12,17 +12,16 @@ import (
 )
 
 func (h *handler) incidents(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	p := templates.IncidentsPage{Layout: h.layout(w, r, "Incidents", templates.NavIncidents)}
-	open, err := h.svc.Incidents(ctx, "", true)
+	keys := map[runtime.InstanceID]string{}
+	open, err := h.readableIncidents(r, keys)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
 	}
 	sort.SliceStable(open, func(i, j int) bool { return open[i].CreatedAt.After(open[j].CreatedAt) })
-	keys := map[runtime.InstanceID]string{}
 	for _, in := range open {
-		p.Live.Items = append(p.Live.Items, h.incidentItem(ctx, in, keys))
+		p.Live.Items = append(p.Live.Items, h.incidentItem(r, in, keys))
 	}
 	h.render(w, r, http.StatusOK, templates.Incidents(p))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
@@ -66,11 +67,15 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
+	readable := h.readable(r)
 	for _, d := range defs {
-		p.ProcessKeys = append(p.ProcessKeys, d.Key)
+		if readable(d.Key) {
+			p.ProcessKeys = append(p.ProcessKeys, d.Key)
+		}
 	}
 	rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
-		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), Limit: pageSize, Offset: (page - 1) * pageSize})
+		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
+		Limit: pageSize, Offset: (page - 1) * pageSize})
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -138,6 +143,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		ProcessKey: v.ProcessKey,
 		Version:    v.ProcessVersion,
 		XMLURL:     templates.ProcessXMLURL(v.ProcessKey, v.ProcessVersion),
+		CanOperate: h.may(r, auth.PermOperate, auth.KindProcess, v.ProcessKey),
 	}
 	var defXML []byte
 	if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
@@ -170,7 +176,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	own := 0
 	for _, in := range v.Incidents {
 		p.Live.Incidents = append(p.Live.Incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), NodeID: in.NodeID,
-			Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero()})
+			Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero(), CanRetry: p.CanOperate})
 		if in.ResolvedAt.IsZero() {
 			at(in.NodeID).Incidents++
 			own++
@@ -178,7 +184,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	}
 
 	// Below: called instances, their status and every open incident under them.
-	below, err := h.descendants(ctx, v.ID)
+	below, err := h.descendants(ctx, v.ID, h.readable(r))
 	if err != nil {
 		return p, err
 	}
@@ -192,7 +198,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	p.Live.ChildIncidents = below.incidents
 
 	// Above: the call trace from the root caller down to this instance.
-	if p.Live.Trace, err = h.trace(ctx, v, own+len(below.incidents)); err != nil {
+	if p.Live.Trace, err = h.trace(ctx, v, own+len(below.incidents), h.readable(r)); err != nil {
 		return p, err
 	}
 
@@ -305,8 +311,9 @@ type below struct {
 
 // descendants walks the called instances below id breadth first (at most
 // maxDescendants) and collects their open incidents, each also counted on
-// the direct child it lies under.
-func (h *handler) descendants(ctx context.Context, id runtime.InstanceID) (below, error) {
+// the direct child it lies under. Instances of processes the person may
+// not read are left out, with everything below them.
+func (h *handler) descendants(ctx context.Context, id runtime.InstanceID, readable func(key string) bool) (below, error) {
 	b := below{incidentsUnder: map[runtime.InstanceID]int{}}
 	type item struct {
 		row   runtime.InstanceRow
@@ -317,9 +324,11 @@ func (h *handler) descendants(ctx context.Context, id runtime.InstanceID) (below
 	if err != nil {
 		return b, err
 	}
-	b.children = kids
 	for _, k := range kids {
-		queue = append(queue, item{row: k, under: k.ID})
+		if readable(k.ProcessKey) {
+			b.children = append(b.children, k)
+			queue = append(queue, item{row: k, under: k.ID})
+		}
 	}
 	for seen := 0; len(queue) > 0 && seen < maxDescendants; seen++ {
 		it := queue[0]
@@ -340,7 +349,9 @@ func (h *handler) descendants(ctx context.Context, id runtime.InstanceID) (below
 			return b, err
 		}
 		for _, g := range grand {
-			queue = append(queue, item{row: g, under: it.under})
+			if readable(g.ProcessKey) {
+				queue = append(queue, item{row: g, under: it.under})
+			}
 		}
 	}
 	return b, nil
@@ -348,8 +359,9 @@ func (h *handler) descendants(ctx context.Context, id runtime.InstanceID) (below
 
 // trace walks up the callers of v to the root; each caller is flagged with
 // the open incidents at and below it that lie on this path (the current
-// instance's own and its descendants', counted in here).
-func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int) ([]templates.TraceItem, error) {
+// instance's own and its descendants', counted in here). The walk stops
+// below a caller whose process the person may not read.
+func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, readable func(key string) bool) ([]templates.TraceItem, error) {
 	items := []templates.TraceItem{{ID: string(v.ID), ProcessKey: v.ProcessKey, Status: v.Status, Current: true, Incidents: here}}
 	carried := here
 	next := v.InstanceRow
@@ -360,6 +372,9 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int) (
 				break
 			}
 			return nil, err
+		}
+		if !readable(pv.ProcessKey) {
+			break
 		}
 		for _, in := range pv.Incidents {
 			if in.ResolvedAt.IsZero() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
@@ -24,20 +25,26 @@ const sampleInstances = 100
 
 func (h *handler) processes(w http.ResponseWriter, r *http.Request) {
 	p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
-	if err := h.fillProcesses(r.Context(), &p); err != nil {
+	if err := h.fillProcesses(r, &p); err != nil {
 		h.failErr(w, r, err)
 		return
 	}
 	h.render(w, r, http.StatusOK, templates.Processes(p))
 }
 
-func (h *handler) fillProcesses(ctx context.Context, p *templates.ProcessesPage) error {
+// fillProcesses lists the processes the person may read.
+func (h *handler) fillProcesses(r *http.Request, p *templates.ProcessesPage) error {
+	ctx := r.Context()
 	defs, err := h.svc.Processes(ctx)
 	if err != nil {
 		return err
 	}
+	readable := h.readable(r)
 	p.Items = p.Items[:0]
 	for _, d := range defs {
+		if !readable(d.Key) {
+			continue
+		}
 		versions, err := h.svc.ProcessVersions(ctx, d.Key)
 		if err != nil {
 			return err
@@ -82,7 +89,7 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 		h.done(w, r, templates.RouteProcesses, "error", "Choose at least one .bpmn file to deploy.")
 		return
 	}
-	res, err := h.svc.Deploy(r.Context(), files)
+	res, err := h.svc.Deploy(h.deployGuarded(r), files)
 	var de *runtime.DeploymentError
 	if errors.As(err, &de) {
 		p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
@@ -90,7 +97,7 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 		for _, pr := range de.Problems {
 			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail})
 		}
-		if err := h.fillProcesses(r.Context(), &p); err != nil {
+		if err := h.fillProcesses(r, &p); err != nil {
 			h.failErr(w, r, err)
 			return
 		}
@@ -101,10 +108,15 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 		h.actFailed(w, r, templates.RouteProcesses, err)
 		return
 	}
-	var names []string
+	var names, keys []string
 	for _, ref := range res.Processes {
 		names = append(names, fmt.Sprintf("%s v%d", ref.Key, ref.Version))
+		keys = append(keys, "process "+ref.Key)
 	}
+	for _, ref := range res.Decisions {
+		keys = append(keys, "decision "+ref.Key)
+	}
+	noteResource(r, strings.Join(keys, ", "))
 	to := templates.RouteProcesses
 	if len(res.Processes) == 1 {
 		to = templates.ProcessURL(res.Processes[0].Key, res.Processes[0].Version)
@@ -155,6 +167,7 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 		Version:    def.Version,
 		XMLURL:     templates.ProcessXMLURL(def.Key, def.Version),
 		HasDiagram: hasDiagram(def.XML),
+		CanStart:   h.may(r, auth.PermStart, auth.KindProcess, def.Key),
 	}
 	versions, err := h.svc.ProcessVersions(ctx, key)
 	if err != nil {
@@ -309,6 +322,7 @@ func (h *handler) start(w http.ResponseWriter, r *http.Request) {
 		refuse(statusOf(err), h.plain(r, err))
 		return
 	}
+	noteResource(r, "process "+key+" instance "+string(inst.ID))
 	h.done(w, r, templates.InstanceURL(string(inst.ID)), "ok", fmt.Sprintf("Started instance %s of %s v%d; it is %s.", inst.ID, inst.ProcessKey, inst.ProcessVersion, inst.Status))
 }
 
@@ -333,4 +347,31 @@ func parseVariables(s string) (map[string]any, error) {
 		return nil, errors.New("The variables must be a JSON object such as {\"amount\": 42}, not a list or a single value.")
 	}
 	return m, nil
+}
+
+// deployGuarded returns r's context with a deploy guard that refuses a
+// deployment declaring a process or decision key the person may not
+// deploy (nothing is stored then), as the JSON API does.
+func (h *handler) deployGuarded(r *http.Request) context.Context {
+	ctx := r.Context()
+	if !h.authOn() {
+		return ctx
+	}
+	c := h.caller(r)
+	if c.Unrestricted() {
+		return ctx
+	}
+	return runtime.WithDeployGuard(ctx, func(processes, decisions []string) error {
+		for _, set := range []struct {
+			kind auth.ResourceKind
+			keys []string
+		}{{auth.KindProcess, processes}, {auth.KindDecision, decisions}} {
+			for _, k := range set.keys {
+				if !c.Allowed(auth.PermDeploy, set.kind, k) {
+					return runtime.Errorf(runtime.EFORBIDDEN, "%s may not deploy %s %q; nothing was registered", c.User, set.kind, k)
+				}
+			}
+		}
+		return nil
+	})
 }

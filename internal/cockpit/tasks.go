@@ -17,7 +17,7 @@ const inboxLimit = 500
 
 func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 	p := templates.TasksPage{Layout: h.layout(w, r, "Tasks", templates.NavTasks)}
-	a := actor(r)
+	a := h.actor(r)
 	if a.User == "" {
 		p.Live.NoUser = true
 	} else {
@@ -97,7 +97,7 @@ func taskItem(t runtime.TaskView, a runtime.Actor) templates.TaskItem {
 
 // requireUser refuses an act on a task without an acting user.
 func (h *handler) requireUser(w http.ResponseWriter, r *http.Request) (runtime.Actor, bool) {
-	a := actor(r)
+	a := h.actor(r)
 	if a.User == "" {
 		h.done(w, r, templates.RouteTasks, "error", "Choose who you are acting as (top right) before working on tasks.")
 		return a, false

@@ -649,7 +649,7 @@ func Instance(p InstancePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if !p.Live.Ended {
+			if !p.Live.Ended && p.CanOperate {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<details class=\"confirm\" data-testid=\"cancel\"><summary>Cancel instance…</summary><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1262,7 +1262,7 @@ func instanceLive(p InstancePage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !p.Live.Ended {
+		if !p.Live.Ended && p.CanOperate {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 117, "<details class=\"edit\" id=\"variables-edit\" hx-preserve=\"true\"><summary>Edit variables…</summary><form method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -2559,7 +2559,7 @@ func incidentList(items []IncidentItem, csrf string, back string) templ.Componen
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if back != "" && !in.Resolved {
+			if back != "" && !in.Resolved && in.CanRetry {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 246, "<form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

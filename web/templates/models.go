@@ -44,6 +44,25 @@ type Layout struct {
 	VendorMissing bool
 	// Here is the current path and query, where the identity form returns.
 	Here string
+	// Auth is true when the cockpit has logins (--auth builtin or oidc):
+	// the header shows the logged-in person (Actor, empty before login)
+	// and a logout button instead of the acting-as box.
+	Auth bool
+	// Can says which parts of the cockpit the person may use.
+	Can Can
+}
+
+// Can says what the person looking at a page may do, for the navigation
+// and the forms every page shares. Without logins everybody may do
+// everything but administer (there is nobody to administer).
+type Can struct {
+	// Read is true when the person may read some process: the processes,
+	// instances and incidents pages.
+	Read bool
+	// Deploy is true when the person may deploy some process or decision.
+	Deploy bool
+	// Admin is true for administrators: the admin pages.
+	Admin bool
 }
 
 // Actor is the acting user and groups.
@@ -73,6 +92,10 @@ type DashboardLive struct {
 	// OpenOffers counts manual ad-hoc regions waiting for a person to pick
 	// an activity (open waits of kind offer).
 	OpenOffers int
+	// Restricted is true when the person may not read every process: the
+	// server-wide counts of tasks and ad-hoc regions are left out and the
+	// tasks card counts their own tasks only.
+	Restricted bool
 	// Incidents are the most recent open incidents.
 	Incidents []IncidentItem
 }
@@ -164,6 +187,8 @@ type ProcessPage struct {
 	Live       ProcessLive
 	// Start keeps what was typed into the start form when it was refused.
 	Start StartForm
+	// CanStart shows the start form (the start permission on this key).
+	CanStart bool
 }
 
 // StartForm is the start form's content.
@@ -254,7 +279,10 @@ type InstancePage struct {
 	ScopeOptions []ScopeOption
 	// Variables keeps the variables form's content when it was refused.
 	Variables VariablesForm
-	Live      InstanceLive
+	// CanOperate shows the cancel button and the variables form (the
+	// operate permission on the instance's process).
+	CanOperate bool
+	Live       InstanceLive
 }
 
 // ScopeOption is one scope the variables form offers.
@@ -431,6 +459,9 @@ type IncidentItem struct {
 	Message    string
 	CreatedAt  time.Time
 	Resolved   bool
+	// CanRetry shows the Retry button of an open incident (the operate
+	// permission on its instance's process).
+	CanRetry bool
 }
 
 // HistoryItem is one fact of the timeline.
@@ -488,4 +519,7 @@ type ErrorPage struct {
 	Layout
 	Status  int
 	Message string
+	// LoginURL is where a person who is not logged in logs in (and comes
+	// back).
+	LoginURL string
 }

@@ -29,7 +29,106 @@ const (
 	RouteIncidentRetry  = "/incidents/{id}/retry"
 	RouteIdentity       = "/identity"
 	RouteStatic         = "/static/*"
+
+	// Logins (--auth builtin or oidc).
+	RouteLogin        = "/login"
+	RouteLoginOIDC    = "/login/oidc"
+	RouteOIDCCallback = "/login/oidc/callback"
+	RouteLogout       = "/logout"
+	RouteSetup        = "/setup"
+
+	// Administration (the admin permission).
+	RouteAdmin             = "/admin"
+	RouteAdminUsers        = "/admin/users"
+	RouteAdminUser         = "/admin/users/{id}"
+	RouteAdminUserPassword = "/admin/users/{id}/password"
+	RouteAdminUserDisable  = "/admin/users/{id}/disable"
+	RouteAdminUserEnable   = "/admin/users/{id}/enable"
+	RouteAdminUserDelete   = "/admin/users/{id}/delete"
+	RouteAdminGroups       = "/admin/groups"
+	RouteAdminGroup        = "/admin/groups/{id}"
+	RouteAdminGroupDelete  = "/admin/groups/{id}/delete"
+	RouteAdminMembers      = "/admin/groups/{id}/members"
+	RouteAdminMemberRemove = "/admin/groups/{id}/members/{user}/remove"
+	RouteAdminGrants       = "/admin/grants"
+	RouteAdminGrantRevoke  = "/admin/grants/{id}/revoke"
+	RouteAdminTokens       = "/admin/tokens"
+	RouteAdminTokenRevoke  = "/admin/tokens/{id}/revoke"
+	RouteAdminAudit        = "/admin/audit"
 )
+
+// LoginURL is the login page, returning to next after the login.
+func LoginURL(next string) string {
+	if next == "" || next == "/" {
+		return RouteLogin
+	}
+	return RouteLogin + "?next=" + url.QueryEscape(next)
+}
+
+// AdminUserURL links a user's admin page.
+func AdminUserURL(id string) string { return RouteAdminUsers + "/" + url.PathEscape(id) }
+
+// AdminUserActionURL is a user's action path: password, disable, enable or delete.
+func AdminUserActionURL(id, action string) string { return AdminUserURL(id) + "/" + action }
+
+// AdminGroupURL links a group's admin page.
+func AdminGroupURL(id string) string { return RouteAdminGroups + "/" + url.PathEscape(id) }
+
+// AdminGroupActionURL is a group's action path: members or delete.
+func AdminGroupActionURL(id, action string) string { return AdminGroupURL(id) + "/" + action }
+
+// AdminMemberRemoveURL is where a member's Remove button posts.
+func AdminMemberRemoveURL(group, user string) string {
+	return AdminGroupURL(group) + "/members/" + url.PathEscape(user) + "/remove"
+}
+
+// AdminGrantsURL lists the grants of one subject ("" kind: every grant).
+func AdminGrantsURL(kind, id string) string {
+	if kind == "" {
+		return RouteAdminGrants
+	}
+	return RouteAdminGrants + "?" + url.Values{"subjectKind": {kind}, "subjectId": {id}}.Encode()
+}
+
+// AdminGrantRevokeURL is where a grant's Take back button posts.
+func AdminGrantRevokeURL(id int64) string {
+	return RouteAdminGrants + "/" + strconv.FormatInt(id, 10) + "/revoke"
+}
+
+// AdminTokensURL lists the tokens of one owner ("": every token).
+func AdminTokensURL(owner string) string {
+	if owner == "" {
+		return RouteAdminTokens
+	}
+	return RouteAdminTokens + "?" + url.Values{"owner": {owner}}.Encode()
+}
+
+// AdminTokenRevokeURL is where a token's Revoke button posts.
+func AdminTokenRevokeURL(id string) string {
+	return RouteAdminTokens + "/" + url.PathEscape(id) + "/revoke"
+}
+
+// AdminAuditURL is the audit page with a filter, older than before (0:
+// from the newest).
+func AdminAuditURL(f AuditFilter, before int64) string {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("actor", f.Actor)
+	set("action", f.Action)
+	set("resource", f.Resource)
+	set("outcome", f.Outcome)
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	if len(q) == 0 {
+		return RouteAdminAudit
+	}
+	return RouteAdminAudit + "?" + q.Encode()
+}
 
 // ProcessURL links a process key, at a version when v > 0.
 func ProcessURL(key string, v int) string {
