@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/access"
@@ -50,6 +51,8 @@ type Config struct {
 	PublicURL string
 	// OIDC configures --auth oidc.
 	OIDC OIDCConfig
+	// BodyTimeout bounds how long one request body may take to arrive.
+	BodyTimeout time.Duration
 	// SecureCookies marks the cockpit's cookies Secure, for serving behind
 	// a TLS-terminating proxy.
 	SecureCookies bool
@@ -84,6 +87,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.StringVar(&c.TLSKey, "tls-key", getenv("GOBPM_TLS_KEY"), "the PEM private key of --tls-cert (GOBPM_TLS_KEY)")
 	fs.StringVar(&c.PublicURL, "public-url", getenv("GOBPM_PUBLIC_URL"), "the server's external URL, e.g. https://bpm.example.com: OIDC redirects, Secure cookies and the Host check (GOBPM_PUBLIC_URL)")
 	c.OIDC.register(fs, getenv)
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", 2*time.Minute, "how long one request body may take to arrive (a slower client gets 408)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", getenv("GOBPM_SECURE_COOKIES") == "true", "mark the cockpit's cookies Secure, behind a TLS proxy (GOBPM_SECURE_COOKIES=true)")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
 	fs.StringVar(&c.PprofAddr, "pprof", getenv("GOBPM_PPROF"), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (GOBPM_PPROF)")
@@ -211,9 +215,13 @@ type Main struct {
 	store  *store.DB
 	rt     *runtime.Runtime
 	access *access.Service
-	srv    *http.Server
-	ln     net.Listener
-	served chan error
+	// ready is set once the running instances are resumed (GET /readyz).
+	ready        atomic.Bool
+	resumeDone   chan struct{}
+	cancelResume context.CancelFunc
+	srv          *http.Server
+	ln           net.Listener
+	served       chan error
 	// prof serves the profiler when Config.PprofAddr is set, on profAddr.
 	prof     *http.Server
 	profAddr string
@@ -236,7 +244,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.store = db
 	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache})
-	if _, err := m.rt.Resume(ctx); err != nil {
+	if err := m.rt.Prepare(ctx); err != nil {
 		m.Close()
 		return err
 	}
@@ -252,8 +260,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.ln = ln
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access,
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load,
 		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure})})
+	handler = bodyDeadline(handler, m.cfg.BodyTimeout)
 	switch {
 	case m.cfg.Auth == access.ModeNone:
 		handler = loopbackHostOnly(handler)
@@ -273,6 +282,19 @@ func (m *Main) Run(ctx context.Context) error {
 		// instead, and a large upload on a slow link must not fail.
 	}
 	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown
+	m.resumeDone = make(chan struct{})
+	resumeCtx, cancelResume := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancelResume = cancelResume
+	go func() {
+		// Instances a previous run left running are resumed while the
+		// server already answers; /readyz says when it is done.
+		defer close(m.resumeDone)
+		if _, err := m.rt.ResumeInstances(resumeCtx); err != nil && resumeCtx.Err() == nil {
+			m.log.Error("resume failed", "error", err)
+			return
+		}
+		m.ready.Store(resumeCtx.Err() == nil)
+	}()
 	m.served = make(chan error, 1)
 	if m.cfg.TLSCert != "" {
 		go func() { m.served <- m.srv.ServeTLS(ln, m.cfg.TLSCert, m.cfg.TLSKey) }()
@@ -313,6 +335,44 @@ func (m *Main) openAccess(ctx context.Context) error {
 			"setupToken", tok)
 	}
 	return nil
+}
+
+// bodyDeadline bounds the time a request's body may take to arrive: a
+// client sending it a byte a second cannot hold a connection for ever. The
+// deadline is lifted once the body is read, so a long poll (whose handler
+// waits after reading its small body) is never cut off. (http.Server's
+// ReadTimeout would also end long polls, which wait up to five minutes.)
+func bodyDeadline(next http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d <= 0 || r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if err := rc.SetReadDeadline(time.Now().Add(d)); err != nil {
+			next.ServeHTTP(w, r) // a writer without deadlines (tests): nothing to bound
+			return
+		}
+		r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the read deadline when the body has been read to its
+// end.
+type deadlineBody struct {
+	io.ReadCloser
+	lift func()
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.lift()
+	}
+	return n, err
 }
 
 // publicHostOnly answers only requests for the host of the public URL (or
@@ -380,6 +440,11 @@ func (m *Main) Close() error {
 			errs = append(errs, fmt.Errorf("http serve: %w", err))
 		}
 		m.srv = nil
+	}
+	if m.cancelResume != nil {
+		m.cancelResume()
+		<-m.resumeDone
+		m.cancelResume = nil
 	}
 	if m.access != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

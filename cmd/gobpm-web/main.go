@@ -11,6 +11,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -30,6 +32,9 @@ func main() {
 		return
 	}
 	cfg, err := ParseConfig(os.Args[1:], os.Getenv, os.Stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return // the usage is printed; asking for it is no error
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	gobpm "github.com/gobpm/gobpm"
 	"github.com/gobpm/gobpm/internal/access"
@@ -140,6 +141,9 @@ type Options struct {
 	// trail. Nil behaves like access mode none: every caller may do
 	// everything, acting as the X-Gobpm-User header names.
 	Access *access.Service
+	// Ready reports whether start-up is done (running instances resumed),
+	// for GET /readyz; nil means always ready.
+	Ready func() bool
 	// Fallback serves the requests outside /api/ that no API route takes
 	// (the cockpit, mounted at the root); nil answers them 404 problem+json.
 	// /healthz and /metrics are API routes and never reach it.
@@ -176,11 +180,12 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	s := &server{svc: svc, access: opts.Access, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
 
 	r := chi.NewRouter()
-	r.Use(requestID, requestLogger(logger, s.http), s.recoverer)
+	r.Use(requestID, requestLogger(logger, s.http), s.recoverer, middleware.GetHead)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 
 	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
 	r.With(s.authenticate).Get("/metrics", s.handle(s.metrics))
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(s.crossOrigin, s.authenticate, s.auditTrail)
@@ -322,6 +327,18 @@ func (s *server) methodNotAllowed(routes chi.Routes) http.HandlerFunc {
 // healthz is the liveness probe: it answers as long as the process serves HTTP.
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, r, http.StatusOK, Health{Status: "ok"})
+}
+
+// readyz is the readiness probe: 200 once start-up resumed the running
+// instances, 503 while it is still at it (the server answers requests
+// meanwhile; instances not resumed yet are resumed under their own lock
+// before or after a request touches them, never during).
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Ready != nil && !s.opts.Ready() {
+		s.writeJSON(w, r, http.StatusServiceUnavailable, Health{Status: "resuming"})
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, Health{Status: "ready"})
 }
 
 // openAPI serves the embedded contract.

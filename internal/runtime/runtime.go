@@ -154,13 +154,21 @@ func (r *Runtime) Close() error {
 	return nil
 }
 
-// Resume performs the after-commit work left in the outbox (oldest first),
-// then loads every running instance from its checkpoint at start-up,
-// carries on any track that was left runnable and reconciles its calls. An
-// instance whose checkpoint or definition cannot be read is logged and left
-// as it is; it never stops the others. Outbox rows whose work fails are
-// retried by the scheduler, which Resume starts.
+// Resume is Prepare followed by ResumeInstances: everything a start-up
+// owes the instances a previous run left, in one call.
 func (r *Runtime) Resume(ctx context.Context) (int, error) {
+	if err := r.Prepare(ctx); err != nil {
+		return 0, err
+	}
+	return r.ResumeInstances(ctx)
+}
+
+// Prepare is the part of start-up that must finish before anything else
+// touches the store: the after-commit work left in the outbox (oldest
+// first) and the upgrade of checkpoints written before migration 0005.
+// Requests may be served once it returns; ResumeInstances can run
+// alongside them (each instance is resumed under its own lock).
+func (r *Runtime) Prepare(ctx context.Context) error {
 	if n, err := r.DrainOutbox(ctx); err != nil {
 		r.log.Error("outbox drain failed; the scheduler retries it", "error", err)
 		r.outboxRetry.Store(true)
@@ -168,14 +176,28 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 		r.log.Info("outbox drained", "rows", n)
 	}
 	if err := r.upgradeLegacy(ctx); err != nil {
-		return 0, fmt.Errorf("runtime: resume: %w", err)
+		return fmt.Errorf("runtime: resume: %w", err)
 	}
+	return nil
+}
+
+// ResumeInstances loads every running instance from its checkpoint,
+// carries on any track that was left runnable and reconciles its calls,
+// then starts the scheduler (timers that came due while the server was
+// down fire then). An instance whose checkpoint or definition cannot be
+// read is logged and left as it is; it never stops the others. Outbox rows
+// whose work fails are retried by the scheduler. It stops early, without
+// starting the scheduler, when ctx ends.
+func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 	running, err := r.store.RunningInstances(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("runtime: resume: %w", err)
 	}
 	resumed := 0
 	for _, row := range running {
+		if ctx.Err() != nil {
+			return resumed, ctx.Err()
+		}
 		if err := r.resumeOne(ctx, row.ID); err != nil {
 			r.log.Error("resume failed", "instance_id", row.ID, "error", err)
 			continue
