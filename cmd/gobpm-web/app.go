@@ -215,6 +215,7 @@ type Main struct {
 	store  *store.DB
 	rt     *runtime.Runtime
 	access *access.Service
+	oidc   *auth.OIDC // the provider with --auth oidc
 	// ready is set once the running instances are resumed (GET /readyz).
 	ready        atomic.Bool
 	resumeDone   chan struct{}
@@ -261,7 +262,7 @@ func (m *Main) Run(ctx context.Context) error {
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
 	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load,
-		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure})})
+		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure, Access: m.access, OIDC: m.oidc, OIDCName: m.cfg.OIDC.Name})})
 	handler = bodyDeadline(handler, m.cfg.BodyTimeout)
 	switch {
 	case m.cfg.Auth == access.ModeNone:
@@ -324,6 +325,7 @@ func (m *Main) openAccess(ctx context.Context) error {
 			return fmt.Errorf("oidc provider %s: %w", m.cfg.OIDC.Issuer, err)
 		}
 		cfg.OIDC, cfg.AdminGroups = provider, m.cfg.OIDC.adminGroups()
+		m.oidc = provider
 	}
 	acc, err := access.New(ctx, cfg)
 	if err != nil {

@@ -75,6 +75,13 @@ func TestAuthBuiltinServer(t *testing.T) {
 		t.Fatalf("GET /processes without a credential: %v %v", res, err)
 	}
 
+	// The cockpit is wired to the same access service: on a new server it
+	// sends a visitor to the first-run page.
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if res, err := noFollow.Get(base + "/"); err != nil || res.StatusCode/100 != 3 || res.Header.Get("Location") != "/setup" {
+		t.Fatalf("GET / on a new server: %v %v, want a redirect to /setup", res, err)
+	}
+
 	// The CLI works on the same database while the server runs.
 	ctx := context.Background()
 	var out bytes.Buffer
@@ -116,6 +123,10 @@ func TestAuthBuiltinServer(t *testing.T) {
 	}
 	if res := post("/api/v1/jobs/activate", token, `{"type":"payroll","worker":"w","maxJobs":1,"lockDurationMs":1000}`); res.StatusCode != http.StatusForbidden {
 		t.Errorf("worker token on another job type: %d", res.StatusCode)
+	}
+	// Once there is a user, a visitor without a session goes to the login.
+	if res, err := noFollow.Get(base + "/instances"); err != nil || res.StatusCode/100 != 3 || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+		t.Fatalf("GET /instances without a session: %v %v, want a redirect to /login", res, err)
 	}
 	res := post("/api/v1/auth/login", "", `{"user":"ann","password":"correct horse battery"}`)
 	if res.StatusCode != http.StatusOK || len(res.Cookies()) != 1 || res.Cookies()[0].Secure {

@@ -34,6 +34,8 @@ type OIDCConfig struct {
 	AdminGroups string
 	// Scopes are requested at login besides openid, comma-separated.
 	Scopes string
+	// Name names the provider on the cockpit's login button.
+	Name string
 }
 
 // register declares the --oidc-* flags.
@@ -48,6 +50,7 @@ func (o *OIDCConfig) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&o.GroupMap, "oidc-group-map", getenv("GOBPM_OIDC_GROUP_MAP"), "--auth oidc: claim values to gobpm groups, e.g. 'bpm-admins=admins,sales=clerks' (GOBPM_OIDC_GROUP_MAP)")
 	fs.BoolVar(&o.KeepUnmapped, "oidc-keep-unmapped", getenv("GOBPM_OIDC_KEEP_UNMAPPED") == "true", "--auth oidc: claim values the map does not name become groups of the same name (GOBPM_OIDC_KEEP_UNMAPPED=true)")
 	fs.StringVar(&o.AdminGroups, "oidc-admin-groups", getenv("GOBPM_OIDC_ADMIN_GROUPS"), "--auth oidc: gobpm groups whose members are admins, comma-separated (GOBPM_OIDC_ADMIN_GROUPS)")
+	fs.StringVar(&o.Name, "oidc-name", getenv("GOBPM_OIDC_NAME"), "--auth oidc: the provider's name on the login button, e.g. Keycloak (GOBPM_OIDC_NAME)")
 	fs.StringVar(&o.Scopes, "oidc-scopes", def0(getenv("GOBPM_OIDC_SCOPES"), "profile,email"), "--auth oidc: scopes requested at login besides openid (GOBPM_OIDC_SCOPES)")
 }
 

@@ -98,8 +98,9 @@ func (s *Service) Logout(ctx context.Context, cookie string) error {
 // working. It fails with EFORBIDDEN when the token is wrong or already
 // used.
 func (s *Service) FirstRun(ctx context.Context, setupToken, user, password string) (User, error) {
+	current := s.SetupToken() // "" once any user exists, whoever made them
 	s.mu.Lock()
-	ok := s.setup != "" && constantTimeEqual(s.setup, setupToken)
+	ok := current != "" && s.setup == current && constantTimeEqual(current, setupToken)
 	if ok {
 		s.setup = "" // one use, even if what follows fails
 	}

@@ -194,11 +194,24 @@ func (s *Service) Mode() Mode { return s.cfg.Mode }
 func (s *Service) SessionPolicy() auth.SessionPolicy { return s.cfg.Sessions }
 
 // SetupToken returns the one-time set-up token while no user exists in
-// ModeBuiltin, and "" otherwise.
+// ModeBuiltin, and "" otherwise. Users created by another process (the
+// admin CLI) end it too: while a token is out, each call asks the store.
 func (s *Service) SetupToken() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.setup
+	tok := s.setup
+	s.mu.Unlock()
+	if tok == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if n, err := s.store.CountUsers(ctx); err != nil || n > 0 {
+		if err == nil {
+			s.clearSetup()
+		}
+		return ""
+	}
+	return tok
 }
 
 // Close writes the audit entries still waiting and stops the writer.

@@ -317,3 +317,27 @@ func TestAuditTrail(t *testing.T) {
 		t.Errorf("limit 5000: %v", err)
 	}
 }
+
+// TestSetupTokenEndsWhenAnotherProcessCreatesAUser: the admin CLI writes
+// to the database directly; the server's set-up token stops working.
+func TestSetupTokenEndsWhenAnotherProcessCreatesAUser(t *testing.T) {
+	t.Parallel()
+	svc, db, _ := newService(t)
+	ctx := context.Background()
+	tok := svc.SetupToken()
+	if tok == "" {
+		t.Fatal("no set-up token")
+	}
+	cli, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: db, Params: auth.TestParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close(ctx)
+	mustUser(t, cli, "ann", "correct horse battery", auth.RoleAdmin)
+	if got := svc.SetupToken(); got != "" {
+		t.Errorf("set-up token after another process created a user: %q", got)
+	}
+	if _, err := svc.FirstRun(ctx, tok, "eve", "correct horse battery"); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
+		t.Errorf("first run after another process created a user: %v", err)
+	}
+}
