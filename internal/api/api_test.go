@@ -333,6 +333,7 @@ func TestStartInstance(t *testing.T) {
 		{"malformed JSON", "order", "application/json", `{"variables":`, 400, "malformed-json", ""},
 		{"syntax error", "order", "application/json", `{"variables":{]}`, 400, "malformed-json", ""},
 		{"trailing data", "order", "application/json", `{} {}`, 400, "malformed-json", ""},
+		{"invalid UTF-8", "order", "application/json", "{\"variables\":{\"name\":\"caf\xe9\"}}", 400, "malformed-json", ""},
 		{"not an object", "order", "application/json", `[1,2]`, 400, "invalid-request", ""},
 		{"variables not an object", "order", "application/json", `{"variables":[1]}`, 400, "invalid-request", "variables"},
 		{"variables a string", "order", "application/json", `{"variables":"{}"}`, 400, "invalid-request", "variables"},

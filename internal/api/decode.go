@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // contentTypeJSON is the media type of every successful JSON answer.
@@ -48,6 +49,11 @@ func (s *server) readJSONObject(w http.ResponseWriter, r *http.Request) (map[str
 	if len(bytes.TrimSpace(body)) == 0 {
 		return map[string]json.RawMessage{}, nil
 	}
+	if !utf8.Valid(body) {
+		// encoding/json would replace the bad bytes with U+FFFD: the
+		// variables stored would not be the ones sent.
+		return nil, errorf(kindMalformedJSON, "", fmt.Sprintf("the body is not valid UTF-8 (first bad byte at offset %d)", firstInvalidUTF8(body)))
+	}
 	var v any
 	if err := decodeNumbers(body, &v); err != nil {
 		return nil, malformed(err)
@@ -60,6 +66,19 @@ func (s *server) readJSONObject(w http.ResponseWriter, r *http.Request) (map[str
 		return nil, malformed(err)
 	}
 	return members, nil
+}
+
+// firstInvalidUTF8 returns the offset of the first byte of b that does not
+// start a valid UTF-8 sequence (len(b) when there is none).
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 // decodeNumbers decodes exactly one JSON value from data into v, keeping
