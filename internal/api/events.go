@@ -24,7 +24,11 @@ func (s *server) correlateMessage(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	n, err := s.svc.CorrelateMessage(r.Context(), name, key, vs)
+	ctx, err := idempotent(r, members)
+	if err != nil {
+		return err
+	}
+	n, err := s.svc.CorrelateMessage(ctx, name, key, vs)
 	if err != nil {
 		return err
 	}

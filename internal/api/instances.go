@@ -41,10 +41,18 @@ func (s *server) startInstance(w http.ResponseWriter, r *http.Request) error {
 	if req.Version, err = positiveIntField(members, "version"); err != nil {
 		return err
 	}
-	view, err := s.svc.StartInstance(r.Context(), req)
+	ctx, err := idempotent(r, members)
 	if err != nil {
 		return err
 	}
+	view, err := s.svc.StartInstance(ctx, req)
+	if err != nil {
+		return err
+	}
+	if view.Replayed {
+		w.Header().Set(HeaderIdempotentReplayed, "true")
+	}
+	noteResource(r, "instance "+string(view.ID))
 	w.Header().Set("Location", "/api/v1/instances/"+url.PathEscape(string(view.ID)))
 	s.writeJSON(w, r, http.StatusCreated, toInstance(view))
 	return nil

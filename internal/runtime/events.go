@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -52,6 +53,20 @@ func (r *Runtime) CorrelateMessage(ctx context.Context, name, correlationKey str
 	if strings.TrimSpace(name) == "" {
 		return 0, &Error{Code: EINVALID, Message: "name is required", Field: "name"}
 	}
+	var scoped string
+	var hash [32]byte
+	if claimOf(ctx) != nil {
+		var err error
+		if hash, err = requestHash("message", name, correlationKey, vars); err != nil {
+			return 0, err
+		}
+		if n, ok, err := r.replayMessage(ctx, hash); ok || err != nil {
+			return n, err
+		}
+		if scoped, err = r.prepareClaim(ctx, "message", hash, messageAnswer{Correlated: 1}); err != nil {
+			return 0, err
+		}
+	}
 	for attempt := 0; attempt < 8; attempt++ {
 		subs, err := r.store.MessageSubscriptions(ctx, name, correlationKey, 1)
 		if err != nil {
@@ -61,6 +76,12 @@ func (r *Runtime) CorrelateMessage(ctx context.Context, name, correlationKey str
 			break
 		}
 		_, err = r.step(ctx, subs[0].InstanceID, engine.MessageDelivered{WaitID: subs[0].ID, Variables: vars}, nil)
+		if scoped != "" && ErrorCode(err) == ECONFLICT {
+			// Perhaps a request with the same key delivered it meanwhile.
+			if n, ok, rerr := r.replayMessage(ctx, hash); ok || rerr != nil {
+				return n, rerr
+			}
+		}
 		if ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT {
 			continue // taken by someone else meanwhile: look again
 		}
@@ -73,6 +94,13 @@ func (r *Runtime) CorrelateMessage(ctx context.Context, name, correlationKey str
 	if err != nil {
 		return 0, fmt.Errorf("runtime: message starts for %s: %w", name, err)
 	}
+	if scoped != "" && len(starts) > 0 {
+		// The key goes with the first start: a retry after a crash between
+		// two starts replays instead of starting the first again.
+		if _, err := r.prepareClaim(ctx, "message", hash, messageAnswer{Correlated: len(starts)}); err != nil {
+			return 0, err
+		}
+	}
 	for _, s := range starts {
 		if _, err := r.startAt(ctx, s.proc, s.ref, correlationKey, s.node, vars, nil, nil); err != nil {
 			return 0, err
@@ -82,6 +110,24 @@ func (r *Runtime) CorrelateMessage(ctx context.Context, name, correlationKey str
 		return 0, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("nothing waits for message %q with correlation key %q", name, correlationKey)}
 	}
 	return len(starts), nil
+}
+
+// messageAnswer is what a message retried with its idempotency key replays.
+type messageAnswer struct {
+	Correlated int `json:"correlated"`
+}
+
+// replayMessage answers a message retried with a recorded idempotency key.
+func (r *Runtime) replayMessage(ctx context.Context, hash [32]byte) (int, bool, error) {
+	row, ok, err := r.replayable(ctx, "message "+claimOf(ctx).key, hash)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	var a messageAnswer
+	if err := json.Unmarshal(row.Answer, &a); err != nil {
+		return 0, false, fmt.Errorf("runtime: idempotent answer of %s: %w", row.Key, err)
+	}
+	return a.Correlated, true, nil
 }
 
 // BroadcastSignal fires every signal subscription with the name in every

@@ -46,6 +46,9 @@ type Options struct {
 	// sum of 1 + scopes + tracks + waits over cached instances); 0 means
 	// DefaultStateCacheWeight, a negative value disables the cache.
 	StateCacheWeight int
+	// IdempotencyWindow is how long an idempotency key is remembered; 0
+	// means DefaultIdempotencyWindow.
+	IdempotencyWindow time.Duration
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -56,6 +59,8 @@ type Runtime struct {
 	now      func() time.Time
 	newID    func() string
 	engine   engine.Options
+	// idempotencyWindow is how long idempotency keys are remembered.
+	idempotencyWindow time.Duration
 
 	defs  *cache[*bpmn.Process]
 	decs  *cache[*dmn.Definitions]
@@ -99,15 +104,16 @@ func (r *Runtime) BeginShutdown() {
 // shutdown.
 func New(store Store, opts Options) *Runtime {
 	r := &Runtime{
-		store:  store,
-		log:    opts.Logger,
-		now:    opts.Now,
-		newID:  opts.NewID,
-		engine: opts.Engine,
-		defs:   newCache[*bpmn.Process](),
-		decs:   newCache[*dmn.Definitions](),
-		locks:  newInstanceLocks(),
-		states: newStateCache(cmp.Or(opts.StateCacheWeight, DefaultStateCacheWeight)),
+		store:             store,
+		log:               opts.Logger,
+		now:               opts.Now,
+		newID:             opts.NewID,
+		engine:            opts.Engine,
+		idempotencyWindow: cmp.Or(opts.IdempotencyWindow, DefaultIdempotencyWindow),
+		defs:              newCache[*bpmn.Process](),
+		decs:              newCache[*dmn.Definitions](),
+		locks:             newInstanceLocks(),
+		states:            newStateCache(cmp.Or(opts.StateCacheWeight, DefaultStateCacheWeight)),
 
 		jobReady:   newNotifier(),
 		startLocks: newInstanceLocks(),
@@ -296,11 +302,46 @@ func (r *Runtime) StartInstance(ctx context.Context, req StartRequest) (Instance
 		}
 		return InstanceView{}, err
 	}
+	var scoped string
+	var hash [32]byte
+	if claimOf(ctx) != nil {
+		if hash, err = requestHash("start", req.ProcessKey, req.Version, req.BusinessKey, req.Variables); err != nil {
+			return InstanceView{}, err
+		}
+		if v, ok, err := r.replayStart(ctx, "start:"+req.ProcessKey, hash); ok || err != nil {
+			return v, err
+		}
+		if scoped, err = r.prepareClaim(ctx, "start:"+req.ProcessKey, hash, nil); err != nil {
+			return InstanceView{}, err
+		}
+	}
 	var view InstanceView
 	if _, err := r.startAt(ctx, proc, ref, req.BusinessKey, "", req.Variables, nil, &view); err != nil {
+		if scoped != "" && ErrorCode(err) == ECONFLICT {
+			// A request with the same key committed meanwhile: answer as it.
+			if v, ok, rerr := r.replayStart(ctx, "start:"+req.ProcessKey, hash); ok || rerr != nil {
+				return v, rerr
+			}
+		}
 		return InstanceView{}, err
 	}
 	return view, nil
+}
+
+// replayStart answers a start retried with a recorded idempotency key: the
+// instance the first request started, as it is now.
+func (r *Runtime) replayStart(ctx context.Context, scope string, hash [32]byte) (InstanceView, bool, error) {
+	scoped := scope + " " + claimOf(ctx).key
+	row, ok, err := r.replayable(ctx, scoped, hash)
+	if err != nil || !ok {
+		return InstanceView{}, false, err
+	}
+	v, err := r.Instance(ctx, row.InstanceID)
+	if err != nil {
+		return InstanceView{}, false, err
+	}
+	v.Replayed = true
+	return v, true, nil
 }
 
 // startAt creates an instance of proc at its None start (startNode "") or at
@@ -333,8 +374,11 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 		extra(&rec)
 	}
 	if err == nil {
+		rec.Idempotency = takeClaim(ctx, id)
 		w.prepend(rec, fx)
-		err = r.commit.commitAll(w.recs)
+		if err = r.commit.commitAll(w.recs); err != nil {
+			returnClaim(ctx)
+		}
 	}
 	if err == nil {
 		if view != nil {
@@ -405,8 +449,10 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 	if err != nil {
 		return nil, err
 	}
+	rec.Idempotency = takeClaim(ctx, id)
 	w.prepend(rec, fx)
 	if err := r.commit.commitAll(w.recs); err != nil {
+		returnClaim(ctx)
 		return nil, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
 	}
 	r.states.put(w.recs[0].Instance, next)

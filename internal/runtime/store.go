@@ -139,6 +139,27 @@ type StepRecord struct {
 	// step's transaction (InstanceID and CreatedAt are the step's when
 	// empty). CommitSteps sets each row's ID in place once it is written.
 	Outbox []OutboxRow
+	// Idempotency, when set, records the client's idempotency key in the
+	// step's transaction. A key already recorded after ExpiredBefore fails
+	// the step with ErrConflict; an older one is replaced.
+	Idempotency *IdempotencyRow
+}
+
+// IdempotencyRow is a client's idempotency key with what it did.
+type IdempotencyRow struct {
+	// Key is the scoped key ("start:order 7f3…", "message 7f3…").
+	Key string
+	// RequestHash is the SHA-256 of the request's canonical form.
+	RequestHash [32]byte
+	// InstanceID is the instance the request started or reached.
+	InstanceID InstanceID
+	// Answer is the JSON the runtime replays for a retry.
+	Answer json.RawMessage
+	// CreatedAt is when the key was recorded.
+	CreatedAt time.Time
+	// ExpiredBefore: a recorded key older than this counts as unused (the
+	// idempotency window); writing one deletes a few such keys too.
+	ExpiredBefore time.Time
 }
 
 // Part is one stored piece of an instance's state: a scope with its
@@ -328,6 +349,10 @@ type Store interface {
 	UpdateOutbox(ctx context.Context, id int64, payload json.RawMessage) error
 	// DeleteOutbox deletes outbox rows by id; unknown ids are ignored.
 	DeleteOutbox(ctx context.Context, ids ...int64) error
+
+	// Idempotency returns the record of a scoped idempotency key written
+	// after since; ok is false when there is none (or only an older one).
+	Idempotency(ctx context.Context, key string, since time.Time) (row IdempotencyRow, ok bool, err error)
 
 	// Close releases the store.
 	Close() error

@@ -57,6 +57,9 @@ type StartRequest struct {
 // InstanceView is a copied, read-only picture of one instance.
 type InstanceView struct {
 	InstanceRow
+	// Replayed is set on the answer to a start retried with an idempotency
+	// key: the instance is the one the first request started, as it is now.
+	Replayed bool
 	// Variables are the root scope's variables.
 	Variables map[string]any
 	// Scopes and Tracks are the first ViewLimit open scopes and live

@@ -189,6 +189,9 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := applyWaits(st, in, s.Waits, s.RemovedWaits); err != nil {
 		return err
 	}
+	if err := insertIdempotency(st, s.Idempotency); err != nil {
+		return err
+	}
 	return insertOutbox(st, in, s.Outbox)
 }
 
