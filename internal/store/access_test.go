@@ -908,8 +908,8 @@ func TestMigrateToAccess(t *testing.T) {
 	if got, want := schemaDump(t, db.read), schemaDump(t, MustOpen(t).read); got != want {
 		t.Errorf("migrated schema differs from a fresh one:\n%s", got)
 	}
-	if err := db.read.QueryRow(`SELECT MAX(version) FROM schema_migrations`).Scan(&version); err != nil || version != 6 {
-		t.Errorf("migrated to version %d, %v", version, err)
+	if err := db.read.QueryRow(`SELECT MAX(version) FROM schema_migrations`).Scan(&version); err != nil || version < 6 {
+		t.Errorf("migrated to version %d, %v; want 6 or later", version, err)
 	}
 	mustAddUser(t, db, "ann")
 	mustAddGroup(t, db, "ops", "ann")
