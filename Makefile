@@ -18,7 +18,9 @@ TEMPL_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
 .PHONY: help
 help: ## Show this help.
-	@grep -hE '^[a-zA-Z/_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z/_-]+:.*?## ' $(MAKEFILE_LIST) | sed -e 's|$$(ADDR)|$(ADDR)|g' -e 's|$$(DB)|$(DB)|g' | \
+		awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+	@echo "Override a setting on the command line, e.g. make run ADDR=127.0.0.1:9090 DB=/tmp/gobpm.db"
 
 .PHONY: build
 build: vendor ## Build the server binary (pure Go, CGO_ENABLED=0) into bin/.
