@@ -9,15 +9,23 @@ RUN mkdir -p /out && cp node_modules/htmx.org/dist/htmx.min.js \
     node_modules/bpmn-js/dist/assets/bpmn-js.css node_modules/bpmn-js/dist/assets/diagram-js.css /out/
 
 FROM golang:1.26 AS build
+# The version the binary reports (--version, the cockpit's footer):
+#   docker build --build-arg VERSION=$(git describe --tags --always) .
+ARG VERSION=dev
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 COPY --from=assets /out/ web/static/vendor/
-RUN CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o /out/gobpm-web ./cmd/gobpm-web
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.Version=${VERSION}" -o /out/gobpm-web ./cmd/gobpm-web
+# The data directory, owned by the image's non-root user (65532), so a fresh
+# volume mounted there is writable.
+RUN mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gobpm-web /gobpm-web
+COPY --from=build --chown=65532:65532 /out/data /data
+USER 65532:65532
 VOLUME /data
 EXPOSE 8080
 # Built-in users, groups and tokens: the first start logs a one-time set-up
