@@ -111,19 +111,15 @@ func (p *parser) ioSet(s *etree.Element, owner string, ids map[string]string, pa
 	}
 }
 
-// callBinding is a Camunda 7 calledElementBinding / Zeebe bindingType value.
-const (
-	bindingLatest  = "latest"
-	bindingVersion = "version"
-)
+// bindingLatest is the default binding (tasks.go reads zeebe:calledDecision's too).
+const bindingLatest = BindingLatest
 
 // camundaCallRefused are Camunda 7 attributes of a call activity whose
 // behaviour gobpm does not have.
 var camundaCallRefused = []struct{ key, hint string }{
 	{"calledElementTenantId", "tenants are not supported"},
-	{"calledElementVersionTag", "version tags are not supported; pin a version with gobpm:version"},
-	{"variableMappingClass", "Java variable mappings are not supported; declare dataInput/dataOutput names in the call activity's ioSpecification"},
-	{"variableMappingDelegateExpression", "Java variable mappings are not supported; declare dataInput/dataOutput names in the call activity's ioSpecification"},
+	{"variableMappingClass", "Java variable mappings are not supported; use camunda:in/camunda:out, or declare dataInput/dataOutput names in the call activity's ioSpecification"},
+	{"variableMappingDelegateExpression", "Java variable mappings are not supported; use camunda:in/camunda:out, or declare dataInput/dataOutput names in the call activity's ioSpecification"},
 	{"caseRef", "calling a CMMN case is not supported"},
 	{"caseBinding", "calling a CMMN case is not supported"},
 	{"caseVersion", "calling a CMMN case is not supported"},
@@ -131,12 +127,15 @@ var camundaCallRefused = []struct{ key, hint string }{
 }
 
 // callActivity reads what a call activity calls (DESIGN §5.7, §8): the
-// callee key from calledElement or zeebe:calledElement processId, the
-// version binding from gobpm:version or camunda:calledElementBinding, and
+// callee key from calledElement or zeebe:calledElement processId (a key,
+// or an expression evaluated on entry), the version binding from
+// gobpm:version, zeebe:calledElement bindingType or
+// camunda:calledElementBinding, the variables that cross the call
+// (Zeebe's propagate attributes, Camunda 7's camunda:in / camunda:out) and
 // the call's own ioSpecification (io, nil without one).
 func (p *parser) callActivity(e *etree.Element, io *ioDecl) *CallDef {
 	label := p.label(e)
-	call := &CallDef{}
+	call := &CallDef{Binding: BindingLatest}
 	if io != nil {
 		call.IO = io.spec
 	}
@@ -155,33 +154,32 @@ func (p *parser) callActivity(e *etree.Element, io *ioDecl) *CallDef {
 		if a := zc.SelectAttr("processId"); a != nil {
 			zeebe, zeebeOK = strings.TrimSpace(a.Value), true
 		}
-		for _, key := range []string{"propagateAllChildVariables", "propagateAllParentVariables"} {
-			if v := strings.TrimSpace(zc.SelectAttrValue(key, "")); v == "true" {
-				p.problems.add(label, RuleUnsupported,
-					"zeebe:calledElement %s=\"true\" is not supported: only the declared inputs and outputs cross a call; declare dataInput/dataOutput names in the call activity's ioSpecification (DESIGN §8)", key)
-			}
-		}
-		switch b := strings.TrimSpace(zc.SelectAttrValue("bindingType", "")); b {
-		case "", bindingLatest:
-		default:
-			p.problems.add(label, RuleUnsupported, "zeebe:calledElement bindingType=%q is not supported; the default is the latest version, gobpm:version pins one", b)
-		}
 	}
 	switch {
-	case stdOK && std != "" && zeebeOK && zeebe != "" && std != zeebe:
+	case stdOK && std != "" && zeebeOK && zeebe != "" && std != zeebe && !isExpression(std) && !isExpression(zeebe):
 		p.problems.add(label, RuleInvalidAttribute, "calledElement %q and zeebe:calledElement processId %q disagree", std, zeebe)
+	case zeebeOK && zeebe != "":
+		// gobpm > zeebe > camunda: a model drawn for both engines may
+		// carry an expression for one and a key for the other.
+		call.CalledElement, what = zeebe, "zeebe:calledElement processId"
 	case stdOK && std != "":
 		call.CalledElement = std
-	case zeebeOK && zeebe != "":
-		call.CalledElement, what = zeebe, "zeebe:calledElement processId"
 	case stdOK || zeebeOK:
 		p.problems.add(label, RuleMissingAttribute, "callActivity %q has an empty calledElement", label)
 	default:
 		p.problems.add(label, RuleMissingAttribute, "callActivity %q needs a calledElement (or zeebe:calledElement processId)", label)
 	}
 	if isExpression(call.CalledElement) {
-		p.problems.add(label, RuleUnsupported, "%s %q: a called element expression is not supported yet; name the callee's key", what, call.CalledElement)
+		call.CalledExpr = p.compile(label, what, p.calleeLanguage(call.CalledElement), call.CalledElement)
 	}
+
+	// The variables that cross the call.
+	if zc != nil {
+		call.Zeebe = true
+		call.PropagateParent = p.zeebeBool(label, zc, "propagateAllParentVariables")
+		call.PropagateChild = p.zeebeBool(label, zc, "propagateAllChildVariables")
+	}
+	p.callVars(e, call)
 
 	// The version.
 	for _, r := range camundaCallRefused {
@@ -190,27 +188,178 @@ func (p *parser) callActivity(e *etree.Element, io *ioDecl) *CallDef {
 		}
 	}
 	if v, ok := nsAttr(e, NamespaceGobpm, "version"); ok {
-		call.Version = p.positive(label, "gobpm:version", v)
+		call.Binding, call.Version = BindingVersion, p.positive(label, "gobpm:version", v)
+		return call
+	}
+	if zc != nil {
+		switch b := strings.TrimSpace(zc.SelectAttrValue("bindingType", "")); b {
+		case "", BindingLatest:
+		case BindingDeployment:
+			call.Binding = BindingDeployment
+		case BindingVersionTag:
+			call.Binding = BindingVersionTag
+			tag := zc.SelectAttr("versionTag")
+			if tag == nil || strings.TrimSpace(tag.Value) == "" {
+				p.problems.add(label, RuleMissingAttribute, "zeebe:calledElement bindingType=\"versionTag\" needs a versionTag")
+			} else {
+				call.VersionTag = strings.TrimSpace(tag.Value)
+			}
+		default:
+			p.problems.add(label, RuleUnsupported, "zeebe:calledElement bindingType=%q is not supported; use latest (the default), deployment or versionTag, or pin a version with gobpm:version", b)
+		}
 		return call
 	}
 	binding, _ := nsAttr(e, NamespaceCamunda, "calledElementBinding")
 	switch b := strings.TrimSpace(binding); b {
-	case "", bindingLatest:
-	case bindingVersion:
+	case "", BindingLatest:
+	case BindingDeployment:
+		call.Binding = BindingDeployment
+	case BindingVersion:
+		call.Binding = BindingVersion
 		v, ok := nsAttr(e, NamespaceCamunda, "calledElementVersion")
-		switch {
-		case !ok || strings.TrimSpace(v) == "":
+		switch v = strings.TrimSpace(v); {
+		case !ok || v == "":
 			p.problems.add(label, RuleMissingAttribute, "camunda:calledElementBinding=\"version\" needs camunda:calledElementVersion")
 		case isExpression(v):
-			p.problems.add(label, RuleUnsupported, "camunda:calledElementVersion %q: a version expression is not supported yet; use a literal", strings.TrimSpace(v))
+			call.VersionExpr = p.compile(label, "camunda:calledElementVersion", p.calleeLanguage(v), v)
 		default:
 			call.Version = p.positive(label, "camunda:calledElementVersion", v)
 		}
+	case BindingVersionTag:
+		call.Binding = BindingVersionTag
+		v, ok := nsAttr(e, NamespaceCamunda, "calledElementVersionTag")
+		switch v = strings.TrimSpace(v); {
+		case !ok || v == "":
+			p.problems.add(label, RuleMissingAttribute, "camunda:calledElementBinding=\"versionTag\" needs camunda:calledElementVersionTag")
+		case isExpression(v):
+			call.VersionTagExpr = p.compile(label, "camunda:calledElementVersionTag", p.calleeLanguage(v), v)
+		default:
+			call.VersionTag = v
+		}
 	default:
 		p.problems.add(label, RuleUnsupported,
-			"camunda:calledElementBinding=%q is not supported; the default is the latest version at call time, gobpm:version (or calledElementBinding=\"version\") pins one", b)
+			"camunda:calledElementBinding=%q is not supported; use latest (the default), deployment, version or versionTag", b)
 	}
 	return call
+}
+
+// calleeLanguage is the language of an expression in a call activity
+// attribute: a "${…}" text is JUEL (Camunda 7), a "=…" text FEEL.
+func (p *parser) calleeLanguage(v string) string {
+	if strings.HasPrefix(strings.TrimSpace(v), "=") {
+		return "feel"
+	}
+	return p.exprLang
+}
+
+// zeebeBool reads a boolean attribute of zeebe:calledElement whose Zeebe
+// default is true.
+func (p *parser) zeebeBool(label string, zc *etree.Element, key string) bool {
+	switch v := strings.TrimSpace(zc.SelectAttrValue(key, "")); v {
+	case "", "true":
+		return true
+	case "false":
+		return false
+	default:
+		p.problems.add(label, RuleInvalidAttribute, "zeebe:calledElement %s=%q is not a boolean", key, v)
+		return true
+	}
+}
+
+// callVars reads Camunda 7's camunda:in and camunda:out elements of a call
+// activity: variables="all", source or sourceExpression (JUEL) with a
+// target, local, and (on camunda:in) businessKey. With zeebe:calledElement
+// present they are ignored (gobpm > zeebe > camunda), but still checked.
+func (p *parser) callVars(e *etree.Element, call *CallDef) {
+	label := p.label(e)
+	var ins, outs []CallVar
+	for _, x := range e.ChildElements() {
+		if !isBPMN(x) || x.Tag != "extensionElements" {
+			continue
+		}
+		for _, c := range x.ChildElements() {
+			if c.NamespaceURI() != NamespaceCamunda || (c.Tag != "in" && c.Tag != "out") {
+				continue
+			}
+			what := "camunda:" + c.Tag
+			p.noAttributes(e, c, what, "source", "sourceExpression", "target", "variables", "local", "businessKey")
+			if len(c.ChildElements()) > 0 {
+				p.problems.add(label, RuleUnsupported, "%s on callActivity has child elements; it takes attributes only", what)
+			}
+			local := false
+			switch l := strings.TrimSpace(c.SelectAttrValue("local", "")); l {
+			case "", "false":
+			case "true":
+				local = true
+			default:
+				p.problems.add(label, RuleInvalidAttribute, "%s local=%q is not a boolean", what, l)
+			}
+			if bk := c.SelectAttr("businessKey"); bk != nil {
+				switch {
+				case c.Tag != "in":
+					p.problems.add(label, RuleUnsupported, "camunda:out businessKey is not supported: a business key is passed to the child with camunda:in")
+				case call.BusinessKey != nil:
+					p.problems.add(label, RuleInvalidAttribute, "callActivity has several camunda:in businessKey; use one")
+				default:
+					call.BusinessKey = p.compile(label, "camunda:in businessKey", "juel", bk.Value)
+				}
+				for _, k := range []string{"source", "sourceExpression", "target", "variables"} {
+					if c.SelectAttr(k) != nil {
+						p.problems.add(label, RuleInvalidAttribute, "%s with businessKey takes no %s; write a second %s for variables", what, k, what)
+					}
+				}
+				continue
+			}
+			v := CallVar{Local: local}
+			vars, hasVars := c.SelectAttr("variables"), false
+			if vars != nil {
+				hasVars = true
+				if strings.TrimSpace(vars.Value) != "all" {
+					p.problems.add(label, RuleInvalidAttribute, "%s variables=%q: only \"all\" is defined", what, vars.Value)
+					continue
+				}
+				v.All = true
+			}
+			src, srcExpr := c.SelectAttr("source"), c.SelectAttr("sourceExpression")
+			target := strings.TrimSpace(c.SelectAttrValue("target", ""))
+			switch {
+			case hasVars && (src != nil || srcExpr != nil || c.SelectAttr("target") != nil):
+				p.problems.add(label, RuleInvalidAttribute, "%s variables=\"all\" takes no source, sourceExpression or target; write a second %s for one variable", what, what)
+				continue
+			case hasVars:
+			case src != nil && srcExpr != nil:
+				p.problems.add(label, RuleInvalidAttribute, "%s has both source and sourceExpression; use one", what)
+				continue
+			case src == nil && srcExpr == nil:
+				p.problems.add(label, RuleMissingAttribute, "%s needs variables=\"all\", a source or a sourceExpression", what)
+				continue
+			case target == "":
+				p.problems.add(label, RuleMissingAttribute, "%s needs a target (the variable it sets)", what)
+				continue
+			case src != nil:
+				v.Source, v.Target = strings.TrimSpace(src.Value), target
+				if v.Source == "" {
+					p.problems.add(label, RuleMissingAttribute, "%s has an empty source", what)
+					continue
+				}
+			default:
+				v.Target = target
+				if v.SourceExpr = p.compile(label, what+" sourceExpression", "juel", srcExpr.Value); v.SourceExpr == nil {
+					continue
+				}
+			}
+			if c.Tag == "in" {
+				ins = append(ins, v)
+			} else {
+				outs = append(outs, v)
+			}
+		}
+	}
+	if call.Zeebe {
+		call.BusinessKey = nil
+		return
+	}
+	call.In, call.Out = ins, outs
 }
 
 // positive parses a version number: an integer >= 1.

@@ -96,26 +96,36 @@
 //     loop with neither condition nor maximum runs once.
 //   - callActivity (KindCallActivity, Node.Call; DESIGN §5.7, §8): the
 //     callee key from the standard calledElement, or from
-//     zeebe:calledElement processId (when both are given they must agree),
-//     kept as written — a namespace-qualified "prefix:key" is left to the
-//     runtime's resolver, with Process.Namespaces. The key is required; an
-//     expression ("=…", "${…}") is not supported yet. CallDef.Version is
-//     0 (the latest version at call time) unless gobpm:version pins a
-//     positive version, or camunda:calledElementBinding="version" with
-//     camunda:calledElementVersion="N" does; calledElementBinding
-//     "latest" is the default, any other binding (deployment, versionTag),
-//     camunda:calledElementTenantId, camunda:variableMapping*, CMMN case
-//     calls (camunda:caseRef, …) and zeebe:calledElement bindingType other
-//     than "latest" are refused. CallDef.IO is the call activity's own
+//     zeebe:calledElement processId (when both are literal keys they must
+//     agree; otherwise zeebe's wins), kept as written — a
+//     namespace-qualified "prefix:key" is left to the runtime's resolver,
+//     with Process.Namespaces. The key is required; an expression ("=…"
+//     FEEL, "${…}" JUEL) is a dynamic callee (CallDef.CalledExpr),
+//     evaluated when the call activity is entered. CallDef.Binding is
+//     "latest" (the default), "version" (gobpm:version, or
+//     camunda:calledElementBinding="version" with
+//     camunda:calledElementVersion, a positive integer or an expression),
+//     "deployment" (camunda:calledElementBinding, zeebe:calledElement
+//     bindingType) or "versionTag" (camunda:calledElementVersionTag, a
+//     literal or an expression, or zeebe:calledElement versionTag; the
+//     callee's tag is Process.VersionTag, from camunda:versionTag or
+//     zeebe:versionTag on its process). camunda:calledElementTenantId,
+//     camunda:variableMapping*, CMMN case calls (camunda:caseRef, …) and
+//     any other binding are refused. CallDef.IO is the call activity's own
 //     ioSpecification: the data inputs whose names are read from the
-//     caller's variables, the data outputs the child hands back. Nothing
-//     else crosses the call, so Camunda 7's camunda:in / camunda:out,
-//     camunda:inputOutput and zeebe:ioMapping on a call activity, and
-//     zeebe:calledElement propagateAllChildVariables="true" or
-//     propagateAllParentVariables="true", are refused with a hint to
-//     declare dataInput/dataOutput names; an absent propagate attribute
-//     is accepted and gobpm's declared-only contract applies. A call
-//     activity takes boundary events and a default flow like any activity.
+//     caller's variables, the data outputs the child hands back. With
+//     zeebe:calledElement, CallDef.Zeebe is set and PropagateParent /
+//     PropagateChild are propagateAllParentVariables /
+//     propagateAllChildVariables (Zeebe's default for both is true; "true"
+//     or "false"). Without it, Camunda 7's camunda:in and camunda:out
+//     (CallDef.In, CallDef.Out: variables="all", or source or
+//     sourceExpression (JUEL) with a target; local) and camunda:in
+//     businessKey (CallDef.BusinessKey, JUEL) say what crosses; with it
+//     they are ignored (gobpm > zeebe > camunda). camunda:in and
+//     camunda:out anywhere but on a call activity are refused (passing
+//     variables with a signal is not supported). A call activity takes
+//     boundary events, a default flow and variable mappings like any
+//     activity.
 //     Its dataInputAssociation / dataOutputAssociation elements are
 //     accepted without effect when they connect one of its own data inputs
 //     (outputs) with a dataObject, dataObjectReference, property or process
@@ -181,6 +191,30 @@
 //     any other value (a technology that would run the task) and
 //     operationRef (a web service operation, also as a child of
 //     messageEventDefinition) are refused: gobpm runs the task itself.
+//
+// Variable mappings (Node.Mappings, DESIGN §8) are read from
+// gobpm:input / gobpm:output extension elements (attributes source and
+// target), else zeebe:ioMapping (zeebe:input, zeebe:output), else
+// camunda:inputOutput (camunda:inputParameter, camunda:outputParameter);
+// a lower form next to a higher one is ignored. The gobpm and Zeebe forms
+// (MappingZeebe): source is FEEL with a leading "=", a static string
+// otherwise, null when absent or empty; target is a variable name or a
+// nested path "a.b.c" (each part a letter or _ followed by letters, digits
+// or _; anything else is RuleInvalidAttribute). The Camunda 7 form
+// (MappingCamunda7): a parameter's name is the variable, its value its
+// trimmed text (empty: null; "${…}"/"#{…}" inside: JUEL, composite text
+// yielding a string; otherwise a constant string), or one camunda:list
+// (camunda:value, nested lists and maps) or camunda:map (camunda:entry
+// key, nested values); a camunda:script anywhere in a parameter is
+// refused (gobpm runs no JavaScript or Groovy). Mappings sit on
+// activities (tasks, call activities, embedded, ad-hoc and event
+// sub-processes) and on intermediate, boundary and end events; on start
+// events, gateways, processes, flows or anything else they are refused.
+// As in Camunda 7, camunda:inputOutput is refused on boundary events and
+// event sub-processes, and output parameters on end events and
+// multi-instance activities; as in Camunda 8, a boundary event takes no
+// inputs and an error or terminate end event no outputs; inputs on an
+// event sub-process are not supported yet.
 //
 // An ioSpecification (IOSpec) is read on a process (Process.IO, its
 // contract as a callee), a call activity and a global task: dataInput and
@@ -290,12 +324,11 @@
 // zeebe:taskSchedule followUpDate, zeebe:script, zeebe:conditionalFilter,
 // zeebe:linkedResources, zeebe:properties configuring an inbound
 // connector (a property named inbound.*), and these extension elements:
-// camunda:inputOutput, camunda:executionListener,
-// camunda:taskListener, camunda:in, camunda:out,
+// camunda:executionListener, camunda:taskListener,
 // camunda:failedJobRetryTimeCycle (gobpm has its own retry schedule),
 // camunda:field (field injection), camunda:errorEventDefinition (external
-// task error mapping), zeebe:ioMapping, zeebe:taskHeaders,
-// zeebe:executionListeners, zeebe:taskListeners. Camunda 7's
+// task error mapping), zeebe:taskHeaders, zeebe:executionListeners,
+// zeebe:taskListeners. Camunda 7's
 // camunda:asyncBefore, camunda:asyncAfter and camunda:exclusive only move
 // transaction boundaries and job exclusivity, which gobpm decides itself
 // (a step runs each track on until it waits, in one transaction, and an
@@ -308,7 +341,9 @@
 // camunda:diagramRelationId and zeebe:modelerTemplate*) and history or
 // tasklist metadata (camunda:versionTag, camunda:historyTimeToLive,
 // camunda:isStartableInTasklist) only describe a UI or housekeeping —
-// gobpm has no form service — and are ignored. On a userTask, the standard
+// gobpm has no form service — and are ignored, except that a process's
+// version tag (zeebe:versionTag, camunda:versionTag) is read into
+// Process.VersionTag for call activities binding by tag. On a userTask, the standard
 // humanPerformer, potentialOwner, performer and resourceRole are refused:
 // use gobpm:assignee / gobpm:candidateUsers / gobpm:candidateGroups.
 //
@@ -320,7 +355,9 @@
 // globalBusinessRuleTask); version (callActivity); router, routerExpression, sequence, selection
 // (adHocSubProcess); collection, elementVariable, outputCollection,
 // outputElement (multiInstanceLoopCharacteristics); correlationKey
-// (message).
+// (message). Its elements are input and output (variable mappings, in an
+// element's extensionElements); any other gobpm element is
+// RuleUnknownExtension.
 //
 // # Instantiation shapes
 //

@@ -284,6 +284,7 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 	if e.Tag == "boundaryEvent" && kind == TriggerError && !n.CancelActivity {
 		p.problems.add(label, RuleInvalidBoundary, "an error boundary event always interrupts; cancelActivity=\"false\" is not allowed")
 	}
+	n.Mappings = p.nodeMappings(e, n)
 	return ok
 }
 

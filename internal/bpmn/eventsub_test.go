@@ -164,9 +164,9 @@ func TestParseRejectsEventSubProcesses(t *testing.T) {
 		}},
 		{"reject_vendor_semantics.bpmn", []want{
 			{"p", RuleUnsupported, "camunda:executionListener on process"},
-			{"c7io", RuleUnsupported, "camunda:inputOutput on serviceTask"},
+			{"c7io", RuleUnsupported, `camunda:script in camunda:inputParameter "a" on serviceTask is not supported: gobpm runs no JavaScript or Groovy; write the value as a ${…} expression`},
 			{"c7listener", RuleUnsupported, "camunda:taskListener on userTask"},
-			{"c8task", RuleUnsupported, "zeebe:ioMapping on serviceTask"},
+			{"c8task", RuleInvalidAttribute, `zeebe:input target "1b" on serviceTask is not a variable name`},
 			{"c8task", RuleUnsupported, "zeebe:taskHeaders on serviceTask"},
 			{"c8task", RuleUnsupported, "zeebe:executionListeners on serviceTask"},
 			{"c8user", RuleUnsupported, "zeebe:taskListeners on userTask"},

@@ -160,13 +160,137 @@ type DataParam struct {
 
 // CallDef is what a call activity calls.
 type CallDef struct {
-	// CalledElement is the reference as written (a key, or prefix:key).
+	// CalledElement is the reference as written (a key, or prefix:key); for
+	// a dynamic callee, the expression's text.
 	CalledElement string
-	// Version pins a version (gobpm:version); 0 means the latest at call time.
+	// CalledExpr is set for a dynamic callee (zeebe:calledElement
+	// processId "=…", or a calledElement "${…}"): evaluated when the call
+	// activity is entered, it must yield the callee's key as a string.
+	CalledExpr expr.Expression
+	// Binding chooses the callee's version: BindingLatest (the default),
+	// BindingDeployment, BindingVersion (Version or VersionExpr) or
+	// BindingVersionTag (VersionTag or VersionTagExpr).
+	Binding string
+	// Version pins a version (gobpm:version, camunda:calledElementVersion);
+	// 0 means none.
 	Version int
+	// VersionExpr is camunda:calledElementVersion as an expression,
+	// evaluated when the call activity is entered.
+	VersionExpr expr.Expression
+	// VersionTag (or VersionTagExpr, evaluated on entry) names the tag of
+	// BindingVersionTag: the latest version deployed with that
+	// camunda:versionTag (or zeebe:versionTag) is called.
+	VersionTag     string
+	VersionTagExpr expr.Expression
 	// IO is the call activity's own ioSpecification: the inputs it passes
 	// (by name, read from the caller by walk-up) and the outputs it expects.
 	IO *IOSpec
+
+	// Zeebe is set when the call activity carries zeebe:calledElement:
+	// PropagateParent and PropagateChild are then its
+	// propagateAllParentVariables and propagateAllChildVariables (Zeebe's
+	// default for both is true).
+	Zeebe                           bool
+	PropagateParent, PropagateChild bool
+	// In and Out are Camunda 7's camunda:in and camunda:out, in document
+	// order (ignored, by the gobpm > zeebe > camunda precedence, when
+	// zeebe:calledElement is present).
+	In, Out []CallVar
+	// BusinessKey is camunda:in businessKey: the child's business key,
+	// evaluated when the call activity is entered (nil: the child inherits
+	// the caller's).
+	BusinessKey expr.Expression
+}
+
+// Call activity version bindings (CallDef.Binding).
+const (
+	BindingLatest     = "latest"
+	BindingDeployment = "deployment"
+	BindingVersion    = "version"
+	BindingVersionTag = "versionTag"
+)
+
+// CallVar is one camunda:in or camunda:out of a call activity.
+type CallVar struct {
+	// All is variables="all": every variable crosses (the caller's visible
+	// ones for an in, the child's for an out).
+	All bool
+	// Source names the variable read; SourceExpr is a sourceExpression
+	// (JUEL) instead. For an out, both are read in the child.
+	Source     string
+	SourceExpr expr.Expression
+	// Target is the variable written.
+	Target string
+	// Local is local="true": an in reads only the call activity's own
+	// (local) variables; an out writes the call activity's scope itself
+	// instead of by the write rule of DESIGN §4.
+	Local bool
+}
+
+// MappingStyle says whose semantics an element's variable mappings follow
+// (they differ where Camunda 7 and Camunda 8 differ).
+type MappingStyle string
+
+// Mapping styles.
+const (
+	// MappingZeebe is Camunda 8's zeebe:ioMapping and gobpm's own
+	// gobpm:input / gobpm:output: an input sees the inputs before it,
+	// targets may be nested paths, and with outputs present only the
+	// mapped values leave the element (its result variables stay local).
+	MappingZeebe MappingStyle = "zeebe"
+	// MappingCamunda7 is camunda:inputOutput: every input is evaluated in
+	// the enclosing scope, targets are plain names, and result variables
+	// are written by the normal write rule whether or not outputs exist.
+	MappingCamunda7 MappingStyle = "camunda7"
+)
+
+// Mappings are an element's input and output variable mappings (DESIGN §8).
+// Inputs are evaluated when the element is entered and create variables
+// local to its scope; outputs are evaluated when it completes, in its
+// scope, and written to the enclosing scope by the write rule of DESIGN §4.
+type Mappings struct {
+	Style   MappingStyle
+	Inputs  []Mapping
+	Outputs []Mapping
+}
+
+// Mapping is one input or output mapping.
+type Mapping struct {
+	// Target is the variable written. Path, when set, is the nested
+	// property path below it (Zeebe's target "a.b.c": Target "a", Path
+	// ["b" "c"]): objects on the way are created or merged into.
+	Target string
+	Path   []string
+	// Value computes the value.
+	Value Value
+}
+
+// ValueKind says what a Value is.
+type ValueKind int
+
+// Value kinds; the zero Value is null.
+const (
+	ValueNull ValueKind = iota
+	ValueConst
+	ValueExpr
+	ValueList
+	ValueMap
+)
+
+// Value is the value of a mapping: null, a constant string, an expression,
+// or (Camunda 7's camunda:list and camunda:map) a list or a map of values.
+type Value struct {
+	Kind  ValueKind
+	Const string
+	Expr  expr.Expression
+	List  []Value
+	Map   []Entry
+}
+
+// Entry is one camunda:entry of a camunda:map, in document order.
+type Entry struct {
+	Key   string
+	Value Value
 }
 
 // JobDef describes the job a service task (send task, message throw) creates.
@@ -234,6 +358,10 @@ type Process struct {
 	// GlobalTask is set when the process was synthesized from a global task
 	// (globalTask, globalUserTask, …) registered under its id.
 	GlobalTask bool
+	// VersionTag is the process's camunda:versionTag (or zeebe:versionTag
+	// value): a call activity binding "versionTag" calls the latest version
+	// carrying the tag it names.
+	VersionTag string
 
 	// index maps every node id (nested graphs included) to its node; Parse
 	// fills it. A Process built by hand has none and Node searches instead.
@@ -308,6 +436,9 @@ type Node struct {
 	AdHoc *AdHocDef
 	// Loop is set for activities with loop or multi-instance characteristics.
 	Loop *Loop
+	// Mappings are the element's input/output variable mappings
+	// (camunda:inputOutput, zeebe:ioMapping, gobpm:input/gobpm:output), or nil.
+	Mappings *Mappings
 	// AttachedTo is the host activity of a boundary event.
 	AttachedTo *Node
 	// CancelActivity reports an interrupting boundary event.

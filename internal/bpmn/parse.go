@@ -400,6 +400,14 @@ func (p *parser) process(e *etree.Element) *Process {
 		Executable: p.boolAttr(e, "isExecutable", false),
 		Graph:      &Graph{},
 	}
+	// The version tag a call activity's binding "versionTag" looks for:
+	// zeebe:versionTag wins over camunda:versionTag, as everywhere.
+	if v, ok := nsAttr(e, NamespaceCamunda, "versionTag"); ok {
+		proc.VersionTag = strings.TrimSpace(v)
+	}
+	if z := extension(e, NamespaceZeebe, "versionTag"); z != nil {
+		proc.VersionTag = strings.TrimSpace(z.SelectAttrValue("value", ""))
+	}
 	p.procs[proc.Graph] = proc.ID
 	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true, proc: proc})
 	return proc
@@ -751,6 +759,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	default:
 		p.problems.add(label, RuleInvalidAttribute, "%s has %d loop characteristics; an activity has at most one", e.Tag, len(loops))
 	}
+	n.Mappings = p.nodeMappings(e, n)
 	if sub != nil {
 		p.subContents(e, sub)
 	}

@@ -397,7 +397,11 @@ func (p *parser) checkIDs(root *etree.Element) {
 			}
 			p.vendorAttrs(e)
 		} else if e.NamespaceURI() == NamespaceGobpm {
-			p.problems.add(p.label(e), RuleUnknownExtension, "unknown gobpm element %q", e.Tag)
+			// gobpm:input and gobpm:output belong in <extensionElements>;
+			// vendorExtensions checks the element holding them.
+			if par := e.Parent(); !gobpmMappings[e.Tag] || par == nil || !isBPMN(par) || par.Tag != "extensionElements" {
+				p.problems.add(p.label(e), RuleUnknownExtension, "unknown gobpm element %q", e.Tag)
+			}
 			return
 		}
 		p.checkExtensions(e)
@@ -423,44 +427,50 @@ type refusedExtension struct {
 // accepted and ignored: they describe forms and metadata for a UI, and
 // gobpm has no form service whose behaviour they could change.
 var refusedExtensions = []refusedExtension{
-	{NamespaceCamunda, "inputOutput", "camunda:inputOutput", "input/output mappings are not supported yet; variables are read and written by name"},
 	{NamespaceCamunda, "executionListener", "camunda:executionListener", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceCamunda, "taskListener", "camunda:taskListener", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceZeebe, "ioMapping", "zeebe:ioMapping", "input/output mappings are not supported yet; variables are read and written by name"},
 	{NamespaceZeebe, "taskHeaders", "zeebe:taskHeaders", "static job headers are not supported yet; pass the values as variables"},
 	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceCamunda, "in", "camunda:in", "variable passing is not supported; " + callIOHint},
-	{NamespaceCamunda, "out", "camunda:out", "variable passing is not supported; " + callIOHint},
 	{NamespaceCamunda, "failedJobRetryTimeCycle", "camunda:failedJobRetryTimeCycle", "custom retry schedules are not supported; gobpm retries jobs 1 s doubling to 5 min (gobpm:retries sets the budget)"},
 	{NamespaceCamunda, "field", "camunda:field", "field injection into Java classes is not supported; pass values as variables"},
 	{NamespaceCamunda, "errorEventDefinition", "camunda:errorEventDefinition", "mapping external task failures to BPMN errors by expression is not supported; let the worker throw the BPMN error"},
 }
 
-// callIOHint says how a call activity declares what crosses the call.
-const callIOHint = "declare dataInput/dataOutput names in the call activity's ioSpecification: inputs are read from the caller's variables of those names, outputs written back to them (DESIGN §8)"
-
-// callIOMappings are the vendor I/O mappings that, on a call activity,
-// would decide what crosses the call: the refusal points to ioSpecification.
-var callIOMappings = map[string]bool{"camunda:inputOutput": true, "zeebe:ioMapping": true}
-
 // vendorExtensions reports the refused vendor extension elements directly
 // inside the BPMN <extensionElements> x, naming the element that holds x.
+// Variable mappings (camunda:inputOutput, zeebe:ioMapping, gobpm:input,
+// gobpm:output) are read by the flow node holding them (nodeMappings) and
+// refused anywhere else; camunda:in and camunda:out belong to call
+// activities (callActivity reads them).
 func (p *parser) vendorExtensions(x *etree.Element) {
 	owner := x.Parent()
 	if owner == nil {
 		return
 	}
 	for _, c := range x.ChildElements() {
+		ns := c.NamespaceURI()
+		switch {
+		case (ns == NamespaceCamunda && c.Tag == "inputOutput") || (ns == NamespaceZeebe && c.Tag == "ioMapping") ||
+			(ns == NamespaceGobpm && gobpmMappings[c.Tag]):
+			if !mappingOwner(owner) {
+				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: variable mappings belong on activities and events; %s", qualified(c), owner.Tag, mappingHint)
+			}
+			continue
+		case ns == NamespaceGobpm:
+			continue // an unknown gobpm element: checkIDs reports it
+		case ns == NamespaceCamunda && (c.Tag == "in" || c.Tag == "out"):
+			if !isBPMN(owner) || owner.Tag != "callActivity" {
+				p.problems.add(p.label(owner), RuleUnsupported,
+					"camunda:%s on %s is not supported: gobpm passes variables with camunda:in/camunda:out only on call activities (passing variables with a signal is not supported; set them on the instance first)", c.Tag, owner.Tag)
+			}
+			continue
+		}
 		refused := false
 		for _, r := range refusedExtensions {
-			if c.Tag == r.tag && c.NamespaceURI() == r.ns {
+			if c.Tag == r.tag && ns == r.ns {
 				refused = true
-				hint := r.hint
-				if owner.Tag == "callActivity" && callIOMappings[r.name] {
-					hint = "input/output mappings are not supported; " + callIOHint
-				}
-				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: %s", r.name, owner.Tag, hint)
+				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: %s", r.name, owner.Tag, r.hint)
 			}
 		}
 		if !refused {
