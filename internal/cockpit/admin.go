@@ -145,8 +145,7 @@ func (h *handler) user(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.User(p))
 }
 
-// setPassword sets (or, empty, removes) a user's password; their sessions
-// end.
+// setPassword sets (or, empty, removes) a user's password.
 func (h *handler) setPassword(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	pw := r.PostFormValue("password")
@@ -154,7 +153,7 @@ func (h *handler) setPassword(w http.ResponseWriter, r *http.Request) {
 		h.adminFailed(w, r, templates.AdminUserURL(id), err, "user named "+id)
 		return
 	}
-	msg := "Set a new password for " + id + "; their sessions ended."
+	msg := "Set a new password for " + id + "."
 	if pw == "" {
 		msg = "Removed the password of " + id + ": they can no longer log in (their API tokens still work)."
 	}

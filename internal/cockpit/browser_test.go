@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web"
 )
@@ -340,4 +341,125 @@ func TestBrowserLargeInstancePages(t *testing.T) {
 	truthy(t, ctx, "the refresh keeps the shown page", `document.querySelector('[data-testid="scope"]').dataset.scope === window.__first &&
 		document.querySelectorAll('[data-testid="scope"]').length === 100`)
 	shoot(t, ctx, "large-instance.png")
+}
+
+// settled waits until the page in front has loaded, so a screenshot
+// right after a form's answer sees the whole page.
+func settled(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitFor(t, ctx, "the page loaded", `document.readyState === 'complete' && document.documentElement.clientWidth > 0`, 5*time.Second)
+}
+
+// flashText is the flash message's text ("" when there is none).
+const flashText = `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent`
+
+func TestBrowserFirstRunLoginLogout(t *testing.T) {
+	ctx := browser(t)
+	b := setupAuth(t, nil, nil)
+	token := b.acc.SetupToken()
+
+	run(t, ctx, "a new server asks for its first administrator",
+		chromedp.Navigate(b.srv.URL+"/instances"),
+		chromedp.WaitVisible(css(`[data-testid="setup-form"]`)),
+	)
+	truthy(t, ctx, "no navigation before a login", `!document.querySelector('[data-testid="nav"]') && !document.querySelector('[data-testid="identity-form"]')`)
+	settled(t, ctx)
+	shoot(t, ctx, "first-run.png")
+	run(t, ctx, "create the administrator",
+		chromedp.SendKeys(css(`[data-testid="setup-token"]`), token),
+		chromedp.SendKeys(css(`[data-testid="setup-user"]`), "ada"),
+		chromedp.SendKeys(css(`[data-testid="setup-password"]`), password),
+		chromedp.SendKeys(css(`[data-testid="setup-repeat"]`), password),
+		chromedp.Click(css(`[data-testid="setup-submit"]`)),
+	)
+	waitFor(t, ctx, "logged in as the administrator", `location.pathname === '/admin/users' && document.querySelector('[data-testid="session-user"]').textContent === 'ada'`, 5*time.Second)
+	settled(t, ctx)
+	shoot(t, ctx, "admin-users.png")
+
+	run(t, ctx, "create a clerk",
+		chromedp.SendKeys(css(`[data-testid="user-id"]`), "cleo"),
+		chromedp.SendKeys(css(`[data-testid="user-password"]`), password),
+		chromedp.Click(css(`[data-testid="user-submit"]`)),
+	)
+	waitFor(t, ctx, "the clerk's page", `location.pathname === '/admin/users/cleo'`, 5*time.Second)
+	settled(t, ctx)
+	shoot(t, ctx, "admin-user.png")
+	// The other admin pages, for people to look at.
+	for _, pg := range []struct{ path, file, ready string }{
+		{"/admin/groups", "admin-groups.png", `[data-testid="group-form"]`},
+		{"/admin/grants", "admin-grants.png", `[data-testid="grant-form"]`},
+		{"/admin/tokens", "admin-tokens.png", `[data-testid="token-form"]`},
+		{"/admin/audit", "admin-audit.png", `[data-testid="audit-entry"]`},
+	} {
+		run(t, ctx, "open "+pg.path, chromedp.Navigate(b.srv.URL+pg.path), chromedp.WaitVisible(css(pg.ready)))
+		shoot(t, ctx, pg.file)
+	}
+
+	run(t, ctx, "log out", chromedp.Click(css(`[data-testid="logout"]`)))
+	waitFor(t, ctx, "on the login page", `location.pathname === '/login' && `+flashText+` === 'You are logged out.'`, 5*time.Second)
+	run(t, ctx, "a page asks for the login again", chromedp.Navigate(b.srv.URL+"/tasks"))
+	waitFor(t, ctx, "the login page returns to the tasks", `location.pathname === '/login' && location.search === '?next=%2Ftasks'`, 5*time.Second)
+
+	run(t, ctx, "a wrong password",
+		chromedp.SendKeys(css(`[data-testid="login-user"]`), "cleo"),
+		chromedp.SendKeys(css(`[data-testid="login-password"]`), "not the password"),
+		chromedp.Click(css(`[data-testid="login-submit"]`)),
+	)
+	waitFor(t, ctx, "refused", flashText+` === 'Wrong user name or password.'`, 5*time.Second)
+	settled(t, ctx)
+	shoot(t, ctx, "login-refused.png")
+	truthy(t, ctx, "the refused form keeps the name, not the password", `document.querySelector('[data-testid="login-user"]').value === 'cleo' && document.querySelector('[data-testid="login-password"]').value === ''`)
+	run(t, ctx, "the right one",
+		chromedp.SendKeys(css(`[data-testid="login-password"]`), password),
+		chromedp.Click(css(`[data-testid="login-submit"]`)),
+	)
+	waitFor(t, ctx, "back at the tasks as cleo", `location.pathname === '/tasks' && document.querySelector('[data-testid="session-user"]').textContent === 'cleo'`, 5*time.Second)
+	truthy(t, ctx, "a clerk sees the dashboard and the tasks only", `document.querySelectorAll('[data-testid="nav"] a').length === 2`)
+	settled(t, ctx)
+	shoot(t, ctx, "logged-in-clerk.png")
+}
+
+func TestBrowserOperatorCannotDeploy(t *testing.T) {
+	ctx := browser(t)
+	b := setupAuth(t, map[string]auth.Role{"olga": auth.RoleOperator}, nil)
+	b.deploy("review.bpmn")
+	inst := b.start("review", "claim-5", nil)
+
+	run(t, ctx, "log in as the operator",
+		chromedp.Navigate(b.srv.URL+"/processes"),
+		chromedp.WaitVisible(css(`[data-testid="login-form"]`)),
+		chromedp.SendKeys(css(`[data-testid="login-user"]`), "olga"),
+		chromedp.SendKeys(css(`[data-testid="login-password"]`), password),
+		chromedp.Click(css(`[data-testid="login-submit"]`)),
+	)
+	waitFor(t, ctx, "the processes page", `location.pathname === '/processes' && !!document.querySelector('[data-testid="process"]')`, 5*time.Second)
+	truthy(t, ctx, "no deploy form", `!document.querySelector('[data-testid="deploy-form"]')`)
+	settled(t, ctx)
+	shoot(t, ctx, "operator-processes.png")
+
+	// Forge the deployment form in the page: the server refuses it.
+	truthy(t, ctx, "forge a deployment", `(() => {
+		const f = document.createElement('form');
+		f.method = 'post'; f.action = '/processes'; f.enctype = 'multipart/form-data';
+		const c = document.createElement('input'); c.type = 'hidden'; c.name = 'csrf';
+		c.value = document.querySelector('[data-testid="session"] input[name="csrf"]').value;
+		f.appendChild(c); document.body.appendChild(f); f.submit(); return true;
+	})()`)
+	waitFor(t, ctx, "refused", `(document.querySelector('[data-testid="error-message"]') || {textContent: ''}).textContent.startsWith('Not allowed: olga may not deploy')`, 5*time.Second)
+	settled(t, ctx)
+	shoot(t, ctx, "operator-deploy-refused.png")
+
+	// What an operator may do, they do.
+	run(t, ctx, "cancel an instance",
+		chromedp.Navigate(b.srv.URL+"/instances/"+string(inst.ID)),
+		chromedp.Click(css(`[data-testid="cancel"] summary`)),
+		chromedp.Click(css(`[data-testid="cancel-confirm"]`)),
+	)
+	waitFor(t, ctx, "cancelled", flashText+`.startsWith('The instance was cancelled')`, 5*time.Second)
+	if e := b.lastAudit("cockpit: cancel instance"); e.Actor != "olga" || e.Outcome != "ok" {
+		t.Errorf("the cancel is recorded as %+v", e)
+	}
+	if e := b.lastAudit("cockpit: deploy"); e.Actor != "olga" || e.Outcome != "denied" {
+		t.Errorf("the forged deployment is recorded as %+v", e)
+	}
 }

@@ -1,20 +1,38 @@
 // Package cockpit serves the operator cockpit: server-rendered HTML pages
 // (templ components from web/templates) for processes, instances, the task
-// inbox and incidents, at the root of the server next to the JSON API.
+// inbox and incidents, at the root of the server next to the JSON API, and
+// with logins the login, first-run and admin pages.
 //
 // # What it owns
 //
 // The HTTP handlers of the cockpit pages and actions, the mapping from the
-// runtime's read API to the templates' view models, the acting identity
-// (a cookie in loopback mode), cross-site request protection, and the flash
-// messages that tell a person in plain words what an action did.
+// runtime's read API to the templates' view models, who is acting (a
+// cookie in loopback mode, the logged-in person otherwise), cross-site
+// request protection, and the flash messages that tell a person in plain
+// words what an action did.
 //
 // # What it must not do
 //
 // It reads and acts only through Service, the narrow slice of the runtime it
-// needs; it never reaches into engine or store internals and never imports
-// internal/api. Every action goes through the same runtime command, and so
-// the same authorization, as the JSON API.
+// needs, and through access.Service for logins, rights and the audit trail;
+// it never reaches into engine or store internals and never imports
+// internal/api. Every action goes through the same runtime command as the
+// JSON API, and is allowed by the same rule.
+//
+// # Logins and rights
+//
+// Without Options.Access (or in access mode none) nobody logs in: the
+// acting-as box names who acts, and everybody may do everything; the
+// server listens on loopback only. With builtin or oidc every page needs a
+// session, the JSON API's gobpm_session cookie: without one a page leads
+// to /login and back, an action answers 401. One table (routes.go) says
+// what each page and action requires, as the API's route table does for
+// the same act: lists show only the processes, instances and incidents the
+// person may read, forms and buttons appear only for what they may do, and
+// a forged form for anything else is refused with 403. Tasks and ad-hoc
+// activations act as the logged-in person with their groups. Every action,
+// refused ones too, is recorded in the audit trail; logins, failed logins
+// and logouts as the API records them.
 //
 // # Live refresh
 //
@@ -22,9 +40,10 @@
 // HX-Request header; the handler then renders only the templates.FragmentLive
 // fragment of the same page. The diagram sits outside that region, so it is
 // imported once; forms a person fills are outside it or marked hx-preserve.
+// A poll whose session ended sends htmx to the login page (HX-Redirect).
 //
 // # Example
 //
-//	h := cockpit.New(rt, logger, cockpit.Options{})
+//	h := cockpit.New(rt, logger, cockpit.Options{Access: acc})
 //	http.ListenAndServe("127.0.0.1:8080", h)
 package cockpit

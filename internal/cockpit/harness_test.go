@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
@@ -14,10 +15,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
@@ -220,3 +224,151 @@ func activeNodes(v runtime.InstanceView) []string {
 
 // jsonNumber builds a json.Number for variables.
 func jsonNumber(s string) json.Number { return json.Number(s) }
+
+// password is every test user's password.
+const password = "correct horse battery"
+
+// authBundle is the cockpit with logins (--auth builtin): a real access
+// service over the same SQLite file, mounted beside the JSON API as the
+// server runs it. Its client is logged in as nobody.
+type authBundle struct {
+	*bundle
+	acc *access.Service
+}
+
+// setupAuth starts the cockpit with logins and creates users, each given
+// a role ("" for none), plus groups: users maps a user to its role, and
+// members a user to its groups.
+func setupAuth(t testing.TB, users map[string]auth.Role, members map[string][]string) *authBundle {
+	t.Helper()
+	return setupAuthWith(t, cockpit.Options{}, users, members)
+}
+
+func setupAuthWith(t testing.TB, opts cockpit.Options, users map[string]auth.Role, members map[string][]string) *authBundle {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := runtime.New(db, runtime.Options{})
+	acc, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: db, Params: auth.TestParams(),
+		Logger: slog.New(slog.DiscardHandler), AuditFlush: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Access = acc
+	h := api.New(rt, nil, api.Options{Access: acc, Fallback: cockpit.New(rt, nil, opts)})
+	srv := httptest.NewServer(h)
+	jar, _ := cookiejar.New(nil)
+	b := &authBundle{bundle: &bundle{t: t, db: db, rt: rt, srv: srv, client: &http.Client{Jar: jar}}, acc: acc}
+	t.Cleanup(func() {
+		srv.Close()
+		if err := acc.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+		if err := rt.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	groups := map[string]bool{}
+	for _, gs := range members {
+		for _, g := range gs {
+			groups[g] = true
+		}
+	}
+	for g := range groups {
+		if _, err := acc.CreateGroup(ctx, g, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for u, role := range users {
+		if _, err := acc.CreateUser(ctx, "", access.NewUser{ID: u, Password: password}); err != nil {
+			t.Fatal(err)
+		}
+		if role != "" {
+			if _, err := acc.Grant(ctx, "", access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: u}, Role: role}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, g := range members[u] {
+			if err := acc.SetMember(ctx, g, u, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return b
+}
+
+// browserFor returns a bundle with a browser of its own (an empty cookie
+// jar), over the same server.
+func (b *authBundle) browserFor() *authBundle {
+	jar, _ := cookiejar.New(nil)
+	nb := *b.bundle
+	nb.client = &http.Client{Jar: jar}
+	return &authBundle{bundle: &nb, acc: b.acc}
+}
+
+// as returns a browser logged in as user.
+func (b *authBundle) as(user string) *authBundle {
+	b.t.Helper()
+	nb := b.browserFor()
+	p := nb.login(user, password, "")
+	if p.text("session-user") != user {
+		b.t.Fatalf("login as %s: %d at %s, flash %q", user, p.status, p.url, p.text("flash"))
+	}
+	return nb
+}
+
+// login posts the login form (next as the form's hidden field) and
+// follows the redirect.
+func (b *authBundle) login(user, pw, next string) *page {
+	b.t.Helper()
+	b.get("/login") // the CSRF cookie
+	return b.post("/login", url.Values{"user": {user}, "password": {pw}, "next": {next}})
+}
+
+// noFollow sends req with the browser's cookies without following a
+// redirect.
+func (b *bundle) noFollow(req *http.Request) *http.Response {
+	b.t.Helper()
+	c := &http.Client{Jar: b.client.Jar, Transport: b.client.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
+}
+
+// auditTrail returns the audit entries matching f, newest first, once
+// every entry recorded so far is written.
+func (b *authBundle) auditTrail(f access.AuditFilter) []access.AuditEntry {
+	b.t.Helper()
+	ctx := context.Background()
+	if err := b.acc.FlushAudit(ctx); err != nil {
+		b.t.Fatal(err)
+	}
+	if f.Limit == 0 {
+		f.Limit = 100
+	}
+	entries, err := b.acc.Audit(ctx, f)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return entries
+}
+
+// lastAudit returns the newest audit entry of action.
+func (b *authBundle) lastAudit(action string) access.AuditEntry {
+	b.t.Helper()
+	es := b.auditTrail(access.AuditFilter{Action: action, Limit: 1})
+	if len(es) == 0 {
+		b.t.Fatalf("no audit entry %q", action)
+	}
+	return es[0]
+}

@@ -94,7 +94,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	cookie, sess, err := acc.Login(r.Context(), user, password, clientAddr(r))
 	entry := access.AuditEntry{Action: "login", Resource: "user " + user}
 	if err != nil {
-		entry.Action = "login-failed"
+		entry.Action, entry.Outcome = "login-failed", "denied"
 		var locked *auth.LockedOutError
 		switch {
 		case errors.As(err, &locked):
@@ -108,7 +108,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 			h.record(w, r, entry)
 			h.renderLogin(w, r, http.StatusUnauthorized, next, user, errFlash("Wrong user name or password."))
 		default:
-			entry.Status = http.StatusInternalServerError
+			entry.Outcome, entry.Status = "error", http.StatusInternalServerError
 			h.record(w, r, entry)
 			h.renderLogin(w, r, http.StatusInternalServerError, next, user, errFlash(h.plain(r, err)))
 		}
@@ -257,7 +257,7 @@ func (h *handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	login, next, found := h.pending.take(state)
-	entry := access.AuditEntry{Action: "login-failed", Via: "oidc", Status: http.StatusUnauthorized}
+	entry := access.AuditEntry{Action: "login-failed", Via: "oidc", Outcome: "denied", Status: http.StatusUnauthorized}
 	if e := q.Get("error"); e != "" {
 		h.record(w, r, entry)
 		msg := "The identity provider did not log you in (" + e + ")."
@@ -284,12 +284,12 @@ func (h *handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	entry.Resource = "user " + string(id.User)
 	cookie, sess, err := h.opts.Access.OpenSession(r.Context(), id.User, id.Groups)
 	if err != nil {
-		entry.Status = http.StatusInternalServerError
+		entry.Outcome, entry.Status = "error", http.StatusInternalServerError
 		h.record(w, r, entry)
 		h.renderLogin(w, r, http.StatusInternalServerError, next, "", errFlash(h.plain(r, err)))
 		return
 	}
-	entry.Action, entry.Actor, entry.Status = "login", id.User, http.StatusSeeOther
+	entry.Action, entry.Actor, entry.Outcome, entry.Status = "login", id.User, "ok", http.StatusSeeOther
 	h.record(w, r, entry)
 	h.setSession(w, r, cookie, sess.ExpiresAt)
 	h.done(w, r, next, "ok", "You are logged in as "+string(id.User)+".")

@@ -194,7 +194,7 @@ func Setup(p SetupPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section class=\"panel narrow\" data-testid=\"setup\"><h1>Set up gobpm</h1><p>This server has no users yet. Create the first administrator with the one-time set-up token that gobpm printed to its log when it started (look for <code>set-up token</code>).</p><form method=\"post\" action=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section class=\"panel narrow\" data-testid=\"setup\"><h1>Set up gobpm</h1><p>This server has no users yet. Create the first administrator with the one-time set-up token that gobpm printed to its log when it started: the <code>setupToken</code> of the line “no user exists yet”.</p><form method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
