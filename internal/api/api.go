@@ -63,6 +63,9 @@ type Service interface {
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
 	// Incidents lists the incidents of an instance ("" = all instances).
 	Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error)
+	// IncidentsPage pages the incidents like Incidents, oldest first, by
+	// cursor; EINVALID for a cursor it did not return.
+	IncidentsPage(ctx context.Context, id runtime.InstanceID, openOnly bool, cursor string, limit int) ([]runtime.IncidentRow, string, error)
 
 	// ActivateJobs locks up to req.MaxJobs jobs of req.Type for req.Worker.
 	// With req.RequestTimeout > 0 it waits (bounded by ctx) until a job is

@@ -291,6 +291,27 @@ func (f *fakeService) Cancel(_ context.Context, id runtime.InstanceID) (runtime.
 	return *v, nil
 }
 
+func (f *fakeService) IncidentsPage(ctx context.Context, id runtime.InstanceID, openOnly bool, cursor string, limit int) ([]runtime.IncidentRow, string, error) {
+	all, err := f.Incidents(ctx, id, openOnly)
+	if err != nil {
+		return nil, "", err
+	}
+	start := 0
+	if cursor != "" {
+		start = len(all)
+		for i, inc := range all {
+			if inc.ID == cursor {
+				start = i + 1
+			}
+		}
+	}
+	all = all[start:]
+	if len(all) > limit {
+		return all[:limit], all[limit-1].ID, nil
+	}
+	return all, "", nil
+}
+
 func (f *fakeService) Incidents(_ context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -213,15 +213,21 @@ func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listIncidents handles GET /api/v1/incidents?instanceId=&open=. Without an
-// instance it lists the open incidents of all instances; open=false (with an
-// instance) includes resolved ones.
+// listIncidents handles GET /api/v1/incidents?instanceId=&open=&limit=&cursor=.
+// Without an instance it lists the open incidents of all instances;
+// open=false (with an instance) includes resolved ones. Pages are oldest
+// first, by cursor; a caller who may not read every process gets the
+// readable ones of each page (a page may then be shorter than limit).
 func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
 	open, err := queryBool(r, "open", true)
 	if err != nil {
 		return err
 	}
-	incs, err := s.svc.Incidents(r.Context(), runtime.InstanceID(r.URL.Query().Get("instanceId")), open)
+	limit, err := queryInt(r, "limit", int64(runtime.ViewLimit), 1, runtime.MaxPageLimit)
+	if err != nil {
+		return err
+	}
+	incs, next, err := s.svc.IncidentsPage(r.Context(), runtime.InstanceID(r.URL.Query().Get("instanceId")), open, r.URL.Query().Get("cursor"), int(limit))
 	if err != nil {
 		return err
 	}
@@ -229,7 +235,7 @@ func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := List[Incident]{Items: make([]Incident, 0, len(incs))}
+	out := Page[Incident]{Items: make([]Incident, 0, len(incs)), NextCursor: next}
 	for _, inc := range incs {
 		if ok, err := readable(inc.InstanceID); err != nil {
 			return err

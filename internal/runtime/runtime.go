@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -658,6 +659,34 @@ func (r *Runtime) History(ctx context.Context, id InstanceID, afterSeq int64, li
 // Incidents lists the incidents of one instance, or every open one when id is empty.
 func (r *Runtime) Incidents(ctx context.Context, id InstanceID, openOnly bool) ([]IncidentRow, error) {
 	return r.store.Incidents(ctx, id, openOnly)
+}
+
+// IncidentsPage pages incidents like Incidents, oldest first: at most limit
+// (1–MaxPageLimit) after the cursor a previous page returned ("" for the
+// first page). next is the cursor of the following page, "" on the last.
+func (r *Runtime) IncidentsPage(ctx context.Context, id InstanceID, openOnly bool, cursor string, limit int) (rows []IncidentRow, next string, err error) {
+	if limit < 1 || limit > MaxPageLimit {
+		return nil, "", &Error{Code: EINVALID, Field: "limit", Message: fmt.Sprintf("limit must be between 1 and %d", MaxPageLimit)}
+	}
+	f := IncidentFilter{InstanceID: id, OpenOnly: openOnly, Limit: limit + 1}
+	if cursor != "" {
+		at, after, ok := strings.Cut(cursor, ".")
+		n, perr := strconv.ParseInt(at, 10, 64)
+		if !ok || perr != nil || after == "" {
+			return nil, "", &Error{Code: EINVALID, Field: "cursor", Message: "cursor is not one this API returned"}
+		}
+		f.After, f.AfterAt = after, time.Unix(0, n).UTC()
+	}
+	rows, err = r.store.IncidentsPage(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + last.ID
+	}
+	return rows, next, nil
 }
 
 // scopeState is a scope's state as the API shows it.

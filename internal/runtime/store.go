@@ -95,6 +95,19 @@ type FactRow struct {
 	Detail    json.RawMessage
 }
 
+// IncidentFilter selects a page of incidents.
+type IncidentFilter struct {
+	// InstanceID selects one instance's incidents; "" the open ones of all.
+	InstanceID InstanceID
+	// OpenOnly leaves resolved incidents out.
+	OpenOnly bool
+	// After and AfterAt name the last incident of the previous page.
+	After   string
+	AfterAt time.Time
+	// Limit bounds the page (0: no bound).
+	Limit int
+}
+
 // IncidentRow is the queryable copy of an incident.
 type IncidentRow struct {
 	ID         string
@@ -302,6 +315,9 @@ type Store interface {
 	History(ctx context.Context, id InstanceID, afterSeq int64, limit int) ([]FactRow, error)
 	// Incidents lists incidents; an empty instance id lists all open ones.
 	Incidents(ctx context.Context, id InstanceID, openOnly bool) ([]IncidentRow, error)
+	// IncidentsPage lists incidents like Incidents, oldest first, after
+	// the incident f.After (created at f.AfterAt), at most f.Limit.
+	IncidentsPage(ctx context.Context, f IncidentFilter) ([]IncidentRow, error)
 
 	// Wait returns one wait row by id; ErrNotFound if absent.
 	Wait(ctx context.Context, id string) (WaitRow, error)

@@ -651,11 +651,30 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 // incidents are read through incidents_instance, the open ones of all
 // instances through the partial index incidents_open.
 func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error) {
+	return db.IncidentsPage(ctx, runtime.IncidentFilter{InstanceID: id, OpenOnly: openOnly})
+}
+
+// IncidentsPage lists incidents like Incidents, oldest first, after the
+// incident f.After names (created at f.AfterAt) and at most f.Limit (0: no
+// limit): a keyset page that costs its length, whatever the offset.
+func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]runtime.IncidentRow, error) {
+	id := f.InstanceID
 	var args []any
 	if id != "" {
 		args = append(args, dbID(id))
 	}
-	query := incidentsQuery(id != "", openOnly || id == "")
+	query := incidentsQuery(id != "", f.OpenOnly || id == "")
+	if f.After != "" || f.Limit > 0 {
+		query = incidentsPageQuery(id != "", f.OpenOnly || id == "", f.After != "")
+		if f.After != "" {
+			at := encodeTime(f.AfterAt)
+			args = append(args, at, at, f.After)
+		}
+		args = append(args, noLimit(f.Limit))
+		if err := db.rstmts.warm(ctx, query); err != nil {
+			return nil, fmt.Errorf("store: incidents: %w", err)
+		}
+	}
 	var out []runtime.IncidentRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		rs, err := st.query(query, args...)
@@ -689,6 +708,23 @@ func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly boo
 		return nil, fmt.Errorf("store: incidents of instance %q: %w", id, err)
 	}
 	return out, nil
+}
+
+// incidentsPageQuery is incidentsQuery after a keyset position
+// (arguments: at, at, id) and with a limit (argument last).
+func incidentsPageQuery(byInstance, openOnly, after bool) string {
+	var where []string
+	if byInstance {
+		where = append(where, "instance_id = ?")
+	}
+	if openOnly {
+		where = append(where, "resolved_at IS NULL")
+	}
+	if after {
+		where = append(where, "(created_at > ? OR (created_at = ? AND id > ?))")
+	}
+	return `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
+		FROM incidents` + whereClause(where) + ` ORDER BY created_at, id LIMIT ?`
 }
 
 // incidentsQuery is the query of Incidents: of one instance (argument:
