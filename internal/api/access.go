@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -520,4 +521,47 @@ func RouteRules() map[string]RouteRule {
 		out[k] = RouteRule{Public: ru.public, Permission: ru.perm, Kind: ru.kind}
 	}
 	return out
+}
+
+// readsEverything reports whether the caller may read every process (no
+// filtering needed).
+func readsEverything(r *http.Request) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Filter(auth.PermRead, auth.KindProcess).All()
+}
+
+// mayseeTask reports whether the caller may see task t: it is offered to
+// them (see runtime.TaskFilter.OfferedTo) or they may read its process.
+func (s *server) mayseeTask(r *http.Request, t runtime.TaskView) (bool, error) {
+	if readsEverything(r) {
+		return true, nil
+	}
+	a, _ := actorOf(r)
+	if offered(t, a) {
+		return true, nil
+	}
+	look, ok := s.svc.(resourceLookup)
+	if !ok {
+		return false, errors.New("api: the service cannot look resources up for authorization")
+	}
+	key, err := look.InstanceProcessKey(r.Context(), t.InstanceID)
+	if err != nil {
+		return false, err
+	}
+	return callerFrom(r.Context()).Allowed(auth.PermRead, auth.KindProcess, key), nil
+}
+
+// offered reports whether task t is offered to a: assigned to them, or
+// unassigned and claimable by them.
+func offered(t runtime.TaskView, a runtime.Actor) bool {
+	if t.Assignee != "" {
+		return t.Assignee == a.User
+	}
+	if len(t.CandidateUsers) == 0 && len(t.CandidateGroups) == 0 {
+		return true
+	}
+	if slices.Contains(t.CandidateUsers, a.User) {
+		return true
+	}
+	return slices.ContainsFunc(t.CandidateGroups, func(g string) bool { return slices.Contains(a.Groups, g) })
 }

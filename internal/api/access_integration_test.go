@@ -508,3 +508,60 @@ func TestAuthOIDCBearer(t *testing.T) {
 		}
 	}
 }
+
+// inboxModel offers a task to the clerks group.
+const inboxModel = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:gobpm="urn:gobpm:1" targetNamespace="urn:test">
+  <process id="inbox" isExecutable="true">
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="approve"/>
+    <userTask id="approve" gobpm:candidateGroups="clerks"/>
+    <sequenceFlow id="f2" sourceRef="approve" targetRef="e"/>
+    <endEvent id="e"/>
+  </process>
+</definitions>`
+
+// TestAuthInboxShowsOfferedTasks: a clerk without any grant sees and works
+// the tasks offered to their group; someone else sees none (and a task's
+// id leads nowhere for them); a viewer, who reads every process, sees all.
+func TestAuthInboxShowsOfferedTasks(t *testing.T) {
+	t.Parallel()
+	w := setupAuth(t)
+	ctx := context.Background()
+	if _, err := w.acc.CreateGroup(ctx, "clerks", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.acc.SetMember(ctx, "clerks", "u-nobody", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.acc.CreateUser(ctx, "", access.NewUser{ID: "stranger"}); err != nil {
+		t.Fatal(err)
+	}
+	secret, _, err := w.acc.MintToken(ctx, access.NewToken{Owner: "stranger", Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.tokens["stranger"] = secret
+	w.call("admin", "POST", "/api/v1/deployments", inboxModel).wantStatus(t, http.StatusCreated)
+	w.call("admin", "POST", "/api/v1/processes/inbox/instances", `{}`).wantStatus(t, http.StatusCreated)
+
+	count := func(role string) int {
+		page := w.call(role, "GET", "/api/v1/tasks", "").wantStatus(t, http.StatusOK).object(t)
+		return len(page["items"].([]any))
+	}
+	if n := count("nobody"); n != 1 { // u-nobody is a clerk now
+		t.Fatalf("the clerk's inbox has %d tasks, want 1", n)
+	}
+	if n := count("stranger"); n != 0 {
+		t.Errorf("a stranger sees %d tasks, want 0", n)
+	}
+	if n := count("viewer"); n != 1 {
+		t.Errorf("a viewer sees %d tasks, want 1", n)
+	}
+	page := w.call("nobody", "GET", "/api/v1/tasks", "").object(t)
+	id := page["items"].([]any)[0].(map[string]any)["id"].(string)
+	w.call("stranger", "GET", "/api/v1/tasks/"+id, "").wantStatus(t, http.StatusNotFound)
+	w.call("stranger", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusForbidden)
+	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusOK)
+	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/complete", `{"variables":{"ok":true}}`).wantStatus(t, http.StatusNoContent)
+}

@@ -17,7 +17,8 @@ const (
 )
 
 // listTasks handles GET /api/v1/tasks?assignee=&candidateUser=&candidateGroup=&instanceId=&limit=&offset=.
-// Listing needs no identity: the filters say whose inbox to show.
+// The filters say whose inbox to show. A caller who may not read every
+// process sees only the tasks offered to them, whatever the filters.
 func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := runtime.TaskFilter{
@@ -35,6 +36,10 @@ func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.Limit, f.Offset = int(limit), int(offset)
+	if !readsEverything(r) {
+		a, _ := actorOf(r)
+		f.OfferedTo = &a
+	}
 
 	tasks, total, err := s.svc.Tasks(r.Context(), f)
 	if err != nil {
@@ -48,11 +53,18 @@ func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getTask handles GET /api/v1/tasks/{id}.
+// getTask handles GET /api/v1/tasks/{id}: for the people it is offered to
+// and for whoever may read its process; for anyone else it does not exist
+// (404, not a hint that it does).
 func (s *server) getTask(w http.ResponseWriter, r *http.Request) error {
 	t, err := s.svc.Task(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		return err
+	}
+	if ok, err := s.mayseeTask(r, t); err != nil {
+		return err
+	} else if !ok {
+		return errorf(kindNotFound, "", "task "+t.ID+" not found")
 	}
 	s.writeJSON(w, r, http.StatusOK, toTask(t))
 	return nil

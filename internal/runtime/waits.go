@@ -56,6 +56,11 @@ type TaskFilter struct {
 	CandidateUser  string
 	CandidateGroup string
 	InstanceID     InstanceID
+	// OfferedTo, when set, keeps the tasks offered to this person: assigned
+	// to them, or unassigned with them among the candidate users, one of
+	// their groups among the candidate groups, or no candidates at all.
+	// Authorization sets it for callers who may not read every process.
+	OfferedTo *Actor
 	Limit          int
 	Offset         int
 }

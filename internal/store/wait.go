@@ -405,6 +405,11 @@ func tasksQuery(f runtime.TaskFilter) (string, []any) {
 		where = append(where, ofInstance)
 		args = append(args, instanceArgs(f.InstanceID)...)
 	}
+	if f.OfferedTo != nil {
+		cond, more := offeredTo(*f.OfferedTo)
+		where = append(where, cond)
+		args = append(args, more...)
+	}
 	return " WHERE " + strings.Join(where, " AND "), args
 }
 
