@@ -16,10 +16,6 @@ import (
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// HeaderHXRedirect makes htmx load another page instead of swapping the
-// answer in: a live region whose session ended goes to the login page.
-const HeaderHXRedirect = "HX-Redirect"
-
 // session is who the request's session cookie authenticates.
 type session struct {
 	caller access.Caller

@@ -2,12 +2,16 @@ package cockpit
 
 import "net/http"
 
-// htmx request headers the cockpit reads (one place, STYLE.md theme 12).
+// htmx headers the cockpit reads and sets (one place, STYLE.md theme 12).
 const (
 	// HeaderHXRequest is "true" on every request htmx makes.
 	HeaderHXRequest = "HX-Request"
 	// HeaderHXTarget is the id of the element htmx swaps the answer into.
 	HeaderHXTarget = "HX-Target"
+	// HeaderHXRedirect, in an answer, makes htmx load another page instead
+	// of swapping the answer in: a live region whose session ended goes to
+	// the login page.
+	HeaderHXRedirect = "HX-Redirect"
 )
 
 // liveTargetID is the id of every page's live region (see templates.live).
