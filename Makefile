@@ -72,6 +72,11 @@ fuzz: ## Fuzz the BPMN, FEEL and JUEL parsers and the instance-state decoder for
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/engine/
 	$(GO) test -run '^$$' -fuzz FuzzCompileEval -fuzztime 30s ./internal/juel/
 
+.PHONY: tck
+tck: ## Run the DMN TCK on a checkout's test cases: make tck TCK=path/to/tck/TestCases/compliance-level-3 (TCK_FLAGS='-v -o results.csv').
+	@if [ -z "$(TCK)" ]; then echo "usage: make tck TCK=path (e.g. a dmn-tck/tck checkout's TestCases/compliance-level-3)"; exit 2; fi
+	$(GO) run ./cmd/gobpm-tck $(TCK_FLAGS) $(TCK)
+
 .PHONY: bench
 bench: ## Run the benchmarks.
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,13 +1,22 @@
 // Command gobpm-tck runs the DMN Technology Compatibility Kit against
 // gobpm's DMN engine (internal/dmn).
 //
-//	go run ./cmd/gobpm-tck [-out FILE] DIR
+//	go run ./cmd/gobpm-tck [-v] [-o FILE] DIR
 //
-// It walks DIR, runs every folder holding a .dmn model and TCK test case
-// files (*-test-NN.xml), writes the results in the TCK's tck_results.csv
-// format (to DIR's parent, or to -out), prints a line per failed test case
-// and ends with "N passed, M failed". The exit status is 1 when a test
-// case failed, 2 on a usage or I/O error.
+// It walks DIR (a TCK checkout's TestCases/compliance-level-3, say), runs
+// every folder holding .dmn models and TCK test case files
+// (*-test-NN.xml), prints a line per failed test case and ends with
+// "N passed, M failed". With -v it also prints each folder's counts. It
+// writes no file unless -o names one: the results in the TCK's
+// tck_results.csv format.
+//
+// The comparison is strict: values by type and value (numbers within
+// 1e-8, as the TCK's runners compare them; dates, times and durations by
+// value and type, never by text), and a result node with
+// errorResult="true" passes only when the evaluation reported an error.
+//
+// The exit status is 1 when a test case failed, 2 on a usage or I/O
+// error.
 package main
 
 import (
@@ -16,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/gobpm/gobpm/internal/dmn/tck"
 )
@@ -28,9 +36,10 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gobpm-tck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "where to write tck_results.csv (default: DIR's parent directory)")
+	out := fs.String("o", "", "write the results in the TCK's tck_results.csv format to `FILE`")
+	verbose := fs.Bool("v", false, "print the passed and failed counts of every folder")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gobpm-tck [-out FILE] DIR")
+		fmt.Fprintln(stderr, "usage: gobpm-tck [-v] [-o FILE] DIR")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -40,29 +49,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	dir := fs.Arg(0)
-	rep, err := tck.RunDir(dir)
+	rep, err := tck.RunDir(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(stderr, "gobpm-tck:", err)
 		return 2
 	}
-	path := *out
-	if path == "" {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
+	if *out != "" {
+		if err := writeCSV(*out, rep); err != nil {
 			fmt.Fprintln(stderr, "gobpm-tck:", err)
 			return 2
 		}
-		path = filepath.Join(filepath.Dir(abs), "tck_results.csv")
-	}
-	if err := writeCSV(path, rep); err != nil {
-		fmt.Fprintln(stderr, "gobpm-tck:", err)
-		return 2
 	}
 	w := bufio.NewWriter(stdout)
 	for _, c := range rep.Cases {
 		if c.Status != tck.Success {
 			fmt.Fprintf(w, "FAIL %s/%s/%s: %s\n", c.Folder, c.File, c.ID, c.Detail)
+		}
+	}
+	if *verbose {
+		for _, f := range rep.Folders() {
+			fmt.Fprintf(w, "%-60s %4d passed, %4d failed\n", f.Folder, f.Passed, f.Failed)
 		}
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed(), rep.Failed())

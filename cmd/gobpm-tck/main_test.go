@@ -44,7 +44,26 @@ func TestRunPasses(t *testing.T) {
 	if out.String() != "1 passed, 0 failed\n" {
 		t.Errorf("stdout = %q", out.String())
 	}
-	csv, err := os.ReadFile(filepath.Join(root, "tck_results.csv"))
+	// Without -o nothing is written, neither beside DIR nor inside it.
+	var files []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 2 {
+		t.Errorf("files after the run: %v", files)
+	}
+	outFile := filepath.Join(t.TempDir(), "results.csv")
+	out.Reset()
+	if code := run([]string{"-v", "-o", outFile, dir}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "level/0001-answer") || !strings.Contains(out.String(), "1 passed,    0 failed") {
+		t.Errorf("-v stdout = %q", out.String())
+	}
+	csv, err := os.ReadFile(outFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +77,10 @@ func TestRunFails(t *testing.T) {
 	_, dir := setup(t, "41")
 	outFile := filepath.Join(t.TempDir(), "results.csv")
 	var out, errOut bytes.Buffer
-	if code := run([]string{"-out", outFile, dir}, &out, &errOut); code != 1 {
+	if code := run([]string{"-o", outFile, dir}, &out, &errOut); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	if !strings.Contains(out.String(), "FAIL level/0001-answer/0001-answer-test-01/001: Answer: expected 41, got 42") ||
+	if !strings.Contains(out.String(), "FAIL level/0001-answer/0001-answer-test-01/001: Answer: expected 41, got 42 (value)") ||
 		!strings.HasSuffix(out.String(), "0 passed, 1 failed\n") {
 		t.Errorf("stdout = %q", out.String())
 	}

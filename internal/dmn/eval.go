@@ -26,6 +26,15 @@ type Result struct {
 	// the decision failed or its value has no JSON shape, a range say
 	// (see Errors).
 	Value any
+	// Outputs holds, for a decision service, the FEEL-native value of
+	// each output decision by name.
+	Outputs map[string]any
+	// Native is the decision's value as FEEL holds it (feel.EvalValue's
+	// shape): numbers as json.Number, temporal values as feel.Date,
+	// feel.Time, feel.DateTime, feel.Duration and feel.YearsMonths,
+	// ranges as *feel.Range, functions as feel.Function. Comparing by
+	// value and type (the DMN TCK does) needs this form.
+	Native any
 	// Decisions holds the JSON-shaped value of every decision evaluated
 	// on the way — the requested one and all it requires, directly or
 	// not — by decision id.
@@ -118,9 +127,43 @@ func (d *Definitions) Evaluate(decisionID string, inputs map[string]any) (Result
 // every expression of the evaluation read now, so the same inputs at the
 // same now give the same result.
 func (d *Definitions) EvaluateAt(decisionID string, inputs map[string]any, now time.Time) (Result, error) {
-	dec := d.decisions[decisionID]
+	return d.EvaluateRequest(Request{Decision: decisionID, Inputs: inputs, Now: now})
+}
+
+// Request says what EvaluateRequest evaluates, with which inputs, when.
+type Request struct {
+	// Decision is the id of the decision to evaluate or, when no decision
+	// has that id, its name.
+	Decision string
+	// Service is the id or name of a decision service to evaluate
+	// instead of a decision (see Result.Outputs).
+	Service string
+	// Inputs holds the values of the model's input data by name (see
+	// Evaluate).
+	Inputs map[string]any
+	// Imported holds the values of the input data of imported models: by
+	// the imported model's namespace, then by input data name.
+	Imported map[string]map[string]any
+	// Now is the clock of FEEL's now() and today(); zero means time.Now.
+	Now time.Time
+}
+
+// EvaluateRequest evaluates what req names (see Evaluate). The error is
+// ErrUnknownDecision when req names nothing the model holds.
+func (d *Definitions) EvaluateRequest(req Request) (Result, error) {
+	if req.Service != "" {
+		return Result{}, fmt.Errorf("dmn: decision services are not supported")
+	}
+	dec := d.decisions[req.Decision]
 	if dec == nil {
-		return Result{}, fmt.Errorf("%w: %q", ErrUnknownDecision, decisionID)
+		dec = d.byName[req.Decision]
+	}
+	if dec == nil {
+		return Result{}, fmt.Errorf("%w: %q", ErrUnknownDecision, req.Decision)
+	}
+	inputs, now := req.Inputs, req.Now
+	if now.IsZero() {
+		now = time.Now()
 	}
 	r := &run{
 		defs:    d,
@@ -134,6 +177,7 @@ func (d *Definitions) EvaluateAt(decisionID string, inputs map[string]any, now t
 	value := r.export(v)
 	res := Result{
 		Value:     value,
+		Native:    v,
 		Decisions: make(map[string]any, len(r.order)),
 		Matched:   r.matched,
 		Errors:    r.errors,

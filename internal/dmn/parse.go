@@ -76,6 +76,26 @@ func Parse(data []byte) (*Definitions, error) {
 	return defs, nil
 }
 
+// Document is one DMN document of a set that ParseAll reads together.
+type Document struct {
+	// Name names the document in problems (a file name).
+	Name string
+	Data []byte
+}
+
+// ParseAll reads several DMN documents that may import one another (one
+// deployment). It returns one model and one error per document, in the
+// order given: a document that does not load has a nil model and a
+// *ValidationError.
+func ParseAll(docs ...Document) ([]*Definitions, []error) {
+	defs := make([]*Definitions, len(docs))
+	errs := make([]error, len(docs))
+	for i, doc := range docs {
+		defs[i], errs[i] = Parse(doc.Data)
+	}
+	return defs, errs
+}
+
 // parser holds the state of one Parse call.
 type parser struct {
 	lines    map[*etree.Element]int

@@ -92,6 +92,13 @@ func TestRunValues(t *testing.T) {
 		echo("nil", `<value xsi:nil="true"/>`, `<value xsi:nil="true"/>`) +
 		echo("date", `<value xsi:type="xsd:date">2024-01-02</value>`, `<value xsi:type="xsd:date">2024-01-02</value>`) +
 		echo("duration", `<value xsi:type="xsd:duration">P1DT2H</value>`, `<value xsi:type="xsd:duration">P1DT2H</value>`) +
+		echo("date-is-not-datetime", `<value xsi:type="xsd:date">2024-01-02</value>`, `<value xsi:type="xsd:dateTime">2024-01-02T00:00:00</value>`) +
+		echo("time-keeps-offset", `<value xsi:type="xsd:time">10:00:00+01:00</value>`, `<value xsi:type="xsd:time">09:00:00Z</value>`) +
+		echo("time-z", `<value xsi:type="xsd:time">10:00:00+00:00</value>`, `<value xsi:type="xsd:time">10:00:00Z</value>`) +
+		echo("datetime", `<value xsi:type="xsd:dateTime">2024-01-02T10:00:00.500@Europe/Paris</value>`, `<value xsi:type="xsd:dateTime">2024-01-02T10:00:00.5@Europe/Paris</value>`) +
+		echo("months-by-value", `<value xsi:type="xsd:duration">P12M</value>`, `<value xsi:type="xsd:duration">P1Y</value>`) +
+		echo("ym-is-not-dt", `<value xsi:type="xsd:duration">P0M</value>`, `<value xsi:type="xsd:duration">PT0S</value>`) +
+		echo("string-is-not-number", `<value xsi:type="xsd:string">1</value>`, `<value xsi:type="xsd:decimal">1</value>`) +
 		echo("list", `<list><item><value xsi:type="xsd:decimal">1</value></item><item><value xsi:type="xsd:string">x</value></item></list>`,
 			`<list><item><value xsi:type="xsd:decimal">1.0</value></item><item><value xsi:type="xsd:string">x</value></item></list>`) +
 		echo("list-short", `<list><item><value xsi:type="xsd:decimal">1</value></item></list>`, `<list></list>`) +
@@ -99,6 +106,8 @@ func TestRunValues(t *testing.T) {
 			`<component name="a"><value xsi:type="xsd:decimal">1</value></component><component name="b"><list/></component>`) +
 		echo("context-extra", `<component name="a"><value xsi:type="xsd:decimal">1</value></component>`, `<component name="z"><value xsi:type="xsd:decimal">1</value></component>`) +
 		`<testCase id="err"><resultNode name="Unique" errorResult="true"/></testCase>` +
+		`<testCase id="err-null"><resultNode name="Unique" errorResult="true"><expected><value xsi:nil="true"/></expected></resultNode></testCase>` +
+		`<testCase id="err-not-null"><resultNode name="Unique" errorResult="true"><expected><value xsi:type="xsd:decimal">1</value></expected></resultNode></testCase>` +
 		`<testCase id="err-missing"><resultNode name="Out" errorResult="true"/></testCase>` +
 		`<testCase id="bkm" type="bkm"><resultNode name="Out"/></testCase>` +
 		`<testCase id="no-decision"><resultNode name="Nope"><expected><value xsi:nil="true"/></expected></resultNode></testCase>`
@@ -115,7 +124,9 @@ func TestRunValues(t *testing.T) {
 	}
 	want := map[string]Status{
 		"num": Success, "num-close": Success, "num-far": Error, "str": Success, "bool": Success, "nil": Success,
-		"date": Success, "duration": Success, "list": Success, "list-short": Error, "context": Success,
+		"date": Success, "duration": Success, "date-is-not-datetime": Error, "time-keeps-offset": Error, "time-z": Success,
+		"datetime": Success, "months-by-value": Success, "ym-is-not-dt": Error, "string-is-not-number": Error,
+		"err-null": Success, "err-not-null": Error, "list": Success, "list-short": Error, "context": Success,
 		"context-extra": Error, "err": Success, "err-missing": Error, "bkm": Error, "no-decision": Error,
 		"001": Error,
 	}
