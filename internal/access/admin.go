@@ -180,9 +180,9 @@ type UserChange struct {
 	Disabled *bool   `json:"disabled,omitempty"`
 }
 
-// UpdateUser changes a user. Disabling a user or changing their password
-// ends their sessions at the next request (their tokens stop working while
-// disabled).
+// UpdateUser changes a user. Changing their password ends their sessions;
+// disabling them stops their sessions and tokens at the next request (for
+// as long as they are disabled).
 func (s *Service) UpdateUser(ctx context.Context, id string, ch UserChange) (User, error) {
 	u, err := s.store.User(ctx, auth.UserID(id))
 	if err != nil {
@@ -203,6 +203,12 @@ func (s *Service) UpdateUser(ctx context.Context, id string, ch UserChange) (Use
 	}
 	if err := s.store.UpdateUser(ctx, u); err != nil {
 		return User{}, fmt.Errorf("access: update user %s: %w", id, err)
+	}
+	if ch.Password != nil {
+		// Whoever knew the old password is logged out with it.
+		if err := s.store.DeleteSessionsOf(ctx, u.ID); err != nil {
+			return User{}, fmt.Errorf("access: end the sessions of %s: %w", id, err)
+		}
 	}
 	s.invalidate()
 	return u, nil

@@ -341,3 +341,25 @@ func TestSetupTokenEndsWhenAnotherProcessCreatesAUser(t *testing.T) {
 		t.Errorf("first run after another process created a user: %v", err)
 	}
 }
+
+// TestPasswordChangeEndsSessions: after a new password, old sessions end.
+func TestPasswordChangeEndsSessions(t *testing.T) {
+	t.Parallel()
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	mustUser(t, svc, "ann", "correct horse battery", auth.RoleViewer)
+	cookie, _, err := svc.Login(ctx, "ann", "correct horse battery", "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := "a brand new passphrase"
+	if _, err := svc.UpdateUser(ctx, "ann", access.UserChange{Password: &pw}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Session(ctx, cookie); !errors.Is(err, access.ErrUnauthenticated) {
+		t.Errorf("a session from before the password change: %v", err)
+	}
+	if _, _, err := svc.Login(ctx, "ann", pw, "127.0.0.1"); err != nil {
+		t.Errorf("login with the new password: %v", err)
+	}
+}

@@ -190,6 +190,8 @@ type Store interface {
 	TouchSession(ctx context.Context, h auth.SecretHash, at time.Time) error
 	// DeleteSession ends one session (deleting a missing one is not an error).
 	DeleteSession(ctx context.Context, h auth.SecretHash) error
+	// DeleteSessionsOf ends every session of a user.
+	DeleteSessionsOf(ctx context.Context, user auth.UserID) error
 	// DeleteExpiredSessions removes sessions that expired before now and
 	// returns how many.
 	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)

@@ -153,7 +153,7 @@ func (h *handler) setPassword(w http.ResponseWriter, r *http.Request) {
 		h.adminFailed(w, r, templates.AdminUserURL(id), err, "user named "+id)
 		return
 	}
-	msg := "Set a new password for " + id + "."
+	msg := "Set a new password for " + id + "; their sessions have ended."
 	if pw == "" {
 		msg = "Removed the password of " + id + ": they can no longer log in (their API tokens still work)."
 	}

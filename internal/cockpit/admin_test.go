@@ -60,7 +60,7 @@ func TestAdminUsers(t *testing.T) {
 	// A new password replaces the old one; disabling locks her out.
 	cleo := b.as("cleo")
 	p = ada.post("/admin/users/cleo/password", url.Values{"password": {"another good password"}})
-	if p.text("flash") != "Set a new password for cleo." {
+	if p.text("flash") != "Set a new password for cleo; their sessions have ended." {
 		t.Errorf("password: %q", p.text("flash"))
 	}
 	if p := b.browserFor().login("cleo", password, ""); p.status != http.StatusUnauthorized {

@@ -751,6 +751,18 @@ func (db *DB) DeleteSession(ctx context.Context, h auth.SecretHash) error {
 	return nil
 }
 
+// DeleteSessionsOf ends every session of a user (a changed password).
+func (db *DB) DeleteSessionsOf(ctx context.Context, user auth.UserID) error {
+	err := db.writeWith(ctx, func(st *txStmts) error {
+		_, err := st.exec(deleteUserSessionsSQL, string(user))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete sessions of %s: %w", user, err)
+	}
+	return nil
+}
+
 // DeleteExpiredSessions removes the sessions that have expired at now
 // (ExpiresAt not after now, as auth.Session.Check decides) and returns how
 // many.
