@@ -147,7 +147,9 @@ func (c *Client) Cancel(ctx context.Context, id string) (Instance, error) {
 
 // Job is the part of an activated job the tool reads.
 type Job struct {
-	Key        string `json:"key"`
+	Key string `json:"key"`
+	// LockToken proves the activation holds the job; completing needs it.
+	LockToken  string `json:"lockToken"`
 	InstanceID string `json:"instanceId"`
 }
 
@@ -162,9 +164,16 @@ func (c *Client) Activate(ctx context.Context, typ, worker string, max, waitMs i
 	return out.Jobs, err
 }
 
-// Complete completes a job without variables.
-func (c *Client) Complete(ctx context.Context, key string) error {
-	_, err := c.do(ctx, http.MethodPost, "/api/v1/jobs/"+url.PathEscape(key)+"/complete", "application/json", []byte("{}"), nil)
+// Complete completes an activated job without variables, presenting its
+// lock token.
+func (c *Client) Complete(ctx context.Context, j Job) error {
+	body, err := json.Marshal(struct {
+		LockToken string `json:"lockToken"`
+	}{j.LockToken})
+	if err != nil {
+		return err
+	}
+	_, err = c.do(ctx, http.MethodPost, "/api/v1/jobs/"+url.PathEscape(j.Key)+"/complete", "application/json", body, nil)
 	return err
 }
 

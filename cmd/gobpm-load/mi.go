@@ -124,7 +124,7 @@ func completeSample(ctx context.Context, e *env, typ string, instances map[strin
 				continue // its lock runs out; another run's instance
 			}
 			t0 := time.Now()
-			if err := e.c.Complete(ctx, j.Key); err != nil {
+			if err := e.c.Complete(ctx, j); err != nil {
 				e.errs.Add(err)
 				continue
 			}

@@ -240,7 +240,7 @@ func runWorkers(ctx context.Context, e *env, tr *tracker) func() {
 					bwg.Add(1)
 					go func() {
 						defer bwg.Done()
-						if err := e.c.Complete(ctx, j.Key); err != nil {
+						if err := e.c.Complete(ctx, j); err != nil {
 							e.errs.Add(err)
 							return
 						}

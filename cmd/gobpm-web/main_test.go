@@ -344,10 +344,14 @@ func workerStory(t *testing.T, base string) {
 		t.Fatalf("activate: %d %v", code, act)
 	}
 	key := jobs[0].(map[string]any)["key"].(string)
-	if code, body := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{"variables":{"reserved":true}}`); code != http.StatusNoContent {
+	token := jobs[0].(map[string]any)["lockToken"].(string)
+	if code, body := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{"variables":{"reserved":true}}`); code != http.StatusBadRequest || body["field"] != "lockToken" {
+		t.Fatalf("complete without the lock token: %d %v", code, body)
+	}
+	if code, body := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{"lockToken":"`+token+`","variables":{"reserved":true}}`); code != http.StatusNoContent {
 		t.Fatalf("complete job: %d %v", code, body)
 	}
-	if code, _ := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{}`); code != http.StatusNotFound {
+	if code, _ := do(t, "POST", base+"/api/v1/jobs/"+key+"/complete", "", "", `{"lockToken":"`+token+`"}`); code != http.StatusNotFound {
 		t.Fatalf("stale complete: %d", code)
 	}
 	code, list := do(t, "GET", base+"/api/v1/tasks?candidateGroup=warehouse&instanceId="+id, "", "", "")
@@ -415,9 +419,10 @@ func TestCrashKeepsOutstandingWork(t *testing.T) {
 		t.Fatalf("activate: %v", act)
 	}
 	key := func(i int) string { return jobs[i].(map[string]any)["key"].(string) }
+	token := func(i int) string { return `{"lockToken":"` + jobs[i].(map[string]any)["lockToken"].(string) + `"}` }
 	// Instance 1: job done, task claimed. Instance 2: task done, timer pending. Instance 0: job locked.
 	for _, i := range []int{1, 2} {
-		if code, _ := do(t, "POST", s.base+"/api/v1/jobs/"+key(i)+"/complete", "", "", `{}`); code != http.StatusNoContent {
+		if code, _ := do(t, "POST", s.base+"/api/v1/jobs/"+key(i)+"/complete", "", "", token(i)); code != http.StatusNoContent {
 			t.Fatalf("complete %d: %d", i, code)
 		}
 	}
@@ -446,7 +451,8 @@ func TestCrashKeepsOutstandingWork(t *testing.T) {
 
 	s2 := startServer(t, bin, db)
 	awaitStatus(t, s2.base, ids[2], "completed") // the timer due while down fired at start-up
-	if code, body := do(t, "POST", s2.base+"/api/v1/jobs/"+key(0)+"/complete", "", "", `{}`); code != http.StatusNoContent {
+	// The job key and lock token handed out before the crash still hold.
+	if code, body := do(t, "POST", s2.base+"/api/v1/jobs/"+key(0)+"/complete", "", "", token(0)); code != http.StatusNoContent {
 		t.Fatalf("locked job after restart: %d %v", code, body)
 	}
 	_, task := do(t, "GET", s2.base+"/api/v1/tasks/"+t1, "", "", "")

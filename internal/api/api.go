@@ -67,20 +67,24 @@ type Service interface {
 	// cursor; EINVALID for a cursor it did not return.
 	IncidentsPage(ctx context.Context, id runtime.InstanceID, openOnly bool, cursor string, limit int) ([]runtime.IncidentRow, string, error)
 
-	// ActivateJobs locks up to req.MaxJobs jobs of req.Type for req.Worker.
-	// With req.RequestTimeout > 0 it waits (bounded by ctx) until a job is
-	// activatable, and returns no jobs, not an error, when the timeout passes.
+	// ActivateJobs locks up to req.MaxJobs jobs of req.Type for req.Worker
+	// and req.User, each with a fresh lock token. With req.RequestTimeout >
+	// 0 it waits (bounded by ctx) until a job is activatable, and returns no
+	// jobs, not an error, when the timeout passes.
 	ActivateJobs(ctx context.Context, req runtime.ActivateRequest) ([]runtime.JobView, error)
-	// CompleteJob merges vars and continues the instance; ENOTFOUND for an
-	// unknown or stale key.
-	CompleteJob(ctx context.Context, key string, vars map[string]any) error
+	// CompleteJob merges vars and continues the instance. The job acts
+	// (CompleteJob, FailJob, ThrowJobError, ExtendJobLock) need h to hold
+	// the job's lock: ENOTFOUND for an unknown, stale or forged key,
+	// EINVALID without a lock token, ECONFLICT for a job not activated or
+	// activated again by someone else, EFORBIDDEN for another user.
+	CompleteJob(ctx context.Context, key string, h runtime.JobHolder, vars map[string]any) error
 	// FailJob records a failure; exhausted retries raise an incident.
-	FailJob(ctx context.Context, key string, req runtime.FailRequest) error
+	FailJob(ctx context.Context, key string, h runtime.JobHolder, req runtime.FailRequest) error
 	// ThrowJobError throws a BPMN error with code at the job's task.
-	ThrowJobError(ctx context.Context, key, code, message string, vars map[string]any) error
-	// ExtendJobLock moves the lock's expiry to d from now; ECONFLICT if the
-	// job is not locked.
-	ExtendJobLock(ctx context.Context, key string, d time.Duration) error
+	ThrowJobError(ctx context.Context, key string, h runtime.JobHolder, code, message string, vars map[string]any) error
+	// ExtendJobLock moves the lock's expiry to d from now; ECONFLICT also
+	// if the lock has expired.
+	ExtendJobLock(ctx context.Context, key string, h runtime.JobHolder, d time.Duration) error
 	// RetryIncident resolves an incident and gives its job retries;
 	// ECONFLICT if it is resolved already.
 	RetryIncident(ctx context.Context, id string, retries int) (runtime.IncidentRow, error)

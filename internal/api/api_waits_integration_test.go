@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,10 +68,10 @@ func TestIntegrationWaitStates(t *testing.T) {
 	if again := b.postJSON("/api/v1/jobs/activate", `{"type":"charge","worker":"w2","lockDurationMs":60000}`).object(t)["jobs"].([]any); len(again) != 0 {
 		t.Errorf("a locked job was activated again: %v", again)
 	}
-	b.postJSON("/api/v1/jobs/"+key+"/extend", `{"lockDurationMs":120000}`).noContent(t)
-	b.postJSON("/api/v1/jobs/"+key+"/complete", `{"variables":{"charged":true}}`).noContent(t)
-	b.postJSON("/api/v1/jobs/"+key+"/complete", `{}`).problem(t, http.StatusNotFound, "not-found")
-	b.postJSON("/api/v1/jobs/"+key+"/extend", `{"lockDurationMs":1000}`).problem(t, http.StatusNotFound, "not-found")
+	b.postJSON("/api/v1/jobs/"+key+"/extend", withToken(job, `"lockDurationMs":120000`)).noContent(t)
+	b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(job, `"variables":{"charged":true}`)).noContent(t)
+	b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(job, ``)).problem(t, http.StatusNotFound, "not-found")
+	b.postJSON("/api/v1/jobs/"+key+"/extend", withToken(job, `"lockDurationMs":1000`)).problem(t, http.StatusNotFound, "not-found")
 
 	// The user task.
 	tasks := b.get("/api/v1/tasks?candidateGroup=managers&instanceId="+id).wantStatus(t, http.StatusOK).items(t)
@@ -121,20 +122,21 @@ func TestIntegrationJobIncidentAndLongPoll(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond) // let the poll start waiting; it must answer either way
 	id := b.postJSON("/api/v1/processes/waits/instances", `{"variables":{"orderId":"o-9"}}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string)
-	var key string
+	var job map[string]any
 	select {
 	case res := <-polled:
 		jobs := res.wantStatus(t, http.StatusOK).object(t)["jobs"].([]any)
 		if len(jobs) != 1 {
 			t.Fatalf("long poll jobs = %v", jobs)
 		}
-		key = jobs[0].(map[string]any)["key"].(string)
+		job = jobs[0].(map[string]any)
 	case <-time.After(20 * time.Second):
 		t.Fatal("the long poll did not answer when the job appeared")
 	}
+	key := job["key"].(string)
 
 	// Fail with no retries left: an incident, the instance failed.
-	b.postJSON("/api/v1/jobs/"+key+"/fail", `{"retries":0,"errorMessage":"card declined"}`).noContent(t)
+	b.postJSON("/api/v1/jobs/"+key+"/fail", withToken(job, `"retries":0,"errorMessage":"card declined"`)).noContent(t)
 	inst := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
 	incs := inst["incidents"].([]any)
 	if inst["status"] != "failed" || len(incs) != 1 || !strings.Contains(incs[0].(map[string]any)["message"].(string), "card declined") {
@@ -153,12 +155,14 @@ func TestIntegrationJobIncidentAndLongPoll(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].(map[string]any)["retries"] != json.Number("2") {
 		t.Fatalf("jobs after retry = %v", jobs)
 	}
-	b.postJSON("/api/v1/jobs/"+jobs[0].(map[string]any)["key"].(string)+"/complete", `{}`).noContent(t)
+	// The failure report released the first lock: its token is refused.
+	b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(job, ``)).problem(t, http.StatusConflict, "conflict")
+	b.postJSON("/api/v1/jobs/"+jobs[0].(map[string]any)["key"].(string)+"/complete", withToken(jobs[0].(map[string]any), ``)).noContent(t)
 	if st := b.get("/api/v1/instances/" + id).object(t)["status"]; st != "running" {
 		t.Errorf("status = %v, want running (at the user task)", st)
 	}
-	b.postJSON("/api/v1/jobs/nope/fail", `{}`).problem(t, http.StatusNotFound, "not-found")
-	b.postJSON("/api/v1/jobs/nope/error", `{"errorCode":"E"}`).problem(t, http.StatusNotFound, "not-found")
+	b.postJSON("/api/v1/jobs/nope/fail", `{"lockToken":"x"}`).problem(t, http.StatusNotFound, "not-found")
+	b.postJSON("/api/v1/jobs/nope/error", `{"lockToken":"x","errorCode":"E"}`).problem(t, http.StatusNotFound, "not-found")
 }
 
 // The tests below follow issue 3's HTTP test list over the real runtime and
@@ -254,6 +258,16 @@ func jobsOf(t *testing.T, res *response) []map[string]any {
 	return out
 }
 
+// withToken is the JSON body of an act on job: its lock token and the
+// members in rest (the inside of a JSON object, possibly empty).
+func withToken(job map[string]any, rest string) string {
+	body := `{"lockToken":` + strconv.Quote(job["lockToken"].(string))
+	if rest != "" {
+		body += "," + rest
+	}
+	return body + "}"
+}
+
 // oneJob asserts exactly one job was activated and returns its key.
 func oneJob(t *testing.T, jobs []map[string]any) string {
 	t.Helper()
@@ -305,7 +319,7 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 				jobs[0]["retries"] != json.Number("3") || mustJSON(t, jobs[0]["variables"]) != `{"n":1}` {
 				t.Errorf("job = %v", jobs[0])
 			}
-			b.postJSON("/api/v1/jobs/"+jobs[0]["key"].(string)+"/complete", `{}`).noContent(t)
+			b.postJSON("/api/v1/jobs/"+jobs[0]["key"].(string)+"/complete", withToken(jobs[0], ``)).noContent(t)
 		case <-time.After(20 * time.Second):
 			t.Fatal("the long poll did not answer when the job appeared")
 		}
@@ -318,10 +332,11 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 		}
 	})
 
-	t.Run("lock expiry re-delivers, a stale complete is 404", func(t *testing.T) {
+	t.Run("lock expiry re-delivers, a lost lock is 409, a stale complete 404", func(t *testing.T) {
 		id := startProcess(t, b, "worker", `{"n":2}`)
 		jobs := activate(t, b, "work", "w1", 10_000)
 		key := oneJob(t, jobs)
+		first := jobs[0]
 		if want := timestampOf(clock.Now().Add(10 * time.Second)); jobs[0]["deadline"] != want {
 			t.Errorf("deadline = %v, want %s", jobs[0]["deadline"], want)
 		}
@@ -333,13 +348,19 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 			t.Fatalf("the lock expired early: %v", again)
 		}
 		clock.Advance(2 * time.Millisecond)
-		if got := oneJob(t, activate(t, b, "work", "w2", 10_000)); got != key {
-			t.Fatalf("re-delivered key = %s, want the same key %s", got, key)
+		again := activate(t, b, "work", "w2", 10_000)
+		if got := oneJob(t, again); got != key || again[0]["lockToken"] == first["lockToken"] {
+			t.Fatalf("re-delivered %v, want the same key %s under a new token", again[0], key)
 		}
-		b.postJSON("/api/v1/jobs/"+key+"/complete", `{"variables":{"by":"w2"}}`).noContent(t)
-		// w1 wakes up late and completes too: the key is gone, nothing continues twice.
-		b.postJSON("/api/v1/jobs/"+key+"/complete", `{"variables":{"by":"w1"}}`).problem(t, http.StatusNotFound, "not-found")
-		b.postJSON("/api/v1/jobs/never-existed/complete", `{}`).problem(t, http.StatusNotFound, "not-found")
+		// w1 wakes up late while w2 holds the job: its lock is lost.
+		p := b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(first, `"variables":{"by":"w1"}`)).problem(t, http.StatusConflict, "conflict")
+		if !strings.Contains(p.Detail, "activated again") {
+			t.Errorf("detail = %q, want it to say the job was activated again", p.Detail)
+		}
+		b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(again[0], `"variables":{"by":"w2"}`)).noContent(t)
+		// w1 tries once more: the key is gone, nothing continues twice.
+		b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(first, `"variables":{"by":"w1"}`)).problem(t, http.StatusNotFound, "not-found")
+		b.postJSON("/api/v1/jobs/never-existed/complete", `{"lockToken":"x"}`).problem(t, http.StatusNotFound, "not-found")
 		inst := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
 		if inst["status"] != "completed" || inst["variables"].(map[string]any)["by"] != "w2" {
 			t.Errorf("instance = %v", inst)
@@ -348,10 +369,11 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 
 	t.Run("fail with retries and backoff, incident, retry", func(t *testing.T) {
 		id := startProcess(t, b, "worker", `{"n":3}`)
-		key := oneJob(t, activate(t, b, "work", "w1", 60_000))
+		jobs := activate(t, b, "work", "w1", 60_000)
+		key := oneJob(t, jobs)
 
 		// An explicit backoff: not activatable before it passes, activatable at it.
-		b.postJSON("/api/v1/jobs/"+key+"/fail", `{"retries":2,"retryBackoffMs":30000,"errorMessage":"timeout"}`).noContent(t)
+		b.postJSON("/api/v1/jobs/"+key+"/fail", withToken(jobs[0], `"retries":2,"retryBackoffMs":30000,"errorMessage":"timeout"`)).noContent(t)
 		if jobs := activate(t, b, "work", "w1", 60_000); len(jobs) != 0 {
 			t.Fatalf("activatable during its backoff: %v", jobs)
 		}
@@ -363,13 +385,13 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 			t.Errorf("status during a retry = %s, want running", st)
 		}
 		clock.Advance(time.Second)
-		jobs := activate(t, b, "work", "w1", 60_000)
+		jobs = activate(t, b, "work", "w1", 60_000)
 		if oneJob(t, jobs) != key || jobs[0]["retries"] != json.Number("2") {
 			t.Fatalf("after the backoff: %v", jobs)
 		}
 
 		// No retries given: one less, on the default schedule (≥ 0.8 s, ≤ 6 min).
-		b.postJSON("/api/v1/jobs/"+key+"/fail", `{"errorMessage":"timeout again"}`).noContent(t)
+		b.postJSON("/api/v1/jobs/"+key+"/fail", withToken(jobs[0], `"errorMessage":"timeout again"`)).noContent(t)
 		if jobs := activate(t, b, "work", "w1", 60_000); len(jobs) != 0 {
 			t.Fatalf("activatable at once after a failure with the default backoff: %v", jobs)
 		}
@@ -380,7 +402,7 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 		}
 
 		// Retries exhausted: an incident, the instance failed, nothing to activate.
-		b.postJSON("/api/v1/jobs/"+key+"/fail", `{"retries":0,"errorMessage":"disk full"}`).noContent(t)
+		b.postJSON("/api/v1/jobs/"+key+"/fail", withToken(jobs[0], `"retries":0,"errorMessage":"disk full"`)).noContent(t)
 		inst := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
 		incs := inst["incidents"].([]any)
 		if inst["status"] != "failed" || len(incs) != 1 {
@@ -408,7 +430,7 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 		if oneJob(t, jobs) != key || jobs[0]["retries"] != json.Number("1") {
 			t.Fatalf("after the incident retry: %v", jobs)
 		}
-		b.postJSON("/api/v1/jobs/"+key+"/complete", `{}`).noContent(t)
+		b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(jobs[0], ``)).noContent(t)
 		if st := instanceStatus(t, b, id); st != "completed" {
 			t.Errorf("status = %s, want completed", st)
 		}
@@ -428,8 +450,9 @@ func TestIntegrationJobErrorCaughtByBoundary(t *testing.T) {
 		{"GATEWAY_DOWN", "otherEnd", "declinedEnd"},  // the catch-all
 	} {
 		id := startProcess(t, b, "jobError", `{"orderId":"`+tc.code+`"}`)
-		key := oneJob(t, activate(t, b, "charge-card", "w", 60_000))
-		b.postJSON("/api/v1/jobs/"+key+"/error", `{"errorCode":"`+tc.code+`","errorMessage":"no","variables":{"reason":"`+tc.code+`"}}`).noContent(t)
+		jobs := activate(t, b, "charge-card", "w", 60_000)
+		key := oneJob(t, jobs)
+		b.postJSON("/api/v1/jobs/"+key+"/error", withToken(jobs[0], `"errorCode":"`+tc.code+`","errorMessage":"no","variables":{"reason":"`+tc.code+`"}`)).noContent(t)
 
 		inst := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
 		if inst["status"] != "completed" || inst["variables"].(map[string]any)["reason"] != tc.code || len(inst["incidents"].([]any)) != 0 {
@@ -439,7 +462,7 @@ func TestIntegrationJobErrorCaughtByBoundary(t *testing.T) {
 		if !done[tc.end] || done[tc.notEnd] || done["end"] {
 			t.Errorf("%s: completed nodes = %v, want %s only", tc.code, done, tc.end)
 		}
-		b.postJSON("/api/v1/jobs/"+key+"/complete", `{}`).problem(t, http.StatusNotFound, "not-found")
+		b.postJSON("/api/v1/jobs/"+key+"/complete", withToken(jobs[0], ``)).problem(t, http.StatusNotFound, "not-found")
 	}
 }
 

@@ -17,6 +17,9 @@
 // fail, error, extend); activation long-polls when requestTimeoutMs > 0 and
 // the wait is bound to the request context, so a worker that disconnects
 // ends it (logged as 499, client-closed-request, never as a server fault).
+// A job belongs to its activation: complete, fail, error and extend need the
+// lockToken it answered and the same caller (callerUser in jobs.go, the one
+// place that names the caller's identity for jobs).
 // People work user tasks through /api/v1/tasks; claim, unclaim and complete
 // act as the user of the X-Gobpm-User / X-Gobpm-Groups headers (identity.go,
 // DESIGN §9 loopback mode) and are refused with 403 without a user.

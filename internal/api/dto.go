@@ -204,7 +204,11 @@ type Fact struct {
 
 // Job is an activated job as a worker receives it.
 type Job struct {
-	Key        string `json:"key"`
+	// Key is the job's public key, "<wait id>.<mac>".
+	Key string `json:"key"`
+	// LockToken proves this activation holds the job: complete, fail, error
+	// and extend need it. The server keeps only its hash.
+	LockToken  string `json:"lockToken"`
 	Type       string `json:"type"`
 	InstanceID string `json:"instanceId"`
 	NodeID     string `json:"nodeId"`
@@ -434,7 +438,7 @@ func toFact(f runtime.FactRow) Fact {
 
 func toJob(j runtime.JobView) Job {
 	return Job{
-		Key: j.Key, Type: j.Type, InstanceID: string(j.InstanceID), NodeID: j.NodeID, Retries: j.Retries,
+		Key: j.Key, LockToken: j.LockToken, Type: j.Type, InstanceID: string(j.InstanceID), NodeID: j.NodeID, Retries: j.Retries,
 		Variables: vars(j.Variables), Deadline: timestamp(j.Deadline),
 	}
 }

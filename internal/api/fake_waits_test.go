@@ -38,6 +38,7 @@ type fakeWaits struct {
 	// What the API passed, for assertions.
 	lastActivate   runtime.ActivateRequest
 	lastJobKey     string
+	lastHolder     runtime.JobHolder
 	lastVars       map[string]any
 	lastFail       runtime.FailRequest
 	lastError      [2]string // code, message
@@ -102,7 +103,8 @@ func (f *fakeService) AddJob(typ string) string {
 	return f.waits.addJob(typ, nil)
 }
 
-// lockJobs locks up to max unlocked jobs of typ; the caller holds f.mu.
+// lockJobs locks up to max unlocked jobs of typ, each with the lock token
+// "lock-<key>"; the caller holds f.mu.
 func (f *fakeService) lockJobs(req runtime.ActivateRequest) []runtime.JobView {
 	out := []runtime.JobView{}
 	for _, key := range f.waits.jobOrder {
@@ -112,6 +114,7 @@ func (f *fakeService) lockJobs(req runtime.ActivateRequest) []runtime.JobView {
 		}
 		j.locked = true
 		j.view.Deadline = f.now.Add(req.LockDuration)
+		j.view.LockToken = "lock-" + key
 		out = append(out, j.view)
 	}
 	return out
@@ -143,20 +146,29 @@ func (f *fakeService) ActivateJobs(ctx context.Context, req runtime.ActivateRequ
 	}
 }
 
-// job finds a job by key; the caller holds f.mu.
-func (f *fakeService) job(key string) (*fakeJob, error) {
+// job finds a job by key and records h; the caller holds f.mu. The fake
+// does not check locks (the real runtime's tests do), except that the
+// token "stale" is a lock lost to another activation and the user "mallory"
+// is not the activating one.
+func (f *fakeService) job(key string, h runtime.JobHolder) (*fakeJob, error) {
+	f.waits.lastHolder = h
 	j, ok := f.waits.jobs[key]
-	if !ok {
+	switch {
+	case !ok:
 		return nil, runtime.Errorf(runtime.ENOTFOUND, "job %s not found (completed, withdrawn or never existed)", key)
+	case h.Token == "stale":
+		return nil, runtime.Errorf(runtime.ECONFLICT, "job %s is locked by another activation", key)
+	case h.User == "mallory":
+		return nil, runtime.Errorf(runtime.EFORBIDDEN, "job %s was activated by another user", key)
 	}
 	return j, nil
 }
 
-func (f *fakeService) CompleteJob(_ context.Context, key string, vars map[string]any) error {
+func (f *fakeService) CompleteJob(_ context.Context, key string, h runtime.JobHolder, vars map[string]any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waits.lastJobKey, f.waits.lastVars = key, vars
-	if _, err := f.job(key); err != nil {
+	if _, err := f.job(key, h); err != nil {
 		return err
 	}
 	if _, bad := vars["__bad"]; bad {
@@ -166,11 +178,11 @@ func (f *fakeService) CompleteJob(_ context.Context, key string, vars map[string
 	return nil
 }
 
-func (f *fakeService) FailJob(_ context.Context, key string, req runtime.FailRequest) error {
+func (f *fakeService) FailJob(_ context.Context, key string, h runtime.JobHolder, req runtime.FailRequest) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waits.lastJobKey, f.waits.lastFail = key, req
-	j, err := f.job(key)
+	j, err := f.job(key, h)
 	if err != nil {
 		return err
 	}
@@ -178,22 +190,22 @@ func (f *fakeService) FailJob(_ context.Context, key string, req runtime.FailReq
 	return nil
 }
 
-func (f *fakeService) ThrowJobError(_ context.Context, key, code, message string, vars map[string]any) error {
+func (f *fakeService) ThrowJobError(_ context.Context, key string, h runtime.JobHolder, code, message string, vars map[string]any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waits.lastJobKey, f.waits.lastError, f.waits.lastVars = key, [2]string{code, message}, vars
-	if _, err := f.job(key); err != nil {
+	if _, err := f.job(key, h); err != nil {
 		return err
 	}
 	delete(f.waits.jobs, key)
 	return nil
 }
 
-func (f *fakeService) ExtendJobLock(_ context.Context, key string, d time.Duration) error {
+func (f *fakeService) ExtendJobLock(_ context.Context, key string, h runtime.JobHolder, d time.Duration) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waits.lastJobKey, f.waits.lastExtend = key, d
-	j, err := f.job(key)
+	j, err := f.job(key, h)
 	if err != nil {
 		return err
 	}

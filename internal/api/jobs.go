@@ -1,8 +1,10 @@
 package api
 
 import (
+	"encoding/json"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -21,11 +23,30 @@ const (
 	maxRetries          = math.MaxInt32
 )
 
+// callerUser is the user id of the caller of r, the identity a job's lock
+// belongs to: the user who activates a job is the only one who may act on
+// it. For now it is the trimmed X-Gobpm-User header ("" without one); it is
+// the one place to re-point at the authenticated principal.
+func callerUser(r *http.Request) string {
+	return strings.TrimSpace(r.Header.Get(HeaderUser))
+}
+
+// jobHolder reads the lock token of a job act's body (lockToken, required)
+// and pairs it with the caller's identity.
+func jobHolder(r *http.Request, members map[string]json.RawMessage) (runtime.JobHolder, error) {
+	token, err := requiredStringField(members, "lockToken")
+	if err != nil {
+		return runtime.JobHolder{}, err
+	}
+	return runtime.JobHolder{Token: token, User: callerUser(r)}, nil
+}
+
 // activateJobs handles POST /api/v1/jobs/activate: {type, worker, maxJobs?,
 // lockDurationMs, requestTimeoutMs?}. With requestTimeoutMs > 0 it long-polls:
 // the runtime answers as soon as a job appears, or with no jobs when the
 // timeout passes. The request context bounds the wait, so a client that goes
-// away ends it.
+// away ends it. Each job comes with its public key and a lock token, and
+// belongs to the caller (callerUser).
 func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
 	if err != nil {
@@ -57,6 +78,7 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	req.MaxJobs, req.LockDuration, req.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
+	req.User = callerUser(r)
 
 	jobs, err := s.svc.ActivateJobs(r.Context(), req)
 	if err != nil {
@@ -70,10 +92,16 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// completeJob handles POST /api/v1/jobs/{key}/complete: {variables?}. The
-// variables merge into the instance, which continues in the same step.
+// completeJob handles POST /api/v1/jobs/{key}/complete: {lockToken,
+// variables?}. The variables merge into the instance, which continues in
+// the same step. Like every job act it needs the lock token of the
+// activation and the activating caller.
 func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	h, err := jobHolder(r, members)
 	if err != nil {
 		return err
 	}
@@ -81,18 +109,23 @@ func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.svc.CompleteJob(r.Context(), chi.URLParam(r, "key"), vs); err != nil {
+	if err := s.svc.CompleteJob(r.Context(), chi.URLParam(r, "key"), h, vs); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// failJob handles POST /api/v1/jobs/{key}/fail: {retries?, retryBackoffMs?,
-// errorMessage?}. Without retries the job has one retry less; 0 retries
-// raises an incident. Without a backoff the default schedule applies.
+// failJob handles POST /api/v1/jobs/{key}/fail: {lockToken, retries?,
+// retryBackoffMs?, errorMessage?}. Without retries the job has one retry
+// less; 0 retries raises an incident. Without a backoff the default
+// schedule applies.
 func (s *server) failJob(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	h, err := jobHolder(r, members)
 	if err != nil {
 		return err
 	}
@@ -113,17 +146,22 @@ func (s *server) failJob(w http.ResponseWriter, r *http.Request) error {
 	if req.ErrorMessage, err = stringField(members, "errorMessage"); err != nil {
 		return err
 	}
-	if err := s.svc.FailJob(r.Context(), chi.URLParam(r, "key"), req); err != nil {
+	if err := s.svc.FailJob(r.Context(), chi.URLParam(r, "key"), h, req); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// throwJobError handles POST /api/v1/jobs/{key}/error: {errorCode,
-// errorMessage?, variables?}. It throws a BPMN error at the job's task.
+// throwJobError handles POST /api/v1/jobs/{key}/error: {lockToken,
+// errorCode, errorMessage?, variables?}. It throws a BPMN error at the
+// job's task.
 func (s *server) throwJobError(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	h, err := jobHolder(r, members)
 	if err != nil {
 		return err
 	}
@@ -139,17 +177,21 @@ func (s *server) throwJobError(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.svc.ThrowJobError(r.Context(), chi.URLParam(r, "key"), code, msg, vs); err != nil {
+	if err := s.svc.ThrowJobError(r.Context(), chi.URLParam(r, "key"), h, code, msg, vs); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// extendJobLock handles POST /api/v1/jobs/{key}/extend: {lockDurationMs}.
-// The lock then expires lockDurationMs from now.
+// extendJobLock handles POST /api/v1/jobs/{key}/extend: {lockToken,
+// lockDurationMs}. The lock then expires lockDurationMs from now.
 func (s *server) extendJobLock(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
+	if err != nil {
+		return err
+	}
+	h, err := jobHolder(r, members)
 	if err != nil {
 		return err
 	}
@@ -157,7 +199,7 @@ func (s *server) extendJobLock(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.svc.ExtendJobLock(r.Context(), chi.URLParam(r, "key"), millis(lock)); err != nil {
+	if err := s.svc.ExtendJobLock(r.Context(), chi.URLParam(r, "key"), h, millis(lock)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -88,7 +88,7 @@ func TestActivateJobs(t *testing.T) {
 		if len(jobs) != 2 {
 			t.Fatalf("jobs = %v", jobs)
 		}
-		want := `{"deadline":"2025-03-01T11:01:00.123456789Z","instanceId":"inst-1","key":"job-1","nodeId":"Send_1","retries":3,"type":"mail","variables":{"to":"a@example.com"}}`
+		want := `{"deadline":"2025-03-01T11:01:00.123456789Z","instanceId":"inst-1","key":"job-1","lockToken":"lock-job-1","nodeId":"Send_1","retries":3,"type":"mail","variables":{"to":"a@example.com"}}`
 		if s := mustJSON(t, jobs[0]); s != want {
 			t.Errorf("job = %s, want %s", s, want)
 		}
@@ -123,6 +123,11 @@ func TestActivateJobs(t *testing.T) {
 		b.postJSON("/api/v1/jobs/activate", `{"type":"mail","worker":"w2","maxJobs":1000,"lockDurationMs":1}`).wantStatus(t, http.StatusOK)
 		if n := locked(f, func() int { return f.waits.lastActivate.MaxJobs }); n != 1000 {
 			t.Errorf("maxJobs = %d, want 1000", n)
+		}
+		// The caller's identity is the user the jobs belong to.
+		b.as(" ann ", "", "/api/v1/jobs/activate", `{"type":"mail","worker":"w2","lockDurationMs":1}`).wantStatus(t, http.StatusOK)
+		if u := locked(f, func() string { return f.waits.lastActivate.User }); u != "ann" {
+			t.Errorf("user = %q, want ann", u)
 		}
 	})
 
@@ -284,87 +289,116 @@ func TestJobActions(t *testing.T) {
 	t.Run("complete", func(t *testing.T) {
 		t.Parallel()
 		b, f := waitsBundle(t)
-		b.postJSON("/api/v1/jobs/job-1/complete", `{"variables":{"sent":true,"amount":0.1}}`).noContent(t)
+		b.postJSON("/api/v1/jobs/job-1/complete", `{"lockToken":"t1","variables":{"sent":true,"amount":0.1}}`).noContent(t)
 		key, vs := locked(f, func() string { return f.waits.lastJobKey }), locked(f, func() map[string]any { return f.waits.lastVars })
 		if key != "job-1" || vs["amount"] != json.Number("0.1") || vs["sent"] != true {
 			t.Errorf("completed %s with %v", key, vs)
 		}
-		b.postJSON("/api/v1/jobs/job-1/complete", `{}`).problem(t, http.StatusNotFound, "not-found")
-		b.send(http.MethodPost, "/api/v1/jobs/job-2/complete", "", "").noContent(t)
+		if h := locked(f, func() runtime.JobHolder { return f.waits.lastHolder }); h != (runtime.JobHolder{Token: "t1"}) {
+			t.Errorf("holder = %+v, want token t1 and no user", h)
+		}
+		b.postJSON("/api/v1/jobs/job-1/complete", `{"lockToken":"t1"}`).problem(t, http.StatusNotFound, "not-found")
+		b.as("ann", "", "/api/v1/jobs/job-2/complete", `{"lockToken":"t2"}`).noContent(t)
 		if vs := locked(f, func() map[string]any { return f.waits.lastVars }); vs == nil || len(vs) != 0 {
-			t.Errorf("variables of an empty body = %#v, want an empty map", vs)
+			t.Errorf("variables of a body without any = %#v, want an empty map", vs)
+		}
+		if h := locked(f, func() runtime.JobHolder { return f.waits.lastHolder }); h != (runtime.JobHolder{Token: "t2", User: "ann"}) {
+			t.Errorf("holder = %+v, want token t2 of ann", h)
 		}
 	})
 	b, _ := waitsBundle(t)
 	runFieldCases(t, b, "/api/v1/jobs/job-1/complete", []fieldCase{
-		{"variables an array", `{"variables":[1]}`, 400, "invalid-request", "variables"},
-		{"runtime rejects a variable", `{"variables":{"__bad":1}}`, 400, "invalid-request", "variables.__bad"},
+		{"no lock token", `{"variables":{"a":1}}`, 400, "invalid-request", "lockToken"},
+		{"empty body", ``, 400, "invalid-request", "lockToken"},
+		{"empty lock token", `{"lockToken":" "}`, 400, "invalid-request", "lockToken"},
+		{"lock token a number", `{"lockToken":7}`, 400, "invalid-request", "lockToken"},
+		{"variables an array", `{"lockToken":"t","variables":[1]}`, 400, "invalid-request", "variables"},
+		{"runtime rejects a variable", `{"lockToken":"t","variables":{"__bad":1}}`, 400, "invalid-request", "variables.__bad"},
+		{"lock lost", `{"lockToken":"stale"}`, 409, "conflict", ""},
 		{"malformed", `{`, 400, "malformed-json", ""},
-		{"text body", `{}`, 415, "unsupported-media-type", ""},
+		{"text body", `{"lockToken":"t"}`, 415, "unsupported-media-type", ""},
 	})
-	runFieldCases(t, b, "/api/v1/jobs/nope/complete", []fieldCase{{"unknown key", `{}`, 404, "not-found", ""}})
+	runFieldCases(t, b, "/api/v1/jobs/nope/complete", []fieldCase{{"unknown key", `{"lockToken":"t"}`, 404, "not-found", ""}})
+	b.as("mallory", "", "/api/v1/jobs/job-2/complete", `{"lockToken":"t"}`).problem(t, http.StatusForbidden, "forbidden")
 
 	t.Run("fail", func(t *testing.T) {
 		t.Parallel()
 		b, f := waitsBundle(t)
-		b.postJSON("/api/v1/jobs/job-1/fail", `{"retries":0,"retryBackoffMs":5000,"errorMessage":"smtp down"}`).noContent(t)
+		b.postJSON("/api/v1/jobs/job-1/fail", `{"lockToken":"t","retries":0,"retryBackoffMs":5000,"errorMessage":"smtp down"}`).noContent(t)
 		req := locked(f, func() runtime.FailRequest { return f.waits.lastFail })
 		if req.Retries == nil || *req.Retries != 0 || req.RetryBackoff != 5*time.Second || req.ErrorMessage != "smtp down" {
 			t.Errorf("fail request = %+v", req)
 		}
-		b.postJSON("/api/v1/jobs/job-1/fail", `{"retries":null,"retryBackoffMs":604800000}`).noContent(t)
+		b.postJSON("/api/v1/jobs/job-1/fail", `{"lockToken":"t","retries":null,"retryBackoffMs":604800000}`).noContent(t)
 		req = locked(f, func() runtime.FailRequest { return f.waits.lastFail })
 		if req.Retries != nil || req.RetryBackoff != 7*24*time.Hour || req.ErrorMessage != "" {
 			t.Errorf("fail request = %+v, want retries nil", req)
 		}
-		b.send(http.MethodPost, "/api/v1/jobs/job-1/fail", "", "").noContent(t)
-		b.postJSON("/api/v1/jobs/nope/fail", `{}`).problem(t, http.StatusNotFound, "not-found")
+		b.postJSON("/api/v1/jobs/job-1/fail", `{"lockToken":"t"}`).noContent(t)
+		if h := locked(f, func() runtime.JobHolder { return f.waits.lastHolder }); h != (runtime.JobHolder{Token: "t"}) {
+			t.Errorf("holder = %+v", h)
+		}
+		b.postJSON("/api/v1/jobs/nope/fail", `{"lockToken":"t"}`).problem(t, http.StatusNotFound, "not-found")
 	})
 	runFieldCases(t, b, "/api/v1/jobs/job-2/fail", []fieldCase{
-		{"negative retries", `{"retries":-1}`, 400, "invalid-request", "retries"},
-		{"retries a string", `{"retries":"2"}`, 400, "invalid-request", "retries"},
-		{"retries a fraction", `{"retries":2.5}`, 400, "invalid-request", "retries"},
-		{"negative backoff", `{"retryBackoffMs":-1}`, 400, "invalid-request", "retryBackoffMs"},
-		{"backoff over 7 days", `{"retryBackoffMs":604800001}`, 400, "invalid-request", "retryBackoffMs"},
-		{"message a number", `{"errorMessage":5}`, 400, "invalid-request", "errorMessage"},
+		{"empty body", ``, 400, "invalid-request", "lockToken"},
+		{"no lock token", `{"retries":1}`, 400, "invalid-request", "lockToken"},
+		{"negative retries", `{"lockToken":"t","retries":-1}`, 400, "invalid-request", "retries"},
+		{"retries a string", `{"lockToken":"t","retries":"2"}`, 400, "invalid-request", "retries"},
+		{"retries a fraction", `{"lockToken":"t","retries":2.5}`, 400, "invalid-request", "retries"},
+		{"negative backoff", `{"lockToken":"t","retryBackoffMs":-1}`, 400, "invalid-request", "retryBackoffMs"},
+		{"backoff over 7 days", `{"lockToken":"t","retryBackoffMs":604800001}`, 400, "invalid-request", "retryBackoffMs"},
+		{"message a number", `{"lockToken":"t","errorMessage":5}`, 400, "invalid-request", "errorMessage"},
+		{"lock lost", `{"lockToken":"stale"}`, 409, "conflict", ""},
 	})
 
 	t.Run("error", func(t *testing.T) {
 		t.Parallel()
 		b, f := waitsBundle(t)
-		b.postJSON("/api/v1/jobs/job-1/error", `{"errorCode":"NO_STOCK","errorMessage":"out of stock","variables":{"sku":"A-1"}}`).noContent(t)
+		b.postJSON("/api/v1/jobs/job-1/error", `{"lockToken":"t","errorCode":"NO_STOCK","errorMessage":"out of stock","variables":{"sku":"A-1"}}`).noContent(t)
 		got := locked(f, func() [2]string { return f.waits.lastError })
 		if vs := locked(f, func() map[string]any { return f.waits.lastVars }); got != [2]string{"NO_STOCK", "out of stock"} || vs["sku"] != "A-1" {
 			t.Errorf("thrown %v with %v", got, vs)
 		}
-		b.postJSON("/api/v1/jobs/job-1/error", `{"errorCode":"NO_STOCK"}`).problem(t, http.StatusNotFound, "not-found")
-		b.postJSON("/api/v1/jobs/job-2/error", `{"errorCode":"X","errorMessage":null,"variables":null}`).noContent(t)
+		b.postJSON("/api/v1/jobs/job-1/error", `{"lockToken":"t","errorCode":"NO_STOCK"}`).problem(t, http.StatusNotFound, "not-found")
+		b.as("bo", "", "/api/v1/jobs/job-2/error", `{"lockToken":"t2","errorCode":"X","errorMessage":null,"variables":null}`).noContent(t)
+		if h := locked(f, func() runtime.JobHolder { return f.waits.lastHolder }); h != (runtime.JobHolder{Token: "t2", User: "bo"}) {
+			t.Errorf("holder = %+v", h)
+		}
 	})
 	runFieldCases(t, b, "/api/v1/jobs/job-2/error", []fieldCase{
-		{"no code", `{"errorMessage":"m"}`, 400, "invalid-request", "errorCode"},
-		{"empty body", ``, 400, "invalid-request", "errorCode"},
-		{"empty code", `{"errorCode":""}`, 400, "invalid-request", "errorCode"},
-		{"code a number", `{"errorCode":3}`, 400, "invalid-request", "errorCode"},
-		{"message an array", `{"errorCode":"E","errorMessage":[]}`, 400, "invalid-request", "errorMessage"},
-		{"variables a string", `{"errorCode":"E","variables":"x"}`, 400, "invalid-request", "variables"},
+		{"no lock token", `{"errorCode":"E"}`, 400, "invalid-request", "lockToken"},
+		{"empty body", ``, 400, "invalid-request", "lockToken"},
+		{"no code", `{"lockToken":"t","errorMessage":"m"}`, 400, "invalid-request", "errorCode"},
+		{"empty code", `{"lockToken":"t","errorCode":""}`, 400, "invalid-request", "errorCode"},
+		{"code a number", `{"lockToken":"t","errorCode":3}`, 400, "invalid-request", "errorCode"},
+		{"message an array", `{"lockToken":"t","errorCode":"E","errorMessage":[]}`, 400, "invalid-request", "errorMessage"},
+		{"variables a string", `{"lockToken":"t","errorCode":"E","variables":"x"}`, 400, "invalid-request", "variables"},
+		{"lock lost", `{"lockToken":"stale","errorCode":"E"}`, 409, "conflict", ""},
 	})
 
 	t.Run("extend", func(t *testing.T) {
 		t.Parallel()
 		b, f := waitsBundle(t)
-		b.postJSON("/api/v1/jobs/job-1/extend", `{"lockDurationMs":1000}`).problem(t, http.StatusConflict, "conflict")
+		b.postJSON("/api/v1/jobs/job-1/extend", `{"lockToken":"t","lockDurationMs":1000}`).problem(t, http.StatusConflict, "conflict")
 		b.postJSON("/api/v1/jobs/activate", `{"type":"mail","worker":"w","maxJobs":1,"lockDurationMs":1000}`).wantStatus(t, http.StatusOK)
-		b.postJSON("/api/v1/jobs/job-1/extend", `{"lockDurationMs":90000}`).noContent(t)
+		b.postJSON("/api/v1/jobs/job-1/extend", `{"lockToken":"lock-job-1","lockDurationMs":90000}`).noContent(t)
 		if d := locked(f, func() time.Duration { return f.waits.lastExtend }); d != 90*time.Second {
 			t.Errorf("extended by %v", d)
 		}
-		b.postJSON("/api/v1/jobs/nope/extend", `{"lockDurationMs":1000}`).problem(t, http.StatusNotFound, "not-found")
+		if h := locked(f, func() runtime.JobHolder { return f.waits.lastHolder }); h != (runtime.JobHolder{Token: "lock-job-1"}) {
+			t.Errorf("holder = %+v", h)
+		}
+		b.postJSON("/api/v1/jobs/nope/extend", `{"lockToken":"t","lockDurationMs":1000}`).problem(t, http.StatusNotFound, "not-found")
 	})
 	runFieldCases(t, b, "/api/v1/jobs/job-1/extend", []fieldCase{
-		{"empty body", ``, 400, "invalid-request", "lockDurationMs"},
-		{"zero", `{"lockDurationMs":0}`, 400, "invalid-request", "lockDurationMs"},
-		{"over a day", `{"lockDurationMs":86400001}`, 400, "invalid-request", "lockDurationMs"},
-		{"a string", `{"lockDurationMs":"1000"}`, 400, "invalid-request", "lockDurationMs"},
+		{"empty body", ``, 400, "invalid-request", "lockToken"},
+		{"no lock token", `{"lockDurationMs":1000}`, 400, "invalid-request", "lockToken"},
+		{"no duration", `{"lockToken":"t"}`, 400, "invalid-request", "lockDurationMs"},
+		{"zero", `{"lockToken":"t","lockDurationMs":0}`, 400, "invalid-request", "lockDurationMs"},
+		{"over a day", `{"lockToken":"t","lockDurationMs":86400001}`, 400, "invalid-request", "lockDurationMs"},
+		{"a string", `{"lockToken":"t","lockDurationMs":"1000"}`, 400, "invalid-request", "lockDurationMs"},
+		{"lock lost", `{"lockToken":"stale","lockDurationMs":1000}`, 409, "conflict", ""},
 	})
 }
 

@@ -43,11 +43,15 @@ type harness struct {
 	db   *store.DB
 	rt   *runtime.Runtime
 	ro   *sql.DB
+	// held are the jobs the driver activated, by wait id: the key and lock
+	// token it acts on them with (the store keeps the locks across a
+	// restart, and the runtime's job-key secret with them).
+	held map[string]runtime.JobView
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: t0}}
+	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: t0}, held: map[string]runtime.JobView{}}
 	if err := h.open(); err != nil {
 		t.Fatal(err)
 	}
@@ -324,13 +328,18 @@ func (r *run) do(ctx context.Context, a action, seq int) (string, error) {
 		}
 		err = rt.CompleteTask(ctx, id, actor, vars)
 	case actJobDone, actJobFail, actJobError:
-		key := r.global(a.Target)
-		if err = r.activate(ctx, key); err != nil {
+		wait := r.global(a.Target)
+		if err = r.activate(ctx, wait); err != nil {
 			break
 		}
+		job, ok := r.h.held[wait]
+		if !ok {
+			return "", fmt.Errorf("%s: job %s was never activated", a, wait)
+		}
+		key, holder := job.Key, runtime.JobHolder{Token: job.LockToken}
 		switch a.Kind {
 		case actJobDone:
-			err = rt.CompleteJob(ctx, key, vars)
+			err = rt.CompleteJob(ctx, key, holder, vars)
 		case actJobFail:
 			var ws []waitRow
 			if ws, err = r.h.waits(ctx, r.id); err != nil {
@@ -338,13 +347,13 @@ func (r *run) do(ctx context.Context, a action, seq int) (string, error) {
 			}
 			retries := 0
 			for _, w := range ws {
-				if w.ID == key {
+				if w.ID == wait {
 					retries = max(w.Retries-1, 0)
 				}
 			}
-			err = rt.FailJob(ctx, key, runtime.FailRequest{Retries: &retries, RetryBackoff: time.Second, ErrorMessage: "boom"})
+			err = rt.FailJob(ctx, key, holder, runtime.FailRequest{Retries: &retries, RetryBackoff: time.Second, ErrorMessage: "boom"})
 		default:
-			err = rt.ThrowJobError(ctx, key, a.Name, "thrown by the property test", vars)
+			err = rt.ThrowJobError(ctx, key, holder, a.Name, "thrown by the property test", vars)
 		}
 	case actMessage:
 		_, err = rt.CorrelateMessage(ctx, a.Name, "k", vars)
@@ -385,7 +394,8 @@ func (r *run) anon(s string) string { return strings.ReplaceAll(s, string(r.id),
 
 // activate makes sure a job is activated by a worker before it is acted
 // on: past its retry backoff (moving the clock, firing what comes due) and
-// locked by this driver.
+// locked by this driver, which keeps the key and lock token of every job
+// an activation hands out (held).
 func (r *run) activate(ctx context.Context, key string) error {
 	ws, err := r.h.waits(ctx, r.id)
 	if err != nil {
@@ -400,7 +410,11 @@ func (r *run) activate(ctx context.Context, key string) error {
 				return err
 			}
 		}
-		_, err := r.h.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: w.Name, Worker: "w", MaxJobs: 100, LockDuration: 10 * time.Minute})
+		jobs, err := r.h.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: w.Name, Worker: "w", MaxJobs: 100, LockDuration: 10 * time.Minute})
+		for _, j := range jobs {
+			wait, _, _ := strings.Cut(j.Key, ".")
+			r.h.held[wait] = j
+		}
 		return err
 	}
 	return nil

@@ -66,7 +66,7 @@ func BenchmarkLargeMultiInstance(b *testing.B) {
 				}
 				for _, j := range jobs {
 					t1 := time.Now()
-					if err := rt.CompleteJob(ctx, j.Key, nil); err != nil {
+					if err := rt.CompleteJob(ctx, j.Key, runtime.JobHolder{Token: j.LockToken}, nil); err != nil {
 						b.Fatal(err)
 					}
 					d := time.Since(t1)

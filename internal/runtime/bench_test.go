@@ -64,7 +64,7 @@ func BenchmarkJobRoundTrip(b *testing.B) {
 		if err != nil || len(jobs) != 1 {
 			b.Fatalf("activate: %v %d", err, len(jobs))
 		}
-		if err := rt.CompleteJob(ctx, jobs[0].Key, map[string]any{"i": i}); err != nil {
+		if err := rt.CompleteJob(ctx, jobs[0].Key, runtime.JobHolder{Token: jobs[0].LockToken}, map[string]any{"i": i}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,6 +21,17 @@
 // at least once: a crash between the work and the delete of its row may
 // deliver a signal twice (see outbox.go).
 //
+// # Jobs
+//
+// A job belongs to the worker that activated it (jobs.go, jobkeys.go): the
+// runtime mints a random lock token per activated job (the store keeps its
+// hash with the lock, in the activation's one statement) and hands out the
+// job under a public key, "<wait id>.<mac>", signed with a secret kept in
+// the store. Complete, fail, error and extend verify the key, the token
+// (against the lock, again in the acting step's transaction) and the
+// caller's identity. The engine knows none of this: it names jobs by wait
+// id, and so do facts and the history.
+//
 // The runtime declares the Store interface it needs; package store
 // implements it. It imports no HTTP.
 package runtime

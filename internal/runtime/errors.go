@@ -41,6 +41,9 @@ var (
 	ErrNotFound = &Error{Code: ENOTFOUND, Message: "not found"}
 	// ErrConflict reports a revision mismatch or a uniqueness violation.
 	ErrConflict = &Error{Code: ECONFLICT, Message: "conflict"}
+	// ErrLockLost reports a step whose LockGuard failed: the job no longer
+	// holds the caller's lock token (it was activated again).
+	ErrLockLost = &Error{Code: ECONFLICT, Message: "the job's lock is no longer the caller's"}
 )
 
 // ErrorCode returns the code of err, EINTERNAL for anything unknown.

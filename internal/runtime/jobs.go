@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -18,7 +19,9 @@ const (
 )
 
 // ActivateJobs locks up to req.MaxJobs activatable jobs of req.Type for
-// req.Worker and returns them with the variables visible from each task.
+// req.Worker and req.User and returns them with the variables visible from
+// each task, each with its public key and a fresh lock token that complete,
+// fail, error and extend need.
 // With RequestTimeout > 0 it waits until a job becomes activatable (a new
 // job, a retry backoff or a lock running out) or the timeout passes, and
 // then returns what it has (possibly nothing). A lock that expires makes the
@@ -57,14 +60,25 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	ready, release := r.jobReady.wait(req.Type) // before looking, so no notify is missed
 	consumed := false                           // true once woken with nothing found: the loop looks again
 	defer func() { release(consumed) }()
+	secret, err := r.jobKeySecret(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	// One token per job the activation may lock, minted before the store
+	// picks them, so the picking and the locking stay one statement.
+	tokens, hashes, err := r.mintLockTokens(req.MaxJobs)
+	if err != nil {
+		return nil, false, err
+	}
 	now := r.now().UTC()
-	rows, err := r.store.ActivateJobs(ctx, req.Type, req.Worker, req.MaxJobs, now, now.Add(req.LockDuration))
+	lock := JobLock{Worker: req.Worker, User: req.User, Until: now.Add(req.LockDuration), TokenHashes: hashes}
+	rows, err := r.store.ActivateJobs(ctx, req.Type, now, lock)
 	if err != nil {
 		return nil, false, fmt.Errorf("runtime: activate %s jobs: %w", req.Type, err)
 	}
 	if len(rows) > 0 {
 		r.metrics.jobsActivated.Add(int64(len(rows)))
-		jobs, err := r.jobViews(ctx, rows)
+		jobs, err := r.jobViews(ctx, rows, tokens[:len(rows)], secret)
 		return jobs, false, err
 	}
 	if deadline == nil {
@@ -92,12 +106,13 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	return []JobView{}, false, nil
 }
 
-// jobViews reads the variables each job's task sees. It reads each
-// instance's state under its lock (from the cache when it is hot), so a job
-// of a large instance costs its scope chain, not the instance.
-func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow) ([]JobView, error) {
+// jobViews reads the variables each job's task sees and gives the i-th
+// job its public key and tokens[i]. It reads each instance's state under
+// its lock (from the cache when it is hot), so a job of a large instance
+// costs its scope chain, not the instance.
+func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string, secret []byte) ([]JobView, error) {
 	views := make([]JobView, 0, len(rows))
-	for _, row := range rows {
+	for i, row := range rows {
 		var vars map[string]any
 		err := r.withState(ctx, row.InstanceID, func(_ InstanceRow, st *engine.State) error {
 			vars = scope.CloneVars(st.Scopes.Visible(scope.ID(row.ScopeID)))
@@ -106,85 +121,132 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow) ([]JobView, erro
 		if err != nil {
 			return nil, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
 		}
-		views = append(views, JobView{Key: row.ID, Type: row.Name, InstanceID: row.InstanceID, NodeID: row.NodeID,
-			Retries: row.Retries, Variables: vars, Deadline: row.LockExpiresAt})
+		views = append(views, JobView{Key: row.ID + "." + jobMAC(secret, row.ID), LockToken: tokens[i], Type: row.Name,
+			InstanceID: row.InstanceID, NodeID: row.NodeID, Retries: row.Retries, Variables: vars, Deadline: row.LockExpiresAt})
 	}
 	return views, nil
 }
 
-// job returns the row of an open job; ENOTFOUND for an unknown, completed or withdrawn key.
-func (r *Runtime) job(ctx context.Context, key string) (WaitRow, error) {
-	row, err := r.store.Wait(ctx, key)
+// job returns the row of an open job by its wait id; ENOTFOUND for an
+// unknown, completed or withdrawn job.
+func (r *Runtime) job(ctx context.Context, id string) (WaitRow, error) {
+	row, err := r.store.Wait(ctx, id)
 	if err != nil || row.Kind != WaitJob {
 		if err == nil || ErrorCode(err) == ENOTFOUND {
-			return WaitRow{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("job %s not found: it was completed, withdrawn or never existed", key), Err: err}
+			return WaitRow{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("job %s not found: it was completed, withdrawn or never existed", id), Err: err}
 		}
 		return WaitRow{}, err
 	}
 	return row, nil
 }
 
-// CompleteJob completes a job: its variables merge into the instance and
-// the instance continues, in one step. A key that is no longer open is
-// ENOTFOUND, so a job is never continued twice.
-func (r *Runtime) CompleteJob(ctx context.Context, key string, vars map[string]any) error {
-	row, err := r.job(ctx, key)
+// heldJob returns the open job with public key key, provided holder holds
+// its lock, and the guard a step acting on it commits under. ENOTFOUND for
+// a key that does not verify or names no open job, EINVALID for a token
+// that is no lock token, and checkHolder's refusals.
+func (r *Runtime) heldJob(ctx context.Context, key string, holder JobHolder) (WaitRow, *LockGuard, error) {
+	id, err := r.jobWaitID(ctx, key)
 	if err != nil {
-		return err
+		return WaitRow{}, nil, err
 	}
-	_, err = r.step(ctx, row.InstanceID, engine.JobCompleted{Key: key, Variables: vars}, nil)
+	if holder.Token == "" {
+		return WaitRow{}, nil, &Error{Code: EINVALID, Message: "lockToken is required: present the lock token the activation answered", Field: "lockToken"}
+	}
+	hash, err := lockTokenHash(holder.Token)
+	if err != nil {
+		return WaitRow{}, nil, err
+	}
+	row, err := r.job(ctx, id)
+	if err != nil {
+		return WaitRow{}, nil, err
+	}
+	if err := checkHolder(row, holder, hash); err != nil {
+		return WaitRow{}, nil, err
+	}
+	return row, &LockGuard{WaitID: row.ID, TokenHash: hash}, nil
+}
+
+// actOnJob steps the instance of a held job with ev under the job's lock
+// guard: if the job was activated again between the check and the commit,
+// nothing changes and the answer is ECONFLICT.
+func (r *Runtime) actOnJob(ctx context.Context, row WaitRow, guard *LockGuard, ev engine.Event) error {
+	_, err := r.stepGuarded(ctx, row.InstanceID, ev, nil, guard)
+	if errors.Is(err, ErrLockLost) {
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("job %s was activated again meanwhile: its lock expired and another activation holds it now", row.ID), Err: err}
+	}
 	return err
 }
 
-// FailJob records a failed attempt. Without req.Retries the job has one
-// retry less; at 0 retries an incident opens and the instance shows failed.
-func (r *Runtime) FailJob(ctx context.Context, key string, req FailRequest) error {
-	if req.RetryBackoff < 0 {
-		return &Error{Code: EINVALID, Message: "retryBackoffMs must not be negative", Field: "retryBackoffMs"}
-	}
-	row, err := r.job(ctx, key)
+// CompleteJob completes the job with public key key for holder: its
+// variables merge into the instance and the instance continues, in one
+// step. A key that is no longer open is ENOTFOUND, so a job is never
+// continued twice; a holder that does not hold the job's lock is refused
+// (heldJob).
+func (r *Runtime) CompleteJob(ctx context.Context, key string, holder JobHolder, vars map[string]any) error {
+	row, guard, err := r.heldJob(ctx, key, holder)
 	if err != nil {
 		return err
 	}
-	ev := engine.JobFailed{Key: key, Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
+	return r.actOnJob(ctx, row, guard, engine.JobCompleted{Key: row.ID, Variables: vars})
+}
+
+// FailJob records a failed attempt of the job holder holds. Without
+// req.Retries the job has one retry less; at 0 retries an incident opens
+// and the instance shows failed. Either way the lock is released.
+func (r *Runtime) FailJob(ctx context.Context, key string, holder JobHolder, req FailRequest) error {
+	if req.RetryBackoff < 0 {
+		return &Error{Code: EINVALID, Message: "retryBackoffMs must not be negative", Field: "retryBackoffMs"}
+	}
+	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
 	if req.Retries != nil {
 		if *req.Retries < 0 {
 			return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	_, err = r.step(ctx, row.InstanceID, ev, nil)
-	return err
-}
-
-// ThrowJobError throws a BPMN error with code at the job's task; an error
-// boundary event (or an enclosing one) catches it, otherwise an incident
-// names the code.
-func (r *Runtime) ThrowJobError(ctx context.Context, key, code, message string, vars map[string]any) error {
-	if code == "" {
-		return &Error{Code: EINVALID, Message: "errorCode is required", Field: "errorCode"}
-	}
-	row, err := r.job(ctx, key)
+	row, guard, err := r.heldJob(ctx, key, holder)
 	if err != nil {
 		return err
 	}
-	_, err = r.step(ctx, row.InstanceID, engine.JobErrorThrown{Key: key, Code: code, ErrorMessage: message, Variables: vars}, nil)
-	return err
+	ev.Key = row.ID
+	return r.actOnJob(ctx, row, guard, ev)
 }
 
-// ExtendJobLock extends the lock of an activated job by d from now.
-// ENOTFOUND for an unknown key, ECONFLICT if the job is not locked.
-func (r *Runtime) ExtendJobLock(ctx context.Context, key string, d time.Duration) error {
+// ThrowJobError throws a BPMN error with code at the task of the job
+// holder holds; an error boundary event (or an enclosing one) catches it,
+// otherwise an incident names the code.
+func (r *Runtime) ThrowJobError(ctx context.Context, key string, holder JobHolder, code, message string, vars map[string]any) error {
+	if code == "" {
+		return &Error{Code: EINVALID, Message: "errorCode is required", Field: "errorCode"}
+	}
+	row, guard, err := r.heldJob(ctx, key, holder)
+	if err != nil {
+		return err
+	}
+	return r.actOnJob(ctx, row, guard, engine.JobErrorThrown{Key: row.ID, Code: code, ErrorMessage: message, Variables: vars})
+}
+
+// ExtendJobLock extends the lock holder holds on a job by d from now.
+// ENOTFOUND for an unknown key; heldJob's refusals; ECONFLICT for a lock
+// that has expired (activate the job again).
+func (r *Runtime) ExtendJobLock(ctx context.Context, key string, holder JobHolder, d time.Duration) error {
 	if d <= 0 || d > MaxLockDuration {
 		return &Error{Code: EINVALID, Message: "lockDurationMs must be positive and at most one day", Field: "lockDurationMs"}
 	}
+	row, guard, err := r.heldJob(ctx, key, holder)
+	if err != nil {
+		return err
+	}
 	now := r.now().UTC()
-	if err := r.store.ExtendJobLock(ctx, key, now, now.Add(d)); err != nil {
+	if !row.LockExpiresAt.After(now) {
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("the lock of job %s expired at %s: activate the job again", row.ID, row.LockExpiresAt.Format(time.RFC3339Nano))}
+	}
+	if err := r.store.ExtendJobLock(ctx, row.ID, guard.TokenHash, now, now.Add(d)); err != nil {
 		switch ErrorCode(err) {
 		case ENOTFOUND:
-			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("job %s not found", key), Err: err}
+			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("job %s not found: it was completed, withdrawn or never existed", row.ID), Err: err}
 		case ECONFLICT:
-			return &Error{Code: ECONFLICT, Message: fmt.Sprintf("job %s is not locked (never activated, or its lock expired)", key), Err: err}
+			return &Error{Code: ECONFLICT, Message: fmt.Sprintf("the lock of job %s expired or the job was activated again meanwhile", row.ID), Err: err}
 		}
 		return err
 	}

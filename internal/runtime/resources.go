@@ -40,10 +40,14 @@ func (r *Runtime) IncidentProcessKey(ctx context.Context, id string) (string, er
 	return r.InstanceProcessKey(ctx, inc.InstanceID)
 }
 
-// JobType returns the type of an open job; ENOTFOUND for a key that is no
-// open job.
+// JobType returns the type of an open job by its public key (JobKey);
+// ENOTFOUND for a key that does not verify or is no open job.
 func (r *Runtime) JobType(ctx context.Context, key string) (string, error) {
-	row, err := r.job(ctx, key)
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	row, err := r.job(ctx, id)
 	if err != nil {
 		return "", err
 	}

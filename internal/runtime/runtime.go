@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -50,6 +51,11 @@ type Options struct {
 	// IdempotencyWindow is how long an idempotency key is remembered; 0
 	// means DefaultIdempotencyWindow.
 	IdempotencyWindow time.Duration
+	// Rand is the source of the secrets the runtime mints: job lock tokens
+	// and, on a new database, the key that signs job keys. nil means
+	// crypto/rand.Reader; tests may inject a deterministic reader (reads
+	// are serialized, so it need not be safe for concurrent use).
+	Rand io.Reader
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -83,6 +89,11 @@ type Runtime struct {
 	closeOnce sync.Once
 
 	metrics metrics
+
+	// rand mints lock tokens and the job-key secret (jobkeys.go); keys
+	// signs and verifies public job keys once its secret is loaded.
+	rand *lockedReader
+	keys jobKeys
 
 	// outbox holds the rows being performed; outboxRetry asks the scheduler
 	// to retry rows whose work failed, after outboxEvery.
@@ -125,6 +136,7 @@ func New(store Store, opts Options) *Runtime {
 
 		outbox:      newOutboxClaims(),
 		outboxEvery: opts.OutboxRetry,
+		rand:        newLockedReader(opts.Rand),
 	}
 	if r.outboxEvery <= 0 {
 		r.outboxEvery = defaultOutboxRetry
@@ -171,11 +183,15 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 }
 
 // Prepare is the part of start-up that must finish before anything else
-// touches the store: the after-commit work left in the outbox (oldest
-// first) and the upgrade of checkpoints written before migration 0005.
-// Requests may be served once it returns; ResumeInstances can run
-// alongside them (each instance is resumed under its own lock).
+// touches the store: the job-key secret (made on a new database), the
+// after-commit work left in the outbox (oldest first) and the upgrade of
+// checkpoints written before migration 0005. Requests may be served once
+// it returns; ResumeInstances can run alongside them (each instance is
+// resumed under its own lock).
 func (r *Runtime) Prepare(ctx context.Context) error {
+	if _, err := r.jobKeySecret(ctx); err != nil {
+		return fmt.Errorf("runtime: prepare: %w", err)
+	}
 	if n, err := r.DrainOutbox(ctx); err != nil {
 		r.log.Error("outbox drain failed; the scheduler retries it", "error", err)
 		r.outboxRetry.Store(true)
@@ -410,7 +426,15 @@ func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, erro
 // broadcast thrown signals). When needed is non-nil and returns false for
 // the loaded state, nothing is stepped.
 func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
-	w, err := r.stepLocked(ctx, id, ev, needed)
+	return r.stepGuarded(ctx, id, ev, needed, nil)
+}
+
+// stepGuarded is step for an act on a job: with guard non-nil the step
+// commits only while the job still holds the caller's lock token (the
+// store checks it in the step's transaction), else it fails with
+// ErrLockLost.
+func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (engine.Effects, error) {
+	w, err := r.stepLocked(ctx, id, ev, needed, guard)
 	if err != nil {
 		return engine.Effects{}, err
 	}
@@ -418,7 +442,7 @@ func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, need
 	return w.main(), nil
 }
 
-func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (*work, error) {
+func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (*work, error) {
 	unlock := r.locks.lock(id)
 	defer unlock()
 	// The state is this step's own: taken out of the cache (or decoded), it
@@ -451,6 +475,7 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 		return nil, err
 	}
 	rec.Idempotency = takeClaim(ctx, id)
+	rec.LockGuard = guard
 	w.prepend(rec, fx)
 	if err := r.commit.commitAll(w.recs); err != nil {
 		returnClaim(ctx)

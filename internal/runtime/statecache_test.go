@@ -50,7 +50,7 @@ func TestFailedCommitDoesNotReuseState(t *testing.T) {
 		t.Fatalf("activate: %v, %d jobs", err, len(jobs))
 	}
 	fs.failing.Store(true)
-	if err := rt.CompleteJob(ctx, jobs[0].Key, map[string]any{"order": "o-1"}); !errors.Is(err, errDiskGone) {
+	if err := rt.CompleteJob(ctx, jobs[0].Key, held(jobs[0]), map[string]any{"order": "o-1"}); !errors.Is(err, errDiskGone) {
 		t.Fatalf("complete with a failing store: %v, want the store's error", err)
 	}
 	fs.failing.Store(false)
@@ -61,7 +61,7 @@ func TestFailedCommitDoesNotReuseState(t *testing.T) {
 	if len(got.Tracks) != 1 || got.Tracks[0].NodeID != "fetch" || got.Variables["order"] != nil {
 		t.Fatalf("after a failed commit the instance shows tracks %+v, vars %v; want it still at fetch", got.Tracks, got.Variables)
 	}
-	if err := rt.CompleteJob(ctx, jobs[0].Key, map[string]any{"order": "o-2"}); err != nil {
+	if err := rt.CompleteJob(ctx, jobs[0].Key, held(jobs[0]), map[string]any{"order": "o-2"}); err != nil {
 		t.Fatalf("complete again: %v", err)
 	}
 	if got, err = rt.Instance(ctx, v.ID); err != nil || len(got.Tracks) != 1 || got.Tracks[0].NodeID != "review" || got.Variables["order"] != "o-2" {

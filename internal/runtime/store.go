@@ -156,6 +156,18 @@ type StepRecord struct {
 	// step's transaction. A key already recorded after ExpiredBefore fails
 	// the step with ErrConflict; an older one is replaced.
 	Idempotency *IdempotencyRow
+	// LockGuard, when set, makes the step conditional on a job's lock: it
+	// commits only if the job still holds the lock token the caller
+	// presented (nobody activated it again since the runtime checked);
+	// otherwise the commit fails with ErrLockLost.
+	LockGuard *LockGuard
+}
+
+// LockGuard names a job and the hash of the lock token it must still hold
+// when a step that acts on it commits.
+type LockGuard struct {
+	WaitID    string
+	TokenHash []byte
 }
 
 // IdempotencyRow is a client's idempotency key with what it did.
@@ -330,17 +342,22 @@ type Store interface {
 	InstanceWaitsPage(ctx context.Context, id InstanceID, after string, limit int) ([]WaitRow, error)
 	// WaitCounts returns how many waits of each kind are open.
 	WaitCounts(ctx context.Context) (map[string]int, error)
-	// ActivateJobs locks up to max activatable jobs of a type for worker
-	// until lockUntil, oldest first, in one transaction, and returns them.
-	// Activatable: retries > 0, DueAt zero or <= now, not locked or lock
-	// expired at now.
-	ActivateJobs(ctx context.Context, jobType, worker string, max int, now, lockUntil time.Time) ([]WaitRow, error)
+	// ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of a
+	// type with lock, oldest first, in one statement, and returns them in
+	// that order: the i-th holds lock.TokenHashes[i]. Activatable: retries
+	// > 0, DueAt zero or <= now, not locked or lock expired at now.
+	ActivateJobs(ctx context.Context, jobType string, now time.Time, lock JobLock) ([]WaitRow, error)
 	// NextJobAvailable returns the earliest time after now at which a job of
 	// the type becomes activatable (retry backoff or lock expiry), if any.
 	NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error)
-	// ExtendJobLock moves the lock of a locked job (lock not expired at now)
-	// to until. ErrNotFound for an unknown key, ErrConflict if not locked.
-	ExtendJobLock(ctx context.Context, key string, now, until time.Time) error
+	// ExtendJobLock moves the lock of a job to until, provided it still
+	// holds the token whose hash is tokenHash and has not expired at now.
+	// ErrNotFound for an unknown key, ErrConflict otherwise.
+	ExtendJobLock(ctx context.Context, key string, tokenHash []byte, now, until time.Time) error
+	// ServerSecret returns the secret stored under name, storing fresh
+	// first (durably) if there is none: the first caller's bytes win, and
+	// every later call, after a restart too, returns them.
+	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
 	// Tasks lists user-task waits matching f, oldest first, and the total.
 	Tasks(ctx context.Context, f TaskFilter) ([]WaitRow, int, error)
 	// DueTimers returns timer and start-timer waits with DueAt <= now, earliest first, at most limit.

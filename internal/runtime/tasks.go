@@ -88,7 +88,9 @@ func (r *Runtime) taskAct(ctx context.Context, id string, ev engine.Event) (Task
 // timers, message and signal subscriptions and calls, in creation order,
 // after the wait with id after ("" from the first), at most limit (0 means
 // ViewLimit, capped at MaxPageLimit), and the cursor of the next page (""
-// on the last). ENOTFOUND for an unknown instance.
+// on the last). A job shows its public key (JobKey), the one the job
+// routes take; the cursor is the last wait's id. ENOTFOUND for an unknown
+// instance.
 func (r *Runtime) Waits(ctx context.Context, id InstanceID, after string, limit int) ([]WaitRow, string, error) {
 	limit = pageLimit(limit)
 	waits, err := r.store.InstanceWaitsPage(ctx, id, after, limit+1)
@@ -99,6 +101,14 @@ func (r *Runtime) Waits(ctx context.Context, id InstanceID, after string, limit 
 	if len(waits) > limit {
 		waits = waits[:limit]
 		next = waits[limit-1].ID
+	}
+	for i := range waits {
+		waits[i].LockTokenHash = nil // a secret's hash: no view shows it
+		if waits[i].Kind == WaitJob {
+			if waits[i].ID, err = r.JobKey(ctx, waits[i].ID); err != nil {
+				return nil, "", err
+			}
+		}
 	}
 	return waits, next, nil
 }

@@ -47,6 +47,13 @@ type WaitRow struct {
 	// LockOwner and LockExpiresAt describe a job's activation (zero when not locked).
 	LockOwner     string
 	LockExpiresAt time.Time
+	// LockUser is the user who activated the job ("" when the server runs
+	// without authentication) and LockTokenHash the SHA-256 hash of the lock
+	// token that activation handed out (nil when the job is not locked). An
+	// expired lock keeps both until the job is activated again. The hash
+	// must never be shown: the API's views leave it out.
+	LockUser      string
+	LockTokenHash []byte
 }
 
 // TaskFilter selects user tasks. Empty fields match all; CandidateUser and
@@ -61,8 +68,8 @@ type TaskFilter struct {
 	// their groups among the candidate groups, or no candidates at all.
 	// Authorization sets it for callers who may not read every process.
 	OfferedTo *Actor
-	Limit          int
-	Offset         int
+	Limit     int
+	Offset    int
 }
 
 // Actor is the identity acting on a user task.
@@ -75,6 +82,9 @@ type Actor struct {
 type ActivateRequest struct {
 	Type   string
 	Worker string
+	// User is the caller's user id ("" when the server runs without
+	// authentication). Only the same user may act on the jobs.
+	User string
 	// MaxJobs caps the jobs returned (1..1000).
 	MaxJobs int
 	// LockDuration is how long the jobs stay locked to the worker.
@@ -86,7 +96,13 @@ type ActivateRequest struct {
 
 // JobView is an activated job as a worker sees it.
 type JobView struct {
-	Key        string
+	// Key is the job's public key, "<wait id>.<mac>" (JobKey): the only
+	// form in which the job routes accept it.
+	Key string
+	// LockToken is the secret that proves this activation holds the lock:
+	// complete, fail, error and extend need it (JobHolder). The store keeps
+	// only its hash, so it is shown once, here.
+	LockToken  string
 	Type       string
 	InstanceID InstanceID
 	NodeID     string
@@ -95,6 +111,31 @@ type JobView struct {
 	Variables map[string]any
 	// Deadline is when the lock expires.
 	Deadline time.Time
+}
+
+// JobHolder is what a caller presents to act on a job it activated: the
+// lock token the activation answered and the caller's identity.
+type JobHolder struct {
+	// Token is JobView.LockToken of the activation.
+	Token string
+	// User is the caller's user id ("" without authentication); it must be
+	// the user who activated the job.
+	User string
+}
+
+// JobLock is the lock Store.ActivateJobs puts on the jobs it hands out.
+type JobLock struct {
+	// Worker is the worker's name (LockOwner).
+	Worker string
+	// User is the activating caller's user id (LockUser).
+	User string
+	// Until is when the lock expires (LockExpiresAt).
+	Until time.Time
+	// TokenHashes are the SHA-256 hashes of fresh lock tokens, one for each
+	// job the activation may lock: the store activates at most
+	// len(TokenHashes) jobs, and the i-th of them (oldest first) gets
+	// TokenHashes[i].
+	TokenHashes [][]byte
 }
 
 // FailRequest reports a failed job.

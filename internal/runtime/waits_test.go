@@ -68,6 +68,10 @@ func activate(t *testing.T, rt *runtime.Runtime, typ string, timeout time.Durati
 	return jobs
 }
 
+// held is what the worker that activated j presents to act on it (no user:
+// the server runs without authentication).
+func held(j runtime.JobView) runtime.JobHolder { return runtime.JobHolder{Token: j.LockToken} }
+
 func start(t *testing.T, rt *runtime.Runtime, key string, vars map[string]any) runtime.InstanceView {
 	t.Helper()
 	inst, err := rt.StartInstance(context.Background(), runtime.StartRequest{ProcessKey: key, Variables: vars})
@@ -92,10 +96,10 @@ func TestWorkerDrivesProcess(t *testing.T) {
 	if again := activate(t, c.rt, "fetch-order", 0); len(again) != 0 {
 		t.Fatalf("a locked job was handed out twice: %+v", again)
 	}
-	if err := c.rt.CompleteJob(ctx, jobs[0].Key, map[string]any{"lines": json.Number("3")}); err != nil {
+	if err := c.rt.CompleteJob(ctx, jobs[0].Key, held(jobs[0]), map[string]any{"lines": json.Number("3")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.rt.CompleteJob(ctx, jobs[0].Key, nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+	if err := c.rt.CompleteJob(ctx, jobs[0].Key, held(jobs[0]), nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
 		t.Fatalf("second complete: %v", err)
 	}
 	tasks, total, err := c.rt.Tasks(ctx, runtime.TaskFilter{CandidateGroup: "clerks"})
@@ -135,8 +139,8 @@ func TestJobRetriesIncidentAndRetry(t *testing.T) {
 	ctx := context.Background()
 	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
 	inst := start(t, c.rt, "worker", nil)
-	key := activate(t, c.rt, "fetch-order", 0)[0].Key
-	if err := c.rt.FailJob(ctx, key, runtime.FailRequest{ErrorMessage: "db down"}); err != nil {
+	first := activate(t, c.rt, "fetch-order", 0)[0]
+	if err := c.rt.FailJob(ctx, first.Key, held(first), runtime.FailRequest{ErrorMessage: "db down"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := activate(t, c.rt, "fetch-order", 0); len(got) != 0 {
@@ -148,7 +152,10 @@ func TestJobRetriesIncidentAndRetry(t *testing.T) {
 		t.Fatalf("after backoff: %+v", jobs)
 	}
 	zero := 0
-	if err := c.rt.FailJob(ctx, key, runtime.FailRequest{Retries: &zero, ErrorMessage: "still down"}); err != nil {
+	if err := c.rt.FailJob(ctx, first.Key, held(first), runtime.FailRequest{Retries: &zero}); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("fail with the token of the released lock: %v, want a conflict", err)
+	}
+	if err := c.rt.FailJob(ctx, jobs[0].Key, held(jobs[0]), runtime.FailRequest{Retries: &zero, ErrorMessage: "still down"}); err != nil {
 		t.Fatal(err)
 	}
 	failed, _ := c.rt.Instance(ctx, inst.ID)
@@ -184,7 +191,7 @@ func TestLockExpiryRedelivers(t *testing.T) {
 	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
 	start(t, c.rt, "worker", nil)
 	first := activate(t, c.rt, "fetch-order", 0)
-	if err := c.rt.ExtendJobLock(ctx, first[0].Key, 2*time.Minute); err != nil {
+	if err := c.rt.ExtendJobLock(ctx, first[0].Key, held(first[0]), 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	c.clk.Add(90 * time.Second)
@@ -193,19 +200,28 @@ func TestLockExpiryRedelivers(t *testing.T) {
 	}
 	c.clk.Add(time.Minute)
 	again := activate(t, c.rt, "fetch-order", 0)
-	if len(again) != 1 || again[0].Key != first[0].Key {
-		t.Fatalf("expired lock not re-delivered: %+v", again)
+	if len(again) != 1 || again[0].Key != first[0].Key || again[0].LockToken == first[0].LockToken {
+		t.Fatalf("expired lock not re-delivered under a new token: %+v", again)
 	}
 	c.clk.Add(2 * time.Minute)
-	if err := c.rt.ExtendJobLock(ctx, first[0].Key, time.Minute); runtime.ErrorCode(err) != runtime.ECONFLICT {
+	if err := c.rt.ExtendJobLock(ctx, again[0].Key, held(again[0]), time.Minute); runtime.ErrorCode(err) != runtime.ECONFLICT {
 		t.Fatalf("extend an expired lock: %v", err)
 	}
-	if err := c.rt.ExtendJobLock(ctx, "nope", time.Minute); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+	if err := c.rt.ExtendJobLock(ctx, "nope", held(again[0]), time.Minute); runtime.ErrorCode(err) != runtime.ENOTFOUND {
 		t.Fatalf("extend unknown: %v", err)
 	}
-	// At least once: the first worker's late completion still counts once.
-	if err := c.rt.CompleteJob(ctx, first[0].Key, nil); err != nil {
+	// The first worker lost the job to the second activation: its late
+	// completion is refused, whoever holds the job now.
+	if err := c.rt.CompleteJob(ctx, first[0].Key, held(first[0]), nil); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("completion with the lock token of a lost lock: %v, want a conflict", err)
+	}
+	// At least once: the second lock expired too, but nobody took the job
+	// since, so its holder's late completion still counts, once.
+	if err := c.rt.CompleteJob(ctx, again[0].Key, held(again[0]), nil); err != nil {
 		t.Fatal(err)
+	}
+	if err := c.rt.CompleteJob(ctx, again[0].Key, held(again[0]), nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		t.Fatalf("second completion: %v, want not found", err)
 	}
 }
 
@@ -267,8 +283,8 @@ func TestJobErrorCaughtByBoundary(t *testing.T) {
 	ctx := context.Background()
 	mustDeploy(t, c.rt, fixture(t, "job.bpmn"))
 	inst := start(t, c.rt, "job", nil)
-	key := activate(t, c.rt, "charge-card", 0)[0].Key
-	if err := c.rt.ThrowJobError(ctx, key, "CARD_DECLINED", "declined", nil); err != nil {
+	job := activate(t, c.rt, "charge-card", 0)[0]
+	if err := c.rt.ThrowJobError(ctx, job.Key, held(job), "CARD_DECLINED", "declined", nil); err != nil {
 		t.Fatal(err)
 	}
 	done, _ := c.rt.Instance(ctx, inst.ID)
@@ -365,7 +381,7 @@ func TestRestartKeepsEveryWait(t *testing.T) {
 	if len(key) != 2 {
 		t.Fatalf("jobs %+v", key)
 	}
-	if err := c.rt.CompleteJob(ctx, key[1].Key, nil); err != nil {
+	if err := c.rt.CompleteJob(ctx, key[1].Key, held(key[1]), nil); err != nil {
 		t.Fatal(err)
 	}
 	msgInst := start(t, c.rt, "messages", map[string]any{"orderId": "r"})
@@ -376,7 +392,7 @@ func TestRestartKeepsEveryWait(t *testing.T) {
 	if _, err := c.rt.Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.rt.CompleteJob(ctx, key[0].Key, nil); err != nil {
+	if err := c.rt.CompleteJob(ctx, key[0].Key, held(key[0]), nil); err != nil {
 		t.Fatalf("job after restart: %v", err)
 	}
 	tasks, _, _ := c.rt.Tasks(ctx, runtime.TaskFilter{InstanceID: taskInst.ID})

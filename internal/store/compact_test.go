@@ -297,11 +297,11 @@ func TestOwnWaits(t *testing.T) {
 		!reflect.DeepEqual(subs, []runtime.InstanceID{uuidA, uuidB, "I"}) {
 		t.Errorf("SignalSubscriptions = %v, %v", subs, err)
 	}
-	jobs, err := db.ActivateJobs(ctx, "pay", "w", 10, sec(100), sec(200))
+	jobs, err := db.ActivateJobs(ctx, "pay", sec(100), lockFor("w", 10, sec(200)))
 	if err != nil || len(jobs) != 5 || jobs[0].ID != own || jobs[0].InstanceID != uuidA {
 		t.Errorf("ActivateJobs = %+v, %v", jobs, err)
 	}
-	if err := db.ExtendJobLock(ctx, own, sec(100), sec(300)); err != nil {
+	if err := db.ExtendJobLock(ctx, own, jobs[0].LockTokenHash, sec(100), sec(300)); err != nil {
 		t.Errorf("ExtendJobLock(%s): %v", own, err)
 	}
 

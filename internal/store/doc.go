@@ -85,6 +85,11 @@
 // (ActivateJobs, ExtendJobLock) writes outside a step, and only the lock
 // columns. Activation selects and locks in one IMMEDIATE transaction on the
 // single writer, so a job is never handed to two workers under a live lock.
+// Since migration 0007 a lock also keeps the activating user and the
+// SHA-256 hash of its lock token (never the token); a step that acts on a
+// job carries a LockGuard, checked in the step's transaction. The
+// server_secrets table (0007) keeps secrets made on a database's first
+// start (ServerSecret), such as the key that signs job keys.
 // A wait whose id names its instance ("<instance UUID>-w000001", every
 // wait the engine creates) leaves instance_id NULL: the instance's waits
 // are then a range of the primary key, and waits_instance indexes only

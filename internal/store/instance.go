@@ -151,6 +151,11 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 		header = []byte{}
 	}
 	header = abbreviate(string(in.ID), header)
+	if s.LockGuard != nil {
+		if err := checkLockGuard(st, s.LockGuard); err != nil {
+			return err
+		}
+	}
 	var (
 		seq, created int64
 		err          error

@@ -223,11 +223,11 @@ func TestUUIDIDs(t *testing.T) {
 	if err != nil || w.ID != jobID || w.InstanceID != child {
 		t.Errorf("Wait = %+v, %v", w, err)
 	}
-	jobs, err := db.ActivateJobs(ctx, "pay", "me", 5, t0, t0.Add(1))
+	jobs, err := db.ActivateJobs(ctx, "pay", t0, lockFor("me", 5, t0.Add(1)))
 	if err != nil || len(jobs) != 1 || jobs[0].ID != jobID || jobs[0].InstanceID != child {
 		t.Errorf("ActivateJobs = %+v, %v", jobs, err)
 	}
-	if err := db.ExtendJobLock(ctx, jobID, t0, t0.Add(2)); err != nil {
+	if err := db.ExtendJobLock(ctx, jobID, jobs[0].LockTokenHash, t0, t0.Add(2)); err != nil {
 		t.Errorf("ExtendJobLock = %v", err)
 	}
 	incs, err := db.Incidents(ctx, child, false)

@@ -19,7 +19,7 @@ import (
 // 0005, ownerColumn).
 const waitColumns = `id, COALESCE(instance_id, substr(id, 1, 16)), kind, node_id, scope_id, track_id, process_key, process_version,
 	name, correlation_key, due_at, retries, error_message, assignee, candidate_users, candidate_groups,
-	created_at, lock_owner, lock_expires_at`
+	created_at, lock_owner, lock_expires_at, lock_user, lock_token`
 
 // The queries of the wait methods. They are constants so that a test can
 // check each one against the indexes of 0005_parts with EXPLAIN QUERY PLAN,
@@ -33,7 +33,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	// upsertWaitSQL inserts a wait of an instance or replaces every column of
-	// it; a replaced job loses its lock. A row of another instance (or a
+	// it; a replaced job loses its lock (token and user included). A row of another instance (or a
 	// start timer) with the same id is left alone: zero rows affected.
 	upsertWaitSQL = insertWaitSQL + `
 		ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, node_id = excluded.node_id,
@@ -42,7 +42,8 @@ const (
 		    correlation_key = excluded.correlation_key, due_at = excluded.due_at, retries = excluded.retries,
 		    error_message = excluded.error_message, assignee = excluded.assignee,
 		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
-		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL
+		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL,
+		    lock_user = NULL, lock_token = NULL
 		WHERE waits.instance_id IS excluded.instance_id`
 
 	// deleteWaitSQL deletes a wait by id. Argument: id.
@@ -57,15 +58,22 @@ const (
 	// instanceArgs.
 	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE ` + ofInstance
 
-	// activateJobsSQL locks the oldest activatable jobs of a type.
-	// Arguments: owner, expiry, type, now, now, max.
-	activateJobsSQL = `UPDATE waits SET lock_owner = ?, lock_expires_at = ?
-		WHERE id IN (
-		    SELECT id FROM waits
-		    WHERE kind = 'job' AND name = ? AND retries > 0
-		      AND (due_at IS NULL OR due_at <= ?)
-		      AND (lock_expires_at IS NULL OR lock_expires_at <= ?)
-		    ORDER BY created_at, id LIMIT ?)
+	// activateJobsSQL locks the oldest activatable jobs of a type, each
+	// with its own token hash: the n-th picked job (oldest first, counted
+	// from 1 over at most max jobs) gets the n-th 32 bytes of the hashes
+	// argument, one blob of all of them. The jobs are picked (and numbered)
+	// before the update, so the numbering reads at most max rows.
+	// Arguments: type, now, now, max, owner, user, expiry, hashes.
+	activateJobsSQL = `WITH picked AS (
+		    SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
+		        SELECT id, created_at FROM waits
+		        WHERE kind = 'job' AND name = ? AND retries > 0
+		          AND (due_at IS NULL OR due_at <= ?)
+		          AND (lock_expires_at IS NULL OR lock_expires_at <= ?)
+		        ORDER BY created_at, id LIMIT ?))
+		UPDATE waits SET lock_owner = ?, lock_user = ?, lock_expires_at = ?,
+		    lock_token = substr(?, (picked.n - 1) * 32 + 1, 32)
+		FROM picked WHERE waits.id = picked.id
 		RETURNING ` + waitColumns
 
 	// nextJobSQL is the earliest time after now at which a job of a type with
@@ -74,9 +82,14 @@ const (
 		WHERE kind = 'job' AND name = ? AND retries > 0
 		  AND MAX(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0)) > ?`
 
-	// extendLockSQL moves a live lock. Arguments: until, key, now.
+	// extendLockSQL moves a live lock held with a token. Arguments: until,
+	// key, token hash, now.
 	extendLockSQL = `UPDATE waits SET lock_expires_at = ?
-		WHERE id = ? AND kind = 'job' AND lock_owner IS NOT NULL AND lock_expires_at > ?`
+		WHERE id = ? AND kind = 'job' AND lock_token = ? AND lock_expires_at > ?`
+
+	// lockGuardSQL tests that a job still holds a lock token (a step's
+	// LockGuard). Arguments: key, token hash.
+	lockGuardSQL = `SELECT 1 FROM waits WHERE id = ? AND kind = 'job' AND lock_token = ?`
 
 	// dueTimersSQL lists due timers earliest first. Arguments: now, limit.
 	// The kind condition is spelled exactly as in the partial index
@@ -154,6 +167,18 @@ func ownerColumn(waitID string, instance runtime.InstanceID) any {
 		}
 	}
 	return dbID(instance)
+}
+
+// checkLockGuard fails with runtime.ErrLockLost unless the job g names
+// still holds g's lock token: a point read on the primary key, inside the
+// step's transaction, so no activation can slip in between.
+func checkLockGuard(st *txStmts, g *runtime.LockGuard) error {
+	var one int
+	err := st.queryRow(lockGuardSQL, dbID(g.WaitID), g.TokenHash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("job %s: %w", g.WaitID, runtime.ErrLockLost)
+	}
+	return err
 }
 
 // applyWaits writes the waits of one step of instance in inside tx. Removals
@@ -249,13 +274,15 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 		created           int64
 		users, groups     sql.NullString
 		lockOwner         sql.NullString
+		lockUser          sql.NullString
 		errUsers, errGrps error
 	)
 	if err := row.Scan(idDest(&w.ID), idDest(&w.InstanceID), &w.Kind, &w.NodeID, &w.ScopeID, &w.TrackID, &w.ProcessKey,
 		&w.ProcessVersion, &w.Name, &w.CorrelationKey, &due, &w.Retries, &w.ErrorMessage, &w.Assignee,
-		&users, &groups, &created, &lockOwner, &lockExpires); err != nil {
+		&users, &groups, &created, &lockOwner, &lockExpires, &lockUser, &w.LockTokenHash); err != nil {
 		return w, err
 	}
+	w.LockUser = lockUser.String
 	w.DueAt = decodeOptTime(due)
 	w.CreatedAt = decodeTime(created)
 	w.LockOwner = lockOwner.String
@@ -313,33 +340,49 @@ func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
 	return w, nil
 }
 
-// ActivateJobs locks up to max activatable jobs of jobType to worker until
-// lockUntil and returns them with their new lock, oldest first (creation
-// time, then key). A job is activatable when it has retries left, its DueAt
-// (retry backoff) is unset or not after now, and it is not locked or its lock
-// has expired at now. The selection and the lock happen in one write
-// transaction on the single writer, so two calls never hand out the same job
-// under a live lock. max <= 0 activates nothing.
-func (db *DB) ActivateJobs(ctx context.Context, jobType, worker string, max int, now, lockUntil time.Time) ([]runtime.WaitRow, error) {
-	if max <= 0 {
+// tokenHashSize is the size of a lock token's hash (SHA-256).
+const tokenHashSize = 32
+
+// ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of jobType
+// with lock (worker, user, expiry and one token hash each) and returns them
+// with their new lock, oldest first (creation time, then key): the i-th row
+// holds lock.TokenHashes[i]. A job is activatable when it has retries left,
+// its DueAt (retry backoff) is unset or not after now, and it is not locked
+// or its lock has expired at now. The selection and the lock happen in one
+// statement on the single writer, so two calls never hand out the same job
+// under a live lock. No hashes activate nothing; a hash that is not 32
+// bytes, or one given twice, is refused.
+func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, lock runtime.JobLock) ([]runtime.WaitRow, error) {
+	max := len(lock.TokenHashes)
+	if max == 0 {
 		return nil, nil
+	}
+	hashes := make([]byte, 0, max*tokenHashSize)
+	index := make(map[string]int, max)
+	for i, h := range lock.TokenHashes {
+		if len(h) != tokenHashSize {
+			return nil, fmt.Errorf("store: activate jobs of type %q: token hash %d has %d bytes, want %d", jobType, i, len(h), tokenHashSize)
+		}
+		if _, dup := index[string(h)]; dup {
+			return nil, fmt.Errorf("store: activate jobs of type %q: token hash %d repeats an earlier one", jobType, i)
+		}
+		index[string(h)] = i
+		hashes = append(hashes, h...)
 	}
 	var out []runtime.WaitRow
 	err := db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
 		n := encodeTime(now)
-		out, err = queryWaits(st, activateJobsSQL, worker, encodeTime(lockUntil), jobType, n, n, max)
+		out, err = queryWaits(st, activateJobsSQL, jobType, n, n, max, lock.Worker, lock.User, encodeTime(lock.Until), hashes)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: activate jobs of type %q: %w", jobType, err)
 	}
-	// RETURNING yields rows in no defined order.
+	// RETURNING yields rows in no defined order; each row's hash tells its
+	// place in the picking order.
 	slices.SortFunc(out, func(a, b runtime.WaitRow) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
+		return index[string(a.LockTokenHash)] - index[string(b.LockTokenHash)]
 	})
 	return out, nil
 }
@@ -358,13 +401,14 @@ func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Tim
 	return decodeOptTime(next), next.Valid, nil
 }
 
-// ExtendJobLock moves the lock of job key to until, provided the job is
-// locked and its lock has not expired at now. It returns a wrapped
-// runtime.ErrNotFound if there is no job with that key and a wrapped
-// runtime.ErrConflict if the job is not locked or its lock has expired.
-func (db *DB) ExtendJobLock(ctx context.Context, key string, now, until time.Time) error {
+// ExtendJobLock moves the lock of job key to until, provided the job holds
+// the lock token whose hash is tokenHash and its lock has not expired at
+// now. It returns a wrapped runtime.ErrNotFound if there is no job with that
+// key and a wrapped runtime.ErrConflict if the job is not locked, is locked
+// with another token, or its lock has expired.
+func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, now, until time.Time) error {
 	err := db.writeRelaxed(ctx, func(st *txStmts) error {
-		res, err := st.exec(extendLockSQL, encodeTime(until), dbID(key), encodeTime(now))
+		res, err := st.exec(extendLockSQL, encodeTime(until), dbID(key), tokenHash, encodeTime(now))
 		if err != nil {
 			return err
 		}
@@ -377,7 +421,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, now, until time.Tim
 		if err := st.queryRow(jobExistsSQL, dbID(key)).Scan(&one); err != nil {
 			return notFound(err)
 		}
-		return fmt.Errorf("job is not locked or its lock has expired: %w", runtime.ErrConflict)
+		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", runtime.ErrConflict)
 	})
 	if err != nil {
 		return fmt.Errorf("store: extend lock of job %s: %w", key, err)

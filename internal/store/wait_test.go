@@ -1,13 +1,18 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,13 +75,34 @@ func waitIDs(rows []runtime.WaitRow) []string {
 	return out
 }
 
-// lock sets the lock of wait id directly, for fixtures.
+// lock sets the lock of wait id directly, for fixtures: owner until
+// until, with the token hash tokenOf(id) and no user.
 func lock(tb testing.TB, db *DB, id, owner string, until time.Time) {
 	tb.Helper()
-	if _, err := db.write.Exec(`UPDATE waits SET lock_owner = ?, lock_expires_at = ? WHERE id = ?`,
-		owner, encodeTime(until), id); err != nil {
+	if _, err := db.write.Exec(`UPDATE waits SET lock_owner = ?, lock_expires_at = ?, lock_user = '', lock_token = ? WHERE id = ?`,
+		owner, encodeTime(until), tokenOf(id), id); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// tokenOf is the token hash lock gives wait id.
+func tokenOf(id string) []byte {
+	sum := sha256.Sum256([]byte("token of " + id))
+	return sum[:]
+}
+
+// tokenSeq numbers the token hashes of lockFor, so no two are equal.
+var tokenSeq atomic.Int64
+
+// lockFor is the lock of an activation of up to max jobs by worker (the
+// user "user of <worker>") until until, with fresh token hashes.
+func lockFor(worker string, max int, until time.Time) runtime.JobLock {
+	l := runtime.JobLock{Worker: worker, User: "user of " + worker, Until: until}
+	for range max {
+		sum := sha256.Sum256(fmt.Appendf(nil, "token %d", tokenSeq.Add(1)))
+		l.TokenHashes = append(l.TokenHashes, sum[:])
+	}
+	return l
 }
 
 // mustWait reads wait id or fails the test.
@@ -125,11 +151,11 @@ func TestCommitStepsWaits(t *testing.T) {
 		t.Parallel()
 		db := MustOpen(t)
 		s1 := createWithWaits(t, db, "i1", job("j1", "pay", 0))
-		if got, err := db.ActivateJobs(ctx, "pay", "w1", 1, sec(0), sec(30)); err != nil || len(got) != 1 {
+		if got, err := db.ActivateJobs(ctx, "pay", sec(0), lockFor("w1", 1, sec(30))); err != nil || len(got) != 1 {
 			t.Fatalf("ActivateJobs = %v, %v", got, err)
 		}
-		if w := mustWait(t, db, "j1"); w.LockOwner != "w1" || !w.LockExpiresAt.Equal(sec(30)) {
-			t.Fatalf("lock after activation = %q until %v", w.LockOwner, w.LockExpiresAt)
+		if w := mustWait(t, db, "j1"); w.LockOwner != "w1" || !w.LockExpiresAt.Equal(sec(30)) || w.LockUser != "user of w1" || len(w.LockTokenHash) != 32 {
+			t.Fatalf("lock after activation = %q (%q, %x) until %v", w.LockOwner, w.LockUser, w.LockTokenHash, w.LockExpiresAt)
 		}
 		failed := job("j1", "pay", 0)
 		failed.Retries, failed.ErrorMessage, failed.DueAt = 2, "timeout", sec(5)
@@ -281,17 +307,19 @@ func TestActivateJobs(t *testing.T) {
 			t.Parallel()
 			db := fixture(t)
 			until := sec(tt.now + 300)
-			got, err := db.ActivateJobs(ctx, tt.typ, "w1", tt.max, sec(tt.now), until)
+			lk := lockFor("w1", tt.max, until)
+			got, err := db.ActivateJobs(ctx, tt.typ, sec(tt.now), lk)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ids := waitIDs(got); !reflect.DeepEqual(ids, tt.want) {
 				t.Fatalf("activated %v, want %v", ids, tt.want)
 			}
-			for _, w := range got {
+			for i, w := range got {
 				stored := mustWait(t, db, w.ID)
-				if w.LockOwner != "w1" || !w.LockExpiresAt.Equal(until) || !reflect.DeepEqual(stored, w) {
-					t.Errorf("job %s: returned %+v, stored %+v; want locked by w1 until %v", w.ID, w, stored, until)
+				if w.LockOwner != "w1" || w.LockUser != "user of w1" || !w.LockExpiresAt.Equal(until) ||
+					!bytes.Equal(w.LockTokenHash, lk.TokenHashes[i]) || !reflect.DeepEqual(stored, w) {
+					t.Errorf("job %s: returned %+v, stored %+v; want locked by w1 until %v with token hash %d", w.ID, w, stored, until, i)
 				}
 			}
 		})
@@ -316,7 +344,7 @@ func TestActivateJobs(t *testing.T) {
 			if st.now > 0 {
 				max = 10
 			}
-			got, err := db.ActivateJobs(ctx, "pay", st.worker, max, sec(st.now), sec(st.until))
+			got, err := db.ActivateJobs(ctx, "pay", sec(st.now), lockFor(st.worker, max, sec(st.until)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,6 +353,122 @@ func TestActivateJobs(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestActivateJobsTokens checks that each activated job holds its own
+// token hash and the activating user, that activating again replaces
+// both, and that malformed hashes are refused before anything is locked.
+func TestActivateJobsTokens(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	createWithWaits(t, db, "i1", job("a3", "pay", 3), job("a1", "pay", 1), job("a2", "pay", 2))
+
+	for name, lk := range map[string]runtime.JobLock{
+		"short hash":    {Worker: "w", Until: sec(10), TokenHashes: [][]byte{make([]byte, 31)}},
+		"repeated hash": {Worker: "w", Until: sec(10), TokenHashes: [][]byte{tokenOf("x"), tokenOf("y"), tokenOf("x")}},
+	} {
+		if got, err := db.ActivateJobs(ctx, "pay", sec(0), lk); err == nil {
+			t.Errorf("%s: activated %v", name, waitIDs(got))
+		}
+	}
+	if w := mustWait(t, db, "a1"); w.LockOwner != "" || w.LockTokenHash != nil {
+		t.Fatalf("a refused activation locked a1: %+v", w)
+	}
+
+	first := lockFor("w1", 3, sec(10))
+	got, err := db.ActivateJobs(ctx, "pay", sec(0), first)
+	if err != nil || !reflect.DeepEqual(waitIDs(got), []string{"a1", "a2", "a3"}) {
+		t.Fatalf("ActivateJobs = %v, %v", waitIDs(got), err)
+	}
+	for i, w := range got {
+		if !bytes.Equal(mustWait(t, db, w.ID).LockTokenHash, first.TokenHashes[i]) {
+			t.Errorf("job %s does not hold token hash %d", w.ID, i)
+		}
+	}
+	// Expired: another worker and user take a1 and a2 under new tokens; a3
+	// keeps its expired lock.
+	second := lockFor("w2", 2, sec(40))
+	if got, err := db.ActivateJobs(ctx, "pay", sec(10), second); err != nil || len(got) != 2 {
+		t.Fatalf("second activation = %v, %v", waitIDs(got), err)
+	}
+	for i, id := range []string{"a1", "a2"} {
+		w := mustWait(t, db, id)
+		if w.LockOwner != "w2" || w.LockUser != "user of w2" || !w.LockExpiresAt.Equal(sec(40)) || !bytes.Equal(w.LockTokenHash, second.TokenHashes[i]) {
+			t.Errorf("%s after the second activation: %+v", id, w)
+		}
+	}
+	if w := mustWait(t, db, "a3"); w.LockOwner != "w1" || !bytes.Equal(w.LockTokenHash, first.TokenHashes[2]) {
+		t.Errorf("a3, expired but not taken again, lost its lock: %+v", w)
+	}
+}
+
+// TestLockGuard checks a step's LockGuard: the step commits while the job
+// holds the token, and fails with ErrLockLost, writing nothing, once the
+// job is locked with another token, was never locked, or is gone.
+func TestLockGuard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	s1 := createWithWaits(t, db, "i1", job("j1", "pay", 0), job("j2", "pay", 1))
+	lock(t, db, "j1", "w1", sec(30))
+	tests := []struct {
+		name  string
+		guard runtime.LockGuard
+	}{
+		{"another token", runtime.LockGuard{WaitID: "j1", TokenHash: tokenOf("j2")}},
+		{"never locked", runtime.LockGuard{WaitID: "j2", TokenHash: tokenOf("j2")}},
+		{"no such job", runtime.LockGuard{WaitID: "j9", TokenHash: tokenOf("j9")}},
+	}
+	for _, tt := range tests {
+		s2 := nextStep(s1, runtime.StatusRunning)
+		s2.RemovedWaits = []string{"j1"}
+		s2.LockGuard = &tt.guard
+		if err := db.CommitSteps(ctx, []runtime.StepRecord{s2}); !errors.Is(err, runtime.ErrLockLost) || runtime.ErrorCode(err) != runtime.ECONFLICT {
+			t.Errorf("%s: CommitSteps = %v, want ErrLockLost", tt.name, err)
+		}
+		if row, err := db.InstanceRow(ctx, "i1"); err != nil || row.Revision != s1.Instance.Revision {
+			t.Fatalf("%s: the refused step was written: %+v, %v", tt.name, row, err)
+		}
+		mustWait(t, db, "j1")
+	}
+	s2 := nextStep(s1, runtime.StatusRunning)
+	s2.RemovedWaits = []string{"j1"}
+	s2.LockGuard = &runtime.LockGuard{WaitID: "j1", TokenHash: tokenOf("j1")}
+	mustCommit(t, db, s2)
+	if _, err := db.Wait(ctx, "j1"); !errors.Is(err, runtime.ErrNotFound) {
+		t.Fatalf("j1 after the guarded step: %v, want gone", err)
+	}
+}
+
+// TestMigration0007ReleasesLocks: a lock taken before lock tokens existed
+// cannot be acted on, so the migration releases it.
+func TestMigration0007ReleasesLocks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v5.db")
+	raw, err := sql.Open(driverName, dsn(path, "FULL", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	if err := migrateFS(ctx, raw, migrationsUpTo(t, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO waits (id, instance_id, kind, name, retries, created_at, lock_owner, lock_expires_at)
+		VALUES ('locked', 'i1', 'job', 'pay', 3, 1, 'w1', 4000000000000000000), ('free', 'i1', 'job', 'pay', 3, 2, NULL, NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db := MustOpenPath(t, path, Options{})
+	for _, id := range []string{"locked", "free"} {
+		if w := mustWait(t, db, id); w.LockOwner != "" || !w.LockExpiresAt.IsZero() || w.LockUser != "" || w.LockTokenHash != nil {
+			t.Errorf("%s after 0007: %+v, want unlocked", id, w)
+		}
+	}
+	if got, err := db.ActivateJobs(ctx, "pay", sec(0), lockFor("w2", 5, sec(60))); err != nil || len(got) != 2 {
+		t.Fatalf("activation after 0007 = %v, %v; want both jobs", waitIDs(got), err)
+	}
 }
 
 // TestActivateJobsConcurrent has 8 workers drain 200 jobs concurrently; every
@@ -360,7 +504,7 @@ func TestActivateJobsConcurrent(t *testing.T) {
 			defer wg.Done()
 			worker := fmt.Sprintf("w%d", w)
 			for {
-				jobs, err := db.ActivateJobs(ctx, "pay", worker, 7, sec(0), sec(600))
+				jobs, err := db.ActivateJobs(ctx, "pay", sec(0), lockFor(worker, 7, sec(600)))
 				if err != nil {
 					errs <- err
 					return
@@ -446,9 +590,11 @@ func TestExtendJobLock(t *testing.T) {
 	tests := []struct {
 		name    string
 		key     string
+		token   []byte // tokenOf(key) when nil
 		now     int
 		wantErr error
 	}{
+		{name: "another token", key: "locked", token: tokenOf("expired"), now: 20, wantErr: runtime.ErrConflict},
 		{name: "live lock", key: "locked", now: 20},
 		{name: "unknown key", key: "nope", now: 20, wantErr: runtime.ErrNotFound},
 		{name: "not a job", key: "task", now: 20, wantErr: runtime.ErrNotFound},
@@ -457,9 +603,13 @@ func TestExtendJobLock(t *testing.T) {
 		{name: "lock expires exactly now", key: "expired", now: 10, wantErr: runtime.ErrConflict},
 	}
 	for _, tt := range tests {
-		// Sequential: the cases share one database and the first one moves a lock.
+		// Sequential: the cases share one database and "live lock" moves a lock.
 		t.Run(tt.name, func(t *testing.T) {
-			err := db.ExtendJobLock(ctx, tt.key, sec(tt.now), sec(90))
+			token := tt.token
+			if token == nil {
+				token = tokenOf(tt.key)
+			}
+			err := db.ExtendJobLock(ctx, tt.key, token, sec(tt.now), sec(90))
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -761,6 +911,7 @@ func TestWaitQueryPlans(t *testing.T) {
 		{name: "activate", query: activateJobsSQL, index: "waits_jobs (name=?)"},
 		{name: "next job", query: nextJobSQL, index: "waits_jobs (name=?)"},
 		{name: "extend lock", query: extendLockSQL, index: "PRIMARY KEY (id=?)"},
+		{name: "lock guard", query: lockGuardSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "due timers", query: dueTimersSQL, index: "waits_timers_due (due_at<?)"},
 		{name: "next timer", query: nextTimerSQL, index: "waits_timers_due"},
 		{name: "messages", query: messageSubscriptionsSQL, index: "waits_messages (name=? AND correlation_key=?)"},
@@ -848,7 +999,7 @@ func BenchmarkActivateJobs(b *testing.B) {
 	now := sec(instances * perInstance)
 	b.ResetTimer()
 	for b.Loop() {
-		jobs, err := db.ActivateJobs(ctx, "type3", "w", 32, now, now.Add(time.Second))
+		jobs, err := db.ActivateJobs(ctx, "type3", now, lockFor("w", 32, now.Add(time.Second)))
 		if err != nil {
 			b.Fatal(err)
 		}
