@@ -243,6 +243,10 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 		x.incident(t, IncidentUnknownModel, fmt.Sprintf("ad-hoc sub-process %s has no configuration", n.ID))
 		return
 	}
+	names, vals, ok := x.inputs(t, n, t.Scope)
+	if !ok {
+		return
+	}
 	child, err := x.st.Scopes.Open(t.Scope, n.ID, n.Sub.DataNames)
 	if err != nil {
 		x.incident(t, IncidentUnknownModel, err.Error())
@@ -250,6 +254,7 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 	}
 	t.State, t.Child = TrackInScope, child.ID
 	x.markTrack(t)
+	x.writeLocals(t, child, names, vals)
 	r := &Region{ScopeID: child.ID, NodeID: n.ID, Completed: map[string]int{}}
 	x.st.Regions = append(x.st.Regions, r)
 	x.markRegion(r.ScopeID)
@@ -318,7 +323,7 @@ func (x *executor) running(r *Region, skip *Track) []string {
 	g := x.graphOf(r.ScopeID)
 	var out []string
 	for _, t := range x.st.Tracks {
-		if t.Scope != r.ScopeID || t == skip {
+		if x.flowScope(t) != r.ScopeID || t == skip {
 			continue
 		}
 		if n := x.proc.Node(t.Node); n != nil && n.IsActivity() && n.Parent == g {

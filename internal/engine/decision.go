@@ -95,7 +95,7 @@ func (x *executor) decisionEvaluated(e DecisionEvaluated) error {
 		return nil
 	}
 	if n.Decision.ResultVariable != "" {
-		x.setVar(t, n.Decision.ResultVariable, value)
+		x.deliver(t, n, map[string]any{n.Decision.ResultVariable: value})
 	}
 	x.complete(t, n)
 	return nil

@@ -88,14 +88,34 @@ type Call struct {
 	// ChildID is the id the child instance must get (the call wait's id).
 	ChildID string
 	NodeID  string
-	// Reference is the calledElement as written; Version pins a version (0 = latest).
+	// Reference is the calledElement as written, or the key a dynamic
+	// callee's expression yielded when the call activity was entered.
 	Reference string
-	Version   int
-	// Inputs are the caller's declared inputs found by walk-up; Missing
-	// names declared inputs the caller does not hold.
-	Inputs  map[string]any
-	Missing []string
-	// BusinessKey is inherited by the child; Chain is the caller's call chain.
-	BusinessKey string
-	Chain       []string
+	// Binding chooses the callee's version (bpmn.BindingLatest, the
+	// default when empty; bpmn.BindingDeployment: the one deployed with
+	// the caller; bpmn.BindingVersion: Version; bpmn.BindingVersionTag: the
+	// latest version tagged VersionTag). Version > 0 pins a version
+	// whatever the binding says.
+	Binding    string
+	Version    int
+	VersionTag string
+	// Inputs are the variables the child starts with: the call activity's
+	// declared inputs, the variables propagated (Zeebe) or passed by
+	// camunda:in. Declared names the inputs of the call activity's own
+	// ioSpecification (the runtime checks them against the callee's);
+	// Missing names those the caller does not hold.
+	Inputs   map[string]any
+	Declared []string
+	Missing  []string
+	// BusinessKey is the child's business key when BusinessKeySet (Camunda
+	// 7's camunda:in businessKey); otherwise the child inherits the
+	// caller's. Chain is the caller's call chain.
+	BusinessKey    string
+	BusinessKeySet bool
+	Chain          []string
+	// ReturnAll asks the child to hand back every variable of its root
+	// scope when it completes (ParentLink.All), for Zeebe's
+	// propagateAllChildVariables or output mappings and Camunda 7's
+	// camunda:out; otherwise only what its ioSpecification declares.
+	ReturnAll bool
 }

@@ -155,6 +155,10 @@ type ParentLink struct {
 	InstanceID string `json:"instanceId"`
 	NodeID     string `json:"nodeId"`
 	WaitID     string `json:"waitId"`
+	// All asks the child to hand every variable of its root scope to the
+	// caller when it completes (Call.ReturnAll), unless its process
+	// declares an ioSpecification, whose outputs are then its contract.
+	All bool `json:"all,omitempty"`
 }
 
 // Failure is the uncaught BPMN error that ended a called child.

@@ -257,6 +257,9 @@ func (x *executor) execute(t *Track) {
 		x.enterBody(t, n)
 		return
 	}
+	if !x.enterIO(t, n) {
+		return
+	}
 	switch n.Kind {
 	case bpmn.KindStartEvent, bpmn.KindTask:
 		x.complete(t, n)
@@ -311,9 +314,13 @@ func (x *executor) endEvent(t *Track, n *bpmn.Node) {
 	x.finishEndEvent(t, n)
 }
 
-// finishEndEvent completes an end event: throws its result and ends the track.
+// finishEndEvent completes an end event: applies its output mappings,
+// throws its result and ends the track.
 func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
 	x.withdrawWaits(t)
+	if !x.leaveIO(t, n) {
+		return
+	}
 	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
 	if n.Terminate {
 		x.terminateScope(t.Scope, t)
@@ -347,7 +354,7 @@ func (x *executor) scriptTask(t *Track, n *bpmn.Node) {
 		return
 	}
 	if n.ResultVariable != "" {
-		x.setVar(t, n.ResultVariable, v)
+		x.deliver(t, n, map[string]any{n.ResultVariable: v})
 	}
 	x.complete(t, n)
 }
@@ -411,6 +418,10 @@ func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
 		x.incident(t, IncidentDepth, fmt.Sprintf("sub-process %s would nest scopes deeper than %d (%s)", n.ID, x.opts.MaxScopeDepth, parent.Path))
 		return
 	}
+	names, vals, ok := x.inputs(t, n, t.Scope)
+	if !ok {
+		return
+	}
 	child, err := x.st.Scopes.Open(t.Scope, n.ID, n.Sub.DataNames)
 	if err != nil {
 		x.incident(t, IncidentUnknownModel, err.Error())
@@ -420,6 +431,7 @@ func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
 	t.Child = child.ID
 	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
+	x.writeLocals(t, child, names, vals)
 	x.armScope(child.ID) // inline handlers first: they see an event before the host's boundaries
 	x.armBoundaries(t, n)
 	x.seed(n.Sub, child.ID)
@@ -437,6 +449,17 @@ func (x *executor) seed(g *bpmn.Graph, s scope.ID) {
 // unconditional flow and every flow whose condition is true; the default
 // flow when none of them is taken; no outgoing flow ends the track.
 func (x *executor) leave(t *Track, n *bpmn.Node) {
+	if n.Sub != nil && t.Child != "" && x.st.Scopes.Get(t.Child) != nil {
+		// A retry after the sub-process's output mappings failed: its
+		// drained scope is still open; complete it again.
+		t.State = TrackInScope
+		x.markTrack(t)
+		x.completeScope(t.Child, "")
+		return
+	}
+	if !x.leaveIO(t, n) {
+		return
+	}
 	if t.Inner && n.Loop != nil {
 		x.iterationDone(t, n) // one iteration of a loop or multi-instance activity
 		return
@@ -580,6 +603,12 @@ func (x *executor) completeScope(s scope.ID, reason string) {
 	}
 	sc := x.st.Scopes.Get(s)
 	host := x.hostOf(s)
+	if host != nil && sc.Kind == "" {
+		// A sub-process's output mappings read its scope before it closes.
+		if n := x.proc.Node(sc.NodeID); n != nil && n.Mappings != nil && !x.outputs(host, n, s, host.Scope) {
+			return // the host stops in an incident; its retry completes s again
+		}
+	}
 	detail := map[string]any{}
 	if reason != "" {
 		detail["reason"] = reason
@@ -722,7 +751,10 @@ func (x *executor) fact(kind, node string, s scope.ID, track string, detail map[
 
 // view is the read-only expression view of the variables visible from a
 // scope, at the step's time.
-func (x *executor) view(s scope.ID) expr.Scope {
+func (x *executor) view(s scope.ID) expr.Scope { return x.viewAt(s) }
+
+// viewAt is view as its concrete type.
+func (x *executor) viewAt(s scope.ID) scopeView {
 	return scopeView{tree: x.st.Scopes, id: s, now: x.now, instanceID: x.st.InstanceID, businessKey: x.st.BusinessKey}
 }
 

@@ -27,7 +27,7 @@ func (x *executor) applyWaitEvent(ev Event) error {
 		if err != nil {
 			return err
 		}
-		x.mergeVars(t, e.Variables)
+		x.deliver(t, x.proc.Node(t.Node), e.Variables)
 		x.finishActivity(t, w)
 	case JobFailed:
 		w, t, err := x.openWait(e.Key, WaitJob)
@@ -79,7 +79,7 @@ func (x *executor) applyWaitEvent(ev Event) error {
 		if err := mayComplete(w, e.User); err != nil {
 			return err
 		}
-		x.mergeVars(t, e.Variables)
+		x.deliver(t, x.proc.Node(t.Node), e.Variables)
 		x.finishActivity(t, w)
 	case TimerFired:
 		w, _, err := x.openWait(e.WaitID, WaitTimer)
@@ -252,9 +252,12 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 			return nil
 		}
 		if t.Done {
-			// The element had completed; what failed came after it.
+			// The element had completed; what failed came after it (its
+			// output mappings, a completion condition, a router).
 			t.Done, t.State = false, TrackReady
-			if n := x.proc.Node(t.Node); n != nil {
+			if n := x.proc.Node(t.Node); n != nil && n.Kind == bpmn.KindEndEvent {
+				x.finishEndEvent(t, n)
+			} else if n != nil {
 				x.leave(t, n)
 			}
 			return nil
@@ -434,7 +437,13 @@ func (x *executor) catchEvent(t *Track, n *bpmn.Node) {
 // subscribe creates the wait of a catching event definition for track t.
 // It reports false when an incident was raised instead.
 func (x *executor) subscribe(t *Track, n *bpmn.Node, ev *bpmn.EventDef, boundary, gateway bool) bool {
-	w, err := x.arm(t.Scope, n, ev, func() *Wait { return x.newWait(t, "", n.ID) })
+	s := t.Scope
+	if boundary {
+		// A boundary event belongs to the scope its activity sits in, not
+		// to the activity's io scope (boundariesArmable evaluated it there).
+		s = x.flowScope(t)
+	}
+	w, err := x.arm(s, n, ev, func() *Wait { return x.allocTrackWait("", n.ID, s, t.ID) })
 	if err != nil {
 		x.incident(t, IncidentTimer, err.Error())
 		return false
@@ -522,6 +531,7 @@ func (x *executor) boundariesArmable(t *Track, n *bpmn.Node) bool {
 	if t.Inner {
 		return true // a loop's boundary events guard the body, armed on its host
 	}
+	s := x.flowScope(t) // where armBoundaries evaluates them
 	for _, b := range n.Boundaries {
 		if b.Event == nil {
 			continue
@@ -529,12 +539,12 @@ func (x *executor) boundariesArmable(t *Track, n *bpmn.Node) bool {
 		var err error
 		switch b.Event.Kind {
 		case bpmn.TriggerTimer:
-			if _, _, err = x.timerDue(t.Scope, b.Event.Timer); err != nil {
+			if _, _, err = x.timerDue(s, b.Event.Timer); err != nil {
 				err = fmt.Errorf("timer of %s: %w", b.ID, err)
 			}
 		case bpmn.TriggerMessage:
 			if b.Event.CorrelationKey != nil {
-				if _, err = b.Event.CorrelationKey.Eval(x.view(t.Scope)); err != nil {
+				if _, err = b.Event.CorrelationKey.Eval(x.view(s)); err != nil {
 					err = fmt.Errorf("correlation key of %s: %w", b.ID, err)
 				}
 			}
@@ -626,13 +636,12 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 	case w.Gateway:
 		// The first event wins: withdraw the others and run the chosen catch.
 		x.withdrawWaits(t)
-		x.mergeVars(t, vars)
 		t.Node, t.State, t.Via = n.ID, TrackReady, ""
 		x.fact(FactElementActivated, n.ID, t.Scope, t.ID, map[string]any{"type": string(n.Kind)})
-		x.complete(t, n)
+		x.runEvent(t, n, vars)
 	default:
 		x.removeWait(w)
-		x.mergeVars(t, vars)
+		x.deliver(t, n, vars)
 		t.State = TrackReady
 		x.complete(t, n)
 	}
@@ -642,9 +651,8 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 func (x *executor) fireBoundary(host *Track, w *Wait, b *bpmn.Node, vars map[string]any) {
 	if b.CancelActivity {
 		x.interrupt(host, b)
-		x.mergeVars(host, vars)
 		x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
-		x.complete(host, b)
+		x.runEvent(host, b, vars)
 		return
 	}
 	// Non-interrupting: a timer cycle re-arms, a duration or date fires once;
@@ -652,10 +660,9 @@ func (x *executor) fireBoundary(host *Track, w *Wait, b *bpmn.Node, vars map[str
 	if w.Kind == WaitTimer {
 		x.rearm(w)
 	}
-	t := x.newTrackAt(host.Scope, b.ID)
-	x.mergeVars(t, vars)
+	t := x.newTrackAt(x.flowScope(host), b.ID)
 	x.fact(FactElementActivated, b.ID, t.Scope, t.ID, map[string]any{"type": string(b.Kind)})
-	x.complete(t, b)
+	x.runEvent(t, b, vars)
 }
 
 // newTrackAt creates a track on a node without queueing it: the caller runs it.
@@ -692,9 +699,17 @@ func (x *executor) interrupt(host *Track, b *bpmn.Node) {
 		x.resolveIncidentID(host.Incident, "activity interrupted")
 		host.Incident = ""
 	}
-	if host.State == TrackInScope && host.Child != "" {
-		x.cancelScope(host.Child, "boundary "+b.ID)
+	host.Done = false
+	if host.Child != "" {
+		// A hosted scope, also while its host stops in an incident (a
+		// loop condition or output mapping that failed).
+		if x.st.Scopes.Get(host.Child) != nil {
+			x.cancelScope(host.Child, "boundary "+b.ID)
+		}
 		host.Child = ""
+	}
+	if io := x.ioScope(host); io != nil {
+		x.exitIO(host, io, "boundary "+b.ID) // its locals are discarded, no outputs
 	}
 	x.fact(FactElementTerminated, host.Node, host.Scope, host.ID, map[string]any{"by": b.ID})
 	host.Node, host.State, host.Via = b.ID, TrackReady, ""
@@ -715,7 +730,7 @@ func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atAc
 			if b := matchBoundary(n, bpmn.TriggerError, code); b != nil {
 				x.interrupt(t, b)
 				x.fact(FactElementActivated, b.ID, t.Scope, t.ID, map[string]any{"type": string(b.Kind)})
-				x.complete(t, b)
+				x.runEvent(t, b, nil)
 				return
 			}
 		}
@@ -820,7 +835,7 @@ func (x *executor) catchByBoundary(t *Track, host *Track, b *bpmn.Node) {
 	if !b.CancelActivity {
 		nt := x.newTrackAt(host.Scope, b.ID)
 		x.fact(FactElementActivated, b.ID, nt.Scope, nt.ID, map[string]any{"type": string(b.Kind)})
-		x.complete(nt, b)
+		x.runEvent(nt, b, nil)
 		return
 	}
 	if x.st.Track(t.ID) != nil && t != host {
@@ -828,7 +843,7 @@ func (x *executor) catchByBoundary(t *Track, host *Track, b *bpmn.Node) {
 	}
 	x.interrupt(host, b)
 	x.fact(FactElementActivated, b.ID, host.Scope, host.ID, map[string]any{"type": string(b.Kind)})
-	x.complete(host, b)
+	x.runEvent(host, b, nil)
 }
 
 // matchBoundary returns the boundary event of activity n catching a trigger
@@ -905,7 +920,7 @@ func (x *executor) fireInclusiveJoins() bool {
 // the join g could still reach it.
 func (x *executor) canStillArrive(g *bpmn.Node, s scope.ID) bool {
 	for _, o := range x.st.Tracks {
-		if o.Scope != s || (o.Node == g.ID && o.State == TrackJoining) {
+		if x.flowScope(o) != s || (o.Node == g.ID && o.State == TrackJoining) {
 			continue
 		}
 		if n := x.proc.Node(o.Node); n != nil && reaches(n, g) {

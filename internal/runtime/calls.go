@@ -159,31 +159,41 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	if err != nil {
 		return fail(engine.CodeCallUnresolvable, "call activity %s: %v", c.NodeID, err), nil
 	}
-	proc, ref, err := r.process(ctx, key, c.Version)
+	version, missing, err := r.boundVersion(ctx, key, parent, c)
+	if err != nil {
+		return nil, err
+	}
+	if missing != "" {
+		return fail(engine.CodeCallNotFound, "call activity %s: %s", c.NodeID, missing), nil
+	}
+	proc, ref, err := r.process(ctx, key, version)
 	if err != nil {
 		if ErrorCode(err) != ENOTFOUND {
 			return nil, err
 		}
-		if c.Version > 0 {
-			return fail(engine.CodeCallNotFound, "call activity %s: process %q has no version %d", c.NodeID, key, c.Version), nil
+		if version > 0 {
+			return fail(engine.CodeCallNotFound, "call activity %s: process %q has no version %d", c.NodeID, key, version), nil
 		}
 		return fail(engine.CodeCallNotFound, "call activity %s: process %q is not deployed", c.NodeID, key), nil
 	}
 	if msg := checkContract(c, proc); msg != "" {
 		return fail(engine.CodeCallContract, "call activity %s calling %s: %s", c.NodeID, key, msg), nil
 	}
+	if c.BusinessKeySet {
+		businessKey = c.BusinessKey // camunda:in businessKey; otherwise inherited
+	}
 	child := engine.NewState(c.ChildID, ref.Key, ref.Version)
 	child.BusinessKey = businessKey
-	child.Parent = &engine.ParentLink{InstanceID: parent.InstanceID, NodeID: c.NodeID, WaitID: c.ChildID}
+	child.Parent = &engine.ParentLink{InstanceID: parent.InstanceID, NodeID: c.NodeID, WaitID: c.ChildID, All: c.ReturnAll}
 	child.CallChain = append(slices.Clone(c.Chain), ref.Key)
-	next, fx, err := engine.Apply(proc, child, engine.Start{Variables: c.Inputs}, now, r.engine)
+	next, fx, err := engine.Apply(proc, child, engine.Start{Variables: contractInputs(c, proc)}, now, r.engine)
 	if err != nil {
 		if errors.Is(err, engine.ErrInvalidTransition) {
 			return fail(engine.CodeCallContract, "call activity %s: process %s has no none start event", c.NodeID, key), nil
 		}
 		return nil, fmt.Errorf("runtime: start child %s: %w", c.ChildID, err)
 	}
-	if next, fx, err = r.settleCalls(ctx, w, proc, businessKey, next, fx, now); err != nil {
+	if next, fx, err = r.settleCalls(ctx, w, proc, businessKey, next, fx, now); err != nil { // its own children inherit its key
 		return nil, err
 	}
 	events := []engine.Event{engine.CallStarted{WaitID: c.ChildID, Key: ref.Key, Version: ref.Version}}
@@ -201,9 +211,97 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	return events, nil
 }
 
-// checkContract checks the caller's declared inputs against the callee's
-// ioSpecification by name (DESIGN §8): every passed input must be declared
-// by the callee, and every required callee input must be passed and present.
+// boundVersion picks the callee version a call's binding names (0: the
+// latest, which process resolves): a pinned version; the version deployed
+// with the calling version (binding deployment); the latest version whose
+// process carries the version tag (binding versionTag). missing explains a
+// binding that names no version; err is a failure to read the store.
+func (r *Runtime) boundVersion(ctx context.Context, key string, parent *engine.State, c engine.Call) (version int, missing string, err error) {
+	if c.Version > 0 {
+		return c.Version, "", nil
+	}
+	switch c.Binding {
+	case bpmn.BindingDeployment:
+		return r.deploymentVersion(ctx, key, parent)
+	case bpmn.BindingVersionTag:
+		return r.taggedVersion(ctx, key, c.VersionTag)
+	}
+	return 0, "", nil
+}
+
+// deploymentVersion is the version of key deployed together with the
+// caller's version (Camunda's binding "deployment"). gobpm keeps a
+// resource's registered version when the same bytes are deployed again, so
+// a callee re-sent unchanged beside a changed caller is registered under
+// an earlier deployment: the version of key current when the caller's
+// version was deployed is taken then.
+func (r *Runtime) deploymentVersion(ctx context.Context, key string, parent *engine.State) (int, string, error) {
+	callerDef, err := r.store.Definition(ctx, parent.ProcessKey, parent.ProcessVersion)
+	if err != nil {
+		return 0, "", fmt.Errorf("runtime: caller %s version %d: %w", parent.ProcessKey, parent.ProcessVersion, err)
+	}
+	versions, err := r.store.DefinitionVersions(ctx, key)
+	if ErrorCode(err) == ENOTFOUND {
+		return 0, fmt.Sprintf("process %q is not deployed", key), nil
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		if versions[i].DeploymentID == callerDef.DeploymentID {
+			return versions[i].Version, "", nil
+		}
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		if !versions[i].DeployedAt.After(callerDef.DeployedAt) {
+			return versions[i].Version, "", nil
+		}
+	}
+	return 0, fmt.Sprintf("process %q was not deployed with %s version %d (deployment %s)", key, parent.ProcessKey, parent.ProcessVersion, callerDef.DeploymentID), nil
+}
+
+// taggedVersion is the latest version of key whose process carries the
+// version tag (camunda:versionTag, zeebe:versionTag).
+func (r *Runtime) taggedVersion(ctx context.Context, key, tag string) (int, string, error) {
+	versions, err := r.store.DefinitionVersions(ctx, key)
+	if ErrorCode(err) == ENOTFOUND {
+		return 0, fmt.Sprintf("process %q is not deployed", key), nil
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		p, _, err := r.process(ctx, key, versions[i].Version)
+		if err != nil {
+			return 0, "", err
+		}
+		if p.VersionTag == tag {
+			return versions[i].Version, "", nil
+		}
+	}
+	return 0, fmt.Sprintf("process %q has no version tagged %q", key, tag), nil
+}
+
+// contractInputs is what the child starts with: everything the call
+// passes, unless the callee declares an ioSpecification, which is then its
+// contract — only its declared inputs cross (DESIGN §5.7).
+func contractInputs(c engine.Call, callee *bpmn.Process) map[string]any {
+	if callee.IO == nil {
+		return c.Inputs
+	}
+	in := make(map[string]any, len(callee.IO.Inputs))
+	for _, d := range callee.IO.Inputs {
+		if v, ok := c.Inputs[d.Name]; ok {
+			in[d.Name] = v
+		}
+	}
+	return in
+}
+
+// checkContract checks a call against the callee's ioSpecification by name
+// (DESIGN §8): every input the call activity's own ioSpecification passes
+// must be declared by the callee, and every required callee input must be
+// passed (by any means: declared, propagated, camunda:in) and present.
 func checkContract(c engine.Call, callee *bpmn.Process) string {
 	declared := map[string]bool{}
 	var required []string
@@ -216,28 +314,21 @@ func checkContract(c engine.Call, callee *bpmn.Process) string {
 		}
 	}
 	var problems []string
-	passed := map[string]bool{}
-	for name := range c.Inputs {
-		passed[name] = true
-	}
-	for _, name := range c.Missing {
-		passed[name] = true
-	}
-	var names []string
-	for name := range passed {
-		names = append(names, name)
-	}
+	names := slices.Clone(c.Declared)
 	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Compact(names) {
 		if !declared[name] {
 			problems = append(problems, fmt.Sprintf("input %q is not declared by the callee's ioSpecification", name))
 		}
 	}
 	for _, name := range required {
-		if !passed[name] {
-			problems = append(problems, fmt.Sprintf("required input %q is not passed by the call activity", name))
-		} else if slices.Contains(c.Missing, name) {
+		_, passed := c.Inputs[name]
+		switch {
+		case passed:
+		case slices.Contains(c.Missing, name):
 			problems = append(problems, fmt.Sprintf("required input %q is missing: the caller has no variable %q", name, name))
+		default:
+			problems = append(problems, fmt.Sprintf("required input %q is not passed by the call activity", name))
 		}
 	}
 	return strings.Join(problems, "; ")
