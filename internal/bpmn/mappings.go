@@ -93,9 +93,9 @@ func (p *parser) nodeMappings(e *etree.Element, n *Node) *Mappings {
 // mappingsAllowed checks where the mappings m of form sit: Camunda 7
 // refuses camunda:inputOutput on start and boundary events and event
 // sub-processes, and output parameters on end events and multi-instance
-// activities; Zeebe takes no inputs on boundary events and no outputs on
-// error or terminate end events. gobpm refuses mappings on start events
-// and inputs on event sub-processes (not supported yet).
+// activities; Zeebe takes no inputs on start and boundary events and no
+// outputs on error or terminate end events. gobpm refuses inputs on event
+// sub-processes (not supported yet).
 func (p *parser) mappingsAllowed(e *etree.Element, n *Node, m *Mappings, form string) bool {
 	label := p.label(e)
 	refuse := func(format string, args ...any) bool {
@@ -103,11 +103,10 @@ func (p *parser) mappingsAllowed(e *etree.Element, n *Node, m *Mappings, form st
 		return false
 	}
 	eventSub := e.Tag == "subProcess" && n.TriggeredByEvent
-	if e.Tag == "startEvent" {
-		return refuse("variable mappings on a start event are not supported; map the variables in the first activity after it")
-	}
 	if m.Style == MappingCamunda7 {
 		switch {
+		case e.Tag == "startEvent":
+			return refuse("Camunda 7 allows no input/output mapping on a start event; map the variables on the activity after it")
 		case e.Tag == "boundaryEvent":
 			return refuse("Camunda 7 allows no input/output mapping on a boundary event; map the variables on the activity after it")
 		case eventSub:
@@ -120,8 +119,8 @@ func (p *parser) mappingsAllowed(e *etree.Element, n *Node, m *Mappings, form st
 		return true
 	}
 	switch {
-	case len(m.Inputs) > 0 && e.Tag == "boundaryEvent":
-		return refuse("a boundary event takes output mappings only (as in Camunda 8)")
+	case len(m.Inputs) > 0 && (e.Tag == "boundaryEvent" || e.Tag == "startEvent"):
+		return refuse("a %s takes output mappings only (as in Camunda 8)", strings.TrimSuffix(e.Tag, "Event")+" event")
 	case len(m.Inputs) > 0 && eventSub:
 		return refuse("input mappings on an event sub-process are not supported yet; map the variables in its first activity (output mappings are supported)")
 	case len(m.Outputs) > 0 && e.Tag == "endEvent" && n.Event != nil && (n.Event.Kind == TriggerError || n.Event.Kind == TriggerTerminate):

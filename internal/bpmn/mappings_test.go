@@ -60,7 +60,7 @@ func describeMappings(m *Mappings) string {
 
 func TestParseMappings(t *testing.T) {
 	t.Parallel()
-	const body = `<startEvent id="s"/>
+	const body = `<startEvent id="s"><extensionElements><zeebe:ioMapping><zeebe:output source="=now()" target="startedAt"/></zeebe:ioMapping></extensionElements></startEvent>
 <serviceTask id="c7" camunda:type="external" camunda:topic="t"><extensionElements><camunda:inputOutput>
   <camunda:inputParameter name="text">  foo  </camunda:inputParameter>
   <camunda:inputParameter name="empty"/>
@@ -127,7 +127,7 @@ func TestParseMappings(t *testing.T) {
 		"e":     `camunda7 in: bye="done" | out: `,
 		"esp":   `zeebe in:  | out: handled=expr(=handled)`,
 		"e2":    "none",
-		"s":     "none",
+		"s":     `zeebe in:  | out: startedAt=expr(=now())`,
 	}
 	for id, want := range tests {
 		n := p.Node(id)
@@ -200,10 +200,12 @@ func TestParseMappingRefusals(t *testing.T) {
 				{"p", RuleUnsupported, "zeebe:ioMapping on process is not supported"},
 				{"f", RuleUnsupported, "zeebe:ioMapping on sequenceFlow is not supported"},
 			}},
-		{"start event", `<task id="x"/><startEvent id="s">` + zio(`<zeebe:output source="=1" target="a"/>`) + `</startEvent><endEvent id="e"/><sequenceFlow id="f" sourceRef="s" targetRef="x"/><sequenceFlow id="g" sourceRef="x" targetRef="e"/>`,
-			[]want{{"s", RuleUnsupported, "zeebe:ioMapping on startEvent: variable mappings on a start event are not supported"}}},
+		{"start event inputs", `<task id="x"/><startEvent id="s">` + zio(`<zeebe:input source="=1" target="a"/>`) + `</startEvent><endEvent id="e"/><sequenceFlow id="f" sourceRef="s" targetRef="x"/><sequenceFlow id="g" sourceRef="x" targetRef="e"/>`,
+			[]want{{"s", RuleUnsupported, "zeebe:ioMapping on startEvent: a start event takes output mappings only"}}},
+		{"start event Camunda 7", `<task id="x"/><startEvent id="s">` + io(`<camunda:outputParameter name="a">1</camunda:outputParameter>`) + `</startEvent><endEvent id="e"/><sequenceFlow id="f" sourceRef="s" targetRef="x"/><sequenceFlow id="g" sourceRef="x" targetRef="e"/>`,
+			[]want{{"s", RuleUnsupported, "camunda:inputOutput on startEvent: Camunda 7 allows no input/output mapping on a start event"}}},
 		{"boundary inputs", `<userTask id="x"/><boundaryEvent id="b" attachedToRef="x">` + zio(`<zeebe:input source="=1" target="a"/>`) + `<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>` + flow,
-			[]want{{"b", RuleUnsupported, "zeebe:ioMapping on boundaryEvent: a boundary event takes output mappings only"}}},
+			[]want{{"b", RuleUnsupported, "zeebe:ioMapping on boundaryEvent: a boundary event takes output mappings only (as in Camunda 8)"}}},
 		{"boundary Camunda 7", `<userTask id="x"/><boundaryEvent id="b" attachedToRef="x">` + io(`<camunda:outputParameter name="a">1</camunda:outputParameter>`) + `<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>` + flow,
 			[]want{{"b", RuleUnsupported, "camunda:inputOutput on boundaryEvent: Camunda 7 allows no input/output mapping on a boundary event"}}},
 		{"end event outputs", `<task id="x"/><startEvent id="s"/><endEvent id="e">` + io(`<camunda:outputParameter name="a">1</camunda:outputParameter>`) + `</endEvent><sequenceFlow id="f" sourceRef="s" targetRef="x"/><sequenceFlow id="g" sourceRef="x" targetRef="e"/>`,

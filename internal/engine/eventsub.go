@@ -173,9 +173,14 @@ func (x *executor) startHandler(s scope.ID, esp *bpmn.Node, vars map[string]any)
 	x.markTrack(host)
 	x.fact(FactHandlerFired, esp.ID, s, host.ID, map[string]any{"trigger": string(esp.Trigger.Event.Kind), "interrupting": esp.Interrupting})
 	x.fact(FactScopeOpened, esp.ID, child.ID, host.ID, nil)
-	x.setVarsAt(child.ID, host, vars)
+	if !localResults(esp.Trigger) {
+		x.setVarsAt(child.ID, host, vars)
+	}
 	x.armScope(child.ID)
-	x.newTrack(child.ID, esp.Trigger.ID, "")
+	t := x.newTrack(child.ID, esp.Trigger.ID, "")
+	if localResults(esp.Trigger) && x.enterIO(t, esp.Trigger) {
+		x.deliver(t, esp.Trigger, vars) // only the start event's mapped values reach the handler
+	}
 }
 
 // setVarsAt writes variables by the rule of DESIGN §4 from scope s.

@@ -53,15 +53,19 @@ func localResults(n *bpmn.Node) bool {
 }
 
 // enterIO opens the io scope of element n for track t (an earlier
-// attempt's, after a retry, is dropped first): its inputs are evaluated and
-// become the io scope's variables, and t moves into it. An input that
-// fails raises an incident on t and opens nothing; enterIO then reports
-// false.
+// attempt's, after a retry, is dropped first, unless n has no inputs to
+// evaluate again: a triggered start event entered it with its payload):
+// its inputs are evaluated and become the io scope's variables, and t
+// moves into it. An input that fails raises an incident on t and opens
+// nothing; enterIO then reports false.
 func (x *executor) enterIO(t *Track, n *bpmn.Node) bool {
 	if !ownsIO(n) {
 		return true
 	}
 	if io := x.ioScope(t); io != nil {
+		if io.NodeID == n.ID && len(n.Mappings.Inputs) == 0 {
+			return true
+		}
 		x.exitIO(t, io, "retried")
 	}
 	names, vals, ok := x.inputs(t, n, t.Scope)

@@ -324,6 +324,42 @@ func TestMappingEdges(t *testing.T) {
 		}
 		assertClean(t, st)
 	})
+	t.Run("start events: a None start maps on top, a message start and a handler's start keep their payload", func(t *testing.T) {
+		t.Parallel()
+		const file = "io_starts.bpmn"
+		p := mustProcess(t, file)
+		st, _ := mustStart(t, p, map[string]any{"amount": num("1"), "id": "k"})
+		hasVars := func(what string, want map[string]any, absent ...string) {
+			t.Helper()
+			checkVars(t, what, rootVars(st), want)
+			for _, name := range absent {
+				if _, ok := rootVars(st)[name]; ok {
+					t.Errorf("%s: %q reached the root", what, name)
+				}
+			}
+		}
+		hasVars("none start", map[string]any{"amount": 1, "plusOne": 2})
+		var handler *Wait
+		for _, w := range st.Waits {
+			if w.Handler && w.NodeID == "onPing" {
+				handler = w
+			}
+		}
+		if handler == nil {
+			t.Fatalf("no handler armed: %+v", st.Waits)
+		}
+		st, _ = run(t, file, st, MessageDelivered{WaitID: handler.ID, Variables: map[string]any{"reason": "r", "junk": true}}, t0)
+		hasVars("handler start", map[string]any{"pingReason": "r"}, "reason", "junk")
+
+		st, _, err := Step(p, NewState("i2", p.ID, 1), Start{StartNode: "byMessage", Variables: map[string]any{"payload": map[string]any{"x": num("5")}, "junk": true}}, t0, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hasVars("message start", map[string]any{"x": 5}, "payload", "junk")
+		if len(st.Scopes.All()) != 1 || !hasWaitAt(st, "work") {
+			t.Errorf("scopes %d waits %+v", len(st.Scopes.All()), st.Waits)
+		}
+	})
 	t.Run("end events: a job sees its inputs, a terminate leaves its io scope, outputs are applied", func(t *testing.T) {
 		t.Parallel()
 		const file = "io_end.bpmn"

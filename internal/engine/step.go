@@ -119,6 +119,13 @@ func (x *executor) apply(ev Event) error {
 		root := x.st.Scopes.Get(scope.RootID)
 		x.st.Scopes.Touch(scope.RootID)
 		root.Vars = scope.CloneVars(e.Variables)
+		var payload map[string]any
+		if n := x.proc.Node(e.StartNode); e.StartNode != "" && n != nil && localResults(n) {
+			// A triggered start with Zeebe-style outputs: its payload is
+			// the start event's result, and only the mapped values reach
+			// the instance.
+			payload, root.Vars = root.Vars, nil
+		}
 		if root.Vars == nil {
 			root.Vars = map[string]any{}
 		}
@@ -138,7 +145,10 @@ func (x *executor) apply(ev Event) error {
 				return fmt.Errorf("engine: start instance %s at %q: not an event start of %s: %w", x.st.InstanceID, e.StartNode, x.proc.ID, ErrInvalidTransition)
 			}
 			x.armScope(scope.RootID)
-			x.newTrack(scope.RootID, n.ID, "")
+			t := x.newTrack(scope.RootID, n.ID, "")
+			if payload != nil && x.enterIO(t, n) {
+				x.deliver(t, n, payload)
+			}
 			return nil
 		}
 		if len(x.proc.Graph.Starts) == 0 {
