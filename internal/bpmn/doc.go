@@ -208,13 +208,12 @@
 // key, nested values); a camunda:script anywhere in a parameter is
 // refused (gobpm runs no JavaScript or Groovy). Mappings sit on
 // activities (tasks, call activities, embedded, ad-hoc and event
-// sub-processes) and on intermediate, boundary and end events; on start
-// events, gateways, processes, flows or anything else they are refused.
-// As in Camunda 7, camunda:inputOutput is refused on boundary events and
-// event sub-processes, and output parameters on end events and
-// multi-instance activities; as in Camunda 8, a boundary event takes no
-// inputs and an error or terminate end event no outputs; inputs on an
-// event sub-process are not supported yet.
+// sub-processes) and on events; on gateways, processes, flows or anything
+// else they are refused. As in Camunda 7, camunda:inputOutput is refused
+// on start and boundary events and event sub-processes, and output
+// parameters on end events and multi-instance activities; as in Camunda 8,
+// start and boundary events take no inputs and an error or terminate end
+// event no outputs; inputs on an event sub-process are not supported yet.
 //
 // An ioSpecification (IOSpec) is read on a process (Process.IO, its
 // contract as a callee), a call activity and a global task: dataInput and

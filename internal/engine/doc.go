@@ -18,6 +18,22 @@
 // normal activity rules. A terminate end event cancels only its enclosing
 // scope. Cancelling the instance cancels the root scope.
 //
+// # Variable mappings
+//
+// An element with input/output mappings (bpmn.Node.Mappings) that has no
+// scope of its own — a task, an event, a call activity — runs in an "io"
+// scope (scope.Scope.Kind "io"), a child of the scope it sits in that its
+// track moves into: the inputs are its variables, so a job, a user task, a
+// decision or a called child sees them by walk-up; when the element
+// completes its outputs are evaluated there and written to the enclosing
+// scope by the write rule of DESIGN §4, and the io scope closes. With
+// Zeebe-style outputs the element's results (a job's or user task's
+// variables, a message payload, a script's or decision's result, a
+// child's variables) are set in the io scope, so only mapped values leave
+// it. Sub-processes map their own scope. A mapping that fails is an
+// incident: inputs before anything is created, outputs (all or nothing)
+// after the element completed, so a retry applies them again.
+//
 // # Failures
 //
 // A model problem met at run time (an expression that fails, an exclusive
