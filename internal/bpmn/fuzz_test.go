@@ -11,6 +11,11 @@ import (
 // wired consistently. Seeds live in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"><process id="p"><startEvent id="s"/></process></definitions>`))
+	f.Add([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:gobpm="urn:gobpm:1" xmlns:c="http://camunda.org/schema/1.0/bpmn" xmlns:z="http://camunda.org/schema/zeebe/1.0"><process id="p">` +
+		`<startEvent id="s"><extensionElements><z:ioMapping><z:output source="=1" target="a.b"/></z:ioMapping></extensionElements></startEvent>` +
+		`<task id="t"><extensionElements><c:inputOutput><c:inputParameter name="x"><c:list><c:value>${a}</c:value><c:map><c:entry key="k">v</c:entry></c:map></c:list></c:inputParameter><c:outputParameter name="y">Hi ${x}</c:outputParameter></c:inputOutput></extensionElements></task>` +
+		`<callActivity id="c" calledElement="${k}" c:calledElementBinding="versionTag" c:calledElementVersionTag="v"><extensionElements><c:in variables="all"/><c:in businessKey="${b}"/><c:out source="r" target="q" local="true"/><gobpm:input source="=1" target="i"/></extensionElements></callActivity>` +
+		`<endEvent id="e"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="c"/><sequenceFlow id="f3" sourceRef="c" targetRef="e"/></process></definitions>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defs, err := Parse(data)
 		if err != nil {
@@ -227,10 +232,29 @@ func checkNode(t *testing.T, n *Node) {
 			t.Fatalf("user task %q without UserTask", n.ID)
 		}
 	case KindCallActivity:
-		if n.Call == nil || n.Call.CalledElement == "" || isExpression(n.Call.CalledElement) || n.Call.Version < 0 {
-			t.Fatalf("call activity %q: call %+v", n.ID, n.Call)
+		c := n.Call
+		if c == nil || c.CalledElement == "" || isExpression(c.CalledElement) != (c.CalledExpr != nil) || c.Version < 0 {
+			t.Fatalf("call activity %q: call %+v", n.ID, c)
 		}
-		if io := n.Call.IO; io != nil {
+		switch c.Binding {
+		case BindingLatest, BindingDeployment:
+		case BindingVersion:
+			if c.Version == 0 && c.VersionExpr == nil {
+				t.Fatalf("call activity %q: binding version without a version", n.ID)
+			}
+		case BindingVersionTag:
+			if c.VersionTag == "" && c.VersionTagExpr == nil {
+				t.Fatalf("call activity %q: binding versionTag without a tag", n.ID)
+			}
+		default:
+			t.Fatalf("call activity %q: binding %q", n.ID, c.Binding)
+		}
+		for _, v := range append(slices.Clone(c.In), c.Out...) {
+			if !v.All && (v.Target == "" || (v.Source == "") == (v.SourceExpr == nil)) {
+				t.Fatalf("call activity %q: camunda:in/out %+v", n.ID, v)
+			}
+		}
+		if io := c.IO; io != nil {
 			checkIO(t, n.ID, io)
 		}
 	case KindReceiveTask, KindIntermediateCatchEvent, KindBoundaryEvent:
@@ -243,6 +267,17 @@ func checkNode(t *testing.T, n *Node) {
 	}
 	if n.Loop != nil {
 		checkLoop(t, n)
+	}
+	if m := n.Mappings; m != nil {
+		if len(m.Inputs)+len(m.Outputs) == 0 {
+			t.Fatalf("node %q: empty mappings", n.ID)
+		}
+		for _, mp := range append(slices.Clone(m.Inputs), m.Outputs...) {
+			if mp.Target == "" || (m.Style == MappingCamunda7 && mp.Path != nil) {
+				t.Fatalf("node %q: mapping %+v", n.ID, mp)
+			}
+			checkValue(t, n.ID, mp.Value)
+		}
 	}
 	if n.Event != nil && n.Event.Kind == TriggerTimer && n.Event.Timer == nil {
 		t.Fatalf("node %q: timer event without TimerDef", n.ID)
@@ -280,5 +315,27 @@ func checkNode(t *testing.T, n *Node) {
 				t.Fatalf("event gateway %q: bad flow %q", n.ID, f.ID)
 			}
 		}
+	}
+}
+
+// checkValue asserts a mapping value holds what its kind says.
+func checkValue(t *testing.T, node string, v Value) {
+	t.Helper()
+	switch v.Kind {
+	case ValueNull, ValueConst:
+	case ValueExpr:
+		if v.Expr == nil {
+			t.Fatalf("node %q: expression value without expression", node)
+		}
+	case ValueList:
+		for _, item := range v.List {
+			checkValue(t, node, item)
+		}
+	case ValueMap:
+		for _, e := range v.Map {
+			checkValue(t, node, e.Value)
+		}
+	default:
+		t.Fatalf("node %q: value kind %d", node, v.Kind)
 	}
 }
