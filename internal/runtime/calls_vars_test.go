@@ -207,3 +207,26 @@ func TestCallBindings(t *testing.T) {
 		t.Errorf("caller 2 ran child version %d, want 2 (current when it was deployed)", got)
 	}
 }
+
+// TestCallPropagationSurvivesRestart: a child asked to hand back all its
+// variables (Zeebe's default) still does after a restart, when its caller
+// learns of its end from the child's recorded link.
+func TestCallPropagationSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, callFixture(t, "zeebe_vars.bpmn"))
+	inst := start(t, c.rt, "zDefault", map[string]any{"x": 1})
+	child := onlyChild(t, c.rt, inst)
+	c.close(t)
+	c.open(t)
+	if _, err := c.rt.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	completeTask(t, c.rt, child.ID, "work", map[string]any{"result": "after restart"})
+	v := instance(t, c.rt, inst.ID)
+	if v.Status != runtime.StatusCompleted {
+		t.Fatalf("caller %s", v.Status)
+	}
+	hasVars(t, "caller", v.Variables, map[string]any{"x": 1, "result": "after restart"})
+}
