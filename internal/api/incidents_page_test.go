@@ -20,7 +20,7 @@ func TestIncidentsPaged(t *testing.T) {
 	if len(items) != 2 || cursor == "" {
 		t.Fatalf("first page: %v", first)
 	}
-	second := b.get("/api/v1/incidents?limit=2&cursor=" + url.QueryEscape(cursor)).wantStatus(t, http.StatusOK).object(t)
+	second := b.get("/api/v1/incidents?limit=2&cursor="+url.QueryEscape(cursor)).wantStatus(t, http.StatusOK).object(t)
 	if rest := second["items"].([]any); len(rest) != 1 || second["nextCursor"] != nil {
 		t.Fatalf("second page: %v", second)
 	}
