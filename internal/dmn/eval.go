@@ -14,11 +14,15 @@ import (
 // definitions do not hold.
 var ErrUnknownDecision = errors.New("dmn: unknown decision")
 
-// MaxCallDepth bounds nested invocations of business knowledge models and
-// FEEL functions defined in boxed contexts during one evaluation.
+// MaxCallDepth bounds nested invocations of business knowledge models,
+// decision services and FEEL functions defined in boxed contexts during
+// one evaluation.
 const MaxCallDepth = 64
 
-// Result is the outcome of evaluating one decision.
+// maxErrors bounds the errors one evaluation records.
+const maxErrors = 100
+
+// Result is the outcome of evaluating one decision (or decision service).
 type Result struct {
 	// Value is the decision's value, JSON-shaped as feel.ToJSON makes it
 	// (nil, bool, string, json.Number, []any, map[string]any; temporal
@@ -26,18 +30,18 @@ type Result struct {
 	// the decision failed or its value has no JSON shape, a range say
 	// (see Errors).
 	Value any
-	// Outputs holds, for a decision service, the FEEL-native value of
-	// each output decision by name.
-	Outputs map[string]any
 	// Native is the decision's value as FEEL holds it (feel.EvalValue's
 	// shape): numbers as json.Number, temporal values as feel.Date,
 	// feel.Time, feel.DateTime, feel.Duration and feel.YearsMonths,
 	// ranges as *feel.Range, functions as feel.Function. Comparing by
 	// value and type (the DMN TCK does) needs this form.
 	Native any
+	// Outputs holds, for a decision service, the FEEL-native value of
+	// each output decision by name.
+	Outputs map[string]any
 	// Decisions holds the JSON-shaped value of every decision evaluated
 	// on the way — the requested one and all it requires, directly or
-	// not — by decision id.
+	// not — by decision id (by name for a decision without an id).
 	Decisions map[string]any
 	// Matched lists the decision table rules that produced a result, in
 	// evaluation order, for every table evaluated (those of required
@@ -51,11 +55,14 @@ type Result struct {
 	// any other decision logic one map {decision name: value}. It is empty
 	// when no rule matched and no default output applies.
 	Entries []map[string]any
-	// Errors lists what went wrong while evaluating: hit policy
-	// violations, values that do not conform to their type, FEEL runtime
-	// errors, invocations of non-functions. Each failed expression
-	// evaluates to null and evaluation goes on, as DMN prescribes; a
-	// non-empty Errors means the result must not be trusted.
+	// Errors lists what went wrong while evaluating: FEEL runtime errors
+	// (an operation on operands it is not defined for, such as 1 + "a"
+	// or a missing context entry: DMN's "null with a message"), hit
+	// policy violations, values that do not conform to their type,
+	// expressions that did not compile (see Definitions.Warnings),
+	// invocations of non-functions. Each failed expression evaluates to
+	// null and evaluation goes on, as DMN prescribes; a non-empty Errors
+	// means the result must not be trusted.
 	Errors []EvalError
 }
 
@@ -86,7 +93,7 @@ type MatchedRule struct {
 // EvalError is one error recorded while evaluating.
 type EvalError struct {
 	// Element is the id of the decision or business knowledge model being
-	// evaluated.
+	// evaluated (its name when it has no id).
 	Element string
 	// Message describes the error.
 	Message string
@@ -101,6 +108,12 @@ func (d *Definitions) Decision(id string) *Decision { return d.decisions[id] }
 // DecisionByName returns the decision with the given name, or nil.
 func (d *Definitions) DecisionByName(name string) *Decision { return d.byName[name] }
 
+// DecisionService returns the decision service with the given id or
+// name, or nil.
+func (d *Definitions) DecisionService(idOrName string) *DecisionService {
+	return d.services[idOrName]
+}
+
 // Evaluate evaluates the decision with id decisionID and, first and once
 // each, every decision it requires, in dependency order. It is EvaluateAt
 // at time.Now.
@@ -111,10 +124,11 @@ func (d *Definitions) DecisionByName(name string) *Decision { return d.byName[na
 // one). Each declared input data value is coerced to its typeRef: a value
 // that does not conform (wrong type, not among the allowed values) is
 // null and recorded in Result.Errors. A required input data missing from
-// inputs is null. A decision sees the input data, decisions and business
-// knowledge models it requires; any other entry of inputs is visible too,
-// under its key, after them, so decision tables written against plain
-// process variables (as Camunda models often are) evaluate.
+// inputs is null. A decision sees the input data, decisions, business
+// knowledge models and decision services it requires (those of imported
+// models under the import's name); any other entry of inputs is visible
+// too, under its key, after them, so decision tables written against
+// plain process variables (as Camunda models often are) evaluate.
 //
 // Evaluate returns an error only for an unknown decision id
 // (ErrUnknownDecision); everything that goes wrong during evaluation is
@@ -136,13 +150,18 @@ type Request struct {
 	// has that id, its name.
 	Decision string
 	// Service is the id or name of a decision service to evaluate
-	// instead of a decision (see Result.Outputs).
+	// instead of a decision: its parameters (input data and input
+	// decisions) are read from Inputs by name, an input decision missing
+	// there is null (never evaluated). The result has the service's value
+	// and, in Outputs, each output decision's.
 	Service string
 	// Inputs holds the values of the model's input data by name (see
 	// Evaluate).
 	Inputs map[string]any
 	// Imported holds the values of the input data of imported models: by
-	// the imported model's namespace, then by input data name.
+	// the imported model's namespace, then by input data name. (An entry
+	// of Inputs named after an import, holding a context of values by
+	// name, serves too.)
 	Imported map[string]map[string]any
 	// Now is the clock of FEEL's now() and today(); zero means time.Now.
 	Now time.Time
@@ -151,8 +170,46 @@ type Request struct {
 // EvaluateRequest evaluates what req names (see Evaluate). The error is
 // ErrUnknownDecision when req names nothing the model holds.
 func (d *Definitions) EvaluateRequest(req Request) (Result, error) {
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	r := &run{
+		defs:    d,
+		req:     req,
+		now:     now,
+		values:  make(map[*Decision]any),
+		inputsV: make(map[*InputData]any),
+		log:     &runLog{},
+	}
 	if req.Service != "" {
-		return Result{}, fmt.Errorf("dmn: decision services are not supported")
+		s := d.services[req.Service]
+		if s == nil {
+			return Result{}, fmt.Errorf("%w: no decision service %q", ErrUnknownDecision, req.Service)
+		}
+		args := make([]any, 0, len(s.InputData)+len(s.InputDecisions))
+		for _, in := range s.InputData {
+			args = append(args, normalize(req.Inputs[in.Name]))
+		}
+		for _, dd := range s.InputDecisions {
+			args = append(args, normalize(req.Inputs[dd.Name]))
+		}
+		v, outs, child := r.service(s, args, true)
+		res := Result{
+			Value:     r.export(v, elementOr(s.ID, s.Name)),
+			Native:    v,
+			Outputs:   outs,
+			Decisions: map[string]any{},
+			Matched:   r.log.matched,
+			Errors:    r.log.errors,
+		}
+		for _, x := range child.order {
+			res.Decisions[elementOr(x.ID, x.Name)] = toJSON(child.values[x], nil)
+		}
+		if v != nil {
+			res.Entries = []map[string]any{{s.Name: res.Value}}
+		}
+		return res, nil
 	}
 	dec := d.decisions[req.Decision]
 	if dec == nil {
@@ -161,32 +218,21 @@ func (d *Definitions) EvaluateRequest(req Request) (Result, error) {
 	if dec == nil {
 		return Result{}, fmt.Errorf("%w: %q", ErrUnknownDecision, req.Decision)
 	}
-	inputs, now := req.Inputs, req.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	r := &run{
-		defs:    d,
-		inputs:  inputs,
-		now:     now,
-		values:  make(map[*Decision]any),
-		inputsV: make(map[*InputData]any),
-		top:     dec,
-	}
+	r.top = dec
 	v := r.decision(dec)
-	value := r.export(v)
+	value := r.export(v, elementOr(dec.ID, dec.Name))
 	res := Result{
 		Value:     value,
 		Native:    v,
 		Decisions: make(map[string]any, len(r.order)),
-		Matched:   r.matched,
-		Errors:    r.errors,
+		Matched:   r.log.matched,
+		Errors:    r.log.errors,
 	}
 	for _, x := range r.order {
 		if x == dec {
-			res.Decisions[x.ID] = res.Value
+			res.Decisions[elementOr(x.ID, x.Name)] = res.Value
 		} else {
-			res.Decisions[x.ID] = toJSON(r.values[x], nil)
+			res.Decisions[elementOr(x.ID, x.Name)] = toJSON(r.values[x], nil)
 		}
 	}
 	if r.entries != nil {
@@ -197,70 +243,226 @@ func (d *Definitions) EvaluateRequest(req Request) (Result, error) {
 	return res, nil
 }
 
-// run is the state of one Evaluate call.
+// run is the state of one Evaluate call, or of one decision service
+// invocation within it (which evaluates its decisions afresh).
 type run struct {
-	defs    *Definitions
-	inputs  map[string]any
+	defs    *Definitions // the model evaluated
+	req     Request
 	now     time.Time         // the clock of now() and today()
 	values  map[*Decision]any // evaluated decisions
 	order   []*Decision       // in evaluation order
 	inputsV map[*InputData]any
 	raw     *rawScope
 	top     *Decision
-	depth   int
-
-	errors  []EvalError
-	matched []MatchedRule
+	depth   *int // shared by the runs of one evaluation
+	log     *runLog
 	entries []map[string]any // Result.Entries of the top decision's table
 }
 
-func (r *run) fail(element, format string, args ...any) {
-	r.errors = append(r.errors, EvalError{Element: element, Message: fmt.Sprintf(format, args...)})
+// runLog collects the errors and matched rules of an evaluation, for
+// the top run and every decision service run within it.
+type runLog struct {
+	errors  []EvalError
+	dropped int
+	matched []MatchedRule
 }
+
+func (r *run) fail(element, format string, args ...any) {
+	if len(r.log.errors) >= maxErrors {
+		r.log.dropped++
+		return
+	}
+	r.log.errors = append(r.log.errors, EvalError{Element: element, Message: fmt.Sprintf(format, args...)})
+}
+
+// feelErrors records the runtime errors of a FEEL evaluation of src.
+func (r *run) feelErrors(owner, src string, errs []feel.RuntimeError) {
+	for _, e := range errs {
+		r.fail(owner, "%q: %s", abbreviate(src), e.Msg)
+	}
+}
+
+// enter counts one level of nested invocation; false (with an error)
+// when the limit is reached. Every successful enter is paired with leave.
+func (r *run) enter(owner string) bool {
+	if r.depth == nil {
+		r.depth = new(int)
+	}
+	if *r.depth >= MaxCallDepth {
+		r.fail(owner, "calls nest deeper than %d", MaxCallDepth)
+		return false
+	}
+	*r.depth++
+	return true
+}
+
+func (r *run) leave() { *r.depth-- }
 
 // decision evaluates d once, its requirements first.
 func (r *run) decision(d *Decision) any {
 	if v, ok := r.values[d]; ok {
 		return v
 	}
-	vars := make(map[string]any, len(d.RequiredDecisions)+len(d.RequiredInputs)+len(d.RequiredKnowledge))
-	for _, rd := range d.RequiredDecisions {
-		vars[rd.Name] = r.decision(rd)
-	}
-	for _, in := range d.RequiredInputs {
-		vars[in.Name] = r.input(in)
-	}
-	for _, b := range d.RequiredKnowledge {
-		vars[b.Name] = &bkmFunc{r: r, b: b}
-	}
-	if r.raw == nil {
-		r.raw = &rawScope{inputs: r.inputs}
-	}
-	sc := &mapScope{vars: vars, parent: r.raw, now: r.now}
+	owner := elementOr(d.ID, d.Name)
+	sc := r.scope(d.model, d.RequiredDecisions, d.RequiredInputs, d.RequiredKnowledge, d.RequiredServices)
 	var v any
 	if d.logic != nil {
-		v = d.logic.eval(r, sc, d.ID)
+		v = d.logic.eval(r, sc, owner)
 	}
 	v, why := conform(v, d.typ)
 	if why != "" {
-		r.fail(d.ID, "result does not conform to %s: %s", d.TypeRef, why)
+		r.fail(owner, "result does not conform to %s: %s", d.TypeRef, why)
 	}
 	r.values[d] = v
 	r.order = append(r.order, d)
 	return v
 }
 
-// input returns the coerced value of an input data.
+// scope builds the FEEL scope of an element of model m from its
+// requirements: each by its name, or — for an element of an imported
+// model — as an entry of a context named after the import.
+func (r *run) scope(m *Definitions, ds []*Decision, ins []*InputData, bkms []*BKM, services []*DecisionService) feel.Scope {
+	vars := make(map[string]any, len(ds)+len(ins)+len(bkms)+len(services))
+	bind := func(of *Definitions, name string, v any) {
+		if of == m || of == nil {
+			vars[name] = v
+			return
+		}
+		imp := importName(m, of)
+		if imp == "" {
+			vars[name] = v
+			return
+		}
+		c, _ := vars[imp].(map[string]any)
+		if c == nil {
+			c = map[string]any{}
+			vars[imp] = c
+		}
+		c[name] = v
+	}
+	for _, rd := range ds {
+		bind(rd.model, rd.Name, r.decision(rd))
+	}
+	for _, in := range ins {
+		bind(in.model, in.Name, r.input(in))
+	}
+	for _, b := range bkms {
+		bind(b.model, b.Name, &bkmFunc{r: r, b: b})
+	}
+	for _, s := range services {
+		bind(s.model, s.Name, &serviceFunc{r: r, s: s})
+	}
+	var parent feel.Scope
+	if m == r.defs {
+		if r.raw == nil {
+			r.raw = &rawScope{inputs: r.req.Inputs}
+		}
+		parent = r.raw
+	}
+	return &mapScope{vars: vars, parent: parent, now: r.now}
+}
+
+// importName is the name under which model m imports model of ("" when
+// it does not).
+func importName(m, of *Definitions) string {
+	for _, im := range m.Imports {
+		if im.Model == of {
+			return im.Name
+		}
+	}
+	return ""
+}
+
+// input returns the coerced value of an input data: from Request.Inputs
+// for the evaluated model's, from Request.Imported (or an Inputs entry
+// named after the import) for an imported model's.
 func (r *run) input(in *InputData) any {
 	if v, ok := r.inputsV[in]; ok {
 		return v
 	}
-	v, why := conform(r.inputs[in.Name], in.typ)
+	var raw any
+	if in.model == r.defs || in.model == nil {
+		raw = r.req.Inputs[in.Name]
+	} else {
+		vals, ok := r.req.Imported[in.model.Namespace]
+		if ok {
+			raw = vals[in.Name]
+		} else if imp := importName(r.defs, in.model); imp != "" {
+			if c, ok := r.req.Inputs[imp].(map[string]any); ok {
+				raw = c[in.Name]
+			}
+		}
+	}
+	v, why := conformInput(raw, in.typ)
 	if why != "" {
 		r.fail(elementOr(in.ID, in.Name), "input %q does not conform to %s: %s", in.Name, in.TypeRef, why)
 	}
 	r.inputsV[in] = v
 	return v
+}
+
+// service evaluates a decision service with its arguments (input data,
+// then input decisions): a fresh run where the input decisions have the
+// given values and the input data the given values, evaluating the
+// output decisions. It returns the service's value, each output's, and
+// the run.
+func (r *run) service(s *DecisionService, args []any, fromJSON bool) (any, map[string]any, *run) {
+	child := &run{
+		defs:    r.defs,
+		req:     r.req,
+		now:     r.now,
+		values:  make(map[*Decision]any),
+		inputsV: make(map[*InputData]any),
+		raw:     r.raw,
+		depth:   r.depth,
+		log:     r.log,
+	}
+	owner := elementOr(s.ID, s.Name)
+	coerce := func(v any, t *dmnType) (any, string) {
+		if fromJSON {
+			return conformInput(v, t)
+		}
+		return conform(v, t)
+	}
+	arg := func(i int) any {
+		if i < len(args) {
+			return args[i]
+		}
+		return nil
+	}
+	for i, in := range s.InputData {
+		v, why := coerce(arg(i), in.typ)
+		if why != "" {
+			r.fail(owner, "input %q does not conform to %s: %s", in.Name, in.TypeRef, why)
+		}
+		child.inputsV[in] = v
+	}
+	for j, d := range s.InputDecisions {
+		v, why := coerce(arg(len(s.InputData)+j), d.typ)
+		if why != "" {
+			r.fail(owner, "input decision %q does not conform to %s: %s", d.Name, d.TypeRef, why)
+		}
+		child.values[d] = v
+	}
+	outs := make(map[string]any, len(s.OutputDecisions))
+	for _, d := range s.OutputDecisions {
+		outs[d.Name] = child.decision(d)
+	}
+	var v any
+	if len(s.OutputDecisions) == 1 {
+		v = outs[s.OutputDecisions[0].Name]
+	} else {
+		m := make(map[string]any, len(outs))
+		for k, x := range outs {
+			m[k] = x
+		}
+		v = m
+	}
+	v, why := conform(v, s.typ)
+	if why != "" {
+		r.fail(owner, "result does not conform to %s: %s", s.TypeRef, why)
+	}
+	return v, outs, child
 }
 
 // mapScope is a FEEL scope of named values over a parent scope. It is a
@@ -311,212 +513,6 @@ func (s *rawScope) Lookup(name string) (any, bool) {
 	return n, true
 }
 
-// expression is a compiled boxed expression.
-type expression interface {
-	// eval evaluates the expression in sc; errors are recorded on r under
-	// owner (the decision or BKM id) and yield nil.
-	eval(r *run, sc feel.Scope, owner string) any
-}
-
-// literalExpr is a <literalExpression>.
-type literalExpr struct {
-	prog *feel.Program
-	typ  *dmnType
-}
-
-func (e *literalExpr) eval(r *run, sc feel.Scope, owner string) any {
-	v, err := e.prog.EvalValue(sc)
-	if err != nil {
-		r.fail(owner, "evaluating %q: %v", abbreviate(e.prog.Source()), err)
-		return nil
-	}
-	if e.typ != nil {
-		var why string
-		if v, why = conform(v, e.typ); why != "" {
-			r.fail(owner, "value of %q does not conform to %s: %s", abbreviate(e.prog.Source()), e.typ.name, why)
-		}
-	}
-	return v
-}
-
-// contextExpr is a boxed <context>.
-type contextExpr struct {
-	entries []contextEntry
-	result  *contextEntry // the final entry without a variable, if any
-}
-
-type contextEntry struct {
-	name string
-	typ  *dmnType
-	expr expression
-}
-
-func (e *contextExpr) eval(r *run, sc feel.Scope, owner string) any {
-	local := &mapScope{vars: make(map[string]any, len(e.entries)), parent: sc, now: r.now}
-	out := make(map[string]any, len(e.entries))
-	for _, ent := range e.entries {
-		var v any
-		if ent.expr != nil {
-			v = ent.expr.eval(r, local, owner)
-		}
-		v, why := conform(v, ent.typ)
-		if why != "" {
-			r.fail(owner, "context entry %q does not conform to %s: %s", ent.name, ent.typ.name, why)
-		}
-		out[ent.name] = v
-		local.vars[ent.name] = v
-	}
-	if e.result != nil {
-		if e.result.expr == nil {
-			return nil
-		}
-		return e.result.expr.eval(r, local, owner)
-	}
-	return out
-}
-
-// invocationExpr is a boxed <invocation>.
-type invocationExpr struct {
-	callee   expression
-	bindings []binding
-}
-
-type binding struct {
-	name string
-	expr expression // nil: null
-}
-
-func (e *invocationExpr) eval(r *run, sc feel.Scope, owner string) any {
-	if e.callee == nil {
-		return nil
-	}
-	fv := e.callee.eval(r, sc, owner)
-	fn, ok := fv.(feel.Function)
-	if !ok {
-		r.fail(owner, "invocation: %s is not a function", describe(fv))
-		return nil
-	}
-	params := fn.Params()
-	args := make([]any, len(params))
-	for _, b := range e.bindings {
-		i := indexOf(params, b.name)
-		if i < 0 {
-			r.fail(owner, "invocation: the function has no parameter %q (parameters: %s)", b.name, strings.Join(params, ", "))
-			return nil
-		}
-		if b.expr != nil {
-			args[i] = b.expr.eval(r, sc, owner)
-		}
-	}
-	v, err := fn.Call(args)
-	if err != nil {
-		r.fail(owner, "invocation: %v", err)
-		return nil
-	}
-	return v
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
-// listExpr is a boxed <list>.
-type listExpr struct{ items []expression }
-
-func (e *listExpr) eval(r *run, sc feel.Scope, owner string) any {
-	out := make([]any, len(e.items))
-	for i, x := range e.items {
-		if x != nil {
-			out[i] = x.eval(r, sc, owner)
-		}
-	}
-	return out
-}
-
-// relationExpr is a boxed <relation>: a list of contexts.
-type relationExpr struct {
-	columns []string
-	rows    [][]expression
-}
-
-func (e *relationExpr) eval(r *run, sc feel.Scope, owner string) any {
-	out := make([]any, len(e.rows))
-	for i, row := range e.rows {
-		m := make(map[string]any, len(e.columns))
-		for j, col := range e.columns {
-			if j < len(row) && row[j] != nil {
-				m[col] = row[j].eval(r, sc, owner)
-			} else {
-				m[col] = nil
-			}
-		}
-		out[i] = m
-	}
-	return out
-}
-
-// funcDef is a <functionDefinition> or a BKM's <encapsulatedLogic>.
-type funcDef struct {
-	params []Parameter
-	body   expression
-}
-
-// eval makes a closure over the current scope.
-func (f *funcDef) eval(r *run, sc feel.Scope, owner string) any {
-	return &closure{r: r, fd: f, sc: sc, owner: owner}
-}
-
-// call binds args to the parameters (coercing each to its type) and
-// evaluates the body over sc.
-func (f *funcDef) call(r *run, sc feel.Scope, owner string, args []any) any {
-	if r.depth >= MaxCallDepth {
-		r.fail(owner, "calls nest deeper than %d", MaxCallDepth)
-		return nil
-	}
-	r.depth++
-	defer func() { r.depth-- }()
-	vars := make(map[string]any, len(f.params))
-	for i, p := range f.params {
-		var a any
-		if i < len(args) {
-			a = args[i]
-		}
-		a, why := conform(a, p.typ)
-		if why != "" {
-			r.fail(owner, "argument %q does not conform to %s: %s", p.Name, p.TypeRef, why)
-		}
-		vars[p.Name] = a
-	}
-	return f.body.eval(r, &mapScope{vars: vars, parent: sc, now: r.now}, owner)
-}
-
-func paramNames(ps []Parameter) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Name
-	}
-	return out
-}
-
-// closure is a FEEL function defined by a boxed functionDefinition.
-type closure struct {
-	r     *run
-	fd    *funcDef
-	sc    feel.Scope
-	owner string
-}
-
-// Params returns the formal parameter names.
-func (c *closure) Params() []string { return paramNames(c.fd.params) }
-
-// Call evaluates the body with args bound.
-func (c *closure) Call(args []any) (any, error) { return c.fd.call(c.r, c.sc, c.owner, args), nil }
-
 // bkmFunc is a business knowledge model as a FEEL function, bound to one run.
 type bkmFunc struct {
 	r *run
@@ -531,18 +527,40 @@ func (f *bkmFunc) Call(args []any) (any, error) {
 	if f.b.fn == nil {
 		return nil, nil
 	}
-	vars := make(map[string]any, len(f.b.RequiredKnowledge))
-	for _, k := range f.b.RequiredKnowledge {
-		vars[k.Name] = &bkmFunc{r: f.r, b: k}
+	sc := f.r.scope(f.b.model, nil, nil, f.b.RequiredKnowledge, f.b.RequiredServices)
+	return f.b.fn.call(f.r, sc, elementOr(f.b.ID, f.b.Name), args), nil
+}
+
+// serviceFunc is a decision service as a FEEL function, bound to one run.
+type serviceFunc struct {
+	r *run
+	s *DecisionService
+}
+
+// Params returns the service's parameter names: input data, then input
+// decisions.
+func (f *serviceFunc) Params() []string { return f.s.Parameters() }
+
+// Call invokes the decision service.
+func (f *serviceFunc) Call(args []any) (any, error) {
+	owner := elementOr(f.s.ID, f.s.Name)
+	if !f.r.enter(owner) {
+		return nil, nil
 	}
-	return f.b.fn.call(f.r, &mapScope{vars: vars, now: f.r.now}, f.b.ID, args), nil
+	defer f.r.leave()
+	in := make([]any, len(args))
+	for i, a := range args {
+		in[i] = normalize(a)
+	}
+	v, _, _ := f.r.service(f.s, in, false)
+	return v, nil
 }
 
 // export turns a FEEL-native value of the requested decision into its
 // JSON shape (see toJSON); a value JSON cannot hold (a range) is null and
 // recorded as an error of the decision.
-func (r *run) export(v any) any {
-	return toJSON(v, func(err error) { r.fail(r.top.ID, "%v", err) })
+func (r *run) export(v any, owner string) any {
+	return toJSON(v, func(err error) { r.fail(owner, "%v", err) })
 }
 
 // toJSON turns a FEEL-native value into its JSON shape: functions (also

@@ -9,15 +9,75 @@ import "github.com/gobpm/gobpm/internal/feel"
 type Definitions struct {
 	// ID, Name and Namespace are the attributes of <definitions>.
 	ID, Name, Namespace string
-	// Decisions, InputData, BusinessKnowledgeModels and ItemDefinitions
-	// are listed in document order.
+	// Decisions, InputData, BusinessKnowledgeModels, DecisionServices and
+	// ItemDefinitions are listed in document order.
 	Decisions               []*Decision
 	InputData               []*InputData
 	BusinessKnowledgeModels []*BKM
+	DecisionServices        []*DecisionService
 	ItemDefinitions         []*ItemDefinition
+	// Imports are the model's <import>s, resolved against the other
+	// documents of a ParseAll.
+	Imports []*Import
+	// Warnings lists the problems that did not stop the model from
+	// loading: an expression that does not compile or calls what does not
+	// exist, an unsupported boxed expression or function kind, a
+	// decision without logic. The element holding one evaluates to null
+	// with an error (see Result.Errors); the others evaluate normally. A
+	// deployment should show them to its author.
+	Warnings []Problem
 
-	decisions map[string]*Decision // by id
-	byName    map[string]*Decision // by name
+	decisions map[string]*Decision        // by id
+	byName    map[string]*Decision        // by name
+	services  map[string]*DecisionService // by id and by name
+}
+
+// Import is an <import> of another DMN model: its elements are visible
+// under the import's name ("myimport.Say Hello", "myimport.tPerson").
+type Import struct {
+	// Name is the import's name, the prefix of the imported names.
+	Name string
+	// Namespace is the imported model's namespace.
+	Namespace string
+	// ImportType is the importType attribute (the DMN namespace for a DMN model).
+	ImportType string
+	// Model is the imported model, nil when no document of the set has
+	// its namespace (or it is not a DMN model).
+	Model *Definitions
+}
+
+// DecisionService is a <decisionService>: a set of decisions evaluated as
+// one function of its input data and input decisions (DMN 1.5 §6.3.11).
+type DecisionService struct {
+	ID, Name string
+	// TypeRef is the typeRef of its <variable> ("" when untyped).
+	TypeRef string
+	// OutputDecisions are the decisions whose values the service returns:
+	// the value of the only one, else a context of all by name.
+	OutputDecisions []*Decision
+	// EncapsulatedDecisions are evaluated inside the service.
+	EncapsulatedDecisions []*Decision
+	// InputDecisions and InputData are the service's parameters, input
+	// data first, then input decisions: an input decision's value is the
+	// argument, never evaluated.
+	InputDecisions []*Decision
+	InputData      []*InputData
+
+	model *Definitions
+	typ   *dmnType
+}
+
+// Parameters returns the service's parameter names: its input data, then
+// its input decisions.
+func (s *DecisionService) Parameters() []string {
+	out := make([]string, 0, len(s.InputData)+len(s.InputDecisions))
+	for _, in := range s.InputData {
+		out = append(out, in.Name)
+	}
+	for _, d := range s.InputDecisions {
+		out = append(out, d.Name)
+	}
+	return out
 }
 
 // Decision is a <decision>: a named value computed by its decision logic
@@ -37,15 +97,22 @@ type Decision struct {
 	RequiredDecisions []*Decision
 	RequiredInputs    []*InputData
 	RequiredKnowledge []*BKM
+	// RequiredServices are the decision services among the knowledge
+	// requirements: functions of their inputs, like business knowledge
+	// models.
+	RequiredServices []*DecisionService
 	// Table is the decision table when the decision logic is one, nil
 	// otherwise.
 	Table *DecisionTable
 	// Kind names the decision logic: "decisionTable", "literalExpression",
-	// "context", "invocation", "list" or "relation".
+	// "context", "invocation", "list", "relation", "functionDefinition",
+	// "conditional", "filter", "for", "some" or "every" ("" without
+	// logic: the decision is null with an error).
 	Kind string
 
 	logic expression
 	typ   *dmnType
+	model *Definitions
 }
 
 // InputData is an <inputData>: a value supplied by the caller of Evaluate
@@ -56,7 +123,8 @@ type InputData struct {
 	// a supplied value is coerced to it.
 	TypeRef string
 
-	typ *dmnType
+	typ   *dmnType
+	model *Definitions
 }
 
 // BKM is a <businessKnowledgeModel>: a function (its encapsulated logic)
@@ -67,10 +135,13 @@ type BKM struct {
 	Parameters []Parameter
 	// RequiredKnowledge are the business knowledge models it invokes.
 	RequiredKnowledge []*BKM
+	// RequiredServices are the decision services it invokes.
+	RequiredServices []*DecisionService
 	// Table is the body when it is a decision table, nil otherwise.
 	Table *DecisionTable
 
-	fn *funcDef
+	fn    *funcDef
+	model *Definitions
 }
 
 // Parameter is a formal parameter of a business knowledge model or a
@@ -158,6 +229,7 @@ type TableInput struct {
 	InputValues string
 
 	expr   *feel.Program
+	bad    string // why expr did not compile
 	typ    *dmnType
 	values *feel.UnaryTests
 }
@@ -190,4 +262,6 @@ type TableRule struct {
 
 	tests   []*feel.UnaryTests // nil entry: "-" (matches anything)
 	outputs []*feel.Program    // nil entry: empty output entry (null)
+	bad     string             // why an input entry did not compile: the rule is an error
+	outBad  []string           // why each output entry did not compile ("" when it did)
 }

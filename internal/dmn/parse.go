@@ -42,38 +42,27 @@ func isDMN(e *etree.Element) bool { return dmnNamespaces[stripScheme(e.Namespace
 var expressionKinds = map[string]bool{
 	"literalExpression": true, "decisionTable": true, "context": true, "invocation": true,
 	"list": true, "relation": true, "functionDefinition": true,
-	// DMN 1.4/1.5 boxed expressions, refused as unsupported:
 	"conditional": true, "filter": true, "for": true, "every": true, "some": true,
 }
 
-// Parse reads a DMN 1.1–1.5 definitions document and returns the validated
-// model, every FEEL expression compiled.
+// Parse reads a DMN 1.1–1.5 definitions document and returns the model,
+// every FEEL expression compiled. It is ParseAll of the one document: an
+// import of another model stays unresolved (a warning).
 //
-// Any problem with the document — malformed XML, a refused DOCTYPE, a limit
-// exceeded, an unsupported element, a broken reference, an expression that
-// does not compile, a malformed decision table or a cycle in the
-// requirement graph — makes Parse return a *ValidationError holding every
-// problem it found and no model.
+// A problem with the document as a whole — malformed XML, a refused
+// DOCTYPE, a limit exceeded, a root that is not DMN, a broken href, two
+// elements with one id or one name, a cycle in the requirement graph or
+// among item definitions — makes Parse return a *ValidationError holding
+// every such problem (and the warnings below), and no model. A problem
+// confined to one element —
+// an expression that does not compile or calls an unknown function, an
+// unsupported boxed expression or function kind, a malformed decision
+// table, a decision without logic or without an id — is a warning
+// (Definitions.Warnings): the model loads, and that element evaluates to
+// null with an error, as DMN wants.
 func Parse(data []byte) (*Definitions, error) {
-	d, ps := load(data)
-	if ps != nil {
-		return nil, ps.err()
-	}
-	p := &parser{
-		lines:     d.lines,
-		ids:       make(map[string]bool),
-		items:     make(map[string]*ItemDefinition),
-		inputs:    make(map[string]*InputData),
-		decisions: make(map[string]*Decision),
-		bkms:      make(map[string]*BKM),
-		drgNames:  make(map[string]string),
-		nameSet:   make(map[string]bool),
-	}
-	defs := p.definitions(d.doc.Root())
-	if len(p.problems) > 0 {
-		return nil, p.problems.err()
-	}
-	return defs, nil
+	defs, errs := ParseAll(Document{Data: data})
+	return defs[0], errs[0]
 }
 
 // Document is one DMN document of a set that ParseAll reads together.
@@ -84,22 +73,117 @@ type Document struct {
 }
 
 // ParseAll reads several DMN documents that may import one another (one
-// deployment). It returns one model and one error per document, in the
-// order given: a document that does not load has a nil model and a
+// deployment): an <import> names another document of the set by its
+// namespace, and the imported model's elements and item definitions are
+// then visible under the import's name. It returns one model and one
+// error per document, in the order given: a document that does not load
+// (see Parse), or that imports one that does not, has a nil model and a
 // *ValidationError.
 func ParseAll(docs ...Document) ([]*Definitions, []error) {
 	defs := make([]*Definitions, len(docs))
 	errs := make([]error, len(docs))
+	type loaded struct {
+		doc     *document
+		root    *etree.Element
+		ns      string
+		imports []string // namespaces of imported DMN models
+		done    bool
+		busy    bool
+	}
+	ls := make([]*loaded, len(docs))
+	byNS := map[string]int{}
 	for i, doc := range docs {
-		defs[i], errs[i] = Parse(doc.Data)
+		d, ps := load(doc.Data)
+		if ps != nil {
+			errs[i] = ps.err()
+			continue
+		}
+		root := d.doc.Root()
+		l := &loaded{doc: d, root: root, ns: root.SelectAttrValue("namespace", "")}
+		for _, im := range children(root, "import") {
+			if isDMNImport(im) {
+				l.imports = append(l.imports, strings.TrimSpace(im.SelectAttrValue("namespace", "")))
+			}
+		}
+		ls[i] = l
+		if _, dup := byNS[l.ns]; !dup && l.ns != "" {
+			byNS[l.ns] = i
+		}
+	}
+	var visit func(i int)
+	visit = func(i int) {
+		l := ls[i]
+		if l == nil || l.done {
+			return
+		}
+		l.busy = true
+		imported := map[string]*Definitions{}
+		var ps problems
+		for _, ns := range l.imports {
+			j, ok := byNS[ns]
+			if !ok || j == i {
+				continue
+			}
+			if ls[j] != nil && ls[j].busy {
+				ps.add("", RuleCycle, "imports form a cycle through namespace %q", ns)
+				continue
+			}
+			visit(j)
+			if defs[j] == nil {
+				ps.add("", RuleMissingReference, "the imported model %q does not load", ns)
+				continue
+			}
+			imported[ns] = defs[j]
+		}
+		l.busy, l.done = false, true
+		if len(ps) > 0 {
+			errs[i] = ps.err()
+			return
+		}
+		defs[i], errs[i] = parseDocument(l.doc, imported)
+	}
+	for i := range ls {
+		visit(i)
 	}
 	return defs, errs
 }
 
-// parser holds the state of one Parse call.
+// isDMNImport reports whether an <import> imports a DMN model (its
+// importType is a DMN namespace, or absent).
+func isDMNImport(im *etree.Element) bool {
+	t := strings.TrimSpace(im.SelectAttrValue("importType", ""))
+	return t == "" || dmnNamespaces[stripScheme(t)]
+}
+
+// parseDocument reads one loaded document; imported holds the models it
+// may import, by namespace.
+func parseDocument(d *document, imported map[string]*Definitions) (*Definitions, error) {
+	p := &parser{
+		lines:     d.lines,
+		ids:       make(map[string]bool),
+		items:     make(map[string]*ItemDefinition),
+		inputs:    make(map[string]*InputData),
+		decisions: make(map[string]*Decision),
+		bkms:      make(map[string]*BKM),
+		services:  make(map[string]*DecisionService),
+		drgNames:  make(map[string]string),
+		nameSet:   make(map[string]bool),
+		available: imported,
+	}
+	defs := p.definitions(d.doc.Root())
+	if len(p.problems) > 0 {
+		// The warnings go along: the author fixes everything at once.
+		return nil, append(p.problems, p.warnings...).err()
+	}
+	defs.Warnings = p.warnings
+	return defs, nil
+}
+
+// parser holds the state of one document's parse.
 type parser struct {
 	lines    map[*etree.Element]int
-	problems problems
+	problems problems // refuse the document
+	warnings problems // do not
 	defs     *Definitions
 	exprLang string // the document's expressionLanguage
 
@@ -108,16 +192,26 @@ type parser struct {
 	inputs    map[string]*InputData      // by id
 	decisions map[string]*Decision       // by id
 	bkms      map[string]*BKM            // by id
-	drgNames  map[string]string          // DRG element name → id
-	nameSet   map[string]bool            // every name FEEL must know (may contain spaces)
-	names     []string                   // nameSet, sorted
+	services  map[string]*DecisionService
+	drgNames  map[string]string // DRG element name → id
+	nameSet   map[string]bool   // every name FEEL must know (may contain spaces)
+	names     []string          // nameSet, sorted
+	available map[string]*Definitions
+	imports   map[string]*Definitions // by import name
 
 	decisionEls map[*Decision]*etree.Element
 	bkmEls      map[*BKM]*etree.Element
+	serviceEls  map[*DecisionService]*etree.Element
 }
 
+// add records a problem that refuses the document.
 func (p *parser) add(element string, rule Rule, format string, args ...any) {
 	p.problems.add(element, rule, format, args...)
+}
+
+// warn records a problem the model loads with.
+func (p *parser) warn(element string, rule Rule, format string, args ...any) {
+	p.warnings.add(element, rule, format, args...)
 }
 
 // label names e in a problem: its id, else its tag, name and line.
@@ -213,21 +307,26 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 		Namespace: root.SelectAttrValue("namespace", ""),
 		decisions: make(map[string]*Decision),
 		byName:    make(map[string]*Decision),
+		services:  make(map[string]*DecisionService),
 	}
 	p.defs = defs
 	p.decisionEls = make(map[*Decision]*etree.Element)
 	p.bkmEls = make(map[*BKM]*etree.Element)
+	p.serviceEls = make(map[*DecisionService]*etree.Element)
+	p.imports = make(map[string]*Definitions)
 	p.exprLang = root.SelectAttrValue("expressionLanguage", "")
 	if !isFEEL(p.exprLang) {
-		p.add(p.label(root), RuleUnsupported, "expressionLanguage %q is not supported; only FEEL is", p.exprLang)
+		p.warn(p.label(root), RuleUnsupported, "expressionLanguage %q is not supported; only FEEL is", p.exprLang)
 	}
 
-	// Pass 1: declarations — names, ids, item definitions.
+	// Pass 1: declarations — imports, names, ids, item definitions.
 	for _, e := range root.ChildElements() {
 		if !isDMN(e) {
 			continue // DMNDI and vendor extensions
 		}
 		switch e.Tag {
+		case "import":
+			p.importElement(e)
 		case "itemDefinition":
 			it := p.itemDefinition(e, true)
 			if it == nil {
@@ -241,7 +340,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			defs.ItemDefinitions = append(defs.ItemDefinitions, it)
 		case "inputData":
 			id, name := p.drgElement(e)
-			in := &InputData{ID: id, Name: name}
+			in := &InputData{ID: id, Name: name, model: defs}
 			if v := child(e, "variable"); v != nil {
 				in.TypeRef = strings.TrimSpace(v.SelectAttrValue("typeRef", ""))
 			}
@@ -251,7 +350,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			}
 		case "decision":
 			id, name := p.drgElement(e)
-			d := &Decision{ID: id, Name: name}
+			d := &Decision{ID: id, Name: name, model: defs}
 			if v := child(e, "variable"); v != nil {
 				d.TypeRef = strings.TrimSpace(v.SelectAttrValue("typeRef", ""))
 			}
@@ -266,22 +365,35 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			}
 		case "businessKnowledgeModel":
 			id, name := p.drgElement(e)
-			b := &BKM{ID: id, Name: name}
+			b := &BKM{ID: id, Name: name, model: defs}
 			defs.BusinessKnowledgeModels = append(defs.BusinessKnowledgeModels, b)
 			p.bkmEls[b] = e
 			if id != "" {
 				p.bkms[id] = b
 			}
 		case "decisionService":
-			p.add(p.label(e), RuleUnsupported, "decision services are not supported")
-		case "import":
-			p.add(p.label(e), RuleUnsupported, "imports are not supported; put every decision of a model in one document")
+			id, name := p.drgElement(e)
+			s := &DecisionService{ID: id, Name: name, model: defs}
+			if v := child(e, "variable"); v != nil {
+				s.TypeRef = strings.TrimSpace(v.SelectAttrValue("typeRef", ""))
+			}
+			defs.DecisionServices = append(defs.DecisionServices, s)
+			p.serviceEls[s] = e
+			if id != "" {
+				p.services[id] = s
+				defs.services[id] = s
+			}
+			if name != "" {
+				if _, taken := defs.services[name]; !taken {
+					defs.services[name] = s
+				}
+			}
 		case "knowledgeSource", "textAnnotation", "association", "group", "elementCollection",
 			"performanceIndicator", "organizationUnit", "businessContextElement", "extensionElements",
 			"description", "artifact":
 			// Documentation only: no effect on evaluation.
 		default:
-			p.add(p.label(e), RuleUnsupported, "element <%s> is not supported", e.Tag)
+			p.warn(p.label(e), RuleUnsupported, "element <%s> is not supported", e.Tag)
 		}
 	}
 	p.collectNames()
@@ -293,6 +405,9 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 	for _, in := range defs.InputData {
 		in.typ = p.resolveType(in.TypeRef, elementOr(in.ID, "inputData "+in.Name))
 	}
+	for _, s := range defs.DecisionServices {
+		p.decisionService(s, p.serviceEls[s])
+	}
 	for _, b := range defs.BusinessKnowledgeModels {
 		p.bkm(b, p.bkmEls[b])
 	}
@@ -303,6 +418,27 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 	return defs
 }
 
+// importElement reads an <import>: a DMN model of the set by namespace.
+func (p *parser) importElement(e *etree.Element) {
+	im := &Import{
+		Name:       strings.TrimSpace(e.SelectAttrValue("name", "")),
+		Namespace:  strings.TrimSpace(e.SelectAttrValue("namespace", "")),
+		ImportType: strings.TrimSpace(e.SelectAttrValue("importType", "")),
+	}
+	p.defs.Imports = append(p.defs.Imports, im)
+	if !isDMNImport(e) {
+		p.warn(p.label(e), RuleUnsupported, "import %q of type %q is not supported; only DMN models can be imported", im.Name, im.ImportType)
+		return
+	}
+	im.Model = p.available[im.Namespace]
+	if im.Model == nil {
+		p.warn(p.label(e), RuleMissingReference, "import %q: no model of namespace %q was deployed with this one", im.Name, im.Namespace)
+		return
+	}
+	p.imports[im.Name] = im.Model
+	p.noteName(im.Name)
+}
+
 func elementOr(id, fallback string) string {
 	if id != "" {
 		return id
@@ -310,17 +446,17 @@ func elementOr(id, fallback string) string {
 	return fallback
 }
 
-// drgElement reads and checks the id and name of a decision, input data or
-// business knowledge model.
+// drgElement reads and checks the id and name of a decision, input data,
+// business knowledge model or decision service.
 func (p *parser) drgElement(e *etree.Element) (id, name string) {
 	id = e.SelectAttrValue("id", "")
 	name = strings.TrimSpace(e.SelectAttrValue("name", ""))
 	if id == "" {
-		p.add(p.label(e), RuleMissingID, "<%s> has no id", e.Tag)
+		p.warn(p.label(e), RuleMissingID, "<%s> has no id: it can be evaluated by name only", e.Tag)
 	}
 	p.noteID(e, id)
 	if name == "" {
-		p.add(p.label(e), RuleMissingName, "<%s> has no name", e.Tag)
+		p.warn(p.label(e), RuleMissingName, "<%s> has no name", e.Tag)
 		return id, name
 	}
 	if other, dup := p.drgNames[name]; dup {
@@ -334,9 +470,10 @@ func (p *parser) drgElement(e *etree.Element) (id, name string) {
 
 // collectNames notes every name an expression may mention besides the DRG
 // element names: item component names (for paths), formal parameters,
-// context entries and relation columns. It then freezes the sorted list
-// FEEL compiles with: FEEL needs names with spaces to lex them and the
-// names of functions (business knowledge models) to accept calls of them.
+// context entries, relation columns, iterator variables, and the names
+// of imported models' elements. It then freezes the sorted list FEEL
+// compiles with: FEEL needs names with spaces to lex them and the names of
+// functions (business knowledge models) to accept calls of them.
 func (p *parser) collectNames() {
 	var walkItem func(it *ItemDefinition)
 	walkItem = func(it *ItemDefinition) {
@@ -363,6 +500,8 @@ func (p *parser) collectNames() {
 				if v := child(c, "variable"); v != nil {
 					p.noteName(strings.TrimSpace(v.SelectAttrValue("name", "")))
 				}
+			case "for", "some", "every":
+				p.noteName(strings.TrimSpace(c.SelectAttrValue("iteratorVariable", "")))
 			}
 			walk(c)
 		}
@@ -373,6 +512,11 @@ func (p *parser) collectNames() {
 	for _, e := range p.bkmEls {
 		walk(e)
 	}
+	for _, m := range p.imports {
+		for _, n := range m.exportedNames() {
+			p.noteName(n)
+		}
+	}
 	p.names = make([]string, 0, len(p.nameSet))
 	for n := range p.nameSet {
 		p.names = append(p.names, n)
@@ -380,32 +524,108 @@ func (p *parser) collectNames() {
 	sort.Strings(p.names)
 }
 
-// compile compiles a FEEL expression, naming element in any problem.
-func (p *parser) compile(src, element, what string) *feel.Program {
-	if src == "" {
-		p.add(element, RuleInvalidExpression, "%s is empty", what)
-		return nil
+// exportedNames lists the names an importing model may use after the
+// import's name: this model's DRG elements and item components.
+func (d *Definitions) exportedNames() []string {
+	var out []string
+	for _, x := range d.Decisions {
+		out = append(out, x.Name)
 	}
-	prog, err := feel.CompileWith(src, feel.Options{Names: p.names})
-	if err != nil {
-		p.add(element, RuleInvalidExpression, "%s %q: %v", what, abbreviate(src), err)
-		return nil
+	for _, x := range d.InputData {
+		out = append(out, x.Name)
 	}
-	return prog
+	for _, x := range d.BusinessKnowledgeModels {
+		out = append(out, x.Name)
+		for _, par := range x.Parameters {
+			out = append(out, par.Name)
+		}
+	}
+	for _, x := range d.DecisionServices {
+		out = append(out, x.Name)
+	}
+	var walk func(it *ItemDefinition)
+	walk = func(it *ItemDefinition) {
+		out = append(out, it.Name)
+		for _, c := range it.Components {
+			walk(c)
+		}
+	}
+	for _, it := range d.ItemDefinitions {
+		walk(it)
+	}
+	for _, im := range d.Imports {
+		out = append(out, im.Name)
+	}
+	return out
 }
 
-// compileTests compiles FEEL unary tests, naming element in any problem.
-func (p *parser) compileTests(src, element, what string) *feel.UnaryTests {
+// feelOptions are the options every expression of the model compiles
+// with: its names, its types for `instance of`, and lenient compilation
+// (problems DMN reports at evaluation stay there).
+func (p *parser) feelOptions() feel.Options {
+	return feel.Options{Names: p.names, Types: p.typeFunc, Lenient: true}
+}
+
+// typeFunc resolves a type name of `instance of` (an item definition,
+// possibly of an imported model) to its test.
+func (p *parser) typeFunc(name string) feel.TypeFunc {
+	t := p.lookupType(name)
+	if t == nil {
+		return nil
+	}
+	return func(v any) bool { return isInstance(v, t) }
+}
+
+// compile compiles a FEEL expression, naming element in any problem. An
+// expression that does not compile is a warning and evaluates to null
+// with the compile error.
+func (p *parser) compile(src, element, what string) expression {
 	if src == "" {
-		p.add(element, RuleInvalidExpression, "%s is empty", what)
-		return nil
+		p.warn(element, RuleInvalidExpression, "%s is empty", what)
+		return &errExpr{msg: what + " is empty"}
 	}
-	ut, err := feel.CompileUnaryTests(src, feel.Options{Names: p.names})
+	prog, err := feel.CompileWith(src, p.feelOptions())
 	if err != nil {
-		p.add(element, RuleInvalidExpression, "%s %q: %v", what, abbreviate(src), err)
-		return nil
+		msg := fmt.Sprintf("%s %q: %v", what, abbreviate(src), err)
+		p.warn(element, RuleInvalidExpression, "%s", msg)
+		return &errExpr{msg: msg}
 	}
-	return ut
+	for _, pr := range prog.Problems() {
+		p.warn(element, RuleInvalidExpression, "%s %q: %s", what, abbreviate(src), pr)
+	}
+	return &literalExpr{prog: prog}
+}
+
+// compileProgram compiles a FEEL expression that must compile to be
+// useful (a table's input expression, output entry or default); nil
+// after a warning.
+func (p *parser) compileProgram(src, element, what string) (*feel.Program, string) {
+	prog, err := feel.CompileWith(src, p.feelOptions())
+	if err != nil {
+		msg := fmt.Sprintf("%s %q: %v", what, abbreviate(src), err)
+		p.warn(element, RuleInvalidExpression, "%s", msg)
+		return nil, msg
+	}
+	for _, pr := range prog.Problems() {
+		p.warn(element, RuleInvalidExpression, "%s %q: %s", what, abbreviate(src), pr)
+	}
+	return prog, ""
+}
+
+// compileTests compiles FEEL unary tests, naming element in any problem
+// (a warning); nil when they do not compile.
+func (p *parser) compileTests(src, element, what string) (*feel.UnaryTests, string) {
+	if src == "" {
+		p.warn(element, RuleInvalidExpression, "%s is empty", what)
+		return nil, what + " is empty"
+	}
+	ut, err := feel.CompileUnaryTests(src, p.feelOptions())
+	if err != nil {
+		msg := fmt.Sprintf("%s %q: %v", what, abbreviate(src), err)
+		p.warn(element, RuleInvalidExpression, "%s", msg)
+		return nil, msg
+	}
+	return ut, ""
 }
 
 func abbreviate(s string) string {
@@ -417,19 +637,63 @@ func abbreviate(s string) string {
 }
 
 // href resolves a requirement's href ("#id", or "namespace#id" with this
-// document's namespace) to an id.
-func (p *parser) href(e *etree.Element, owner string) (string, bool) {
+// document's namespace or an imported model's) to the model and id.
+func (p *parser) href(e *etree.Element, owner string) (*Definitions, string, bool) {
 	h := strings.TrimSpace(e.SelectAttrValue("href", ""))
-	i := strings.IndexByte(h, '#')
+	i := strings.LastIndexByte(h, '#')
 	if i < 0 || i == len(h)-1 {
 		p.add(owner, RuleMissingReference, "<%s> href %q is not of the form \"#id\"", e.Tag, h)
-		return "", false
+		return nil, "", false
 	}
-	if ns := h[:i]; ns != "" && ns != p.defs.Namespace {
-		p.add(owner, RuleUnsupported, "<%s> href %q refers to another model; imports are not supported", e.Tag, h)
-		return "", false
+	ns := h[:i]
+	if ns == "" || ns == p.defs.Namespace {
+		return p.defs, h[i+1:], true
 	}
-	return h[i+1:], true
+	if m := p.available[ns]; m != nil {
+		return m, h[i+1:], true
+	}
+	p.add(owner, RuleMissingReference, "<%s> href %q refers to a model that was not imported", e.Tag, h)
+	return nil, "", false
+}
+
+// decisionRef resolves an href to a decision.
+func (p *parser) decisionRef(e *etree.Element, el, what string) *Decision {
+	m, id, ok := p.href(e, el)
+	if !ok {
+		return nil
+	}
+	var d *Decision
+	if m == p.defs {
+		d = p.decisions[id]
+	} else {
+		d = m.decisions[id]
+	}
+	if d == nil {
+		p.add(el, RuleMissingReference, "%s %q names no decision", what, id)
+	}
+	return d
+}
+
+// inputRef resolves an href to an input data.
+func (p *parser) inputRef(e *etree.Element, el, what string) *InputData {
+	m, id, ok := p.href(e, el)
+	if !ok {
+		return nil
+	}
+	var in *InputData
+	if m == p.defs {
+		in = p.inputs[id]
+	} else {
+		for _, x := range m.InputData {
+			if x.ID == id {
+				in = x
+			}
+		}
+	}
+	if in == nil {
+		p.add(el, RuleMissingReference, "%s %q names no input data", what, id)
+	}
+	return in
 }
 
 func (p *parser) decision(d *Decision, e *etree.Element) {
@@ -437,27 +701,20 @@ func (p *parser) decision(d *Decision, e *etree.Element) {
 	d.typ = p.resolveType(d.TypeRef, el)
 	for _, ir := range children(e, "informationRequirement") {
 		if r := child(ir, "requiredDecision"); r != nil {
-			if id, ok := p.href(r, el); ok {
-				if rd := p.decisions[id]; rd != nil {
-					d.RequiredDecisions = append(d.RequiredDecisions, rd)
-				} else {
-					p.add(el, RuleMissingReference, "requiredDecision %q names no decision", id)
-				}
+			if rd := p.decisionRef(r, el, "requiredDecision"); rd != nil {
+				d.RequiredDecisions = append(d.RequiredDecisions, rd)
 			}
 		}
 		if r := child(ir, "requiredInput"); r != nil {
-			if id, ok := p.href(r, el); ok {
-				if in := p.inputs[id]; in != nil {
-					d.RequiredInputs = append(d.RequiredInputs, in)
-				} else {
-					p.add(el, RuleMissingReference, "requiredInput %q names no input data", id)
-				}
+			if in := p.inputRef(r, el, "requiredInput"); in != nil {
+				d.RequiredInputs = append(d.RequiredInputs, in)
 			}
 		}
 	}
-	d.RequiredKnowledge = p.knowledge(e, el)
+	d.RequiredKnowledge, d.RequiredServices = p.knowledge(e, el)
 	logic := p.logicElement(e, el)
 	if logic == nil {
+		d.logic = &errExpr{msg: "the decision has no decision logic"}
 		return
 	}
 	d.Kind = logic.Tag
@@ -468,26 +725,81 @@ func (p *parser) decision(d *Decision, e *etree.Element) {
 	}
 }
 
-func (p *parser) knowledge(e *etree.Element, el string) []*BKM {
-	var out []*BKM
+// decisionService reads a <decisionService>'s output, encapsulated and
+// input decisions and input data.
+func (p *parser) decisionService(s *DecisionService, e *etree.Element) {
+	el := elementOr(s.ID, p.label(e))
+	s.typ = p.resolveType(s.TypeRef, el)
+	for _, r := range children(e, "outputDecision") {
+		if d := p.decisionRef(r, el, "outputDecision"); d != nil {
+			s.OutputDecisions = append(s.OutputDecisions, d)
+		}
+	}
+	for _, r := range children(e, "encapsulatedDecision") {
+		if d := p.decisionRef(r, el, "encapsulatedDecision"); d != nil {
+			s.EncapsulatedDecisions = append(s.EncapsulatedDecisions, d)
+		}
+	}
+	for _, r := range children(e, "inputDecision") {
+		if d := p.decisionRef(r, el, "inputDecision"); d != nil {
+			s.InputDecisions = append(s.InputDecisions, d)
+		}
+	}
+	for _, r := range children(e, "inputData") {
+		if in := p.inputRef(r, el, "inputData"); in != nil {
+			s.InputData = append(s.InputData, in)
+		}
+	}
+	if len(s.OutputDecisions) == 0 {
+		p.warn(el, RuleMissingLogic, "decision service has no output decision")
+	}
+}
+
+// knowledge resolves e's knowledge requirements: business knowledge
+// models and decision services.
+func (p *parser) knowledge(e *etree.Element, el string) ([]*BKM, []*DecisionService) {
+	var bkms []*BKM
+	var services []*DecisionService
 	for _, kr := range children(e, "knowledgeRequirement") {
 		r := child(kr, "requiredKnowledge")
 		if r == nil {
 			p.add(el, RuleMissingReference, "knowledgeRequirement has no requiredKnowledge")
 			continue
 		}
-		if id, ok := p.href(r, el); ok {
-			if b := p.bkms[id]; b != nil {
-				out = append(out, b)
-			} else {
-				p.add(el, RuleMissingReference, "requiredKnowledge %q names no business knowledge model (decision services are not supported)", id)
+		m, id, ok := p.href(r, el)
+		if !ok {
+			continue
+		}
+		var b *BKM
+		var s *DecisionService
+		if m == p.defs {
+			b, s = p.bkms[id], p.services[id]
+		} else {
+			for _, x := range m.BusinessKnowledgeModels {
+				if x.ID == id {
+					b = x
+				}
+			}
+			for _, x := range m.DecisionServices {
+				if x.ID == id {
+					s = x
+				}
 			}
 		}
+		switch {
+		case b != nil:
+			bkms = append(bkms, b)
+		case s != nil:
+			services = append(services, s)
+		default:
+			p.add(el, RuleMissingReference, "requiredKnowledge %q names no business knowledge model or decision service", id)
+		}
 	}
-	return out
+	return bkms, services
 }
 
-// logicElement returns the one boxed expression among e's children.
+// logicElement returns the one boxed expression among e's children (nil,
+// with a warning, when there is none).
 func (p *parser) logicElement(e *etree.Element, el string) *etree.Element {
 	var found *etree.Element
 	for _, c := range e.ChildElements() {
@@ -495,202 +807,35 @@ func (p *parser) logicElement(e *etree.Element, el string) *etree.Element {
 			continue
 		}
 		if found != nil {
-			p.add(el, RuleInvalidAttribute, "<%s> holds more than one expression (<%s> and <%s>)", e.Tag, found.Tag, c.Tag)
+			p.warn(el, RuleInvalidAttribute, "<%s> holds more than one expression (<%s> and <%s>)", e.Tag, found.Tag, c.Tag)
 			return nil
 		}
 		found = c
 	}
 	if found == nil {
-		p.add(el, RuleMissingLogic, "<%s> has no decision logic", e.Tag)
+		p.warn(el, RuleMissingLogic, "<%s> has no decision logic", e.Tag)
 	}
 	return found
 }
 
 func (p *parser) bkm(b *BKM, e *etree.Element) {
 	el := elementOr(b.ID, p.label(e))
-	b.RequiredKnowledge = p.knowledge(e, el)
+	b.RequiredKnowledge, b.RequiredServices = p.knowledge(e, el)
 	for _, ir := range children(e, "informationRequirement") {
-		p.add(el, RuleInvalidAttribute, "a business knowledge model cannot have information requirements (%s)", p.label(ir))
+		p.warn(el, RuleInvalidAttribute, "a business knowledge model cannot have information requirements (%s)", p.label(ir))
 	}
 	logic := child(e, "encapsulatedLogic")
 	if logic == nil {
-		p.add(el, RuleMissingLogic, "business knowledge model has no encapsulatedLogic")
+		p.warn(el, RuleMissingLogic, "business knowledge model has no encapsulatedLogic")
+		b.fn = &funcDef{body: &errExpr{msg: "the business knowledge model has no encapsulatedLogic"}}
 		return
 	}
 	b.fn = p.functionDefinition(logic, el)
-	if b.fn != nil {
-		b.Parameters = b.fn.params
-		if t, ok := b.fn.body.(*DecisionTable); ok {
-			b.Table = t
-			t.owner = b.ID
-		}
+	b.Parameters = b.fn.params
+	if t, ok := b.fn.body.(*DecisionTable); ok {
+		b.Table = t
+		t.owner = b.ID
 	}
-}
-
-// expression compiles the boxed expression e. It returns nil after
-// recording a problem.
-func (p *parser) expression(e *etree.Element, el string) expression {
-	if id := e.SelectAttrValue("id", ""); id != "" {
-		p.noteID(e, id)
-	}
-	switch e.Tag {
-	case "literalExpression":
-		return p.literal(e, el)
-	case "decisionTable":
-		return p.decisionTable(e, el)
-	case "context":
-		return p.context(e, el)
-	case "invocation":
-		return p.invocation(e, el)
-	case "list":
-		l := &listExpr{}
-		for _, c := range e.ChildElements() {
-			if isDMN(c) && expressionKinds[c.Tag] {
-				l.items = append(l.items, p.expression(c, el))
-			}
-		}
-		return l
-	case "relation":
-		return p.relation(e, el)
-	case "functionDefinition":
-		if fd := p.functionDefinition(e, el); fd != nil {
-			return fd
-		}
-		return nil
-	default:
-		p.add(el, RuleUnsupported, "boxed expression <%s> is not supported", e.Tag)
-		return nil
-	}
-}
-
-func (p *parser) literal(e *etree.Element, el string) expression {
-	if lang := e.SelectAttrValue("expressionLanguage", ""); !isFEEL(lang) {
-		p.add(el, RuleUnsupported, "expressionLanguage %q is not supported; only FEEL is", lang)
-		return nil
-	}
-	if iv := child(e, "importedValues"); iv != nil {
-		p.add(el, RuleUnsupported, "importedValues are not supported")
-		return nil
-	}
-	src := textOf(e)
-	prog := p.compile(src, el, "literal expression")
-	if prog == nil {
-		return nil
-	}
-	return &literalExpr{prog: prog, typ: p.resolveType(strings.TrimSpace(e.SelectAttrValue("typeRef", "")), el)}
-}
-
-func (p *parser) context(e *etree.Element, el string) expression {
-	c := &contextExpr{}
-	seen := map[string]bool{}
-	entries := children(e, "contextEntry")
-	for i, ce := range entries {
-		var ent contextEntry
-		if v := child(ce, "variable"); v != nil {
-			ent.name = strings.TrimSpace(v.SelectAttrValue("name", ""))
-			if ent.name == "" {
-				p.add(el, RuleMissingName, "context entry %d has a variable without a name", i+1)
-			}
-			if seen[ent.name] {
-				p.add(el, RuleDuplicateName, "context entry %q is defined more than once", ent.name)
-			}
-			seen[ent.name] = true
-			ent.typ = p.resolveType(strings.TrimSpace(v.SelectAttrValue("typeRef", "")), el)
-		} else if i != len(entries)-1 {
-			p.add(el, RuleMissingName, "context entry %d has no variable; only the last entry (the result) may omit it", i+1)
-		}
-		x := p.logicElement(ce, el)
-		if x != nil {
-			ent.expr = p.expression(x, el)
-		}
-		if ent.name == "" {
-			c.result = &ent
-		} else {
-			c.entries = append(c.entries, ent)
-		}
-	}
-	return c
-}
-
-func (p *parser) invocation(e *etree.Element, el string) expression {
-	inv := &invocationExpr{}
-	for _, c := range e.ChildElements() {
-		if isDMN(c) && expressionKinds[c.Tag] {
-			inv.callee = p.expression(c, el)
-			break
-		}
-	}
-	if inv.callee == nil {
-		p.add(el, RuleInvalidExpression, "invocation names no function")
-	}
-	for _, b := range children(e, "binding") {
-		var bd binding
-		if par := child(b, "parameter"); par != nil {
-			bd.name = strings.TrimSpace(par.SelectAttrValue("name", ""))
-		}
-		if bd.name == "" {
-			p.add(el, RuleMissingName, "invocation binding has no parameter name")
-			continue
-		}
-		for _, c := range b.ChildElements() {
-			if isDMN(c) && expressionKinds[c.Tag] {
-				bd.expr = p.expression(c, el)
-				break
-			}
-		}
-		inv.bindings = append(inv.bindings, bd)
-	}
-	return inv
-}
-
-func (p *parser) relation(e *etree.Element, el string) expression {
-	r := &relationExpr{}
-	for _, c := range children(e, "column") {
-		name := strings.TrimSpace(c.SelectAttrValue("name", ""))
-		if name == "" {
-			p.add(el, RuleMissingName, "relation column has no name")
-		}
-		r.columns = append(r.columns, name)
-	}
-	for i, row := range children(e, "row") {
-		var cells []expression
-		for _, c := range row.ChildElements() {
-			if isDMN(c) && expressionKinds[c.Tag] {
-				cells = append(cells, p.expression(c, el))
-			}
-		}
-		if len(cells) != len(r.columns) {
-			p.add(el, RuleInvalidAttribute, "relation row %d has %d cells for %d columns", i+1, len(cells), len(r.columns))
-		}
-		r.rows = append(r.rows, cells)
-	}
-	return r
-}
-
-// functionDefinition reads a <functionDefinition> or <encapsulatedLogic>.
-func (p *parser) functionDefinition(e *etree.Element, el string) *funcDef {
-	if kind := e.SelectAttrValue("kind", "FEEL"); kind != "FEEL" {
-		p.add(el, RuleUnsupported, "function kind %q is not supported; only FEEL is", kind)
-		return nil
-	}
-	fd := &funcDef{}
-	for _, fp := range children(e, "formalParameter") {
-		par := Parameter{Name: strings.TrimSpace(fp.SelectAttrValue("name", "")), TypeRef: strings.TrimSpace(fp.SelectAttrValue("typeRef", ""))}
-		if par.Name == "" {
-			p.add(el, RuleMissingName, "formal parameter %d has no name", len(fd.params)+1)
-		}
-		par.typ = p.resolveType(par.TypeRef, el)
-		fd.params = append(fd.params, par)
-	}
-	body := p.logicElement(e, el)
-	if body == nil {
-		return nil
-	}
-	fd.body = p.expression(body, el)
-	if fd.body == nil {
-		return nil
-	}
-	return fd
 }
 
 // checkCycles refuses cycles among decisions (requiredDecision) and among

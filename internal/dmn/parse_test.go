@@ -3,6 +3,7 @@ package dmn
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,8 +106,8 @@ func TestParseCollectsAllProblems(t *testing.T) {
 		{"d_c1", RuleCycle, "d_c1 → d_c2 → d_c1"},
 		{"d_nologic", RuleMissingLogic, "no decision logic"},
 		{"d_java", RuleUnsupported, "javascript"},
-		{"d_for", RuleUnsupported, "<for>"},
-		{"ds1", RuleUnsupported, "decision services"},
+		{"d_for", RuleInvalidExpression, "<for> has no <in>"},
+		{"ds1", RuleMissingLogic, "no output decision"},
 		{"decision no id", RuleMissingID, "no id"},
 		{"d_agg", RuleInvalidTable, "needs hit policy COLLECT"},
 		{"d_agg", RuleInvalidTable, "output 2 has no name"},
@@ -163,9 +164,7 @@ func TestParseRefuses(t *testing.T) {
 		{"too deep", string(deep(MaxDepth)), RuleTooDeep},
 		{"too large", string(big), RuleTooLarge},
 		{"unsupported charset", `<?xml version="1.0" encoding="Shift_JIS"?><definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/"/>`, RuleMalformed},
-		{"import", `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/" namespace="x"><import namespace="y" name="y" importType="https://www.omg.org/spec/DMN/20230324/MODEL/"/></definitions>`, RuleUnsupported},
-		{"foreign href", `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/" namespace="x"><decision id="d" name="d"><informationRequirement><requiredDecision href="other#d"/></informationRequirement><literalExpression><text>1</text></literalExpression></decision></definitions>`, RuleUnsupported},
-		{"java function", `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/" namespace="x"><businessKnowledgeModel id="b" name="b"><encapsulatedLogic kind="Java"><context/></encapsulatedLogic></businessKnowledgeModel></definitions>`, RuleUnsupported},
+		{"foreign href", `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/" namespace="x"><decision id="d" name="d"><informationRequirement><requiredDecision href="other#d"/></informationRequirement><literalExpression><text>1</text></literalExpression></decision></definitions>`, RuleMissingReference},
 		{"duplicate id", `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/" namespace="x"><inputData id="a" name="a"/><inputData id="a" name="b"/></definitions>`, RuleDuplicateID},
 	}
 	for _, tt := range tests {
@@ -180,6 +179,60 @@ func TestParseRefuses(t *testing.T) {
 	}
 	if _, err := Parse(deep(MaxDepth - 2)); err != nil {
 		t.Errorf("depth %d: %v", MaxDepth-2, err)
+	}
+}
+
+// TestParseWarns checks that problems confined to one element load the
+// model with a warning, and that the element is then null with an error
+// while the others evaluate.
+func TestParseWarns(t *testing.T) {
+	t.Parallel()
+	const head = `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/" namespace="x">`
+	tests := []struct {
+		name, doc string
+		rule      Rule
+		element   string // evaluated: null with an error
+	}{
+		{"import", head + `<import namespace="y" name="y" importType="https://www.omg.org/spec/DMN/20230324/MODEL/"/></definitions>`, RuleMissingReference, ""},
+		{"java function", head + `<businessKnowledgeModel id="b" name="b"><encapsulatedLogic kind="Java"><context/></encapsulatedLogic></businessKnowledgeModel>
+			<decision id="d" name="d"><knowledgeRequirement><requiredKnowledge href="#b"/></knowledgeRequirement><literalExpression><text>b()</text></literalExpression></decision></definitions>`, RuleUnsupported, "d"},
+		{"syntax", head + `<decision id="d" name="d"><literalExpression><text>1 +</text></literalExpression></decision></definitions>`, RuleInvalidExpression, "d"},
+		{"arity", head + `<decision id="d" name="d"><literalExpression><text>abs(1, 2)</text></literalExpression></decision></definitions>`, RuleInvalidExpression, "d"},
+		{"unknown function", head + `<decision id="d" name="d"><literalExpression><text>nope(1)</text></literalExpression></decision></definitions>`, RuleInvalidExpression, "d"},
+		{"duplicate key", head + `<decision id="d" name="d"><literalExpression><text>{a: 1, a: 2}</text></literalExpression></decision></definitions>`, RuleInvalidExpression, "d"},
+		{"no logic", head + `<decision id="d" name="d"/></definitions>`, RuleMissingLogic, "d"},
+		{"no id", head + `<decision name="d"><literalExpression><text>1</text></literalExpression></decision></definitions>`, RuleMissingID, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			defs, err := Parse([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, w := range defs.Warnings {
+				found = found || w.Rule == tt.rule
+			}
+			if !found {
+				t.Errorf("warnings = %v, want rule %s", defs.Warnings, tt.rule)
+			}
+			if tt.element == "" {
+				return
+			}
+			res, err := defs.Evaluate(tt.element, nil)
+			if err != nil || res.Value != nil || res.Err() == nil {
+				t.Errorf("Evaluate: %v, value %v, errors %v", err, res.Value, res.Err())
+			}
+		})
+	}
+	defs, err := Parse([]byte(head + `<decision name="ok"><literalExpression><text>1</text></literalExpression></decision>
+		<decision id="bad" name="bad"><literalExpression><text>1 +</text></literalExpression></decision></definitions>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := defs.EvaluateRequest(Request{Decision: "ok"}); err != nil || res.Err() != nil || fmt.Sprint(res.Value) != "1" {
+		t.Errorf("ok by name: %v %v %v", res.Value, err, res.Err())
 	}
 }
 

@@ -22,11 +22,11 @@ var aggregations = map[string]Aggregation{
 // decisionTable reads and compiles a <decisionTable>.
 func (p *parser) decisionTable(e *etree.Element, el string) expression {
 	t := &DecisionTable{ID: e.SelectAttrValue("id", ""), HitPolicy: HitUnique}
-	bad := len(p.problems)
+	bad, badWarn := len(p.problems), len(p.warnings)
 	if hp := strings.TrimSpace(e.SelectAttrValue("hitPolicy", "")); hp != "" {
 		h, ok := hitPolicies[hp]
 		if !ok {
-			p.add(el, RuleInvalidTable, "unknown hitPolicy %q (want UNIQUE, ANY, PRIORITY, FIRST, RULE ORDER, OUTPUT ORDER or COLLECT)", hp)
+			p.warn(el, RuleInvalidTable, "unknown hitPolicy %q (want UNIQUE, ANY, PRIORITY, FIRST, RULE ORDER, OUTPUT ORDER or COLLECT)", hp)
 		}
 		t.HitPolicy = h
 	}
@@ -34,9 +34,9 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 		a, ok := aggregations[ag]
 		switch {
 		case !ok:
-			p.add(el, RuleInvalidTable, "unknown aggregation %q (want SUM, MIN, MAX or COUNT)", ag)
+			p.warn(el, RuleInvalidTable, "unknown aggregation %q (want SUM, MIN, MAX or COUNT)", ag)
 		case t.HitPolicy != HitCollect:
-			p.add(el, RuleInvalidTable, "aggregation %s needs hit policy COLLECT, not %s", ag, t.HitPolicy)
+			p.warn(el, RuleInvalidTable, "aggregation %s needs hit policy COLLECT, not %s", ag, t.HitPolicy)
 		}
 		t.Aggregation = a
 	}
@@ -48,26 +48,26 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 		cellVars = append(cellVars, p.cellVariable(ie))
 		if x := child(ie, "inputExpression"); x != nil {
 			if lang := x.SelectAttrValue("expressionLanguage", ""); !isFEEL(lang) {
-				p.add(el, RuleUnsupported, "%s: expressionLanguage %q is not supported; only FEEL is", what, lang)
+				p.warn(el, RuleUnsupported, "%s: expressionLanguage %q is not supported; only FEEL is", what, lang)
 			}
 			in.Expression = textOf(x)
 			in.TypeRef = strings.TrimSpace(x.SelectAttrValue("typeRef", ""))
-			in.expr = p.compile(in.Expression, el, what+" expression")
+			in.expr, in.bad = p.compileProgram(in.Expression, el, what+" expression")
 			in.typ = p.resolveType(in.TypeRef, el)
 		} else {
-			p.add(el, RuleInvalidTable, "%s has no inputExpression", what)
+			p.warn(el, RuleInvalidTable, "%s has no inputExpression", what)
 		}
 		if iv := child(ie, "inputValues"); iv != nil {
 			in.InputValues = textOf(iv)
 			if in.InputValues != "" {
-				in.values = p.compileTests(in.InputValues, el, what+" inputValues")
+				in.values, _ = p.compileTests(in.InputValues, el, what+" inputValues")
 			}
 		}
 		t.Inputs = append(t.Inputs, in)
 	}
 	outs := children(e, "output")
 	if len(outs) == 0 {
-		p.add(el, RuleInvalidTable, "decision table has no output")
+		p.warn(el, RuleInvalidTable, "decision table has no output")
 	}
 	names := map[string]bool{}
 	for i, oe := range outs {
@@ -85,9 +85,9 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 		if len(outs) > 1 {
 			switch {
 			case out.Name == "":
-				p.add(el, RuleInvalidTable, "output %d has no name; a table with several outputs needs every output named", i+1)
+				p.warn(el, RuleInvalidTable, "output %d has no name; a table with several outputs needs every output named", i+1)
 			case names[out.Name]:
-				p.add(el, RuleInvalidTable, "output name %q is used twice", out.Name)
+				p.warn(el, RuleInvalidTable, "output name %q is used twice", out.Name)
 			}
 			names[out.Name] = true
 		}
@@ -95,19 +95,20 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 		if ov := child(oe, "outputValues"); ov != nil {
 			out.OutputValues = textOf(ov)
 			for _, item := range splitTests(out.OutputValues) {
-				out.priority = append(out.priority, p.compileTests(item, el, what+" outputValues"))
+				ut, _ := p.compileTests(item, el, what+" outputValues")
+				out.priority = append(out.priority, ut)
 			}
 		}
 		if de := child(oe, "defaultOutputEntry"); de != nil {
 			out.Default = textOf(de)
 			if out.Default != "" {
-				out.def = p.compile(out.Default, el, what+" defaultOutputEntry")
+				out.def, _ = p.compileProgram(out.Default, el, what+" defaultOutputEntry")
 			}
 		}
 		t.Outputs = append(t.Outputs, out)
 	}
 	if t.Aggregation != AggregateNone && len(t.Outputs) > 1 {
-		p.add(el, RuleInvalidTable, "aggregation %s needs exactly one output, not %d", t.Aggregation, len(t.Outputs))
+		p.warn(el, RuleInvalidTable, "aggregation %s needs exactly one output, not %d", t.Aggregation, len(t.Outputs))
 	}
 	if t.HitPolicy == HitPriority || t.HitPolicy == HitOutputOrder {
 		has := false
@@ -115,7 +116,7 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 			has = has || len(o.priority) > 0
 		}
 		if !has && len(t.Outputs) > 0 {
-			p.add(el, RuleInvalidTable, "hit policy %s needs outputValues on at least one output to order by", t.HitPolicy)
+			p.warn(el, RuleInvalidTable, "hit policy %s needs outputValues on at least one output to order by", t.HitPolicy)
 		}
 	}
 	for i, re := range children(e, "rule") {
@@ -127,15 +128,15 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 		}
 		ins, outs := children(re, "inputEntry"), children(re, "outputEntry")
 		if len(ins) != len(t.Inputs) {
-			p.add(el, RuleInvalidTable, "%s has %d input entries for %d inputs", what, len(ins), len(t.Inputs))
+			p.warn(el, RuleInvalidTable, "%s has %d input entries for %d inputs", what, len(ins), len(t.Inputs))
 		}
 		if len(outs) != len(t.Outputs) {
-			p.add(el, RuleInvalidTable, "%s has %d output entries for %d outputs", what, len(outs), len(t.Outputs))
+			p.warn(el, RuleInvalidTable, "%s has %d output entries for %d outputs", what, len(outs), len(t.Outputs))
 		}
 		for j, ie := range ins {
 			p.noteID(ie, ie.SelectAttrValue("id", ""))
 			if lang := ie.SelectAttrValue("expressionLanguage", ""); !isFEEL(lang) {
-				p.add(el, RuleUnsupported, "%s input entry %d: expressionLanguage %q is not supported; only FEEL is", what, j+1, lang)
+				p.warn(el, RuleUnsupported, "%s input entry %d: expressionLanguage %q is not supported; only FEEL is", what, j+1, lang)
 			}
 			src := textOf(ie)
 			if j < len(cellVars) {
@@ -144,27 +145,43 @@ func (p *parser) decisionTable(e *etree.Element, el string) expression {
 			rule.InputEntries = append(rule.InputEntries, src)
 			var ut *feel.UnaryTests
 			if src != "-" && src != "" { // "" is read like "-", as Camunda does
-				ut = p.compileTests(src, el, fmt.Sprintf("%s input entry %d", what, j+1))
+				var msg string
+				if ut, msg = p.compileTests(src, el, fmt.Sprintf("%s input entry %d", what, j+1)); msg != "" && rule.bad == "" {
+					rule.bad = msg
+				}
 			}
 			rule.tests = append(rule.tests, ut)
 		}
 		for j, oe := range outs {
 			p.noteID(oe, oe.SelectAttrValue("id", ""))
 			if lang := oe.SelectAttrValue("expressionLanguage", ""); !isFEEL(lang) {
-				p.add(el, RuleUnsupported, "%s output entry %d: expressionLanguage %q is not supported; only FEEL is", what, j+1, lang)
+				p.warn(el, RuleUnsupported, "%s output entry %d: expressionLanguage %q is not supported; only FEEL is", what, j+1, lang)
 			}
 			src := textOf(oe)
 			rule.OutputEntries = append(rule.OutputEntries, src)
 			var prog *feel.Program
+			var msg string
 			if src != "" { // an empty output entry is null
-				prog = p.compile(src, el, fmt.Sprintf("%s output entry %d", what, j+1))
+				prog, msg = p.compileProgram(src, el, fmt.Sprintf("%s output entry %d", what, j+1))
 			}
 			rule.outputs = append(rule.outputs, prog)
+			rule.outBad = append(rule.outBad, msg)
 		}
 		t.Rules = append(t.Rules, rule)
 	}
 	if len(p.problems) > bad {
-		return nil
+		return &errExpr{msg: "the decision table is invalid"}
+	}
+	// A malformed table is an error as a whole; an entry that does not
+	// compile is one when it is used.
+	var msgs []string
+	for _, w := range p.warnings[badWarn:] {
+		if w.Rule == RuleInvalidTable || w.Rule == RuleUnsupported {
+			msgs = append(msgs, w.Detail)
+		}
+	}
+	if len(msgs) > 0 {
+		return &errExpr{msg: "the decision table is invalid: " + strings.Join(msgs, "; ")}
 	}
 	return t
 }
@@ -213,7 +230,12 @@ type hit struct {
 func (t *DecisionTable) eval(r *run, sc feel.Scope, owner string) any {
 	inputs := make([]any, len(t.Inputs))
 	for i, in := range t.Inputs {
-		v, err := in.expr.EvalValue(sc)
+		if in.expr == nil {
+			r.fail(owner, "%s", in.bad)
+			return nil
+		}
+		v, errs, err := in.expr.EvalErrors(sc)
+		r.feelErrors(owner, in.Expression, errs)
 		if err != nil {
 			r.fail(owner, "input %d (%s): %v", i+1, abbreviate(in.Expression), err)
 			return nil
@@ -279,7 +301,7 @@ func (t *DecisionTable) eval(r *run, sc feel.Scope, owner string) any {
 		}
 		v := aggregate(r, owner, t.Aggregation, vals)
 		if r.top != nil && owner == r.top.ID && r.top.Table == t {
-			r.entries = []map[string]any{{t.outputName(0, r): r.export(v)}}
+			r.entries = []map[string]any{{t.outputName(0, r): r.export(v, owner)}}
 		}
 		return v
 	}
@@ -292,6 +314,10 @@ func (t *DecisionTable) eval(r *run, sc feel.Scope, owner string) any {
 
 // matches reports whether every input entry of rule accepts its input.
 func (t *DecisionTable) matches(r *run, rule *TableRule, inputs []any, sc feel.Scope, owner string) bool {
+	if rule.bad != "" {
+		r.fail(owner, "%s", rule.bad)
+		return false
+	}
 	for i, ut := range rule.tests {
 		if ut == nil {
 			continue
@@ -312,10 +338,15 @@ func (t *DecisionTable) matches(r *run, rule *TableRule, inputs []any, sc feel.S
 func (t *DecisionTable) outputs(r *run, rule *TableRule, sc feel.Scope, owner string) []any {
 	out := make([]any, len(t.Outputs))
 	for i, prog := range rule.outputs {
+		if prog == nil && i < len(rule.outBad) && rule.outBad[i] != "" {
+			r.fail(owner, "%s", rule.outBad[i])
+			continue
+		}
 		if prog == nil || i >= len(t.Outputs) {
 			continue
 		}
-		v, err := prog.EvalValue(sc)
+		v, errs, err := prog.EvalErrors(sc)
+		r.feelErrors(owner, rule.OutputEntries[i], errs)
 		if err != nil {
 			r.fail(owner, "rule %d output entry %d (%s): %v", rule.Index, i+1, abbreviate(rule.OutputEntries[i]), err)
 			continue
@@ -345,7 +376,8 @@ func (t *DecisionTable) defaults(r *run, sc feel.Scope, owner string) any {
 			continue
 		}
 		has = true
-		v, err := o.def.EvalValue(sc)
+		v, errs, err := o.def.EvalErrors(sc)
+		r.feelErrors(owner, o.Default, errs)
 		if err != nil {
 			r.fail(owner, "default output entry of %s: %v", t.outputName(i, r), err)
 			continue
@@ -395,7 +427,7 @@ func (t *DecisionTable) outputName(i int, r *run) string {
 func (t *DecisionTable) entry(outputs []any, r *run) map[string]any {
 	m := make(map[string]any, len(outputs))
 	for i, v := range outputs {
-		m[t.outputName(i, r)] = r.export(v)
+		m[t.outputName(i, r)] = r.export(v, r.top.ID)
 	}
 	return m
 }
@@ -404,7 +436,7 @@ func (t *DecisionTable) entry(outputs []any, r *run) map[string]any {
 // decision's own table, its entries).
 func (t *DecisionTable) record(r *run, owner string, hits []hit) {
 	for _, h := range hits {
-		r.matched = append(r.matched, MatchedRule{DecisionID: owner, RuleID: h.rule.ID, RuleIndex: h.rule.Index})
+		r.log.matched = append(r.log.matched, MatchedRule{DecisionID: owner, RuleID: h.rule.ID, RuleIndex: h.rule.Index})
 	}
 	if r.top != nil && owner == r.top.ID && r.top.Table == t && t.Aggregation == AggregateNone {
 		r.entries = make([]map[string]any, len(hits))
@@ -551,4 +583,17 @@ func aggregate(r *run, owner string, a Aggregation, vals []any) any {
 		r.fail(owner, "aggregation %s over %d values is null (values of mixed or non-%s types)", a, len(vals), map[Aggregation]string{AggregateSum: "numeric", AggregateMin: "comparable", AggregateMax: "comparable", AggregateCount: "list"}[a])
 	}
 	return v
+}
+
+// oneVar is a scope holding a single variable.
+type oneVar struct {
+	name string
+	v    any
+}
+
+func (s oneVar) Lookup(name string) (any, bool) {
+	if name == s.name {
+		return s.v, true
+	}
+	return nil, false
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/beevik/etree"
 	"github.com/gobpm/gobpm/internal/feel"
@@ -29,6 +28,7 @@ const (
 	tDateTime = "date and time"
 	tDTD      = "days and time duration"
 	tYMD      = "years and months duration"
+	tDur      = "duration" // either kind of duration
 	tAny      = "Any"
 	tContext  = "context"
 	tList     = "list"
@@ -45,7 +45,7 @@ var builtinTypes = map[string]string{
 	"date":     tDate,
 	"time":     tTime,
 	"dateTime": tDateTime, "date and time": tDateTime,
-	"dayTimeDuration": tDTD, "days and time duration": tDTD,
+	"dayTimeDuration": tDTD, "days and time duration": tDTD, "duration": tDur,
 	"yearMonthDuration": tYMD, "years and months duration": tYMD,
 	"Any": tAny, "any": tAny,
 	"context":  tContext,
@@ -56,31 +56,49 @@ var builtinTypes = map[string]string{
 
 // resolveType resolves a typeRef ("" → nil, untyped). A QName prefix
 // ("feel:number", "tns:tLoan", as DMN 1.1 writes them) is dropped when the
-// whole name is unknown.
+// whole name is unknown; "import.tType" names an item definition of an
+// imported model. An unknown typeRef is a warning and reads as untyped.
 func (p *parser) resolveType(ref, el string) *dmnType {
 	if ref == "" {
 		return nil
 	}
 	t := p.lookupType(ref)
 	if t == nil {
-		if i := strings.IndexByte(ref, ':'); i >= 0 {
-			t = p.lookupType(ref[i+1:])
-		}
-	}
-	if t == nil {
-		p.add(el, RuleMissingReference, "typeRef %q names neither a FEEL type nor an item definition", ref)
+		p.warn(el, RuleMissingReference, "typeRef %q names neither a FEEL type nor an item definition; values are not checked", ref)
 		return nil
 	}
-	t.name = ref
-	return t
+	out := *t
+	out.name = ref
+	return &out
 }
 
+// lookupType finds a type by name: an item definition of the model or
+// (import.name) of an imported model, or a FEEL type.
 func (p *parser) lookupType(name string) *dmnType {
-	if it, ok := p.items[name]; ok {
-		return &dmnType{item: it}
+	if t := lookupIn(p.items, p.imports, name); t != nil {
+		return t
+	}
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		return lookupIn(p.items, p.imports, name[i+1:])
+	}
+	return nil
+}
+
+func lookupIn(items map[string]*ItemDefinition, imports map[string]*Definitions, name string) *dmnType {
+	if it, ok := items[name]; ok {
+		return &dmnType{name: name, item: it}
 	}
 	if b, ok := builtinTypes[name]; ok {
-		return &dmnType{builtin: b}
+		return &dmnType{name: name, builtin: b}
+	}
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		if m := imports[name[:i]]; m != nil {
+			for _, it := range m.ItemDefinitions {
+				if it.Name == name[i+1:] {
+					return &dmnType{name: name, item: it}
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -101,7 +119,7 @@ func (p *parser) itemDefinition(e *etree.Element, top bool) *ItemDefinition {
 		it.IsCollection = true
 	case "false", "0":
 	default:
-		p.add(p.label(e), RuleInvalidAttribute, "isCollection %q is not a boolean", c)
+		p.warn(p.label(e), RuleInvalidAttribute, "isCollection %q is not a boolean", c)
 	}
 	if tr := child(e, "typeRef"); tr != nil {
 		it.TypeRef = fullText(tr)
@@ -117,10 +135,10 @@ func (p *parser) itemDefinition(e *etree.Element, top bool) *ItemDefinition {
 		it.TypeRef = tFunction
 	}
 	if it.TypeRef != "" && len(it.Components) > 0 {
-		p.add(p.label(e), RuleInvalidAttribute, "item definition %q has both a typeRef and item components", it.Name)
+		p.warn(p.label(e), RuleInvalidAttribute, "item definition %q has both a typeRef and item components", it.Name)
 	}
 	if lang := e.SelectAttrValue("typeLanguage", ""); lang != "" && !isFEEL(lang) {
-		p.add(p.label(e), RuleUnsupported, "typeLanguage %q is not supported; only FEEL is", lang)
+		p.warn(p.label(e), RuleUnsupported, "typeLanguage %q is not supported; only FEEL is", lang)
 	}
 	return it
 }
@@ -143,10 +161,10 @@ func (p *parser) resolveItem(it *ItemDefinition, el string) {
 		}
 	}
 	if it.AllowedValues != "" {
-		it.allowed = p.compileTests(it.AllowedValues, el, "allowedValues of "+it.Name)
+		it.allowed, _ = p.compileTests(it.AllowedValues, el, "allowedValues of "+it.Name)
 	}
 	if it.TypeConstraint != "" {
-		it.constraint = p.compileTests(it.TypeConstraint, el, "typeConstraint of "+it.Name)
+		it.constraint, _ = p.compileTests(it.TypeConstraint, el, "typeConstraint of "+it.Name)
 	}
 	for _, c := range it.Components {
 		p.resolveItem(c, el)
@@ -160,63 +178,97 @@ type emptyScope struct{}
 
 func (emptyScope) Lookup(string) (any, bool) { return nil, false }
 
-// conform coerces v to t (nil t accepts anything) following DMN 1.5
-// §10.3.2.9.4: singleton-list conversions, structural conformance of
-// contexts, and allowed values. A value that does not conform yields
-// (nil, reason); a conforming one (value, "").
+// conform coerces the FEEL-native value v to t (nil t accepts anything)
+// following DMN 1.5 §10.3.2.9: a value of the type stays; a singleton
+// list of a conforming element becomes the element where t is not a
+// list, and a conforming value the singleton list where t is a
+// collection; a context conforms to a structure when it has every
+// component (more entries are allowed) and each conforms; allowed values
+// and type constraints must hold. null conforms to every type. A value
+// that does not conform yields (nil, reason).
 func conform(v any, t *dmnType) (any, string) {
-	v = normalize(v)
+	return conformAs(v, t, false)
+}
+
+// conformInput is conform for a value the caller supplied as JSON: a
+// string is read as a date, time, date and time or duration where the
+// type asks for one, and a structure's missing components are null.
+func conformInput(v any, t *dmnType) (any, string) {
+	return conformAs(normalize(v), t, true)
+}
+
+func conformAs(v any, t *dmnType, fromJSON bool) (any, string) {
 	if t == nil || v == nil {
 		return v, ""
 	}
 	if t.item != nil {
-		return conformItem(v, t.item)
+		return conformItem(v, t.item, fromJSON)
 	}
-	return conformBuiltin(v, t.builtin)
+	return conformBuiltin(v, t.builtin, fromJSON)
 }
 
-func conformItem(v any, it *ItemDefinition) (any, string) {
+func conformItem(v any, it *ItemDefinition, fromJSON bool) (any, string) {
 	if v == nil {
 		return nil, ""
 	}
 	if it.IsCollection {
 		list, ok := v.([]any)
 		if !ok {
-			list = []any{v} // to singleton list
+			c, why := conformElement(v, it, fromJSON)
+			if why != "" {
+				return nil, why
+			}
+			list = []any{c} // to singleton list
+			return checkConstraint(list, it)
 		}
 		out := make([]any, len(list))
 		for i, e := range list {
-			c, why := conformElement(e, it)
+			c, why := conformElement(e, it, fromJSON)
 			if why != "" {
 				return nil, fmt.Sprintf("item %d: %s", i+1, why)
 			}
 			out[i] = c
 		}
-		if it.constraint != nil {
-			if ok, err := it.constraint.Match(out, emptyScope{}); err != nil || !ok {
-				return nil, fmt.Sprintf("value violates the typeConstraint of %q", it.Name)
-			}
-		}
-		return out, ""
+		return checkConstraint(out, it)
 	}
-	v, why := conformElement(v, it)
-	if why == "" && v != nil && it.constraint != nil {
+	if l, ok := v.([]any); ok && len(l) == 1 && !elementIsList(it) {
+		if c, why := conformElement(l[0], it, fromJSON); why == "" && c != nil {
+			return checkConstraint(c, it) // from singleton list
+		}
+	}
+	c, why := conformElement(v, it, fromJSON)
+	if why != "" {
+		return nil, why
+	}
+	return checkConstraint(c, it)
+}
+
+// elementIsList reports whether the values of it are lists themselves.
+func elementIsList(it *ItemDefinition) bool {
+	if it.base == nil {
+		return false
+	}
+	if it.base.item != nil {
+		return it.base.item.IsCollection || elementIsList(it.base.item)
+	}
+	return it.base.builtin == tList || it.base.builtin == tAny
+}
+
+func checkConstraint(v any, it *ItemDefinition) (any, string) {
+	if v != nil && it.constraint != nil {
 		if ok, err := it.constraint.Match(v, emptyScope{}); err != nil || !ok {
 			return nil, fmt.Sprintf("value %s violates the typeConstraint of %q", describe(v), it.Name)
 		}
 	}
-	return v, why
+	return v, ""
 }
 
 // conformElement checks one (non-collection) value against it.
-func conformElement(v any, it *ItemDefinition) (any, string) {
+func conformElement(v any, it *ItemDefinition, fromJSON bool) (any, string) {
 	if v == nil {
 		return nil, ""
 	}
 	if len(it.Components) > 0 {
-		if l, ok := v.([]any); ok && len(l) == 1 {
-			v = l[0] // from singleton list
-		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, fmt.Sprintf("value %s is not a context of type %q", describe(v), it.Name)
@@ -228,9 +280,12 @@ func conformElement(v any, it *ItemDefinition) (any, string) {
 		for _, c := range it.Components {
 			x, present := m[c.Name]
 			if !present {
-				continue
+				if fromJSON {
+					continue
+				}
+				return nil, fmt.Sprintf("the context has no %q, a component of type %q", c.Name, it.Name)
 			}
-			cx, why := conformItem(x, c)
+			cx, why := conformItem(x, c, fromJSON)
 			if why != "" {
 				return nil, fmt.Sprintf("component %q: %s", c.Name, why)
 			}
@@ -240,7 +295,7 @@ func conformElement(v any, it *ItemDefinition) (any, string) {
 	}
 	if it.base != nil {
 		var why string
-		if v, why = conform(v, it.base); why != "" {
+		if v, why = conformAs(v, it.base, fromJSON); why != "" {
 			return nil, why
 		}
 	}
@@ -253,108 +308,183 @@ func conformElement(v any, it *ItemDefinition) (any, string) {
 	return v, ""
 }
 
-func conformBuiltin(v any, b string) (any, string) {
-	if l, ok := v.([]any); ok && len(l) == 1 && b != tList && b != tAny {
-		v = l[0] // from singleton list
-		if v == nil {
-			return nil, ""
-		}
-	}
-	ok := false
-	switch b {
-	case tAny:
+func conformBuiltin(v any, b string, fromJSON bool) (any, string) {
+	if b == tAny {
 		return v, ""
-	case tNumber:
-		_, ok = v.(json.Number)
-	case tString:
-		_, ok = v.(string)
-	case tBoolean:
-		_, ok = v.(bool)
-	case tContext:
-		_, ok = v.(map[string]any)
-	case tList:
+	}
+	if b == tList {
 		if _, isList := v.([]any); !isList {
 			return []any{v}, "" // to singleton list
 		}
-		ok = true
-	case tFunction:
-		_, ok = v.(feel.Function)
-	case tDate, tTime, tDateTime, tDTD, tYMD:
+		return v, ""
+	}
+	if l, ok := v.([]any); ok && len(l) == 1 {
+		if c, why := conformBuiltin(l[0], b, fromJSON); why == "" && l[0] != nil {
+			return c, "" // from singleton list
+		}
+	}
+	if fromJSON {
 		if s, isStr := v.(string); isStr {
-			// JSON has no temporal values: a string is read with the
-			// type's FEEL conversion function.
-			v = temporal(b).convert(s)
-			if v == nil {
-				return nil, fmt.Sprintf("string %q is not a valid %s", s, b)
+			switch b {
+			case tDate, tTime, tDateTime, tDTD, tYMD, tDur:
+				// JSON has no temporal values: a string is read with the
+				// type's FEEL conversion.
+				c := convertTemporal(b, s)
+				if c == nil {
+					return nil, fmt.Sprintf("string %q is not a valid %s", s, b)
+				}
+				v = c
 			}
 		}
-		ok = temporal(b).is(v)
-	case tRange:
-		ok = true // ranges only exist inside FEEL evaluation
 	}
-	if !ok {
+	if !isBuiltin(v, b) {
 		return nil, fmt.Sprintf("value %s is not a %s", describe(v), b)
 	}
 	return v, ""
 }
 
-// temporalType holds the FEEL programs that convert a string to a temporal
-// type and test a value's type.
-type temporalType struct {
-	conv, test *feel.Program
-}
-
-var (
-	temporalOnce  sync.Once
-	temporalTypes map[string]*temporalType
-)
-
-// temporal returns the conversion and test programs of a temporal type.
-func temporal(name string) *temporalType {
-	temporalOnce.Do(func() {
-		temporalTypes = map[string]*temporalType{}
-		for b, fn := range map[string]string{
-			tDate: "date", tTime: "time", tDateTime: "date and time", tDTD: "duration", tYMD: "duration",
-		} {
-			tt := &temporalType{}
-			tt.conv, _ = feel.CompileWith(fn+"(v)", feel.Options{})
-			tt.test, _ = feel.CompileWith("v instance of "+b, feel.Options{})
-			temporalTypes[b] = tt
+// isBuiltin reports whether v (not null) is of the FEEL built-in type b.
+func isBuiltin(v any, b string) bool {
+	switch b {
+	case tAny:
+		return true
+	case tNumber:
+		_, ok := v.(json.Number)
+		return ok
+	case tString:
+		_, ok := v.(string)
+		return ok
+	case tBoolean:
+		_, ok := v.(bool)
+		return ok
+	case tContext:
+		_, ok := v.(map[string]any)
+		return ok
+	case tList:
+		_, ok := v.([]any)
+		return ok
+	case tFunction:
+		_, ok := v.(feel.Function)
+		return ok
+	case tRange:
+		_, ok := v.(*feel.Range)
+		return ok
+	case tDate:
+		_, ok := v.(feel.Date)
+		return ok
+	case tTime:
+		_, ok := v.(feel.Time)
+		return ok
+	case tDateTime:
+		_, ok := v.(feel.DateTime)
+		return ok
+	case tDTD:
+		_, ok := v.(feel.Duration)
+		return ok
+	case tYMD:
+		_, ok := v.(feel.YearsMonths)
+		return ok
+	case tDur:
+		switch v.(type) {
+		case feel.Duration, feel.YearsMonths:
+			return true
 		}
-	})
-	return temporalTypes[name]
+	}
+	return false
 }
 
-func (t *temporalType) convert(s string) any {
-	if t.conv == nil {
-		return nil
+// isInstance is `v instance of t` for a type of the model: the value's
+// type, with no conversion and without allowed values (256 is an
+// instance of a number type restricted to [0..255]).
+func isInstance(v any, t *dmnType) bool {
+	if v == nil {
+		return false
 	}
-	v, err := t.conv.EvalValue(oneVar{"v", s})
-	if err != nil {
-		return nil
+	if t.item == nil {
+		return isBuiltin(v, t.builtin)
 	}
-	return v
+	return isItem(v, t.item)
 }
 
-func (t *temporalType) is(v any) bool {
-	if t.test == nil {
-		return true // cannot check: accept
+func isItem(v any, it *ItemDefinition) bool {
+	if it.IsCollection {
+		l, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range l {
+			if e != nil && !isElement(e, it) {
+				return false
+			}
+		}
+		return true
 	}
-	r, err := t.test.EvalValue(oneVar{"v", v})
-	return err == nil && r == true
+	return isElement(v, it)
 }
 
-// oneVar is a scope holding a single variable.
-type oneVar struct {
-	name string
-	v    any
+func isElement(v any, it *ItemDefinition) bool {
+	if len(it.Components) > 0 {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, c := range it.Components {
+			x, present := m[c.Name]
+			if !present {
+				return false
+			}
+			if x != nil && !isItem(x, c) {
+				return false
+			}
+		}
+		return true
+	}
+	if it.base == nil {
+		return true
+	}
+	return isInstance(v, it.base)
 }
 
-func (s oneVar) Lookup(name string) (any, bool) {
-	if name == s.name {
-		return s.v, true
+// convertTemporal reads s as the temporal type b, or returns nil.
+func convertTemporal(b, s string) any {
+	switch b {
+	case tDate:
+		if d, err := feel.ParseDate(s); err == nil {
+			return d
+		}
+		if dt, err := feel.ParseDateTime(s); err == nil {
+			return dt.Date()
+		}
+	case tTime:
+		if t, err := feel.ParseTime(s); err == nil {
+			return t
+		}
+	case tDateTime:
+		if dt, err := feel.ParseDateTime(s); err == nil {
+			return dt
+		}
+		if d, err := feel.ParseDate(s); err == nil {
+			dt, _ := feel.ParseDateTime(d.String() + "T00:00:00")
+			return dt
+		}
+	case tDTD:
+		if v, err := feel.ParseDuration(s); err == nil {
+			if d, ok := v.(feel.Duration); ok {
+				return d
+			}
+		}
+	case tYMD:
+		if v, err := feel.ParseDuration(s); err == nil {
+			if d, ok := v.(feel.YearsMonths); ok {
+				return d
+			}
+		}
+	case tDur:
+		if v, err := feel.ParseDuration(s); err == nil {
+			return v
+		}
 	}
-	return nil, false
+	return nil
 }
 
 // normalize turns Go numbers into json.Number (FEEL's number

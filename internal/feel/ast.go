@@ -66,6 +66,7 @@ type (
 	callNode struct {
 		fn   *builtin
 		args []node
+		sig  int // the signature named arguments chose; -1: by count
 	}
 	// dynCallNode calls a function value: a user-defined function, a
 	// business knowledge model from the scope, any Function.
@@ -77,6 +78,7 @@ type (
 	// funcNode is a function definition.
 	funcNode struct {
 		params []string
+		types  []*feelType // parameter types; nil entries are untyped
 		body   node
 	}
 	// forNode is for v1 in d1, v2 in d2 … return body.
@@ -95,6 +97,10 @@ type (
 		x node
 		t *feelType
 	}
+	// errNode stands for a part of the expression that cannot be
+	// evaluated (a call of an unknown function, with a wrong argument
+	// count): it yields null and the error msg (lenient compilation).
+	errNode struct{ msg string }
 )
 
 // iterator is one `name in domain` of a for or quantified expression; hi
@@ -107,11 +113,30 @@ type iterator struct {
 
 // feelType is a type in `instance of`.
 type feelType struct {
-	kind   string      // number, string, …, list, context, range, function, Any, Null
+	kind   string      // number, string, …, list, context, range, function, Any, Null, or "named"
+	name   string      // the type's name when kind is "named" (resolved by Options.Types)
 	elem   *feelType   // list<T>, range<T>
 	keys   []string    // context<k: T, …>
 	fields []*feelType // context field types, function parameter types
 	ret    *feelType   // function result type
+	check  TypeFunc    // the named type's test (Options.Types); nil when unknown
+}
+
+// unresolved returns the first named type within t that Options.Types
+// did not resolve, or "".
+func (t *feelType) unresolved() string {
+	if t == nil {
+		return ""
+	}
+	if t.kind == "named" && t.check == nil {
+		return t.name
+	}
+	for _, s := range append([]*feelType{t.elem, t.ret}, t.fields...) {
+		if n := s.unresolved(); n != "" {
+			return n
+		}
+	}
+	return ""
 }
 
 func (litNode) isNode()     {}
@@ -135,3 +160,4 @@ func (funcNode) isNode()    {}
 func (forNode) isNode()     {}
 func (quantNode) isNode()   {}
 func (instNode) isNode()    {}
+func (errNode) isNode()     {}

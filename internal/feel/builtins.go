@@ -10,14 +10,50 @@ import (
 	"github.com/cockroachdb/apd/v3"
 )
 
+// kind is the type a built-in function's parameter accepts.
+type kind uint8
+
+const (
+	kAny      kind = iota
+	kNumber        // a number
+	kString        // a string
+	kBoolean       // a boolean
+	kList          // a list; any other value is taken as a singleton list
+	kContext       // a context
+	kFunction      // a function
+	kRange         // a range
+	kDate          // a date, or a date and time
+	kTime          // a time
+	kDuration      // a days and time duration
+)
+
+var kindNames = [...]string{"value", "number", "string", "boolean", "list", "context", "function", "range",
+	"date", "time", "days and time duration"}
+
+// param is one parameter of a built-in's signature.
+type param struct {
+	name     string
+	kind     kind
+	nullable bool // null is an accepted value
+	optional bool // may be left out (at the end of the arguments)
+	rest     bool // the last parameter, repeated any number of times
+}
+
 // builtin is a built-in function. Calls are checked against min and max
-// (max < 0: no limit) at compile time; fn receives evaluated internal
-// values and returns an internal value (nil for FEEL null). sigs lists
-// the parameter names of each signature, for calls with named arguments.
+// (max < 0: no limit) at compile time. At run time the arguments are
+// checked against the signature (see checkArgs) before fn sees them: a
+// null for a parameter that does not accept null, or a value of the
+// wrong type, makes the call null with an error. fn receives internal
+// values of the declared kinds and returns an internal value (nil for
+// FEEL null, recording an error through ev when the arguments are
+// invalid).
 type builtin struct {
 	name     string
 	min, max int
-	sigs     [][]string
+	sigs     [][]param
+	// variadic: the single list parameter may also be given as the
+	// arguments themselves (sum(1, 2, 3) is sum([1, 2, 3])).
+	variadic bool
 	fn       func(ev *evaluator, args []any) any
 }
 
@@ -43,21 +79,22 @@ func plural(n int) string {
 
 // order puts named arguments in the order of the first signature that
 // has all their names; parameters left out are null (trailing ones are
-// dropped, so optional parameters stay absent).
-func (b *builtin) order(args []node, names []string) ([]node, error) {
+// dropped, so optional parameters stay absent). It returns the index of
+// the signature.
+func (b *builtin) order(args []node, names []string) ([]node, int, error) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
-			return nil, fmt.Errorf("parameter %q given twice", n)
+			return nil, 0, fmt.Errorf("parameter %q given twice", n)
 		}
 		seen[n] = true
 	}
 next:
-	for _, sig := range b.sigs {
+	for si, sig := range b.sigs {
 		pos := make([]node, len(sig))
 		last := -1
 		for i, n := range names {
-			j := slices.Index(sig, n)
+			j := slices.IndexFunc(sig, func(p param) bool { return p.name == n })
 			if j < 0 {
 				continue next
 			}
@@ -65,7 +102,7 @@ next:
 			last = max(last, j)
 		}
 		out := pos[:last+1]
-		for len(out) < b.min {
+		for len(out) < required(sig) {
 			out = append(out, nil)
 		}
 		for i := range out {
@@ -73,56 +110,231 @@ next:
 				out[i] = litNode{}
 			}
 		}
-		return out, nil
+		return out, si, nil
 	}
-	return nil, fmt.Errorf("function %q has no parameters named %s", b.name, strings.Join(names, ", "))
+	return nil, 0, fmt.Errorf("function %q has no parameters named %s", b.name, strings.Join(names, ", "))
+}
+
+// required counts the parameters of sig that cannot be left out.
+func required(sig []param) int {
+	n := 0
+	for _, p := range sig {
+		if !p.optional && !p.rest {
+			n++
+		}
+	}
+	return n
+}
+
+// signature picks the signature for a positional call with n arguments:
+// the first whose parameter count fits.
+func (b *builtin) signature(n int) []param {
+	for _, sig := range b.sigs {
+		if n >= required(sig) && (n <= len(sig) || (len(sig) > 0 && sig[len(sig)-1].rest)) {
+			return sig
+		}
+	}
+	return b.sigs[0]
+}
+
+// callBuiltin checks args against b's signature (sig, or chosen by the
+// argument count when sig < 0) and calls it.
+func (ev *evaluator) callBuiltin(b *builtin, args []any, sig int) any {
+	if b.variadic && len(args) != 1 {
+		args = []any{args}
+	}
+	var params []param
+	if sig >= 0 && sig < len(b.sigs) {
+		params = b.sigs[sig]
+	} else {
+		params = b.signature(len(args))
+	}
+	for i, a := range args {
+		var p param
+		switch {
+		case i < len(params):
+			p = params[i]
+		case len(params) > 0 && params[len(params)-1].rest:
+			p = params[len(params)-1]
+		default:
+			return ev.errorf("%s: too many arguments", b.name)
+		}
+		if a == nil {
+			if !p.nullable {
+				return ev.errorf("%s: %s is null", b.name, p.name)
+			}
+			continue
+		}
+		v, ok := coerceArg(a, p.kind)
+		if !ok {
+			return ev.errorf("%s: %s must be a %s, not a %s", b.name, p.name, kindNames[p.kind], typeName(a))
+		}
+		args[i] = v
+	}
+	return b.fn(ev, args)
+}
+
+// coerceArg converts a (not null) to kind k: a singleton list stands for
+// its element where a single value is expected, and a single value for
+// the singleton list where a list is expected (DMN 1.5 §10.3.2.9.4).
+func coerceArg(a any, k kind) (any, bool) {
+	if k == kAny {
+		return a, true
+	}
+	if k == kList {
+		if _, ok := a.([]any); ok {
+			return a, true
+		}
+		return []any{a}, true
+	}
+	if l, ok := a.([]any); ok && len(l) == 1 {
+		if el := norm(l[0]); el != nil && isKind(el, k) {
+			return el, true
+		}
+	}
+	return a, isKind(a, k)
+}
+
+func isKind(a any, k kind) bool {
+	switch k {
+	case kAny:
+		return true
+	case kNumber:
+		_, ok := a.(*apd.Decimal)
+		return ok
+	case kString:
+		_, ok := a.(string)
+		return ok
+	case kBoolean:
+		_, ok := a.(bool)
+		return ok
+	case kList:
+		_, ok := a.([]any)
+		return ok
+	case kContext:
+		_, ok := a.(*ctxVal)
+		return ok
+	case kFunction:
+		_, ok := a.(Function)
+		return ok
+	case kRange:
+		_, ok := a.(*Range)
+		return ok
+	case kDate:
+		switch a.(type) {
+		case Date, DateTime:
+			return true
+		}
+	case kTime:
+		_, ok := a.(Time)
+		return ok
+	case kDuration:
+		_, ok := a.(Duration)
+		return ok
+	}
+	return false
+}
+
+var kindByName = map[string]kind{
+	"any": kAny, "number": kNumber, "string": kString, "boolean": kBoolean, "list": kList,
+	"context": kContext, "function": kFunction, "range": kRange, "date": kDate, "time": kTime,
+	"duration": kDuration,
 }
 
 // builtins maps each function name (words joined by single spaces) to its
 // implementation.
 var builtins = map[string]*builtin{}
 
-// register adds built-ins. sigs is "a, b, c" or several signatures
-// separated by "|"; min and max bound the argument count (max -1: any).
-func register(name, sigs string, min, max int, fn func(*evaluator, []any) any) {
-	b := &builtin{name: name, min: min, max: max, fn: fn}
+// register adds a built-in. sigs lists its signatures separated by "|",
+// each a comma list of parameters "name:kind": "[name:kind]" may be left
+// out, "name:kind?" accepts null, "name:kind..." repeats (last only). A
+// name without a kind accepts anything, null included.
+func register(name, sigs string, fn func(*evaluator, []any) any) *builtin {
+	b := &builtin{name: name, fn: fn, min: -1}
 	for _, s := range strings.Split(sigs, "|") {
-		var params []string
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				params = append(params, p)
+		var params []param
+		for _, ps := range strings.Split(s, ",") {
+			ps = strings.TrimSpace(ps)
+			if ps == "" {
+				continue
 			}
+			var p param
+			if strings.HasPrefix(ps, "[") && strings.HasSuffix(ps, "]") {
+				p.optional = true
+				ps = ps[1 : len(ps)-1]
+			}
+			if strings.HasSuffix(ps, "...") {
+				p.rest = true
+				ps = strings.TrimSuffix(ps, "...")
+			}
+			if strings.HasSuffix(ps, "?") {
+				p.nullable = true
+				ps = strings.TrimSuffix(ps, "?")
+			}
+			n, k, typed := strings.Cut(ps, ":")
+			p.name = strings.TrimSpace(n)
+			if typed {
+				kk, ok := kindByName[strings.TrimSpace(k)]
+				if !ok {
+					panic("feel: unknown parameter kind " + k)
+				}
+				p.kind = kk
+			} else {
+				p.nullable = true
+			}
+			params = append(params, p)
 		}
 		b.sigs = append(b.sigs, params)
+		req := required(params)
+		if b.min < 0 || req < b.min {
+			b.min = req
+		}
+		switch {
+		case len(params) > 0 && params[len(params)-1].rest:
+			b.max = -1
+		case b.max >= 0 && len(params) > b.max:
+			b.max = len(params)
+		}
 	}
 	builtins[name] = b
+	return b
+}
+
+// registerList adds a built-in over one list that may also be called
+// with the list's elements as the arguments (sum(1, 2, 3)).
+func registerList(name string, fn func(*evaluator, []any) any) {
+	b := register(name, "list:list", fn)
+	b.variadic = true
+	b.max = -1
 }
 
 func init() {
-	register("not", "negand", 1, 1, fnNot)
-	register("string length", "string", 1, 1, strFn(func(s string) any { return intDec(utf8.RuneCountInString(s)) }))
-	register("upper case", "string", 1, 1, strFn(func(s string) any { return strings.ToUpper(s) }))
-	register("lower case", "string", 1, 1, strFn(func(s string) any { return strings.ToLower(s) }))
-	register("contains", "string, match", 2, 2, str2Fn(strings.Contains))
-	register("starts with", "string, match", 2, 2, str2Fn(strings.HasPrefix))
-	register("ends with", "string, match", 2, 2, str2Fn(strings.HasSuffix))
-	register("substring", "string, start position, length", 2, 3, fnSubstring)
-	register("string", "from", 1, 1, fnString)
-	register("number", "from, grouping separator, decimal separator", 1, 3, fnNumber)
-	register("count", "list", 1, 1, fnCount)
-	register("list contains", "list, element", 2, 2, fnListContains)
-	register("sum", "list", 1, -1, fnSum)
-	register("min", "list", 1, -1, func(_ *evaluator, a []any) any { return extreme(a, -1) })
-	register("max", "list", 1, -1, func(_ *evaluator, a []any) any { return extreme(a, 1) })
-	register("abs", "n", 1, 1, fnAbs)
-	register("floor", "n, scale", 1, 2, roundFn(apd.RoundFloor, false))
-	register("ceiling", "n, scale", 1, 2, roundFn(apd.RoundCeiling, false))
-	register("decimal", "n, scale", 2, 2, roundFn(apd.RoundHalfEven, true))
-	register("round up", "n, scale", 1, 2, roundFn(apd.RoundUp, false))
-	register("round down", "n, scale", 1, 2, roundFn(apd.RoundDown, false))
-	register("round half up", "n, scale", 1, 2, roundFn(apd.RoundHalfUp, false))
-	register("round half down", "n, scale", 1, 2, roundFn(apd.RoundHalfDown, false))
-	register("modulo", "dividend, divisor", 2, 2, fnModulo)
+	register("not", "negand:boolean?", fnNot)
+	register("string length", "string:string", func(_ *evaluator, a []any) any {
+		return intDec(utf8.RuneCountInString(a[0].(string)))
+	})
+	register("upper case", "string:string", func(_ *evaluator, a []any) any { return strings.ToUpper(a[0].(string)) })
+	register("lower case", "string:string", func(_ *evaluator, a []any) any { return strings.ToLower(a[0].(string)) })
+	register("contains", "string:string, match:string", str2Fn(strings.Contains))
+	register("starts with", "string:string, match:string", str2Fn(strings.HasPrefix))
+	register("ends with", "string:string, match:string", str2Fn(strings.HasSuffix))
+	register("substring", "string:string, start position:number, [length:number]", fnSubstring)
+	register("string", "from", fnString)
+	register("number", "from:string, [grouping separator:string?], [decimal separator:string?]", fnNumber)
+	register("count", "list:list", func(_ *evaluator, a []any) any { return intDec(len(a[0].([]any))) })
+	register("list contains", "list:list, element", fnListContains)
+	registerList("sum", fnSum)
+	registerList("min", func(ev *evaluator, a []any) any { return ev.extreme("min", a[0].([]any), -1) })
+	registerList("max", func(ev *evaluator, a []any) any { return ev.extreme("max", a[0].([]any), 1) })
+	register("abs", "n:any", fnAbs)
+	register("floor", "n:number, [scale:number]", roundFn("floor", apd.RoundFloor))
+	register("ceiling", "n:number, [scale:number]", roundFn("ceiling", apd.RoundCeiling))
+	register("decimal", "n:number, scale:number", roundFn("decimal", apd.RoundHalfEven))
+	register("round up", "n:number, [scale:number]", roundFn("round up", apd.RoundUp))
+	register("round down", "n:number, [scale:number]", roundFn("round down", apd.RoundDown))
+	register("round half up", "n:number, [scale:number]", roundFn("round half up", apd.RoundHalfUp))
+	register("round half down", "n:number, [scale:number]", roundFn("round half down", apd.RoundHalfDown))
+	register("modulo", "dividend:number, divisor:number", fnModulo)
 }
 
 func intDec(n int) *apd.Decimal { return new(apd.Decimal).SetInt64(int64(n)) }
@@ -145,6 +357,22 @@ func intArg(v any) (int, bool) {
 	return int(i), true
 }
 
+// truncArg returns the integer part of a number of modest size (FEEL
+// positions and lengths such as substring's 3.8 count as 3).
+func truncArg(v any) (int, bool) {
+	d, ok := v.(*apd.Decimal)
+	if !ok {
+		return 0, false
+	}
+	var integ, frac apd.Decimal
+	d.Modf(&integ, &frac)
+	i, err := integ.Int64()
+	if err != nil || i > 1<<31 || i < -(1<<31) {
+		return 0, false
+	}
+	return int(i), true
+}
+
 func fnNot(_ *evaluator, a []any) any {
 	if b, ok := a[0].(bool); ok {
 		return !b
@@ -152,33 +380,17 @@ func fnNot(_ *evaluator, a []any) any {
 	return nil
 }
 
-func strFn(f func(string) any) func(*evaluator, []any) any {
-	return func(_ *evaluator, a []any) any {
-		if s, ok := a[0].(string); ok {
-			return f(s)
-		}
-		return nil
-	}
-}
-
 func str2Fn(f func(string, string) bool) func(*evaluator, []any) any {
-	return func(_ *evaluator, a []any) any {
-		s, ok1 := a[0].(string)
-		t, ok2 := a[1].(string)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		return f(s, t)
-	}
+	return func(_ *evaluator, a []any) any { return f(a[0].(string), a[1].(string)) }
 }
 
 // fnSubstring is substring(string, start position[, length]): positions
 // count characters from 1; a negative start counts from the end.
-func fnSubstring(_ *evaluator, a []any) any {
-	s, ok := a[0].(string)
-	start, ok2 := intArg(a[1])
-	if !ok || !ok2 || start == 0 {
-		return nil
+func fnSubstring(ev *evaluator, a []any) any {
+	s := a[0].(string)
+	start, ok := truncArg(a[1])
+	if !ok || start == 0 {
+		return ev.errorf("substring: start position %s is not a valid position", numText(a[1].(*apd.Decimal)))
 	}
 	runes := []rune(s)
 	n := len(runes)
@@ -187,13 +399,13 @@ func fnSubstring(_ *evaluator, a []any) any {
 		i = n + start
 	}
 	if i < 0 || i > n {
-		return nil
+		return ev.errorf("substring: start position %d is outside a string of %d characters", start, n)
 	}
 	end := n
 	if len(a) == 3 {
-		l, ok := intArg(a[2])
+		l, ok := truncArg(a[2])
 		if !ok || l < 0 {
-			return nil
+			return ev.errorf("substring: length %s is not a valid length", numText(a[2].(*apd.Decimal)))
 		}
 		if l < n-i {
 			end = i + l
@@ -208,7 +420,7 @@ func fnString(ev *evaluator, a []any) any {
 	}
 	s, ok := toString(a[0], 0)
 	if !ok {
-		return nil
+		return ev.errorf("string: cannot convert a %s", typeName(a[0]))
 	}
 	if len(s) > maxStringLen {
 		return ev.fail(errStringTooLong)
@@ -217,36 +429,41 @@ func fnString(ev *evaluator, a []any) any {
 }
 
 // fnNumber is number(from[, grouping separator[, decimal separator]]).
-func fnNumber(_ *evaluator, a []any) any {
-	if d, ok := a[0].(*apd.Decimal); ok && len(a) == 1 {
-		return d
-	}
-	s, ok := a[0].(string)
-	if !ok {
-		return nil
-	}
+func fnNumber(ev *evaluator, a []any) any {
+	s := a[0].(string)
+	var g, d string
 	if len(a) > 1 && a[1] != nil {
-		g, ok := a[1].(string)
-		if !ok || (g != " " && g != "," && g != ".") {
-			return nil
+		g = a[1].(string)
+		if g != " " && g != "," && g != "." {
+			return ev.errorf("number: grouping separator %q is not one of space, comma and period", g)
 		}
-		s = strings.ReplaceAll(s, g, "")
 	}
 	if len(a) > 2 && a[2] != nil {
-		d, ok := a[2].(string)
-		if !ok || (d != "," && d != ".") || (len(a) > 1 && a[1] == d) {
-			return nil
+		d = a[2].(string)
+		if d != "," && d != "." {
+			return ev.errorf("number: decimal separator %q is not a comma or a period", d)
 		}
+		if d == g {
+			return ev.errorf("number: the grouping and decimal separators are both %q", d)
+		}
+	}
+	if g != "" {
+		s = strings.ReplaceAll(s, g, "")
+	}
+	if d != "" {
 		s = strings.Replace(s, d, ".", 1)
 	}
 	if !validNumber(s) {
-		return nil
+		return ev.errorf("number: %q is not a number", a[0])
 	}
-	d, _, err := apd.NewFromString(s)
+	n, _, err := apd.NewFromString(s)
 	if err != nil {
-		return nil
+		return ev.errorf("number: %q is not a number", a[0])
 	}
-	return rounded(d)
+	if r := rounded(n); r != nil {
+		return r
+	}
+	return ev.errorf("number: %q is out of range", a[0])
 }
 
 // validNumber accepts [-]digits[.digits][e[+-]digits] (or .digits), and
@@ -288,19 +505,8 @@ func validNumber(s string) bool {
 	return i == len(s)
 }
 
-func fnCount(_ *evaluator, a []any) any {
-	if l, ok := a[0].([]any); ok {
-		return intDec(len(l))
-	}
-	return nil
-}
-
 func fnListContains(_ *evaluator, a []any) any {
-	l, ok := a[0].([]any)
-	if !ok {
-		return nil
-	}
-	for _, el := range l {
+	for _, el := range a[0].([]any) {
 		if equal(el, a[1], 0) == true {
 			return true
 		}
@@ -308,31 +514,21 @@ func fnListContains(_ *evaluator, a []any) any {
 	return false
 }
 
-// items returns the list argument of sum/min/max: a single list, or the
-// arguments themselves.
-func items(a []any) ([]any, bool) {
-	if len(a) == 1 {
-		l, ok := a[0].([]any)
-		return l, ok
-	}
-	return a, true
-}
-
-func fnSum(_ *evaluator, a []any) any {
-	l, ok := items(a)
-	if !ok || len(l) == 0 {
+func fnSum(ev *evaluator, a []any) any {
+	l := a[0].([]any)
+	if len(l) == 0 {
 		return nil
 	}
 	sum := new(apd.Decimal)
 	for _, el := range l {
 		d, ok := norm(el).(*apd.Decimal)
 		if !ok {
-			return nil
+			return ev.errorf("sum: the list holds a %s", typeName(norm(el)))
 		}
 		next := new(apd.Decimal)
 		cond, err := decCtx.Add(next, sum, d)
 		if decResult(next, cond, err) == nil {
-			return nil
+			return ev.errorf("sum: out of range")
 		}
 		sum = next
 	}
@@ -341,9 +537,8 @@ func fnSum(_ *evaluator, a []any) any {
 
 // extreme returns the minimum (sign -1) or maximum (sign 1) of
 // comparable values.
-func extreme(a []any, sign int) any {
-	l, ok := items(a)
-	if !ok || len(l) == 0 {
+func (ev *evaluator) extreme(name string, l []any, sign int) any {
+	if len(l) == 0 {
 		return nil
 	}
 	best := norm(l[0])
@@ -351,19 +546,19 @@ func extreme(a []any, sign int) any {
 		el = norm(el)
 		c, ok := compare(el, best)
 		if !ok {
-			return nil
+			return ev.errorf("%s: cannot compare a %s with a %s", name, typeName(el), typeName(best))
 		}
 		if c*sign > 0 {
 			best = el
 		}
 	}
 	if _, ok := compare(best, best); !ok {
-		return nil
+		return ev.errorf("%s: a %s has no order", name, typeName(best))
 	}
 	return best
 }
 
-func fnAbs(_ *evaluator, a []any) any {
+func fnAbs(ev *evaluator, a []any) any {
 	switch x := a[0].(type) {
 	case *apd.Decimal:
 		return new(apd.Decimal).Abs(x)
@@ -378,27 +573,22 @@ func fnAbs(_ *evaluator, a []any) any {
 		}
 		return x
 	}
-	return nil
+	return ev.errorf("abs: n must be a number or a duration, not a %s", typeName(a[0]))
 }
 
-// roundFn builds floor(n[, scale]), ceiling(n[, scale]) and
-// decimal(n, scale): round n to scale digits after the point.
-func roundFn(mode apd.Rounder, scaleRequired bool) func(*evaluator, []any) any {
+// roundFn builds floor(n[, scale]), ceiling(n[, scale]), decimal(n,
+// scale) and the round functions: round n to scale digits after the
+// point (a scale with a fraction counts by its integer part).
+func roundFn(name string, mode apd.Rounder) func(*evaluator, []any) any {
 	ctx := decCtx
 	ctx.Rounding = mode
-	return func(_ *evaluator, a []any) any {
-		d, ok := a[0].(*apd.Decimal)
-		if !ok {
-			return nil
-		}
+	return func(ev *evaluator, a []any) any {
+		d := a[0].(*apd.Decimal)
 		scale := 0
 		if len(a) > 1 {
-			if a[1] == nil && !scaleRequired {
-				return nil
-			}
-			s, ok := intArg(a[1])
+			s, ok := truncArg(a[1])
 			if !ok || s < -6111 || s > 6176 {
-				return nil
+				return ev.errorf("%s: scale %s is outside -6111..6176", name, numText(a[1].(*apd.Decimal)))
 			}
 			scale = s
 		}
@@ -407,22 +597,24 @@ func roundFn(mode apd.Rounder, scaleRequired bool) func(*evaluator, []any) any {
 		}
 		z := new(apd.Decimal)
 		cond, err := ctx.Quantize(z, d, int32(-scale))
-		return decResult(z, cond, err)
+		if r := decResult(z, cond, err); r != nil {
+			return r
+		}
+		return ev.errorf("%s: the result is out of range", name)
 	}
 }
 
 // fnModulo is modulo(dividend, divisor): the remainder with the sign of
 // the divisor, dividend - divisor*floor(dividend/divisor).
-func fnModulo(_ *evaluator, a []any) any {
-	x, ok1 := a[0].(*apd.Decimal)
-	y, ok2 := a[1].(*apd.Decimal)
-	if !ok1 || !ok2 || y.IsZero() {
-		return nil
+func fnModulo(ev *evaluator, a []any) any {
+	x, y := a[0].(*apd.Decimal), a[1].(*apd.Decimal)
+	if y.IsZero() {
+		return ev.errorf("modulo: division by zero")
 	}
 	r := new(apd.Decimal)
 	cond, err := decCtx.Rem(r, x, y)
 	if decResult(r, cond, err) == nil {
-		return nil
+		return ev.errorf("modulo: out of range")
 	}
 	if !r.IsZero() && r.Negative != y.Negative {
 		z := new(apd.Decimal)

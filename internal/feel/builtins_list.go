@@ -10,29 +10,32 @@ import (
 // shape, so elements are normalised as they are read.
 
 func init() {
-	register("sublist", "list, start position, length", 2, 3, fnSublist)
-	register("append", "list, item", 1, -1, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		if !ok || !ev.tick(len(l)+len(a)) {
+	register("sublist", "list:list, start position:number, [length:number]", fnSublist)
+	register("append", "list:list, item...", func(ev *evaluator, a []any) any {
+		l := a[0].([]any)
+		if !ev.tick(len(l) + len(a)) {
 			return nil
 		}
 		return append(normList(l), a[1:]...)
 	})
-	register("concatenate", "list", 0, -1, func(ev *evaluator, a []any) any {
+	register("concatenate", "list:list...", func(ev *evaluator, a []any) any {
 		out := []any{}
 		for _, x := range a {
-			l, ok := x.([]any)
-			if !ok || !ev.tick(len(l)) {
+			l := x.([]any)
+			if !ev.tick(len(l)) {
 				return nil
 			}
 			out = append(out, normList(l)...)
 		}
 		return out
 	})
-	register("insert before", "list, position, newItem", 3, 3, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		i, ok2 := position(a[1], len(l))
-		if !ok || !ok2 || !ev.tick(len(l)) {
+	register("insert before", "list:list, position:number, newItem", func(ev *evaluator, a []any) any {
+		l := a[0].([]any)
+		i, ok := position(a[1], len(l))
+		if !ok {
+			return ev.errorf("insert before: position %s is outside a list of %d", numText(a[1].(*apd.Decimal)), len(l))
+		}
+		if !ev.tick(len(l)) {
 			return nil
 		}
 		out := make([]any, 0, len(l)+1)
@@ -40,19 +43,21 @@ func init() {
 		out = append(out, a[2])
 		return append(out, normList(l[i:])...)
 	})
-	register("remove", "list, position", 2, 2, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		i, ok2 := position(a[1], len(l))
-		if !ok || !ok2 || !ev.tick(len(l)) {
+	register("remove", "list:list, position:number", func(ev *evaluator, a []any) any {
+		l := a[0].([]any)
+		i, ok := position(a[1], len(l))
+		if !ok {
+			return ev.errorf("remove: position %s is outside a list of %d", numText(a[1].(*apd.Decimal)), len(l))
+		}
+		if !ev.tick(len(l)) {
 			return nil
 		}
-		out := append(normList(l[:i]), normList(l[i+1:])...)
-		return out
+		return append(normList(l[:i]), normList(l[i+1:])...)
 	})
-	register("list replace", "list, position, newItem|list, match, newItem", 3, 3, fnListReplace)
-	register("reverse", "list", 1, 1, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		if !ok || !ev.tick(len(l)) {
+	register("list replace", "list:list, position:any, newItem|list:list, match:function, newItem", fnListReplace)
+	register("reverse", "list:list", func(ev *evaluator, a []any) any {
+		l := a[0].([]any)
+		if !ev.tick(len(l)) {
 			return nil
 		}
 		out := make([]any, len(l))
@@ -61,9 +66,9 @@ func init() {
 		}
 		return out
 	})
-	register("index of", "list, match", 2, 2, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		if !ok || !ev.tick(len(l)) {
+	register("index of", "list:list, match", func(ev *evaluator, a []any) any {
+		l := a[0].([]any)
+		if !ev.tick(len(l)) {
 			return nil
 		}
 		out := []any{}
@@ -74,43 +79,29 @@ func init() {
 		}
 		return out
 	})
-	register("union", "list", 0, -1, func(ev *evaluator, a []any) any {
+	register("union", "list:list...", func(ev *evaluator, a []any) any {
 		var all []any
 		for _, x := range a {
-			l, ok := x.([]any)
-			if !ok {
-				return nil
-			}
-			all = append(all, l...)
+			all = append(all, x.([]any)...)
 		}
 		return ev.distinct(all)
 	})
-	register("distinct values", "list", 1, 1, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		if !ok {
-			return nil
-		}
-		return ev.distinct(l)
-	})
-	register("flatten", "list", 1, 1, func(ev *evaluator, a []any) any {
-		l, ok := a[0].([]any)
-		if !ok {
-			return nil
-		}
+	register("distinct values", "list:list", func(ev *evaluator, a []any) any { return ev.distinct(a[0].([]any)) })
+	register("flatten", "list:list", func(ev *evaluator, a []any) any {
 		out := []any{}
-		if !ev.flatten(&out, l, 0) {
+		if !ev.flatten(&out, a[0].([]any), 0) {
 			return nil
 		}
 		return out
 	})
-	register("product", "list", 1, -1, fnProduct)
-	register("mean", "list", 1, -1, fnMean)
-	register("median", "list", 1, -1, fnMedian)
-	register("stddev", "list", 1, -1, fnStddev)
-	register("mode", "list", 1, -1, fnMode)
-	register("all", "list", 1, -1, func(_ *evaluator, a []any) any { return allAny(a, true) })
-	register("any", "list", 1, -1, func(_ *evaluator, a []any) any { return allAny(a, false) })
-	register("sort", "list, precedes", 1, 2, fnSort)
+	registerList("product", fnProduct)
+	registerList("mean", fnMean)
+	registerList("median", fnMedian)
+	registerList("stddev", fnStddev)
+	registerList("mode", fnMode)
+	registerList("all", func(ev *evaluator, a []any) any { return ev.allAny("all", a[0].([]any), true) })
+	registerList("any", func(ev *evaluator, a []any) any { return ev.allAny("any", a[0].([]any), false) })
+	register("sort", "list:list, [precedes:function]", fnSort)
 }
 
 // normList copies l with its elements normalised.
@@ -123,9 +114,9 @@ func normList(l []any) []any {
 }
 
 // position converts a 1-based (negative: from the end) position in a
-// list of n elements to a 0-based index.
+// list of n elements to a 0-based index; a fraction is dropped.
 func position(v any, n int) (int, bool) {
-	p, ok := intArg(v)
+	p, ok := truncArg(v)
 	switch {
 	case !ok || p == 0:
 		return 0, false
@@ -138,16 +129,19 @@ func position(v any, n int) (int, bool) {
 }
 
 func fnSublist(ev *evaluator, a []any) any {
-	l, ok := a[0].([]any)
-	i, ok2 := position(a[1], len(l))
-	if !ok || !ok2 || !ev.tick(len(l)) {
+	l := a[0].([]any)
+	i, ok := position(a[1], len(l))
+	if !ok {
+		return ev.errorf("sublist: start position %s is outside a list of %d", numText(a[1].(*apd.Decimal)), len(l))
+	}
+	if !ev.tick(len(l)) {
 		return nil
 	}
 	end := len(l)
 	if len(a) > 2 {
-		n, ok := intArg(a[2])
+		n, ok := truncArg(a[2])
 		if !ok || n < 0 || i+n > len(l) {
-			return nil
+			return ev.errorf("sublist: length %s goes past the end of the list", numText(a[2].(*apd.Decimal)))
 		}
 		end = i + n
 	}
@@ -155,22 +149,32 @@ func fnSublist(ev *evaluator, a []any) any {
 }
 
 func fnListReplace(ev *evaluator, a []any) any {
-	l, ok := a[0].([]any)
-	if !ok || !ev.tick(len(l)) {
+	l := a[0].([]any)
+	if !ev.tick(len(l)) {
 		return nil
 	}
 	out := normList(l)
 	if f, ok := a[1].(Function); ok {
+		if n := len(f.Params()); n != 2 {
+			return ev.errorf("list replace: the match function must take 2 parameters, not %d", n)
+		}
 		for i, el := range out {
-			if ev.call(f, []any{el, a[2]}, nil) == true {
+			switch ev.call(f, []any{el, a[2]}, nil) {
+			case true:
 				out[i] = a[2]
+			case false:
+			default:
+				return ev.errorf("list replace: the match function did not return a boolean")
 			}
 		}
 		return out
 	}
+	if _, ok := a[1].(*apd.Decimal); !ok {
+		return ev.errorf("list replace: position must be a number or a function, not a %s", typeName(a[1]))
+	}
 	i, ok := position(a[1], len(l))
 	if !ok {
-		return nil
+		return ev.errorf("list replace: position %s is outside a list of %d", numText(a[1].(*apd.Decimal)), len(l))
 	}
 	out[i] = a[2]
 	return out
@@ -245,16 +249,15 @@ func (ev *evaluator) flatten(out *[]any, l []any, depth int) bool {
 	return true
 }
 
-// numbers returns the numbers of a list argument (or of the arguments).
-func numbers(a []any) ([]*apd.Decimal, bool) {
-	l, ok := items(a)
-	if !ok {
-		return nil, false
-	}
+// numbers returns the elements of a list argument as numbers, recording
+// an error for any other element.
+func (ev *evaluator) numbers(name string, a []any) ([]*apd.Decimal, bool) {
+	l := a[0].([]any)
 	out := make([]*apd.Decimal, len(l))
 	for i, el := range l {
 		d, ok := norm(el).(*apd.Decimal)
 		if !ok {
+			ev.errorf("%s: the list holds a %s, not only numbers", name, typeName(norm(el)))
 			return nil, false
 		}
 		out[i] = d
@@ -262,17 +265,20 @@ func numbers(a []any) ([]*apd.Decimal, bool) {
 	return out, true
 }
 
-func fnProduct(_ *evaluator, a []any) any {
-	ns, ok := numbers(a)
-	if !ok || len(ns) == 0 {
+func fnProduct(ev *evaluator, a []any) any {
+	ns, ok := ev.numbers("product", a)
+	if !ok {
 		return nil
+	}
+	if len(ns) == 0 {
+		return ev.errorf("product: the list is empty")
 	}
 	p := apd.New(1, 0)
 	for _, d := range ns {
 		z := new(apd.Decimal)
 		cond, err := decCtx.Mul(z, p, d)
 		if decResult(z, cond, err) == nil {
-			return nil
+			return ev.errorf("product: out of range")
 		}
 		p = z
 	}
@@ -292,14 +298,14 @@ func sumOf(ns []*apd.Decimal) *apd.Decimal {
 	return s
 }
 
-func fnMean(_ *evaluator, a []any) any {
-	ns, ok := numbers(a)
+func fnMean(ev *evaluator, a []any) any {
+	ns, ok := ev.numbers("mean", a)
 	if !ok || len(ns) == 0 {
 		return nil
 	}
 	s := sumOf(ns)
 	if s == nil {
-		return nil
+		return ev.errorf("mean: out of range")
 	}
 	z := new(apd.Decimal)
 	cond, err := decCtx.Quo(z, s, intDec(len(ns)))
@@ -312,8 +318,8 @@ func sortedNumbers(ns []*apd.Decimal) []*apd.Decimal {
 	return s
 }
 
-func fnMedian(_ *evaluator, a []any) any {
-	ns, ok := numbers(a)
+func fnMedian(ev *evaluator, a []any) any {
+	ns, ok := ev.numbers("median", a)
 	if !ok || len(ns) == 0 {
 		return nil
 	}
@@ -330,13 +336,15 @@ func fnMedian(_ *evaluator, a []any) any {
 }
 
 // fnStddev is the sample standard deviation.
-func fnStddev(_ *evaluator, a []any) any {
-	ns, ok := numbers(a)
-	if !ok || len(ns) < 2 {
+func fnStddev(ev *evaluator, a []any) any {
+	ns, ok := ev.numbers("stddev", a)
+	if !ok {
 		return nil
 	}
-	mean := fnMean(nil, []any{toAnyList(ns)})
-	m, ok := mean.(*apd.Decimal)
+	if len(ns) < 2 {
+		return ev.errorf("stddev: needs at least two numbers, got %d", len(ns))
+	}
+	m, ok := fnMean(ev, []any{toAnyList(ns)}).(*apd.Decimal)
 	if !ok {
 		return nil
 	}
@@ -365,7 +373,7 @@ func toAnyList(ns []*apd.Decimal) []any {
 
 // fnMode returns the most frequent numbers, ascending.
 func fnMode(ev *evaluator, a []any) any {
-	ns, ok := numbers(a)
+	ns, ok := ev.numbers("mode", a)
 	if !ok || !ev.tick(len(ns)) {
 		return nil
 	}
@@ -391,24 +399,22 @@ func fnMode(ev *evaluator, a []any) any {
 	return out
 }
 
-// allAny implements all() (conj) and any() over booleans; a non-boolean
-// makes the result null unless a deciding value is found.
-func allAny(a []any, conj bool) any {
-	l, ok := items(a)
-	if !ok {
-		if b, isBool := a[0].(bool); isBool && len(a) == 1 {
-			return b
-		}
-		return nil
-	}
+// allAny implements all() (conj) and any() over booleans: a null element
+// makes the result null unless a deciding value is found, any other
+// element is an error.
+func (ev *evaluator) allAny(name string, l []any, conj bool) any {
 	var res any = conj
 	for _, el := range l {
 		switch el = norm(el); el {
 		case !conj:
-			return !conj
+			res = !conj
 		case conj:
+		case nil:
+			if res == conj {
+				res = nil
+			}
 		default:
-			res = nil
+			return ev.errorf("%s: the list holds a %s, not only booleans", name, typeName(el))
 		}
 	}
 	return res
@@ -416,18 +422,12 @@ func allAny(a []any, conj bool) any {
 
 // fnSort sorts with precedes(a, b) (or ascending by < without it). A
 // comparison that is not a boolean, or elements that cannot be ordered,
-// make the result null.
+// make the result null with an error.
 func fnSort(ev *evaluator, a []any) any {
-	l, ok := a[0].([]any)
-	if !ok {
-		return nil
-	}
-	out := normList(l)
+	out := normList(a[0].([]any))
 	var f Function
 	if len(a) > 1 && a[1] != nil {
-		if f, ok = a[1].(Function); !ok {
-			return nil
-		}
+		f = a[1].(Function)
 	}
 	bad := false
 	sort.SliceStable(out, func(i, j int) bool {
@@ -449,7 +449,10 @@ func fnSort(ev *evaluator, a []any) any {
 		return r
 	})
 	if bad {
-		return nil
+		if ev.err != nil {
+			return nil
+		}
+		return ev.errorf("sort: the elements cannot be ordered")
 	}
 	return out
 }

@@ -9,31 +9,34 @@ import "strings"
 // that cannot be compared make the result null.
 
 func init() {
-	pp := "point1, point2|point, range|range, point|range1, range2"
-	register("before", pp, 2, 2, rangeFn(before))
-	register("after", pp, 2, 2, rangeFn(func(c *rcmp, a, b *Range) bool { return before(c, b, a) }))
-	register("meets", "range1, range2", 2, 2, rangesOnly(func(c *rcmp, a, b *Range) bool {
+	pp := "point1:any, point2:any|point:any, range:range|range:range, point:any|range1:range, range2:range"
+	register("before", pp, rangeFn("before", before))
+	register("after", pp, rangeFn("after", func(c *rcmp, a, b *Range) bool { return before(c, b, a) }))
+	rr := "range1:range, range2:range"
+	register("meets", rr, rangeFn("meets", func(c *rcmp, a, b *Range) bool {
 		return a.hiClosed && b.loClosed && c.eq(a.hi, b.lo)
 	}))
-	register("met by", "range1, range2", 2, 2, rangesOnly(func(c *rcmp, a, b *Range) bool {
+	register("met by", rr, rangeFn("met by", func(c *rcmp, a, b *Range) bool {
 		return a.loClosed && b.hiClosed && c.eq(a.lo, b.hi)
 	}))
-	register("overlaps", "range1, range2", 2, 2, rangesOnly(func(c *rcmp, a, b *Range) bool {
+	register("overlaps", rr, rangeFn("overlaps", func(c *rcmp, a, b *Range) bool {
 		return (c.gt(a.hi, b.lo) || (c.eq(a.hi, b.lo) && a.hiClosed && b.loClosed)) &&
 			(c.lt(a.lo, b.hi) || (c.eq(a.lo, b.hi) && a.loClosed && b.hiClosed))
 	}))
-	register("overlaps before", "range1, range2", 2, 2, rangesOnly(overlapsBefore))
-	register("overlaps after", "range1, range2", 2, 2, rangesOnly(func(c *rcmp, a, b *Range) bool { return overlapsBefore(c, b, a) }))
-	register("finishes", "point, range|range1, range2", 2, 2, rangeFn(finishes))
-	register("finished by", "range, point|range1, range2", 2, 2, rangeFn(func(c *rcmp, a, b *Range) bool { return finishes(c, b, a) }))
-	register("includes", "range, point|range1, range2", 2, 2, rangeFn(includes))
-	register("during", "point, range|range1, range2", 2, 2, rangeFn(func(c *rcmp, a, b *Range) bool { return includes(c, b, a) }))
-	register("starts", "point, range|range1, range2", 2, 2, rangeFn(starts))
-	register("started by", "range, point|range1, range2", 2, 2, rangeFn(func(c *rcmp, a, b *Range) bool { return starts(c, b, a) }))
-	register("coincides", pp, 2, 2, rangeFn(func(c *rcmp, a, b *Range) bool {
+	register("overlaps before", rr, rangeFn("overlaps before", overlapsBefore))
+	register("overlaps after", rr, rangeFn("overlaps after", func(c *rcmp, a, b *Range) bool { return overlapsBefore(c, b, a) }))
+	pr := "point:any, range:range|range1:range, range2:range"
+	rp := "range:range, point:any|range1:range, range2:range"
+	register("finishes", pr, rangeFn("finishes", finishes))
+	register("finished by", rp, rangeFn("finished by", func(c *rcmp, a, b *Range) bool { return finishes(c, b, a) }))
+	register("includes", rp, rangeFn("includes", includes))
+	register("during", pr, rangeFn("during", func(c *rcmp, a, b *Range) bool { return includes(c, b, a) }))
+	register("starts", pr, rangeFn("starts", starts))
+	register("started by", rp, rangeFn("started by", func(c *rcmp, a, b *Range) bool { return starts(c, b, a) }))
+	register("coincides", pp, rangeFn("coincides", func(c *rcmp, a, b *Range) bool {
 		return c.eq(a.lo, b.lo) && c.eq(a.hi, b.hi) && a.loClosed == b.loClosed && a.hiClosed == b.hiClosed
 	}))
-	register("range", "from", 1, 1, fnRange)
+	register("range", "from:string", fnRange)
 }
 
 // rcmp compares endpoints and remembers a failed comparison.
@@ -68,31 +71,19 @@ func asRange(v any) (*Range, bool) {
 	return &Range{lo: v, hi: v, loClosed: true, hiClosed: true}, true
 }
 
-func rangeFn(f func(c *rcmp, a, b *Range) bool) func(*evaluator, []any) any {
-	return func(_ *evaluator, args []any) any {
+func rangeFn(name string, f func(c *rcmp, a, b *Range) bool) func(*evaluator, []any) any {
+	return func(ev *evaluator, args []any) any {
 		a, ok1 := asRange(args[0])
 		b, ok2 := asRange(args[1])
-		if !ok1 || !ok2 {
-			return nil
+		if !ok1 || !ok2 || a.not || b.not {
+			return ev.errorf("%s: the arguments must be ranges or points, not a %s and a %s", name, typeName(args[0]), typeName(args[1]))
 		}
 		c := &rcmp{}
 		r := f(c, a, b)
 		if c.bad {
-			return nil
+			return ev.errorf("%s: cannot compare the endpoints of a %s and a %s", name, typeName(args[0]), typeName(args[1]))
 		}
 		return r
-	}
-}
-
-func rangesOnly(f func(c *rcmp, a, b *Range) bool) func(*evaluator, []any) any {
-	g := rangeFn(f)
-	return func(ev *evaluator, args []any) any {
-		_, ok1 := args[0].(*Range)
-		_, ok2 := args[1].(*Range)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		return g(ev, args)
 	}
 }
 
@@ -133,44 +124,49 @@ func starts(c *rcmp, a, b *Range) bool {
 		(c.lt(a.hi, b.hi) || (c.eq(a.hi, b.hi) && (!a.hiClosed || b.hiClosed)))
 }
 
-// fnRange parses a range literal such as "[1..10)" or a comparison such
-// as ">= 5" (a half-open range) from a string.
+// fnRange parses a range literal such as "[1..10]", "(1..10)" or
+// "]1..10[" from a string. Its endpoints must be literals: numbers,
+// strings, @"…" temporal literals, or date, time, date and time and
+// duration of a string literal; they must be of one type and in order.
 func fnRange(ev *evaluator, a []any) any {
-	s, ok := a[0].(string)
-	if !ok || len(s) > 1024 {
-		return nil
+	s := strings.TrimSpace(a[0].(string))
+	bad := func() any { return ev.errorf("range: %q is not a range literal", a[0]) }
+	if s == "" || len(s) > 1024 {
+		return bad()
 	}
-	s = strings.TrimSpace(s)
 	p, err := newParserFor(s, Options{})
 	if err != nil {
-		return nil
+		return bad()
 	}
-	var n node
-	if t := p.peek(); isCmpOp(t) && t.text != "!=" {
-		n, err = p.unaryTest(false)
-	} else {
-		n, err = p.primary()
-	}
+	n, err := p.primary()
 	if err != nil || p.peek().kind != tokEOF {
-		return nil
+		return bad()
 	}
-	sub := &evaluator{now: ev.now}
+	r, ok := n.(rangeNode)
+	if !ok || !rangeEndpoint(r.lo) || !rangeEndpoint(r.hi) {
+		return bad()
+	}
+	sub := &evaluator{now: ev.now, quiet: true}
+	v := sub.eval(r, nil)
+	if v == nil {
+		return bad()
+	}
+	return v
+}
+
+// rangeEndpoint accepts the endpoint forms range() allows.
+func rangeEndpoint(n node) bool {
 	switch x := n.(type) {
-	case rangeNode:
-		return sub.eval(x, nil)
-	case testCmpNode:
-		v := sub.eval(x.x, nil)
-		if v == nil {
-			return nil
-		}
-		switch x.op {
-		case "<", "<=":
-			return &Range{hi: v, hiClosed: x.op == "<="}
-		case ">", ">=":
-			return &Range{lo: v, loClosed: x.op == ">="}
-		case "=":
-			return &Range{lo: v, hi: v, loClosed: true, hiClosed: true}
+	case litNode:
+		return true
+	case callNode:
+		switch x.fn.name {
+		case "date", "time", "date and time", "duration":
+			if len(x.args) == 1 {
+				_, ok := x.args[0].(litNode)
+				return ok
+			}
 		}
 	}
-	return nil
+	return false
 }

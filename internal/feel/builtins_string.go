@@ -3,161 +3,90 @@ package feel
 import (
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // String functions beyond the core ones in builtins.go. Patterns are XML
-// Schema / XPath regular expressions, run by Go's RE2 engine (linear
-// time); the flags s, m, i, x and q are supported.
+// Schema / XPath regular expressions (see regex.go).
 
 func init() {
-	register("substring before", "string, match", 2, 2, func(_ *evaluator, a []any) any {
-		s, ok1 := a[0].(string)
-		m, ok2 := a[1].(string)
-		if !ok1 || !ok2 {
-			return nil
-		}
+	register("substring before", "string:string, match:string", func(_ *evaluator, a []any) any {
+		s, m := a[0].(string), a[1].(string)
 		if i := strings.Index(s, m); i >= 0 {
 			return s[:i]
 		}
 		return ""
 	})
-	register("substring after", "string, match", 2, 2, func(_ *evaluator, a []any) any {
-		s, ok1 := a[0].(string)
-		m, ok2 := a[1].(string)
-		if !ok1 || !ok2 {
-			return nil
-		}
+	register("substring after", "string:string, match:string", func(_ *evaluator, a []any) any {
+		s, m := a[0].(string), a[1].(string)
 		if i := strings.Index(s, m); i >= 0 {
 			return s[i+len(m):]
 		}
 		return ""
 	})
-	register("matches", "input, pattern, flags", 2, 3, func(_ *evaluator, a []any) any {
-		s, ok := a[0].(string)
-		re := regexArg(a[1:])
-		if !ok || re == nil {
+	register("matches", "input:string, pattern:string, [flags:string?]", func(ev *evaluator, a []any) any {
+		re := ev.regexArg("matches", a[1:])
+		if re == nil {
 			return nil
 		}
-		return re.MatchString(s)
+		return re.MatchString(a[0].(string))
 	})
-	register("replace", "input, pattern, replacement, flags", 3, 4, fnReplace)
-	register("split", "string, delimiter", 2, 2, func(_ *evaluator, a []any) any {
-		s, ok := a[0].(string)
-		re := regexArg(a[1:2])
-		if !ok || re == nil || re.MatchString("") {
+	register("replace", "input:string, pattern:string, replacement:string, [flags:string?]", fnReplace)
+	register("split", "string:string, delimiter:string", func(ev *evaluator, a []any) any {
+		re := ev.regexArg("split", a[1:2])
+		if re == nil {
 			return nil
 		}
-		parts := re.Split(s, -1)
+		if re.MatchString("") {
+			return ev.errorf("split: the delimiter %q matches the empty string", a[1])
+		}
+		parts := re.Split(a[0].(string), -1)
 		out := make([]any, len(parts))
 		for i, p := range parts {
 			out[i] = p
 		}
 		return out
 	})
-	register("string join", "list, delimiter", 1, 2, fnStringJoin)
+	register("string join", "list:list, [delimiter:string?]", fnStringJoin)
 }
 
-// regexArg compiles pattern a[0] with the optional flags a[1]; nil when
-// either is invalid.
-func regexArg(a []any) *regexp.Regexp {
-	pat, ok := a[0].(string)
-	if !ok {
-		return nil
-	}
+// regexArg compiles pattern a[0] with the optional flags a[1], recording
+// an error when either is invalid.
+func (ev *evaluator) regexArg(name string, a []any) *regexp.Regexp {
+	pat := a[0].(string)
 	flags := ""
 	if len(a) > 1 && a[1] != nil {
-		if flags, ok = a[1].(string); !ok {
-			return nil
-		}
+		flags = a[1].(string)
 	}
-	return compileRegex(pat, flags)
-}
-
-var (
-	regexCache   sync.Map // pattern "\x00" flags → *regexp.Regexp
-	regexCacheMu sync.Mutex
-	regexCount   int
-)
-
-// compileRegex translates an XPath pattern and flags to Go syntax.
-func compileRegex(pat, flags string) *regexp.Regexp {
-	if len(pat) > 4096 {
-		return nil
-	}
-	key := pat + "\x00" + flags
-	if v, ok := regexCache.Load(key); ok {
-		return v.(*regexp.Regexp)
-	}
-	prefix := ""
-	for _, f := range flags {
-		switch f {
-		case 's', 'm', 'i':
-			if !strings.ContainsRune(prefix, f) {
-				prefix += string(f)
-			}
-		case 'x':
-			pat = stripRegexSpace(pat)
-		case 'q':
-			pat = regexp.QuoteMeta(pat)
-		default:
-			return nil
-		}
-	}
-	if prefix != "" {
-		pat = "(?" + prefix + ")" + pat
-	}
-	re, err := regexp.Compile(pat)
+	re, err := compileRegex(pat, flags)
 	if err != nil {
+		ev.errorf("%s: invalid regular expression %q: %v", name, pat, err)
 		return nil
 	}
-	regexCacheMu.Lock()
-	if regexCount < 512 {
-		regexCount++
-		regexCache.Store(key, re)
-	}
-	regexCacheMu.Unlock()
 	return re
 }
 
-// stripRegexSpace removes white space outside character classes (flag x).
-func stripRegexSpace(p string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			b.WriteByte(c)
-			i++
-			b.WriteByte(p[i])
-			continue
-		case c == '[':
-			inClass = true
-		case c == ']':
-			inClass = false
-		case !inClass && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
 func fnReplace(ev *evaluator, a []any) any {
-	s, ok1 := a[0].(string)
-	repl, ok2 := a[2].(string)
+	s, repl := a[0].(string), a[2].(string)
 	args := []any{a[1]}
 	if len(a) > 3 {
 		args = append(args, a[3])
 	}
-	re := regexArg(args)
-	if !ok1 || !ok2 || re == nil || re.MatchString("") {
+	re := ev.regexArg("replace", args)
+	if re == nil {
 		return nil
 	}
-	tmpl, ok := xpathReplacement(repl, re.NumSubexp())
-	if !ok {
-		return nil
+	if re.MatchString("") {
+		return ev.errorf("replace: the pattern %q matches the empty string", a[1])
+	}
+	literal := len(a) > 3 && a[3] != nil && strings.ContainsRune(a[3].(string), 'q')
+	var tmpl string
+	if literal {
+		tmpl = strings.ReplaceAll(repl, "$", "$$")
+	} else {
+		var ok bool
+		if tmpl, ok = xpathReplacement(repl, re.NumSubexp()); !ok {
+			return ev.errorf("replace: invalid replacement %q", repl)
+		}
 	}
 	if int64(len(s))*int64(len(tmpl)+1) > 64<<20 {
 		return ev.fail(errStringTooLong)
@@ -211,15 +140,10 @@ func xpathReplacement(r string, groups int) (string, bool) {
 func itoa(n int) string { return intDec(n).String() }
 
 func fnStringJoin(ev *evaluator, a []any) any {
-	l, ok := a[0].([]any)
-	if !ok {
-		return nil
-	}
+	l := a[0].([]any)
 	sep := ""
 	if len(a) > 1 && a[1] != nil {
-		if sep, ok = a[1].(string); !ok {
-			return nil
-		}
+		sep = a[1].(string)
 	}
 	var b strings.Builder
 	first := true
@@ -230,7 +154,7 @@ func fnStringJoin(ev *evaluator, a []any) any {
 		}
 		s, ok := el.(string)
 		if !ok {
-			return nil
+			return ev.errorf("string join: the list holds a %s, not only strings", typeName(el))
 		}
 		if !first {
 			b.WriteString(sep)

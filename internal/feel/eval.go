@@ -18,6 +18,9 @@ const (
 	maxSteps = 1 << 20
 	// maxCallDepth bounds nested calls of user-defined functions.
 	maxCallDepth = 256
+	// maxErrors bounds the runtime errors one evaluation records; later
+	// ones are counted but not kept.
+	maxErrors = 32
 )
 
 var (
@@ -38,35 +41,45 @@ type env struct {
 }
 
 func (e *env) lookup(name string) any {
+	v, _ := e.find(name)
+	return v
+}
+
+// find looks name up; ok is false when nothing binds it.
+func (e *env) find(name string) (any, bool) {
 	for ; e != nil; e = e.parent {
 		switch {
 		case e.vars != nil:
 			if v, ok := e.vars[name]; ok {
-				return norm(v)
+				return norm(v), true
 			}
 		case e.name != "":
 			if e.name == name {
-				return e.val
+				return e.val, true
 			}
 		case e.root != nil:
 			if v, ok := e.root.Lookup(name); ok {
-				return norm(v)
+				return norm(v), true
 			}
 		}
 	}
-	return nil
+	return nil, false
 }
 
 func (e *env) with(name string, v any) *env { return &env{name: name, val: v, parent: e} }
 
 // evaluator holds the state of one Eval call. FEEL reports most problems
-// as null; err records the few that abort evaluation (resource limits,
-// errors of external functions).
+// as null with a message: errs collects those messages (the runtime
+// errors of EvalErrors). err records the few problems that abort
+// evaluation (resource limits, errors of external functions).
 type evaluator struct {
-	err   error
-	now   func() time.Time
-	steps int
-	calls int
+	err     error
+	errs    []RuntimeError
+	dropped int  // runtime errors beyond maxErrors
+	quiet   bool // record no runtime errors (Eval, EvalValue, Match)
+	now     func() time.Time
+	steps   int
+	calls   int
 }
 
 func (ev *evaluator) fail(err error) any {
@@ -74,6 +87,29 @@ func (ev *evaluator) fail(err error) any {
 		ev.err = err
 	}
 	return nil
+}
+
+// errorf records a runtime error and returns null: the operation it
+// describes had operands FEEL does not define it for.
+func (ev *evaluator) errorf(format string, args ...any) any {
+	if ev.quiet {
+		return nil
+	}
+	if len(ev.errs) >= maxErrors {
+		ev.dropped++
+		return nil
+	}
+	ev.errs = append(ev.errs, RuntimeError{Msg: fmt.Sprintf(format, args...)})
+	return nil
+}
+
+// errors returns the recorded runtime errors, with a last one counting
+// those that were not kept.
+func (ev *evaluator) runtimeErrors() []RuntimeError {
+	if ev.dropped > 0 {
+		return append(ev.errs, RuntimeError{Msg: fmt.Sprintf("and %d more errors", ev.dropped)})
+	}
+	return ev.errs
 }
 
 // tick spends n steps of the budget; false means the budget is gone.
@@ -120,7 +156,7 @@ func (ev *evaluator) eval(n node, e *env) any {
 	case nameNode:
 		return e.lookup(n.name)
 	case pathNode:
-		return path(ev.eval(n.x, e), n.name)
+		return ev.path(ev.eval(n.x, e), n.name)
 	case filterNode:
 		return ev.filter(n, e)
 	case negNode:
@@ -129,12 +165,15 @@ func (ev *evaluator) eval(n node, e *env) any {
 			return new(apd.Decimal).Neg(x)
 		case Duration, YearsMonths:
 			return negTemporal(x)
+		case nil:
+			return ev.errorf("cannot negate null")
+		default:
+			return ev.errorf("cannot negate a %s", typeName(x))
 		}
-		return nil
 	case arithNode:
 		return ev.arith(n.op, ev.eval(n.l, e), ev.eval(n.r, e))
 	case cmpNode:
-		return cmpOp(n.op, ev.eval(n.l, e), ev.eval(n.r, e))
+		return ev.cmp(n.op, ev.eval(n.l, e), ev.eval(n.r, e))
 	case logicNode:
 		return ev.logic(n, e)
 	case ifNode:
@@ -144,12 +183,13 @@ func (ev *evaluator) eval(n node, e *env) any {
 		return ev.eval(n.b, e)
 	case betweenNode:
 		x := ev.eval(n.x, e)
-		return and3(cmpOp(">=", x, ev.eval(n.lo, e)), cmpOp("<=", x, ev.eval(n.hi, e)))
+		lo, hi := ev.eval(n.lo, e), ev.eval(n.hi, e)
+		return and3(ev.cmp(">=", x, lo), ev.cmp("<=", x, hi))
 	case inNode:
 		return ev.anyTest(ev.eval(n.x, e), n.tests, e)
 	case testCmpNode:
-		// Only meaningful as a unary test; a bare one is null.
-		return nil
+		// A unary comparison read as a value is a range: (< 10) is (null..10).
+		return ev.cmpRange(n.op, ev.eval(n.x, e))
 	case listNode:
 		out := make([]any, len(n.elems))
 		for i, el := range n.elems {
@@ -157,19 +197,14 @@ func (ev *evaluator) eval(n node, e *env) any {
 		}
 		return out
 	case ctxNode:
-		m := make(map[string]any, len(n.keys))
-		inner := &env{vars: m, parent: e}
+		c := newCtx(len(n.keys))
+		inner := &env{vars: c.vals, parent: e}
 		for i, k := range n.keys {
-			m[k] = ev.eval(n.vals[i], inner)
+			c.set(k, ev.eval(n.vals[i], inner))
 		}
-		return m
+		return c
 	case rangeNode:
-		lo, hi := ev.eval(n.lo, e), ev.eval(n.hi, e)
-		// Both endpoints must be of one ordered type.
-		if _, ok := compare(lo, hi); !ok {
-			return nil
-		}
-		return &Range{lo: lo, hi: hi, loClosed: n.loClosed, hiClosed: n.hiClosed}
+		return ev.rangeLit(n, e)
 	case callNode:
 		args := make([]any, len(n.args))
 		for i, a := range n.args {
@@ -180,7 +215,7 @@ func (ev *evaluator) eval(n node, e *env) any {
 		if !ev.tick(argCost(args)) {
 			return nil
 		}
-		return n.fn.fn(ev, args)
+		return ev.callBuiltin(n.fn, args, n.sig)
 	case dynCallNode:
 		f := ev.eval(n.fn, e)
 		args := make([]any, len(n.args))
@@ -189,15 +224,78 @@ func (ev *evaluator) eval(n node, e *env) any {
 		}
 		return ev.call(f, args, n.names)
 	case funcNode:
-		return &lambda{params: n.params, body: n.body, env: e, now: ev.now}
+		return &lambda{params: n.params, types: n.types, body: n.body, env: e, now: ev.now}
 	case forNode:
 		return ev.forLoop(n, e)
 	case quantNode:
 		return ev.quantified(n, e)
 	case instNode:
-		return instanceOf(ev.eval(n.x, e), n.t)
+		return ev.instanceOf(ev.eval(n.x, e), n.t)
+	case errNode:
+		return ev.errorf("%s", n.msg)
 	}
 	return ev.fail(fmt.Errorf("feel: internal error: unknown node %T", n))
+}
+
+// rangeLit evaluates a range literal. A null endpoint on an open side is
+// unbounded ((null..10) is < 10); on a closed side it is an error, as are
+// endpoints of different or unordered types.
+func (ev *evaluator) rangeLit(n rangeNode, e *env) any {
+	lo, hi := ev.eval(n.lo, e), ev.eval(n.hi, e)
+	if (lo == nil && n.loClosed) || (hi == nil && n.hiClosed) {
+		return ev.errorf("a range cannot include a null endpoint")
+	}
+	if lo == nil && hi == nil {
+		return ev.errorf("a range needs at least one endpoint")
+	}
+	for _, v := range []any{lo, hi} {
+		if v != nil && !orderable(v) {
+			return ev.errorf("a range cannot have a %s endpoint", typeName(v))
+		}
+	}
+	if lo != nil && hi != nil {
+		c, ok := compare(lo, hi)
+		if !ok {
+			return ev.errorf("a range cannot go from a %s to a %s", typeName(lo), typeName(hi))
+		}
+		if c > 0 {
+			return ev.errorf("a range cannot start after its end")
+		}
+	}
+	return &Range{lo: lo, hi: hi, loClosed: n.loClosed, hiClosed: n.hiClosed}
+}
+
+// orderable reports whether v belongs to a type with an order: numbers,
+// strings and the temporal types.
+func orderable(v any) bool {
+	switch v.(type) {
+	case *apd.Decimal, string, Date, Time, DateTime, Duration, YearsMonths:
+		return true
+	}
+	return false
+}
+
+// cmpRange turns the unary comparison `op x` into the range it denotes:
+// < x is (null..x), <= x is (null..x], > x is (x..null), >= x is
+// [x..null), = x is [x..x] and != x the set of everything else.
+func (ev *evaluator) cmpRange(op string, x any) any {
+	if x == nil {
+		return ev.errorf("a range cannot compare with null")
+	}
+	if op != "=" && op != "!=" && !orderable(x) {
+		return ev.errorf("a range cannot have a %s endpoint", typeName(x))
+	}
+	switch op {
+	case "<", "<=":
+		return &Range{hi: x, hiClosed: op == "<="}
+	case ">", ">=":
+		return &Range{lo: x, loClosed: op == ">="}
+	case "=":
+		return &Range{lo: x, hi: x, loClosed: true, hiClosed: true}
+	case "!=":
+		return &Range{lo: x, hi: x, not: true}
+	}
+	return nil
 }
 
 // anyTest reports whether x passes any of tests (three-valued).
@@ -216,24 +314,25 @@ func (ev *evaluator) anyTest(x any, tests []node, e *env) any {
 func (ev *evaluator) test(x any, t node, e *env) any {
 	switch t := t.(type) {
 	case testCmpNode:
-		return cmpOp(t.op, x, ev.eval(t.x, e))
+		return ev.cmp(t.op, x, ev.eval(t.x, e))
 	case rangeNode:
 		r := ev.eval(t, e)
 		if r == nil {
-			return nil // endpoints of mismatched types
+			return nil // an invalid range, already reported
 		}
-		return matches(x, r)
+		return ev.matches(x, r)
 	}
-	return matches(x, ev.eval(t, e))
+	return ev.matches(x, ev.eval(t, e))
 }
 
 // matches applies a test value: a range by containment, a list by
 // membership (or equality, when x is itself a list), anything else by
-// equality.
-func matches(x, tv any) any {
+// equality. An element of another type than x is not x (so
+// true in [false, 2] is false).
+func (ev *evaluator) matches(x, tv any) any {
 	switch t := tv.(type) {
 	case *Range:
-		return inRange(x, t)
+		return ev.inRange(x, t)
 	case []any:
 		if _, isList := x.([]any); isList {
 			if equal(x, t, 0) == true {
@@ -245,9 +344,12 @@ func matches(x, tv any) any {
 			el = norm(el)
 			var m any
 			if r, ok := el.(*Range); ok {
-				m = inRange(x, r)
+				m = ev.inRange(x, r)
 			} else {
 				m = equal(x, el, 0)
+				if m == nil {
+					m = false
+				}
 			}
 			res = or3(res, m)
 			if res == true {
@@ -256,20 +358,41 @@ func matches(x, tv any) any {
 		}
 		return res
 	}
-	return equal(x, tv, 0)
+	m := equal(x, tv, 0)
+	if m == nil {
+		return ev.errorf("cannot compare a %s with a %s", typeName(x), typeName(tv))
+	}
+	return m
+}
+
+// inRange reports whether x lies in r, recording an error when x cannot
+// be compared with an endpoint.
+func (ev *evaluator) inRange(x any, r *Range) any {
+	if x == nil {
+		return ev.errorf("null is in no range")
+	}
+	res := inRange(x, r)
+	if res == nil {
+		return ev.errorf("cannot compare a %s with the endpoints of %s", typeName(x), r.String())
+	}
+	return res
 }
 
 // path reads name from a context, or a property of a temporal value or a
-// range; over a list it maps the path over the elements. Anything else
-// gives null.
-func path(v any, name string) any {
+// range; over a list it maps the path over the elements. A context
+// without the entry, null and any other value give null and an error.
+func (ev *evaluator) path(v any, name string) any {
 	switch x := v.(type) {
-	case map[string]any:
-		return norm(x[name])
+	case *ctxVal:
+		r, ok := x.get(name)
+		if !ok {
+			return ev.errorf("the context has no entry %q", name)
+		}
+		return r
 	case []any:
 		out := make([]any, len(x))
 		for i, el := range x {
-			out[i] = path(norm(el), name)
+			out[i] = ev.path(norm(el), name)
 		}
 		return out
 	case *Range:
@@ -284,15 +407,19 @@ func path(v any, name string) any {
 			return x.hiClosed
 		}
 	case Date, Time, DateTime, Duration, YearsMonths:
-		r, _ := temporalProp(x, name)
-		return r
+		if r, ok := temporalProp(x, name); ok {
+			return r
+		}
+	case nil:
+		return ev.errorf("cannot read %q of null", name)
 	}
-	return nil
+	return ev.errorf("a %s has no property %q", typeName(v), name)
 }
 
 // filter evaluates x[f]. A number indexes (1-based, negative from the
 // end); otherwise f is evaluated per element with `item` and the
-// element's context entries in scope, keeping elements where it is true.
+// element's context entries in scope (an entry named item hides the
+// element), keeping elements where it is true.
 func (ev *evaluator) filter(n filterNode, e *env) any {
 	x := ev.eval(n.x, e)
 	if x == nil {
@@ -307,20 +434,23 @@ func (ev *evaluator) filter(n filterNode, e *env) any {
 			return index(list, lit.v)
 		}
 	}
-	if idx, ok := ev.eval(n.f, e).(*apd.Decimal); ok {
-		return index(list, idx)
-	}
 	out := []any{}
-	for _, el := range list {
+	for i, el := range list {
 		if !ev.tick(1) {
 			return nil
 		}
 		el = norm(el)
-		inner := e
-		if m, ok := el.(map[string]any); ok {
-			inner = &env{vars: m, parent: e}
+		inner := e.with("item", el)
+		if c, ok := el.(*ctxVal); ok {
+			inner = &env{vars: c.vals, parent: inner}
 		}
-		if ev.eval(n.f, inner.with("item", el)) == true {
+		r := ev.eval(n.f, inner)
+		if i == 0 {
+			if idx, ok := r.(*apd.Decimal); ok {
+				return index(list, idx)
+			}
+		}
+		if r == true {
 			out = append(out, el)
 		}
 	}
@@ -345,12 +475,16 @@ func index(list []any, v any) any {
 	return nil
 }
 
+var opNames = map[string]string{"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "**": "raise"}
+
+// arith applies + - * / **; operands FEEL does not define the operator
+// for (null included) give null and an error.
 func (ev *evaluator) arith(op string, a, b any) any {
 	if op == "+" {
 		if x, ok := a.(string); ok {
 			y, ok := b.(string)
 			if !ok {
-				return nil
+				return ev.opError(op, a, b)
 			}
 			if len(x)+len(y) > maxStringLen {
 				return ev.fail(errStringTooLong)
@@ -365,9 +499,13 @@ func (ev *evaluator) arith(op string, a, b any) any {
 	y, ok2 := b.(*apd.Decimal)
 	if !ok1 || !ok2 {
 		if a == nil || b == nil {
-			return nil
+			return ev.opError(op, a, b)
 		}
-		return temporalArith(op, a, b)
+		r := temporalArith(op, a, b)
+		if r == nil {
+			return ev.opError(op, a, b)
+		}
+		return r
 	}
 	z := new(apd.Decimal)
 	var cond apd.Condition
@@ -381,7 +519,7 @@ func (ev *evaluator) arith(op string, a, b any) any {
 		cond, err = decCtx.Mul(z, x, y)
 	case "/":
 		if y.IsZero() {
-			return nil
+			return ev.errorf("division by zero")
 		}
 		cond, err = decCtx.Quo(z, x, y)
 	case "**":
@@ -389,7 +527,30 @@ func (ev *evaluator) arith(op string, a, b any) any {
 	default:
 		return nil
 	}
-	return decResult(z, cond, err)
+	if r := decResult(z, cond, err); r != nil {
+		return r
+	}
+	return ev.errorf("%s %s %s is out of range", numText(x), op, numText(y))
+}
+
+func (ev *evaluator) opError(op string, a, b any) any {
+	return ev.errorf("cannot %s a %s and a %s", opNames[op], typeName(a), typeName(b))
+}
+
+// cmp applies a comparison operator. = and != compare anything with null
+// (null = null); other mismatched types give null and an error. The
+// order comparisons < <= > >= need two values of one ordered type.
+func (ev *evaluator) cmp(op string, a, b any) any {
+	r := cmpOp(op, a, b)
+	if r == nil {
+		switch {
+		case op != "=" && op != "!=" && (a == nil || b == nil):
+			return ev.errorf("cannot order null (%s %s %s)", typeName(a), op, typeName(b))
+		default:
+			return ev.errorf("cannot compare a %s with a %s", typeName(a), typeName(b))
+		}
+	}
+	return r
 }
 
 // pow computes x ** y. Huge exponents are refused (null) rather than

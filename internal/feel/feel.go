@@ -65,14 +65,42 @@ type Options struct {
 	// Now is the clock of now() and today() when the evaluation Scope is
 	// not a Clock; nil means time.Now.
 	Now func() time.Time
+	// Types resolves type names FEEL does not define (DMN item
+	// definitions, "tPerson", "import.tPerson") in `instance of` and in
+	// typed parameters of function definitions. It returns nil for an
+	// unknown name. Nil knows no names.
+	Types func(name string) TypeFunc
+	// Lenient defers to evaluation the problems DMN wants reported
+	// there rather than at deployment: a call of an unknown function, of
+	// a built-in with a wrong number of arguments or unknown parameter
+	// names, an invalid @"…" literal, a duplicate context key, an unknown
+	// type, an external function. Such a part of the expression
+	// evaluates to null with a runtime error (see EvalErrors); Problems
+	// lists them after compilation. Syntax errors still fail Compile.
+	Lenient bool
 }
+
+// TypeFunc reports whether a value (in the form EvalValue returns) is an
+// instance of a type Options.Types names.
+type TypeFunc func(v any) bool
+
+// RuntimeError is a FEEL runtime error: an operation whose operands FEEL
+// does not define it for (1 + "a", date("x"), 1/0, a missing context
+// entry) and that therefore yielded null — DMN's "null with a message".
+type RuntimeError struct {
+	Msg string // what went wrong
+}
+
+// Error returns the message.
+func (e RuntimeError) Error() string { return e.Msg }
 
 // Program is a compiled FEEL expression. It is immutable and safe for
 // concurrent use by multiple goroutines.
 type Program struct {
-	src  string
-	root node
-	now  func() time.Time
+	src      string
+	root     node
+	now      func() time.Time
+	deferred []string
 }
 
 // Compile parses src into a Program: Compile(src) is CompileWith(src, Options{}).
@@ -91,8 +119,12 @@ func CompileWith(src string, opts Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{src: src, root: root, now: opts.Now}, nil
+	return &Program{src: src, root: root, now: opts.Now, deferred: p.deferred}, nil
 }
+
+// Problems lists the problems lenient compilation deferred to evaluation
+// (see Options.Lenient), each as "at N: message"; nil otherwise.
+func (p *Program) Problems() []string { return p.deferred }
 
 // newParserFor checks the source length, lexes src and readies a parser.
 func newParserFor(src string, opts Options) (*parser, error) {
@@ -107,7 +139,9 @@ func newParserFor(src string, opts Options) (*parser, error) {
 	for _, n := range opts.Names {
 		names[strings.Join(strings.Fields(n), " ")] = true
 	}
-	return newParser(toks, names), nil
+	p := newParser(src, toks, names)
+	p.types, p.lenient = opts.Types, opts.Lenient
+	return p, nil
 }
 
 // Source returns the text the program was compiled from.
@@ -148,8 +182,32 @@ func (p *Program) EvalValue(scope Scope) (any, error) {
 	return exportNative(v, 0)
 }
 
+// EvalErrors evaluates the program like EvalValue and also returns the
+// runtime errors of the evaluation: every operation that yielded null
+// because its operands were invalid (see RuntimeError). The value is
+// still the FEEL result (usually null when there are errors, but an
+// error in a part whose value did not matter — a filter element, an
+// unused branch — leaves the result standing). err is as EvalValue's.
+//
+// Eval and EvalValue ignore these errors; callers that must tell a null
+// result from a failed evaluation (a DMN decision, a BPMN condition that
+// should raise an incident) use EvalErrors.
+func (p *Program) EvalErrors(scope Scope) (any, []RuntimeError, error) {
+	ev := p.evaluator(scope, false)
+	v := ev.eval(p.root, &env{root: scope})
+	if ev.err != nil {
+		return nil, ev.runtimeErrors(), ev.err
+	}
+	out, err := exportNative(v, 0)
+	return out, ev.runtimeErrors(), err
+}
+
+func (p *Program) evaluator(scope Scope, quiet bool) *evaluator {
+	return &evaluator{now: clockOf(scope, p.now), quiet: quiet}
+}
+
 func (p *Program) run(scope Scope) (any, error) {
-	ev := &evaluator{now: clockOf(scope, p.now)}
+	ev := p.evaluator(scope, true)
 	v := ev.eval(p.root, &env{root: scope})
 	if ev.err != nil {
 		return nil, ev.err

@@ -2,6 +2,7 @@ package feel
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -25,6 +26,7 @@ type Function interface {
 // over the bindings in force where it was defined.
 type lambda struct {
 	params []string
+	types  []*feelType // parameter types (nil: untyped)
 	body   node
 	env    *env
 	now    func() time.Time
@@ -36,6 +38,13 @@ func (l *lambda) Params() []string { return slices.Clone(l.params) }
 // Call evaluates the function body with args bound to the parameters.
 // It lets a function returned by EvalValue be called from Go.
 func (l *lambda) Call(args []any) (any, error) {
+	v, _, err := l.CallErrors(args)
+	return v, err
+}
+
+// CallErrors calls the function like Call and also returns the runtime
+// errors of the call (see Program.EvalErrors).
+func (l *lambda) CallErrors(args []any) (any, []RuntimeError, error) {
 	ev := &evaluator{now: l.now}
 	in := make([]any, len(args))
 	for i, a := range args {
@@ -43,16 +52,31 @@ func (l *lambda) Call(args []any) (any, error) {
 	}
 	v := ev.callLambda(l, in)
 	if ev.err != nil {
-		return nil, ev.err
+		return nil, ev.runtimeErrors(), ev.err
 	}
-	return exportNative(v, 0)
+	out, err := exportNative(v, 0)
+	return out, ev.runtimeErrors(), err
+}
+
+// ErrorsFunction is implemented by the functions FEEL defines (function
+// definitions returned by EvalValue): CallErrors is Call that also
+// returns the runtime errors of the call.
+type ErrorsFunction interface {
+	Function
+	CallErrors(args []any) (any, []RuntimeError, error)
 }
 
 // callLambda binds args (internal values) and evaluates the body. A
-// wrong number of arguments gives null.
+// wrong number of arguments, or an argument that is not an instance of
+// its parameter's type, gives null and an error.
 func (ev *evaluator) callLambda(l *lambda, args []any) any {
 	if len(args) != len(l.params) {
-		return nil
+		return ev.errorf("the function takes %s, got %d", plural(len(l.params)), len(args))
+	}
+	for i, t := range l.types {
+		if t != nil && args[i] != nil && ev.instanceOf(args[i], t) != true {
+			return ev.errorf("argument %q is not a %s", l.params[i], t)
+		}
 	}
 	if !ev.tick(1) {
 		return nil
@@ -77,7 +101,10 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 	}
 	fn, ok := f.(Function)
 	if !ok {
-		return nil
+		if f == nil {
+			return ev.errorf("cannot call null: not a function")
+		}
+		return ev.errorf("cannot call a %s: not a function", typeName(f))
 	}
 	if names != nil {
 		params := fn.Params()
@@ -85,7 +112,7 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 		for i, n := range names {
 			j := slices.Index(params, n)
 			if j < 0 {
-				return nil
+				return ev.errorf("the function has no parameter %q", n)
 			}
 			pos[j] = args[i]
 		}
@@ -94,8 +121,11 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 	if l, ok := fn.(*lambda); ok {
 		return ev.callLambda(l, args)
 	}
-	if !ev.tick(1) || (names == nil && len(args) != len(fn.Params())) {
+	if !ev.tick(1) {
 		return nil
+	}
+	if names == nil && len(args) != len(fn.Params()) {
+		return ev.errorf("the function takes %s, got %d", plural(len(fn.Params())), len(args))
 	}
 	ext := make([]any, len(args))
 	for i, a := range args {
@@ -123,7 +153,7 @@ func (ev *evaluator) iterate(iters []iterator, e *env, body func(*env) bool) boo
 	var items []any
 	if it.hi != nil {
 		lo, hi := ev.eval(it.domain, e), ev.eval(it.hi, e)
-		seq, ok := intSeq(lo, hi, true, true)
+		seq, ok := ev.seq(lo, hi, true, true)
 		if !ok {
 			return false
 		}
@@ -133,7 +163,11 @@ func (ev *evaluator) iterate(iters []iterator, e *env, body func(*env) bool) boo
 		case []any:
 			items = d
 		case *Range:
-			seq, ok := intSeq(d.lo, d.hi, d.loClosed, d.hiClosed)
+			if d.lo == nil || d.hi == nil || d.not {
+				ev.errorf("cannot iterate over an unbounded range")
+				return false
+			}
+			seq, ok := ev.seq(d.lo, d.hi, d.loClosed, d.hiClosed)
 			if !ok {
 				return false
 			}
@@ -153,6 +187,33 @@ func (ev *evaluator) iterate(iters []iterator, e *env, body func(*env) bool) boo
 		}
 	}
 	return true
+}
+
+// seq lists the integers, or the dates (day by day), from lo to hi
+// (descending when hi < lo); other endpoints are an error.
+func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
+	if a, ok := lo.(Date); ok {
+		b, ok := hi.(Date)
+		if !ok {
+			ev.errorf("cannot iterate from a date to a %s", typeName(hi))
+			return nil, false
+		}
+		days, ok := intSeq(intDec64(a.epochDays()), intDec64(b.epochDays()), loClosed, hiClosed)
+		if !ok {
+			ev.errorf("too many days to iterate over")
+			return nil, false
+		}
+		for i, d := range days {
+			n, _ := d.(*apd.Decimal).Int64()
+			days[i], _ = dateFromDays(n)
+		}
+		return days, true
+	}
+	s, ok := intSeq(lo, hi, loClosed, hiClosed)
+	if !ok {
+		ev.errorf("cannot iterate from a %s to a %s: only integers and dates can be iterated", typeName(lo), typeName(hi))
+	}
+	return s, ok
 }
 
 // intSeq lists the integers from lo to hi (descending when hi < lo).
@@ -220,8 +281,15 @@ func (ev *evaluator) quantified(n quantNode, e *env) any {
 	return n.every
 }
 
-// instanceOf implements `v instance of t`.
+// instanceOf implements `v instance of t`: the type of v, with no
+// conversion (1 is not an instance of list<number>, [1] not of number).
+// null is an instance of Null only.
+func (ev *evaluator) instanceOf(v any, t *feelType) any {
+	return instanceOf(v, t)
+}
+
 func instanceOf(v any, t *feelType) any {
+	v = norm(v)
 	if t.kind == "Null" {
 		return v == nil
 	}
@@ -231,6 +299,12 @@ func instanceOf(v any, t *feelType) any {
 	switch t.kind {
 	case "Any":
 		return true
+	case "named":
+		if t.check == nil {
+			return false
+		}
+		x, err := exportNative(v, 0)
+		return err == nil && t.check(x)
 	case "list":
 		l, ok := v.([]any)
 		if !ok {
@@ -245,16 +319,16 @@ func instanceOf(v any, t *feelType) any {
 		}
 		return true
 	case "context":
-		m, ok := v.(map[string]any)
+		m, ok := v.(*ctxVal)
 		if !ok {
 			return false
 		}
 		for i, k := range t.keys {
-			fv, ok := m[k]
+			fv, ok := m.get(k)
 			if !ok {
 				return false
 			}
-			if fv = norm(fv); fv != nil && instanceOf(fv, t.fields[i]) != true {
+			if fv != nil && instanceOf(fv, t.fields[i]) != true {
 				return false
 			}
 		}
@@ -273,11 +347,48 @@ func instanceOf(v any, t *feelType) any {
 		}
 		return true
 	case "function":
-		_, ok := v.(Function)
-		return ok
+		f, ok := v.(Function)
+		if !ok {
+			return false
+		}
+		if t.fields != nil && len(f.Params()) != len(t.fields) {
+			return false
+		}
+		return true
 	case "number":
 		_, ok := v.(*apd.Decimal)
 		return ok
 	}
 	return typeName(v) == t.kind
+}
+
+// String writes the type as FEEL spells it.
+func (t *feelType) String() string {
+	switch t.kind {
+	case "named":
+		return t.name
+	case "list", "range":
+		if t.elem != nil {
+			return t.kind + "<" + t.elem.String() + ">"
+		}
+	case "context":
+		if len(t.keys) > 0 {
+			parts := make([]string, len(t.keys))
+			for i, k := range t.keys {
+				parts[i] = k + ": " + t.fields[i].String()
+			}
+			return "context<" + strings.Join(parts, ", ") + ">"
+		}
+	case "function":
+		parts := make([]string, len(t.fields))
+		for i, f := range t.fields {
+			parts[i] = f.String()
+		}
+		s := "function<" + strings.Join(parts, ", ") + ">"
+		if t.ret != nil {
+			s += "->" + t.ret.String()
+		}
+		return s
+	}
+	return t.kind
 }

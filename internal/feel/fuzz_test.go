@@ -24,7 +24,7 @@ func FuzzCompile(f *testing.F) {
 		`sort(people, function(a, b) a.age < b.age)[1].name`,
 		`[1, 2] instance of list<number> and {a: 1} instance of context<a: number>`,
 		`replace(string join(["a", "b"], "-"), "(a)-(b)", "$2$1", "i")`,
-		`before([1..5), range(">= 5")) and Monthly Salary > 1`,
+		`before([1..5), range("[5..10]")) and Monthly Salary > 1 and 1.5e3 > (< 10).end`,
 		`substring(string: "foobar", start position: 2)`,
 		`get value(context put({}, ["a", "b"], 1), ["a", "b"])`,
 	} {

@@ -76,9 +76,28 @@ func (t token) describe() string {
 	}
 }
 
-func isNameStart(r rune) bool { return r == '_' || r == '?' || unicode.IsLetter(r) }
-func isNamePart(r rune) bool  { return isNameStart(r) || unicode.IsDigit(r) }
-func isDigit(b byte) bool     { return b >= '0' && b <= '9' }
+// isNameStart and isNamePart follow FEEL's grammar (DMN 1.5 §10.3.1.2,
+// rules 27 and 28): letters of every script, emoji and other symbols of
+// the supplementary planes start a name; digits and combining marks may
+// continue one.
+func isNameStart(r rune) bool {
+	switch {
+	case r == '?' || r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z'):
+		return true
+	case r < 0xC0:
+		return false
+	}
+	return (r >= 0xC0 && r <= 0xD6) || (r >= 0xD8 && r <= 0xF6) || (r >= 0xF8 && r <= 0x2FF) ||
+		(r >= 0x370 && r <= 0x37D) || (r >= 0x37F && r <= 0x1FFF) || (r >= 0x200C && r <= 0x200D) ||
+		(r >= 0x2070 && r <= 0x218F) || (r >= 0x2C00 && r <= 0x2FEF) || (r >= 0x3001 && r <= 0xD7FF) ||
+		(r >= 0xF900 && r <= 0xFDCF) || (r >= 0xFDF0 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0xEFFFF)
+}
+
+func isNamePart(r rune) bool {
+	return isNameStart(r) || (r >= '0' && r <= '9') || r == 0xB7 || (r >= 0x300 && r <= 0x36F) ||
+		(r >= 0x203F && r <= 0x2040)
+}
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // lex splits src into tokens, ending with a tokEOF token. names holds
 // the multi-word (or otherwise special) names to match as single tokens.
@@ -129,6 +148,19 @@ func lex(src string, names *nameSet) ([]token, error) {
 					i++
 				}
 			}
+			// An exponent: e or E, an optional sign, digits (1.2e3, 5E-2).
+			if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+				j := i + 1
+				if j < len(src) && (src[j] == '+' || src[j] == '-') {
+					j++
+				}
+				if j < len(src) && isDigit(src[j]) {
+					for j < len(src) && isDigit(src[j]) {
+						j++
+					}
+					i = j
+				}
+			}
 			toks = append(toks, token{kind: tokNumber, text: src[start:i], pos: start, end: i})
 		case c == '@' && i+1 < len(src) && src[i+1] == '"':
 			s, n, err := lexString(src, i+1)
@@ -146,6 +178,9 @@ func lex(src string, names *nameSet) ([]token, error) {
 			toks = append(toks, token{kind: tokString, text: s, pos: start, end: i})
 		default:
 			r, size := utf8.DecodeRuneInString(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, errorAt(i, "invalid UTF-8")
+			}
 			if isNameStart(r) {
 				if name, n := names.match(src[i:]); n > 0 {
 					i += n

@@ -18,16 +18,34 @@ import (
 // otherwise joins the words up to the next keyword — two names side by
 // side are never valid FEEL, so this reading is unambiguous.
 type parser struct {
+	src    string
 	toks   []token
 	i      int
 	depth  int
 	names  map[string]bool   // Options.Names, normalised
 	scopes []map[string]bool // names bound by enclosing contexts, functions and iterators
 	sawQ   bool              // a `?` was read (unary tests)
+	types  func(name string) TypeFunc
+	// lenient turns problems DMN reports at evaluation (a call of an
+	// unknown function or with wrong arguments, an invalid temporal
+	// literal, a duplicate context key, an unknown type) into errNodes,
+	// noted in deferred.
+	lenient  bool
+	deferred []string
 }
 
-func newParser(toks []token, names map[string]bool) *parser {
-	return &parser{toks: toks, names: names}
+func newParser(src string, toks []token, names map[string]bool) *parser {
+	return &parser{src: src, toks: toks, names: names}
+}
+
+// soft reports a problem that lenient compilation defers to evaluation:
+// it returns an errNode (and records msg) when lenient, else the error.
+func (p *parser) soft(pos int, msg string) (node, error) {
+	if p.lenient {
+		p.deferred = append(p.deferred, fmt.Sprintf("at %d: %s", pos+1, msg))
+		return errNode{msg: msg}, nil
+	}
+	return nil, errorAt(pos, msg)
 }
 
 // parse builds the AST of a whole expression.
@@ -238,6 +256,7 @@ func (p *parser) funcDef() (node, error) {
 	p.next() // function
 	p.next() // (
 	var params []string
+	var types []*feelType
 	seen := map[string]bool{}
 	if !p.peek().isPunct(")") {
 		for {
@@ -255,12 +274,15 @@ func (p *parser) funcDef() (node, error) {
 			}
 			seen[name] = true
 			params = append(params, name)
+			var typ *feelType
 			if p.peek().isPunct(":") {
 				p.next()
-				if _, err := p.parseType(); err != nil {
+				var err error
+				if typ, err = p.parseType(); err != nil {
 					return nil, err
 				}
 			}
+			types = append(types, typ)
 			if !p.peek().isPunct(",") {
 				break
 			}
@@ -271,13 +293,24 @@ func (p *parser) funcDef() (node, error) {
 		return nil, err
 	}
 	if t := p.peek(); t.isWord("external") {
-		return nil, errorAt(t.pos, "external functions are not supported")
+		p.next()
+		// The body is the context naming a Java method (or PMML model):
+		// parsed, then refused when the function is defined.
+		if _, err := p.expr(); err != nil {
+			return nil, err
+		}
+		return p.soft(t.pos, "external functions (Java, PMML) are not supported")
 	}
 	p.push(params...)
 	body, err := p.expr()
 	p.pop()
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range types {
+		if t != nil {
+			return funcNode{params: params, types: types, body: body}, nil
+		}
 	}
 	return funcNode{params: params, body: body}, nil
 }
@@ -371,9 +404,13 @@ func (p *parser) comparison() (node, error) {
 	case p.instanceOfAhead(0):
 		p.next()
 		p.next()
+		pos := p.peek().pos
 		typ, err := p.parseType()
 		if err != nil {
 			return nil, err
+		}
+		if bad := typ.unresolved(); bad != "" {
+			return p.soft(pos, fmt.Sprintf("unknown type %q", bad))
 		}
 		return instNode{x: l, t: typ}, nil
 	}
@@ -605,7 +642,7 @@ func (p *parser) primary() (node, error) {
 		p.next()
 		v := parseTemporal(t.text)
 		if v == nil {
-			return nil, errorAt(t.pos, "invalid temporal literal @"+fmt.Sprintf("%q", t.text))
+			return p.soft(t.pos, "invalid temporal literal @"+fmt.Sprintf("%q", t.text))
 		}
 		return litNode{v: v}, nil
 	case tokName:
@@ -665,6 +702,17 @@ func (p *parser) rangeRest(lo node, loClosed bool) (node, error) {
 
 func (p *parser) parenOrRange() (node, error) {
 	p.next() // (
+	if t := p.peek(); isCmpOp(t) {
+		// (< 10), (= x), (!= x): a unary comparison as a range value.
+		n, err := p.unaryTest(false)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		return n, nil
+	}
 	e, err := p.expr()
 	if err != nil {
 		return nil, err
@@ -719,24 +767,31 @@ func (p *parser) context() (node, error) {
 	p.push()
 	defer p.pop()
 	seen := map[string]bool{}
+	dup := ""
+	dupPos := 0
 	for {
 		t := p.peek()
 		var key string
-		switch t.kind {
-		case tokString:
+		switch {
+		case t.kind == tokString && p.peekAt(1).isPunct(":"):
 			p.next()
 			key = t.text
-		case tokName:
-			words := []string{p.next().text}
-			for p.peek().kind == tokName {
-				words = append(words, p.next().text)
+		case t.kind == tokName:
+			// A name key runs to the ':' and may hold the characters
+			// FEEL allows in names (foo+bar, a.b, x-y).
+			start, end := t.pos, t.end
+			for p.next(); !p.peek().isPunct(":"); p.next() {
+				if k := p.peek().kind; k == tokEOF || (k == tokPunct && strings.Contains("(){}[],", p.peek().text)) {
+					return nil, errorAt(p.peek().pos, "expected \":\" after the context key, found "+p.peek().describe())
+				}
+				end = p.peek().end
 			}
-			key = strings.Join(words, " ")
+			key = strings.Join(strings.Fields(p.src[start:end]), " ")
 		default:
 			return nil, errorAt(t.pos, "expected a context key, found "+t.describe())
 		}
-		if seen[key] {
-			return nil, errorAt(t.pos, fmt.Sprintf("duplicate context key %q", key))
+		if seen[key] && dup == "" {
+			dup, dupPos = key, t.pos
 		}
 		seen[key] = true
 		if err := p.expect(":"); err != nil {
@@ -755,6 +810,9 @@ func (p *parser) context() (node, error) {
 		}
 		if err := p.expect("}"); err != nil {
 			return nil, err
+		}
+		if dup != "" {
+			return p.soft(dupPos, fmt.Sprintf("duplicate context key %q", dup))
 		}
 		return c, nil
 	}
@@ -817,7 +875,15 @@ func (p *parser) nameOrCall() (node, error) {
 		}
 	}
 	if p.peekAt(n).isPunct("(") && !p.known(name) {
-		return nil, errorAt(t.pos, fmt.Sprintf("unknown function %q (neither built in nor a known name)", name))
+		msg := fmt.Sprintf("unknown function %q (neither built in nor a known name)", name)
+		if !p.lenient {
+			return nil, errorAt(t.pos, msg)
+		}
+		p.i += n
+		if _, _, err := p.arguments(); err != nil {
+			return nil, err
+		}
+		return p.soft(t.pos, msg)
 	}
 	p.i += n
 	if name == "?" {
@@ -884,15 +950,16 @@ func (p *parser) call(nameTok token, fn *builtin) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	sig := -1
 	if names != nil {
-		if args, err = fn.order(args, names); err != nil {
-			return nil, errorAt(nameTok.pos, err.Error())
+		if args, sig, err = fn.order(args, names); err != nil {
+			return p.soft(nameTok.pos, err.Error())
 		}
 	}
 	if len(args) < fn.min || (fn.max >= 0 && len(args) > fn.max) {
-		return nil, errorAt(nameTok.pos, fmt.Sprintf("function %q takes %s, got %d", fn.name, fn.arity(), len(args)))
+		return p.soft(nameTok.pos, fmt.Sprintf("function %q takes %s, got %d", fn.name, fn.arity(), len(args)))
 	}
-	return callNode{fn: fn, args: args}, nil
+	return callNode{fn: fn, args: args, sig: sig}, nil
 }
 
 // typeNames are the built-in type names, longest first.
@@ -927,7 +994,22 @@ func (p *parser) parseType() (*feelType, error) {
 		}
 	}
 	if n == 0 {
-		return nil, errorAt(t.pos, fmt.Sprintf("unknown type %q", t.text))
+		// A type of the model (a DMN item definition), possibly
+		// qualified by an import name: words joined by '.'.
+		words := []string{p.next().text}
+		for p.peek().isPunct(".") && p.peekAt(1).kind == tokName {
+			p.next()
+			words = append(words, p.next().text)
+		}
+		for p.peek().kind == tokName && !p.peek().isKeyword() && !p.peek().isWord("instance") {
+			words[len(words)-1] += " " + p.next().text
+		}
+		name := strings.Join(words, ".")
+		typ := &feelType{kind: "named", name: name}
+		if p.types != nil {
+			typ.check = p.types(name)
+		}
+		return typ, nil
 	}
 	p.i += n
 	typ := &feelType{kind: kind}

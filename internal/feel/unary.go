@@ -101,10 +101,24 @@ func (u *UnaryTests) Source() string { return u.src }
 // (which may be nil). A test that yields null does not match. The error
 // is a resource limit or a failing Function from the scope.
 func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
+	ok, _, err := u.match(input, scope, true)
+	return ok, err
+}
+
+// MatchErrors is Match that also returns the runtime errors of the
+// tests (a comparison of the input with a value of another type, null
+// against a range; see Program.EvalErrors). A DMN decision table matches
+// with Match: an input that fails a test's comparison simply does not
+// match that rule.
+func (u *UnaryTests) MatchErrors(input any, scope Scope) (bool, []RuntimeError, error) {
+	return u.match(input, scope, false)
+}
+
+func (u *UnaryTests) match(input any, scope Scope, quiet bool) (bool, []RuntimeError, error) {
 	if u.any {
-		return true, nil
+		return true, nil, nil
 	}
-	ev := &evaluator{now: clockOf(scope, u.now)}
+	ev := &evaluator{now: clockOf(scope, u.now), quiet: quiet}
 	x := norm(input)
 	e := (&env{root: scope}).with("?", x)
 	var res any = false
@@ -119,11 +133,11 @@ func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
 			case isBool && (t.usesQ || !inputBool):
 				m = b
 			default:
-				m = matches(x, v)
+				m = ev.matches(x, v)
 			}
 		}
 		if ev.err != nil {
-			return false, ev.err
+			return false, ev.runtimeErrors(), ev.err
 		}
 		res = or3(res, m)
 		if res == true {
@@ -132,9 +146,9 @@ func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
 	}
 	if u.negate {
 		if res == nil {
-			return false, nil
+			return false, ev.runtimeErrors(), nil
 		}
-		return res == false, nil
+		return res == false, ev.runtimeErrors(), nil
 	}
-	return res == true, nil
+	return res == true, ev.runtimeErrors(), nil
 }

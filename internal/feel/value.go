@@ -46,6 +46,8 @@ const maxValueDepth = 1000
 type Range struct {
 	lo, hi             any // internal values; nil is unbounded
 	loClosed, hiClosed bool
+	// not marks the range (!= x): every value but lo (= hi).
+	not bool
 }
 
 // Start returns the low endpoint (numbers as json.Number), nil when unbounded.
@@ -67,12 +69,61 @@ func (r *Range) String() string { s, _ := toString(r, 0); return s }
 // nothing and cannot be returned.
 type foreign struct{ v any }
 
+// ctxVal is the internal form of a FEEL context: its entries in the order
+// they were written (a context literal, context put, context merge) or,
+// for a Go map from the caller, in sorted key order. A ctxVal is never
+// modified once built; operations that change a context copy it.
+type ctxVal struct {
+	keys []string       // entry order; nil means sorted(vals) (see order)
+	vals map[string]any // values in caller or internal shape
+}
+
+// newCtx returns an empty context with room for n entries.
+func newCtx(n int) *ctxVal {
+	return &ctxVal{keys: make([]string, 0, n), vals: make(map[string]any, n)}
+}
+
+// set adds or replaces an entry; only for contexts under construction.
+func (c *ctxVal) set(k string, v any) {
+	if _, ok := c.vals[k]; !ok {
+		c.keys = append(c.keys, k)
+	}
+	c.vals[k] = v
+}
+
+// order returns the keys in entry order.
+func (c *ctxVal) order() []string {
+	if c.keys == nil && len(c.vals) > 0 {
+		return sortedKeys(c.vals)
+	}
+	return c.keys
+}
+
+// get returns the value of key k, normalised.
+func (c *ctxVal) get(k string) (any, bool) {
+	v, ok := c.vals[k]
+	return norm(v), ok
+}
+
+func (c *ctxVal) len() int { return len(c.vals) }
+
+// clone copies c so that entries can be set on the copy.
+func (c *ctxVal) clone(extra int) *ctxVal {
+	out := newCtx(c.len() + extra)
+	for _, k := range c.order() {
+		out.set(k, c.vals[k])
+	}
+	return out
+}
+
 // norm converts a caller-supplied value to its internal form.
 func norm(v any) any {
 	switch x := v.(type) {
-	case nil, bool, string, *apd.Decimal, []any, map[string]any, *Range, foreign,
+	case nil, bool, string, *apd.Decimal, []any, *ctxVal, *Range, foreign,
 		Date, Time, DateTime, Duration, YearsMonths:
 		return v
+	case map[string]any:
+		return &ctxVal{vals: x}
 	case Function:
 		return v
 	case json.Number:
@@ -199,9 +250,9 @@ func export(v any, depth int) (any, error) {
 			out[i] = ev
 		}
 		return out, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
+	case *ctxVal:
+		out := make(map[string]any, x.len())
+		for k, e := range x.vals {
 			ev, err := export(e, depth+1)
 			if err != nil {
 				return nil, err
@@ -240,9 +291,9 @@ func exportNative(v any, depth int) (any, error) {
 			out[i] = ev
 		}
 		return out, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
+	case *ctxVal:
+		out := make(map[string]any, x.len())
+		for k, e := range x.vals {
 			ev, err := exportNative(e, depth+1)
 			if err != nil {
 				return nil, err
@@ -270,7 +321,7 @@ func typeName(v any) string {
 		return "number"
 	case []any:
 		return "list"
-	case map[string]any:
+	case *ctxVal:
 		return "context"
 	case *Range:
 		return "range"
@@ -328,16 +379,16 @@ func equal(a, b any, depth int) any {
 			}
 		}
 		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
+	case *ctxVal:
+		y, ok := b.(*ctxVal)
 		if !ok {
 			return nil
 		}
-		if len(x) != len(y) {
+		if x.len() != y.len() {
 			return false
 		}
-		for k, xv := range x {
-			yv, ok := y[k]
+		for k, xv := range x.vals {
+			yv, ok := y.vals[k]
 			if !ok {
 				return false
 			}
@@ -361,7 +412,7 @@ func equal(a, b any, depth int) any {
 		if !ok {
 			return nil
 		}
-		if x.loClosed != y.loClosed || x.hiClosed != y.hiClosed {
+		if x.loClosed != y.loClosed || x.hiClosed != y.hiClosed || x.not != y.not {
 			return false
 		}
 		lo := equal(x.lo, y.lo, depth+1)
@@ -430,6 +481,13 @@ func cmpOp(op string, a, b any) any {
 // inRange reports whether x lies in r: true, false, or nil when x cannot
 // be compared with an endpoint.
 func inRange(x any, r *Range) any {
+	if r.not {
+		e := equal(x, r.lo, 0)
+		if e == nil {
+			return nil
+		}
+		return !e.(bool)
+	}
 	if r.lo != nil {
 		c, ok := compare(x, r.lo)
 		if !ok {
@@ -481,14 +539,13 @@ func toString(v any, depth int) (string, bool) {
 			b = append(b, s...)
 		}
 		return string(append(b, ']')), true
-	case map[string]any:
-		keys := sortedKeys(x)
+	case *ctxVal:
 		b := []byte{'{'}
-		for i, k := range keys {
+		for i, k := range x.order() {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			s, ok := toString(x[k], depth+1)
+			s, ok := toString(x.vals[k], depth+1)
 			if !ok || len(b)+len(k)+len(s) > maxStringLen {
 				return "", false
 			}
@@ -502,6 +559,9 @@ func toString(v any, depth int) (string, bool) {
 		hi, ok2 := toString(x.hi, depth+1)
 		if !ok1 || !ok2 {
 			return "", false
+		}
+		if x.not {
+			return "!= " + lo, true
 		}
 		l, h := "(", ")"
 		if x.loClosed {
