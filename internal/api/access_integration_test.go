@@ -565,3 +565,24 @@ func TestAuthInboxShowsOfferedTasks(t *testing.T) {
 	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusOK)
 	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/complete", `{"variables":{"ok":true}}`).wantStatus(t, http.StatusNoContent)
 }
+
+// TestAuthJobsBelongToTheirWorker: the lock token of a job activated with
+// one worker's credential does not let another authenticated caller act
+// on it, even one allowed to work that job type.
+func TestAuthJobsBelongToTheirWorker(t *testing.T) {
+	t.Parallel()
+	w := setupAuth(t)
+	w.call("admin", "POST", "/api/v1/deployments", authModel).wantStatus(t, http.StatusCreated)
+	w.call("admin", "POST", "/api/v1/processes/order/instances", `{}`).wantStatus(t, http.StatusCreated)
+	got := w.call("worker", "POST", "/api/v1/jobs/activate", `{"type":"pay","worker":"w","maxJobs":1,"lockDurationMs":60000}`).
+		wantStatus(t, http.StatusOK).object(t)
+	jobs := got["jobs"].([]any)
+	if len(jobs) != 1 {
+		t.Fatalf("activated %v", got)
+	}
+	job := jobs[0].(map[string]any)
+	key, token := job["key"].(string), job["lockToken"].(string)
+	body := `{"lockToken":"` + token + `"}`
+	w.call("admin", "POST", "/api/v1/jobs/"+key+"/complete", body).wantStatus(t, http.StatusForbidden)
+	w.call("worker", "POST", "/api/v1/jobs/"+key+"/complete", body).wantStatus(t, http.StatusNoContent)
+}

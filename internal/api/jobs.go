@@ -25,10 +25,17 @@ const (
 
 // callerUser is the user id of the caller of r, the identity a job's lock
 // belongs to: the user who activates a job is the only one who may act on
-// it. For now it is the trimmed X-Gobpm-User header ("" without one); it is
-// the one place to re-point at the authenticated principal.
+// it. With authentication it is the authenticated caller; without (auth
+// mode none, loopback only) the trimmed X-Gobpm-User header ("" without
+// one).
 func callerUser(r *http.Request) string {
-	return strings.TrimSpace(r.Header.Get(HeaderUser))
+	c := callerFrom(r.Context())
+	if c.Via == "none" || c.Via == "" {
+		return strings.TrimSpace(r.Header.Get(HeaderUser))
+	}
+	// The authenticated caller: a token's owner (or, with act-as, the user
+	// acted for), never a header the caller chose.
+	return string(c.User)
 }
 
 // jobHolder reads the lock token of a job act's body (lockToken, required)
