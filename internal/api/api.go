@@ -13,6 +13,7 @@ import (
 
 	gobpm "github.com/gobpm/gobpm"
 	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -187,7 +188,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	s := &server{svc: svc, access: opts.Access, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
 
 	r := chi.NewRouter()
-	r.Use(requestID, requestLogger(logger, s.http), s.recoverer, middleware.GetHead)
+	r.Use(httpsec.Headers, requestID, requestLogger(logger, s.http), s.recoverer, middleware.GetHead)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 

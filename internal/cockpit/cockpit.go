@@ -15,6 +15,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web"
 	"github.com/gobpm/gobpm/web/templates"
@@ -161,15 +162,11 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	return r
 }
 
-// noFraming keeps other sites from framing the cockpit (clickjacking): its
-// buttons act for the acting user.
-func noFraming(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
-		next.ServeHTTP(w, r)
-	})
-}
+// noFraming sets the server's security headers (httpsec) on the cockpit's
+// answers also when it is served on its own: among them, other sites may
+// not frame it (clickjacking: its buttons act for the person) and only its
+// own scripts run.
+func noFraming(next http.Handler) http.Handler { return httpsec.Headers(next) }
 
 // noStore keeps browsers from caching pages: a page and its live fragment
 // share a URL.
