@@ -153,6 +153,11 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 
 	static := http.StripPrefix("/static/", http.FileServerFS(web.Static()))
 	r.Get(templates.RouteStatic, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			// A folder: the assets are served, never listed.
+			h.fail(w, r, http.StatusNotFound, "There is no page at this address.")
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		static.ServeHTTP(w, r)
 	})

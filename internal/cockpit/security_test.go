@@ -120,3 +120,22 @@ func TestPagesCannotBeFramed(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticListsNoFolder: /static/ and its folders answer 404, never a
+// listing of the embedded files.
+func TestStaticListsNoFolder(t *testing.T) {
+	t.Parallel()
+	h := cockpit.New(nil, nil, cockpit.Options{})
+	for _, path := range []string{"/static/", "/static/vendor/"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), `href="cockpit.css"`) || strings.Contains(rec.Body.String(), `href="htmx.min.js"`) {
+			t.Errorf("GET %s: %d %q", path, rec.Code, rec.Body.String())
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/static/cockpit.css", nil))
+	if rec.Code != http.StatusOK {
+		t.Errorf("GET /static/cockpit.css: %d", rec.Code)
+	}
+}
