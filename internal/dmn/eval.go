@@ -430,10 +430,16 @@ func (r *run) service(s *DecisionService, args []any, fromJSON bool) (any, map[s
 		}
 		return nil
 	}
+	// An argument that does not conform: invoked as a function, the
+	// service is not invoked (null); invoked directly, the argument is
+	// null.
 	for i, in := range s.InputData {
 		v, why := coerce(arg(i), in.typ)
 		if why != "" {
 			r.fail(owner, "input %q does not conform to %s: %s", in.Name, in.TypeRef, why)
+			if !fromJSON {
+				return nil, nil, child
+			}
 		}
 		child.inputsV[in] = v
 	}
@@ -441,6 +447,9 @@ func (r *run) service(s *DecisionService, args []any, fromJSON bool) (any, map[s
 		v, why := coerce(arg(len(s.InputData)+j), d.typ)
 		if why != "" {
 			r.fail(owner, "input decision %q does not conform to %s: %s", d.Name, d.TypeRef, why)
+			if !fromJSON {
+				return nil, nil, child
+			}
 		}
 		child.values[d] = v
 	}
@@ -461,6 +470,16 @@ func (r *run) service(s *DecisionService, args []any, fromJSON bool) (any, map[s
 	v, why := conform(v, s.typ)
 	if why != "" {
 		r.fail(owner, "result does not conform to %s: %s", s.TypeRef, why)
+	}
+	// The outputs as the service returns them (after its coercion).
+	if len(s.OutputDecisions) == 1 {
+		outs[s.OutputDecisions[0].Name] = v
+	} else if m, ok := v.(map[string]any); ok {
+		outs = m
+	} else {
+		for k := range outs {
+			outs[k] = nil
+		}
 	}
 	return v, outs, child
 }

@@ -170,7 +170,12 @@ type ItemDefinition struct {
 	// Components are the item components of a structure.
 	Components []*ItemDefinition
 
+	// FunctionOutput is the outputTypeRef of a functionItem ("" when
+	// absent): the type of the function's result.
+	FunctionOutput string
+
 	base       *dmnType
+	output     *dmnType // FunctionOutput resolved
 	allowed    *feel.UnaryTests
 	constraint *feel.UnaryTests
 	resolving  bool // cycle detection during resolution

@@ -730,6 +730,11 @@ func (p *parser) decision(d *Decision, e *etree.Element) {
 func (p *parser) decisionService(s *DecisionService, e *etree.Element) {
 	el := elementOr(s.ID, p.label(e))
 	s.typ = p.resolveType(s.TypeRef, el)
+	if s.typ != nil && s.typ.item != nil && s.typ.item.TypeRef == tFunction {
+		// The service's type is a function type: its value (the
+		// function's result) has the function's output type.
+		s.typ = s.typ.item.output
+	}
 	for _, r := range children(e, "outputDecision") {
 		if d := p.decisionRef(r, el, "outputDecision"); d != nil {
 			s.OutputDecisions = append(s.OutputDecisions, d)

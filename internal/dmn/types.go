@@ -131,8 +131,11 @@ func (p *parser) itemDefinition(e *etree.Element, top bool) *ItemDefinition {
 			it.Components = append(it.Components, ic)
 		}
 	}
-	if child(e, "functionItem") != nil && it.TypeRef == "" {
-		it.TypeRef = tFunction
+	if fi := child(e, "functionItem"); fi != nil {
+		if it.TypeRef == "" {
+			it.TypeRef = tFunction
+		}
+		it.FunctionOutput = strings.TrimSpace(fi.SelectAttrValue("outputTypeRef", ""))
 	}
 	if it.TypeRef != "" && len(it.Components) > 0 {
 		p.warn(p.label(e), RuleInvalidAttribute, "item definition %q has both a typeRef and item components", it.Name)
@@ -159,6 +162,9 @@ func (p *parser) resolveItem(it *ItemDefinition, el string) {
 		if it.base != nil && it.base.item != nil {
 			p.resolveItem(it.base.item, el)
 		}
+	}
+	if it.FunctionOutput != "" {
+		it.output = p.resolveType(it.FunctionOutput, el)
 	}
 	if it.AllowedValues != "" {
 		it.allowed, _ = p.compileTests(it.AllowedValues, el, "allowedValues of "+it.Name)
@@ -319,8 +325,10 @@ func conformBuiltin(v any, b string, fromJSON bool) (any, string) {
 		return v, ""
 	}
 	if l, ok := v.([]any); ok && len(l) == 1 {
-		if c, why := conformBuiltin(l[0], b, fromJSON); why == "" && l[0] != nil {
-			return c, "" // from singleton list
+		if _, nested := l[0].([]any); !nested && l[0] != nil {
+			if c, why := conformBuiltin(l[0], b, fromJSON); why == "" {
+				return c, "" // from singleton list
+			}
 		}
 	}
 	if fromJSON {

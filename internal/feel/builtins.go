@@ -126,13 +126,32 @@ func required(sig []param) int {
 	return n
 }
 
-// signature picks the signature for a positional call with n arguments:
-// the first whose parameter count fits.
-func (b *builtin) signature(n int) []param {
+// signature picks the signature for a positional call: the first whose
+// parameter count fits and whose kinds the arguments have, else the
+// first whose count fits.
+func (b *builtin) signature(args []any) []param {
+	n := len(args)
+	var fits []param
 	for _, sig := range b.sigs {
-		if n >= required(sig) && (n <= len(sig) || (len(sig) > 0 && sig[len(sig)-1].rest)) {
+		if n < required(sig) || (n > len(sig) && (len(sig) == 0 || !sig[len(sig)-1].rest)) {
+			continue
+		}
+		if fits == nil {
+			fits = sig
+		}
+		ok := true
+		for i, a := range args {
+			if a != nil && i < len(sig) && !isKind(a, sig[i].kind) {
+				ok = false
+				break
+			}
+		}
+		if ok {
 			return sig
 		}
+	}
+	if fits != nil {
+		return fits
 	}
 	return b.sigs[0]
 }
@@ -147,7 +166,7 @@ func (ev *evaluator) callBuiltin(b *builtin, args []any, sig int) any {
 	if sig >= 0 && sig < len(b.sigs) {
 		params = b.sigs[sig]
 	} else {
-		params = b.signature(len(args))
+		params = b.signature(args)
 	}
 	for i, a := range args {
 		var p param

@@ -42,7 +42,7 @@ func init() {
 		}
 		return out
 	})
-	register("context put", "context:context, key:any, value | context:context, keys:list, value", func(ev *evaluator, a []any) any {
+	register("context put", "context:context, key:string, value | context:context, keys:list, value", func(ev *evaluator, a []any) any {
 		var keys []any
 		switch k := a[1].(type) {
 		case string:
@@ -52,8 +52,6 @@ func init() {
 				return ev.errorf("context put: the list of keys is empty")
 			}
 			keys = k
-		default:
-			return ev.errorf("context put: key must be a string or a list of strings, not a %s", typeName(a[1]))
 		}
 		for _, k := range keys {
 			if _, ok := norm(k).(string); !ok {
@@ -63,7 +61,11 @@ func init() {
 		if !ev.tick(a[0].(*ctxVal).len()) {
 			return nil
 		}
-		return contextPut(a[0].(*ctxVal), keys, a[2], 0)
+		r := contextPut(a[0].(*ctxVal), keys, a[2], 0)
+		if r == nil {
+			return ev.errorf("context put: the key path goes through a value that is not a context")
+		}
+		return r
 	})
 	register("context merge", "contexts:list", func(ev *evaluator, a []any) any {
 		out := newCtx(0)
@@ -126,6 +128,9 @@ func contextPut(c *ctxVal, keys []any, v any, depth int) any {
 	inner, _ := c.get(k)
 	ic, ok := inner.(*ctxVal)
 	if !ok {
+		if inner != nil {
+			return nil // the path goes through a value that is not a context
+		}
 		ic = newCtx(1)
 	}
 	nv := contextPut(ic, keys[1:], v, depth+1)

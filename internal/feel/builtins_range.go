@@ -75,7 +75,7 @@ func rangeFn(name string, f func(c *rcmp, a, b *Range) bool) func(*evaluator, []
 	return func(ev *evaluator, args []any) any {
 		a, ok1 := asRange(args[0])
 		b, ok2 := asRange(args[1])
-		if !ok1 || !ok2 || a.not || b.not {
+		if !ok1 || !ok2 || a.op == "!=" || b.op == "!=" {
 			return ev.errorf("%s: the arguments must be ranges or points, not a %s and a %s", name, typeName(args[0]), typeName(args[1]))
 		}
 		c := &rcmp{}

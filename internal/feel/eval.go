@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -154,7 +155,16 @@ func (ev *evaluator) eval(n node, e *env) any {
 	case litNode:
 		return n.v
 	case nameNode:
-		return e.lookup(n.name)
+		v, ok := e.find(n.name)
+		if !ok {
+			if b := builtins[n.name]; b != nil {
+				return &builtinFn{b: b, now: ev.now} // a built-in as a value: abs, sum
+			}
+			if strings.Contains(n.name, ".") {
+				return ev.dottedName(n.name, e)
+			}
+		}
+		return v
 	case pathNode:
 		return ev.path(ev.eval(n.x, e), n.name)
 	case filterNode:
@@ -237,14 +247,29 @@ func (ev *evaluator) eval(n node, e *env) any {
 	return ev.fail(fmt.Errorf("feel: internal error: unknown node %T", n))
 }
 
-// rangeLit evaluates a range literal. A null endpoint on an open side is
-// unbounded ((null..10) is < 10); on a closed side it is an error, as are
-// endpoints of different or unordered types.
+// dottedName reads a known name with dots that nothing binds (a
+// parameter "Person.Age" read where only Person is bound) as the path it
+// spells: the longest bound prefix, then its entries.
+func (ev *evaluator) dottedName(name string, e *env) any {
+	parts := strings.Split(name, ".")
+	for k := len(parts) - 1; k >= 1; k-- {
+		v, ok := e.find(strings.Join(parts[:k], "."))
+		if !ok {
+			continue
+		}
+		for _, p := range parts[k:] {
+			v = ev.path(v, strings.TrimSpace(p))
+		}
+		return v
+	}
+	return nil
+}
+
+// rangeLit evaluates a range literal. A null endpoint is allowed (no
+// value is then in the range: the test is null); endpoints of different
+// or unordered types, or out of order, are an error.
 func (ev *evaluator) rangeLit(n rangeNode, e *env) any {
 	lo, hi := ev.eval(n.lo, e), ev.eval(n.hi, e)
-	if (lo == nil && n.loClosed) || (hi == nil && n.hiClosed) {
-		return ev.errorf("a range cannot include a null endpoint")
-	}
 	if lo == nil && hi == nil {
 		return ev.errorf("a range needs at least one endpoint")
 	}
@@ -287,13 +312,13 @@ func (ev *evaluator) cmpRange(op string, x any) any {
 	}
 	switch op {
 	case "<", "<=":
-		return &Range{hi: x, hiClosed: op == "<="}
+		return &Range{hi: x, hiClosed: op == "<=", op: op}
 	case ">", ">=":
-		return &Range{lo: x, loClosed: op == ">="}
+		return &Range{lo: x, loClosed: op == ">=", op: op}
 	case "=":
-		return &Range{lo: x, hi: x, loClosed: true, hiClosed: true}
+		return &Range{lo: x, hi: x, loClosed: true, hiClosed: true, op: op}
 	case "!=":
-		return &Range{lo: x, hi: x, not: true}
+		return &Range{lo: x, hi: x, op: op}
 	}
 	return nil
 }
@@ -373,6 +398,9 @@ func (ev *evaluator) inRange(x any, r *Range) any {
 	}
 	res := inRange(x, r)
 	if res == nil {
+		if r.op == "" && (r.lo == nil || r.hi == nil) {
+			return ev.errorf("%s has a null endpoint", r.String())
+		}
 		return ev.errorf("cannot compare a %s with the endpoints of %s", typeName(x), r.String())
 	}
 	return res

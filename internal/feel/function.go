@@ -58,6 +58,39 @@ func (l *lambda) CallErrors(args []any) (any, []RuntimeError, error) {
 	return out, ev.runtimeErrors(), err
 }
 
+// builtinFn is a built-in function used as a value (passed to a
+// function, bound in a context): abs, sum.
+type builtinFn struct {
+	b   *builtin
+	now func() time.Time
+}
+
+// Params returns the parameter names of the built-in's first signature.
+func (f *builtinFn) Params() []string {
+	out := make([]string, len(f.b.sigs[0]))
+	for i, p := range f.b.sigs[0] {
+		out[i] = p.name
+	}
+	return out
+}
+
+// Call calls the built-in.
+func (f *builtinFn) Call(args []any) (any, error) {
+	v, _, err := f.CallErrors(args)
+	return v, err
+}
+
+// CallErrors calls the built-in and returns its runtime errors.
+func (f *builtinFn) CallErrors(args []any) (any, []RuntimeError, error) {
+	ev := &evaluator{now: f.now}
+	v := ev.call(f, normList(args), nil)
+	if ev.err != nil {
+		return nil, ev.runtimeErrors(), ev.err
+	}
+	out, err := exportNative(v, 0)
+	return out, ev.runtimeErrors(), err
+}
+
 // ErrorsFunction is implemented by the functions FEEL defines (function
 // definitions returned by EvalValue): CallErrors is Call that also
 // returns the runtime errors of the call.
@@ -121,6 +154,12 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 	if l, ok := fn.(*lambda); ok {
 		return ev.callLambda(l, args)
 	}
+	if bf, ok := fn.(*builtinFn); ok {
+		if names == nil && (len(args) < bf.b.min || (bf.b.max >= 0 && len(args) > bf.b.max)) {
+			return ev.errorf("function %q takes %s, got %d", bf.b.name, bf.b.arity(), len(args))
+		}
+		return ev.callBuiltin(bf.b, args, -1)
+	}
 	if !ev.tick(1) {
 		return nil
 	}
@@ -163,7 +202,7 @@ func (ev *evaluator) iterate(iters []iterator, e *env, body func(*env) bool) boo
 		case []any:
 			items = d
 		case *Range:
-			if d.lo == nil || d.hi == nil || d.not {
+			if d.lo == nil || d.hi == nil || d.op != "" {
 				ev.errorf("cannot iterate over an unbounded range")
 				return false
 			}

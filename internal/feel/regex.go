@@ -70,7 +70,7 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 			pat = stripRegexSpace(pat)
 		}
 		var err error
-		if src, err = translateRegex(pat, dotAll); err != nil {
+		if src, err = translateRegex(pat, dotAll, strings.ContainsRune(flags, 'i')); err != nil {
 			return nil, err
 		}
 	}
@@ -125,12 +125,13 @@ type rxParser struct {
 	i      int
 	out    strings.Builder
 	dotAll bool
-	groups int // capturing groups opened so far
+	ci     bool // case-insensitive: classes are folded before negation
+	groups int  // capturing groups opened so far
 	closed map[int]bool
 }
 
-func translateRegex(pat string, dotAll bool) (string, error) {
-	p := &rxParser{src: pat, dotAll: dotAll, closed: map[int]bool{}}
+func translateRegex(pat string, dotAll, ci bool) (string, error) {
+	p := &rxParser{src: pat, dotAll: dotAll, ci: ci, closed: map[int]bool{}}
 	if err := p.branches(0); err != nil {
 		return "", err
 	}
@@ -386,7 +387,7 @@ func (p *rxParser) class() (*runeSet, error) {
 				return nil, errors.New("a class subtraction must end the class")
 			}
 			p.i++
-			set = set.minus(sub)
+			set = p.folded(set).minus(p.folded(sub))
 			break
 		}
 		first = false
@@ -413,9 +414,34 @@ func (p *rxParser) class() (*runeSet, error) {
 		set = set.union(setOf(lo))
 	}
 	if neg {
-		set = set.negate()
+		set = p.folded(set).negate()
 	}
 	return set, nil
+}
+
+// folded adds the case variants of s's characters when matching is
+// case-insensitive, so that [^Q] with the flag i matches neither Q nor
+// q (RE2 would fold the negated set instead).
+func (p *rxParser) folded(s *runeSet) *runeSet {
+	if !p.ci {
+		return s
+	}
+	size := 0
+	for _, r := range s.ranges {
+		size += int(r.hi-r.lo) + 1
+	}
+	if size > 1<<16 {
+		return s
+	}
+	out := &runeSet{ranges: append([]rng(nil), s.ranges...)}
+	for _, r := range s.ranges {
+		for c := r.lo; c <= r.hi; c++ {
+			for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+				out.ranges = append(out.ranges, rng{f, f})
+			}
+		}
+	}
+	return out.normalize()
 }
 
 // classChar reads one character (or escape) inside a class.

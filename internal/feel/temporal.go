@@ -772,15 +772,13 @@ func addMonths(d Date, n int64) (Date, bool) {
 	return Date{int(y), int(m), day}, true
 }
 
-// monthsBetween is the whole months from a to b (truncated toward zero).
+// monthsBetween is the whole months from the date of a to the date of b
+// (truncated toward zero; the time of day does not count).
 func monthsBetween(a, b DateTime) int64 {
 	m := (int64(b.date.year)*12 + int64(b.date.month)) - (int64(a.date.year)*12 + int64(a.date.month))
-	// The rest of the period: day of month and time of day.
-	restA := int64(a.date.day)*86400e9 + a.time.secOfDay()*1e9 + int64(a.time.nano)
-	restB := int64(b.date.day)*86400e9 + b.time.secOfDay()*1e9 + int64(b.time.nano)
-	if m > 0 && restB < restA {
+	if m > 0 && b.date.day < a.date.day {
 		m--
-	} else if m < 0 && restB > restA {
+	} else if m < 0 && b.date.day > a.date.day {
 		m++
 	}
 	return m

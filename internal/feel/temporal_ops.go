@@ -128,7 +128,12 @@ func temporalArith(op string, a, b any) any {
 			case Date:
 				return durOrNil(durationOf((x.epochDays()-y.epochDays())*86400, 0))
 			case DateTime:
-				return subDateTimes(asDateTime(x, y.time.hasTZ()), y)
+				// A date is midnight UTC against a date and time with a
+				// time zone; against a local one the difference is undefined.
+				if !y.time.hasTZ() {
+					return nil
+				}
+				return subDateTimes(asDateTime(x, true), y)
 			}
 		case DateTime:
 			switch y := b.(type) {
@@ -137,7 +142,10 @@ func temporalArith(op string, a, b any) any {
 			case DateTime:
 				return subDateTimes(x, y)
 			case Date:
-				return subDateTimes(x, asDateTime(y, x.time.hasTZ()))
+				if !x.time.hasTZ() {
+					return nil
+				}
+				return subDateTimes(x, asDateTime(y, true))
 			}
 		case Time:
 			switch y := b.(type) {
@@ -288,10 +296,9 @@ func compareTemporal(a, b any) (int, bool) {
 			if tzx != tzy {
 				return 0, false
 			}
-			if c := cmpInt(ix, iy); c != 0 {
-				return c, true
-			}
-			return cmpInt(int64(x.time.nano), int64(y.time.nano)), true
+			// Whole seconds: FEEL compares times and date-times at the
+			// resolution of their value, the second.
+			return cmpInt(ix, iy), true
 		}
 	case Time:
 		if y, ok := b.(Time); ok {
@@ -300,10 +307,7 @@ func compareTemporal(a, b any) (int, bool) {
 			if tzx != tzy {
 				return 0, false
 			}
-			if c := cmpInt(sx, sy); c != 0 {
-				return c, true
-			}
-			return cmpInt(int64(x.nano), int64(y.nano)), true
+			return cmpInt(sx, sy), true
 		}
 	case Duration:
 		if y, ok := b.(Duration); ok {

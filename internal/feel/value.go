@@ -44,10 +44,15 @@ const maxValueDepth = 1000
 // Range is a FEEL range value such as [1..10) or [date("2026-01-01")..date("2026-12-31")].
 // It is immutable.
 type Range struct {
-	lo, hi             any // internal values; nil is unbounded
+	// lo and hi are internal values. In a range literal ([1..10], (a..b])
+	// a nil endpoint is a null one: nothing compares with it. In a range
+	// made from a unary comparison (< 10) the missing side is unbounded.
+	lo, hi             any
 	loClosed, hiClosed bool
-	// not marks the range (!= x): every value but lo (= hi).
-	not bool
+	// op is the comparison the range was written as: "<", "<=", ">",
+	// ">=", "=" or "!=" ((!= x) is every value but lo = hi); "" for a
+	// range literal. (< 10) is not (null..10).
+	op string
 }
 
 // Start returns the low endpoint (numbers as json.Number), nil when unbounded.
@@ -412,7 +417,7 @@ func equal(a, b any, depth int) any {
 		if !ok {
 			return nil
 		}
-		if x.loClosed != y.loClosed || x.hiClosed != y.hiClosed || x.not != y.not {
+		if x.loClosed != y.loClosed || x.hiClosed != y.hiClosed || x.op != y.op {
 			return false
 		}
 		lo := equal(x.lo, y.lo, depth+1)
@@ -481,12 +486,15 @@ func cmpOp(op string, a, b any) any {
 // inRange reports whether x lies in r: true, false, or nil when x cannot
 // be compared with an endpoint.
 func inRange(x any, r *Range) any {
-	if r.not {
+	if r.op == "!=" {
 		e := equal(x, r.lo, 0)
 		if e == nil {
 			return nil
 		}
 		return !e.(bool)
+	}
+	if r.op == "" && (r.lo == nil || r.hi == nil) {
+		return nil // a null endpoint compares with nothing
 	}
 	if r.lo != nil {
 		c, ok := compare(x, r.lo)
@@ -560,8 +568,11 @@ func toString(v any, depth int) (string, bool) {
 		if !ok1 || !ok2 {
 			return "", false
 		}
-		if x.not {
-			return "!= " + lo, true
+		switch x.op {
+		case "<", "<=":
+			return x.op + " " + hi, true
+		case ">", ">=", "=", "!=":
+			return x.op + " " + lo, true
 		}
 		l, h := "(", ")"
 		if x.loClosed {
