@@ -238,6 +238,7 @@ func (s *server) createUser(w http.ResponseWriter, r *http.Request) error {
 	if req.Password, err = stringField(members, "password"); err != nil {
 		return err
 	}
+	noteResource(r, "user "+req.ID)
 	u, err := acc.CreateUser(r.Context(), callerFrom(r.Context()).User, req)
 	if err != nil {
 		return err
@@ -350,6 +351,7 @@ func (s *server) createGroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	noteResource(r, "group "+id)
 	g, err := acc.CreateGroup(r.Context(), id, name)
 	if err != nil {
 		return err
