@@ -52,7 +52,9 @@ type authWorld struct {
 	tokens map[string]string // role (or "nobody") → bearer token
 }
 
-func setupAuth(t *testing.T) *authWorld {
+// openAccess opens a real SQLite store in a temp dir, a runtime over it and
+// an access service in mode (with provider for oidc), all closed with t.
+func openAccess(t *testing.T, mode access.Mode, provider *auth.OIDC) (*runtime.Runtime, *access.Service) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
@@ -62,11 +64,18 @@ func setupAuth(t *testing.T) *authWorld {
 	t.Cleanup(func() { _ = db.Close() })
 	rt := runtime.New(db, runtime.Options{})
 	t.Cleanup(func() { _ = rt.Close() })
-	acc, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: db, Params: auth.TestParams()})
+	acc, err := access.New(ctx, access.Config{Mode: mode, Store: db, OIDC: provider, Params: auth.TestParams()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = acc.Close(context.Background()) })
+	return rt, acc
+}
+
+func setupAuth(t *testing.T) *authWorld {
+	t.Helper()
+	ctx := context.Background()
+	rt, acc := openAccess(t, access.ModeBuiltin, nil)
 	w := &authWorld{b: setup(t, rt, api.Options{Access: acc}), acc: acc, rt: rt, tokens: map[string]string{}}
 	for _, role := range append(slices.Clone(auth.Roles()), "nobody") {
 		user := "u-" + string(role)
@@ -405,19 +414,7 @@ func TestAuthActAs(t *testing.T) {
 // TestAuthFirstRun: the set-up token creates the first admin once.
 func TestAuthFirstRun(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	rt := runtime.New(db, runtime.Options{})
-	t.Cleanup(func() { _ = rt.Close() })
-	acc, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: db, Params: auth.TestParams(), Now: func() time.Time { return time.Now() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = acc.Close(context.Background()) })
+	rt, acc := openAccess(t, access.ModeBuiltin, nil)
 	b := setup(t, rt, api.Options{Access: acc})
 	token := acc.SetupToken()
 	if token == "" {
@@ -465,18 +462,7 @@ func TestAuthOIDCBearer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	rt := runtime.New(db, runtime.Options{})
-	t.Cleanup(func() { _ = rt.Close() })
-	acc, err := access.New(ctx, access.Config{Mode: access.ModeOIDC, Store: db, OIDC: provider, Params: auth.TestParams()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = acc.Close(context.Background()) })
+	rt, acc := openAccess(t, access.ModeOIDC, provider)
 	if _, err := acc.CreateGroup(ctx, "operators", ""); err != nil {
 		t.Fatal(err)
 	}
