@@ -1,7 +1,6 @@
 package feel
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -51,7 +50,7 @@ func init() {
 
 // regexArg compiles pattern a[0] with the optional flags a[1], recording
 // an error when either is invalid.
-func (ev *evaluator) regexArg(name string, a []any) *regexp.Regexp {
+func (ev *evaluator) regexArg(name string, a []any) matcher {
 	pat := a[0].(string)
 	flags := ""
 	if len(a) > 1 && a[1] != nil {

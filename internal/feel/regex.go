@@ -22,27 +22,27 @@ import (
 //     (\p{IsBasicLatin}) all work;
 //   - '.' matches any character but \n and \r (any character with the
 //     flag s);
-//   - back-references (\1) to a group that exists are refused: RE2 has
-//     none (an error, not a wrong answer);
+//   - a pattern with back-references (\1) runs on a small backtracking
+//     matcher instead (regex_bt.go), with a step budget;
 //   - the flags are s, m, i, x (white space in the pattern is ignored
 //     outside classes) and q (the pattern is a literal string).
 //
 // A pattern that is not a valid XPath regular expression is an error.
 
 var (
-	regexCache   sync.Map // pattern "\x00" flags → *regexp.Regexp
+	regexCache   sync.Map // pattern "\x00" flags → matcher
 	regexCacheMu sync.Mutex
 	regexCount   int
 )
 
 // compileRegex translates an XPath pattern with flags and compiles it.
-func compileRegex(pat, flags string) (*regexp.Regexp, error) {
+func compileRegex(pat, flags string) (matcher, error) {
 	if len(pat) > 4096 {
 		return nil, errors.New("the pattern is longer than 4096 bytes")
 	}
 	key := pat + "\x00" + flags
 	if v, ok := regexCache.Load(key); ok {
-		return v.(*regexp.Regexp), nil
+		return v.(matcher), nil
 	}
 	prefix := ""
 	dotAll, literal, extended := false, false, false
@@ -70,7 +70,17 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 			pat = stripRegexSpace(pat)
 		}
 		var err error
-		if src, err = translateRegex(pat, dotAll, strings.ContainsRune(flags, 'i')); err != nil {
+		ci := strings.ContainsRune(flags, 'i')
+		src, err = translateRegex(pat, dotAll, ci)
+		if errors.Is(err, errBackref) {
+			bt, err := compileBacktrack(pat, dotAll, ci, strings.ContainsRune(flags, 'm'))
+			if err != nil {
+				return nil, err
+			}
+			cacheRegex(key, bt)
+			return bt, nil
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -81,13 +91,18 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
+	cacheRegex(key, re)
+	return re, nil
+}
+
+// cacheRegex keeps up to 512 compiled patterns.
+func cacheRegex(key string, m matcher) {
 	regexCacheMu.Lock()
 	if regexCount < 512 {
 		regexCount++
-		regexCache.Store(key, re)
+		regexCache.Store(key, m)
 	}
 	regexCacheMu.Unlock()
-	return re, nil
 }
 
 // stripRegexSpace removes white space outside character classes (flag x).
@@ -292,7 +307,7 @@ func (p *rxParser) escape() error {
 		if n > p.groups || !p.closed[n] {
 			return fmt.Errorf("back-reference \\%d names no group before it", n)
 		}
-		return fmt.Errorf("back-references (\\%d) are not supported", n)
+		return errBackref
 	}
 	if c == '0' {
 		return errors.New(`\0 is not a valid escape`)
