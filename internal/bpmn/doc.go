@@ -37,9 +37,15 @@
 // Activities:
 //
 //   - task, and manualTask, which is a KindTask too (nothing for the
-//     engine to do: it passes straight through); scriptTask (a FEEL
-//     script, result in gobpm:resultVariable or camunda:resultVariable);
-//     embedded subProcess.
+//     engine to do: it passes straight through); scriptTask, implemented
+//     by exactly one of a standard <script> (FEEL or JUEL, result in
+//     gobpm:resultVariable or camunda:resultVariable), Camunda 8's
+//     zeebe:script (a FEEL expression; its resultVariable is required,
+//     gobpm:resultVariable wins over it) or zeebe:taskDefinition (a job for
+//     a worker, Node.Job, as a service task's; no result variable);
+//     embedded subProcess. A property on a task is refused, except the
+//     one named __targetRef_placeholder that the Camunda Modeler writes
+//     when a data object or store is associated with the task.
 //   - adHocSubProcess (KindAdHocSubProcess, DESIGN §6): an embedded
 //     sub-process (Node.Sub; boundary events, data and flows as usual)
 //     whose router, not its flows, starts the inner activities, so its
@@ -147,10 +153,19 @@
 //   - sendTask with a messageRef also records the message in Node.Event.
 //   - serviceTask and sendTask create a job (Node.Job): the type from
 //     gobpm:type (required), zeebe:taskDefinition type or camunda:topic
-//     (camunda:type="external"); the retries from gobpm:retries or
-//     zeebe:taskDefinition retries (an integer >= 0, default 3). Camunda 7
-//     Java delegates (camunda:class, camunda:delegateExpression,
-//     camunda:expression, camunda:connector) are refused.
+//     (camunda:type="external"), a literal or an expression ("=…", "${…}":
+//     JobDef.TypeExpr, evaluated when the job is created); the retries from
+//     gobpm:retries or zeebe:taskDefinition retries (an integer >= 0,
+//     default 3; Zeebe's blank retries="" is the default); static headers
+//     for the worker (JobDef.Headers) from zeebe:taskHeaders, else Camunda
+//     7's camunda:properties (an external task's extension properties),
+//     values as written, a repeated key's last value winning. Headers on an
+//     element that creates no job are refused. Camunda 7 Java delegates
+//     (camunda:class, camunda:delegateExpression, camunda:expression,
+//     camunda:connector) are refused, and so are Camunda 8's outbound
+//     connectors (a job type starting with io.camunda:, or a
+//     zeebe:modelerTemplate starting with io.camunda.connectors.), which
+//     run in Camunda's connector runtime.
 //   - userTask (Node.UserTask): gobpm:assignee, gobpm:candidateUsers,
 //     gobpm:candidateGroups, gobpm:dueDate, or their camunda: equivalents,
 //     or zeebe:assignmentDefinition / zeebe:taskSchedule. A value starting
@@ -315,26 +330,30 @@
 // silently (vendor.go holds the lists). Activiti/Flowable settings are
 // never read: only their async, asyncLeave, exclusive,
 // asyncLeaveExclusive and formKey attributes are accepted. Refused with a
-// hint: camunda:jobPriority, camunda:taskPriority, camunda:priority,
+// hint: camunda:priority,
 // camunda:followUpDate, camunda:candidateStarterGroups / Users,
 // camunda:potentialStarter, camunda:initiator, camunda:errorCodeVariable,
 // camunda:errorMessageVariable, camunda:escalationCodeVariable,
 // camunda:resource, camunda:formHandlerClass, zeebe:priorityDefinition,
-// zeebe:taskSchedule followUpDate, zeebe:script, zeebe:conditionalFilter,
+// zeebe:taskSchedule followUpDate, zeebe:script anywhere but on a
+// scriptTask, zeebe:conditionalFilter,
 // zeebe:linkedResources, zeebe:properties configuring an inbound
 // connector (a property named inbound.*), and these extension elements:
 // camunda:executionListener, camunda:taskListener,
 // camunda:failedJobRetryTimeCycle (gobpm has its own retry schedule),
 // camunda:field (field injection), camunda:errorEventDefinition (external
-// task error mapping), zeebe:taskHeaders, zeebe:executionListeners,
-// zeebe:taskListeners. Camunda 7's
-// camunda:asyncBefore, camunda:asyncAfter and camunda:exclusive only move
-// transaction boundaries and job exclusivity, which gobpm decides itself
-// (a step runs each track on until it waits, in one transaction, and an
-// instance's steps are applied by its single writer): they are accepted
-// and have no effect, and so is the legacy camunda:async. Form and
+// task error mapping), zeebe:executionListeners, zeebe:taskListeners.
+// Camunda 7's camunda:asyncBefore, camunda:asyncAfter and
+// camunda:exclusive only move transaction boundaries and job exclusivity,
+// which gobpm decides itself (a step runs each track on until it waits, in
+// one transaction, and an instance's steps are applied by its single
+// writer): they are accepted and have no effect, and so is the legacy
+// camunda:async; so are camunda:jobPriority and camunda:taskPriority,
+// which only order the work of Camunda's job executor and external task
+// fetching (gobpm hands out jobs oldest first). Form and
 // metadata extensions (camunda:formData, camunda:formProperty,
-// camunda:formKey, camunda:formRef*, camunda:properties,
+// camunda:formKey, camunda:formRef*, camunda:properties (except on an
+// element with a job, whose headers they are),
 // zeebe:formDefinition, zeebe:userTaskForm, zeebe:userTask,
 // zeebe:properties, zeebe:versionTag, the modeler's
 // camunda:diagramRelationId and zeebe:modelerTemplate*) and history or

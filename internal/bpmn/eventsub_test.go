@@ -167,7 +167,7 @@ func TestParseRejectsEventSubProcesses(t *testing.T) {
 			{"c7io", RuleUnsupported, `camunda:script in camunda:inputParameter "a" on serviceTask is not supported: gobpm runs no JavaScript or Groovy; write the value as a ${…} expression`},
 			{"c7listener", RuleUnsupported, "camunda:taskListener on userTask"},
 			{"c8task", RuleInvalidAttribute, `zeebe:input target "1b" on serviceTask is not a variable name`},
-			{"c8task", RuleUnsupported, "zeebe:taskHeaders on serviceTask"},
+			{"c8user", RuleUnsupported, "zeebe:taskHeaders on userTask is not supported: custom headers reach the workers of jobs"},
 			{"c8task", RuleUnsupported, "zeebe:executionListeners on serviceTask"},
 			{"c8user", RuleUnsupported, "zeebe:taskListeners on userTask"},
 			{"f7", RuleUnsupported, "camunda:executionListener on sequenceFlow"},

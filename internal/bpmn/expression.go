@@ -140,6 +140,71 @@ func (p *parser) scriptLanguage(format string) string {
 	return format
 }
 
+// targetRefPlaceholder is the name of the property the Camunda Modeler
+// writes on a task when a data object or data store is associated with it
+// (the dataInputAssociation's targetRef must name something). It declares
+// no variable anyone reads, so it is accepted on tasks, where any other
+// property is refused.
+const targetRefPlaceholder = "__targetRef_placeholder"
+
+// scriptTask reads how a script task is implemented: the standard <script>
+// (count of them: scripts; compiled by script), Camunda 8's zeebe:script (a
+// FEEL expression whose value goes to its resultVariable), or a Camunda 8
+// job worker (zeebe:taskDefinition: the task creates a job, as a service
+// task does). Exactly one of them.
+func (p *parser) scriptTask(e *etree.Element, n *Node, scripts int) {
+	label := p.label(e)
+	zs := extension(e, NamespaceZeebe, "script")
+	td := extension(e, NamespaceZeebe, "taskDefinition")
+	var forms []string
+	if scripts > 0 {
+		forms = append(forms, "<script>")
+	}
+	if zs != nil {
+		forms = append(forms, "zeebe:script")
+	}
+	if td != nil {
+		forms = append(forms, "zeebe:taskDefinition")
+	}
+	switch {
+	case len(forms) > 1:
+		p.problems.add(label, RuleInvalidAttribute, "scriptTask has both %s: keep one implementation", strings.Join(forms, " and "))
+	case zs != nil:
+		p.zeebeScript(e, zs, n)
+		return
+	case td != nil:
+		n.Job = p.job(e, e)
+		for _, ns := range []struct{ uri, prefix string }{{NamespaceGobpm, "gobpm"}, {NamespaceCamunda, "camunda"}} {
+			if _, ok := nsAttr(e, ns.uri, "resultVariable"); ok {
+				p.problems.add(label, RuleUnsupported, "%s:resultVariable on a scriptTask implemented by a job worker (zeebe:taskDefinition) is not supported: the variables the worker completes the job with are its result", ns.prefix)
+			}
+		}
+		return
+	case scripts == 0:
+		p.problems.add(label, RuleInvalidExpression, "scriptTask has no script (a <script>, zeebe:script or zeebe:taskDefinition)")
+	case scripts > 1:
+		p.problems.add(label, RuleUnsupported, "scriptTask with several scripts is not supported")
+	}
+	p.resultVariable(e, n)
+}
+
+// zeebeScript reads Camunda 8's zeebe:script: a FEEL expression (with its
+// leading "=") whose value is stored in resultVariable, both required as
+// in Camunda 8. gobpm:resultVariable, when present, wins.
+func (p *parser) zeebeScript(e, zs *etree.Element, n *Node) {
+	label := p.label(e)
+	n.Script = p.compile(label, "zeebe:script expression", "feel", zs.SelectAttrValue("expression", ""))
+	if g, ok := nsAttr(e, NamespaceGobpm, "resultVariable"); ok {
+		if n.ResultVariable = strings.TrimSpace(g); n.ResultVariable == "" {
+			p.problems.add(label, RuleInvalidAttribute, "resultVariable is empty")
+		}
+		return
+	}
+	if n.ResultVariable = strings.TrimSpace(zs.SelectAttrValue("resultVariable", "")); n.ResultVariable == "" {
+		p.problems.add(label, RuleMissingAttribute, "zeebe:script needs a resultVariable")
+	}
+}
+
 // resultVariable reads gobpm:resultVariable (or camunda:resultVariable).
 func (p *parser) resultVariable(e *etree.Element, n *Node) {
 	g, gok := nsAttr(e, NamespaceGobpm, "resultVariable")

@@ -293,12 +293,22 @@ type Entry struct {
 	Value Value
 }
 
-// JobDef describes the job a service task (send task, message throw) creates.
+// JobDef describes the job a service task (send task, message throw, job
+// worker script task) creates.
 type JobDef struct {
-	// Type is the job type workers activate (gobpm:type).
+	// Type is the job type workers activate (gobpm:type); for a type given
+	// as an expression, the expression's text.
 	Type string
+	// TypeExpr is set when the type is an expression (zeebe:taskDefinition
+	// type="=…", a "${…}" topic): it is evaluated when the job is created
+	// and must yield a non-empty string.
+	TypeExpr expr.Expression
 	// Retries is the initial retry budget (gobpm:retries, default 3).
 	Retries int
+	// Headers are the job's static custom headers (zeebe:taskHeaders, or
+	// Camunda 7's camunda:properties on an external task), handed to the
+	// worker with every activation; nil when there are none.
+	Headers map[string]string
 }
 
 // Binding is an attribute value that is either a literal or an expression.

@@ -44,6 +44,7 @@ func Parse(data []byte) (*Definitions, error) {
 
 		varNames:       make(map[string]string),
 		dataObjectRefs: make(map[string]string),
+		jobOwners:      make(map[*etree.Element]bool),
 
 		messages:        make(map[string]*messageDecl),
 		signals:         make(map[string]string),
@@ -125,6 +126,11 @@ type parser struct {
 	// loopRefs are the loopDataInputRef / loopDataOutputRef elements of
 	// multi-instance activities, resolved by resolveLoopRefs.
 	loopRefs []loopRef
+	// jobOwners are the elements whose job was read (job), and
+	// headerOwners the elements holding zeebe:taskHeaders: headers on an
+	// element that creates no job are refused by checkHeaders.
+	jobOwners    map[*etree.Element]bool
+	headerOwners []*etree.Element
 }
 
 // container is a process or sub-process graph being built.
@@ -305,6 +311,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 			p.unsupported(c, "")
 		}
 	}
+	p.checkHeaders()
 	// Global tasks are callable one-task processes (DESIGN §5.7); a
 	// document holding only global tasks is a library of them.
 	defs.Processes = append(defs.Processes, globals...)
@@ -708,7 +715,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 			}
 			loops = append(loops, c)
 		case "property":
-			if sub == nil {
+			if sub == nil && strings.TrimSpace(attr(c, "name")) != targetRefPlaceholder {
 				p.problems.add(label, RuleUnsupported, "property on %s is not supported yet", e.Tag)
 				ok = false
 			}
@@ -721,13 +728,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		}
 	}
 	if e.Tag == "scriptTask" {
-		if scripts == 0 {
-			p.problems.add(label, RuleInvalidExpression, "scriptTask has no script")
-		}
-		if scripts > 1 {
-			p.problems.add(label, RuleUnsupported, "scriptTask with several scripts is not supported")
-		}
-		p.resultVariable(e, n)
+		p.scriptTask(e, n, scripts)
 	}
 	switch e.Tag {
 	case "manualTask":

@@ -285,7 +285,7 @@ func TestParseRejects(t *testing.T) {
 			{"notify", RuleMissingAttribute, "gobpm:type is empty"},
 			{"retry", RuleInvalidAttribute, `gobpm:retries="-1"`},
 			{"retry2", RuleInvalidAttribute, `gobpm:retries="three"`},
-			{"dyn", RuleUnsupported, "job type expression"},
+			{"dyn", RuleInvalidExpression, `zeebe:taskDefinition type "=kind +"`},
 		}, true},
 		{"reject_camunda_class.bpmn", []want{
 			{"javaClass", RuleUnsupported, "camunda:class"},

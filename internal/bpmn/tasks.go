@@ -88,7 +88,13 @@ func (p *parser) job(e, camundaOn *etree.Element) *JobDef {
 		case j.Type == "":
 			p.problems.add(label, RuleMissingAttribute, "%s is empty", t.what)
 		case isExpression(j.Type):
-			p.problems.add(label, RuleUnsupported, "%s %q: a job type expression is not supported yet; use a literal type", t.what, j.Type)
+			// Evaluated when the job is created (engine): a failure or a
+			// result that is not a non-empty string is an incident.
+			if b := p.binding(label, t); b != nil {
+				j.TypeExpr = b.Expr
+			}
+		default:
+			p.connector(e, t.what, j.Type)
 		}
 	} else if !foreign {
 		p.problems.add(label, RuleMissingAttribute,
@@ -97,13 +103,79 @@ func (p *parser) job(e, camundaOn *etree.Element) *JobDef {
 	if r, ok := pick(retries); ok {
 		v := strings.TrimSpace(r.value)
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		switch {
+		case v == "" && r.what == "zeebe:taskDefinition retries":
+			// The Camunda Modeler writes retries="" when the field is left
+			// blank; Zeebe then takes its default, as gobpm does.
+		case err != nil || n < 0:
 			p.problems.add(label, RuleInvalidAttribute, "%s=%q: want an integer >= 0", r.what, r.value)
-		} else {
+		default:
 			j.Retries = n
 		}
 	}
+	j.Headers = p.jobHeaders(e, holders)
+	p.jobOwners[e] = true
 	return j
+}
+
+// connectorTypePrefix starts the job types of Camunda's own connectors
+// (io.camunda:http-json:1, io.camunda:sendgrid:1, …), and
+// connectorTemplatePrefix the modeler templates that configure them.
+const (
+	connectorTypePrefix     = "io.camunda:"
+	connectorTemplatePrefix = "io.camunda.connectors."
+)
+
+// connector refuses a task configured as one of Camunda 8's outbound
+// connectors: they run inside Camunda's connector runtime, which gobpm does
+// not have, so the job would wait for a worker that never comes.
+func (p *parser) connector(e *etree.Element, what, typ string) {
+	tmpl, _ := nsAttr(e, NamespaceZeebe, "modelerTemplate")
+	if strings.HasPrefix(typ, connectorTypePrefix) || strings.HasPrefix(strings.TrimSpace(tmpl), connectorTemplatePrefix) {
+		p.problems.add(p.label(e), RuleUnsupported,
+			"%s %q is a Camunda connector, which runs in Camunda's connector runtime; gobpm has none: give the task a job type of your own (gobpm:type) and a worker that makes the call", what, typ)
+	}
+}
+
+// jobHeaders reads the static custom headers of the job of e: Camunda 8's
+// zeebe:taskHeaders (zeebe:header key value) on e, else Camunda 7's
+// extension properties (camunda:properties, camunda:property name value)
+// on e or the other holders, which Camunda 7 hands to external task
+// workers. As in both engines, a later entry with the same key wins.
+// Values are kept as written: neither engine evaluates them.
+func (p *parser) jobHeaders(e *etree.Element, holders []*etree.Element) map[string]string {
+	label := p.label(e)
+	var headers map[string]string
+	put := func(what, keyAttr, key, value string) {
+		if strings.TrimSpace(key) == "" {
+			p.problems.add(label, RuleMissingAttribute, "%s on %s has no %s", what, e.Tag, keyAttr)
+			return
+		}
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		headers[key] = value
+	}
+	if th := extension(e, NamespaceZeebe, "taskHeaders"); th != nil {
+		for _, h := range th.ChildElements() {
+			if h.NamespaceURI() == NamespaceZeebe && h.Tag == "header" {
+				put("zeebe:header", "key", h.SelectAttrValue("key", ""), h.SelectAttrValue("value", ""))
+			}
+		}
+		return headers
+	}
+	for _, h := range holders {
+		props := extension(h, NamespaceCamunda, "properties")
+		if props == nil {
+			continue
+		}
+		for _, c := range props.ChildElements() {
+			if c.NamespaceURI() == NamespaceCamunda && c.Tag == "property" {
+				put("camunda:property", "name", c.SelectAttrValue("name", ""), c.SelectAttrValue("value", ""))
+			}
+		}
+	}
+	return headers
 }
 
 // userTaskFields lists the user-task assignment fields with their gobpm,

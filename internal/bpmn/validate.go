@@ -429,7 +429,6 @@ type refusedExtension struct {
 var refusedExtensions = []refusedExtension{
 	{NamespaceCamunda, "executionListener", "camunda:executionListener", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceCamunda, "taskListener", "camunda:taskListener", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceZeebe, "taskHeaders", "zeebe:taskHeaders", "static job headers are not supported yet; pass the values as variables"},
 	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceCamunda, "failedJobRetryTimeCycle", "camunda:failedJobRetryTimeCycle", "custom retry schedules are not supported; gobpm retries jobs 1 s doubling to 5 min (gobpm:retries sets the budget)"},
@@ -459,6 +458,9 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 			continue
 		case ns == NamespaceGobpm:
 			continue // an unknown gobpm element: checkIDs reports it
+		case ns == NamespaceZeebe && c.Tag == "taskHeaders":
+			p.headerOwners = append(p.headerOwners, owner) // read by job, checked by checkHeaders
+			continue
 		case ns == NamespaceCamunda && (c.Tag == "in" || c.Tag == "out"):
 			if !isBPMN(owner) || owner.Tag != "callActivity" {
 				p.problems.add(p.label(owner), RuleUnsupported,
@@ -475,6 +477,18 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 		}
 		if !refused {
 			p.otherVendorExtension(owner, c)
+		}
+	}
+}
+
+// checkHeaders refuses zeebe:taskHeaders on an element that creates no job:
+// the headers reach job workers only, so anywhere else they would be
+// dropped.
+func (p *parser) checkHeaders() {
+	for _, owner := range p.headerOwners {
+		if !p.jobOwners[owner] {
+			p.problems.add(p.label(owner), RuleUnsupported,
+				"zeebe:taskHeaders on %s is not supported: custom headers reach the workers of jobs, and a %s creates no job; pass the values as variables (an input mapping)", owner.Tag, owner.Tag)
 		}
 	}
 }

@@ -21,11 +21,14 @@ const hintGobpm = "gobpm does not read it; remove it or use the gobpm: equivalen
 // camundaHarmless are Camunda 7 attributes accepted anywhere without
 // effect: transaction boundaries and job exclusivity (gobpm decides them
 // itself: a step runs each track on until it waits, and an instance's
-// steps are applied by its single writer), forms (gobpm has no form
-// service), and metadata for Camunda's modeler, tasklist and history
-// cleanup.
+// steps are applied by its single writer), the priorities of Camunda's
+// job executor and external task fetching (they order work, never change
+// what a process does; gobpm hands out jobs oldest first), forms (gobpm
+// has no form service), and metadata for Camunda's modeler, tasklist and
+// history cleanup.
 var camundaHarmless = map[string]bool{
 	"async": true, "asyncBefore": true, "asyncAfter": true, "exclusive": true,
+	"jobPriority": true, "taskPriority": true,
 	"formKey": true, "formRef": true, "formRefBinding": true, "formRefVersion": true,
 	"versionTag": true, "historyTimeToLive": true, "isStartableInTasklist": true,
 	"diagramRelationId": true, "modelerTemplate": true, "modelerTemplateVersion": true,
@@ -64,8 +67,6 @@ var camundaRead = map[string][]string{
 // camundaRefusedAttrs are Camunda 7 attributes with behaviour gobpm does
 // not have, with what to do instead.
 var camundaRefusedAttrs = map[string]string{
-	"jobPriority":            "job priorities are not supported: gobpm has no job priorities",
-	"taskPriority":           "external task priorities are not supported: gobpm has no job priorities",
 	"priority":               "user task priorities are not supported",
 	"followUpDate":           "follow-up dates are not supported; gobpm:dueDate sets a due date",
 	"candidateStarterGroups": "restricting who may start a process is not supported",
@@ -80,13 +81,15 @@ var camundaRefusedAttrs = map[string]string{
 }
 
 // zeebeRead are the Camunda 8 extension elements the parser reads (its
-// refused ones are in refusedExtensions); zeebeHarmless are accepted
-// without effect: forms, the Camunda user task marker, custom properties
-// (except an inbound connector's, see vendorExtensions) and version tags.
+// refused ones are in refusedExtensions; zeebe:taskHeaders is read by job
+// and checked by checkHeaders); zeebeHarmless are accepted without effect:
+// forms, the Camunda user task marker, custom properties (except an
+// inbound connector's, see vendorExtensions) and version tags.
 var (
 	zeebeRead = map[string]bool{
 		"taskDefinition": true, "assignmentDefinition": true, "taskSchedule": true, "subscription": true,
 		"calledElement": true, "calledDecision": true, "adHoc": true, "loopCharacteristics": true,
+		"script": true,
 	}
 	zeebeHarmless = map[string]bool{
 		"formDefinition": true, "userTaskForm": true, "userTask": true, "properties": true, "versionTag": true,
@@ -98,7 +101,6 @@ var (
 	}
 	zeebeRefused = map[string]string{
 		"priorityDefinition": "user task priorities are not supported",
-		"script":             "a Camunda 8 script task is not supported; put the FEEL expression in the standard <script> (scriptFormat \"feel\") with gobpm:resultVariable",
 		"conditionalFilter":  "narrowing when a condition is evaluated is not supported; gobpm evaluates it after every change of variables",
 		"linkedResources":    "linked resources for job workers are not supported",
 	}
@@ -168,6 +170,9 @@ func (p *parser) otherVendorExtension(owner, c *etree.Element) {
 		case zeebeRead[c.Tag]:
 			if c.Tag == "taskSchedule" && c.SelectAttr("followUpDate") != nil {
 				p.problems.add(label, RuleUnsupported, "zeebe:taskSchedule followUpDate on %s is not supported: follow-up dates are not supported; dueDate sets a due date", owner.Tag)
+			}
+			if c.Tag == "script" && (!isBPMN(owner) || owner.Tag != "scriptTask") {
+				p.problems.add(label, RuleUnsupported, "zeebe:script on %s is not supported: it belongs on a scriptTask", owner.Tag)
 			}
 		case c.Tag == "properties":
 			for _, prop := range c.ChildElements() {

@@ -34,6 +34,22 @@
 // incident: inputs before anything is created, outputs (all or nothing)
 // after the element completed, so a retry applies them again.
 //
+// # Conditional events
+//
+// A conditional event fires when its condition turns from false to true.
+// Conditions are evaluated whenever variables changed, before anything
+// else moves: after an element wrote variables and before the next ready
+// track runs, and when the step settles. Variables an activity completes
+// with (a job's or user task's completion variables, a message's
+// payload, a script's result) are a change of their own: they are written,
+// the conditions are evaluated, and only then does the activity complete —
+// if it still runs. An interrupting conditional event they satisfy, on the
+// activity, on an enclosing sub-process or as an event sub-process of an
+// enclosing scope, cancels it first: the completion is void (no outgoing
+// flows, no output mappings). So a sub-process never closes past a
+// conditional boundary that its last task's variables satisfy (Camunda 7
+// fires conditional events on the variable change itself).
+//
 // # Failures
 //
 // A model problem met at run time (an expression that fails, an exclusive

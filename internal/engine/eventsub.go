@@ -260,6 +260,26 @@ func conditionOf(n *bpmn.Node) expr.Expression {
 	return ev.Condition
 }
 
+// stillActive applies the rule of conditional events to a change of
+// variables made by the activity (or catch event) n that track t is
+// completing — the variables a job, a user task or a message completed it
+// with, a script's result: the armed conditions are evaluated after the
+// change and before n completes, as Camunda 7 evaluates them on the
+// variable change itself. It reports whether t still runs n: false when
+// an interrupting conditional event cancelled it (a boundary on n or on an
+// enclosing sub-process, or an interrupting event sub-process of an
+// enclosing scope); the completion is then void, and n neither leaves by
+// its flows nor applies its output mappings. A non-interrupting event
+// fires and n completes as well.
+func (x *executor) stillActive(t *Track, n *bpmn.Node) bool {
+	if !x.varsChanged || !x.proc.HasConditionalEvents() {
+		return true
+	}
+	x.varsChanged = false
+	x.evalConditions()
+	return n != nil && x.st.Track(t.ID) == t && t.Node == n.ID
+}
+
 // settle runs the ready tracks, then fires conditions that turned true and
 // runs again, until nothing changes (bounded).
 func (x *executor) settle() {

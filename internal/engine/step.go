@@ -108,6 +108,10 @@ type executor struct {
 	// by is the person whose act this step is (an operator's cancel, retry
 	// or variables), named in the facts that record it; "" otherwise.
 	by string
+	// varsChanged is set when a variable is written (a FactVariableSet) and
+	// cleared when the armed conditions are evaluated: conditions see every
+	// change before the next element runs (stillActive, drainQueue).
+	varsChanged bool
 }
 
 func (x *executor) apply(ev Event) error {
@@ -217,6 +221,13 @@ func (x *executor) run() {
 
 func (x *executor) drainQueue() {
 	for len(x.queue) > 0 {
+		if x.varsChanged && x.proc.HasConditionalEvents() {
+			// The last element changed variables: a condition they satisfy
+			// fires before anything else runs, so a sub-process cannot
+			// close past its conditional boundary (stillActive).
+			x.varsChanged = false
+			x.evalConditions()
+		}
 		id := x.queue[0]
 		x.queue = x.queue[1:]
 		t := x.st.Track(id)
@@ -354,6 +365,10 @@ func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
 }
 
 func (x *executor) scriptTask(t *Track, n *bpmn.Node) {
+	if n.Job != nil {
+		x.createJob(t, n) // a Camunda 8 script task implemented by a job worker
+		return
+	}
 	if n.Script == nil {
 		x.complete(t, n)
 		return
@@ -365,6 +380,9 @@ func (x *executor) scriptTask(t *Track, n *bpmn.Node) {
 	}
 	if n.ResultVariable != "" {
 		x.deliver(t, n, map[string]any{n.ResultVariable: v})
+		if !x.stillActive(t, n) {
+			return // a condition its result satisfied interrupted the task
+		}
 	}
 	x.complete(t, n)
 }
@@ -751,6 +769,9 @@ func (x *executor) setVar(t *Track, name string, v any) {
 }
 
 func (x *executor) fact(kind, node string, s scope.ID, track string, detail map[string]any) {
+	if kind == FactVariableSet {
+		x.varsChanged = true
+	}
 	x.st.NextFact++
 	path := ""
 	if sc := x.st.Scopes.Get(s); sc != nil {

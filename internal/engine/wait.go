@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -55,6 +56,10 @@ type Wait struct {
 	CorrelationKey string `json:"correlationKey,omitempty"`
 	// DueAt is a timer's due time, a job's retry-not-before time, a task's due date.
 	DueAt time.Time `json:"dueAt,omitzero"`
+	// CustomHeaders are a job's static headers (bpmn.JobDef.Headers),
+	// copied when the job is created so a worker sees what the version it
+	// was created by says.
+	CustomHeaders map[string]string `json:"customHeaders,omitempty"`
 	// Retries is a job's remaining retries; Failures counts its failures.
 	Retries      int    `json:"retries,omitempty"`
 	Failures     int    `json:"failures,omitempty"`
@@ -72,6 +77,7 @@ type Wait struct {
 
 func (w *Wait) clone() *Wait {
 	c := *w
+	c.CustomHeaders = maps.Clone(w.CustomHeaders)
 	c.CandidateUsers = slices.Clone(w.CandidateUsers)
 	c.CandidateGroups = slices.Clone(w.CandidateGroups)
 	return &c

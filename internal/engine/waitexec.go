@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -27,7 +28,11 @@ func (x *executor) applyWaitEvent(ev Event) error {
 		if err != nil {
 			return err
 		}
-		x.deliver(t, x.proc.Node(t.Node), e.Variables)
+		n := x.proc.Node(t.Node)
+		x.deliver(t, n, e.Variables)
+		if !x.stillActive(t, n) {
+			return nil // a condition the variables satisfied interrupted the task
+		}
 		x.finishActivity(t, w)
 	case JobFailed:
 		w, t, err := x.openWait(e.Key, WaitJob)
@@ -79,7 +84,11 @@ func (x *executor) applyWaitEvent(ev Event) error {
 		if err := mayComplete(w, e.User); err != nil {
 			return err
 		}
-		x.deliver(t, x.proc.Node(t.Node), e.Variables)
+		n := x.proc.Node(t.Node)
+		x.deliver(t, n, e.Variables)
+		if !x.stillActive(t, n) {
+			return nil // a condition the variables satisfied interrupted the task
+		}
 		x.finishActivity(t, w)
 	case TimerFired:
 		w, _, err := x.openWait(e.WaitID, WaitTimer)
@@ -346,8 +355,25 @@ func (x *executor) allocTrackWait(kind WaitKind, nodeID string, s scope.ID, trac
 }
 
 func (x *executor) createJob(t *Track, n *bpmn.Node) {
+	typ := n.Job.Type
+	if n.Job.TypeExpr != nil {
+		// A job type given as an expression is evaluated in the scope the
+		// job is created in (its inputs included), once per job.
+		v, err := n.Job.TypeExpr.Eval(x.view(t.Scope))
+		if err != nil {
+			x.incident(t, IncidentExpression, fmt.Sprintf("job type of %s: %v", n.ID, err))
+			return
+		}
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			x.incident(t, IncidentExpression, fmt.Sprintf("job type of %s: %s yields %s, not a non-empty string", n.ID, n.Job.TypeExpr.Source(), describeValue(v)))
+			return
+		}
+		typ = s
+	}
 	w := x.newWait(t, WaitJob, n.ID)
-	w.Name = n.Job.Type
+	w.Name = typ
+	w.CustomHeaders = maps.Clone(n.Job.Headers)
 	w.Retries = n.Job.Retries
 	t.State = TrackWaiting
 	x.fact(FactJobCreated, n.ID, t.Scope, t.ID, map[string]any{"jobKey": w.ID, "type": w.Name})
@@ -642,6 +668,9 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 	default:
 		x.removeWait(w)
 		x.deliver(t, n, vars)
+		if !x.stillActive(t, n) {
+			return // a condition the payload satisfied interrupted the catch
+		}
 		t.State = TrackReady
 		x.complete(t, n)
 	}
