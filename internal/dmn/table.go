@@ -252,7 +252,8 @@ func (t *DecisionTable) eval(r *run, sc feel.Scope, owner string) any {
 				return nil
 			}
 		}
-		inputs[i] = v
+		// Converted once for all the rules' tests.
+		inputs[i] = feel.Prepare(v)
 	}
 
 	var hits []hit

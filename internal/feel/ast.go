@@ -83,8 +83,9 @@ type (
 	}
 	// forNode is for v1 in d1, v2 in d2 … return body.
 	forNode struct {
-		iters []iterator
-		body  node
+		iters   []iterator
+		body    node
+		partial bool // the body reads partial (the results so far)
 	}
 	// quantNode is some/every v in d … satisfies cond.
 	quantNode struct {

@@ -56,3 +56,37 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	}
 }
+
+// bigScope holds 10,000 numbers and 10,000 contexts.
+var bigScope = func() mapScope {
+	nums := make([]any, 10000)
+	people := make([]any, 10000)
+	for i := range nums {
+		nums[i] = i
+		people[i] = map[string]any{"name": "p" + itoa(i), "age": i % 90}
+	}
+	return mapScope{"nums": nums, "people": people}
+}()
+
+// BenchmarkLargeLists measures for and filter over 10,000 items.
+func BenchmarkLargeLists(b *testing.B) {
+	for _, tc := range []struct{ name, src string }{
+		{"for-10000", `for x in nums return x * 2`},
+		{"filter-10000", `nums[item > 5000]`},
+		{"filter-contexts-10000", `count(people[age >= 18 and age < 65])`},
+		{"sum-for-range-10000", `sum(for i in 1..10000 return i)`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			p, err := Compile(tc.src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.EvalValue(bigScope); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -418,9 +418,16 @@ func (ev *evaluator) path(v any, name string) any {
 		}
 		return r
 	case []any:
+		// A projection: an element without the entry gives null, quietly
+		// (lists of contexts of different shapes are normal).
 		out := make([]any, len(x))
 		for i, el := range x {
-			out[i] = ev.path(norm(el), name)
+			el = norm(el)
+			if c, ok := el.(*ctxVal); ok {
+				out[i], _ = c.get(name)
+				continue
+			}
+			out[i] = ev.path(el, name)
 		}
 		return out
 	case *Range:
@@ -472,6 +479,7 @@ func (ev *evaluator) filter(n filterNode, e *env) any {
 		if c, ok := el.(*ctxVal); ok {
 			inner = &env{vars: c.vals, parent: inner}
 		}
+		mark := len(ev.errs)
 		r := ev.eval(n.f, inner)
 		if i == 0 {
 			if idx, ok := r.(*apd.Decimal); ok {
@@ -480,6 +488,10 @@ func (ev *evaluator) filter(n filterNode, e *env) any {
 		}
 		if r == true {
 			out = append(out, el)
+		} else if r == nil {
+			// The element is left out; why its test was null (a missing
+			// entry, a null compared) is no error of the filter.
+			ev.errs = ev.errs[:mark]
 		}
 	}
 	return out

@@ -101,6 +101,10 @@ type Program struct {
 	root     node
 	now      func() time.Time
 	deferred []string
+	// constant is the native value of a program that is a literal (a
+	// decision table's output entry "High", 0.05), exported once.
+	constant any
+	isConst  bool
 }
 
 // Compile parses src into a Program: Compile(src) is CompileWith(src, Options{}).
@@ -119,7 +123,13 @@ func CompileWith(src string, opts Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{src: src, root: root, now: opts.Now, deferred: p.deferred}, nil
+	prog := &Program{src: src, root: root, now: opts.Now, deferred: p.deferred}
+	if lit, ok := root.(litNode); ok {
+		if v, err := exportNative(lit.v, 0); err == nil {
+			prog.constant, prog.isConst = v, true
+		}
+	}
+	return prog, nil
 }
 
 // Problems lists the problems lenient compilation deferred to evaluation
@@ -182,6 +192,12 @@ func (p *Program) EvalValue(scope Scope) (any, error) {
 	return exportNative(v, 0)
 }
 
+// Prepare converts v (in any form a Scope may hold) to the form FEEL
+// computes with, so that a value matched against many unary tests — the
+// input of a decision table's rules — is converted once. The result is
+// only good for passing back to FEEL (as a Match input or a Scope value).
+func Prepare(v any) any { return norm(v) }
+
 // EvalErrors evaluates the program like EvalValue and also returns the
 // runtime errors of the evaluation: every operation that yielded null
 // because its operands were invalid (see RuntimeError). The value is
@@ -193,6 +209,9 @@ func (p *Program) EvalValue(scope Scope) (any, error) {
 // result from a failed evaluation (a DMN decision, a BPMN condition that
 // should raise an incident) use EvalErrors.
 func (p *Program) EvalErrors(scope Scope) (any, []RuntimeError, error) {
+	if p.isConst {
+		return p.constant, nil, nil
+	}
 	ev := p.evaluator(scope, false)
 	v := ev.eval(p.root, &env{root: scope})
 	if ev.err != nil {

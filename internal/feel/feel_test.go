@@ -573,3 +573,23 @@ type failingFn struct{}
 
 func (failingFn) Params() []string        { return []string{"x"} }
 func (failingFn) Call([]any) (any, error) { return nil, errors.New("boom") }
+
+func TestCanonicalNumber(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"0": true, "-1.5": true, "0.25": true, "123": true, "-0": false, "1.0": false, "01": false,
+		"1e3": false, ".5": false, "1.": false, "": false, "-": false, "1.2.3": false,
+		"12345678901234567890123456789012345": false, "1234567890123456789012345678901234": true,
+		"0.0000000000000000000000000000000000001": true,
+	} {
+		if got := canonicalNumber(s); got != want {
+			t.Errorf("canonicalNumber(%q) = %v, want %v", s, got, want)
+		}
+		if want {
+			v, _ := export(n(s), 0)
+			if v != n(s) {
+				t.Errorf("export(%q) = %v", s, v)
+			}
+		}
+	}
+}

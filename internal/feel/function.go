@@ -292,7 +292,10 @@ func intSeq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 func (ev *evaluator) forLoop(n forNode, e *env) any {
 	out := []any{}
 	ok := ev.iterate(n.iters, e, func(inner *env) bool {
-		out = append(out, ev.eval(n.body, inner.with("partial", out[:len(out):len(out)])))
+		if n.partial {
+			inner = inner.with("partial", out[:len(out):len(out)])
+		}
+		out = append(out, ev.eval(n.body, inner))
 		return ev.err == nil
 	})
 	if !ok {

@@ -25,7 +25,9 @@ type parser struct {
 	names  map[string]bool   // Options.Names, normalised
 	scopes []map[string]bool // names bound by enclosing contexts, functions and iterators
 	sawQ   bool              // a `?` was read (unary tests)
-	types  func(name string) TypeFunc
+	// sawPartial: the name partial was read (in a for body).
+	sawPartial bool
+	types      func(name string) TypeFunc
 	// lenient turns problems DMN reports at evaluation (a call of an
 	// unknown function or with wrong arguments, an invalid temporal
 	// literal, a duplicate context key, an unknown type) into errNodes,
@@ -234,12 +236,16 @@ func (p *parser) iteration() (node, error) {
 			return nil, err
 		}
 		p.push("partial")
+		saved := p.sawPartial
+		p.sawPartial = false
 		body, err := p.expr()
+		used := p.sawPartial
+		p.sawPartial = saved
 		p.pop()
 		if err != nil {
 			return nil, err
 		}
-		return forNode{iters: iters, body: body}, nil
+		return forNode{iters: iters, body: body, partial: used}, nil
 	}
 	if err := p.expectWord("satisfies"); err != nil {
 		return nil, err
@@ -888,6 +894,9 @@ func (p *parser) nameOrCall() (node, error) {
 	p.i += n
 	if name == "?" {
 		p.sawQ = true
+	}
+	if name == "partial" {
+		p.sawPartial = true
 	}
 	return nameNode{name: name}, nil
 }

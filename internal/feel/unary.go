@@ -3,6 +3,8 @@ package feel
 import (
 	"strings"
 	"time"
+
+	"github.com/cockroachdb/apd/v3"
 )
 
 // UnaryTests is a compiled list of FEEL unary tests, the language of DMN
@@ -18,16 +20,60 @@ import (
 // membership, a boolean as the test's verdict when the input is not a
 // boolean, anything else (including null) by equality.
 type UnaryTests struct {
-	src    string
-	any    bool
-	negate bool
-	tests  []unaryTest
-	now    func() time.Time
+	src      string
+	any      bool
+	negate   bool
+	tests    []unaryTest
+	now      func() time.Time
+	fast     bool // every test is constant: Match needs no evaluator
+	deferred []string
 }
 
 type unaryTest struct {
 	n     node
 	usesQ bool
+	// A constant test, precomputed: op is a comparison ("<", "=", …) with
+	// val, or "in" a range (rng); "" when the test needs evaluating.
+	op  string
+	val any
+	rng *Range
+}
+
+// Problems lists the problems lenient compilation deferred to evaluation
+// (see Options.Lenient); nil otherwise.
+func (u *UnaryTests) Problems() []string { return u.deferred }
+
+// precompute fills a constant test's op and value: a comparison with a
+// literal, a range literal with literal endpoints, or a literal value
+// other than a boolean (matched by equality).
+func (t *unaryTest) precompute() bool {
+	if t.usesQ {
+		return false
+	}
+	switch n := t.n.(type) {
+	case testCmpNode:
+		if lit, ok := n.x.(litNode); ok && lit.v != nil {
+			t.op, t.val = n.op, lit.v
+			return true
+		}
+	case rangeNode:
+		_, ok1 := n.lo.(litNode)
+		_, ok2 := n.hi.(litNode)
+		if ok1 && ok2 {
+			ev := &evaluator{quiet: true}
+			if r, ok := ev.rangeLit(n, nil).(*Range); ok {
+				t.op, t.rng = "in", r
+				return true
+			}
+		}
+	case litNode:
+		switch n.v.(type) {
+		case string, *apd.Decimal, Date, Time, DateTime, Duration, YearsMonths:
+			t.op, t.val = "=", n.v
+			return true
+		}
+	}
+	return false
 }
 
 // CompileUnaryTests parses DMN unary tests. An empty text, like "-",
@@ -69,6 +115,13 @@ func CompileUnaryTests(src string, opts Options) (*UnaryTests, error) {
 	if t := p.peek(); t.kind != tokEOF {
 		return nil, p.unexpected(t)
 	}
+	u.deferred = p.deferred
+	u.fast = true
+	for i := range u.tests {
+		if !u.tests[i].precompute() {
+			u.fast = false
+		}
+	}
 	return u, nil
 }
 
@@ -101,8 +154,32 @@ func (u *UnaryTests) Source() string { return u.src }
 // (which may be nil). A test that yields null does not match. The error
 // is a resource limit or a failing Function from the scope.
 func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
+	if u.fast {
+		return u.matchFast(norm(input)), nil
+	}
 	ok, _, err := u.match(input, scope, true)
 	return ok, err
+}
+
+// matchFast matches constant tests without an evaluator.
+func (u *UnaryTests) matchFast(x any) bool {
+	var res any = false
+	for _, t := range u.tests {
+		var m any
+		if t.op == "in" {
+			m = inRange(x, t.rng)
+		} else {
+			m = cmpOp(t.op, x, t.val)
+		}
+		res = or3(res, m)
+		if res == true {
+			break
+		}
+	}
+	if u.negate {
+		return res == false
+	}
+	return res == true
 }
 
 // MatchErrors is Match that also returns the runtime errors of the

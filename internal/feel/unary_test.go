@@ -125,3 +125,25 @@ func TestUnaryTestErrors(t *testing.T) {
 		t.Error("Source")
 	}
 }
+
+// TestUnaryFastPath checks that constant tests, matched without an
+// evaluator, agree with the general path (MatchErrors).
+func TestUnaryFastPath(t *testing.T) {
+	t.Parallel()
+	inputs := []any{nil, n("1"), n("5"), n("10"), n("10.5"), "a", "b", true, []any{n("1")},
+		map[string]any{"a": n("1")}, "2020-01-01"}
+	for _, src := range []string{`< 10`, `<= 10`, `> 5`, `>= 5`, `= 5`, `!= 5`, `[1..5]`, `(1..10)`, `]5..10]`,
+		`"a", "b"`, `not("a")`, `not(< 3, > 8)`, `5`, `10.50`, `[1..null]`, `< "b"`, `@"2020-01-01"`, `>= date("2020-01-01")`} {
+		u, err := CompileUnaryTests(src, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		for _, in := range inputs {
+			fast, err1 := u.Match(in, nil)
+			slow, _, err2 := u.MatchErrors(in, nil)
+			if fast != slow || err1 != nil || err2 != nil {
+				t.Errorf("%s on %v: fast %v, general %v (%v %v)", src, in, fast, slow, err1, err2)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
@@ -234,11 +235,59 @@ func numText(d *apd.Decimal) string {
 	return r.Text('e')
 }
 
+// canonicalNumber reports whether s is a number as numText writes it:
+// an optional minus, an integer part without leading zeros, an optional
+// fraction not ending in 0, at most 34 digits, no exponent ("0", "-1.5",
+// "0.25"; not "-0", "1.0", "01", "1e3").
+func canonicalNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	intLen := i - start
+	if intLen == 0 || (intLen > 1 && s[start] == '0') {
+		return false
+	}
+	digits := intLen
+	if s[start] == '0' {
+		digits = 0
+	}
+	if i < len(s) {
+		if s[i] != '.' {
+			return false
+		}
+		i++
+		fs := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == fs || i != len(s) || s[i-1] == '0' {
+			return false
+		}
+		frac := s[fs:i]
+		if digits == 0 {
+			frac = strings.TrimLeft(frac, "0") // 0.001: one significant digit
+		}
+		digits += len(frac)
+	}
+	if s == "-0" || digits > 34 {
+		return false
+	}
+	return true
+}
+
 // export converts an internal value to the JSON shape Eval returns
 // (see ToJSON).
 func export(v any, depth int) (any, error) {
 	if depth > maxValueDepth {
 		return nil, fmt.Errorf("feel: result nested deeper than %d levels", maxValueDepth)
+	}
+	if n, ok := v.(json.Number); ok && canonicalNumber(string(n)) {
+		return n, nil // already as numText would write it
 	}
 	switch x := norm(v).(type) {
 	case nil, bool, string:
