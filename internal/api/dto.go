@@ -215,6 +215,9 @@ type Job struct {
 	Retries    int    `json:"retries"`
 	// Variables are the variables visible from the task's scope.
 	Variables map[string]any `json:"variables"`
+	// CustomHeaders are the job's static headers from the model
+	// (zeebe:taskHeaders, camunda:properties); {} when there are none.
+	CustomHeaders map[string]string `json:"customHeaders"`
 	// Deadline is when the worker's lock expires.
 	Deadline string `json:"deadline"`
 }
@@ -439,8 +442,16 @@ func toFact(f runtime.FactRow) Fact {
 func toJob(j runtime.JobView) Job {
 	return Job{
 		Key: j.Key, LockToken: j.LockToken, Type: j.Type, InstanceID: string(j.InstanceID), NodeID: j.NodeID, Retries: j.Retries,
-		Variables: vars(j.Variables), Deadline: timestamp(j.Deadline),
+		Variables: vars(j.Variables), CustomHeaders: jobHeaders(j.CustomHeaders), Deadline: timestamp(j.Deadline),
 	}
+}
+
+// jobHeaders maps nil headers to an empty object.
+func jobHeaders(h map[string]string) map[string]string {
+	if h == nil {
+		return map[string]string{}
+	}
+	return h
 }
 
 func toTask(t runtime.TaskView) Task {

@@ -88,7 +88,7 @@ func TestActivateJobs(t *testing.T) {
 		if len(jobs) != 2 {
 			t.Fatalf("jobs = %v", jobs)
 		}
-		want := `{"deadline":"2025-03-01T11:01:00.123456789Z","instanceId":"inst-1","key":"job-1","lockToken":"lock-job-1","nodeId":"Send_1","retries":3,"type":"mail","variables":{"to":"a@example.com"}}`
+		want := `{"customHeaders":{},"deadline":"2025-03-01T11:01:00.123456789Z","instanceId":"inst-1","key":"job-1","lockToken":"lock-job-1","nodeId":"Send_1","retries":3,"type":"mail","variables":{"to":"a@example.com"}}`
 		if s := mustJSON(t, jobs[0]); s != want {
 			t.Errorf("job = %s, want %s", s, want)
 		}

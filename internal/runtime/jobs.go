@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -114,15 +115,20 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 	views := make([]JobView, 0, len(rows))
 	for i, row := range rows {
 		var vars map[string]any
+		var headers map[string]string
 		err := r.withState(ctx, row.InstanceID, func(_ InstanceRow, st *engine.State) error {
 			vars = scope.CloneVars(st.Scopes.Visible(scope.ID(row.ScopeID)))
+			if w := st.Wait(row.ID); w != nil {
+				headers = maps.Clone(w.CustomHeaders)
+			}
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
 		}
 		views = append(views, JobView{Key: row.ID + "." + jobMAC(secret, row.ID), LockToken: tokens[i], Type: row.Name,
-			InstanceID: row.InstanceID, NodeID: row.NodeID, Retries: row.Retries, Variables: vars, Deadline: row.LockExpiresAt})
+			InstanceID: row.InstanceID, NodeID: row.NodeID, Retries: row.Retries, Variables: vars, CustomHeaders: headers,
+			Deadline: row.LockExpiresAt})
 	}
 	return views, nil
 }

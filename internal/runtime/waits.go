@@ -109,6 +109,10 @@ type JobView struct {
 	Retries    int
 	// Variables are the variables visible from the task's scope.
 	Variables map[string]any
+	// CustomHeaders are the job's static headers from the model
+	// (zeebe:taskHeaders, an external task's camunda:properties); nil when
+	// it has none.
+	CustomHeaders map[string]string
 	// Deadline is when the lock expires.
 	Deadline time.Time
 }
