@@ -3,6 +3,7 @@ package bpmn
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,13 @@ func FuzzParse(f *testing.F) {
 		`<task id="t"><extensionElements><c:inputOutput><c:inputParameter name="x"><c:list><c:value>${a}</c:value><c:map><c:entry key="k">v</c:entry></c:map></c:list></c:inputParameter><c:outputParameter name="y">Hi ${x}</c:outputParameter></c:inputOutput></extensionElements></task>` +
 		`<callActivity id="c" calledElement="${k}" c:calledElementBinding="versionTag" c:calledElementVersionTag="v"><extensionElements><c:in variables="all"/><c:in businessKey="${b}"/><c:out source="r" target="q" local="true"/><gobpm:input source="=1" target="i"/></extensionElements></callActivity>` +
 		`<endEvent id="e"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="c"/><sequenceFlow id="f3" sourceRef="c" targetRef="e"/></process></definitions>`))
+	// Camunda's small gaps (issue 14 section 4): scripts, job-worker script
+	// tasks, headers, properties, job type expressions, the placeholder.
+	f.Add([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:c="http://camunda.org/schema/1.0/bpmn" xmlns:z="http://camunda.org/schema/zeebe/1.0"><process id="p" c:jobPriority="1">` +
+		`<startEvent id="s" c:asyncAfter="true"/><scriptTask id="a"><extensionElements><z:script expression="=1" resultVariable="r"/></extensionElements></scriptTask>` +
+		`<scriptTask id="b"><extensionElements><z:taskDefinition type="=&quot;t-&quot; + r" retries=""/><z:taskHeaders><z:header key="k" value="v"/></z:taskHeaders></extensionElements></scriptTask>` +
+		`<serviceTask id="x" c:type="external" c:topic="t"><extensionElements><c:properties><c:property name="p" value="q"/></c:properties></extensionElements><property id="ph" name="__targetRef_placeholder"/></serviceTask>` +
+		`<endEvent id="e"/><sequenceFlow id="f1" sourceRef="s" targetRef="a"/><sequenceFlow id="f2" sourceRef="a" targetRef="b"/><sequenceFlow id="f3" sourceRef="b" targetRef="x"/><sequenceFlow id="f4" sourceRef="x" targetRef="e"/></process></definitions>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defs, err := Parse(data)
 		if err != nil {
@@ -224,9 +232,27 @@ func checkNode(t *testing.T, n *Node) {
 	t.Helper()
 	switch n.Kind {
 	case KindServiceTask, KindSendTask:
-		if n.Job == nil || n.Job.Type == "" || n.Job.Retries < 0 {
-			t.Fatalf("task %q: job %+v", n.ID, n.Job)
+		if n.Job == nil {
+			t.Fatalf("task %q without a job", n.ID)
 		}
+	case KindScriptTask:
+		if n.Job != nil && n.Script != nil {
+			t.Fatalf("script task %q is both a script and a job", n.ID)
+		}
+	}
+	if j := n.Job; j != nil {
+		// A job's type is a literal or a compiled expression (its text kept);
+		// its headers have keys.
+		if j.Type == "" || j.Retries < 0 || isExpression(j.Type) != (j.TypeExpr != nil) {
+			t.Fatalf("%s %q: job %+v", n.Kind, n.ID, j)
+		}
+		for k := range j.Headers {
+			if strings.TrimSpace(k) == "" {
+				t.Fatalf("%s %q: a header without a key: %v", n.Kind, n.ID, j.Headers)
+			}
+		}
+	}
+	switch n.Kind {
 	case KindUserTask:
 		if n.UserTask == nil {
 			t.Fatalf("user task %q without UserTask", n.ID)
