@@ -191,3 +191,27 @@ func TestConditionsSeeCompletionVariables(t *testing.T) {
 		})
 	}
 }
+
+// TestConditionsSeeMessagePayload: a message's payload is seen by the
+// conditions before the catch completes, like a task's variables.
+func TestConditionsSeeMessagePayload(t *testing.T) {
+	t.Parallel()
+	const file = "conditional_message.bpmn"
+	for _, tc := range []struct {
+		payload map[string]any
+		end     string
+	}{
+		{map[string]any{"cancelled": true}, "cancelled"},
+		{map[string]any{"cancelled": false}, "done"},
+	} {
+		st, _ := mustStart(t, mustProcess(t, file), map[string]any{"cancelled": false})
+		st, fx := run(t, file, st, MessageDelivered{WaitID: waitAt(t, st, WaitMessage, "await").ID, Variables: tc.payload}, t0)
+		var done []string
+		for _, f := range factsOf(fx, FactElementCompleted) {
+			done = append(done, f.NodeID)
+		}
+		if st.Status != StatusCompleted || !slices.Contains(done, tc.end) || slices.Contains(done, "await") == (tc.end == "cancelled") {
+			t.Errorf("payload %v: status %s, completed %v; want the end %s", tc.payload, st.Status, done, tc.end)
+		}
+	}
+}

@@ -668,7 +668,9 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 	default:
 		x.removeWait(w)
 		x.deliver(t, n, vars)
-		if !x.stillActive(t, n) {
+		// Only a payload is a change of its own; a conditional catch fired
+		// by evalConditions itself brings none.
+		if len(vars) > 0 && !x.stillActive(t, n) {
 			return // a condition the payload satisfied interrupted the catch
 		}
 		t.State = TrackReady
