@@ -16,6 +16,9 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte(typedModel))
+	f.Add([]byte(serviceModel))
+	f.Add([]byte(importingModel))
+	f.Add([]byte(boxedModel(`<decision id="f" name="f"><for iteratorVariable="x"><in>` + lit(`xs`) + `</in><return>` + lit(`x + 1`) + `</return></for></decision>`)))
 	f.Add([]byte(tableModel("COLLECT", "SUM", []string{"x"}, []col{{}}, [][]string{{"< 10", "1"}, {"-", "2"}})))
 	f.Add([]byte(tableModel("PRIORITY", "", []string{"x", "y"}, []col{{name: "a", values: `"x","y"`}, {name: "b"}},
 		[][]string{{"[1..2]", "not(3)", `"x"`, "1"}, {"-", "? > y", `"y"`, "2"}})))
@@ -29,10 +32,21 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		inputs := map[string]any{"x": 5, "y": "y", "Applicant": map[string]any{"age": 30}, "day": "2024-01-01"}
+		inputs := map[string]any{"x": 5, "y": "y", "Applicant": map[string]any{"age": 30}, "day": "2024-01-01", "xs": []any{1, 2}}
 		for _, d := range defs.Decisions {
-			if _, err := defs.Evaluate(d.ID, inputs); err != nil {
+			if d.ID == "" && d.Name == "" {
+				continue // nothing to name it by
+			}
+			if _, err := defs.EvaluateRequest(Request{Decision: elementOr(d.ID, d.Name), Inputs: inputs}); err != nil {
 				t.Fatalf("Evaluate(%s): %v", d.ID, err)
+			}
+		}
+		for _, s := range defs.DecisionServices {
+			if s.ID == "" && s.Name == "" {
+				continue
+			}
+			if _, err := defs.EvaluateRequest(Request{Service: elementOr(s.ID, s.Name), Inputs: inputs}); err != nil {
+				t.Fatalf("Evaluate(%s): %v", s.ID, err)
 			}
 		}
 	})

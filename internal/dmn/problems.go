@@ -24,11 +24,13 @@ const (
 	// RuleNotDMN: the root element is not a DMN 1.1–1.5 <definitions>.
 	RuleNotDMN Rule = "not-dmn"
 	// RuleUnsupported: an element or attribute value the engine cannot
-	// evaluate (a boxed expression kind, a non-FEEL function kind, an
-	// expression language other than FEEL, a decision service, an import).
+	// evaluate (a non-FEEL function kind such as Java, an expression
+	// language other than FEEL, an import of a non-DMN model): a warning,
+	// the element is an error when evaluated. Also Camunda's cellInput in
+	// an input entry, which refuses the document.
 	RuleUnsupported Rule = "unsupported-element"
 	// RuleMissingID: a decision, input data, business knowledge model or
-	// decision table rule has no id.
+	// decision service has no id (a warning: it is evaluated by name).
 	RuleMissingID Rule = "missing-id"
 	// RuleDuplicateID: two DMN elements share an id.
 	RuleDuplicateID Rule = "duplicate-id"
@@ -45,16 +47,16 @@ const (
 	// models) or the item definitions contain a cycle.
 	RuleCycle Rule = "requirement-cycle"
 	// RuleMissingLogic: a decision or business knowledge model has no
-	// decision logic.
+	// decision logic, a decision service no output decision (warnings).
 	RuleMissingLogic Rule = "missing-logic"
-	// RuleInvalidExpression: a FEEL expression or unary test is missing or
-	// does not compile.
+	// RuleInvalidExpression: a FEEL expression or unary test is missing,
+	// does not compile, or calls what does not exist (warnings).
 	RuleInvalidExpression Rule = "invalid-expression"
 	// RuleInvalidTable: a decision table is malformed: a rule with the
 	// wrong number of entries, an unknown hit policy or aggregation, an
 	// aggregation on a policy other than COLLECT or on several outputs,
 	// several outputs without names, PRIORITY or OUTPUT ORDER without
-	// output values.
+	// output values (warnings: the table is an error when evaluated).
 	RuleInvalidTable Rule = "invalid-decision-table"
 	// RuleInvalidAttribute: an attribute value is malformed (e.g. an
 	// isCollection that is not a boolean).

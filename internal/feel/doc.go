@@ -16,6 +16,37 @@
 // DMN input entries are unary tests, compiled with CompileUnaryTests and
 // matched against an input value with (*UnaryTests).Match.
 //
+// # Runtime errors
+//
+// FEEL answers an invalid operation with null: 1 + "a", 10 * null,
+// date("x"), 1 / 0, {a: 1}.b, abs("x"), a built-in called with null
+// where it needs a value. DMN calls that "null with a message", and the
+// message matters — a null that is a failure must not pass for a null
+// that is an answer. EvalErrors returns the value and these messages
+// (RuntimeError); UnaryTests.MatchErrors and the CallErrors method of
+// functions FEEL defined (ErrorsFunction) do the same. Eval, EvalValue
+// and Match keep ignoring them, so existing callers see no change: a
+// caller that should fail on them (a BPMN condition raising an incident,
+// a DMN decision recording an error) calls EvalErrors instead.
+//
+//	v, errs, err := prog.EvalErrors(scope)
+//	if err != nil { … }      // a resource limit, a failing Function
+//	if len(errs) > 0 { … }   // v is (usually) null because of errs[0].Msg
+//
+// What is an error follows the DMN TCK: arithmetic and ordering with
+// null or mismatched types, = between values of different types (but not
+// with null), a missing context entry, a property a value does not have,
+// a call of a non-function or with wrong arguments, built-in arguments of
+// the wrong type (or null where not allowed), invalid conversions. Inside
+// a filter, an element whose test is null is left out without an error;
+// a list projection (people.name) reads a missing entry as null.
+//
+// Options.Lenient (DMN uses it) compiles calls of unknown functions, of
+// built-ins with a wrong argument count or unknown parameter names,
+// invalid @"…" literals, duplicate context keys, unknown types and
+// external functions into parts that evaluate to null with a runtime
+// error, listed by Program.Problems; otherwise they are compile errors.
+//
 // # Values
 //
 // Eval returns JSON-shaped values: nil, bool, string, json.Number, []any
@@ -25,7 +56,9 @@
 // values: the same,
 // plus Date, Time, DateTime, Duration (days and time), YearsMonths,
 // *Range and Function. A Scope may hold all of these, and numbers as
-// float64 or Go integers too. Internally numbers are apd decimals with 34
+// float64 or Go integers too. Contexts keep their entries in the order
+// written or added (get entries, string()); a Go map from the Scope reads
+// in sorted key order. Internally numbers are apd decimals with 34
 // significant digits (decimal128), so 0.1 + 0.2 = 0.3 and 1/3 has 34
 // digits; results come back as json.Number in canonical text.
 //
@@ -51,10 +84,11 @@
 // literals, 1-based indexing (negative from the end) and filters over
 // `item` and element entries; context literals whose entries see the
 // earlier ones; ranges [a..b], (a..b), ]a..b[ as values; for … in …
-// return (lists, ranges, integer ranges a..b ascending or descending,
-// several iterators, `partial`); some/every … satisfies; function
-// definitions (closures, recursion through a context entry, typed
-// parameters accepted and ignored) and calls positional or with named
+// return (lists, ranges, integer or date ranges a..b ascending or
+// descending, several iterators, `partial`); some/every … satisfies;
+// function definitions (closures, recursion through a context entry,
+// typed parameters: an argument that is not an instance of its type is
+// a runtime error) and calls positional or with named
 // arguments, of built-ins, FEEL functions and Functions from the Scope;
 // // and /* */ comments.
 //
@@ -64,16 +98,18 @@
 // built-in function name followed by "(" first, then a name bound by an
 // enclosing context, function or iteration, else all words up to the
 // next keyword. A call of a name that is neither built in nor known is
-// a compile error — list the names of Functions the Scope provides (DMN
-// business knowledge models) in Options.Names.
+// a compile error (with Options.Lenient, a runtime error) — list the
+// names of Functions the Scope provides (DMN business knowledge models)
+// in Options.Names.
 //
 // Built-in functions (DMN 1.5 §10.3.4), all callable with named
 // arguments: conversion — date, date and time, time, number, string,
 // duration, years and months duration, range, context; boolean — not;
 // string — substring, string length, upper case, lower case, substring
 // before, substring after, replace, contains, starts with, ends with,
-// matches, split, string join (regular expressions are XPath's, run by
-// RE2, with the flags s m i x q); list — list contains, count, min, max,
+// matches, split, string join (regular expressions are XPath's: class
+// subtraction, \p{IsBlock}, \i \c, back-references; flags s m i x
+// q); list — list contains, count, min, max,
 // sum, mean, all, any, sublist, append, concatenate, insert before,
 // remove, list replace, reverse, index of, union, distinct values,
 // flatten, product, median, stddev, mode, sort; numeric — decimal,
@@ -86,10 +122,19 @@
 // time.Now); context — get value, get entries, context put,
 // context merge; is.
 //
+// Numbers may have an exponent (1.2e3, 5E-2). Names may use any letter
+// of FEEL's grammar, emoji included ({🐎: "bar"}); context keys may hold
+// the other name characters ({foo+bar: 1}). A unary comparison in
+// parentheses is a range value: (< 10), (>= x), (= 5), (!= 5); it is not
+// the same range as the literal (null..10), whose null endpoint compares
+// with nothing. A built-in's name without a call is the function as a
+// value (bkm(abs), list replace(xs, 2, null)). Built-in arguments follow DMN's
+// singleton-list conversions: upper case(["a"]) is "A", median(4) is 4.
+// Times and dates and times compare to the second. `instance of` accepts
+// the names Options.Types resolves (DMN item definitions).
+//
 // Not supported: `is defined`, external functions (`function(…)
-// external`), DMN item-definition types in `instance of`, and the entry
-// order of contexts (contexts are Go maps: get entries and string()
-// list keys sorted).
+// external`, a runtime error).
 //
 // # Structure
 //
@@ -97,7 +142,10 @@
 // ast.go; eval.go walks it; function.go holds function values, calls,
 // iteration and instance of; value.go the value model, equality, order
 // and string(); temporal.go and temporal_ops.go the temporal types;
-// unary.go the unary tests; builtins*.go the library by topic.
+// unary.go the unary tests; builtins*.go the library by topic (each
+// built-in declares its parameters' types, checked before it runs);
+// regex.go translates XPath regular expressions to RE2, regex_bt.go
+// matches those with back-references.
 //
 // # Limits
 //

@@ -27,6 +27,10 @@ func FuzzCompile(f *testing.F) {
 		`before([1..5), range("[5..10]")) and Monthly Salary > 1 and 1.5e3 > (< 10).end`,
 		`substring(string: "foobar", start position: 2)`,
 		`get value(context put({}, ["a", "b"], 1), ["a", "b"])`,
+		`matches("aA", "(a)\1", "i") and matches("x", "[A-Z-[OI]]", "i") and split("a1b", "\p{Nd}") = ["a", "b"]`,
+		`{🐎: (< 10), b: [1..null), c: 1.5e-3 instance of number, d: get entries({z: 1, a: 2})}`,
+		`abs(1, 2) + nope(3) + @"foo" + {a: 1, a: 2}.a`,
+		`for d in @"2020-01-01"..@"2020-01-05" return sort([d, today()], function(x, y) x < y)`,
 	} {
 		f.Add(s)
 	}
@@ -48,9 +52,22 @@ func FuzzCompile(f *testing.F) {
 		if _, err := p.EvalValue(testScope); err != nil && !strings.HasPrefix(err.Error(), "feel: ") {
 			t.Fatalf("EvalValue(%q) error %q", src, err)
 		}
+		if _, errs, err := p.EvalErrors(testScope); (err != nil && !strings.HasPrefix(err.Error(), "feel: ")) || len(errs) > maxErrors+1 {
+			t.Fatalf("EvalErrors(%q): %d errors, %v", src, len(errs), err)
+		}
+		if lp, err := CompileWith(src, Options{Lenient: true, Types: func(string) TypeFunc { return func(any) bool { return true } }}); err == nil {
+			if _, _, err := lp.EvalErrors(testScope); err != nil && !strings.HasPrefix(err.Error(), "feel: ") {
+				t.Fatalf("lenient EvalErrors(%q) error %q", src, err)
+			}
+		}
 		if u, err := CompileUnaryTests(src, Options{}); err == nil {
-			if _, err := u.Match(n("5"), testScope); err != nil && !strings.HasPrefix(err.Error(), "feel: ") {
+			fast, err := u.Match(n("5"), testScope)
+			if err != nil && !strings.HasPrefix(err.Error(), "feel: ") {
 				t.Fatalf("Match(%q) error %q", src, err)
+			}
+			slow, _, err2 := u.MatchErrors(n("5"), testScope)
+			if err == nil && err2 == nil && fast != slow {
+				t.Fatalf("Match(%q) = %v, MatchErrors = %v", src, fast, slow)
 			}
 		}
 	})

@@ -30,13 +30,13 @@ func same(a, b any) bool {
 		}
 		return true
 	}
-	if ma, ok := a.(map[string]any); ok {
-		mb := b.(map[string]any)
-		if len(ma) != len(mb) {
+	if ma, ok := a.(*ctxVal); ok {
+		mb := b.(*ctxVal)
+		if ma.len() != mb.len() {
 			return false
 		}
-		for k, v := range ma {
-			w, ok := mb[k]
+		for k, v := range ma.vals {
+			w, ok := mb.vals[k]
 			if !ok || !same(v, w) {
 				return false
 			}

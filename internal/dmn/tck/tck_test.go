@@ -63,6 +63,7 @@ const model = `<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/"
     <informationRequirement><requiredInput href="#i"/></informationRequirement>
     <literalExpression><text>In Put</text></literalExpression>
   </decision>
+  <decisionService id="s" name="Svc"><outputDecision href="#d"/><inputData href="#i"/></decisionService>
   <decision id="u" name="Unique">
     <decisionTable>
       <input><inputExpression><text>1</text></inputExpression></input>
@@ -110,11 +111,16 @@ func TestRunValues(t *testing.T) {
 		`<testCase id="err-not-null"><resultNode name="Unique" errorResult="true"><expected><value xsi:type="xsd:decimal">1</value></expected></resultNode></testCase>` +
 		`<testCase id="err-missing"><resultNode name="Out" errorResult="true"/></testCase>` +
 		`<testCase id="bkm" type="bkm"><resultNode name="Out"/></testCase>` +
+		`<testCase id="ds" type="decisionService" invocableName="Svc"><inputNode name="In Put"><value xsi:type="xsd:string">x</value></inputNode><resultNode name="Out"><expected><value xsi:type="xsd:string">x</value></expected></resultNode></testCase>` +
+		`<testCase id="ds-unknown-output" type="decisionService" invocableName="Svc"><resultNode name="Unique"><expected><value xsi:nil="true"/></expected></resultNode></testCase>` +
+		`<testCase id="ds-unknown" type="decisionService" invocableName="Nope"><resultNode name="Out"/></testCase>` +
+		`<testCase id="ns"><inputNode name="In Put" namespace="urn:m"><value xsi:type="xsd:string">y</value></inputNode><resultNode name="Out"><expected><value xsi:type="xsd:string">y</value></expected></resultNode></testCase>` +
+		`<testCase id="other-ns"><inputNode name="In Put" namespace="urn:other"><value xsi:type="xsd:string">y</value></inputNode><resultNode name="Out"><expected><value xsi:type="xsd:string">y</value></expected></resultNode></testCase>` +
 		`<testCase id="no-decision"><resultNode name="Nope"><expected><value xsi:nil="true"/></expected></resultNode></testCase>`
 	fsys := fstest.MapFS{
 		"0001-x/0001-x.dmn":                   {Data: []byte(model)},
 		"0001-x/0001-x-test-01.xml":           {Data: []byte(testCasesDoc(cases))},
-		"0002-broken/0002-broken.dmn":         {Data: []byte(`<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/"><decision id="d" name="d"><literalExpression><text>1 +</text></literalExpression></decision></definitions>`)},
+		"0002-broken/0002-broken.dmn":         {Data: []byte(`<definitions xmlns="https://www.omg.org/spec/DMN/20230324/MODEL/"><decision id="d" name="d"><literalExpression><text>1 +</text></literalExpression></decision><decision id="d" name="e"/></definitions>`)},
 		"0002-broken/0002-broken-test-01.xml": {Data: []byte(testCasesDoc(`<testCase id="001"><resultNode name="d"><expected><value xsi:type="xsd:decimal">1</value></expected></resultNode></testCase>`))},
 		"0003-no-tests/0003-no-tests.dmn":     {Data: []byte(model)},
 	}
@@ -128,6 +134,7 @@ func TestRunValues(t *testing.T) {
 		"datetime": Success, "months-by-value": Success, "ym-is-not-dt": Error, "string-is-not-number": Error,
 		"err-null": Success, "err-not-null": Error, "list": Success, "list-short": Error, "context": Success,
 		"context-extra": Error, "err": Success, "err-missing": Error, "bkm": Error, "no-decision": Error,
+		"ds": Success, "ds-unknown-output": Error, "ds-unknown": Error, "ns": Success, "other-ns": Error,
 		"001": Error,
 	}
 	got := map[string]Status{}
