@@ -154,3 +154,18 @@ func TestLanguageAdditions(t *testing.T) {
 		{`{item: 1, x: [{item: 2}]}.x[item = 2]`, `[{item: 2}]`},
 	})
 }
+
+// TestBuiltinNameAsJSON checks that a bare built-in name, which FEEL
+// reads as the function when no variable has that name, is null through
+// Eval (JSON): an expression over a missing variable named count stays
+// null.
+func TestBuiltinNameAsJSON(t *testing.T) {
+	t.Parallel()
+	p, _ := Compile(`count`)
+	if v, err := p.Eval(nil); v != nil || err != nil {
+		t.Errorf("count = %v, %v", v, err)
+	}
+	if v, err := p.Eval(mapScope{"count": 3}); err != nil || v != n("3") {
+		t.Errorf("count with a variable = %v, %v", v, err)
+	}
+}

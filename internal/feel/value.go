@@ -318,6 +318,11 @@ func export(v any, depth int) (any, error) {
 		return nil, fmt.Errorf("feel: the result is a range, which is not a JSON value")
 	case Date, Time, DateTime, Duration, YearsMonths:
 		return x.(fmt.Stringer).String(), nil
+	case *builtinFn:
+		// A bare built-in name ("count", "sum") is the built-in function
+		// only when no variable has that name: read as JSON it stays
+		// null, as a missing variable always was.
+		return nil, nil
 	case Function:
 		return nil, fmt.Errorf("feel: the result is a function, which is not a JSON value")
 	case foreign:
