@@ -89,7 +89,7 @@ func TestDeploy(t *testing.T) {
 		t.Parallel()
 		b, f := deployed(t)
 		got := b.postXML("/api/v1/deployments?name=orders/order.bpmn", model("order", "invoice")).wantStatus(t, http.StatusCreated).object(t)
-		want := `{"decisions":[],"id":"dep-1","processes":[{"key":"order","version":1},{"key":"invoice","version":1}]}`
+		want := `{"decisions":[],"id":"dep-1","processes":[{"key":"order","version":1},{"key":"invoice","version":1}],"warnings":[]}`
 		if s := mustJSON(t, got); s != want {
 			t.Errorf("answer = %s, want %s", s, want)
 		}

@@ -39,7 +39,7 @@ func TestDeployDecisions(t *testing.T) {
 		b, f := deployed(t)
 		got := b.postMultipart("/api/v1/deployments", part{filename: "rates.dmn", content: dmnModel("discount", "fee")}).
 			wantStatus(t, http.StatusCreated).object(t)
-		want := `{"decisions":[{"key":"discount","version":1},{"key":"fee","version":1}],"id":"dep-1","processes":[]}`
+		want := `{"decisions":[{"key":"discount","version":1},{"key":"fee","version":1}],"id":"dep-1","processes":[],"warnings":[]}`
 		if s := mustJSON(t, got); s != want {
 			t.Errorf("answer = %s, want %s", s, want)
 		}
@@ -55,7 +55,7 @@ func TestDeployDecisions(t *testing.T) {
 			part{filename: "order.bpmn", content: model("order")},
 			part{filename: "rates.dmn", content: dmnModel("discount")},
 		).wantStatus(t, http.StatusCreated).object(t)
-		want := `{"decisions":[{"key":"discount","version":1}],"id":"dep-1","processes":[{"key":"order","version":1}]}`
+		want := `{"decisions":[{"key":"discount","version":1}],"id":"dep-1","processes":[{"key":"order","version":1}],"warnings":[]}`
 		if s := mustJSON(t, got); s != want {
 			t.Errorf("answer = %s, want %s", s, want)
 		}

@@ -33,6 +33,10 @@ type Deployment struct {
 	ID        string          `json:"id"`
 	Processes []DefinitionRef `json:"processes"`
 	Decisions []DefinitionRef `json:"decisions"`
+	// Warnings are problems that did not refuse the deployment (a DMN
+	// expression that does not compile: its element evaluates to null with
+	// an error).
+	Warnings []ModelError `json:"warnings"`
 }
 
 // Process is the latest version of one process key.
@@ -346,6 +350,10 @@ func toDeployment(d runtime.DeploymentResult) Deployment {
 	}
 	for _, p := range d.Decisions {
 		out.Decisions = append(out.Decisions, DefinitionRef{Key: p.Key, Version: p.Version})
+	}
+	out.Warnings = make([]ModelError, 0, len(d.Warnings))
+	for _, w := range d.Warnings {
+		out.Warnings = append(out.Warnings, ModelError{Element: w.Element, Rule: w.Rule, Detail: w.Detail, Resource: w.Resource})
 	}
 	return out
 }

@@ -65,6 +65,7 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 	}
 	var (
 		problems  []Problem
+		warnings  []Problem
 		resources []Resource
 		parsed    = map[string]*bpmn.Process{}
 		decisions = map[string]*dmn.Definitions{}
@@ -86,6 +87,9 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 					problems = append(problems, Problem{Resource: name, Element: p.Element, Rule: p.Rule, Detail: p.Detail})
 				}
 				continue
+			}
+			for _, w := range defs.Warnings {
+				warnings = append(warnings, Problem{Resource: name, Element: w.Element, Rule: w.Rule, Detail: w.Detail})
 			}
 			for _, d := range defs.Decisions {
 				if prev, dup := decOwner[d.ID]; dup {
@@ -164,7 +168,7 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 	if decRefs == nil {
 		decRefs = []DefinitionRef{}
 	}
-	return DeploymentResult{ID: rec.ID, Processes: refs, Decisions: decRefs}, nil
+	return DeploymentResult{ID: rec.ID, Processes: refs, Decisions: decRefs, Warnings: warnings}, nil
 }
 
 // Processes returns the latest version of every registered process.

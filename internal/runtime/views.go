@@ -12,6 +12,11 @@ type DeploymentResult struct {
 	ID        string
 	Processes []DefinitionRef
 	Decisions []DefinitionRef
+	// Warnings are problems that did not refuse the deployment: a DMN
+	// element whose expression does not compile deploys and evaluates to
+	// null with an error (a business rule task then raises an incident),
+	// as DMN wants; its author should still see why.
+	Warnings []Problem
 }
 
 // Problem is one reason a deployment was refused.
