@@ -46,3 +46,26 @@ func TestJUELConditions(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluationLimitsAreIncidents: a FEEL script or condition that would
+// iterate beyond the step limit raises an incident naming the limit; it
+// never yields a null the process could branch on (the condition's default
+// flow is not taken).
+func TestEvaluationLimitsAreIncidents(t *testing.T) {
+	t.Parallel()
+	p := mustProcess(t, "limits.bpmn")
+	st, fx := mustStart(t, p, nil)
+	if len(st.Incidents) != 2 {
+		t.Fatalf("incidents = %+v, want one on the script and one on the gateway", st.Incidents)
+	}
+	for _, in := range st.Incidents {
+		if !strings.Contains(in.Message, "step limit") {
+			t.Errorf("incident %s on %s does not name the limit: %s", in.ID, in.NodeID, in.Message)
+		}
+	}
+	for _, id := range activated(fx) {
+		if id == "end3" || id == "end1" {
+			t.Errorf("%s was reached past an evaluation limit", id)
+		}
+	}
+}

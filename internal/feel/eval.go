@@ -27,6 +27,7 @@ const (
 var (
 	errStringTooLong = fmt.Errorf("feel: string longer than %d bytes", maxStringLen)
 	errTooManySteps  = fmt.Errorf("feel: evaluation exceeded %d steps", maxSteps)
+	errRangeTooLarge = fmt.Errorf("feel: a range to iterate over has more than %d elements (the step limit)", maxSteps)
 	errCallsTooDeep  = fmt.Errorf("feel: function calls nested deeper than %d", maxCallDepth)
 )
 

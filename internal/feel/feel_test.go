@@ -593,3 +593,22 @@ func TestCanonicalNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeBeyondTheStepLimitIsAnError: iterating a range longer than the
+// step budget is an evaluation error naming the limit, never a null.
+func TestRangeBeyondTheStepLimitIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"for i in 1..1000000000 return i",
+		"count(for i in 1..100000000 return i)",
+		`for d in @"1000-01-01"..@"9999-12-31" return d`,
+	} {
+		p, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if v, err := p.Eval(nil); err == nil || !strings.Contains(err.Error(), "step limit") {
+			t.Errorf("%s = %v, %v; want an error naming the step limit", src, v, err)
+		}
+	}
+}

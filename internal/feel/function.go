@@ -237,7 +237,11 @@ func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 			ev.errorf("cannot iterate from a date to a %s", typeName(hi))
 			return nil, false
 		}
-		days, ok := intSeq(intDec64(a.epochDays()), intDec64(b.epochDays()), loClosed, hiClosed)
+		days, ok, tooMany := intSeq(intDec64(a.epochDays()), intDec64(b.epochDays()), loClosed, hiClosed)
+		if tooMany {
+			ev.fail(errRangeTooLarge) // a limit, never a null to branch on
+			return nil, false
+		}
 		if !ok {
 			ev.errorf("too many days to iterate over")
 			return nil, false
@@ -248,7 +252,11 @@ func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 		}
 		return days, true
 	}
-	s, ok := intSeq(lo, hi, loClosed, hiClosed)
+	s, ok, tooMany := intSeq(lo, hi, loClosed, hiClosed)
+	if tooMany {
+		ev.fail(errRangeTooLarge) // a limit, never a null to branch on
+		return nil, false
+	}
 	if !ok {
 		ev.errorf("cannot iterate from a %s to a %s: only integers and dates can be iterated", typeName(lo), typeName(hi))
 	}
@@ -256,11 +264,12 @@ func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 }
 
 // intSeq lists the integers from lo to hi (descending when hi < lo).
-func intSeq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
+// tooMany reports a sequence longer than the evaluation's step budget.
+func intSeq(lo, hi any, loClosed, hiClosed bool) (out []any, ok, tooMany bool) {
 	a, ok1 := intArg(lo)
 	b, ok2 := intArg(hi)
 	if !ok1 || !ok2 {
-		return nil, false
+		return nil, false, false
 	}
 	step := 1
 	if b < a {
@@ -274,19 +283,19 @@ func intSeq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 	}
 	n := (b-a)*step + 1
 	if n <= 0 {
-		return []any{}, true
+		return []any{}, true, false
 	}
 	if n > maxSteps {
-		return nil, false
+		return nil, false, true
 	}
-	out := make([]any, 0, n)
+	out = make([]any, 0, n)
 	for i := a; ; i += step {
 		out = append(out, intDec(i))
 		if i == b {
 			break
 		}
 	}
-	return out, true
+	return out, true, false
 }
 
 func (ev *evaluator) forLoop(n forNode, e *env) any {
