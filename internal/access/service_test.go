@@ -363,3 +363,26 @@ func TestPasswordChangeEndsSessions(t *testing.T) {
 		t.Errorf("login with the new password: %v", err)
 	}
 }
+
+// TestNoAuditWithoutAuthentication: in mode none nothing is recorded.
+func TestNoAuditWithoutAuthentication(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc, err := access.New(ctx, access.Config{Mode: access.ModeNone, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close(ctx)
+	svc.Record(access.AuditEntry{Actor: "ann", Action: "POST /api/v1/deployments", Outcome: "ok"})
+	if err := svc.FlushAudit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Audit(ctx, access.AuditFilter{Limit: 10}); err != nil || len(got) != 0 {
+		t.Errorf("audit in mode none: %v, %v", got, err)
+	}
+}
