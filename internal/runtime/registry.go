@@ -72,12 +72,22 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 		owner     = map[string]string{}
 		decOwner  = map[string]string{}
 	)
+	// The DMN documents are read together: one may import another.
+	var dmnDocs []dmn.Document
+	for _, f := range files {
+		if strings.EqualFold(path.Ext(f.Name), ".dmn") {
+			dmnDocs = append(dmnDocs, dmn.Document{Name: f.Name, Data: f.Content})
+		}
+	}
+	dmnDefs, dmnErrs := dmn.ParseAll(dmnDocs...)
+	nextDMN := 0
 	for _, f := range files {
 		name := f.Name
 		sum := sha256.Sum256(f.Content)
 		res := Resource{Name: name, Content: f.Content, Hash: hex.EncodeToString(sum[:])}
 		if strings.EqualFold(path.Ext(name), ".dmn") {
-			defs, err := dmn.Parse(f.Content)
+			defs, err := dmnDefs[nextDMN], dmnErrs[nextDMN]
+			nextDMN++
 			if err != nil {
 				var verr *dmn.ValidationError
 				if !errors.As(err, &verr) {
@@ -92,6 +102,11 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 				warnings = append(warnings, Problem{Resource: name, Element: w.Element, Rule: w.Rule, Detail: w.Detail})
 			}
 			for _, d := range defs.Decisions {
+				if d.ID == "" {
+					problems = append(problems, Problem{Resource: name, Element: d.Name, Rule: "missing-id",
+						Detail: fmt.Sprintf("decision %q has no id: gobpm registers, evaluates and calls a decision by its id", d.Name)})
+					continue
+				}
 				if prev, dup := decOwner[d.ID]; dup {
 					problems = append(problems, Problem{Resource: name, Element: d.ID, Rule: "duplicate-decision-key",
 						Detail: fmt.Sprintf("decision %q is declared in both %s and %s", d.ID, prev, name)})
@@ -255,12 +270,29 @@ func (r *Runtime) decision(ctx context.Context, key string, version int) (*dmn.D
 	if d, ok := r.decs.get(ref); ok {
 		return d, ref, nil
 	}
-	d, err := dmn.Parse(rec.XML)
+	d, err := r.rereadDecision(ctx, rec)
 	if err != nil {
 		return nil, ref, fmt.Errorf("runtime: re-read decision %s version %d: %w", key, rec.Version, err)
 	}
 	r.decs.put(ref, d)
 	return d, ref, nil
+}
+
+// rereadDecision parses the DMN document of a stored decision together
+// with the other DMN documents of its deployment, which it may import.
+func (r *Runtime) rereadDecision(ctx context.Context, rec DefinitionRecord) (*dmn.Definitions, error) {
+	siblings, err := r.store.DeploymentResources(ctx, rec.DeploymentID, ".dmn")
+	if err != nil {
+		return nil, err
+	}
+	docs := []dmn.Document{{Name: rec.ResourceName, Data: rec.XML}}
+	for _, s := range siblings {
+		if s.Name != rec.ResourceName {
+			docs = append(docs, dmn.Document{Name: s.Name, Data: s.Content})
+		}
+	}
+	defs, errs := dmn.ParseAll(docs...)
+	return defs[0], errs[0]
 }
 
 // DecisionResult is the answer of EvaluateDecision.

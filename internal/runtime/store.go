@@ -290,6 +290,9 @@ type Store interface {
 	// Decision, LatestDecisions and DecisionVersions mirror the process
 	// lookups for decisions (the XML is the DMN document).
 	Decision(ctx context.Context, key string, version int) (DefinitionRecord, error)
+	// DeploymentResources returns the resources of a deployment whose
+	// names end with ext ("" for all), by name.
+	DeploymentResources(ctx context.Context, deploymentID, ext string) ([]Resource, error)
 	LatestDecisions(ctx context.Context) ([]DefinitionRecord, error)
 	DecisionVersions(ctx context.Context, key string) ([]DefinitionRecord, error)
 

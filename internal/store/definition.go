@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
@@ -250,4 +252,32 @@ func queryDefinitions(ctx context.Context, tx *sql.Tx, query string, args ...any
 		recs = append(recs, rec)
 	}
 	return recs, rows.Err()
+}
+
+// DeploymentResources returns the resources of one deployment whose names
+// end with ext (".dmn"; "" for all), in name order: what a model that
+// imports another of its deployment is read together with.
+func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string) ([]runtime.Resource, error) {
+	var out []runtime.Resource
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		rs, err := tx.QueryContext(ctx, `SELECT name, hash, content FROM resources WHERE deployment_id = ? ORDER BY name`, deploymentID)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var r runtime.Resource
+			if err := rs.Scan(&r.Name, &r.Hash, &r.Content); err != nil {
+				return err
+			}
+			if ext == "" || strings.EqualFold(path.Ext(r.Name), ext) {
+				out = append(out, r)
+			}
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: resources of deployment %s: %w", deploymentID, err)
+	}
+	return out, nil
 }
