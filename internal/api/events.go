@@ -52,7 +52,11 @@ func (s *server) broadcastSignal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.svc.BroadcastSignal(r.Context(), name, vs)
+	ctx, err := idempotent(r, members)
+	if err != nil {
+		return err
+	}
+	n, err := s.svc.BroadcastSignal(ctx, name, vs)
 	if err != nil {
 		return err
 	}

@@ -137,8 +137,58 @@ func (r *Runtime) BroadcastSignal(ctx context.Context, name string, vars map[str
 	if strings.TrimSpace(name) == "" {
 		return 0, &Error{Code: EINVALID, Message: "name is required", Field: "name"}
 	}
-	n, _, err := r.broadcast(ctx, name, vars, nil)
-	return n, err
+	c := claimOf(ctx)
+	if c == nil {
+		n, _, err := r.broadcast(ctx, name, vars, nil)
+		return n, err
+	}
+	// With an idempotency key: a recorded broadcast replays its answer. A
+	// broadcast cut short by a crash is finished by the retry: the catch
+	// events it reached are no longer waiting, and each signal start it
+	// made recorded the key in its own transaction, so neither is
+	// triggered twice.
+	hash, err := requestHash("signal", name, vars)
+	if err != nil {
+		return 0, err
+	}
+	scoped := "signal " + c.key
+	if row, ok, err := r.replayable(ctx, scoped, hash); err != nil {
+		return 0, err
+	} else if ok {
+		var a signalAnswer
+		if err := json.Unmarshal(row.Answer, &a); err != nil {
+			return 0, fmt.Errorf("runtime: idempotent answer of %s: %w", row.Key, err)
+		}
+		return a.Signalled, nil
+	}
+	n, _, err := r.broadcast(context.WithValue(ctx, signalKeyKey{}, signalKey{key: c.key, hash: hash}), name, vars, nil)
+	if err != nil {
+		return n, err
+	}
+	answer, err := json.Marshal(signalAnswer{Signalled: n})
+	if err != nil {
+		return n, fmt.Errorf("runtime: encode the idempotent answer: %w", err)
+	}
+	now := r.now().UTC()
+	row := IdempotencyRow{Key: scoped, RequestHash: hash, Answer: answer, CreatedAt: now, ExpiredBefore: now.Add(-r.idempotencyWindow)}
+	if err := r.store.RecordIdempotency(ctx, row); err != nil && ErrorCode(err) != ECONFLICT {
+		return n, fmt.Errorf("runtime: record signal %s: %w", name, err)
+	}
+	return n, nil
+}
+
+// signalAnswer is what a signal retried with its idempotency key replays.
+type signalAnswer struct {
+	Signalled int `json:"signalled"`
+}
+
+// signalKeyKey carries the idempotency key of an external broadcast to its
+// signal starts (not to the broadcasts its subscribers throw in turn).
+type signalKeyKey struct{}
+
+type signalKey struct {
+	key  string
+	hash [32]byte
 }
 
 // broadcast delivers a signal to its subscribers and signal starts, or only
@@ -199,7 +249,25 @@ func (r *Runtime) broadcast(ctx context.Context, name string, vars map[string]an
 		if !allStarts && !slices.Contains(only.Starts, target) {
 			continue
 		}
-		if _, err := r.startAt(ctx, s.proc, s.ref, "", s.node, vars, nil, nil); err != nil {
+		sctx := ctx
+		if k, ok := ctx.Value(signalKeyKey{}).(signalKey); ok {
+			// One record per start: a retried broadcast skips the starts
+			// its first attempt committed.
+			scope := "signal-start:" + name + "/" + target
+			if _, done, err := r.store.Idempotency(ctx, scope+" "+k.key, r.now().UTC().Add(-r.idempotencyWindow)); err != nil {
+				errs = append(errs, err)
+				continue
+			} else if done {
+				triggered++
+				continue
+			}
+			sctx = context.WithValue(WithIdempotencyKey(ctx, k.key), signalKeyKey{}, nil)
+			if _, err := r.prepareClaim(sctx, scope, k.hash, nil); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		if _, err := r.startAt(sctx, s.proc, s.ref, "", s.node, vars, nil, nil); err != nil {
 			left.Starts = append(left.Starts, target)
 			if errors.Is(err, errClosed) {
 				for _, s := range starts[i+1:] {

@@ -111,3 +111,67 @@ func TestIdempotentMessage(t *testing.T) {
 		t.Errorf("the key with another message: %v, want ECONFLICT", err)
 	}
 }
+
+const signalModels = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="urn:test">
+  <signal id="s" name="ping"/>
+  <process id="started" isExecutable="true">
+    <startEvent id="onPing"><signalEventDefinition signalRef="s"/></startEvent>
+    <sequenceFlow id="f1" sourceRef="onPing" targetRef="e1"/>
+    <endEvent id="e1"/>
+  </process>
+  <process id="catcher" isExecutable="true">
+    <startEvent id="s2"/>
+    <sequenceFlow id="f2" sourceRef="s2" targetRef="wait"/>
+    <intermediateCatchEvent id="wait"><signalEventDefinition signalRef="s"/></intermediateCatchEvent>
+    <sequenceFlow id="f3" sourceRef="wait" targetRef="e2"/>
+    <endEvent id="e2"/>
+  </process>
+</definitions>`
+
+// TestIdempotentSignal: a broadcast retried with its key triggers nothing
+// again and answers the first count; a retry of a broadcast whose signal
+// start already committed (a crash cut it short) skips that start.
+func TestIdempotentSignal(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	mustDeploy(t, b.rt, runtime.File{Name: "signals.bpmn", Content: []byte(signalModels)})
+	if _, err := b.rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "catcher"}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(key string) int {
+		_, total, err := b.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return total
+	}
+	for i := range 3 {
+		n, err := b.rt.BroadcastSignal(runtime.WithIdempotencyKey(ctx, "ping-1"), "ping", nil)
+		if err != nil || n != 2 {
+			t.Fatalf("broadcast %d: %d, %v; want 2 (the catch and the start)", i, n, err)
+		}
+	}
+	if got := count("started"); got != 1 {
+		t.Errorf("signal-started instances after 3 keyed broadcasts: %d, want 1", got)
+	}
+	if _, err := b.rt.BroadcastSignal(runtime.WithIdempotencyKey(ctx, "ping-1"), "ping", map[string]any{"x": 1}); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Errorf("the key with another signal: %v, want ECONFLICT", err)
+	}
+
+	// A broadcast cut short after its start committed: the start's own
+	// record is there, the broadcast's is not. The retry finishes it
+	// without starting again.
+	now := time.Now().UTC()
+	if err := b.db.RecordIdempotency(ctx, runtime.IdempotencyRow{Key: "signal-start:ping/started/onPing ping-2",
+		Answer: json.RawMessage(`null`), CreatedAt: now, ExpiredBefore: now.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.rt.BroadcastSignal(runtime.WithIdempotencyKey(ctx, "ping-2"), "ping", nil); err != nil || n != 1 {
+		t.Errorf("the retry of a cut-short broadcast: %d, %v; want 1 (the start, done before)", n, err)
+	}
+	if got := count("started"); got != 1 {
+		t.Errorf("the retry started again: %d instances", got)
+	}
+}

@@ -389,6 +389,9 @@ type Store interface {
 	// Idempotency returns the record of a scoped idempotency key written
 	// after since; ok is false when there is none (or only an older one).
 	Idempotency(ctx context.Context, key string, since time.Time) (row IdempotencyRow, ok bool, err error)
+	// RecordIdempotency records a key outside a step (a finished signal
+	// broadcast); a live record of it is ErrConflict.
+	RecordIdempotency(ctx context.Context, row IdempotencyRow) error
 
 	// Close releases the store.
 	Close() error

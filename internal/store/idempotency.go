@@ -79,3 +79,13 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (run
 	copy(row.RequestHash[:], hash)
 	return row, true, nil
 }
+
+// RecordIdempotency records a key in a transaction of its own (a signal
+// broadcast, which spans many steps, records its answer once it is done).
+func (db *DB) RecordIdempotency(ctx context.Context, row runtime.IdempotencyRow) error {
+	err := db.writeWith(ctx, func(st *txStmts) error { return insertIdempotency(st, &row) })
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
