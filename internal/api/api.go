@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -188,7 +189,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	s := &server{svc: svc, access: opts.Access, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
 
 	r := chi.NewRouter()
-	r.Use(httpsec.Headers, requestID, requestLogger(logger, s.http), s.recoverer, middleware.GetHead)
+	r.Use(httpsec.Headers, requestID, requestLogger(logger, s.http), s.recoverer, s.headerLimit, middleware.GetHead)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 
@@ -259,6 +260,29 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/audit", s.handle(s.listAudit))
 	})
 	return r
+}
+
+// MaxHeaderBytes bounds a request's header fields and target together; a
+// larger request gets a 431 problem. (The HTTP server's own, larger limit
+// answers in plain text before any handler runs.)
+const MaxHeaderBytes = 64 << 10
+
+// headerLimit answers 431 problem+json to a request whose header fields and
+// target exceed MaxHeaderBytes.
+func (s *server) headerLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := len(r.RequestURI)
+		for k, vs := range r.Header {
+			for _, v := range vs {
+				n += len(k) + len(v) + 4
+			}
+		}
+		if n > MaxHeaderBytes {
+			s.writeError(w, r, errorf(kindHeaderTooLarge, "", fmt.Sprintf("the request's header fields and target take %d bytes; at most %d are accepted", n, MaxHeaderBytes)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // crossOrigin refuses state-changing requests a browser sends from another

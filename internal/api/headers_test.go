@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/api"
@@ -25,5 +26,18 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 				t.Errorf("%s (%d): %s = %q, want %q", path, res.Status, name, got, want)
 			}
 		}
+	}
+}
+
+// TestOversizedHeaderIsAProblem: header fields beyond the limit get a 431
+// problem+json, not a plain-text answer.
+func TestOversizedHeaderIsAProblem(t *testing.T) {
+	t.Parallel()
+	b := setup(t, newFake(), api.Options{})
+	req := httptestRequest("GET", "/api/v1/processes", nil)
+	req.Header.Set("X-Padding", strings.Repeat("x", api.MaxHeaderBytes))
+	res := b.do(req)
+	if res.Status != 431 || res.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("oversized header: %d %s %s", res.Status, res.Header.Get("Content-Type"), res.Body)
 	}
 }
