@@ -106,7 +106,8 @@ func BenchmarkREST(b *testing.B) {
 					`{"type":"bench-work","worker":"`+name+`","maxJobs":8,"lockDurationMs":60000}`)
 				var got struct {
 					Jobs []struct {
-						Key string `json:"key"`
+						Key       string `json:"key"`
+						LockToken string `json:"lockToken"`
 					} `json:"jobs"`
 				}
 				if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != http.StatusOK {
@@ -114,7 +115,8 @@ func BenchmarkREST(b *testing.B) {
 					return
 				}
 				for _, j := range got.Jobs {
-					if rec := serve(h, http.MethodPost, "/api/v1/jobs/"+j.Key+"/complete", "application/json", `{"variables":{"done":true}}`); rec.Code != http.StatusNoContent && rec.Code != http.StatusOK {
+					body := `{"lockToken":"` + j.LockToken + `","variables":{"done":true}}`
+					if rec := serve(h, http.MethodPost, "/api/v1/jobs/"+j.Key+"/complete", "application/json", body); rec.Code != http.StatusNoContent && rec.Code != http.StatusOK {
 						b.Errorf("complete: %d %s", rec.Code, rec.Body)
 						return
 					}
