@@ -393,7 +393,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	if err == nil {
 		rec.Idempotency = takeClaim(ctx, id)
 		w.prepend(rec, fx)
-		if err = r.commit.commitAll(w.recs); err != nil {
+		if err = r.commit.commitAll(w.recs); err != nil && rec.Idempotency != nil {
 			returnClaim(ctx)
 		}
 	}
@@ -478,7 +478,9 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 	rec.LockGuard = guard
 	w.prepend(rec, fx)
 	if err := r.commit.commitAll(w.recs); err != nil {
-		returnClaim(ctx)
+		if rec.Idempotency != nil { // only the step that took the key gives it back
+			returnClaim(ctx)
+		}
 		return nil, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
 	}
 	r.states.put(w.recs[0].Instance, next)
