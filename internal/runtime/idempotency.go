@@ -119,7 +119,9 @@ func takeClaim(ctx context.Context, id InstanceID) *IdempotencyRow {
 }
 
 // returnClaim gives a taken record back when its step did not commit, so
-// the request's next attempt records it.
+// the request's next attempt records it. Only the step that took the
+// record calls it: a failing step of other work the request causes later
+// must not re-arm a key its first step recorded.
 func returnClaim(ctx context.Context) {
 	if c := claimOf(ctx); c != nil {
 		if row := c.taken.Swap(nil); row != nil {
