@@ -21,6 +21,7 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/cockpit"
+	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -65,6 +66,14 @@ type Config struct {
 	// steps, in scopes + tracks + waits (runtime.Options.StateCacheWeight):
 	// 0 means runtime.DefaultStateCacheWeight, a negative value keeps none.
 	StateCache int
+	// Limits are the engine's limits (runtime.Options.Engine): the step
+	// budget, the iterations per body and the timer floor. Zero fields
+	// are the defaults; a deployment refuses a model that cannot run
+	// within them.
+	Limits engine.Options
+	// TimerStartsPerSecond caps the instances one process's timer start
+	// events start per second (runtime.Options.MaxTimerStartsPerSecond).
+	TimerStartsPerSecond int
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -96,8 +105,15 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		return Config{}, err
 	}
 	fs.IntVar(&c.StateCache, "state-cache", stateCache, "decoded instance states kept in memory, in scopes + tracks + waits (roughly 0.5 KB each); negative keeps none (GOBPM_STATE_CACHE)")
+	fs.IntVar(&c.Limits.MaxActivations, "max-activations", 0, "element activations one step may make before it stops in an incident (0: 5 × --max-iterations + 1000)")
+	fs.IntVar(&c.Limits.MaxIterations, "max-iterations", engine.DefaultMaxIterations, "iterations one multi-instance or loop body may run")
+	minTimer := fs.Duration("min-timer-period", engine.DefaultMinTimerPeriod, "the shortest period a timer cycle may have; shorter ones are refused at deployment (0: no floor)")
+	fs.IntVar(&c.TimerStartsPerSecond, "timer-starts-per-second", runtime.DefaultMaxTimerStartsPerSecond, "instances the timer start events of one process may start per second; more wait for the next seconds (negative: no cap)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	if c.Limits.MinTimerPeriod = *minTimer; c.Limits.MinTimerPeriod == 0 {
+		c.Limits.MinTimerPeriod = -1 // engine.Options: negative is no floor, zero the default
 	}
 	if c.ShowVersion {
 		fmt.Fprintln(out, "gobpm-web", Version)
@@ -244,7 +260,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("open store %s: %w", m.cfg.DB, err)
 	}
 	m.store = db
-	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache})
+	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,
+		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond})
 	if err := m.rt.Prepare(ctx); err != nil {
 		m.Close()
 		return err

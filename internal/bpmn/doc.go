@@ -22,6 +22,19 @@
 //		}
 //	}
 //
+// ParseWith adds the deployment-time limits of Limits, which depend on how
+// the engine runs (engine.Options.ModelLimits gives them): a timeCycle
+// firing more often than the timer floor (RuleTimerTooFrequent), and an
+// element that can never be passed within the step's activation budget —
+// every run from it through synchronous elements is longer before it waits
+// or ends: a straight-through chain longer than the budget, a loop of
+// gateways and tasks with no way out (RuleStepBudget). Only what can never
+// run is refused; what is merely expensive meets the limit at run time.
+// Every id of a BPMN element must be an XML NCName, as xsd:ID requires
+// (RuleInvalidID): gobpm addresses processes and elements by id. A
+// document read back after an earlier deployment (Limits.Deployed) is held
+// to none of these later rules.
+//
 // Elements are matched by namespace URI and local name, whatever their
 // prefix. Before parsing, a document larger than MaxDocumentSize, nesting
 // deeper than MaxDepth or containing a <!DOCTYPE> is refused (no entity is
@@ -298,7 +311,9 @@
 // errorRef that names no <error> is the error code itself. Timers hold
 // exactly one of timeDate, timeDuration or timeCycle: a literal is checked
 // with package timer, an expression ("=…", "${…}") is compiled
-// (TimerDef.Expr).
+// (TimerDef.Expr) — except in a process-level timer start event, which is
+// scheduled at deployment, when there are no variables: there it is
+// refused (RuleUnsupported).
 //
 // Where gobpm, zeebe and camunda spell the same setting, gobpm wins over
 // zeebe, which wins over camunda; models drawn for both Camunda 7 and 8

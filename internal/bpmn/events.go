@@ -266,6 +266,13 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 	if kind != TriggerNone {
 		n.Event = p.eventDef(e, def, kind)
 	}
+	if e.Tag == "startEvent" && c.proc != nil && n.Event != nil && n.Event.Timer != nil && n.Event.Timer.Expr != nil && !p.limits.Deployed {
+		// A process's timer starts are scheduled at deployment, when no
+		// instance and so no variable exists to evaluate against.
+		p.problems.add(label, RuleUnsupported,
+			"an expression in a timer start event (%q) is not supported yet: timer starts are scheduled at deployment, when there are no variables; give a literal date, duration or cycle",
+			n.Event.Timer.Expr.Source())
+	}
 	if n.Event != nil && n.Event.Kind == TriggerTerminate {
 		n.Terminate = true
 	}
@@ -480,10 +487,12 @@ func (p *parser) timerDef(label string, def *etree.Element, allowCycle bool) *Ti
 		}
 		return &TimerDef{Kind: kind, Expr: x}
 	}
-	if _, err := timer.Parse(timer.Kind(kind), src); err != nil {
+	spec, err := timer.Parse(timer.Kind(kind), src)
+	if err != nil {
 		p.problems.add(label, RuleInvalidTimer, "%s %q: %v", el.Tag, clip(src), err)
 		return nil
 	}
+	p.checkTimerFloor(label, el.Tag, src, spec)
 	return &TimerDef{Kind: kind, Text: src}
 }
 

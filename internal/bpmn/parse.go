@@ -29,18 +29,27 @@ const (
 // exceeded, an unsupported element, a broken reference or a rejected shape —
 // makes Parse return a *ValidationError holding every problem it found and no
 // model.
+//
+// Parse applies no deployment-time limits (see ParseWith and Limits), but
+// every id must be an XML NCName.
 func Parse(data []byte) (*Definitions, error) {
+	return parse(data, Limits{})
+}
+
+// parse is Parse and ParseWith.
+func parse(data []byte, lim Limits) (*Definitions, error) {
 	d, ps := load(data)
 	if ps != nil {
 		return nil, ps.err()
 	}
 	p := &parser{
-		lines: d.lines,
-		nodes: make(map[string]*nodeInfo),
-		flows: make(map[string]*flowInfo),
-		data:  make(map[string]*Graph),
-		procs: make(map[*Graph]string),
-		ids:   make(map[string]bool),
+		limits: lim,
+		lines:  d.lines,
+		nodes:  make(map[string]*nodeInfo),
+		flows:  make(map[string]*flowInfo),
+		data:   make(map[string]*Graph),
+		procs:  make(map[*Graph]string),
+		ids:    make(map[string]bool),
 
 		varNames:       make(map[string]string),
 		dataObjectRefs: make(map[string]string),
@@ -56,6 +65,12 @@ func Parse(data []byte) (*Definitions, error) {
 		return nil, p.problems.err()
 	}
 	p.validate()
+	if len(p.problems) == 0 {
+		// Limits on the wired graph: only a model otherwise valid.
+		for _, proc := range defs.Processes {
+			p.checkStepBudget(proc.Graph, false)
+		}
+	}
 	if len(p.problems) > 0 {
 		return nil, p.problems.err()
 	}
@@ -86,6 +101,8 @@ func indexNodes(g *Graph, idx map[string]*Node) {
 
 // parser holds the state of one Parse call.
 type parser struct {
+	// limits are the deployment-time limits to check (ParseWith).
+	limits   Limits
 	lines    map[*etree.Element]int
 	problems problems
 	// exprLang is the document's expressionLanguage.

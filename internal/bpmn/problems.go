@@ -89,6 +89,20 @@ const (
 	// or end event, a gateway nothing leads to (its router starts only
 	// activities), or no activity at all.
 	RuleAdHocContent Rule = "adhoc-content"
+	// RuleInvalidID: an id that is not an XML NCName (a letter or _
+	// first, then letters, digits, -, _ and .): xsd:ID, which the BPMN
+	// schema gives every id, requires one, and gobpm addresses processes
+	// and elements by id (a process key in a URL).
+	RuleInvalidID Rule = "invalid-id"
+	// RuleTimerTooFrequent: a timeCycle whose period is shorter than the
+	// minimum timer period (Limits.MinTimerPeriod, ParseWith).
+	RuleTimerTooFrequent Rule = "timer-too-frequent"
+	// RuleStepBudget: an element from which every run of synchronous
+	// elements exceeds the activations one step may make before it waits
+	// or ends (Limits.MaxActivations, ParseWith): a track reaching it
+	// always stops in a step-budget incident. The value matches the
+	// engine's incident kind.
+	RuleStepBudget Rule = "step-budget-exceeded"
 )
 
 // Problem is one rule a document breaks (see package xmldoc).

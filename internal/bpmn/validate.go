@@ -390,6 +390,7 @@ func (p *parser) checkIDs(root *etree.Element) {
 						id, first.Tag, p.lines[first], e.Tag, p.lines[e])
 				} else {
 					seen[id] = e
+					p.checkID(e.Tag, id)
 				}
 			}
 			if e.Tag == "extensionElements" {

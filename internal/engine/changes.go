@@ -101,7 +101,13 @@ func (x *executor) endSweep() {
 	sw := x.sw
 	x.sw = nil
 	if len(sw.goneTracks) > 0 {
-		x.st.Tracks = slices.DeleteFunc(x.st.Tracks, func(t *Track) bool { return sw.goneTracks[t] })
+		x.st.Tracks = slices.DeleteFunc(x.st.Tracks, func(t *Track) bool {
+			if sw.goneTracks[t] {
+				x.countTrack(t.Scope, -1)
+				return true
+			}
+			return false
+		})
 	}
 	if len(sw.goneWaits) > 0 {
 		x.st.Waits = slices.DeleteFunc(x.st.Waits, func(w *Wait) bool { return sw.goneWaits[w] })

@@ -75,8 +75,8 @@ func (x *executor) enterBody(t *Track, n *bpmn.Node) {
 			}
 			b.Count = count
 		}
-		if b.Count > MaxIterations {
-			x.incident(t, IncidentExpression, fmt.Sprintf("%s would run %d iterations; at most %d are allowed", n.ID, b.Count, MaxIterations))
+		if b.Count > x.opts.MaxIterations {
+			x.incident(t, IncidentExpression, fmt.Sprintf("%s would run %d iterations; a body runs at most %d (the iteration limit)", n.ID, b.Count, x.opts.MaxIterations))
 			return
 		}
 		b.Results = make([]any, b.Count)
@@ -236,8 +236,6 @@ func (x *executor) nextLoop(b *Body, n *bpmn.Node) {
 	more := true
 	if l.LoopMaximum > 0 && b.Started >= l.LoopMaximum {
 		more = false
-	} else if b.Started >= MaxIterations {
-		more = false
 	} else if l.LoopCondition != nil && (l.TestBefore || b.Started > 0) {
 		v, err := expr.Condition(l.LoopCondition, x.view(b.ScopeID))
 		if err != nil {
@@ -249,6 +247,15 @@ func (x *executor) nextLoop(b *Body, n *bpmn.Node) {
 		more = v
 	} else if l.LoopCondition == nil && b.Started > 0 && l.LoopMaximum == 0 {
 		more = false // no condition and no maximum: run once
+	}
+	if more && b.Started >= x.opts.MaxIterations {
+		// Stopping here would change what the model means (the loop is
+		// not done): an incident naming the limit, which a retry resolves
+		// once the variables say the loop is done.
+		if host := x.hostOf(b.ScopeID); host != nil {
+			x.incident(host, IncidentExpression, fmt.Sprintf("loop of %s ran %d iterations and would run another; a body runs at most %d (the iteration limit)", n.ID, b.Started, x.opts.MaxIterations))
+		}
+		return
 	}
 	if more {
 		x.startIteration(b, n)

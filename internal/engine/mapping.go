@@ -78,7 +78,7 @@ func (x *executor) enterIO(t *Track, n *bpmn.Node) bool {
 		return false
 	}
 	io.Kind = scopeKindIO
-	t.Scope = io.ID
+	x.moveTrack(t, io.ID)
 	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, io.ID, t.ID, map[string]any{"mappings": true})
 	x.writeLocals(t, io, names, vals)
@@ -94,7 +94,7 @@ func (x *executor) exitIO(t *Track, io *scope.Scope, why string) {
 	}
 	x.fact(FactScopeClosed, io.NodeID, io.ID, t.ID, detail)
 	x.st.Scopes.Close(io.ID)
-	t.Scope = io.Parent
+	x.moveTrack(t, io.Parent)
 	x.markTrack(t)
 }
 

@@ -318,7 +318,7 @@ func Decode(headerData []byte, parts []Part) (*State, error) {
 			if err := decodeJSON(p.Data, &bp); err != nil {
 				return nil, bad(err)
 			}
-			if bp.Results < 0 || bp.Results > MaxIterations {
+			if bp.Results < 0 || bp.Results > maxDecodedSlots {
 				return nil, bad(fmt.Errorf("%d result slots", bp.Results))
 			}
 			b := &Body{ScopeID: scope.ID(p.Key), NodeID: bp.NodeID, Count: bp.Count, Started: bp.Started, Active: bp.Active,

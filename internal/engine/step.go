@@ -12,38 +12,89 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// MaxIterations caps the iterations of one multi-instance or loop activity.
-const MaxIterations = 100_000
+// The defaults of Options. They agree with each other and with the
+// deployment-time limits they imply (Options.ModelLimits).
+const (
+	// DefaultMaxIterations is the default cap on the iterations of one
+	// multi-instance or loop body.
+	DefaultMaxIterations = 100_000
+	// DefaultMaxActivations is the default cap on element activations in
+	// one step, for the default iterations: a parallel multi-instance at
+	// the limit starts every iteration in one step, and each iteration may
+	// pass a few synchronous elements (an embedded sub-process's start, a
+	// task and its end: up to four within the budget).
+	DefaultMaxActivations = 5*DefaultMaxIterations + 1_000
+	// DefaultMaxScopeDepth is the default cap on the nesting of scopes.
+	DefaultMaxScopeDepth = 64
+	// DefaultMaxCallDepth is the default cap on the call chain.
+	DefaultMaxCallDepth = 64
+	// DefaultMinTimerPeriod is the default minimum period of a timer
+	// cycle (the timer floor).
+	DefaultMinTimerPeriod = time.Second
+)
 
-// DefaultMaxActivations is the default cap on node executions in one step.
-// It agrees with MaxIterations: a parallel multi-instance at the limit
-// starts every iteration in one step, and each iteration may pass a few
-// synchronous elements (up to four of them within the budget).
-const DefaultMaxActivations = 5*MaxIterations + 1_000
+// maxDecodedSlots bounds the result slots a stored body may declare, so a
+// corrupt checkpoint cannot make the decoder allocate without bound. It is
+// far above any iteration limit a deployment would configure.
+const maxDecodedSlots = 1 << 26
 
-// Options bound what one step may do.
+// Options bound what one step may do. Zero values pick the defaults.
 type Options struct {
-	// MaxScopeDepth caps the nesting of scopes (DESIGN §5.6); 0 means 64.
+	// MaxScopeDepth caps the nesting of scopes (DESIGN §5.6); 0 means
+	// DefaultMaxScopeDepth.
 	MaxScopeDepth int
-	// MaxActivations caps node executions in one step, so a loop of
-	// synchronous elements cannot spin forever; 0 means
-	// DefaultMaxActivations.
+	// MaxActivations caps element activations in one step, so a loop of
+	// synchronous elements cannot spin forever: past it the track stops
+	// in a step-budget incident. 0 means 5·MaxIterations + 1,000
+	// (DefaultMaxActivations for the default iterations), so a parallel
+	// body at the iteration limit starts in one step. A model in which
+	// some element can never be passed within it is refused at
+	// deployment (ModelLimits).
 	MaxActivations int
-	// MaxCallDepth caps the call chain (DESIGN §5.6); 0 means 64.
+	// MaxIterations caps the iterations of one multi-instance or loop
+	// body: a collection or cardinality above it, and a standard loop
+	// whose condition still holds after that many, stop in an incident
+	// naming the limit. 0 means DefaultMaxIterations.
+	MaxIterations int
+	// MaxCallDepth caps the call chain (DESIGN §5.6); 0 means
+	// DefaultMaxCallDepth.
 	MaxCallDepth int
+	// MinTimerPeriod is the timer floor: the shortest period a timer
+	// cycle may have. A literal cycle below it is refused at deployment
+	// (ModelLimits); a cycle an expression yields when the timer is armed
+	// stops in an incident naming the floor. 0 means
+	// DefaultMinTimerPeriod; a negative value sets no floor.
+	MinTimerPeriod time.Duration
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every zero field set to its default: the
+// limits a step actually applies.
+func (o Options) WithDefaults() Options {
 	if o.MaxScopeDepth <= 0 {
-		o.MaxScopeDepth = 64
+		o.MaxScopeDepth = DefaultMaxScopeDepth
+	}
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = DefaultMaxIterations
 	}
 	if o.MaxActivations <= 0 {
-		o.MaxActivations = DefaultMaxActivations
+		o.MaxActivations = 5*o.MaxIterations + 1_000
 	}
 	if o.MaxCallDepth <= 0 {
-		o.MaxCallDepth = 64
+		o.MaxCallDepth = DefaultMaxCallDepth
+	}
+	if o.MinTimerPeriod == 0 {
+		o.MinTimerPeriod = DefaultMinTimerPeriod
 	}
 	return o
+}
+
+// ModelLimits returns the deployment-time limits that agree with o, for
+// bpmn.ParseWith: a model refused under them has an element that could
+// never run under o (a timer cycle below the floor, an element that can
+// never be passed within the step budget).
+func (o Options) ModelLimits() bpmn.Limits {
+	o = o.WithDefaults()
+	return bpmn.Limits{MinTimerPeriod: max(o.MinTimerPeriod, 0), MaxActivations: o.MaxActivations}
 }
 
 // Step applies ev to a copy of st for the given process at time now and
@@ -68,7 +119,7 @@ func Step(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*S
 // caller hands st over (the runtime does, for a state it just decoded from
 // the checkpoint); on error st must be discarded.
 func Apply(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*State, Effects, error) {
-	x := &executor{proc: p, st: st, now: now, opts: opts.withDefaults()}
+	x := &executor{proc: p, st: st, now: now, opts: opts.WithDefaults()}
 	st.Scopes.TakeChanged() // a new record for this step
 	wasEnded := st.Ended()
 	if err := x.apply(ev); err != nil {
@@ -112,6 +163,42 @@ type executor struct {
 	// cleared when the armed conditions are evaluated: conditions see every
 	// change before the next element runs (stillActive, drainQueue).
 	varsChanged bool
+	// inScope counts the tracks of st.Tracks by scope, so checkDrain need
+	// not scan every track (a parallel body of n sub-process iterations
+	// drains n scopes in one step: a scan made that quadratic). Built on
+	// first use (tracksIn), kept up to date wherever a track is added,
+	// removed or moves to another scope; nil means not built.
+	inScope map[scope.ID]int
+}
+
+// tracksIn returns how many live tracks sit in scope s.
+func (x *executor) tracksIn(s scope.ID) int {
+	if x.inScope == nil {
+		x.inScope = make(map[scope.ID]int)
+		for _, t := range x.st.Tracks {
+			x.inScope[t.Scope]++
+		}
+	}
+	return x.inScope[s]
+}
+
+// countTrack records that d tracks joined (d > 0) or left (d < 0) scope s.
+func (x *executor) countTrack(s scope.ID, d int) {
+	if x.inScope == nil {
+		return
+	}
+	if n := x.inScope[s] + d; n > 0 {
+		x.inScope[s] = n
+	} else {
+		delete(x.inScope, s)
+	}
+}
+
+// moveTrack moves track t to scope s.
+func (x *executor) moveTrack(t *Track, s scope.ID) {
+	x.countTrack(t.Scope, -1)
+	t.Scope = s
+	x.countTrack(s, 1)
 }
 
 func (x *executor) apply(ev Event) error {
@@ -576,6 +663,7 @@ func (x *executor) newTrack(s scope.ID, node, via string) *Track {
 	x.st.NextTrack++
 	t := &Track{ID: "t" + strconv.Itoa(x.st.NextTrack), Scope: s, Node: node, State: TrackReady, Via: via}
 	x.st.Tracks = append(x.st.Tracks, t)
+	x.countTrack(s, 1)
 	x.markTrack(t)
 	x.queue = append(x.queue, t.ID)
 	return t
@@ -584,9 +672,21 @@ func (x *executor) newTrack(s scope.ID, node, via string) *Track {
 func (x *executor) removeTrack(t *Track) {
 	x.markTrack(t)
 	x.withdrawWaits(t)
-	if i := x.st.trackIndex(t); i >= 0 {
-		x.st.Tracks = slices.Delete(x.st.Tracks, i, i+1)
+	i := x.st.trackIndex(t)
+	if i < 0 {
+		return
 	}
+	x.countTrack(t.Scope, -1)
+	if ts := x.st.Tracks; i < len(ts)/2 {
+		// Close to the head (a parallel body completes its iterations
+		// in creation order, right after its host): shift the tracks
+		// before it, not the ones after.
+		copy(ts[1:i+1], ts[:i])
+		ts[0] = nil
+		x.st.Tracks = ts[1:]
+		return
+	}
+	x.st.Tracks = slices.Delete(x.st.Tracks, i, i+1)
 }
 
 // endTrack removes a track that reached its end and completes its scope if
@@ -601,10 +701,8 @@ func (x *executor) checkDrain(s scope.ID) {
 	if x.st.Ended() || x.st.Scopes.Get(s) == nil {
 		return
 	}
-	for _, t := range x.st.Tracks {
-		if t.Scope == s {
-			return
-		}
+	if x.tracksIn(s) > 0 {
+		return
 	}
 	if len(x.st.Scopes.Children(s)) > 0 {
 		return

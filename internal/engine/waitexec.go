@@ -540,6 +540,13 @@ func (x *executor) timerDue(s scope.ID, def *bpmn.TimerDef) (time.Time, string, 
 	if err != nil {
 		return time.Time{}, "", err
 	}
+	if floor := x.opts.MinTimerPeriod; def.Expr != nil && floor > 0 {
+		// A literal was held to the floor at deployment; what an
+		// expression yields is held to it now.
+		if period, ok := spec.Period(); ok && period < floor {
+			return time.Time{}, "", fmt.Errorf("timer %q fires every %v; the minimum timer period is %v (the timer floor)", text, period, floor)
+		}
+	}
 	due, ok := spec.First(x.now)
 	if !ok {
 		return time.Time{}, "", fmt.Errorf("timer %q never fires", text)
@@ -701,6 +708,7 @@ func (x *executor) newTrackAt(s scope.ID, node string) *Track {
 	x.st.NextTrack++
 	t := &Track{ID: "t" + strconv.Itoa(x.st.NextTrack), Scope: s, Node: node, State: TrackReady}
 	x.st.Tracks = append(x.st.Tracks, t)
+	x.countTrack(s, 1)
 	x.markTrack(t)
 	return t
 }

@@ -119,7 +119,7 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 			resources = append(resources, res)
 			continue
 		}
-		defs, err := bpmn.Parse(f.Content)
+		defs, err := bpmn.ParseWith(f.Content, r.engine.ModelLimits())
 		if err != nil {
 			var verr *bpmn.ValidationError
 			if !errors.As(err, &verr) {
@@ -221,7 +221,9 @@ func (r *Runtime) process(ctx context.Context, key string, version int) (*bpmn.P
 	if p, ok := r.defs.get(ref); ok {
 		return p, ref, nil
 	}
-	defs, err := bpmn.Parse(rec.XML)
+	// Deployed: the limits and rules of its deployment's day hold, so a
+	// definition that deployed always reads back.
+	defs, err := bpmn.ParseWith(rec.XML, bpmn.Limits{Deployed: true})
 	if err != nil {
 		return nil, ref, fmt.Errorf("runtime: re-read %s version %d: %w", key, rec.Version, err)
 	}

@@ -30,8 +30,14 @@ type Options struct {
 	Now func() time.Time
 	// NewID mints instance and deployment ids; nil means UUID version 7.
 	NewID func() string
-	// Engine bounds each step.
+	// Engine bounds each step; a deployment refuses a model that could
+	// not run within these bounds (engine.Options.ModelLimits).
 	Engine engine.Options
+	// MaxTimerStartsPerSecond caps how many instances the timer start
+	// events of one process key start per second of the clock; due starts
+	// beyond it wait for the following seconds (scheduler.go). 0 means
+	// DefaultMaxTimerStartsPerSecond, a negative value sets no cap.
+	MaxTimerStartsPerSecond int
 	// GroupCommitMax caps how many steps share one transaction; 0 means 64.
 	GroupCommitMax int
 	// GroupCommitLinger is how long a busy committer waits for more steps
@@ -80,6 +86,8 @@ type Runtime struct {
 	// startLocks serialize, per process key, firing a timer start with
 	// replacing the key's schedule at deployment (keys as InstanceID).
 	startLocks *instanceLocks
+	// startRate counts the timer starts of each key in the current second.
+	startRate *startRate
 
 	// The timer scheduler (scheduler.go), started by Resume.
 	schedOnce sync.Once
@@ -129,6 +137,7 @@ func New(store Store, opts Options) *Runtime {
 
 		jobReady:   newNotifier(),
 		startLocks: newInstanceLocks(),
+		startRate:  newStartRate(opts.MaxTimerStartsPerSecond),
 		schedWake:  make(chan struct{}, 1),
 		schedStop:  make(chan struct{}),
 		schedDone:  make(chan struct{}),

@@ -16,6 +16,95 @@ import (
 // noticed; timers are woken earlier whenever a commit adds one.
 const maxSchedulerSleep = time.Minute
 
+// DefaultMaxTimerStartsPerSecond is the default of
+// Options.MaxTimerStartsPerSecond.
+const DefaultMaxTimerStartsPerSecond = 10
+
+// Timer starts that fell behind (catch-up rule).
+//
+// A cycle that missed occurrences — the server was down, or the scheduler
+// busy — fires once for all of them and continues from the time it fired:
+// an interval cycle is next due one period after that firing, a cycle
+// anchored at a start date and a cron expression at their first occurrence
+// after it (timer.Spec.Next from now). Camunda 8 (Zeebe) does the same
+// since 8.1 (camunda/camunda#9680, #10054): after downtime a timer triggers
+// once and is rescheduled into the future, never once per missed interval.
+// Rn counts that firing as one.
+//
+// On top of that, the timer starts of one process key start at most
+// MaxTimerStartsPerSecond instances per second of the clock (a process
+// may have many timer start events due at once, after downtime or on the
+// same cron second). When the current second's share is spent, the key's
+// overdue schedules are moved to the following seconds, that many per
+// second in due order, in one write: each fires late, never early, and
+// none is lost; the scheduler never starts thousands of instances at once
+// and never spins on timers it may not fire yet.
+
+// startRate counts the instances each process key's timer starts started
+// in the current second of the runtime's clock. Its methods are safe for
+// concurrent use; callers hold the key's start lock.
+type startRate struct {
+	max int // per key and second; <= 0: no cap
+
+	mu     sync.Mutex
+	second time.Time
+	counts map[string]int
+}
+
+// newStartRate returns a counter allowing max starts per key and second (0:
+// the default, negative: no cap).
+func newStartRate(max int) *startRate {
+	if max == 0 {
+		max = DefaultMaxTimerStartsPerSecond
+	}
+	return &startRate{max: max, counts: map[string]int{}}
+}
+
+// take counts one start of key at now and reports whether it is within the
+// cap; a start beyond it is not counted.
+func (s *startRate) take(key string, now time.Time) bool {
+	if s.max <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sec := now.Truncate(time.Second); !sec.Equal(s.second) {
+		s.second, s.counts = sec, map[string]int{}
+	}
+	if s.counts[key] >= s.max {
+		return false
+	}
+	s.counts[key]++
+	return true
+}
+
+// postponeStartTimers moves the schedules of key that are due at now to
+// the following seconds, max per second in due order (the caller holds the
+// key's start lock). It returns how many it moved.
+func (r *Runtime) postponeStartTimers(ctx context.Context, key string, now time.Time) (int, error) {
+	rows, err := r.store.StartTimers(ctx, key)
+	if err != nil {
+		return 0, fmt.Errorf("runtime: postpone timer starts of %s: %w", key, err)
+	}
+	next := now.Truncate(time.Second).Add(time.Second)
+	moved := 0
+	for i := range rows {
+		if rows[i].DueAt.After(now) {
+			continue
+		}
+		rows[i].DueAt = next.Add(time.Duration(moved/r.startRate.max) * time.Second)
+		moved++
+	}
+	if moved == 0 {
+		return 0, nil
+	}
+	if err := r.store.ReplaceStartTimers(ctx, key, rows); err != nil {
+		return 0, fmt.Errorf("runtime: postpone timer starts of %s: %w", key, err)
+	}
+	r.log.Warn("timer starts postponed", "definition_key", key, "postponed", moved, "per_second", r.startRate.max)
+	return moved, nil
+}
+
 // startScheduler starts the timer goroutine. It sleeps until the next due
 // time and is woken when a commit arms a timer, so timers fire within
 // milliseconds of their due time and never before it. Idempotent.
@@ -274,6 +363,12 @@ func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 		return fmt.Errorf("runtime: start timer %s: node %s is not a timer start", w.ID, w.NodeID)
 	}
 	now := r.now().UTC()
+	if !r.startRate.take(w.ProcessKey, now) {
+		if _, err := r.postponeStartTimers(ctx, w.ProcessKey, now); err != nil {
+			return err
+		}
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("timer starts of %s capped at %d per second: postponed", w.ProcessKey, r.startRate.max)}
+	}
 	next := w
 	next.Retries++
 	var remove []string

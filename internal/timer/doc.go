@@ -62,6 +62,13 @@
 //     after 10 years (ok=false), which is long enough for February 29 even
 //     across the non-leap year 2100.
 //
+// # Periods
+//
+// [Spec.Period] gives the shortest time between two firings of a cycle
+// (calendar units at their shortest, the smallest gap between two matching
+// seconds of a cron expression), so callers can hold cycles to a minimum
+// period before they arm them.
+//
 // # Cron expressions
 //
 // Cron expressions follow Quartz (and so Camunda): six fields,

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+func TestParseConfigLimits(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) string { return "" }
+	cfg, err := ParseConfig(nil, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Limits.WithDefaults(); got != (engine.Options{}).WithDefaults() || cfg.TimerStartsPerSecond != runtime.DefaultMaxTimerStartsPerSecond {
+		t.Errorf("default limits %+v, %d timer starts per second", got, cfg.TimerStartsPerSecond)
+	}
+	cfg, err = ParseConfig([]string{"--max-iterations", "1000", "--min-timer-period", "1m", "--timer-starts-per-second", "2"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Limits.WithDefaults(); got.MaxIterations != 1000 || got.MaxActivations != 6000 || got.MinTimerPeriod != time.Minute || cfg.TimerStartsPerSecond != 2 {
+		t.Errorf("limits %+v, %d timer starts per second", got, cfg.TimerStartsPerSecond)
+	}
+	cfg, _ = ParseConfig([]string{"--min-timer-period", "0"}, noEnv, io.Discard)
+	if got := cfg.Limits.ModelLimits(); got.MinTimerPeriod != 0 {
+		t.Errorf("--min-timer-period 0 keeps a floor: %+v", got)
+	}
+}
