@@ -1,0 +1,266 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/client"
+	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
+)
+
+// MustServer serves the real router over a real runtime on SQLite in a
+// temporary directory, on loopback, and returns a client of it acting as
+// user "pat" in group "warehouse".
+func MustServer(tb testing.TB, opts ...client.Option) (*client.Client, *httptest.Server) {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	rt := runtime.New(db, runtime.Options{})
+	tb.Cleanup(func() { _ = rt.Close() })
+	srv := httptest.NewServer(api.New(rt, nil, api.Options{}))
+	tb.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, append([]client.Option{client.WithUser("pat", "warehouse")}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, srv
+}
+
+// must returns v, panicking on err (the test fails with the error; Go has
+// no way to pass a multi-value call after a testing.TB argument).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestClientWalkThrough(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := MustServer(t)
+
+	dep := must(c.DeployFiles(ctx, "../examples/fulfilment.bpmn", "../examples/order-approval.bpmn", "../examples/discount.dmn", "testdata/events.bpmn"))
+	if len(dep.Processes) != 3 || len(dep.Decisions) == 0 {
+		t.Fatalf("deployment = %+v", dep)
+	}
+	procs := must(c.Processes(ctx))
+	if len(procs) != 3 {
+		t.Errorf("processes = %+v", procs)
+	}
+	if vs := must(c.ProcessVersions(ctx, "fulfilment")); len(vs) != 1 || vs[0].Version != 1 {
+		t.Errorf("versions = %+v", vs)
+	}
+	if xml := must(c.ProcessXML(ctx, "fulfilment", 1)); len(xml) == 0 {
+		t.Error("empty XML")
+	}
+
+	// Order approval completes in its first step.
+	oa := must(c.Start(ctx, "order-approval", client.StartRequest{Variables: map[string]any{"quantity": 2, "unitPrice": 10}, BusinessKey: "o-1"}))
+	if oa.Status != "completed" || oa.Variables["approved"] != true {
+		t.Errorf("order-approval = %s %v", oa.Status, oa.Variables)
+	}
+
+	// Fulfilment: an idempotent start, replayed.
+	req := client.StartRequest{Variables: map[string]any{"orderId": "o-2"}, IdempotencyKey: "order-o-2"}
+	inst := must(c.Start(ctx, "fulfilment", req))
+	again := must(c.Start(ctx, "fulfilment", req))
+	if again.ID != inst.ID || !again.Replayed || inst.Replayed {
+		t.Errorf("replay: %s/%v vs %s/%v", again.ID, again.Replayed, inst.ID, inst.Replayed)
+	}
+	page := must(c.Instances(ctx, client.InstanceFilter{ProcessKey: "fulfilment", Status: "running"}))
+	if page.Total != 1 || page.Items[0].ID != inst.ID {
+		t.Errorf("instances = %+v", page)
+	}
+	if ws := must(c.Waits(ctx, inst.ID, 0)); len(ws) != 1 || ws[0].Kind != "job" || ws[0].Name != "reserve-stock" {
+		t.Errorf("waits = %+v", ws)
+	}
+
+	// Jobs: activate, extend, fail with 0 retries → incident, retry, complete.
+	jobs := must(c.ActivateJobs(ctx, client.ActivateRequest{Type: "reserve-stock", Worker: "w", LockDuration: time.Minute}))
+	if len(jobs) != 1 || jobs[0].LockToken == "" || jobs[0].Variables["orderId"] != "o-2" {
+		t.Fatalf("jobs = %+v", jobs)
+	}
+	if err := c.ExtendJobLock(ctx, jobs[0], time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	zero := 0
+	if err := c.FailJob(ctx, jobs[0], client.FailRequest{Retries: &zero, Message: "warehouse down"}); err != nil {
+		t.Fatal(err)
+	}
+	incs, _ := must2(t)(c.Incidents(ctx, client.IncidentFilter{InstanceID: inst.ID}))
+	if len(incs) != 1 || incs[0].Message != "warehouse down" {
+		t.Fatalf("incidents = %+v", incs)
+	}
+	if _, err := c.RetryIncident(ctx, incs[0].ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	jobs = must(c.ActivateJobs(ctx, client.ActivateRequest{Type: "reserve-stock", Worker: "w", LockDuration: time.Minute, RequestTimeout: 2 * time.Second}))
+	if len(jobs) != 1 {
+		t.Fatalf("after retry: jobs = %+v", jobs)
+	}
+	if err := c.CompleteJob(ctx, jobs[0], map[string]any{"reserved": true}); err != nil {
+		t.Fatal(err)
+	}
+	// A second completion with the same token is refused.
+	var p *client.Problem
+	if err := c.CompleteJob(ctx, jobs[0], nil); !errors.As(err, &p) || p.Status < 400 {
+		t.Errorf("second complete: %v", err)
+	}
+
+	// Tasks: list, get, claim, unclaim, claim, complete.
+	tasks := must(c.Tasks(ctx, client.TaskFilter{InstanceID: inst.ID}))
+	if len(tasks.Items) != 1 || tasks.Items[0].Name != "Pack the parcel" {
+		t.Fatalf("tasks = %+v", tasks)
+	}
+	id := tasks.Items[0].ID
+	if tk := must(c.Task(ctx, id)); tk.NodeID != "pack" {
+		t.Errorf("task = %+v", tk)
+	}
+	if tk := must(c.ClaimTask(ctx, id)); tk.Assignee == nil || *tk.Assignee != "pat" {
+		t.Errorf("claimed = %+v", tk)
+	}
+	if tk := must(c.UnclaimTask(ctx, id)); tk.Assignee != nil {
+		t.Errorf("unclaimed = %+v", tk)
+	}
+	must(c.ClaimTask(ctx, id))
+	if err := c.CompleteTask(ctx, id, map[string]any{"packed": true}); err != nil {
+		t.Fatal(err)
+	}
+	got := must(c.Instance(ctx, inst.ID))
+	if got.Variables["packed"] != true || got.Variables["reserved"] != true {
+		t.Errorf("variables = %v", got.Variables)
+	}
+	got = must(c.SetVariables(ctx, inst.ID, map[string]any{"note": "x"}))
+	if got.Variables["note"] != "x" {
+		t.Errorf("set variables = %v", got.Variables)
+	}
+	if h := must(c.History(ctx, inst.ID, 0, 0)); len(h) == 0 {
+		t.Error("no history")
+	}
+	if got = must(c.Cancel(ctx, inst.ID)); got.Status != "terminated" {
+		t.Errorf("cancelled status = %s", got.Status)
+	}
+
+	// Messages and signals.
+	ev := must(c.Start(ctx, "events", client.StartRequest{Variables: map[string]any{"orderId": "o-3"}}))
+	if n := must(c.CorrelateMessage(ctx, client.MessageRequest{Name: "paid", CorrelationKey: "o-3", IdempotencyKey: "paid-o-3"})); n != 1 {
+		t.Errorf("correlated = %d", n)
+	}
+	if n := must(c.BroadcastSignal(ctx, client.SignalRequest{Name: "go"})); n != 1 {
+		t.Errorf("triggered = %d", n)
+	}
+	if got := must(c.Instance(ctx, ev.ID)); got.Status != "completed" {
+		t.Errorf("events status = %s", got.Status)
+	}
+
+	// Decisions.
+	ds := must(c.Decisions(ctx))
+	if len(ds) == 0 {
+		t.Fatal("no decisions")
+	}
+	if _, err := c.EvaluateDecision(ctx, ds[0].Key, map[string]any{"total": 100, "customer": "regular", "amount": 100}); err != nil {
+		var p *client.Problem
+		if !errors.As(err, &p) || p.Slug() != "decision-failed" {
+			t.Errorf("evaluate: %v", err)
+		}
+	}
+}
+
+func must2(tb testing.TB) func([]client.Incident, string, error) ([]client.Incident, string) {
+	return func(v []client.Incident, s string, err error) ([]client.Incident, string) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return v, s
+	}
+}
+
+func TestClientProblems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := MustServer(t)
+
+	tests := []struct {
+		name   string
+		call   func() error
+		status int
+		slug   string
+		field  string
+	}{
+		{"unknown instance", func() error { _, err := c.Instance(ctx, "nope"); return err }, 404, "not-found", ""},
+		{"unknown process", func() error { _, err := c.Start(ctx, "nope", client.StartRequest{}); return err }, 404, "not-found", ""},
+		{"bad status", func() error { _, err := c.Instances(ctx, client.InstanceFilter{Status: "sleeping"}); return err }, 400, "invalid-request", "status"},
+		{"invalid model", func() error {
+			_, err := c.Deploy(ctx, client.File{Name: "x.bpmn", Content: []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"><process id="p" isExecutable="true"><sequenceFlow id="f" sourceRef="a" targetRef="b"/></process></definitions>`)})
+			return err
+		}, 422, "invalid-model", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			var p *client.Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("err = %v, want *client.Problem", err)
+			}
+			if p.Status != tt.status || p.Slug() != tt.slug || p.Field != tt.field || p.Detail == "" {
+				t.Errorf("problem = %+v", p)
+			}
+			if tt.slug == "invalid-model" && len(p.Errors) == 0 {
+				t.Error("invalid-model without errors")
+			}
+		})
+	}
+}
+
+func TestClientRetries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"type":"https://gobpm.dev/problems/unavailable","status":503,"detail":"busy"}`))
+	}))
+	t.Cleanup(srv.Close)
+	c := must(client.New(srv.URL, client.WithRetries(2, time.Millisecond)))
+
+	tests := []struct {
+		name string
+		call func() error
+		want int32
+	}{
+		{"GET is retried", func() error { _, err := c.Processes(ctx); return err }, 3},
+		{"POST without a key is not", func() error { _, err := c.Start(ctx, "p", client.StartRequest{}); return err }, 1},
+		{"POST with a key is", func() error { _, err := c.Start(ctx, "p", client.StartRequest{IdempotencyKey: "k"}); return err }, 3},
+		{"a job act is not", func() error { return c.CompleteJob(ctx, client.Job{Key: "k", LockToken: "t"}, nil) }, 1},
+	}
+	for _, tt := range tests {
+		calls.Store(0)
+		err := tt.call()
+		var p *client.Problem
+		if !errors.As(err, &p) || p.Status != 503 {
+			t.Errorf("%s: err = %v", tt.name, err)
+		}
+		if got := calls.Load(); got != tt.want {
+			t.Errorf("%s: %d calls, want %d", tt.name, got, tt.want)
+		}
+	}
+	if _, err := client.New("localhost:8080"); err == nil {
+		t.Error("New accepted a URL without scheme")
+	}
+}

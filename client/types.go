@@ -1,0 +1,233 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The JSON shapes of the API, copied from openapi.yaml. Times are RFC 3339
+// strings as the server sends them.
+
+// File is one model file to deploy.
+type File struct {
+	// Name is the file name, e.g. order-approval.bpmn.
+	Name string
+	// Content is the BPMN or DMN XML.
+	Content []byte
+}
+
+// DefinitionRef names one registered version of a process or decision.
+type DefinitionRef struct {
+	Key     string `json:"key"`
+	Version int    `json:"version"`
+}
+
+// ModelError is one reason a deployment was refused (or a warning).
+type ModelError struct {
+	Element  string `json:"element"`
+	Rule     string `json:"rule"`
+	Detail   string `json:"detail"`
+	Resource string `json:"resource"`
+}
+
+// Deployment is the answer to a successful deployment.
+type Deployment struct {
+	ID        string          `json:"id"`
+	Processes []DefinitionRef `json:"processes"`
+	Decisions []DefinitionRef `json:"decisions"`
+	Warnings  []ModelError    `json:"warnings"`
+}
+
+// Process is the latest version of one process key.
+type Process struct {
+	Key        string `json:"key"`
+	Version    int    `json:"version"`
+	Name       string `json:"name"`
+	DeployedAt string `json:"deployedAt"`
+}
+
+// InstanceLink points at a calling parent instance.
+type InstanceLink struct {
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+}
+
+// InstanceSummary is one row of an instance list.
+type InstanceSummary struct {
+	ID          string        `json:"id"`
+	ProcessKey  string        `json:"processKey"`
+	Version     int           `json:"version"`
+	Status      string        `json:"status"`
+	BusinessKey string        `json:"businessKey"`
+	Parent      *InstanceLink `json:"parent"`
+	CreatedAt   string        `json:"createdAt"`
+	UpdatedAt   string        `json:"updatedAt"`
+	EndedAt     string        `json:"endedAt,omitempty"`
+}
+
+// InstancePage is one page of ListInstances.
+type InstancePage struct {
+	Items      []InstanceSummary `json:"items"`
+	Total      int               `json:"total"`
+	Limit      int               `json:"limit"`
+	Offset     int               `json:"offset"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+// Instance is the full picture of one instance.
+type Instance struct {
+	InstanceSummary
+	Variables  map[string]any `json:"variables"`
+	Scopes     []Scope        `json:"scopes"`
+	Tracks     []Track        `json:"tracks"`
+	ScopeCount int            `json:"scopeCount"`
+	TrackCount int            `json:"trackCount"`
+	WaitCount  int            `json:"waitCount"`
+	Incidents  []Incident     `json:"incidents"`
+	// Replayed is true when the server answered a start with the instance
+	// an earlier request with the same idempotency key created.
+	Replayed bool `json:"-"`
+}
+
+// Scope is one open scope of an instance.
+type Scope struct {
+	ID        string         `json:"id"`
+	Path      string         `json:"path"`
+	NodeID    *string        `json:"nodeId"`
+	ParentID  *string        `json:"parentId"`
+	State     string         `json:"state"`
+	Variables map[string]any `json:"variables"`
+}
+
+// Track is one token.
+type Track struct {
+	ID      string `json:"id"`
+	ScopeID string `json:"scopeId"`
+	NodeID  string `json:"nodeId"`
+	State   string `json:"state"`
+}
+
+// Incident is a failure an operator must look at.
+type Incident struct {
+	ID         string  `json:"id"`
+	InstanceID string  `json:"instanceId"`
+	NodeID     *string `json:"nodeId"`
+	ScopeID    *string `json:"scopeId"`
+	Kind       string  `json:"kind"`
+	Message    string  `json:"message"`
+	CreatedAt  string  `json:"createdAt"`
+	ResolvedAt string  `json:"resolvedAt,omitempty"`
+}
+
+// Wait is one thing an instance waits for.
+type Wait struct {
+	ID             string  `json:"id"`
+	Kind           string  `json:"kind"`
+	NodeID         string  `json:"nodeId"`
+	ScopeID        string  `json:"scopeId"`
+	Name           string  `json:"name"`
+	CorrelationKey *string `json:"correlationKey"`
+	DueAt          string  `json:"dueAt,omitempty"`
+	Retries        *int    `json:"retries,omitempty"`
+	Assignee       string  `json:"assignee,omitempty"`
+	CreatedAt      string  `json:"createdAt"`
+}
+
+// Fact is one history entry of an instance.
+type Fact struct {
+	Seq       int64           `json:"seq"`
+	At        string          `json:"at"`
+	Kind      string          `json:"kind"`
+	NodeID    *string         `json:"nodeId"`
+	ScopePath string          `json:"scopePath"`
+	Detail    json.RawMessage `json:"detail"`
+}
+
+// Job is an activated job as a worker receives it.
+type Job struct {
+	// Key is the job's public key.
+	Key string `json:"key"`
+	// LockToken proves this activation holds the job; CompleteJob, FailJob,
+	// ThrowJobError and ExtendJobLock send it.
+	LockToken     string            `json:"lockToken"`
+	Type          string            `json:"type"`
+	InstanceID    string            `json:"instanceId"`
+	NodeID        string            `json:"nodeId"`
+	Retries       int               `json:"retries"`
+	Variables     map[string]any    `json:"variables"`
+	CustomHeaders map[string]string `json:"customHeaders"`
+	Deadline      string            `json:"deadline"`
+}
+
+// Decode copies the job's variables into v, a pointer to a struct with json
+// tags (or a map), for handlers that prefer typed variables.
+func (j Job) Decode(v any) error {
+	b, err := json.Marshal(j.Variables)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Task is a user task.
+type Task struct {
+	ID              string   `json:"id"`
+	InstanceID      string   `json:"instanceId"`
+	NodeID          string   `json:"nodeId"`
+	Name            string   `json:"name"`
+	Assignee        *string  `json:"assignee"`
+	CandidateUsers  []string `json:"candidateUsers"`
+	CandidateGroups []string `json:"candidateGroups"`
+	CreatedAt       string   `json:"createdAt"`
+	DueAt           string   `json:"dueAt,omitempty"`
+}
+
+// TaskPage is one page of ListTasks.
+type TaskPage struct {
+	Items  []Task `json:"items"`
+	Total  int    `json:"total"`
+	Limit  int    `json:"limit"`
+	Offset int    `json:"offset"`
+}
+
+// DecisionEvaluation is the result of EvaluateDecision.
+type DecisionEvaluation struct {
+	Key          string   `json:"key"`
+	Version      int      `json:"version"`
+	Result       any      `json:"result"`
+	MatchedRules []string `json:"matchedRules"`
+}
+
+// Problem is an RFC 9457 problem document, the error of every failed call.
+type Problem struct {
+	// Type is a stable URI, e.g. https://gobpm.dev/problems/not-found.
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	// Instance is the request path.
+	Instance  string `json:"instance,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+	// Field names the offending request field, if any.
+	Field string `json:"field,omitempty"`
+	// Errors lists every problem of a refused deployment.
+	Errors []ModelError `json:"errors,omitempty"`
+}
+
+// Error returns the status, the problem's short type and its detail.
+func (p *Problem) Error() string {
+	s := fmt.Sprintf("gobpm: %d %s", p.Status, p.Slug())
+	if p.Detail != "" {
+		s += ": " + p.Detail
+	}
+	if p.Field != "" {
+		s += " (field " + p.Field + ")"
+	}
+	return s
+}
+
+// Slug is the last segment of Type, e.g. "not-found".
+func (p *Problem) Slug() string {
+	return p.Type[strings.LastIndex(p.Type, "/")+1:]
+}
