@@ -1,0 +1,275 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Handler does the work of one job. It returns the variables to merge into
+// the instance; an error fails the job (retried with backoff while it has
+// retries), a BPMNError (or *BPMNError) throws that BPMN error at the task.
+// ctx is cancelled when the job's lock is lost or the worker stops without
+// waiting for it.
+type Handler func(ctx context.Context, job Job) (map[string]any, error)
+
+// WorkerEvent is what the metrics hook hears.
+type WorkerEvent struct {
+	// Kind is activated, completed, failed, bpmn-error, extended or
+	// act-failed (completing, failing or throwing was refused or did not
+	// reach the server).
+	Kind     string
+	Job      Job
+	Duration time.Duration
+	Err      error
+}
+
+// WorkerOptions configure a Worker; zero fields take the defaults.
+type WorkerOptions struct {
+	// Name identifies the worker in job locks (default "gobpm-worker").
+	Name string
+	// Concurrency is how many jobs run at once (default 4).
+	Concurrency int
+	// LockDuration is each activation's lock; the worker extends it while
+	// the handler runs, every LockDuration/2 (default 30s).
+	LockDuration time.Duration
+	// PollTimeout is how long one activation long-polls (default 30s).
+	PollTimeout time.Duration
+	// RetryBackoff says how long a failed job waits before its next
+	// attempt; failures counts this worker's failures of the job so far
+	// (1 on the first). Default: 1s doubling to at most 5m.
+	RetryBackoff func(failures int) time.Duration
+	// Metrics, if set, is called for every job event, from the job's
+	// goroutine.
+	Metrics func(WorkerEvent)
+}
+
+// Worker activates jobs of one type and runs a handler on each.
+type Worker struct {
+	c       *Client
+	jobType string
+	handle  Handler
+	opts    WorkerOptions
+
+	stopPoll   context.CancelFunc // ends the poll loop
+	abortJobs  context.CancelFunc // cancels the handlers' context
+	pollDone   chan struct{}
+	inflight   sync.WaitGroup
+	mu         sync.Mutex
+	failures   map[string]int // job key → failures seen, owned by mu
+	startOnce  sync.Once
+	stopOnce   sync.Once
+	jobContext context.Context
+}
+
+// NewWorker returns a worker of jobType; Start runs it.
+func NewWorker(c *Client, jobType string, h Handler, opts WorkerOptions) *Worker {
+	if opts.Name == "" {
+		opts.Name = "gobpm-worker"
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	if opts.LockDuration <= 0 {
+		opts.LockDuration = 30 * time.Second
+	}
+	if opts.PollTimeout <= 0 {
+		opts.PollTimeout = 30 * time.Second
+	}
+	if opts.RetryBackoff == nil {
+		opts.RetryBackoff = func(n int) time.Duration {
+			d := time.Second << min(n-1, 20)
+			return min(d, 5*time.Minute)
+		}
+	}
+	return &Worker{c: c, jobType: jobType, handle: h, opts: opts, failures: map[string]int{}, pollDone: make(chan struct{})}
+}
+
+// Start starts polling in the background. It returns at once; calling it
+// again does nothing.
+func (w *Worker) Start() {
+	w.startOnce.Do(func() {
+		var pollCtx context.Context
+		pollCtx, w.stopPoll = context.WithCancel(context.Background())
+		w.jobContext, w.abortJobs = context.WithCancel(context.Background())
+		go w.poll(pollCtx)
+	})
+}
+
+// Stop stops activating jobs and waits for the running handlers to finish
+// and report. If ctx ends first, the handlers' context is cancelled, their
+// outcome is not reported and their locks lapse, so the jobs go to another
+// worker; Stop then returns ctx's error.
+func (w *Worker) Stop(ctx context.Context) error {
+	w.Start() // a never-started worker stops cleanly
+	var err error
+	w.stopOnce.Do(func() {
+		w.stopPoll()
+		<-w.pollDone
+		done := make(chan struct{})
+		go func() { w.inflight.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			w.abortJobs()
+			<-done
+			err = ctx.Err()
+		}
+		w.abortJobs()
+	})
+	return err
+}
+
+func (w *Worker) poll(ctx context.Context) {
+	defer close(w.pollDone)
+	slots := make(chan struct{}, w.opts.Concurrency)
+	wait := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		// Wait for at least one free slot.
+		select {
+		case slots <- struct{}{}:
+			<-slots
+		case <-ctx.Done():
+			return
+		}
+		free := w.opts.Concurrency - len(slots)
+		jobs, err := w.c.ActivateJobs(ctx, ActivateRequest{
+			Type: w.jobType, Worker: w.opts.Name, MaxJobs: free,
+			LockDuration: w.opts.LockDuration, RequestTimeout: w.opts.PollTimeout,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			// The server is away or refuses: back off, bounded.
+			sleep(ctx, wait)
+			wait = min(2*wait, 10*time.Second)
+			continue
+		}
+		wait = 100 * time.Millisecond
+		for _, j := range jobs {
+			slots <- struct{}{}
+			w.inflight.Add(1)
+			go func() {
+				defer func() { <-slots; w.inflight.Done() }()
+				w.run(j)
+			}()
+		}
+	}
+}
+
+// run handles one job: extends its lock while the handler runs, then
+// reports the outcome.
+func (w *Worker) run(job Job) {
+	start := time.Now()
+	w.emit(WorkerEvent{Kind: "activated", Job: job})
+	ctx, cancel := context.WithCancel(w.jobContext)
+	defer cancel()
+
+	extended := make(chan struct{})
+	go func() {
+		defer close(extended)
+		t := time.NewTicker(w.opts.LockDuration / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				err := w.c.ExtendJobLock(ctx, job, w.opts.LockDuration)
+				if ctx.Err() != nil {
+					return
+				}
+				w.emit(WorkerEvent{Kind: "extended", Job: job, Err: err})
+				var p *Problem
+				if errors.As(err, &p) && p.Status < http.StatusInternalServerError {
+					cancel() // the lock is lost: tell the handler
+					return
+				}
+			}
+		}
+	}()
+
+	vars, herr := w.call(ctx, job)
+	aborted := w.jobContext.Err() != nil
+	cancel()
+	<-extended
+	if aborted {
+		return // Stop gave up on this job; its lock lapses
+	}
+	// Report with a context of its own: the handler's may be cancelled.
+	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer rcancel()
+	ev := WorkerEvent{Job: job, Duration: time.Since(start), Err: herr}
+	var be BPMNError
+	var bep *BPMNError
+	var err error
+	switch {
+	case herr == nil:
+		ev.Kind = "completed"
+		err = w.c.CompleteJob(rctx, job, vars)
+		w.forget(job.Key)
+	case errors.As(herr, &bep):
+		ev.Kind = "bpmn-error"
+		err = w.c.ThrowJobError(rctx, job, *bep)
+		w.forget(job.Key)
+	case errors.As(herr, &be):
+		ev.Kind = "bpmn-error"
+		err = w.c.ThrowJobError(rctx, job, be)
+		w.forget(job.Key)
+	default:
+		ev.Kind = "failed"
+		n := w.fail(job.Key)
+		retries := max(job.Retries-1, 0)
+		if retries == 0 {
+			w.forget(job.Key)
+		}
+		err = w.c.FailJob(rctx, job, FailRequest{Retries: &retries, RetryBackoff: w.opts.RetryBackoff(n), Message: herr.Error()})
+	}
+	if err != nil {
+		w.emit(WorkerEvent{Kind: "act-failed", Job: job, Err: err})
+		return
+	}
+	w.emit(ev)
+}
+
+// call runs the handler, turning a panic into an error.
+func (w *Worker) call(ctx context.Context, job Job) (vars map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+		}
+	}()
+	return w.handle(ctx, job)
+}
+
+func (w *Worker) fail(key string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failures[key]++
+	return w.failures[key]
+}
+
+func (w *Worker) forget(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.failures, key)
+}
+
+func (w *Worker) emit(e WorkerEvent) {
+	if w.opts.Metrics != nil {
+		w.opts.Metrics(e)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
