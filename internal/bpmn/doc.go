@@ -280,8 +280,8 @@
 //	startEvent (sub-proc.)  none only (any trigger is a RuleStartShape problem)
 //	startEvent (event sub)  exactly one of timer, message, signal, error
 //	                        (interrupting only), escalation, conditional
-//	intermediateCatchEvent  timer (no timeCycle), message, signal, conditional
-//	intermediateThrowEvent  none, message (a job), signal, escalation
+//	intermediateCatchEvent  timer (no timeCycle), message, signal, conditional, link
+//	intermediateThrowEvent  none, message (a job), signal, escalation, link
 //	endEvent                none, terminate, message (a job), signal, error, escalation
 //	boundaryEvent           timer, message, signal, error (interrupting only),
 //	                        escalation, conditional
@@ -298,7 +298,11 @@
 // start to Graph.Starts. A boundary event needs attachedToRef naming a task
 // or sub-process of its own container (Node.AttachedTo, Node.Boundaries);
 // cancelActivity defaults to true; it has no incoming flows and may have no
-// outgoing ones. Intermediate events need an incoming flow.
+// outgoing ones. Intermediate events need an incoming flow, except a link
+// catch, which must have none: checkLinks pairs each link throw (which must
+// have no outgoing flow) with the one link catch of the same
+// linkEventDefinition name in its own graph (Node.LinkTarget); none, several
+// or one only in another level is a RuleInvalidLink problem.
 //
 // Declarations: message (name, else id — a literal: a message or signal
 // name, error code or escalation code written as an expression ("=…",

@@ -128,6 +128,7 @@ var triggers = map[string]TriggerKind{
 	"escalationEventDefinition":  TriggerEscalation,
 	"terminateEventDefinition":   TriggerTerminate,
 	"conditionalEventDefinition": TriggerConditional,
+	"linkEventDefinition":        TriggerLink,
 }
 
 // allowedTriggers lists, per event element, the triggers it may carry.
@@ -137,8 +138,8 @@ var triggers = map[string]TriggerKind{
 // (checked by event).
 var allowedTriggers = map[string][]TriggerKind{
 	"startEvent":             {TriggerNone, TriggerTimer, TriggerMessage, TriggerSignal},
-	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal, TriggerConditional},
-	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation},
+	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal, TriggerConditional, TriggerLink},
+	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerLink},
 	"endEvent":               {TriggerNone, TriggerTerminate, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation},
 	"boundaryEvent":          {TriggerTimer, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional},
 }
@@ -360,6 +361,15 @@ func (p *parser) eventDef(e, def *etree.Element, kind TriggerKind) *EventDef {
 		p.common(def)
 	case TriggerConditional:
 		ev.Condition = p.conditionDef(label, def)
+	case TriggerLink:
+		// BPMN 2.0.2 §10.5.4: throw and catch pair by the name of their
+		// link event definitions. The optional source and target
+		// elements only repeat that pairing; checkLinks does it by name.
+		p.common(def, "source", "target")
+		ev.LinkName = attr(def, "name")
+		if strings.TrimSpace(ev.LinkName) == "" {
+			p.problems.add(label, RuleMissingAttribute, "linkEventDefinition needs a name: a link throw continues at the link catch of the same name")
+		}
 	}
 	return ev
 }

@@ -271,3 +271,63 @@ func TestParseGateways(t *testing.T) {
 		t.Errorf("join = %+v", join)
 	}
 }
+
+func TestParseLinks(t *testing.T) {
+	t.Parallel()
+	defs := MustParseFile(t, "links.bpmn")
+	p := defs.Processes[0]
+	tests := []struct{ throw, catch string }{
+		{"toPage2", "page2"},
+		{"alsoToPage2", "page2"}, // several throws may lead to one catch
+		{"subThrow", "subCatch"}, // the same name in another level is another pair
+	}
+	for _, tt := range tests {
+		n := p.Node(tt.throw)
+		if n == nil || n.Event == nil || n.Event.Kind != TriggerLink || n.Event.LinkName != "Page 2" {
+			t.Fatalf("%s: %+v", tt.throw, n)
+		}
+		if n.LinkTarget == nil || n.LinkTarget.ID != tt.catch {
+			t.Errorf("%s: LinkTarget %+v, want %s", tt.throw, n.LinkTarget, tt.catch)
+		}
+	}
+	if c := p.Node("page2"); c.LinkTarget != nil || c.Event.Kind != TriggerLink {
+		t.Errorf("catch page2: %+v", c)
+	}
+}
+
+// linkLoopDoc holds a process whose flow returns through a link pair to a
+// script task; with exit, an exclusive gateway can leave the loop.
+func linkLoopDoc(exit bool) []byte {
+	out := `<sequenceFlow id="f3" sourceRef="work" targetRef="back"/>`
+	if exit {
+		out = `<exclusiveGateway id="g" default="f4"/>
+<sequenceFlow id="f3" sourceRef="work" targetRef="g"/>
+<sequenceFlow id="f4" sourceRef="g" targetRef="back"/>
+<sequenceFlow id="f5" sourceRef="g" targetRef="end"><conditionExpression>=done</conditionExpression></sequenceFlow>
+<endEvent id="end"/>`
+	}
+	return []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="urn:t">
+<process id="p" isExecutable="true">
+<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+<scriptTask id="work" scriptFormat="feel"><script>1</script></scriptTask>
+<intermediateThrowEvent id="back"><linkEventDefinition name="again"/></intermediateThrowEvent>
+<intermediateCatchEvent id="again"><linkEventDefinition name="again"/></intermediateCatchEvent>
+<sequenceFlow id="f2" sourceRef="again" targetRef="work"/>
+` + out + `
+</process></definitions>`)
+}
+
+func TestParseLinkLoopStepBudget(t *testing.T) {
+	t.Parallel()
+	lim := Limits{MaxActivations: 1000}
+	// A loop through a link pair with no wait state and no way out can
+	// never be passed: refused like any synchronous loop.
+	verr := MustFailWith(t, linkLoopDoc(false), lim)
+	checkProblems(t, verr, []want{{"s", RuleStepBudget, "loops through synchronous elements"}}, true)
+	// Without limits it deploys; the engine's step budget bounds it.
+	if _, err := Parse(linkLoopDoc(false)); err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	// A loop that can leave deploys.
+	MustParseWith(t, linkLoopDoc(true), lim)
+}

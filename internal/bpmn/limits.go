@@ -137,16 +137,35 @@ func passThrough(n *Node) bool {
 	case KindParallelGateway, KindInclusiveGateway:
 		return len(n.Incoming) <= 1 // a join may wait for other tokens
 	case KindIntermediateThrowEvent:
-		return n.Event == nil || n.Event.Kind == TriggerSignal
+		return n.Event == nil || n.Event.Kind == TriggerSignal || n.Event.Kind == TriggerLink
+	case KindIntermediateCatchEvent:
+		return n.Event != nil && n.Event.Kind == TriggerLink
 	}
 	return false
+}
+
+// predecessors maps every node of g to the nodes a track reaches it from
+// within one step: the sources of its incoming flows and, for a link catch
+// event, its link throw events.
+func predecessors(g *Graph) map[*Node][]*Node {
+	pred := make(map[*Node][]*Node, len(g.Nodes))
+	for _, n := range g.Nodes {
+		for _, f := range n.Incoming {
+			pred[n] = append(pred[n], f.Source)
+		}
+		if t := n.LinkTarget; t != nil {
+			pred[t] = append(pred[t], n)
+		}
+	}
+	return pred
 }
 
 // checkStepBudget refuses elements that can never be passed within
 // Limits.MaxActivations activations (RuleStepBudget). For every node it
 // computes the fewest activations a track starting there needs before it
 // stops — at a wait state, an end, a join, anything but a pass-through
-// element — by a breadth-first search backwards from the stops. A
+// element — by a breadth-first search backwards from the stops, over
+// sequence flows and from link catch events to their throws. A
 // pass-through element whose fewest exceed the budget fails every time a
 // track reaches it: a straight-through chain longer than the budget, or a
 // loop of synchronous elements with no way out. Only the first such element
@@ -183,10 +202,11 @@ func (p *parser) checkStepBudget(g *Graph, cut bool) {
 	if cut {
 		return
 	}
+	pred := predecessors(g)
 	fewest := make(map[*Node]int, len(g.Nodes))
 	var queue []*Node
 	for _, n := range g.Nodes {
-		if !passThrough(n) || len(n.Outgoing) == 0 {
+		if !passThrough(n) || (len(n.Outgoing) == 0 && n.LinkTarget == nil) {
 			fewest[n] = 1 // stops here (an activity without outgoing flows ends its track)
 			queue = append(queue, n)
 		}
@@ -194,8 +214,7 @@ func (p *parser) checkStepBudget(g *Graph, cut bool) {
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
-		for _, f := range v.Incoming {
-			u := f.Source
+		for _, u := range pred[v] {
 			if _, known := fewest[u]; known || !passThrough(u) {
 				continue
 			}
@@ -211,9 +230,9 @@ func (p *parser) checkStepBudget(g *Graph, cut bool) {
 		if !passThrough(n) || !over(n) {
 			continue
 		}
-		entry := len(n.Incoming) == 0
-		for _, f := range n.Incoming {
-			if !passThrough(f.Source) || !over(f.Source) {
+		entry := len(pred[n]) == 0
+		for _, u := range pred[n] {
+			if !passThrough(u) || !over(u) {
 				entry = true
 			}
 		}

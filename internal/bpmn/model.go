@@ -100,6 +100,9 @@ const (
 	TriggerEscalation  TriggerKind = "escalation"
 	TriggerTerminate   TriggerKind = "terminate"
 	TriggerConditional TriggerKind = "conditional"
+	// TriggerLink is a link event: an intermediate throw continues at the
+	// intermediate catch of the same name in the same process level.
+	TriggerLink TriggerKind = "link"
 )
 
 // EventDef is the (single) event definition of an event node.
@@ -120,6 +123,9 @@ type EventDef struct {
 	// Condition is the compiled condition of a conditional event
 	// (TriggerConditional); the event fires when it turns true.
 	Condition expr.Expression
+	// LinkName is the name attribute of a linkEventDefinition
+	// (TriggerLink), compared exactly between throw and catch.
+	LinkName string
 }
 
 // TimerKind says which timer element a TimerDef came from.
@@ -455,6 +461,9 @@ type Node struct {
 	CancelActivity bool
 	// Boundaries are the boundary events attached to this activity, in document order.
 	Boundaries []*Node
+	// LinkTarget is, for a link intermediate throw event, the link catch
+	// event of the same name in the same graph, where its token continues.
+	LinkTarget *Node
 
 	// TriggeredByEvent marks an event sub-process (a KindSubProcess node
 	// with no flows); Trigger is its single triggered start event (also in

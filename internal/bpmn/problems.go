@@ -103,6 +103,9 @@ const (
 	// always stops in a step-budget incident. The value matches the
 	// engine's incident kind.
 	RuleStepBudget Rule = "step-budget-exceeded"
+	// RuleInvalidLink: a link throw event without exactly one link catch
+	// event of its name in its own process or sub-process level.
+	RuleInvalidLink Rule = "invalid-link"
 )
 
 // Problem is one rule a document breaks (see package xmldoc).

@@ -37,6 +37,7 @@ func (p *parser) validate() {
 			p.checkShape(c)
 		}
 	}
+	p.checkLinks()
 	p.checkCallAssocs()
 	p.resolveLoopRefs()
 	for _, r := range p.dataRefs {
@@ -155,8 +156,89 @@ func (p *parser) checkEventFlows(n *nodeInfo) {
 			p.problems.add(p.label(n.el), RuleEventFlow, "an end event must not have outgoing sequence flows")
 		}
 	case KindIntermediateCatchEvent, KindIntermediateThrowEvent:
+		if isLink(n.node) {
+			p.checkLinkFlows(n)
+			return
+		}
 		if n.incomingRefs == 0 {
 			p.problems.add(p.label(n.el), RuleEventFlow, "an %s needs an incoming sequence flow", n.node.Kind)
+		}
+	}
+}
+
+// isLink reports whether n is a link intermediate throw or catch event.
+func isLink(n *Node) bool {
+	return n.Event != nil && n.Event.Kind == TriggerLink
+}
+
+// checkLinkFlows checks the sequence flows of a link event (BPMN 2.0.2
+// §10.5.4, a link pair is an off-page connector): a catch is entered by its
+// throws only, so it has no incoming sequence flow; a throw needs one and
+// continues at its catch, so it has no outgoing sequence flow.
+func (p *parser) checkLinkFlows(n *nodeInfo) {
+	label := p.label(n.el)
+	if n.node.Kind == KindIntermediateCatchEvent {
+		if n.incomingRefs > 0 {
+			p.problems.add(label, RuleEventFlow, "a link intermediate catch event must not have incoming sequence flows; its link throw events lead to it")
+		}
+		return
+	}
+	if n.incomingRefs == 0 {
+		p.problems.add(label, RuleEventFlow, "an %s needs an incoming sequence flow", n.node.Kind)
+	}
+	if len(n.node.Outgoing) > 0 {
+		p.problems.add(label, RuleEventFlow, "a link intermediate throw event must not have outgoing sequence flows; its token continues at the link catch event %q", n.node.Event.LinkName)
+	}
+}
+
+// checkLinks pairs every link throw event with the link catch event of the
+// same name in the same graph (one process or sub-process level) and sets
+// its LinkTarget. No catch of that name there, a catch only in another
+// level, or several catches of that name there are RuleInvalidLink problems.
+// Several throws may lead to one catch.
+func (p *parser) checkLinks() {
+	type key struct {
+		g    *Graph
+		name string
+	}
+	catches := map[key][]*nodeInfo{}
+	elsewhere := map[string][]*nodeInfo{}
+	var throws []*nodeInfo
+	for _, c := range p.containers {
+		for _, n := range c.all {
+			if !n.supported || !isLink(n.node) || n.node.Event.LinkName == "" {
+				continue
+			}
+			if n.node.Kind == KindIntermediateThrowEvent {
+				throws = append(throws, n)
+				continue
+			}
+			k := key{n.g, n.node.Event.LinkName}
+			catches[k] = append(catches[k], n)
+			elsewhere[k.name] = append(elsewhere[k.name], n)
+		}
+	}
+	for _, n := range throws {
+		name := n.node.Event.LinkName
+		found := catches[key{n.g, name}]
+		label := p.label(n.el)
+		switch {
+		case len(found) == 1:
+			n.node.LinkTarget = found[0].node
+		case len(found) > 1:
+			ids := make([]string, len(found))
+			for i, c := range found {
+				ids[i] = c.node.ID
+			}
+			p.problems.add(label, RuleInvalidLink, "%d link catch events are named %q in %s (%s); a link throw needs exactly one",
+				len(found), name, p.where(n.g), strings.Join(ids, ", "))
+		case len(elsewhere[name]) > 0:
+			other := elsewhere[name][0]
+			p.problems.add(label, RuleInvalidLink,
+				"the link catch event named %q (%q) is in %s, not in %s; a link connects events of the same process or sub-process level",
+				name, other.node.ID, p.where(other.g), p.where(n.g))
+		default:
+			p.problems.add(label, RuleInvalidLink, "no link catch event is named %q in %s; a link throw needs exactly one", name, p.where(n.g))
 		}
 	}
 }

@@ -586,8 +586,13 @@ func (x *executor) leave(t *Track, n *bpmn.Node) {
 	x.leaveFlows(t, n)
 }
 
-// leaveFlows is leave without the ad-hoc hook.
+// leaveFlows is leave without the ad-hoc hook. A link throw event has no
+// outgoing flows: its token continues at its link catch event.
 func (x *executor) leaveFlows(t *Track, n *bpmn.Node) {
+	if n.LinkTarget != nil {
+		x.followLink(t, n.LinkTarget)
+		return
+	}
 	if len(n.Outgoing) == 0 {
 		x.endTrack(t)
 		return
@@ -636,6 +641,17 @@ func (x *executor) fork(t *Track, flows []*bpmn.Flow) {
 	for _, f := range flows[1:] {
 		x.newTrack(t.Scope, f.Target.ID, f.ID)
 	}
+}
+
+// followLink moves t from a link throw event to its link catch event in
+// the same scope, to execute within this step (and this step's budget: a
+// loop of links without a wait state ends in a step-budget incident).
+func (x *executor) followLink(t *Track, catch *bpmn.Node) {
+	t.Node = catch.ID
+	t.Via = ""
+	t.State = TrackReady
+	x.markTrack(t)
+	x.queue = append(x.queue, t.ID)
 }
 
 func (x *executor) move(t *Track, f *bpmn.Flow) {

@@ -447,7 +447,8 @@ func parseDueDate(txt string, now time.Time) (time.Time, error) {
 
 // catchEvent parks a track on an intermediate catch event or receive task.
 func (x *executor) catchEvent(t *Track, n *bpmn.Node) {
-	if n.Event == nil {
+	if n.Event == nil || n.Event.Kind == bpmn.TriggerLink {
+		// A link catch is reached from its throw and passes straight on.
 		x.complete(t, n)
 		return
 	}
@@ -970,7 +971,7 @@ func (x *executor) canStillArrive(g *bpmn.Node, s scope.ID) bool {
 }
 
 // reaches reports whether g is reachable from n over sequence flows (and the
-// flows of n's boundary events) within one graph.
+// flows of n's boundary events, and links) within one graph.
 func reaches(n, g *bpmn.Node) bool {
 	seen := map[*bpmn.Node]bool{}
 	stack := []*bpmn.Node{n}
@@ -990,6 +991,9 @@ func reaches(n, g *bpmn.Node) bool {
 				return true
 			}
 			stack = append(stack, f.Target)
+		}
+		if c.LinkTarget != nil {
+			stack = append(stack, c.LinkTarget) // a link catch is never a join
 		}
 	}
 	return false
