@@ -23,8 +23,9 @@ help: ## Show this help.
 	@echo "Override a setting on the command line, e.g. make run ADDR=127.0.0.1:9090 DB=/tmp/gobpm.db"
 
 .PHONY: build
-build: vendor ## Build the server binary (pure Go, CGO_ENABLED=0) into bin/.
+build: vendor ## Build the server and the gobpm CLI (pure Go, CGO_ENABLED=0) into bin/.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gobpm-web
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/gobpm ./cmd/gobpm
 
 .PHONY: run
 run: build ## Build and start the server on $(ADDR) with the SQLite file $(DB).

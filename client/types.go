@@ -217,7 +217,7 @@ type Problem struct {
 
 // Error returns the status, the problem's short type and its detail.
 func (p *Problem) Error() string {
-	s := fmt.Sprintf("gobpm: %d %s", p.Status, p.Slug())
+	s := fmt.Sprintf("%d %s", p.Status, p.Slug())
 	if p.Detail != "" {
 		s += ": " + p.Detail
 	}
