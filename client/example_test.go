@@ -38,7 +38,7 @@ func Example() {
 	defer stop()
 	ctx := context.Background()
 
-	c, _ := client.New(addr, client.WithUser("pat"))
+	c, _ := client.New(addr, client.WithUser("pat")) // or client.WithToken(token) with --auth builtin/oidc
 	w := client.NewWorker(c, "reserve-stock", func(ctx context.Context, job client.Job) (map[string]any, error) {
 		return map[string]any{"reserved": job.Variables["orderId"]}, nil
 	}, client.WorkerOptions{Concurrency: 8})
