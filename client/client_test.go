@@ -168,14 +168,12 @@ func TestClientWalkThrough(t *testing.T) {
 
 	// Decisions.
 	ds := must(c.Decisions(ctx))
-	if len(ds) == 0 {
-		t.Fatal("no decisions")
+	if len(ds) != 1 || ds[0].Key != "discount" {
+		t.Fatalf("decisions = %+v", ds)
 	}
-	if _, err := c.EvaluateDecision(ctx, ds[0].Key, map[string]any{"total": 100, "customer": "regular", "amount": 100}); err != nil {
-		var p *client.Problem
-		if !errors.As(err, &p) || p.Slug() != "decision-failed" {
-			t.Errorf("evaluate: %v", err)
-		}
+	ev2 := must(c.EvaluateDecision(ctx, "discount", map[string]any{"customer": "vip", "amount": 1500}))
+	if ev2.Result != 0.15 || len(ev2.MatchedRules) != 1 || ev2.MatchedRules[0] != "vipLarge" {
+		t.Errorf("evaluation = %+v", ev2)
 	}
 }
 
