@@ -81,6 +81,10 @@ type request struct {
 	idemKey     string
 	// header receives the answer's headers when set.
 	header *http.Header
+	// root sends path from the server's root instead of under /api/v1.
+	root bool
+	// noRetry never retries, e.g. a probe whose 503 is an answer.
+	noRetry bool
 }
 
 const maxBackoff = 5 * time.Second
@@ -98,10 +102,13 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 		payload, ct = []byte("{}"), "application/json"
 	}
 	u := c.base + "/api/v1" + req.path
+	if req.root {
+		u = c.base + req.path
+	}
 	if len(req.query) > 0 {
 		u += "?" + req.query.Encode()
 	}
-	idempotent := req.method == http.MethodGet || req.idemKey != ""
+	idempotent := (req.method == http.MethodGet || req.idemKey != "") && !req.noRetry
 	wait := c.backoff
 	for attempt := 0; ; attempt++ {
 		err := c.once(ctx, req, u, payload, ct, out)
@@ -334,6 +341,57 @@ func (c *Client) History(ctx context.Context, id string, afterSeq int64, limit i
 	var out struct{ Items []Fact }
 	err := c.do(ctx, request{method: http.MethodGet, path: "/instances/" + esc(id) + "/history", query: q}, &out)
 	return out.Items, err
+}
+
+// Scopes lists a page of the instance's open scopes in creation order:
+// pass the page's NextCursor as cursor for the next one ("" on the last).
+// limit 0 takes the server's default.
+func (c *Client) Scopes(ctx context.Context, id, cursor string, limit int) (ScopePage, error) {
+	q := url.Values{}
+	set(q, "cursor", cursor)
+	setInt(q, "limit", limit)
+	var out ScopePage
+	err := c.do(ctx, request{method: http.MethodGet, path: "/instances/" + esc(id) + "/scopes", query: q}, &out)
+	return out, err
+}
+
+// Tracks lists a page of the instance's live tracks (tokens) in creation
+// order, paged like Scopes.
+func (c *Client) Tracks(ctx context.Context, id, cursor string, limit int) (TrackPage, error) {
+	q := url.Values{}
+	set(q, "cursor", cursor)
+	setInt(q, "limit", limit)
+	var out TrackPage
+	err := c.do(ctx, request{method: http.MethodGet, path: "/instances/" + esc(id) + "/tracks", query: q}, &out)
+	return out, err
+}
+
+// AdHocRegions lists the instance's open ad-hoc sub-processes, nested ones
+// too, with what a manual region offers now.
+func (c *Client) AdHocRegions(ctx context.Context, id string) ([]AdHocRegion, error) {
+	var out struct{ Regions []AdHocRegion }
+	err := c.do(ctx, request{method: http.MethodGet, path: "/instances/" + esc(id) + "/adhoc"}, &out)
+	return out.Regions, err
+}
+
+// ActivateAdHoc starts activityID, a candidate of the manual region whose
+// scope is scopeID, as the acting user (WithUser or the token's owner), and
+// returns the region after it. An activity that is not a candidate is a 409.
+func (c *Client) ActivateAdHoc(ctx context.Context, id, scopeID, activityID string) (AdHocRegion, error) {
+	var out AdHocRegion
+	err := c.do(ctx, request{method: http.MethodPost, path: "/instances/" + esc(id) + "/adhoc/" + esc(scopeID) + "/activate", body: map[string]any{"activityId": activityID}}, &out)
+	return out, err
+}
+
+// Ready reports whether the server has resumed the instances a previous
+// run left running (GET /readyz): false while it is still at it.
+func (c *Client) Ready(ctx context.Context) (bool, error) {
+	err := c.do(ctx, request{method: http.MethodGet, path: "/readyz", root: true, noRetry: true}, nil)
+	var p *Problem
+	if errors.As(err, &p) && p.Status == http.StatusServiceUnavailable {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // Cancel terminates a running instance.
@@ -573,6 +631,21 @@ func (c *Client) Decisions(ctx context.Context) ([]Process, error) {
 	var out struct{ Items []Process }
 	err := c.do(ctx, request{method: http.MethodGet, path: "/decisions"}, &out)
 	return out.Items, err
+}
+
+// DecisionVersions lists every version of the decision key, ascending.
+func (c *Client) DecisionVersions(ctx context.Context, key string) ([]DecisionVersion, error) {
+	var out struct{ Items []DecisionVersion }
+	err := c.do(ctx, request{method: http.MethodGet, path: "/decisions/" + esc(key) + "/versions"}, &out)
+	return out.Items, err
+}
+
+// DecisionXML returns the DMN document a decision version was deployed in,
+// byte for byte (it may hold other decisions too).
+func (c *Client) DecisionXML(ctx context.Context, key string, version int) ([]byte, error) {
+	var out []byte
+	err := c.do(ctx, request{method: http.MethodGet, path: "/decisions/" + esc(key) + "/versions/" + strconv.Itoa(version) + "/xml"}, &out)
+	return out, err
 }
 
 // EvaluateDecision evaluates the latest version of a decision.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -260,5 +261,67 @@ func TestClientRetries(t *testing.T) {
 	}
 	if _, err := client.New("localhost:8080"); err == nil {
 		t.Error("New accepted a URL without scheme")
+	}
+}
+
+// TestClientInspect covers decision versions and XML, paged scopes and
+// tracks, ad-hoc regions and activation, and the readiness probe.
+func TestClientInspect(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := MustServer(t)
+	if ready := must(c.Ready(ctx)); !ready {
+		t.Error("not ready")
+	}
+	must(c.DeployFiles(ctx, "../examples/discount.dmn", "../examples/investigation.bpmn"))
+	if vs := must(c.DecisionVersions(ctx, "discount")); len(vs) != 1 || vs[0].Version != 1 || vs[0].DeploymentID == "" {
+		t.Errorf("decision versions = %+v", vs)
+	}
+	if xml := must(c.DecisionXML(ctx, "discount", 1)); !strings.Contains(string(xml), `<decision id="discount"`) {
+		t.Errorf("decision XML = %.80s", xml)
+	}
+	var p *client.Problem
+	if _, err := c.DecisionXML(ctx, "discount", 9); !errors.As(err, &p) || p.Status != http.StatusNotFound {
+		t.Errorf("missing version: %v", err)
+	}
+
+	inst := must(c.Start(ctx, "investigation", client.StartRequest{}))
+	regions := must(c.AdHocRegions(ctx, inst.ID))
+	if len(regions) != 1 || regions[0].NodeID != "investigate" || regions[0].Selection != "manual" || len(regions[0].Candidates) != 3 {
+		t.Fatalf("regions = %+v", regions)
+	}
+	r := must(c.ActivateAdHoc(ctx, inst.ID, regions[0].ScopeID, "callCustomer"))
+	if len(r.Running) != 1 || r.Running[0] != "callCustomer" {
+		t.Errorf("after activation: %+v", r)
+	}
+	if _, err := c.ActivateAdHoc(ctx, inst.ID, regions[0].ScopeID, "nope"); !errors.As(err, &p) || p.Status != http.StatusConflict {
+		t.Errorf("activate a non-candidate: %v", err)
+	}
+
+	// Pages of one: the cursor walks every scope and track.
+	var scopes []client.Scope
+	for cursor := ""; ; {
+		page := must(c.Scopes(ctx, inst.ID, cursor, 1))
+		scopes = append(scopes, page.Items...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(scopes) < 2 || len(scopes) != must(c.Instance(ctx, inst.ID)).ScopeCount {
+		t.Errorf("scopes = %+v", scopes)
+	}
+	var tracks []client.Track
+	for cursor := ""; ; {
+		page := must(c.Tracks(ctx, inst.ID, cursor, 1))
+		tracks = append(tracks, page.Items...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(tracks) == 0 || len(tracks) != must(c.Instance(ctx, inst.ID)).TrackCount {
+		t.Errorf("tracks = %+v", tracks)
+	}
+	if _, err := c.Scopes(ctx, inst.ID, "bogus", 0); !errors.As(err, &p) || p.Status != http.StatusBadRequest {
+		t.Errorf("bogus cursor: %v", err)
 	}
 }

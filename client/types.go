@@ -231,3 +231,167 @@ func (p *Problem) Error() string {
 func (p *Problem) Slug() string {
 	return p.Type[strings.LastIndex(p.Type, "/")+1:]
 }
+
+// DecisionVersion is one deployed version of a decision.
+type DecisionVersion struct {
+	Key          string `json:"key"`
+	Version      int    `json:"version"`
+	Name         string `json:"name"`
+	DeployedAt   string `json:"deployedAt"`
+	DeploymentID string `json:"deploymentId"`
+}
+
+// ScopePage is one page of Scopes.
+type ScopePage struct {
+	Items []Scope `json:"items"`
+	// NextCursor fetches the next page; "" on the last.
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// TrackPage is one page of Tracks.
+type TrackPage struct {
+	Items []Track `json:"items"`
+	// NextCursor fetches the next page; "" on the last.
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// AdHocCandidate is an activity a manual ad-hoc region offers.
+type AdHocCandidate struct {
+	ActivityID string `json:"activityId"`
+	// Name is the activity's name, or its id when it has none.
+	Name string `json:"name"`
+}
+
+// AdHocRegion is an open ad-hoc sub-process of an instance.
+type AdHocRegion struct {
+	// ScopeID is the region's scope, which ActivateAdHoc addresses.
+	ScopeID    string           `json:"scopeId"`
+	Path       string           `json:"path"`
+	NodeID     string           `json:"nodeId"`
+	Selection  string           `json:"selection"` // automatic or manual
+	Ordering   string           `json:"ordering"`  // parallel or sequential
+	Candidates []AdHocCandidate `json:"candidates"`
+	// Running holds an inner activity id per running instance (sorted).
+	Running []string `json:"running"`
+	// Completed counts completions per inner activity id.
+	Completed map[string]int `json:"completed"`
+	// Stopped says why the router is no longer asked; nil while it is.
+	Stopped *string `json:"stopped"`
+}
+
+// SessionState is the answer to a login.
+type SessionState struct {
+	User      string `json:"user"`
+	ExpiresAt string `json:"expiresAt"`
+}
+
+// User is a built-in user.
+type User struct {
+	ID        string `json:"id"`
+	Name      string `json:"name,omitempty"`
+	Disabled  bool   `json:"disabled,omitempty"`
+	CreatedAt string `json:"createdAt"`
+}
+
+// UserDetail is a user with their groups.
+type UserDetail struct {
+	User
+	Groups []string `json:"groups"`
+}
+
+// Group is a group of users.
+type Group struct {
+	ID        string `json:"id"`
+	Name      string `json:"name,omitempty"`
+	CreatedAt string `json:"createdAt"`
+}
+
+// GroupMembers is a group with its members.
+type GroupMembers struct {
+	ID      string   `json:"id"`
+	Members []string `json:"members"`
+}
+
+// Subject is who a grant is given to.
+type Subject struct {
+	Kind string `json:"kind"` // user or group
+	ID   string `json:"id"`
+}
+
+// Grant is a permission on the resources of a kind whose keys match a
+// pattern, e.g. {start, process, order-*}.
+type Grant struct {
+	Permission string `json:"permission"`
+	Kind       string `json:"kind"`
+	Pattern    string `json:"pattern"`
+}
+
+// GrantRecord is a role or grant given to a subject.
+type GrantRecord struct {
+	ID        int64   `json:"id"`
+	Subject   Subject `json:"subject"`
+	Role      string  `json:"role,omitempty"`
+	Grant     *Grant  `json:"grant,omitempty"`
+	CreatedAt string  `json:"createdAt"`
+	CreatedBy string  `json:"createdBy,omitempty"`
+}
+
+// Me is the authenticated caller.
+type Me struct {
+	User   string   `json:"user"`
+	Groups []string `json:"groups"`
+	Roles  []string `json:"roles"`
+	Grants []Grant  `json:"grants"`
+	// Via is none, session, token:<id> or oidc.
+	Via string `json:"via"`
+	// Actor is who authenticated, when acting for User.
+	Actor string `json:"actor,omitempty"`
+	// Restricted is true for a token restricted below its owner.
+	Restricted bool `json:"restricted"`
+}
+
+// TokenRestriction limits a token below its owner.
+type TokenRestriction struct {
+	Grants []Grant `json:"grants"`
+}
+
+// Token is an API token (without its secret).
+type Token struct {
+	ID          string            `json:"id"`
+	Owner       string            `json:"owner"`
+	Name        string            `json:"name"`
+	Restriction *TokenRestriction `json:"restriction,omitempty"`
+	CreatedAt   string            `json:"createdAt"`
+	ExpiresAt   string            `json:"expiresAt,omitempty"`
+	LastUsedAt  string            `json:"lastUsedAt,omitempty"`
+	RevokedAt   string            `json:"revokedAt,omitempty"`
+}
+
+// MintedToken is a new token with its secret, shown once.
+type MintedToken struct {
+	Token Token `json:"token"`
+	// Secret is the bearer credential for WithToken.
+	Secret string `json:"secret"`
+}
+
+// AuditEntry is one audited act.
+type AuditEntry struct {
+	Seq        int64  `json:"seq"`
+	At         string `json:"at"`
+	Actor      string `json:"actor,omitempty"`
+	OnBehalfOf string `json:"onBehalfOf,omitempty"`
+	Via        string `json:"via,omitempty"`
+	Action     string `json:"action"`
+	Resource   string `json:"resource,omitempty"`
+	Outcome    string `json:"outcome"`
+	Status     int    `json:"status,omitempty"`
+	RequestID  string `json:"requestId,omitempty"`
+	Addr       string `json:"addr,omitempty"`
+}
+
+// AuditPage is one page of Audit.
+type AuditPage struct {
+	Items []AuditEntry `json:"items"`
+	// Next is the Before of the next page; "" on the last.
+	Next string `json:"next,omitempty"`
+}
