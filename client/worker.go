@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,8 +15,52 @@ import (
 // the instance; an error fails the job (retried with backoff while it has
 // retries), a BPMNError (or *BPMNError) throws that BPMN error at the task.
 // ctx is cancelled when the job's lock is lost or the worker stops without
-// waiting for it.
+// waiting for it. A handler that returns a struct instead of a map is
+// wrapped with TypedHandler; Job.Decode reads the job's variables into one.
 type Handler func(ctx context.Context, job Job) (map[string]any, error)
+
+// TypedHandler adapts a handler whose output variables are any value that
+// encodes to a JSON object — a struct with json tags, a pointer to one, or
+// a map — to a Handler: the object's members become the variables to merge
+// (a struct's omitempty fields are left out and so keep their old values).
+// A nil pointer or map sets no variables. A value that encodes to anything
+// but an object (a number, a string, a list) fails the job.
+func TypedHandler[T any](h func(ctx context.Context, job Job) (T, error)) Handler {
+	return func(ctx context.Context, job Job) (map[string]any, error) {
+		out, err := h(ctx, job)
+		if err != nil {
+			return nil, err
+		}
+		return Variables(out)
+	}
+}
+
+// Variables returns v, any value that encodes to a JSON object, as a
+// variables map (numbers as json.Number, so none loses precision). null
+// gives nil; anything else that is not an object is an error.
+func Variables(v any) (map[string]any, error) {
+	if m, ok := v.(map[string]any); ok {
+		return m, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("client: output variables: %w", err)
+	}
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		return nil, nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("client: output variables: %T does not encode to a JSON object", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("client: output variables: %w", err)
+	}
+	return m, nil
+}
 
 // WorkerEvent is what the metrics hook hears.
 type WorkerEvent struct {

@@ -2,7 +2,9 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,6 +102,50 @@ func TestWorker(t *testing.T) {
 		}
 		if ws := must(c.Waits(ctx, id, 0)); len(ws) != 1 || ws[0].NodeID != "pack" {
 			t.Errorf("waits = %+v", ws)
+		}
+	})
+
+	t.Run("a struct as output variables", func(t *testing.T) {
+		t.Parallel()
+		c, _ := MustServer(t)
+		id := startFulfilment(t, c)
+		ev := newEvents()
+		type reservation struct {
+			ReservedFor string `json:"reservedFor"`
+			Units       int64  `json:"units"`
+			Note        string `json:"note,omitempty"`
+		}
+		w := client.NewWorker(c, "reserve-stock", client.TypedHandler(func(ctx context.Context, job client.Job) (*reservation, error) {
+			var in struct{ OrderID string }
+			if err := job.Decode(&in); err != nil {
+				return nil, err
+			}
+			return &reservation{ReservedFor: in.OrderID, Units: 1 << 53}, nil
+		}), client.WorkerOptions{PollTimeout: time.Second, Metrics: ev.hook})
+		w.Start()
+		defer stop(t, w)
+		ev.await(t, "completed")
+		inst := must(c.Instance(ctx, id))
+		if inst.Variables["reservedFor"] != "o-1" || inst.Variables["units"] != float64(1<<53) {
+			t.Errorf("variables = %v", inst.Variables)
+		}
+		if _, ok := inst.Variables["note"]; ok {
+			t.Errorf("an omitempty field was set: %v", inst.Variables)
+		}
+	})
+
+	t.Run("output that is not an object fails the job", func(t *testing.T) {
+		t.Parallel()
+		c, _ := MustServer(t)
+		startFulfilment(t, c)
+		ev := newEvents()
+		w := client.NewWorker(c, "reserve-stock", client.TypedHandler(func(ctx context.Context, job client.Job) ([]string, error) {
+			return []string{"no"}, nil
+		}), client.WorkerOptions{PollTimeout: time.Second, RetryBackoff: fast, Metrics: ev.hook})
+		w.Start()
+		defer stop(t, w)
+		if e := ev.await(t, "failed"); e.Err == nil || !strings.Contains(e.Err.Error(), "JSON object") {
+			t.Errorf("failed with %v", e.Err)
 		}
 	})
 
@@ -238,4 +284,46 @@ func passed(h []client.Fact, node string) bool {
 		}
 	}
 	return false
+}
+
+func TestVariables(t *testing.T) {
+	t.Parallel()
+	type out struct {
+		A string `json:"a"`
+		B int    `json:"b,omitempty"`
+	}
+	var nilMap map[string]any
+	for _, tc := range []struct {
+		name string
+		in   any
+		want string // the map's JSON, or "error"
+	}{
+		{"struct", out{A: "x"}, `{"a":"x"}`},
+		{"pointer", &out{A: "x", B: 2}, `{"a":"x","b":2}`},
+		{"map", map[string]any{"k": 1}, `{"k":1}`},
+		{"typed map", map[string]int{"k": 1}, `{"k":1}`},
+		{"nil pointer", (*out)(nil), `null`},
+		{"nil map", nilMap, `null`},
+		{"nil", nil, `null`},
+		{"number", 3, "error"},
+		{"list", []int{1}, "error"},
+		{"unencodable", struct{ F func() }{}, "error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m, err := client.Variables(tc.in)
+			if tc.want == "error" {
+				if err == nil {
+					t.Errorf("Variables(%v) = %v, want an error", tc.in, m)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := json.Marshal(m); string(b) != tc.want {
+				t.Errorf("Variables(%v) = %s, want %s", tc.in, b, tc.want)
+			}
+		})
+	}
 }
