@@ -18,12 +18,15 @@ RUN go mod download
 COPY . .
 COPY --from=assets /out/ web/static/vendor/
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.Version=${VERSION}" -o /out/gobpm-web ./cmd/gobpm-web
+# The gobpm CLI, for scripts run in the container (docker exec … /gobpm).
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.Version=${VERSION}" -o /out/gobpm ./cmd/gobpm
 # The data directory, owned by the image's non-root user (65532), so a fresh
 # volume mounted there is writable.
 RUN mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gobpm-web /gobpm-web
+COPY --from=build /out/gobpm /gobpm
 COPY --from=build --chown=65532:65532 /out/data /data
 USER 65532:65532
 VOLUME /data

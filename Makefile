@@ -25,7 +25,7 @@ help: ## Show this help.
 .PHONY: build
 build: vendor ## Build the server and the gobpm CLI (pure Go, CGO_ENABLED=0) into bin/.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gobpm-web
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/gobpm ./cmd/gobpm
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gobpm ./cmd/gobpm
 
 .PHONY: run
 run: build ## Build and start the server on $(ADDR) with the SQLite file $(DB).

@@ -10,6 +10,7 @@
 //	gobpm start fulfilment --var orderId=o-1 --business-key o-1
 //	gobpm instance <id>
 //	gobpm -o json instances --status running
+//	gobpm version                                              # or gobpm --version
 //
 // Output is a table by default and JSON with -o json.
 package main
@@ -19,6 +20,9 @@ import (
 	"os"
 	"os/signal"
 )
+
+// Version is set at build time with -ldflags "-X main.Version=…".
+var Version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

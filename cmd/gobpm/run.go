@@ -34,6 +34,7 @@ Commands:
   retry INCIDENT-ID [--retries N]
   message NAME [--key K] [--var k=v]…
   signal NAME [--var k=v]…
+  version                               print the version (also --version)
 
 Environment: GOBPM_ADDR (default http://127.0.0.1:8080), GOBPM_TOKEN, GOBPM_USER, GOBPM_GROUPS.
 A --var value is JSON if it parses as JSON (42, true, "x", {"a":1}), a string otherwise.
@@ -64,7 +65,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("gobpm", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addGlobals(fs, &g)
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	err := fs.Parse(args)
+	if err == nil && *showVersion {
+		fmt.Fprintln(stdout, "gobpm", Version)
+		return 0
+	}
+	if err != nil || fs.NArg() == 0 {
 		fmt.Fprint(stderr, usage)
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -72,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 2
 	}
 	k := &cli{out: stdout, global: g}
-	err := k.dispatch(ctx, fs.Arg(0), fs.Args()[1:])
+	err = k.dispatch(ctx, fs.Arg(0), fs.Args()[1:])
 	if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "gobpm: %v\nRun 'gobpm -h' for usage.\n", err)
 		return 2
@@ -163,6 +170,12 @@ func (k *cli) parse(fs *flag.FlagSet, args []string, npos int) ([]string, error)
 
 func (k *cli) dispatch(ctx context.Context, cmd string, args []string) error {
 	switch cmd {
+	case "version":
+		if len(args) > 0 {
+			return fmt.Errorf("version: %w: want no arguments", errUsage)
+		}
+		_, err := fmt.Fprintln(k.out, "gobpm", Version)
+		return err
 	case "deploy":
 		return k.deploy(ctx, args)
 	case "processes":

@@ -162,3 +162,12 @@ func field(table string, row, col int) string {
 	}
 	return fs[col]
 }
+
+// TestVersion prints the version set by -ldflags ("dev" in tests) without
+// calling a server.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	gobpm(t, "http://127.0.0.1:1", "version", "version")
+	gobpm(t, "http://127.0.0.1:1", "version-flag", "--version")
+	gobpm(t, "http://127.0.0.1:1", "version-args", "version", "extra")
+}
