@@ -394,6 +394,26 @@ func (c *Client) Ready(ctx context.Context) (bool, error) {
 	return err == nil, err
 }
 
+// Health asks the liveness probe (GET /healthz): nil while the server
+// serves HTTP.
+func (c *Client) Health(ctx context.Context) error {
+	return c.do(ctx, request{method: http.MethodGet, path: "/healthz", root: true, noRetry: true}, nil)
+}
+
+// Metrics returns the server's Prometheus text exposition (GET /metrics).
+func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
+	var out []byte
+	err := c.do(ctx, request{method: http.MethodGet, path: "/metrics", root: true}, &out)
+	return out, err
+}
+
+// OpenAPI returns the API's contract, openapi.yaml, as the server serves it.
+func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
+	var out []byte
+	err := c.do(ctx, request{method: http.MethodGet, path: "/openapi.yaml"}, &out)
+	return out, err
+}
+
 // Cancel terminates a running instance.
 func (c *Client) Cancel(ctx context.Context, id string) (Instance, error) {
 	var out Instance

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -270,6 +271,15 @@ func TestClientInspect(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c, _ := MustServer(t)
+	if err := c.Health(ctx); err != nil {
+		t.Errorf("Health: %v", err)
+	}
+	if m := must(c.Metrics(ctx)); !bytes.Contains(m, []byte("gobpm_steps_committed_total")) {
+		t.Errorf("Metrics: %.200s", m)
+	}
+	if doc := must(c.OpenAPI(ctx)); !bytes.HasPrefix(doc, []byte("openapi: 3.1.0")) {
+		t.Errorf("OpenAPI: %.80s", doc)
+	}
 	if ready := must(c.Ready(ctx)); !ready {
 		t.Error("not ready")
 	}

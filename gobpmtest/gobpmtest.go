@@ -106,6 +106,22 @@ func (h *Harness) Start(key string, vars map[string]any) *Instance {
 	return &Instance{ID: string(v.ID), h: h}
 }
 
+// Child returns the instance a call activity of inst started (by the call
+// activity's id or name); the test fails when there is none. With several
+// (a multi-instance call activity) it returns the first.
+func (inst *Instance) Child(callActivity string) *Instance {
+	h := inst.h
+	h.tb.Helper()
+	s := inst.snapshot()
+	for _, c := range s.view.Children {
+		if s.is(c.NodeID, callActivity) {
+			return &Instance{ID: string(c.InstanceID), h: h}
+		}
+	}
+	h.tb.Fatalf("gobpmtest: instance %s has no child called by %q; %s", inst.ID, callActivity, s)
+	return nil
+}
+
 // CompleteJob activates the instance's job of jobType and completes it
 // with vars, as a worker would. Jobs of the type that belong to other
 // instances are released unchanged.
