@@ -43,6 +43,15 @@ type MintedToken struct {
 	Secret string     `json:"secret"`
 }
 
+// writeList answers items as a List, an empty array (never null) when
+// there are none.
+func writeList[T any](s *server, w http.ResponseWriter, r *http.Request, items []T) {
+	if items == nil {
+		items = []T{}
+	}
+	s.writeJSON(w, r, http.StatusOK, List[T]{Items: items})
+}
+
 // needAccess returns the access service, or a 404 problem when the server
 // runs without authentication (these routes then do not exist).
 func (s *server) needAccess(r *http.Request) (*access.Service, error) {
@@ -211,10 +220,7 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if users == nil {
-		users = []access.User{}
-	}
-	s.writeJSON(w, r, http.StatusOK, map[string]any{"items": users})
+	writeList(s, w, r, users)
 	return nil
 }
 
@@ -326,10 +332,7 @@ func (s *server) listGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if groups == nil {
-		groups = []access.Group{}
-	}
-	s.writeJSON(w, r, http.StatusOK, map[string]any{"items": groups})
+	writeList(s, w, r, groups)
 	return nil
 }
 
@@ -427,10 +430,7 @@ func (s *server) listGrants(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if grants == nil {
-		grants = []access.GrantRecord{}
-	}
-	s.writeJSON(w, r, http.StatusOK, map[string]any{"items": grants})
+	writeList(s, w, r, grants)
 	return nil
 }
 
@@ -509,10 +509,7 @@ func (s *server) listTokens(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if tokens == nil {
-		tokens = []auth.Token{}
-	}
-	s.writeJSON(w, r, http.StatusOK, map[string]any{"items": tokens})
+	writeList(s, w, r, tokens)
 	return nil
 }
 
