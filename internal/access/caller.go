@@ -60,12 +60,10 @@ func (c Caller) ActorAndOnBehalf() (actor, onBehalf auth.UserID) {
 }
 
 // Anonymous is the caller of a server without authentication (ModeNone):
-// every right, acting as user (the X-Gobpm-User header; "anonymous" when
-// none is named) with groups.
-func (s *Service) Anonymous(user string, groups []string) Caller {
-	if user == "" {
-		user = "anonymous"
-	}
+// every right, acting as user (the X-Gobpm-User header; "" when none is
+// named: nobody in particular, so history records no person) with groups.
+// Its Via is "none", which authorization lets through.
+func Anonymous(user string, groups []string) Caller {
 	gs := make([]auth.GroupID, 0, len(groups))
 	for _, g := range groups {
 		gs = append(gs, auth.GroupID(g))

@@ -180,10 +180,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 func (s *server) callerOf(r *http.Request) (access.Caller, error) {
 	a, named := actorFrom(r)
 	if s.access == nil || s.access.Mode() == access.ModeNone {
-		if s.access == nil {
-			return access.Caller{Principal: auth.Principal{User: auth.UserID(a.User), Groups: groupIDs(a.Groups), Roles: []auth.Role{auth.RoleAdmin}}, Via: "none"}, nil
-		}
-		return s.access.Anonymous(a.User, a.Groups), nil
+		return access.Anonymous(a.User, a.Groups), nil
 	}
 	ctx := r.Context()
 	var c access.Caller
@@ -225,14 +222,6 @@ func (s *server) callerOf(r *http.Request) (access.Caller, error) {
 
 // unauthenticated is the 401 problem.
 func unauthenticated(detail string) error { return errorf(kindUnauthorized, "Authorization", detail) }
-
-func groupIDs(gs []string) []auth.GroupID {
-	out := make([]auth.GroupID, len(gs))
-	for i, g := range gs {
-		out[i] = auth.GroupID(g)
-	}
-	return out
-}
 
 // authorize applies the route's rule to the request's caller. It runs
 // after routing (the route pattern is known) and before the handler.
