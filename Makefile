@@ -67,11 +67,12 @@ lint: ## gofmt and go vet.
 	$(GO) vet ./...
 
 .PHONY: fuzz
-fuzz: ## Fuzz the BPMN, FEEL and JUEL parsers and the instance-state decoder for 30 s each.
+fuzz: ## Fuzz the BPMN, FEEL and JUEL parsers, the instance-state decoder and the store's packed form for 30 s each.
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/bpmn/
 	$(GO) test -run '^$$' -fuzz FuzzCompile -fuzztime 30s ./internal/feel/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/engine/
 	$(GO) test -run '^$$' -fuzz FuzzCompileEval -fuzztime 30s ./internal/juel/
+	$(GO) test -run '^$$' -fuzz FuzzPack -fuzztime 30s ./internal/store/
 
 .PHONY: tck
 tck: ## Run the DMN TCK on a checkout's test cases: make tck TCK=path/to/tck/TestCases/compliance-level-3 (TCK_FLAGS='-v -o results.csv').

@@ -376,3 +376,69 @@ func TestPartKeysOfInstance(t *testing.T) {
 		}
 	}
 }
+
+func TestPackedForm(t *testing.T) {
+	t.Parallel()
+	if len(packedPhrases) != 0x20-firstPhrase {
+		t.Fatalf("%d phrases, want exactly the %d codes 0x03-0x1f", len(packedPhrases), 0x20-firstPhrase)
+	}
+	seen := map[string]bool{}
+	for _, p := range packedPhrases {
+		if seen[p] || p == "" {
+			t.Errorf("phrase %q empty or twice", p)
+		}
+		seen[p] = true
+	}
+	header := `{"format":2,"instanceId":"` + uuidA + `","processKey":"load-job","processVersion":1,"businessKey":"b-1","status":"running","nextTrack":1,"nextFact":5,"nextWait":1}`
+	wait := `{"id":"` + uuidA + `-w000001","kind":"job","track":"t1","node":"work","scope":"root","name":"load-work","retries":3,"createdAt":"2026-12-01T22:51:17.13136323Z"}`
+	tests := []struct {
+		name    string
+		data    string
+		maxSize int // the most bytes the stored form may take
+	}{
+		{"header", header, 45},
+		{"wait", wait, 64},
+		{"track", `{"id":"t1","scope":"root","node":"work","state":"waiting","via":"toWork"}`, 22},
+		{"every phrase back to back", strings.Join(packedPhrases[:], ""), len(packedPhrases) + 1},
+		{"control bytes", "{\x01\x02\x03\x1f\x20}", 12},
+		{"longest phrase wins", `,"scope":"root","scope":"x"}`, 6},
+		{"first mark", "\xff\x01" + uuidA, 40},
+		{"packed mark", "\xfe\x03", 5},
+		{"phrase cut short", `{"format":2,"instanceI`, 23},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stored := abbreviate(uuidA, []byte(tt.data))
+			if got := string(expand(uuidA, stored)); got != tt.data {
+				t.Fatalf("round trip = %q, want %q (stored %q)", got, tt.data, stored)
+			}
+			if len(stored) > tt.maxSize {
+				t.Errorf("stored %d bytes (%q), want at most %d", len(stored), stored, tt.maxSize)
+			}
+		})
+	}
+}
+
+// TestFirstFormStillReads keeps rows written before the packed form
+// readable: the first form is abbrevMark, the id as 0x01 and 0x02 escapes.
+func TestFirstFormStillReads(t *testing.T) {
+	t.Parallel()
+	stored := "\xff" + `{"id":"` + "\x01" + `-w000001","c":"` + "\x02\x01\x02\x02\x03" + `"}`
+	want := `{"id":"` + uuidA + `-w000001","c":"` + "\x01\x02\x03" + `"}`
+	if got := string(expand(uuidA, []byte(stored))); got != want {
+		t.Errorf("expand = %q, want %q", got, want)
+	}
+}
+
+func FuzzPack(f *testing.F) {
+	f.Add(uuidA, []byte(`{"format":2,"instanceId":"`+uuidA+`"}`))
+	f.Add("i1", []byte("\xfe\x01\x02\x1f"))
+	f.Add("", []byte(strings.Join(packedPhrases[:], "|")))
+	f.Fuzz(func(t *testing.T, id string, data []byte) {
+		stored := abbreviate(id, data)
+		if got := expand(id, stored); !bytes.Equal(got, data) && !(len(got) == 0 && len(data) == 0) {
+			t.Fatalf("round trip of %q (id %q) = %q (stored %q)", data, id, got, stored)
+		}
+	})
+}

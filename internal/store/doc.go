@@ -64,9 +64,11 @@
 // others as TEXT (dbID; EncodeID and DecodeID for tools reading the file).
 // A part key "<the instance's id>-w000001" is the INTEGER counter
 // (partKey). The JSON the store keeps opaque for an instance (its header,
-// part data, fact details) has each occurrence of the instance's own id
-// written as one byte (abbreviate, expand); everything round-trips
-// exactly, and no compression is applied (small rows would not gain).
+// part data, fact details) is packed: each occurrence of the instance's
+// own id and each of a fixed table of phrases every instance repeats
+// (keys and their punctuation) is written as one byte (abbreviate, pack,
+// expand); everything round-trips exactly. No general-purpose compression
+// is applied (small rows would not gain).
 //
 // # Definitions
 //

@@ -164,12 +164,12 @@ func (r *factReader) repeated(prev string) string {
 // Abbreviation of the instance's own id in the opaque JSON the store
 // keeps for it (the state header, part data, fact details): the engine
 // writes the id into the header and into every wait id ("<id>-w000001")
-// it names, 36 bytes each time. abbreviate stores such data as the byte
-// 0xff followed by the data with each occurrence of the id written as
-// the byte 0x01 and each byte 0x01 or 0x02 of the data preceded by 0x02;
-// expand reverses it. Data that does not start with 0xff (UTF-8, hence
-// JSON, never does) is stored as it is; the rare data that does is
-// escaped, so every value round-trips exactly.
+// it names, 36 bytes each time. The first stored form, which rows written
+// before the packed form (dict.go) still hold, is the byte 0xff followed
+// by the data with each occurrence of the id written as the byte 0x01 and
+// each byte 0x01 or 0x02 of the data preceded by 0x02. Data that starts
+// with neither mark (UTF-8, hence JSON, never does) is stored as it is;
+// the rare data that does is escaped, so every value round-trips exactly.
 const (
 	abbrevMark   = 0xff
 	abbrevID     = 0x01
@@ -178,31 +178,26 @@ const (
 	minAbbrevID = 8
 )
 
-// abbreviate returns the stored form of data of the instance id.
+// abbreviate returns the stored form of data of the instance id: its
+// packed form (pack) when that is shorter or data starts with a mark byte,
+// else data as it is. (Rows written before the packed form hold the first
+// form, abbrevMark and the id abbreviated; expand reads both.)
 func abbreviate(id string, data []byte) []byte {
-	hasID := len(id) >= minAbbrevID && bytes.Contains(data, []byte(id))
-	if !hasID && (len(data) == 0 || data[0] != abbrevMark) {
+	if len(data) == 0 {
 		return data
 	}
-	out := make([]byte, 0, len(data)+1)
-	out = append(out, abbrevMark)
-	for i := 0; i < len(data); {
-		if hasID && data[i] == id[0] && bytes.HasPrefix(data[i:], []byte(id)) {
-			out = append(out, abbrevID)
-			i += len(id)
-			continue
-		}
-		if c := data[i]; c == abbrevID || c == abbrevEscape {
-			out = append(out, abbrevEscape)
-		}
-		out = append(out, data[i])
-		i++
+	packed := pack(id, data)
+	if len(packed) < len(data) || data[0] == abbrevMark || data[0] == packedMark {
+		return packed
 	}
-	return out
+	return data
 }
 
 // expand returns the data of the instance id whose stored form is b.
 func expand(id string, b []byte) []byte {
+	if len(b) > 0 && b[0] == packedMark {
+		return unpack(id, b[1:])
+	}
 	if len(b) == 0 || b[0] != abbrevMark {
 		return b
 	}
