@@ -329,10 +329,14 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		e.logf("scenario %s on %s", name, e.c.base)
 		t0 := time.Now()
 		cpu0 := readCPU(e.srv)
+		commits0, commitsOK := e.c.readCommits(ctx)
 		r, err := runScenario(ctx, e, name)
 		if r != nil {
 			r.Seconds = time.Since(t0).Seconds()
 			r.CPU = cpu0.since(e.srv)
+			if commits1, ok := e.c.readCommits(ctx); ok && commitsOK {
+				r.Commits = commits0.since(commits1)
+			}
 			r.Errors = e.errs.n.Load()
 			r.ErrorSamples = e.errs.Samples()
 			rep.Scenarios = append(rep.Scenarios, r)

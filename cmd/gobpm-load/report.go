@@ -51,6 +51,7 @@ type Result struct {
 	ErrorSamples []string     `json:"errorSamples,omitempty"`
 	Seconds      float64      `json:"seconds"`
 	CPU          *CPUUse      `json:"cpu,omitempty"`
+	Commits      *CommitUse   `json:"commits,omitempty"`
 }
 
 // Phase is one throughput phase: closed loop (as fast as it goes) or open
@@ -240,13 +241,16 @@ func (rep *Report) Markdown(w io.Writer) {
 				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", c.Name, c.Want, c.Got, ok)
 			}
 		}
-		if len(r.Notes) > 0 || r.Errors > 0 || r.CPU != nil {
+		if len(r.Notes) > 0 || r.Errors > 0 || r.CPU != nil || r.Commits != nil {
 			fmt.Fprint(w, "\n")
 			for _, n := range r.Notes {
 				fmt.Fprintf(w, "- %s\n", n)
 			}
 			if r.CPU != nil {
 				fmt.Fprintf(w, "- %s\n", r.CPU)
+			}
+			if r.Commits != nil {
+				fmt.Fprintf(w, "- %s\n", r.Commits)
 			}
 			if r.Errors > 0 {
 				fmt.Fprintf(w, "- **%d requests failed**; first: %s\n", r.Errors, strings.Join(r.ErrorSamples, " | "))

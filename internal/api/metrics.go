@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 // metricsContentType is the Prometheus text exposition format, version 0.0.4.
@@ -177,6 +179,8 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 		fmt.Fprintf(&b, "%s %d\n", c.name, c.value)
 	}
 
+	writeCommitHistogram(&b, m.Commits)
+
 	header(&b, "gobpm_open_waits", "gauge", "Open waits, by kind.")
 	kinds := make([]string, 0, len(waits))
 	for k := range waits {
@@ -199,6 +203,21 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b.Bytes())
 	return nil
+}
+
+// writeCommitHistogram writes the duration of the runtime's store
+// transactions: a disk whose fsync stalls shows in its upper buckets.
+func writeCommitHistogram(b *bytes.Buffer, h runtime.Histogram) {
+	const name = "gobpm_commit_duration_seconds"
+	header(b, name, "histogram", "Duration of each store transaction of committed steps (group commit, fsync included).")
+	var cum int64
+	for i, le := range runtime.CommitBuckets {
+		cum += h.Counts[i]
+		fmt.Fprintf(b, "%s_bucket{le=\"%s\"} %d\n", name, formatFloat(le), cum)
+	}
+	fmt.Fprintf(b, "%s_bucket{le=\"+Inf\"} %d\n", name, h.Count)
+	fmt.Fprintf(b, "%s_sum %s\n", name, formatFloat(h.Sum.Seconds()))
+	fmt.Fprintf(b, "%s_count %d\n", name, h.Count)
 }
 
 func header(b *bytes.Buffer, name, typ, help string) {

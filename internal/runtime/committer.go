@@ -149,6 +149,8 @@ func (c *committer) write(batch []commitRequest) {
 // commitSteps commits recs. Their outbox rows are claimed for the commands
 // that wrote them before any drain can read them (outboxClaims.gate).
 func (c *committer) commitSteps(ctx context.Context, recs []StepRecord) error {
+	start := time.Now()
+	defer func() { c.metrics.commits.observe(time.Since(start)) }()
 	if !hasOutbox(recs) {
 		return c.store.CommitSteps(ctx, recs)
 	}

@@ -1,6 +1,15 @@
 package runtime
 
-import "sync/atomic"
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// CommitBuckets are the upper bounds, in seconds, of the commit duration
+// histogram: from a fast fsync to a disk that stalls.
+var CommitBuckets = [...]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}
 
 // metrics are the runtime's counters, exported by Metrics for /metrics.
 type metrics struct {
@@ -11,6 +20,43 @@ type metrics struct {
 	jobsActivated    atomic.Int64
 	timersFired      atomic.Int64
 	incidentsOpened  atomic.Int64
+	// commits is the duration of each store transaction the committer ran.
+	commits durationHistogram
+}
+
+// durationHistogram counts durations into CommitBuckets.
+type durationHistogram struct {
+	mu     sync.Mutex
+	counts [len(CommitBuckets)]int64
+	count  int64
+	sum    time.Duration
+}
+
+func (h *durationHistogram) observe(d time.Duration) {
+	i, _ := slices.BinarySearch(CommitBuckets[:], d.Seconds())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if i < len(CommitBuckets) {
+		h.counts[i]++
+	}
+	h.count++
+	h.sum += d
+}
+
+func (h *durationHistogram) snapshot() Histogram {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Histogram{Counts: h.counts, Count: h.count, Sum: h.sum}
+}
+
+// Histogram is a snapshot of a duration histogram over CommitBuckets:
+// Counts[i] counts the observations at most CommitBuckets[i] seconds and
+// above the bound before (not cumulative); Count counts them all, those
+// above the last bound included.
+type Histogram struct {
+	Counts [len(CommitBuckets)]int64
+	Count  int64
+	Sum    time.Duration
 }
 
 // Metrics is a snapshot of the runtime's counters since start.
@@ -25,6 +71,9 @@ type Metrics struct {
 	JobsActivated    int64
 	TimersFired      int64
 	IncidentsOpened  int64
+	// Commits is the duration of every store transaction of steps (a group
+	// commit, its fsync included): how fast the disk makes steps durable.
+	Commits Histogram
 }
 
 // Metrics returns the current counters.
@@ -34,6 +83,7 @@ func (r *Runtime) Metrics() Metrics {
 		StepsCommitted: m.stepsCommitted.Load(), CommitBatches: m.commitBatches.Load(),
 		InstancesStarted: m.instancesStarted.Load(), InstancesEnded: m.instancesEnded.Load(),
 		JobsActivated: m.jobsActivated.Load(), TimersFired: m.timersFired.Load(), IncidentsOpened: m.incidentsOpened.Load(),
+		Commits: m.commits.snapshot(),
 	}
 }
 
