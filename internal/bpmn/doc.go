@@ -56,7 +56,8 @@
 //     zeebe:script (a FEEL expression; its resultVariable is required,
 //     gobpm:resultVariable wins over it) or zeebe:taskDefinition (a job for
 //     a worker, Node.Job, as a service task's; no result variable);
-//     embedded subProcess. A property on a task is refused, except the
+//     embedded subProcess and transaction (KindTransaction; see
+//     below). A property on a task is refused, except the
 //     one named __targetRef_placeholder that the Camunda Modeler writes
 //     when a data object or store is associated with the task.
 //   - adHocSubProcess (KindAdHocSubProcess, DESIGN §6): an embedded
@@ -279,12 +280,33 @@
 //	startEvent (process)    none, timer, message, signal
 //	startEvent (sub-proc.)  none only (any trigger is a RuleStartShape problem)
 //	startEvent (event sub)  exactly one of timer, message, signal, error
-//	                        (interrupting only), escalation, conditional
+//	                        (interrupting only), escalation, conditional,
+//	                        compensation (in a sub-process)
 //	intermediateCatchEvent  timer (no timeCycle), message, signal, conditional, link
-//	intermediateThrowEvent  none, message (a job), signal, escalation, link
-//	endEvent                none, terminate, message (a job), signal, error, escalation
+//	intermediateThrowEvent  none, message (a job), signal, escalation, link,
+//	                        compensation
+//	endEvent                none, terminate, message (a job), signal, error,
+//	                        escalation, compensation, cancel (in a transaction)
 //	boundaryEvent           timer, message, signal, error (interrupting only),
-//	                        escalation, conditional
+//	                        escalation, conditional, compensation, cancel
+//	                        (on a transaction, interrupting only)
+//
+// Compensation and transactions (DESIGN §5.8; checkCompensation): an
+// activity's compensation boundary event has no outgoing flow and one
+// association to an isForCompensation activity of its container
+// (Node.ForCompensation: no flows, no boundary events, never seeded),
+// which becomes the host's Node.CompensatedBy; an activity has at most
+// one. A compensation throw's activityRef (EventDef.Activity) names an
+// activity of its own level — inside an event sub-process, of the level
+// it belongs to; waitForCompletion (EventDef.WaitForCompletion) defaults
+// to true; on a catch both are refused. An event sub-process whose start
+// catches compensation is its sub-process's Node.CompensationSub (not at
+// process level, one per container, not next to a compensation boundary
+// event). transaction is a sub-process of KindTransaction (method
+// ##Compensate only); a cancel end event sits directly in one that has a
+// cancel boundary event, and a transaction has at most one. What breaks
+// these is RuleInvalidCompensation. Compensation inside an ad-hoc
+// sub-process is not supported yet.
 //
 // A conditional start event at process level is refused ("use a
 // conditional event sub-process"). A conditionalEventDefinition needs one

@@ -129,6 +129,8 @@ var triggers = map[string]TriggerKind{
 	"terminateEventDefinition":   TriggerTerminate,
 	"conditionalEventDefinition": TriggerConditional,
 	"linkEventDefinition":        TriggerLink,
+	"compensateEventDefinition":  TriggerCompensation,
+	"cancelEventDefinition":      TriggerCancel,
 }
 
 // allowedTriggers lists, per event element, the triggers it may carry.
@@ -139,15 +141,15 @@ var triggers = map[string]TriggerKind{
 var allowedTriggers = map[string][]TriggerKind{
 	"startEvent":             {TriggerNone, TriggerTimer, TriggerMessage, TriggerSignal},
 	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal, TriggerConditional, TriggerLink},
-	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerLink},
-	"endEvent":               {TriggerNone, TriggerTerminate, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation},
-	"boundaryEvent":          {TriggerTimer, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional},
+	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerLink, TriggerCompensation},
+	"endEvent":               {TriggerNone, TriggerTerminate, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation, TriggerCompensation, TriggerCancel},
+	"boundaryEvent":          {TriggerTimer, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional, TriggerCompensation, TriggerCancel},
 }
 
 // eventSubStartTriggers are the triggers the start event of an event
 // sub-process may carry (DESIGN §5.5); it must carry exactly one.
 var eventSubStartTriggers = []TriggerKind{
-	TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional,
+	TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional, TriggerCompensation,
 }
 
 // isCatch reports whether the event element waits for its trigger.
@@ -267,6 +269,10 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 	if kind != TriggerNone {
 		n.Event = p.eventDef(e, def, kind)
 	}
+	if kind == TriggerCompensation && !isCatch(e.Tag) && attr(def, "activityRef") != "" {
+		ref := attr(def, "activityRef")
+		p.compRefs = append(p.compRefs, compRef{info: info, ref: ref})
+	}
 	if e.Tag == "startEvent" && c.proc != nil && n.Event != nil && n.Event.Timer != nil && n.Event.Timer.Expr != nil && !p.limits.Deployed {
 		// A process's timer starts are scheduled at deployment, when no
 		// instance and so no variable exists to evaluate against.
@@ -288,6 +294,9 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 				p.problems.add(label, RuleUnknownExtension, "gobpm:%s on %s is only allowed on a message throw event", key, e.Tag)
 			}
 		}
+	}
+	if e.Tag == "boundaryEvent" && kind == TriggerCancel && !n.CancelActivity {
+		p.problems.add(label, RuleInvalidBoundary, "a cancel boundary event always interrupts; cancelActivity=\"false\" is not allowed")
 	}
 	if e.Tag == "boundaryEvent" && kind == TriggerError && !n.CancelActivity {
 		p.problems.add(label, RuleInvalidBoundary, "an error boundary event always interrupts; cancelActivity=\"false\" is not allowed")
@@ -357,8 +366,10 @@ func (p *parser) eventDef(e, def *etree.Element, kind TriggerKind) *EventDef {
 	case TriggerEscalation:
 		p.common(def)
 		ev.Code = p.codeRef(label, def, "escalationRef", "escalation", "escalationCode", p.escalationCodes, catch)
-	case TriggerTerminate:
+	case TriggerTerminate, TriggerCancel:
 		p.common(def)
+	case TriggerCompensation:
+		p.compensateDef(e, def, ev)
 	case TriggerConditional:
 		ev.Condition = p.conditionDef(label, def)
 	case TriggerLink:

@@ -161,7 +161,7 @@ func TestParseRejectsEventSubProcesses(t *testing.T) {
 			{"twoStarts", RuleStartShape, "2 start events (s1, s2)"},
 			{"noStart", RuleStartShape, "has no start event"},
 			{"softErrorStart", RuleInvalidAttribute, `isInterrupting="false"`},
-			{"compStart", RuleUnsupported, "compensateEventDefinition"},
+			{"compensation", RuleInvalidCompensation, "not at process level"},
 			{"stray", RuleStartShape, "nothing would ever start it"},
 			{"nestedStart", RuleMissingReference, "needs a messageRef"},
 		}},

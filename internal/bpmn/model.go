@@ -29,6 +29,10 @@ const (
 	KindCallActivity           NodeKind = "callActivity"
 	KindAdHocSubProcess        NodeKind = "adHocSubProcess"
 	KindBusinessRuleTask       NodeKind = "businessRuleTask"
+	// KindTransaction is a transaction sub-process (DESIGN §5.8): an
+	// embedded sub-process whose cancel end event compensates its completed
+	// activities and leaves it by its cancel boundary event.
+	KindTransaction NodeKind = "transaction"
 )
 
 // DecisionDef is what a business rule task evaluates.
@@ -103,6 +107,14 @@ const (
 	// TriggerLink is a link event: an intermediate throw continues at the
 	// intermediate catch of the same name in the same process level.
 	TriggerLink TriggerKind = "link"
+	// TriggerCompensation is a compensation event (DESIGN §5.8): thrown by
+	// an intermediate throw or end event, caught by a compensation boundary
+	// event (whose handler activity undoes its host) or the start of a
+	// compensation event sub-process.
+	TriggerCompensation TriggerKind = "compensation"
+	// TriggerCancel is a cancel event: a cancel end event inside a
+	// transaction, caught by the transaction's cancel boundary event.
+	TriggerCancel TriggerKind = "cancel"
 )
 
 // EventDef is the (single) event definition of an event node.
@@ -126,6 +138,12 @@ type EventDef struct {
 	// LinkName is the name attribute of a linkEventDefinition
 	// (TriggerLink), compared exactly between throw and catch.
 	LinkName string
+	// Activity is the activity a compensation throw names by activityRef
+	// (nil: the whole scope is compensated).
+	Activity *Node
+	// WaitForCompletion is a compensation throw's waitForCompletion
+	// (default true): the throwing token waits until the handlers finished.
+	WaitForCompletion bool
 }
 
 // TimerKind says which timer element a TimerDef came from.
@@ -464,6 +482,15 @@ type Node struct {
 	// LinkTarget is, for a link intermediate throw event, the link catch
 	// event of the same name in the same graph, where its token continues.
 	LinkTarget *Node
+	// ForCompensation marks an isForCompensation activity: a compensation
+	// handler without flows, run only when its host is compensated.
+	ForCompensation bool
+	// CompensatedBy is, on an activity with a compensation boundary event,
+	// the handler activity associated with that boundary event.
+	CompensatedBy *Node
+	// CompensationSub is, on a sub-process or transaction, its compensation
+	// event sub-process (one whose start event catches compensation).
+	CompensationSub *Node
 
 	// TriggeredByEvent marks an event sub-process (a KindSubProcess node
 	// with no flows); Trigger is its single triggered start event (also in
@@ -511,7 +538,7 @@ func (g *Graph) find(id string) *Node {
 // IsActivity reports whether the node is an activity (task or sub-process).
 func (n *Node) IsActivity() bool {
 	switch n.Kind {
-	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity, KindAdHocSubProcess, KindBusinessRuleTask:
+	case KindTask, KindScriptTask, KindSubProcess, KindServiceTask, KindSendTask, KindUserTask, KindReceiveTask, KindCallActivity, KindAdHocSubProcess, KindBusinessRuleTask, KindTransaction:
 		return true
 	}
 	return false

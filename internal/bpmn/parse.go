@@ -148,6 +148,16 @@ type parser struct {
 	// element that creates no job are refused by checkHeaders.
 	jobOwners    map[*etree.Element]bool
 	headerOwners []*etree.Element
+	// assocs are the association elements of every container, in
+	// document order; checkCompensation reads the compensation ones.
+	assocs []assoc
+	// compRefs are the activityRefs of compensation throw events.
+	compRefs []compRef
+}
+
+// assoc is an <association>: its label and its two ends' ids.
+type assoc struct {
+	label, source, target string
 }
 
 // container is a process or sub-process graph being built.
@@ -484,10 +494,14 @@ func (p *parser) contentsChild(ch *etree.Element, c *container) {
 			}
 		}
 	case "documentation", "auditing", "monitoring", "categoryValueRef", "supports",
-		"laneSet", "textAnnotation", "association", "group", "dataStoreReference",
+		"laneSet", "textAnnotation", "group", "dataStoreReference",
 		"performer", "humanPerformer", "potentialOwner", "resourceRole", "extensionElements":
 		// Descriptive: no effect on execution. Extension elements are
 		// checked for gobpm names by checkIDs.
+	case "association":
+		// Descriptive, except one from a compensation boundary event to its
+		// handler activity (checkCompensation).
+		p.assocs = append(p.assocs, assoc{label: p.label(ch), source: strings.TrimSpace(attr(ch, "sourceRef")), target: strings.TrimSpace(attr(ch, "targetRef"))})
 	case "ioSpecification":
 		// A process's ioSpecification is its contract as a callee (DESIGN
 		// §8); sub-processes' are refused by activity.
@@ -576,7 +590,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		if info.supported {
 			info.supported = p.event(e, info, c)
 		}
-	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "businessRuleTask", "callActivity", "adHocSubProcess":
+	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "businessRuleTask", "callActivity", "adHocSubProcess", "transaction":
 		if !p.activity(e, info) {
 			info.supported = false
 		}
@@ -605,7 +619,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 			p.problems.add(label, RuleUnsupported, "instantiating eventBasedGateway is not supported yet; use start events")
 			info.supported = false
 		}
-	case "subChoreography", "transaction":
+	case "subChoreography":
 		if info.supported {
 			p.unsupported(e, "")
 		}
@@ -648,10 +662,9 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		}
 	}
 	p.implementation(e, label)
-	if p.boolAttr(e, "isForCompensation", false) {
-		p.problems.add(label, RuleUnsupported, "compensation activity (isForCompensation) is not supported yet")
-		ok = false
-	}
+	// A compensation handler (DESIGN §5.8): checkCompensation wires it to
+	// its compensation boundary event.
+	n.ForCompensation = p.boolAttr(e, "isForCompensation", false)
 	info.defaultRef = strings.TrimSpace(attr(e, "default"))
 	var sub *container
 	switch e.Tag {
@@ -662,6 +675,18 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		// which eventSubShape finds.
 		n.TriggeredByEvent = p.boolAttr(e, "triggeredByEvent", false)
 		sub = &container{g: n.Sub, id: label, checkShape: ok, eventSub: n.TriggeredByEvent}
+	case "transaction":
+		// DESIGN §5.8: an embedded sub-process whose cancel end event
+		// compensates it and leaves by its cancel boundary event. Only the
+		// compensating method is executable.
+		n.Kind = KindTransaction
+		n.Sub = &Graph{Owner: n}
+		sub = &container{g: n.Sub, id: label, checkShape: true}
+		switch m := strings.TrimSpace(attr(e, "method")); m {
+		case "", "##Compensate", "compensate", "Compensate":
+		default:
+			p.problems.add(label, RuleUnsupported, "transaction method=%q is not supported: gobpm runs the compensating method (##Compensate) only", m)
+		}
 	case "adHocSubProcess":
 		// DESIGN §6: a variant of the embedded sub-process whose router,
 		// not its flows, starts the inner activities.

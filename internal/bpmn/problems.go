@@ -106,6 +106,15 @@ const (
 	// RuleInvalidLink: a link throw event without exactly one link catch
 	// event of its name in its own process or sub-process level.
 	RuleInvalidLink Rule = "invalid-link"
+	// RuleInvalidCompensation: a compensation or cancel construct wired
+	// wrongly: a compensation boundary event without exactly one
+	// association to an isForCompensation activity of its container, a
+	// handler with flows or without a boundary event, an activityRef
+	// naming no activity of the throw's scope, a compensation event
+	// sub-process at process level or next to a compensation boundary, a
+	// cancel end event outside a transaction, a cancel boundary event on
+	// anything but a transaction.
+	RuleInvalidCompensation Rule = "invalid-compensation"
 )
 
 // Problem is one rule a document breaks (see package xmldoc).

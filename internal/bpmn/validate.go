@@ -38,6 +38,7 @@ func (p *parser) validate() {
 		}
 	}
 	p.checkLinks()
+	p.checkCompensation()
 	p.checkCallAssocs()
 	p.resolveLoopRefs()
 	for _, r := range p.dataRefs {
@@ -367,7 +368,7 @@ func (p *parser) eventSubShape(c *container) {
 		switch {
 		case n.el.Tag == "startEvent":
 			starts = append(starts, n)
-		case !n.supported, isEvent(n.node.Kind), n.node.TriggeredByEvent:
+		case !n.supported, isEvent(n.node.Kind), n.node.TriggeredByEvent, n.node.ForCompensation:
 		case n.incomingRefs == 0:
 			flowless = append(flowless, n)
 		}
@@ -415,7 +416,8 @@ func (p *parser) checkShape(c *container) {
 			starts = append(starts, n.node)
 		case n.node.Kind == KindStartEvent:
 			eventStarts = append(eventStarts, n.node)
-		case isEvent(n.node.Kind), n.node.TriggeredByEvent:
+		case isEvent(n.node.Kind), n.node.TriggeredByEvent, n.node.ForCompensation:
+			// Compensation handlers run only when their activity is compensated.
 		case n.incomingRefs == 0:
 			flowless = append(flowless, n)
 		}

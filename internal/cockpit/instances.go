@@ -481,6 +481,10 @@ func scopeLabel(s, parent runtime.ScopeView) (label, counters, loopCounter strin
 				counters = fmt.Sprintf("%d iterations completed", k)
 			}
 		}
+	case "compensation":
+		label += " · compensation"
+	case "compensating":
+		label += " · compensation handler"
 	case "iteration":
 		label += fmt.Sprintf(" · iteration %d", s.Index)
 		if n, ok := whole(parent.Variables[varInstances]); ok && parent.Kind == "body" {

@@ -38,6 +38,15 @@ const (
 	FactScopeInterrupted   = "scope-interrupted"
 	FactCallStarted        = "call-started"
 	FactCallEnded          = "call-ended"
+	// FactCompensationThrown: a compensation throw (or a transaction's
+	// cancel end event) claimed the activities it compensates (detail:
+	// activities, latest completion first; activityRef; waitForCompletion).
+	FactCompensationThrown = "compensation-thrown"
+	// FactCompensationStarted and FactCompensationCompleted: the handler
+	// of one completion of an activity (the fact's node) started and
+	// finished; detail: entry, cause (the throw), handler.
+	FactCompensationStarted   = "compensation-started"
+	FactCompensationCompleted = "compensation-completed"
 )
 
 // Fact is one history entry produced by a step.

@@ -34,8 +34,8 @@ func (x *executor) armScope(s scope.ID) {
 		return
 	}
 	for _, esp := range g.EventSubs {
-		if esp.Trigger == nil || esp.Trigger.Event == nil {
-			continue
+		if esp.Trigger == nil || esp.Trigger.Event == nil || esp.Trigger.Event.Kind == bpmn.TriggerCompensation {
+			continue // a compensation event sub-process runs only when its sub-process is compensated
 		}
 		_, err := x.arm(s, esp, esp.Trigger.Event, func() *Wait {
 			w := x.allocWait("", esp.ID, s)

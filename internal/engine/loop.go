@@ -177,7 +177,11 @@ func (x *executor) startIteration(b *Body, n *bpmn.Node) {
 // iterationDone ends the iteration an inner track completed: its output
 // element is kept at its index, the completion condition is checked, and
 // the next iteration starts or the body finishes.
-func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
+//
+// entry is the compensation entry of the iteration's completion (nil when
+// the activity cannot be compensated), recorded once the completion
+// condition let the iteration end.
+func (x *executor) iterationDone(t *Track, n *bpmn.Node, entry *Entry) {
 	it := x.st.Scopes.Get(t.Scope)
 	b := x.st.body(it.Parent)
 	if b == nil {
@@ -209,6 +213,7 @@ func (x *executor) iterationDone(t *Track, n *bpmn.Node) {
 		}
 		done = v
 	}
+	x.recordEntry(entry)
 	x.removeTrack(t)
 	x.fact(FactScopeClosed, n.ID, it.ID, "", map[string]any{"iteration": it.Index})
 	x.st.Scopes.Close(it.ID)

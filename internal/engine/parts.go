@@ -13,8 +13,8 @@ import (
 )
 
 // PartsFormat is the state format this package writes: a small header plus
-// one part per scope, track, wait, incident, region, body, body items and
-// iteration result. Format 1 was a single checkpoint document (see
+// one part per scope, track, wait, incident, region, body, body items,
+// iteration result and compensation entry. Format 1 was a single checkpoint document (see
 // Unmarshal, kept to upgrade old instances).
 const PartsFormat = 2
 
@@ -69,6 +69,7 @@ type header struct {
 	NextFact       int64       `json:"nextFact,omitempty"`
 	NextWait       int         `json:"nextWait,omitempty"`
 	NextScope      int         `json:"nextScope,omitempty"`
+	NextEntry      int         `json:"nextEntry,omitempty"`
 	Parent         *ParentLink `json:"parent,omitempty"`
 	CallChain      []string    `json:"callChain,omitempty"`
 	Failure        *Failure    `json:"failure,omitempty"`
@@ -94,7 +95,7 @@ func (s *State) EncodeHeader() ([]byte, error) {
 	h := header{
 		Format: PartsFormat, InstanceID: s.InstanceID, ProcessKey: s.ProcessKey, ProcessVersion: s.ProcessVersion,
 		BusinessKey: s.BusinessKey, Status: s.Status, NextTrack: s.NextTrack, NextIncident: s.NextIncident, NextFact: s.NextFact,
-		NextWait: s.NextWait, NextScope: s.Scopes.Next, Parent: s.Parent, CallChain: s.CallChain, Failure: s.Failure,
+		NextWait: s.NextWait, NextScope: s.Scopes.Next, NextEntry: s.NextEntry, Parent: s.Parent, CallChain: s.CallChain, Failure: s.Failure,
 	}
 	b, err := json.Marshal(h)
 	if err != nil {
@@ -138,6 +139,11 @@ func (s *State) Parts() ([]Part, error) {
 	}
 	for _, r := range s.Regions {
 		if err := add(PartRegion, string(r.ScopeID)); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range s.Entries {
+		if err := add(PartEntry, e.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -228,6 +234,12 @@ func (s *State) EncodePart(ref PartRef) (p Part, ok bool, err error) {
 			v = bodyPart{NodeID: b.NodeID, Count: b.Count, Started: b.Started, Active: b.Active, Completed: b.Completed,
 				Terminated: b.Terminated, Slots: b.Results != nil, Results: len(b.Results), Items: b.Items != nil}
 		}
+	case PartEntry:
+		e := s.entry(ref.Key)
+		if e == nil {
+			return Part{}, false, nil
+		}
+		v, ord = e, entryNum(e.ID)
 	case PartResult:
 		sid, i, okKey := parseResultKey(ref.Key)
 		b := s.body(sid)
@@ -258,7 +270,7 @@ func Decode(headerData []byte, parts []Part) (*State, error) {
 	}
 	s := &State{
 		Format: FormatVersion, InstanceID: h.InstanceID, ProcessKey: h.ProcessKey, ProcessVersion: h.ProcessVersion,
-		BusinessKey: h.BusinessKey, Status: h.Status, NextTrack: h.NextTrack, NextIncident: h.NextIncident, NextFact: h.NextFact, NextWait: h.NextWait,
+		BusinessKey: h.BusinessKey, Status: h.Status, NextTrack: h.NextTrack, NextIncident: h.NextIncident, NextFact: h.NextFact, NextWait: h.NextWait, NextEntry: h.NextEntry,
 		Parent: h.Parent, CallChain: h.CallChain, Failure: h.Failure,
 		Scopes: &scope.Tree{Scopes: map[scope.ID]*scope.Scope{}, Next: h.NextScope},
 	}
@@ -330,6 +342,12 @@ func Decode(headerData []byte, parts []Part) (*State, error) {
 				b.Items = []any{} // filled from the items part
 			}
 			s.Bodies = append(s.Bodies, b)
+		case PartEntry:
+			var e Entry
+			if err := decodeJSON(p.Data, &e); err != nil {
+				return nil, bad(err)
+			}
+			s.Entries = append(s.Entries, &e)
 		case PartItems:
 			var v []any
 			if err := decodeJSON(p.Data, &v); err != nil {

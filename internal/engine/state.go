@@ -129,6 +129,10 @@ type State struct {
 	Regions []*Region `json:"regions,omitempty"`
 	// Bodies are the running loop and multi-instance bodies.
 	Bodies []*Body `json:"bodies,omitempty"`
+	// Entries are the completed activities that can still be compensated
+	// (DESIGN §5.8), in completion order.
+	Entries   []*Entry `json:"entries,omitempty"`
+	NextEntry int      `json:"nextEntry,omitempty"`
 
 	// waitsOf indexes the waits of each track. It is derived from Waits,
 	// built on first use (trackWaits) and kept up to date by the executor
@@ -274,6 +278,10 @@ func (s *State) Clone() *State {
 	c.Bodies = nil
 	for _, b := range s.Bodies {
 		c.Bodies = append(c.Bodies, b.clone())
+	}
+	c.Entries = nil
+	for _, e := range s.Entries {
+		c.Entries = append(c.Entries, e.clone())
 	}
 	return &c
 }

@@ -163,6 +163,12 @@ type executor struct {
 	// cleared when the armed conditions are evaluated: conditions see every
 	// change before the next element runs (stillActive, drainQueue).
 	varsChanged bool
+	// closing holds, by host track, the sub-process scope that just
+	// completed, for the compensation entry the host records (leave).
+	closing map[string]closedSub
+	// skipEntry is a track whose completion was recorded before an
+	// incident stopped it (retryIncident): its retry records none.
+	skipEntry string
 	// inScope counts the tracks of st.Tracks by scope, so checkDrain need
 	// not scan every track (a parallel body of n sub-process iterations
 	// drains n scopes in one step: a scan made that quadratic). Built on
@@ -379,7 +385,7 @@ func (x *executor) execute(t *Track) {
 		x.exclusiveGateway(t, n)
 	case bpmn.KindParallelGateway:
 		x.parallelGateway(t, n)
-	case bpmn.KindSubProcess:
+	case bpmn.KindSubProcess, bpmn.KindTransaction:
 		x.enterSubProcess(t, n)
 	case bpmn.KindServiceTask, bpmn.KindSendTask:
 		x.createJob(t, n)
@@ -429,6 +435,9 @@ func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
 	if !x.leaveIO(t, n) {
 		return
 	}
+	if n.Event != nil && n.Event.Kind == bpmn.TriggerCompensation && x.throwCompensation(t, n) {
+		return // it completes when the handlers finished (finishRun)
+	}
 	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
 	if n.Terminate {
 		x.terminateScope(t.Scope, t)
@@ -436,6 +445,9 @@ func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
 	}
 	if n.Event != nil {
 		switch n.Event.Kind {
+		case bpmn.TriggerCancel:
+			x.cancelTransaction(t, n)
+			return
 		case bpmn.TriggerError:
 			x.throwError(t, t.Scope, n.Event.Code, "error end event "+n.ID, false)
 			return
@@ -572,13 +584,15 @@ func (x *executor) leave(t *Track, n *bpmn.Node) {
 		x.completeScope(t.Child, "")
 		return
 	}
+	entry := x.prepareEntry(t, n) // before the io scope closes: its snapshot
 	if !x.leaveIO(t, n) {
 		return
 	}
 	if t.Inner && n.Loop != nil {
-		x.iterationDone(t, n) // one iteration of a loop or multi-instance activity
+		x.iterationDone(t, n, entry) // one iteration of a loop or multi-instance activity
 		return
 	}
+	x.recordEntry(entry)
 	if r := x.innerOf(t, n); r != nil {
 		x.innerCompleted(t, n, r) // an ad-hoc region asks its router
 		return
@@ -734,7 +748,18 @@ func (x *executor) completeScope(s scope.ID, reason string) {
 	x.disarmScope(s)
 	x.closeRegion(s, "drained")
 	x.closeBody(s)
+	if sc := x.st.Scopes.Get(s); sc != nil && sc.Kind == scopeKindCompensating {
+		x.handlerDone(sc)
+		return
+	} else if sc != nil && sc.Kind == scopeKindCompensation {
+		x.nextEntry(s)
+		return
+	}
 	if s == scope.RootID {
+		for _, e := range x.st.Entries {
+			x.markEntry(e) // nothing can compensate them any more
+		}
+		x.st.Entries = nil
 		x.st.Status = StatusCompleted
 		detail := map[string]any{}
 		if reason != "" {
@@ -760,6 +785,15 @@ func (x *executor) completeScope(s scope.ID, reason string) {
 		if k := n.Trigger.Event.Kind; k == bpmn.TriggerError || k == bpmn.TriggerEscalation {
 			x.fact(FactEventAbsorbed, n.ID, sc.Parent, "", map[string]any{"trigger": string(k), "code": n.Trigger.Event.Code})
 		}
+	}
+	if n := x.proc.Node(sc.NodeID); host != nil && sc.Kind == "" && n != nil && n.Sub != nil && !n.TriggeredByEvent {
+		// Its entries become the inner entries of the one its host records.
+		if x.closing == nil {
+			x.closing = map[string]closedSub{}
+		}
+		x.closing[host.ID] = closedSub{id: s, vars: scope.CloneVars(sc.Vars)}
+	} else {
+		x.dropEntries(s)
 	}
 	x.st.Scopes.Close(s)
 	if host == nil {
@@ -805,6 +839,8 @@ func (x *executor) cancelScope(s scope.ID, cause string) {
 	x.disarmScope(s)
 	x.closeRegion(s, "cancelled: "+cause)
 	x.closeBody(s)
+	x.dropEntries(s)
+	x.releaseEntries(s)
 	if s != scope.RootID {
 		sc := x.st.Scopes.Get(s)
 		x.fact(FactScopeCancelled, sc.NodeID, s, "", map[string]any{"cause": cause})

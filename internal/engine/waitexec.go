@@ -264,6 +264,9 @@ func (x *executor) retryIncident(e IncidentRetried) error {
 			// The element had completed; what failed came after it (its
 			// output mappings, a completion condition, a router).
 			t.Done, t.State = false, TrackReady
+			if n := x.proc.Node(t.Node); n != nil && !x.entryPending(t, n) {
+				x.skipEntry = t.ID // its compensation entry was recorded when it completed
+			}
 			if n := x.proc.Node(t.Node); n != nil && n.Kind == bpmn.KindEndEvent {
 				x.finishEndEvent(t, n)
 			} else if n != nil {
@@ -617,6 +620,10 @@ func (x *executor) throwEvent(t *Track, n *bpmn.Node) {
 	}
 	if n.Event != nil {
 		switch n.Event.Kind {
+		case bpmn.TriggerCompensation:
+			if x.throwCompensation(t, n) {
+				return // it completes when the handlers finished (finishRun)
+			}
 		case bpmn.TriggerSignal:
 			x.throwSignal(t, n.Event.SignalName)
 		case bpmn.TriggerEscalation:
