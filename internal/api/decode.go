@@ -54,13 +54,16 @@ func (s *server) readJSONObject(w http.ResponseWriter, r *http.Request) (map[str
 		// variables stored would not be the ones sent.
 		return nil, errorf(kindMalformedJSON, "", fmt.Sprintf("the body is not valid UTF-8 (first bad byte at offset %d)", firstInvalidUTF8(body)))
 	}
-	var v any
-	if err := decodeNumbers(body, &v); err != nil {
-		return nil, malformed(err)
-	}
-	if _, ok := v.(map[string]any); !ok {
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); trimmed[0] != '{' {
+		// Not an object: say whether it is JSON at all.
+		var v any
+		if err := decodeNumbers(body, &v); err != nil {
+			return nil, malformed(err)
+		}
 		return nil, errorf(kindInvalidRequest, "", "the request body must be a JSON object")
 	}
+	// Unmarshal checks the whole body (trailing data included), so the
+	// members' raw values are valid JSON (memberValue relies on it).
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		return nil, malformed(err)
@@ -93,6 +96,32 @@ func decodeNumbers(data []byte, v any) error {
 		return errors.New("unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// memberValue decodes the raw value of a member of a checked object as
+// decodeNumbers would, without a decoder for the common scalars: a string,
+// a number (as json.Number) or a boolean.
+func memberValue(raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 {
+		switch c := raw[0]; {
+		case c == '"':
+			var s string
+			err := json.Unmarshal(raw, &s)
+			return s, err
+		case c == '-' || ('0' <= c && c <= '9'):
+			if json.Valid(raw) {
+				return json.Number(raw), nil
+			}
+		case string(raw) == "true":
+			return true, nil
+		case string(raw) == "false":
+			return false, nil
+		}
+	}
+	var v any
+	err := decodeNumbers(raw, &v)
+	return v, err
 }
 
 func malformed(err error) error {
@@ -144,8 +173,8 @@ func stringField(members map[string]json.RawMessage, name string) (string, error
 	if isNull(raw) {
 		return "", nil
 	}
-	var v any
-	if err := decodeNumbers(raw, &v); err != nil {
+	v, err := memberValue(raw)
+	if err != nil {
 		return "", malformed(err)
 	}
 	str, ok := v.(string)
@@ -162,8 +191,8 @@ func positiveIntField(members map[string]json.RawMessage, name string) (int, err
 	if isNull(raw) {
 		return 0, nil
 	}
-	var v any
-	if err := decodeNumbers(raw, &v); err != nil {
+	v, err := memberValue(raw)
+	if err != nil {
 		return 0, malformed(err)
 	}
 	num, ok := v.(json.Number)
@@ -255,8 +284,8 @@ func intField(members map[string]json.RawMessage, name string, lo, hi int64) (in
 	if isNull(raw) {
 		return 0, false, nil
 	}
-	var v any
-	if err := decodeNumbers(raw, &v); err != nil {
+	v, err := memberValue(raw)
+	if err != nil {
 		return 0, false, malformed(err)
 	}
 	num, ok := v.(json.Number)
@@ -292,8 +321,8 @@ func boolField(members map[string]json.RawMessage, name string) (bool, error) {
 	if isNull(raw) {
 		return false, nil
 	}
-	var v any
-	if err := decodeNumbers(raw, &v); err != nil {
+	v, err := memberValue(raw)
+	if err != nil {
 		return false, malformed(err)
 	}
 	b, ok := v.(bool)
