@@ -267,3 +267,38 @@ func dbBytes(tb testing.TB, db *DB) int64 {
 	}
 	return pages * size
 }
+
+// BenchmarkActivateBehindLocked activates one job at a time while
+// GOBPM_BENCH_LOCKED (default 10,000) older jobs of the same type are
+// locked by other workers: an activation reads what it takes, so the
+// figure barely moves with the number of locked jobs (set it to 10 to
+// compare).
+func BenchmarkActivateBehindLocked(b *testing.B) {
+	ctx := context.Background()
+	locked := 10000
+	if n := envInt(b, "GOBPM_BENCH_LOCKED"); n > 0 {
+		locked = n
+	}
+	db := MustOpen(b)
+	waits := make([]runtime.WaitRow, 0, locked)
+	for i := range locked {
+		waits = append(waits, job(fmt.Sprintf("held-%06d", i), "pay", 0))
+	}
+	createWithWaits(b, db, "held", waits...)
+	if _, err := db.write.Exec(`UPDATE waits SET lock_owner = 'other', lock_expires_at = ?, lock_user = '', lock_token = zeroblob(32) WHERE kind = 'job'`,
+		encodeTime(sec(3600))); err != nil {
+		b.Fatal(err)
+	}
+	free := make([]runtime.WaitRow, 0, b.N)
+	for i := range b.N {
+		free = append(free, job(fmt.Sprintf("free-%08d", i), "pay", 1+i))
+	}
+	createWithWaits(b, db, "free", free...)
+	b.ResetTimer()
+	for i := range b.N {
+		got, err := db.ActivateJobs(ctx, "pay", sec(1), lockFor("w1", 1, sec(60)))
+		if err != nil || len(got) != 1 || got[0].ID != free[i].ID {
+			b.Fatalf("activation %d: %v %v", i, waitIDs(got), err)
+		}
+	}
+}

@@ -66,10 +66,17 @@ const (
 	// Arguments: type, now, now, max, owner, user, expiry, hashes.
 	activateJobsSQL = `WITH picked AS (
 		    SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
-		        SELECT id, created_at FROM waits
-		        WHERE kind = 'job' AND name = ? AND retries > 0
-		          AND (due_at IS NULL OR due_at <= ?)
-		          AND (lock_expires_at IS NULL OR lock_expires_at <= ?)
+		        SELECT id, created_at FROM (
+		            SELECT id, created_at FROM waits INDEXED BY waits_jobs_free
+		            WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
+		              AND name = ? AND (due_at IS NULL OR due_at <= ?)
+		            ORDER BY created_at, id LIMIT ?)
+		        UNION ALL
+		        SELECT id, created_at FROM (
+		            SELECT id, created_at FROM waits INDEXED BY waits_jobs_locked
+		            WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
+		              AND name = ? AND lock_expires_at <= ? AND (due_at IS NULL OR due_at <= ?)
+		            ORDER BY created_at, id LIMIT ?)
 		        ORDER BY created_at, id LIMIT ?))
 		UPDATE waits SET lock_owner = ?, lock_user = ?, lock_expires_at = ?,
 		    lock_token = substr(?, (picked.n - 1) * 32 + 1, 32)
@@ -77,10 +84,17 @@ const (
 		RETURNING ` + waitColumns
 
 	// nextJobSQL is the earliest time after now at which a job of a type with
-	// retries left is neither backing off nor locked. Arguments: type, now.
-	nextJobSQL = `SELECT MIN(MAX(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0))) FROM waits
-		WHERE kind = 'job' AND name = ? AND retries > 0
-		  AND MAX(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0)) > ?`
+	// retries left is neither backing off nor locked: the earliest backoff
+	// end of the free jobs and the earliest lock expiry (or later backoff
+	// end) of the locked ones. Arguments: type, now, type, now.
+	nextJobSQL = `SELECT MIN(t) FROM (
+		    SELECT MIN(due_at) AS t FROM waits INDEXED BY waits_jobs_free
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
+		      AND name = ? AND due_at > ?
+		    UNION ALL
+		    SELECT MIN(MAX(COALESCE(due_at, 0), lock_expires_at)) FROM waits INDEXED BY waits_jobs_locked
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
+		      AND name = ? AND MAX(COALESCE(due_at, 0), lock_expires_at) > ?)`
 
 	// extendLockSQL moves a live lock held with a token. Arguments: until,
 	// key, token hash, now.
@@ -373,7 +387,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	err := db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
 		n := encodeTime(now)
-		out, err = queryWaits(st, activateJobsSQL, jobType, n, n, max, lock.Worker, lock.User, encodeTime(lock.Until), hashes)
+		out, err = queryWaits(st, activateJobsSQL, jobType, n, max, jobType, n, n, max, max, lock.Worker, lock.User, encodeTime(lock.Until), hashes)
 		return err
 	})
 	if err != nil {
@@ -394,7 +408,8 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 // or out of retries).
 func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
 	var next sql.NullInt64
-	err := db.readOne(ctx).queryRow(nextJobSQL, jobType, encodeTime(now)).Scan(&next)
+	n := encodeTime(now)
+	err := db.readOne(ctx).queryRow(nextJobSQL, jobType, n, jobType, n).Scan(&next)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: next job of type %q: %w", jobType, err)
 	}

@@ -298,6 +298,10 @@ func TestActivateJobs(t *testing.T) {
 		{name: "max", typ: "pay", max: 2, now: 0, want: []string{"a1", "a2"}},
 		{name: "other type", typ: "ship", max: 10, now: 0, want: []string{"s1"}},
 		{name: "lock expired at now", typ: "pay", max: 10, now: 30, want: []string{"l1", "a1", "a2", "a3", "n0"}},
+		// Free jobs and expired locks are two indexes: the batch takes the
+		// oldest of both.
+		{name: "expired lock older than every free job", typ: "pay", max: 1, now: 30, want: []string{"l1"}},
+		{name: "batch spans both", typ: "pay", max: 2, now: 30, want: []string{"l1", "a1"}},
 		{name: "due reached", typ: "pay", max: 10, now: 60, want: []string{"f1", "l1", "a1", "a2", "a3", "n0"}},
 		{name: "zero max", typ: "pay", max: 0, now: 0},
 		{name: "unknown type", typ: "nope", max: 10, now: 0},
@@ -908,8 +912,13 @@ func TestWaitQueryPlans(t *testing.T) {
 		index     string // the index the plan must use; "a|b" accepts either
 		allowSort bool
 	}{
-		{name: "activate", query: activateJobsSQL, index: "waits_jobs (name=?)"},
-		{name: "next job", query: nextJobSQL, index: "waits_jobs (name=?)"},
+		// Activation reads the free jobs in index order and the expired
+		// locks by expiry; only those and the merge (at most twice the
+		// batch) are sorted.
+		{name: "activate (free jobs)", query: activateJobsSQL, index: "waits_jobs_free (name=?)", allowSort: true},
+		{name: "activate (expired locks)", query: activateJobsSQL, index: "waits_jobs_locked (name=? AND lock_expires_at>? AND lock_expires_at<?)", allowSort: true},
+		{name: "next job (backoffs)", query: nextJobSQL, index: "waits_jobs_free (name=?)"},
+		{name: "next job (locks)", query: nextJobSQL, index: "waits_jobs_locked (name=? AND lock_expires_at>?)"},
 		{name: "extend lock", query: extendLockSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "lock guard", query: lockGuardSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "due timers", query: dueTimersSQL, index: "waits_timers_due (due_at<?)"},
