@@ -79,6 +79,7 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	}
 	if len(rows) > 0 {
 		r.metrics.jobsActivated.Add(int64(len(rows)))
+		r.jobHomes.remember(rows)
 		jobs, err := r.jobViews(ctx, rows, tokens[:len(rows)], secret)
 		return jobs, false, err
 	}
@@ -172,6 +173,50 @@ func (r *Runtime) heldJob(ctx context.Context, key string, holder JobHolder) (Wa
 	return row, &LockGuard{WaitID: row.ID, TokenHash: hash}, nil
 }
 
+// actOnHeldJob steps the instance of the job with public key key, which
+// holder must hold, with the event ev(wait id), under the job's lock guard.
+// A job activated here steps its instance at once, the guard checking
+// token and user in the step's transaction; any refusal then, and a job
+// not activated here, go through heldJob, which reads the job's row and
+// says precisely why (or steps, if the first refusal was a race that has
+// passed). Either way nothing changes unless holder holds the lock.
+func (r *Runtime) actOnHeldJob(ctx context.Context, key string, holder JobHolder, ev func(waitID string) engine.Event) error {
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return err
+	}
+	var refused error // the fast path's refusal
+	if home, ok := r.jobHomes.home(id); ok && holder.Token != "" {
+		hash, err := lockTokenHash(holder.Token)
+		if err != nil {
+			return err
+		}
+		guard := &LockGuard{WaitID: id, TokenHash: hash, User: holder.User, CheckUser: true}
+		_, err = r.stepGuarded(ctx, home, ev(id), nil, guard)
+		if err == nil {
+			r.jobHomes.forget(id)
+			return nil
+		}
+		if !errors.Is(err, ErrLockLost) && ErrorCode(err) != ENOTFOUND {
+			return err
+		}
+		refused = err // the reading path explains it
+	}
+	row, guard, err := r.heldJob(ctx, key, holder)
+	if err != nil {
+		// A lock lost at the commit stays visible as ErrLockLost.
+		if e, ok := err.(*Error); ok && e.Err == nil && errors.Is(refused, ErrLockLost) {
+			e.Err = refused
+		}
+		return err
+	}
+	if err := r.actOnJob(ctx, row, guard, ev(row.ID)); err != nil {
+		return err
+	}
+	r.jobHomes.forget(id)
+	return nil
+}
+
 // actOnJob steps the instance of a held job with ev under the job's lock
 // guard: if the job was activated again between the check and the commit,
 // nothing changes and the answer is ECONFLICT.
@@ -189,11 +234,9 @@ func (r *Runtime) actOnJob(ctx context.Context, row WaitRow, guard *LockGuard, e
 // continued twice; a holder that does not hold the job's lock is refused
 // (heldJob).
 func (r *Runtime) CompleteJob(ctx context.Context, key string, holder JobHolder, vars map[string]any) error {
-	row, guard, err := r.heldJob(ctx, key, holder)
-	if err != nil {
-		return err
-	}
-	return r.actOnJob(ctx, row, guard, engine.JobCompleted{Key: row.ID, Variables: vars})
+	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
+		return engine.JobCompleted{Key: id, Variables: vars}
+	})
 }
 
 // FailJob records a failed attempt of the job holder holds. Without
@@ -210,12 +253,10 @@ func (r *Runtime) FailJob(ctx context.Context, key string, holder JobHolder, req
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	row, guard, err := r.heldJob(ctx, key, holder)
-	if err != nil {
-		return err
-	}
-	ev.Key = row.ID
-	return r.actOnJob(ctx, row, guard, ev)
+	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
+		ev.Key = id
+		return ev
+	})
 }
 
 // ThrowJobError throws a BPMN error with code at the task of the job
@@ -225,11 +266,9 @@ func (r *Runtime) ThrowJobError(ctx context.Context, key string, holder JobHolde
 	if code == "" {
 		return &Error{Code: EINVALID, Message: "errorCode is required", Field: "errorCode"}
 	}
-	row, guard, err := r.heldJob(ctx, key, holder)
-	if err != nil {
-		return err
-	}
-	return r.actOnJob(ctx, row, guard, engine.JobErrorThrown{Key: row.ID, Code: code, ErrorMessage: message, Variables: vars})
+	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
+		return engine.JobErrorThrown{Key: id, Code: code, ErrorMessage: message, Variables: vars}
+	})
 }
 
 // ExtendJobLock extends the lock holder holds on a job by d from now.

@@ -419,3 +419,48 @@ func TestActivationFailsWithoutRandomness(t *testing.T) {
 		t.Fatal("activation without randomness succeeded")
 	}
 }
+
+// TestJobsActivatedByAnotherRuntime: a runtime acts on jobs it did not
+// activate (another process, or itself before a restart) by reading the
+// job first, with the same refusals as on jobs it activated itself.
+func TestJobsActivatedByAnotherRuntime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gobpm.db")
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	first := runtime.New(db, runtime.Options{})
+	mustDeploy(t, first, fixture(t, "worker.bpmn"))
+	a, b := start(t, first, "worker", nil), start(t, first, "worker", nil)
+	jobs := activateAs(t, first, "fetch-order", "w1", "ann", time.Minute)
+	if len(jobs) != 2 {
+		t.Fatalf("activated %d jobs, want 2", len(jobs))
+	}
+	first.Close()
+	second := runtime.New(db, runtime.Options{})
+	t.Cleanup(func() { second.Close() })
+	for _, j := range jobs {
+		for name, holder := range map[string]runtime.JobHolder{
+			"another user":  {Token: j.LockToken, User: "bob"},
+			"another token": {Token: jobs[0].LockToken + jobs[1].LockToken, User: "ann"},
+		} {
+			if err := second.CompleteJob(ctx, j.Key, holder, nil); err == nil {
+				t.Errorf("%s completed a job of ann's", name)
+			}
+		}
+		if err := second.CompleteJob(ctx, j.Key, runtime.JobHolder{Token: j.LockToken, User: "ann"}, map[string]any{"by": "ann"}); err != nil {
+			t.Fatalf("completion through another runtime: %v", err)
+		}
+		if err := second.CompleteJob(ctx, j.Key, runtime.JobHolder{Token: j.LockToken, User: "ann"}, nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+			t.Errorf("second completion: %v, want not found", err)
+		}
+	}
+	for _, in := range []runtime.InstanceView{a, b} {
+		if v, err := second.Instance(ctx, in.ID); err != nil || v.Variables["by"] != "ann" {
+			t.Errorf("instance %s after completion: %v %v", in.ID, err, v.Variables)
+		}
+	}
+}

@@ -82,6 +82,8 @@ type Runtime struct {
 	states   *stateCache
 	commit   *committer
 	jobReady *notifier
+	// jobHomes remembers the instances of the jobs activated here.
+	jobHomes *jobHomes
 
 	// startLocks serialize, per process key, firing a timer start with
 	// replacing the key's schedule at deployment (keys as InstanceID).
@@ -136,6 +138,7 @@ func New(store Store, opts Options) *Runtime {
 		states:            newStateCache(cmp.Or(opts.StateCacheWeight, DefaultStateCacheWeight)),
 
 		jobReady:   newNotifier(),
+		jobHomes:   newJobHomes(),
 		startLocks: newInstanceLocks(),
 		startRate:  newStartRate(opts.MaxTimerStartsPerSecond),
 		schedWake:  make(chan struct{}, 1),

@@ -168,6 +168,10 @@ type StepRecord struct {
 type LockGuard struct {
 	WaitID    string
 	TokenHash []byte
+	// With CheckUser the job's lock must also have been taken by User (""
+	// without authentication).
+	CheckUser bool
+	User      string
 }
 
 // IdempotencyRow is a client's idempotency key with what it did.

@@ -101,9 +101,9 @@ const (
 	extendLockSQL = `UPDATE waits SET lock_expires_at = ?
 		WHERE id = ? AND kind = 'job' AND lock_token = ? AND lock_expires_at > ?`
 
-	// lockGuardSQL tests that a job still holds a lock token (a step's
-	// LockGuard). Arguments: key, token hash.
-	lockGuardSQL = `SELECT 1 FROM waits WHERE id = ? AND kind = 'job' AND lock_token = ?`
+	// lockGuardSQL reads the lock user of a job that still holds a lock
+	// token (a step's LockGuard). Arguments: key, token hash.
+	lockGuardSQL = `SELECT lock_user FROM waits WHERE id = ? AND kind = 'job' AND lock_token = ?`
 
 	// dueTimersSQL lists due timers earliest first. Arguments: now, limit.
 	// The kind condition is spelled exactly as in the partial index
@@ -184,12 +184,13 @@ func ownerColumn(waitID string, instance runtime.InstanceID) any {
 }
 
 // checkLockGuard fails with runtime.ErrLockLost unless the job g names
-// still holds g's lock token: a point read on the primary key, inside the
-// step's transaction, so no activation can slip in between.
+// still holds g's lock token (and, with g.CheckUser, was locked by g.User):
+// a point read on the primary key, inside the step's transaction, so no
+// activation can slip in between.
 func checkLockGuard(st *txStmts, g *runtime.LockGuard) error {
-	var one int
-	err := st.queryRow(lockGuardSQL, dbID(g.WaitID), g.TokenHash).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
+	var user sql.NullString
+	err := st.queryRow(lockGuardSQL, dbID(g.WaitID), g.TokenHash).Scan(&user)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && g.CheckUser && user.String != g.User) {
 		return fmt.Errorf("job %s: %w", g.WaitID, runtime.ErrLockLost)
 	}
 	return err
