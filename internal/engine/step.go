@@ -294,6 +294,8 @@ func (x *executor) apply(ev Event) error {
 			return x.applyCallEvent(ev)
 		case AdHocActivated:
 			return x.activate(e)
+		case Modify:
+			return x.modify(e)
 		case DecisionEvaluated:
 			return x.decisionEvaluated(e)
 		}

@@ -740,26 +740,35 @@ func (x *executor) rearm(w *Wait) {
 // b: its waits are withdrawn, a hosted scope is cancelled, and the track
 // moves onto the boundary event.
 func (x *executor) interrupt(host *Track, b *bpmn.Node) {
-	x.markTrack(host)
-	x.withdrawWaits(host)
-	if host.Incident != "" {
-		x.resolveIncidentID(host.Incident, "activity interrupted")
-		host.Incident = ""
+	x.stopActivity(host, "boundary "+b.ID, "activity interrupted", b.ID)
+	host.Node, host.State, host.Via = b.ID, TrackReady, ""
+}
+
+// stopActivity ends the activity track t runs without completing it: its
+// waits are withdrawn, its incident resolved (why), a hosted scope
+// cancelled and an I/O scope left without outputs (cause), and an
+// element-terminated fact names by. The track itself stays for the caller
+// to move or remove.
+func (x *executor) stopActivity(t *Track, cause, why, by string) {
+	x.markTrack(t)
+	x.withdrawWaits(t)
+	if t.Incident != "" {
+		x.resolveIncidentID(t.Incident, why)
+		t.Incident = ""
 	}
-	host.Done = false
-	if host.Child != "" {
+	t.Done = false
+	if t.Child != "" {
 		// A hosted scope, also while its host stops in an incident (a
 		// loop condition or output mapping that failed).
-		if x.st.Scopes.Get(host.Child) != nil {
-			x.cancelScope(host.Child, "boundary "+b.ID)
+		if x.st.Scopes.Get(t.Child) != nil {
+			x.cancelScope(t.Child, cause)
 		}
-		host.Child = ""
+		t.Child = ""
 	}
-	if io := x.ioScope(host); io != nil {
-		x.exitIO(host, io, "boundary "+b.ID) // its locals are discarded, no outputs
+	if io := x.ioScope(t); io != nil {
+		x.exitIO(t, io, cause) // its locals are discarded, no outputs
 	}
-	x.fact(FactElementTerminated, host.Node, host.Scope, host.ID, map[string]any{"by": b.ID})
-	host.Node, host.State, host.Via = b.ID, TrackReady, ""
+	x.fact(FactElementTerminated, t.Node, t.Scope, t.ID, map[string]any{"by": by})
 }
 
 // ---- errors and escalations ----
