@@ -60,8 +60,10 @@ func TestModify(t *testing.T) {
 		terminals []string // element-terminated facts
 	}{
 		{
-			name:      "move a token: cancel a, start c",
-			mod:       func(*State) Modify { return Modify{Instructions: []Instruction{cancelNode("a"), activateNode("c")}, By: "ops"} },
+			name: "move a token: cancel a, start c",
+			mod: func(*State) Modify {
+				return Modify{Instructions: []Instruction{cancelNode("a"), activateNode("c")}, By: "ops"}
+			},
 			status:    StatusRunning,
 			waits:     []string{"c"},
 			terminals: []string{"a"},
@@ -74,8 +76,10 @@ func TestModify(t *testing.T) {
 			subs:   1,
 		},
 		{
-			name:      "cancel the only element: the instance ends terminated",
-			mod:       func(st *State) Modify { return Modify{Instructions: []Instruction{{Cancel: &CancelTarget{TrackID: trackAt(st, "a")}}}} },
+			name: "cancel the only element: the instance ends terminated",
+			mod: func(st *State) Modify {
+				return Modify{Instructions: []Instruction{{Cancel: &CancelTarget{TrackID: trackAt(st, "a")}}}}
+			},
 			status:    StatusTerminated,
 			terminals: []string{"a"},
 		},
