@@ -421,6 +421,39 @@ func (c *Client) Cancel(ctx context.Context, id string) (Instance, error) {
 	return out, err
 }
 
+// Modification is one instruction of Modify: exactly one of Cancel and
+// Activate.
+type Modification struct {
+	Cancel   *CancelTarget   `json:"cancel,omitempty"`
+	Activate *ActivateTarget `json:"activate,omitempty"`
+}
+
+// CancelTarget names what a modification cancels: exactly one of a track,
+// a scope instance or every instance of an element.
+type CancelTarget struct {
+	TrackID string `json:"trackId,omitempty"`
+	ScopeID string `json:"scopeId,omitempty"`
+	NodeID  string `json:"nodeId,omitempty"`
+}
+
+// ActivateTarget names an element a modification starts, in scope ScopeID
+// or the one open instance of its container; Variables are set there.
+type ActivateTarget struct {
+	NodeID    string         `json:"nodeId"`
+	ScopeID   string         `json:"scopeId,omitempty"`
+	Variables map[string]any `json:"variables,omitempty"`
+}
+
+// Modify applies the instructions to a running instance in one step, in
+// order (cancel element instances, start elements), and returns the
+// instance after it. To move a token, cancel it and activate the element
+// it should be at.
+func (c *Client) Modify(ctx context.Context, id string, instructions ...Modification) (Instance, error) {
+	var out Instance
+	err := c.do(ctx, request{method: http.MethodPost, path: "/instances/" + esc(id) + "/modify", body: map[string]any{"instructions": instructions}}, &out)
+	return out, err
+}
+
 // SetVariables writes variables into the instance from its root scope.
 func (c *Client) SetVariables(ctx context.Context, id string, vars map[string]any) (Instance, error) {
 	var out Instance

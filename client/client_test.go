@@ -152,6 +152,17 @@ func TestClientWalkThrough(t *testing.T) {
 	if h := must(c.History(ctx, inst.ID, 0, 0)); len(h) == 0 {
 		t.Error("no history")
 	}
+	// Modify: start "pack" again beside what runs; an unknown element is a 400.
+	if _, err := c.Modify(ctx, inst.ID, client.Modification{Activate: &client.ActivateTarget{NodeID: "nope"}}); !errors.As(err, &p) || p.Status != 400 || !strings.Contains(p.Detail, `"nope"`) {
+		t.Errorf("modify with an unknown element: %v", err)
+	}
+	got = must(c.Modify(ctx, inst.ID, client.Modification{Activate: &client.ActivateTarget{NodeID: "pack", Variables: map[string]any{"again": true}}}))
+	if got.Variables["again"] != true {
+		t.Errorf("after modify: variables %v", got.Variables)
+	}
+	if tasks := must(c.Tasks(ctx, client.TaskFilter{InstanceID: inst.ID})); len(tasks.Items) != 1 || tasks.Items[0].NodeID != "pack" {
+		t.Errorf("tasks after modify = %+v", tasks)
+	}
 	if got = must(c.Cancel(ctx, inst.ID)); got.Status != "terminated" {
 		t.Errorf("cancelled status = %s", got.Status)
 	}

@@ -95,6 +95,7 @@ var routeRules = map[string]rule{
 	"GET /api/v1/instances/{id}/waits":                     on(auth.PermRead, auth.KindProcess, keyInstance),
 	"GET /api/v1/instances/{id}/adhoc":                     anyone(),
 	"POST /api/v1/instances/{id}/cancel":                   on(auth.PermOperate, auth.KindProcess, keyInstance),
+	"POST /api/v1/instances/{id}/modify":                   on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/variables":                on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/adhoc/{scopeId}/activate": anyone(),
 	"POST /api/v1/incidents/{id}/retry":                    on(auth.PermOperate, auth.KindProcess, keyIncident),

@@ -210,6 +210,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"GET", "/api/v1/tokens", "", "*"},
 		{"POST", "/api/v1/tokens", `{"name":"mine"}`, "*"},
 		{"GET", "/api/v1/audit", "", "a"},
+		{"POST", "/api/v1/instances/" + instID + "/modify", `{"instructions":[{"activate":{"nodeId":"nope"}}]}`, "ado"},
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 	}

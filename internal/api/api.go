@@ -63,6 +63,10 @@ type Service interface {
 	History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error)
 	// Cancel terminates an instance; ENOTFOUND if absent, ECONFLICT if it already ended.
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// ModifyInstance applies modification instructions in one step;
+	// EINVALID for an instruction that fits nothing, ECONFLICT for an
+	// ambiguous container or an ended instance.
+	ModifyInstance(ctx context.Context, id runtime.InstanceID, instructions []runtime.Modification) (runtime.InstanceView, error)
 	// Incidents lists the incidents of an instance ("" = all instances).
 	Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error)
 	// IncidentsPage pages the incidents like Incidents, oldest first, by
@@ -214,6 +218,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/instances/{id}/scopes", s.handle(s.listScopes))
 		r.Get("/instances/{id}/tracks", s.handle(s.listTracks))
 		r.Post("/instances/{id}/cancel", s.handle(s.cancel))
+		r.Post("/instances/{id}/modify", s.handle(s.modifyInstance))
 		r.Post("/instances/{id}/variables", s.handle(s.setVariables))
 		r.Get("/instances/{id}/waits", s.handle(s.listWaits))
 		r.Get("/instances/{id}/adhoc", s.handle(s.listAdHoc))

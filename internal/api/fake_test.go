@@ -277,6 +277,18 @@ func (f *fakeService) History(_ context.Context, id runtime.InstanceID, afterSeq
 	return out, nil
 }
 
+// ModifyInstance answers the instance unchanged; the real behaviour is
+// tested against the runtime (api_modify_integration_test.go).
+func (f *fakeService) ModifyInstance(_ context.Context, id runtime.InstanceID, _ []runtime.Modification) (runtime.InstanceView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.instances[id]
+	if !ok {
+		return runtime.InstanceView{}, fmt.Errorf("modify %s: %w", id, runtime.ErrNotFound)
+	}
+	return *v, nil
+}
+
 func (f *fakeService) Cancel(_ context.Context, id runtime.InstanceID) (runtime.InstanceView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
