@@ -62,7 +62,7 @@ func TestIntegrationModify(t *testing.T) {
 	if sc := scopeByNode(t, got, "sub"); mustJSON(t, sc["variables"]) != `{"fixed":true}` {
 		t.Errorf("sub scope = %s", mustJSON(t, sc))
 	}
-	if open := b.get("/api/v1/incidents?instanceId=" + id).wantStatus(t, http.StatusOK).items(t); len(open) != 0 {
+	if open := b.get("/api/v1/incidents?instanceId="+id).wantStatus(t, http.StatusOK).items(t); len(open) != 0 {
 		t.Errorf("open incidents = %v", open)
 	}
 	history := string(b.get(inst + "/history").Body)
