@@ -252,8 +252,8 @@ func migrationsUpTo(tb testing.TB, last int) fstest.MapFS {
 	}
 	out := fstest.MapFS{}
 	for _, m := range ms {
-		if m.version <= last {
-			out[m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		if m.Version <= last {
+			out[m.Name] = &fstest.MapFile{Data: []byte(m.SQL)}
 		}
 	}
 	return out
