@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
 // listRow is the listed columns of a bulk-inserted instance.
@@ -96,7 +97,7 @@ func BenchmarkSmallStep(b *testing.B) {
 			ctx := context.Background()
 			db := MustOpenPath(b, filepath.Join(b.TempDir(), "bench.db"), Options{Synchronous: syncMode})
 			s := startJobStep("01a232eb-82de-7b57-b901-872a49ee64c7", "01a232eb-82de-7b57-b901-872a49ee64c8", t0)
-			mustCommit(b, db, s)
+			storetest.MustCommit(b, db, s)
 			rev := int64(1)
 			for b.Loop() {
 				if err := db.CommitSteps(ctx, []runtime.StepRecord{smallStep(s, rev)}); err != nil {
@@ -114,7 +115,7 @@ func BenchmarkInstanceRead(b *testing.B) {
 	ctx := context.Background()
 	db := MustOpenPath(b, filepath.Join(b.TempDir(), "bench.db"), Options{})
 	const id = "01a232eb-82de-7b57-b901-872a49ee64c7"
-	mustCommit(b, db, startJobStep(id, "01a232eb-82de-7b57-b901-872a49ee64c8", t0))
+	storetest.MustCommit(b, db, startJobStep(id, "01a232eb-82de-7b57-b901-872a49ee64c8", t0))
 	b.Run("Instance", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := db.Instance(ctx, id); err != nil {
@@ -229,7 +230,7 @@ func TestBytesPerInstance(t *testing.T) {
 		job := fmt.Sprintf("01a232eb-%04x-7b57-b902-%012x", i%0x10000, i)
 		batch = append(batch, startJobStep(id, job, t0.Add(time.Duration(i)*time.Millisecond)))
 		if len(batch) == 100 || i == n-1 {
-			mustCommit(t, db, batch...)
+			storetest.MustCommit(t, db, batch...)
 			batch = batch[:0]
 		}
 	}

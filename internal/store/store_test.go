@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/storetest"
 	"github.com/gobpm/gobpm/migrations"
 )
 
@@ -259,10 +260,10 @@ func TestRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.Deploy(ctx, deployment("d1", resource("order.bpmn", "v1", "order"))); err != nil {
+	if _, _, err := db.Deploy(ctx, storetest.Deployment("d1", storetest.Resource("order.bpmn", "v1", "order"))); err != nil {
 		t.Fatal(err)
 	}
-	step := newStep("i1", "order", 1)
+	step := storetest.NewStep("i1", "order", 1)
 	if err := db.CommitSteps(ctx, []runtime.StepRecord{step}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertInstance(t, got.InstanceRow, step.Instance)
+	storetest.AssertInstance(t, got.InstanceRow, step.Instance)
 	if string(got.Header) != string(step.Header) || !reflect.DeepEqual(got.Parts, step.Parts) {
 		t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, step.Header, step.Parts)
 	}
@@ -318,12 +319,12 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 			defer writersWG.Done()
 			for i := range perWriter {
 				id := runtime.InstanceID(fmt.Sprintf("w%d-%03d", w, i))
-				s := newStep(id, "order", 1)
+				s := storetest.NewStep(id, "order", 1)
 				if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err != nil {
 					addError(err)
 					return
 				}
-				s2 := nextStep(s, runtime.StatusRunning)
+				s2 := storetest.NextStep(s, runtime.StatusRunning)
 				if err := db.CommitSteps(ctx, []runtime.StepRecord{s2}); err != nil {
 					addError(err)
 					return
@@ -383,7 +384,7 @@ func BenchmarkCommitSteps(b *testing.B) {
 					steps = steps[:0]
 					for range batch {
 						n++
-						s := newStep(runtime.InstanceID(fmt.Sprintf("i%09d", n)), "order", 1)
+						s := storetest.NewStep(runtime.InstanceID(fmt.Sprintf("i%09d", n)), "order", 1)
 						steps = append(steps, s)
 					}
 					if err := db.CommitSteps(ctx, steps); err != nil {
