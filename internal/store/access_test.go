@@ -16,6 +16,7 @@ import (
 // TestAccessTouchesLeaveTheWriterDurable checks that the writes that skip
 // their own fsync (touches, audit appends) hand the writer back at
 // synchronous=FULL, and that a revocation is a durable write.
+// SQLite-only (not in storetest): it checks the writer connection's synchronous pragma.
 func TestAccessTouchesLeaveTheWriterDurable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -50,6 +51,7 @@ func TestAccessTouchesLeaveTheWriterDurable(t *testing.T) {
 // TestMigrateToAccess migrates a database at version 5 with data in it to
 // the current schema: 0006 applies, the result equals a fresh database's
 // schema, and the access tables work.
+// SQLite-only (not in storetest): it upgrades a SQLite file from the migrations before 0006.
 func TestMigrateToAccess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -122,6 +124,7 @@ func accessPlan(tb testing.TB, db *DB, query string) string {
 // TestAccessQueryPlans checks that every lookup of the access statements
 // is served by an index: no full scan where a key is given, and no sort
 // where the index gives the order.
+// SQLite-only (not in storetest): it reads SQLite's EXPLAIN QUERY PLAN.
 func TestAccessQueryPlans(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)

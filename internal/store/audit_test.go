@@ -10,6 +10,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 )
 
+// SQLite-only (not in storetest): prefixEnd builds the SQLite range query (PostgreSQL uses starts_with).
 func TestPrefixEnd(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -46,6 +47,7 @@ func TestPrefixEnd(t *testing.T) {
 // TestAuditQueryPlans checks the plan of each shape of audit filter: an
 // equality filter reads its index newest first (no sort), a prefix or a
 // time range reads its index range, and nothing scans the table.
+// SQLite-only (not in storetest): it reads SQLite's EXPLAIN QUERY PLAN.
 func TestAuditQueryPlans(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)

@@ -215,6 +215,7 @@ func BenchmarkListInstances(b *testing.B) {
 // TestBytesPerInstance reports the bytes on disk per waiting start → job
 // instance (instance row, header, parts, facts, the job and every index)
 // for GOBPM_SIZE_N instances (skipped when unset; 10 000 for the report).
+// SQLite-only (not in storetest): it measures the SQLite file's bytes.
 func TestBytesPerInstance(t *testing.T) {
 	n := envInt(t, "GOBPM_SIZE_N")
 	if n == 0 {

@@ -22,6 +22,7 @@ const (
 	uuidB = "01a232eb-82de-7b57-b901-872a49ee64c8"
 )
 
+// SQLite-only (not in storetest): it checks SQLite's BLOB id encoding.
 func TestIDEncoding(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -73,6 +74,7 @@ func TestIDEncoding(t *testing.T) {
 
 // TestIDOrder checks that BLOB ids sort as their text does (within a
 // shape, counters up to 999 999).
+// SQLite-only (not in storetest): it checks SQLite's BLOB id encoding.
 func TestIDOrder(t *testing.T) {
 	t.Parallel()
 	ids := []string{uuidA, uuidB, uuidA + "-w000001", uuidA + "-w000002", uuidA + "-w000240", uuidA + "-w000241",
@@ -88,6 +90,7 @@ func TestIDOrder(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it checks SQLite's part key encoding.
 func TestPartKeyEncoding(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -128,6 +131,7 @@ func TestPartKeyEncoding(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it checks SQLite's JSON abbreviation of the instance id.
 func TestAbbreviate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -185,6 +189,7 @@ func historyFixture(t *testing.T, db *DB, id runtime.InstanceID) []runtime.FactR
 	return slices.Concat(s1.Facts, s2.Facts, s3.Facts)
 }
 
+// SQLite-only (not in storetest): it checks SQLite's packed fact rows.
 func TestPackedHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -254,6 +259,7 @@ func TestPackedHistory(t *testing.T) {
 // ("<instance>-w000001", stored without an instance column) beside waits
 // whose id does not: each is listed, found, deleted and guarded as the
 // wait of the instance that wrote it.
+// SQLite-only (not in storetest): it checks which SQLite rows leave instance_id NULL.
 func TestOwnWaits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -340,6 +346,7 @@ func createdStep(id runtime.InstanceID) runtime.StepRecord { return storetest.Ne
 
 // TestPartKeysOfInstance checks that wait part keys naming their instance
 // round-trip through every part read.
+// SQLite-only (not in storetest): it checks SQLite's part key encoding.
 func TestPartKeysOfInstance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

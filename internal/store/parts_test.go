@@ -17,6 +17,7 @@ import (
 	"github.com/gobpm/gobpm/migrations"
 )
 
+// SQLite-only (not in storetest): it reads SQLite's encoded id columns.
 func TestUUIDIDs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -152,6 +153,7 @@ func preParts(tb testing.TB) string {
 	return path
 }
 
+// SQLite-only (not in storetest): only a SQLite file can hold format-1 checkpoints (before migration 0005).
 func TestMigrateLegacyInstances(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -22,6 +22,7 @@ func writerSync(tb testing.TB, db *DB) int {
 // TestJobLocksLeaveTheWriterDurable checks that a job lock, committed
 // without an fsync, hands the writer back at synchronous=FULL, whether it
 // locked something, found nothing, or failed.
+// SQLite-only (not in storetest): it checks the writer connection's synchronous pragma.
 func TestJobLocksLeaveTheWriterDurable(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)
@@ -55,6 +56,7 @@ func TestJobLocksLeaveTheWriterDurable(t *testing.T) {
 
 // TestNormalStoresStayNormal checks that a store opened with
 // synchronous=NORMAL is not switched to FULL by a job lock.
+// SQLite-only (not in storetest): it checks the writer connection's synchronous pragma.
 func TestNormalStoresStayNormal(t *testing.T) {
 	t.Parallel()
 	db := MustOpenPath(t, filepath.Join(t.TempDir(), "n.db"), Options{Synchronous: "NORMAL"})

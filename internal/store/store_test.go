@@ -3,14 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -64,6 +61,7 @@ func schemaDump(tb testing.TB, db *sql.DB) string {
 	return b.String()
 }
 
+// SQLite-only (not in storetest): it dumps sqlite_master.
 func TestSchemaGolden(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)
@@ -83,6 +81,7 @@ func TestSchemaGolden(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it checks SQLite's pragmas.
 func TestOpenPragmas(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -136,6 +135,7 @@ func TestOpenPragmas(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it runs SQLite's migration runner on a file.
 func TestReopenDoesNotReapply(t *testing.T) {
 	t.Parallel()
 	shipped, err := loadMigrations(migrations.FS)
@@ -161,6 +161,7 @@ func TestReopenDoesNotReapply(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it runs SQLite's migration runner on test files.
 func TestMigrateRunner(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -238,6 +239,7 @@ func TestMigrateRunner(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it runs SQLite's migration runner on a file.
 func TestMigrateRefusesNewerDatabase(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "gobpm.db")
@@ -249,123 +251,6 @@ func TestMigrateRefusesNewerDatabase(t *testing.T) {
 	if db, err := Open(context.Background(), path, Options{}); err == nil {
 		db.Close()
 		t.Fatal("Open of a newer database succeeded")
-	}
-}
-
-func TestRestart(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := db.Deploy(ctx, storetest.Deployment("d1", storetest.Resource("order.bpmn", "v1", "order"))); err != nil {
-		t.Fatal(err)
-	}
-	step := storetest.NewStep("i1", "order", 1)
-	if err := db.CommitSteps(ctx, []runtime.StepRecord{step}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	db = MustOpenPath(t, path, Options{})
-	def, err := db.Definition(ctx, "order", 0)
-	if err != nil || def.Version != 1 || string(def.XML) != "v1" {
-		t.Fatalf("Definition after restart = %+v, %v", def, err)
-	}
-	got, err := db.Instance(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	storetest.AssertInstance(t, got.InstanceRow, step.Instance)
-	if string(got.Header) != string(step.Header) || !reflect.DeepEqual(got.Parts, step.Parts) {
-		t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, step.Header, step.Parts)
-	}
-	running, err := db.RunningInstances(ctx)
-	if err != nil || len(running) != 1 {
-		t.Fatalf("RunningInstances after restart = %d, %v", len(running), err)
-	}
-}
-
-// TestConcurrentReadersAndWriter commits steps while readers query; WAL and
-// the single writer must keep every call free of SQLITE_BUSY.
-func TestConcurrentReadersAndWriter(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := MustOpen(t)
-	const (
-		writers   = 4
-		perWriter = 25
-		readers   = 8
-	)
-	var (
-		wg       sync.WaitGroup
-		done     = make(chan struct{})
-		errsMu   sync.Mutex
-		errs     []error
-		addError = func(err error) {
-			errsMu.Lock()
-			errs = append(errs, err)
-			errsMu.Unlock()
-		}
-	)
-	var writersWG sync.WaitGroup
-	for w := range writers {
-		writersWG.Add(1)
-		go func() {
-			defer writersWG.Done()
-			for i := range perWriter {
-				id := runtime.InstanceID(fmt.Sprintf("w%d-%03d", w, i))
-				s := storetest.NewStep(id, "order", 1)
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err != nil {
-					addError(err)
-					return
-				}
-				s2 := storetest.NextStep(s, runtime.StatusRunning)
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{s2}); err != nil {
-					addError(err)
-					return
-				}
-			}
-		}()
-	}
-	for range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{Status: runtime.StatusRunning}); err != nil {
-					addError(err)
-					return
-				}
-				if _, err := db.RunningInstances(ctx); err != nil {
-					addError(err)
-					return
-				}
-				if _, err := db.History(ctx, "w0-000", 0, 10); err != nil && !errors.Is(err, runtime.ErrNotFound) {
-					addError(err)
-					return
-				}
-			}
-		}()
-	}
-	writersWG.Wait()
-	close(done)
-	wg.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
-	_, total, err := db.ListInstances(ctx, runtime.InstanceFilter{})
-	if err != nil || total != writers*perWriter {
-		t.Fatalf("total = %d, %v; want %d", total, err, writers*perWriter)
 	}
 }
 

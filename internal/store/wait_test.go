@@ -16,6 +16,7 @@ import (
 
 // TestMigration0007ReleasesLocks: a lock taken before lock tokens existed
 // cannot be acted on, so the migration releases it.
+// SQLite-only (not in storetest): it upgrades a SQLite file from migration 0006.
 func TestMigration0007ReleasesLocks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -46,6 +47,7 @@ func TestMigration0007ReleasesLocks(t *testing.T) {
 
 // TestWaitQueryPlans checks that every wait query is served by an index:
 // no full scan of waits, and no sort where the index should give the order.
+// SQLite-only (not in storetest): it reads SQLite's EXPLAIN QUERY PLAN.
 func TestWaitQueryPlans(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)

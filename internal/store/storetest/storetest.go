@@ -113,6 +113,8 @@ var tests = []struct {
 	{"InstanceWaits", testInstanceWaits},
 	{"WaitCounts", testWaitCounts},
 	{"InstanceWaitsPage", testInstanceWaitsPage},
+	{"Restart", testRestart},
+	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
 	{"PartsPaging", testPartsPaging},
 	{"PartsAllOrNothing", testPartsAllOrNothing},
