@@ -64,7 +64,7 @@ func IsURL(dsn string) bool {
 // Open connects to the PostgreSQL database at dsn (a postgres:// URL),
 // applies pending migrations and returns the store.
 func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
-	name := redact(dsn)
+	name := Redact(dsn)
 	cfg, err := config(dsn, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
@@ -118,8 +118,8 @@ func config(dsn string, opts Options) (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
-// redact returns dsn without its password, for errors and logs.
-func redact(dsn string) string {
+// Redact returns dsn without its password, for errors and logs.
+func Redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "postgres database"
