@@ -81,6 +81,12 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 		return nil
 	})
 	if err != nil {
+		if isContention(err) {
+			// Another writer of the same rows won (a deadlock or a
+			// serialization failure): the batch is rolled back whole and
+			// may be retried, as after a stale revision.
+			err = fmt.Errorf("%w: %w", runtime.ErrConflict, err)
+		}
 		if failed != "" {
 			return fmt.Errorf("pgstore: commit step of instance %s: %w", failed, err)
 		}

@@ -168,10 +168,12 @@ func notFound(err error) error {
 	return err
 }
 
-// isUniqueViolation reports whether err is a unique constraint's.
-func isUniqueViolation(err error) bool {
+// isContention reports whether err is PostgreSQL giving up a transaction
+// because a concurrent one holds what it needs: a deadlock or a
+// serialization failure. Retrying the transaction is the remedy.
+func isContention(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "23505"
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
 // limitArg is a LIMIT argument: NULL (no limit) for limit <= 0.
