@@ -26,9 +26,10 @@ const adminUsage = `usage:
       grants given (e.g. --grant work:job-type:invoice-*); prints the token
       once`
 
-// runAdmin runs "gobpm-web admin …" against the database directly (the
-// server may be running: SQLite serves both; a running server sees the
-// change within seconds).
+// runAdmin runs "gobpm-web admin …" against the database directly, the
+// SQLite file or the PostgreSQL URL of --db (the server may be running:
+// either database serves both; a running server sees the change within
+// seconds).
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)

@@ -114,14 +114,6 @@ func URL(tb testing.TB) string {
 	return srv.url(name)
 }
 
-// Available reports whether PostgreSQL's binaries are found (and why not).
-func Available() (bool, string) {
-	if _, err := findBin(); err != nil {
-		return false, err.Error()
-	}
-	return true, ""
-}
-
 // shared returns the binary's server, starting it on first use.
 func shared(tb testing.TB) *Server {
 	tb.Helper()
