@@ -71,8 +71,9 @@ type Server struct {
 	Dir string
 	// bin is the directory of pg_ctl, initdb and postgres.
 	bin string
-	// asUser is the system user the server runs as ("" = the current one).
-	asUser string
+	// asUser is the system user the server runs as ("" = the current one)
+	// and runuser the command that switches to it.
+	asUser, runuser string
 	// admin is the connection string of the postgres database.
 	admin string
 }
@@ -177,6 +178,20 @@ func isExec(path string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
+// findRunuser finds util-linux's runuser, which is often in /usr/sbin,
+// off a non-root PATH.
+func findRunuser() (string, error) {
+	if p, err := exec.LookPath("runuser"); err == nil {
+		return p, nil
+	}
+	for _, p := range []string{"/usr/sbin/runuser", "/sbin/runuser"} {
+		if isExec(p) {
+			return p, nil
+		}
+	}
+	return "", errors.New("running as root and runuser (util-linux) is missing: cannot run PostgreSQL as the postgres user")
+}
+
 // Start initializes and starts a server with the binaries in bin. Stop
 // stops it and removes its directory.
 func Start(bin string) (*Server, error) {
@@ -200,6 +215,10 @@ func Start(bin string) (*Server, error) {
 			return nil, fmt.Errorf("chown %s: %w", dir, err)
 		}
 		s.asUser = "postgres"
+		if s.runuser, err = findRunuser(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	data := filepath.Join(dir, "data")
 	if out, err := s.run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
@@ -228,7 +247,7 @@ func Start(bin string) (*Server, error) {
 func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmdline := append([]string{filepath.Join(s.bin, name)}, args...)
 	if s.asUser != "" {
-		cmdline = append([]string{"runuser", "-u", s.asUser, "--"}, cmdline...)
+		cmdline = append([]string{s.runuser, "-u", s.asUser, "--"}, cmdline...)
 	}
 	cmd := exec.Command(cmdline[0], cmdline[1:]...)
 	cmd.Dir = s.Dir
