@@ -31,9 +31,21 @@ build: vendor ## Build the server and the gobpm CLI (pure Go, CGO_ENABLED=0) int
 run: build ## Build and start the server on $(ADDR) with the SQLite file $(DB).
 	./$(BIN) --addr $(ADDR) --db $(DB)
 
+# PG_CTL is PostgreSQL's pg_ctl, on PATH or where Debian's postgresql package puts it ("" when missing).
+PG_CTL := $(or $(shell command -v pg_ctl 2>/dev/null),$(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin/pg_ctl))))
+
 .PHONY: test
-test: lint vendor deps ## Run every test (vet and format checks first); says what is missing, and skips only what needs it (except with CI=true).
+test: lint vendor deps ## Run every test (vet and format checks first), the runtime and API suites on PostgreSQL too; says what is missing, and skips only what needs it (except with CI=true).
 	$(GO) test -count=1 ./...
+	@if [ -n "$(PG_CTL)" ] || [ "$${CI:-}" = true ]; then \
+		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/"; \
+		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/; \
+	fi
+
+.PHONY: test/postgres
+test/postgres: ## Run the store, runtime, API and server suites on PostgreSQL only (needs pg_ctl; starts a throwaway server).
+	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/pgstore/ ./cmd/gobpm-web/
+	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/
 
 .PHONY: test/race
 test/race: vendor ## Run every test with the race detector.
@@ -58,6 +70,7 @@ generate: ## Regenerate the templ components (*_templ.go, committed).
 .PHONY: deps
 deps: ## Say which optional test dependencies are missing (nothing is installed; .ci/run installs them in CI).
 	@command -v chromium >/dev/null || echo "note: chromium is not installed (Debian: apt-get install chromium); the cockpit's browser tests are skipped$${CI:+ — with CI=true they fail}"
+	@[ -n "$(PG_CTL)" ] || echo "note: PostgreSQL is not installed (Debian: apt-get install postgresql); the PostgreSQL store's tests are skipped$${CI:+ — with CI=true they fail}"
 	@command -v npm >/dev/null || echo "note: npm is not installed (Debian: apt-get install nodejs npm); the cockpit's assets are missing$${CI:+ — with CI=true the asset tests fail}"
 
 .PHONY: lint

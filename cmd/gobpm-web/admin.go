@@ -13,30 +13,33 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/store"
 )
 
 // adminUsage is the help of the admin subcommand.
 const adminUsage = `usage:
-  gobpm-web admin create --user NAME [--role ROLE] [--no-password] [--db FILE]
+  gobpm-web admin create --user NAME [--role ROLE] [--no-password] [--db FILE|URL]
       create a built-in user with a role (default admin, or none); the
       password is read from the first line of standard input (--no-password:
       a user who cannot log in and only owns tokens, e.g. a worker)
-  gobpm-web admin token --user NAME --name LABEL [--grant PERM:KIND:PATTERN]... [--ttl DURATION] [--db FILE]
+  gobpm-web admin token --user NAME --name LABEL [--grant PERM:KIND:PATTERN]... [--ttl DURATION] [--db FILE|URL]
       mint an API token for an existing user, optionally restricted to the
       grants given (e.g. --grant work:job-type:invoice-*); prints the token
       once`
 
-// runAdmin runs "gobpm-web admin …" against the database directly (the
-// server may be running: SQLite serves both; a running server sees the
-// change within seconds).
+// runAdmin runs "gobpm-web admin …" against the database directly, the
+// SQLite file or the PostgreSQL URL of --db (the server may be running:
+// either database serves both; a running server sees the change within
+// seconds).
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)
 	}
 	fs := flag.NewFlagSet("gobpm-web admin "+args[0], flag.ContinueOnError)
 	fs.SetOutput(out)
-	db := fs.String("db", def0(getenv("GOBPM_DB"), "./data/gobpm.db"), "SQLite database file (GOBPM_DB)")
+	var dbc DBConfig
+	if err := dbc.register(fs, getenv); err != nil {
+		return err
+	}
 	user := fs.String("user", "", "the user")
 	role := fs.String("role", "admin", "create: the role to give (admin, developer, operator, worker, viewer, or none)")
 	name := fs.String("name", "", "token: the token's label")
@@ -69,9 +72,9 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	if *user == "" {
 		return errors.New("--user is required")
 	}
-	st, err := store.Open(ctx, *db, store.Options{})
+	st, err := dbc.open(ctx)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", *db, err)
+		return err
 	}
 	defer st.Close()
 	acc, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: st, Logger: slog.New(slog.DiscardHandler)})

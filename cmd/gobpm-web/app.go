@@ -23,7 +23,6 @@ import (
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -33,10 +32,9 @@ var Version = "dev"
 type Config struct {
 	// Addr is the listen address, e.g. 127.0.0.1:8080 (":0" picks a free port).
 	Addr string
-	// DB is the SQLite file; its directory is created if missing.
-	DB string
-	// Synchronous is the SQLite durability mode: FULL (default) or NORMAL.
-	Synchronous string
+	// DBConfig names the database (a SQLite file or a PostgreSQL URL)
+	// and its settings.
+	DBConfig
 	// AllowRemote is the old switch for a non-loopback address without
 	// credentials. It is refused now: a server reachable from a network
 	// authenticates (Auth builtin or oidc).
@@ -88,7 +86,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.SetOutput(out)
 	var c Config
 	fs.StringVar(&c.Addr, "addr", def("GOBPM_ADDR", "127.0.0.1:8080"), "listen address (GOBPM_ADDR)")
-	fs.StringVar(&c.DB, "db", def("GOBPM_DB", "./data/gobpm.db"), "SQLite database file (GOBPM_DB)")
+	if err := c.DBConfig.register(fs, getenv); err != nil {
+		return Config{}, err
+	}
 	fs.StringVar(&c.Synchronous, "sync", def("GOBPM_SYNC", "FULL"), "SQLite synchronous mode: FULL or NORMAL (GOBPM_SYNC)")
 	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "no longer supported: a server on a non-loopback address needs --auth builtin or oidc (GOBPM_ALLOW_REMOTE)")
 	authMode := fs.String("auth", def("GOBPM_AUTH", "none"), "authentication: none (loopback only), builtin (users, groups and tokens in the store) or oidc (GOBPM_AUTH)")
@@ -122,7 +122,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if c.Auth, err = access.ParseMode(*authMode); err != nil {
 		return Config{}, err
 	}
-	if err := c.check(); err != nil {
+	if err := errors.Join(c.check(), c.DBConfig.check()); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
@@ -228,7 +228,7 @@ func writeHostProblem(w http.ResponseWriter, r *http.Request, detail string) {
 type Main struct {
 	cfg    Config
 	log    *slog.Logger
-	store  *store.DB
+	store  database
 	rt     *runtime.Runtime
 	access *access.Service
 	oidc   *auth.OIDC // the provider with --auth oidc
@@ -255,9 +255,9 @@ func NewMain(cfg Config, logger *slog.Logger) *Main {
 // Run opens and migrates the store, resumes running instances, and starts
 // serving HTTP. It returns once the listener is open.
 func (m *Main) Run(ctx context.Context) error {
-	db, err := store.Open(ctx, m.cfg.DB, store.Options{Synchronous: m.cfg.Synchronous})
+	db, err := m.cfg.DBConfig.open(ctx)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", m.cfg.DB, err)
+		return err
 	}
 	m.store = db
 	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,

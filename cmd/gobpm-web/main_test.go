@@ -57,55 +57,61 @@ func decode(t *testing.T, r io.Reader) map[string]any {
 	return m
 }
 
-// TestMainEndToEnd runs the README walk-through against Main on a free port.
+// TestMainEndToEnd runs the README walk-through against Main on a free
+// port, on each database driver.
 func TestMainEndToEnd(t *testing.T) {
 	t.Parallel()
-	cfg, err := ParseConfig([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "data", "gobpm.db")}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewMain(cfg, slog.New(slog.DiscardHandler))
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	base := "http://" + m.Addr()
+	for _, d := range drivers {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := ParseConfig([]string{"--addr", "127.0.0.1:0", "--db", d.db(t)}, func(string) string { return "" }, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := NewMain(cfg, slog.New(slog.DiscardHandler))
+			if err := m.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			base := "http://" + m.Addr()
 
-	model, err := os.ReadFile(repoFile("examples", "order-approval.bpmn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, dep := post(t, base+"/api/v1/deployments", "application/xml", model)
-	if code != http.StatusCreated {
-		t.Fatalf("deploy: %d %v", code, dep)
-	}
-	code, inst := post(t, base+"/api/v1/processes/order-approval/instances", "application/json",
-		[]byte(`{"businessKey":"order-42","variables":{"quantity":3,"unitPrice":499.9}}`))
-	if code != http.StatusCreated {
-		t.Fatalf("start: %d %v", code, inst)
-	}
-	if inst["status"] != "completed" {
-		t.Fatalf("status = %v", inst["status"])
-	}
-	vars := inst["variables"].(map[string]any)
-	if vars["total"] != json.Number("1499.7") || vars["risk"] != "medium" || vars["approved"] != true {
-		t.Errorf("variables = %v", vars)
-	}
-	code, again := get(t, fmt.Sprintf("%s/api/v1/instances/%s", base, inst["id"]))
-	if code != http.StatusOK || again["status"] != "completed" || again["businessKey"] != "order-42" {
-		t.Errorf("get: %d %v", code, again)
-	}
+			model, err := os.ReadFile(repoFile("examples", "order-approval.bpmn"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, dep := post(t, base+"/api/v1/deployments", "application/xml", model)
+			if code != http.StatusCreated {
+				t.Fatalf("deploy: %d %v", code, dep)
+			}
+			code, inst := post(t, base+"/api/v1/processes/order-approval/instances", "application/json",
+				[]byte(`{"businessKey":"order-42","variables":{"quantity":3,"unitPrice":499.9}}`))
+			if code != http.StatusCreated {
+				t.Fatalf("start: %d %v", code, inst)
+			}
+			if inst["status"] != "completed" {
+				t.Fatalf("status = %v", inst["status"])
+			}
+			vars := inst["variables"].(map[string]any)
+			if vars["total"] != json.Number("1499.7") || vars["risk"] != "medium" || vars["approved"] != true {
+				t.Errorf("variables = %v", vars)
+			}
+			code, again := get(t, fmt.Sprintf("%s/api/v1/instances/%s", base, inst["id"]))
+			if code != http.StatusOK || again["status"] != "completed" || again["businessKey"] != "order-42" {
+				t.Errorf("get: %d %v", code, again)
+			}
 
-	bad, err := os.ReadFile(repoFile("examples", "crossing-flow.bpmn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, prob := post(t, base+"/api/v1/deployments", "application/xml", bad)
-	if code != http.StatusUnprocessableEntity {
-		t.Fatalf("crossing flow: %d %v", code, prob)
-	}
-	if !strings.Contains(fmt.Sprint(prob["errors"]), "jumpIn") {
-		t.Errorf("422 does not name the flow: %v", prob)
+			bad, err := os.ReadFile(repoFile("examples", "crossing-flow.bpmn"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, prob := post(t, base+"/api/v1/deployments", "application/xml", bad)
+			if code != http.StatusUnprocessableEntity {
+				t.Fatalf("crossing flow: %d %v", code, prob)
+			}
+			if !strings.Contains(fmt.Sprint(prob["errors"]), "jumpIn") {
+				t.Errorf("422 does not name the flow: %v", prob)
+			}
+		})
 	}
 }
 
@@ -215,67 +221,73 @@ func startServer(t *testing.T, bin, db string) *server {
 }
 
 // TestCrashAndResume kills the real server process with SIGKILL while
-// instances wait, restarts it on the same file, and checks that every
-// acknowledged instance is back with its tracks and scopes.
+// instances wait, restarts it on the same database (each driver), and
+// checks that every acknowledged instance is back with its tracks and
+// scopes.
 func TestCrashAndResume(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}
 	bin := buildBinary(t)
-	db := filepath.Join(t.TempDir(), "gobpm.db")
-	s := startServer(t, bin, db)
-	model, err := os.ReadFile(filepath.Join("testdata", "reentry.bpmn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
-		t.Fatalf("deploy: %d %v", code, body)
-	}
-	var ids []string
-	for i := 0; i < 20; i++ {
-		code, inst := post(t, s.base+"/api/v1/processes/reentry/instances", "application/json", []byte(fmt.Sprintf(`{"variables":{"n":%d}}`, i)))
-		if code != http.StatusCreated || inst["status"] != "running" {
-			t.Fatalf("start %d: %d %v", i, code, inst)
-		}
-		ids = append(ids, inst["id"].(string))
-	}
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-s.done
+	for _, d := range drivers {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			dbPath := d.db(t)
+			s := startServer(t, bin, dbPath)
+			model, err := os.ReadFile(filepath.Join("testdata", "reentry.bpmn"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
+				t.Fatalf("deploy: %d %v", code, body)
+			}
+			var ids []string
+			for i := 0; i < 20; i++ {
+				code, inst := post(t, s.base+"/api/v1/processes/reentry/instances", "application/json", []byte(fmt.Sprintf(`{"variables":{"n":%d}}`, i)))
+				if code != http.StatusCreated || inst["status"] != "running" {
+					t.Fatalf("start %d: %d %v", i, code, inst)
+				}
+				ids = append(ids, inst["id"].(string))
+			}
+			if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-s.done
 
-	s2 := startServer(t, bin, db)
-	for i, id := range ids {
-		code, inst := get(t, s2.base+"/api/v1/instances/"+id)
-		if code != http.StatusOK || inst["status"] != "running" {
-			t.Fatalf("instance %s after crash: %d %v", id, code, inst)
-		}
-		if n := len(inst["tracks"].([]any)); n != 4 {
-			t.Errorf("instance %s: %d tracks after crash, want 4", id, n)
-		}
-		if n := len(inst["scopes"].([]any)); n != 3 {
-			t.Errorf("instance %s: %d scopes after crash, want 3", id, n)
-		}
-		if v := inst["variables"].(map[string]any)["n"]; v != json.Number(fmt.Sprint(i)) {
-			t.Errorf("instance %s: n = %v", id, v)
-		}
-	}
-	code, inst := post(t, s2.base+"/api/v1/instances/"+ids[0]+"/cancel", "application/json", nil)
-	if code != http.StatusOK || inst["status"] != "terminated" {
-		t.Fatalf("cancel after restart: %d %v", code, inst)
-	}
-	// Graceful shutdown on SIGTERM exits cleanly.
-	if err := s2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-s2.done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not stop on SIGTERM")
+			s2 := startServer(t, bin, dbPath)
+			for i, id := range ids {
+				code, inst := get(t, s2.base+"/api/v1/instances/"+id)
+				if code != http.StatusOK || inst["status"] != "running" {
+					t.Fatalf("instance %s after crash: %d %v", id, code, inst)
+				}
+				if n := len(inst["tracks"].([]any)); n != 4 {
+					t.Errorf("instance %s: %d tracks after crash, want 4", id, n)
+				}
+				if n := len(inst["scopes"].([]any)); n != 3 {
+					t.Errorf("instance %s: %d scopes after crash, want 3", id, n)
+				}
+				if v := inst["variables"].(map[string]any)["n"]; v != json.Number(fmt.Sprint(i)) {
+					t.Errorf("instance %s: n = %v", id, v)
+				}
+			}
+			code, inst := post(t, s2.base+"/api/v1/instances/"+ids[0]+"/cancel", "application/json", nil)
+			if code != http.StatusOK || inst["status"] != "terminated" {
+				t.Fatalf("cancel after restart: %d %v", code, inst)
+			}
+			// Graceful shutdown on SIGTERM exits cleanly.
+			if err := s2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-s2.done:
+				if err != nil {
+					t.Fatalf("exit after SIGTERM: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("server did not stop on SIGTERM")
+			}
+		})
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +19,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/auth/oidctest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // authModel has a job (type pay) and then a user task offered to group
@@ -52,12 +51,12 @@ type authWorld struct {
 	tokens map[string]string // role (or "nobody") → bearer token
 }
 
-// openAccess opens a real SQLite store in a temp dir, a runtime over it and
+// openAccess opens a real store (testdb: SQLite or PostgreSQL), a runtime over it and
 // an access service in mode (with provider for oidc), all closed with t.
 func openAccess(t *testing.T, mode access.Mode, provider *auth.OIDC) (*runtime.Runtime, *access.Service) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

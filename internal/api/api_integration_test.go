@@ -11,14 +11,14 @@ import (
 
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// setupReal builds the API over a real runtime on a real SQLite file.
+// setupReal builds the API over a real runtime on a real database (testdb).
 func setupReal(t *testing.T) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

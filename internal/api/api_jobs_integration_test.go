@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -18,32 +17,32 @@ import (
 
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// jobServer is one gobpm over a SQLite file: the router, and what a test
+// jobServer is one gobpm over a database (testdb): the router, and what a test
 // needs to restart it over the same file.
 type jobServer struct {
 	*bundle
-	path  string
+	path  string // the database (testdb.DSN)
 	clock *testClock
 }
 
-// setupJobServer opens a server over a new file in dir. Instance and
-// deployment ids come from a counter, so two servers started alike name
-// their instances (and waits) alike.
-func setupJobServer(t *testing.T, dir string) *jobServer {
+// setupJobServer opens a server over a new database (testdb). Instance
+// and deployment ids come from a counter, so two servers started alike
+// name their instances (and waits) alike.
+func setupJobServer(t *testing.T) *jobServer {
 	t.Helper()
-	s := &jobServer{path: filepath.Join(dir, "gobpm.db"), clock: newTestClock()}
+	s := &jobServer{path: testdb.DSN(t), clock: newTestClock()}
 	s.open(t)
 	return s
 }
 
-// open (re)opens the server over its file.
+// open (re)opens the server over its database.
 func (s *jobServer) open(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, s.path, store.Options{})
+	db, err := testdb.Open(ctx, s.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +88,7 @@ var (
 
 func TestIntegrationJobLocks(t *testing.T) {
 	t.Parallel()
-	s := setupJobServer(t, t.TempDir())
+	s := setupJobServer(t)
 	deployTestdata(t, s.bundle, "worker.bpmn")
 
 	t.Run("activation answers a signed key and a lock token", func(t *testing.T) {
@@ -239,7 +238,7 @@ func oneOf(t *testing.T, jobs []map[string]any, id string) map[string]any {
 // key is an unknown key to the other; a restart keeps the keys valid.
 func TestIntegrationJobKeysBelongToTheirServer(t *testing.T) {
 	t.Parallel()
-	a, b := setupJobServer(t, t.TempDir()), setupJobServer(t, t.TempDir())
+	a, b := setupJobServer(t), setupJobServer(t)
 	var jobs [2]map[string]any
 	for i, s := range []*jobServer{a, b} {
 		deployTestdata(t, s.bundle, "worker.bpmn")

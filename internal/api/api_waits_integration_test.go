@@ -19,7 +19,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // The real runtime serves the API.
@@ -166,7 +166,7 @@ func TestIntegrationJobIncidentAndLongPoll(t *testing.T) {
 }
 
 // The tests below follow issue 3's HTTP test list over the real runtime and
-// a real SQLite file. The runtime's clock is a testClock the test moves by
+// a real database (testdb). The runtime's clock is a testClock the test moves by
 // hand: lock expiry, retry backoff and timers are reached by advancing it,
 // never by sleeping. The timer scheduler is not started (no Resume); due
 // timers fire when the test calls FireDueTimers.
@@ -214,7 +214,7 @@ func (c *testClock) nextRead() <-chan struct{} {
 func setupRealClock(t *testing.T) (*bundle, *runtime.Runtime, *testClock) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

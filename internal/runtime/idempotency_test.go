@@ -3,13 +3,12 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // TestIdempotentStart: a start retried with its key returns the first
@@ -18,7 +17,7 @@ import (
 func TestIdempotentStart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

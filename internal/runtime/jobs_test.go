@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // activateAs activates up to 10 jobs of typ for worker and user, locked
@@ -275,7 +274,7 @@ func TestFailureReleasesTheLock(t *testing.T) {
 // the next step commits: the moment between the runtime's check of the
 // lock and the step's transaction.
 type stealingStore struct {
-	*store.DB
+	testdb.Store
 	now   func() time.Time
 	armed atomic.Bool
 	stole chan []runtime.WaitRow
@@ -283,14 +282,14 @@ type stealingStore struct {
 
 func (s *stealingStore) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
 	if s.armed.CompareAndSwap(true, false) {
-		rows, err := s.DB.ActivateJobs(ctx, "fetch-order", s.now(), runtime.JobLock{Worker: "thief", Until: s.now().Add(time.Hour),
+		rows, err := s.Store.ActivateJobs(ctx, "fetch-order", s.now(), runtime.JobLock{Worker: "thief", Until: s.now().Add(time.Hour),
 			TokenHashes: [][]byte{make([]byte, 32)}})
 		if err != nil {
 			return err
 		}
 		s.stole <- rows
 	}
-	return s.DB.CommitSteps(ctx, steps)
+	return s.Store.CommitSteps(ctx, steps)
 }
 
 // TestLockCheckedInTheStepTransaction: a job activated again between the
@@ -299,11 +298,11 @@ func TestLockCheckedInTheStepTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &stealingStore{DB: db, now: clk.Now, stole: make(chan []runtime.WaitRow, 1)}
+	s := &stealingStore{Store: db, now: clk.Now, stole: make(chan []runtime.WaitRow, 1)}
 	rt := runtime.New(s, runtime.Options{Now: clk.Now})
 	t.Cleanup(func() { rt.Close(); db.Close() })
 	mustDeploy(t, rt, fixture(t, "worker.bpmn"))
@@ -380,7 +379,7 @@ func TestSecretsComeFromTheInjectedReader(t *testing.T) {
 	ctx := context.Background()
 	var keys, tokens [2]string
 	for i := range 2 {
-		db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+		db, err := testdb.Open(ctx, testdb.DSN(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +405,7 @@ func (failingReader) Read([]byte) (int, error) { return 0, errors.New("no entrop
 func TestActivationFailsWithoutRandomness(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,8 +425,7 @@ func TestActivationFailsWithoutRandomness(t *testing.T) {
 func TestJobsActivatedByAnotherRuntime(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := store.Open(ctx, path, store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

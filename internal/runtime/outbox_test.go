@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// faultStore is the real SQLite store whose writes can be made to fail: a
+// faultStore is the real store (testdb) whose writes can be made to fail: a
 // test kills it (every later write fails, as if the process had died) or
 // fails one chosen commit.
 type faultStore struct {
@@ -56,7 +56,7 @@ func (f *faultStore) DeleteOutbox(ctx context.Context, ids ...int64) error {
 // test restarts it afterwards.
 func faulty(t *testing.T, c *clocked, f *faultStore, opts runtime.Options) (*runtime.Runtime, func()) {
 	t.Helper()
-	db, err := store.Open(context.Background(), c.path, store.Options{})
+	db, err := testdb.Open(context.Background(), c.path)
 	if err != nil {
 		t.Fatal(err)
 	}

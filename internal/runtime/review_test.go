@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// hookStore is the real SQLite store with hooks in front of some methods, so
+// hookStore is the real store (testdb) with hooks in front of some methods, so
 // a test can slow a commit down, hold it, or make a call fail.
 type hookStore struct {
 	runtime.Store
@@ -53,7 +53,7 @@ func (h *hookStore) Decision(ctx context.Context, key string, version int) (runt
 // the hooks of h, on c's clock. c's own runtime stays open.
 func hooked(t *testing.T, c *clocked, h *hookStore) *runtime.Runtime {
 	t.Helper()
-	db, err := store.Open(context.Background(), c.path, store.Options{})
+	db, err := testdb.Open(context.Background(), c.path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// bundle is a runtime over a real SQLite file.
+// bundle is a runtime over a real database (testdb: a SQLite file, or
+// PostgreSQL with GOBPM_TEST_DB=postgres).
 type bundle struct {
 	path string
-	db   *store.DB
+	db   testdb.Store
 	rt   *runtime.Runtime
 }
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	b := &bundle{path: filepath.Join(t.TempDir(), "gobpm.db")}
+	b := &bundle{path: testdb.DSN(t)}
 	b.open(t)
 	t.Cleanup(func() { b.close(t) })
 	return b
@@ -33,7 +34,7 @@ func setup(t *testing.T) *bundle {
 
 func (b *bundle) open(t *testing.T) {
 	t.Helper()
-	db, err := store.Open(context.Background(), b.path, store.Options{})
+	db, err := testdb.Open(context.Background(), b.path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,23 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // setupLimited is setupClocked with runtime options of the test's own (the
 // clock is always the injected one).
 func setupLimited(t *testing.T, opts runtime.Options) *clocked {
 	t.Helper()
-	c := &clocked{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
+	c := &clocked{path: testdb.DSN(t), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
 	reopen := func() {
-		db, err := store.Open(context.Background(), c.path, store.Options{})
+		db, err := testdb.Open(context.Background(), c.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +200,7 @@ func TestDeployHoldsModelsToTheEngineLimits(t *testing.T) {
 	c := setupLimited(t, runtime.Options{Engine: engine.Options{MinTimerPeriod: -1}})
 	mustDeploy(t, c.rt, fast)
 	c.close(t)
-	db, err := store.Open(ctx, c.path, store.Options{})
+	db, err := testdb.Open(ctx, c.path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,18 +3,17 @@ package runtime_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // flakyStore fails CommitSteps while failing is set.
 type flakyStore struct {
-	*store.DB
+	testdb.Store
 	failing atomic.Bool
 }
 
@@ -24,7 +23,7 @@ func (s *flakyStore) CommitSteps(ctx context.Context, steps []runtime.StepRecord
 	if s.failing.Load() {
 		return errDiskGone
 	}
-	return s.DB.CommitSteps(ctx, steps)
+	return s.Store.CommitSteps(ctx, steps)
 }
 
 // TestFailedCommitDoesNotReuseState pins the state cache's rule: a step
@@ -33,11 +32,11 @@ func (s *flakyStore) CommitSteps(ctx context.Context, steps []runtime.StepRecord
 func TestFailedCommitDoesNotReuseState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &flakyStore{DB: db}
+	fs := &flakyStore{Store: db}
 	rt := runtime.New(fs, runtime.Options{})
 	t.Cleanup(func() { rt.Close(); db.Close() })
 	mustDeploy(t, rt, fixture(t, "worker.bpmn"))

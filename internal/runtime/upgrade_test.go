@@ -22,6 +22,8 @@ import (
 // format-1 checkpoint the engine marshalled), lets the store migrate it and
 // the runtime resume it, and completes the job: the instance continues
 // from what the old checkpoint held.
+// SQLite-only (not on testdb): only a SQLite file can hold the whole
+// format-1 checkpoints this upgrades (written before migration 0005).
 func TestUpgradeFromWholeCheckpoints(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -3,13 +3,12 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // clock is a settable test clock.
@@ -25,17 +24,17 @@ func (c *clock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// clocked is a runtime over a real SQLite file with an injected clock.
+// clocked is a runtime over a real database (testdb) with an injected clock.
 type clocked struct {
 	path string
 	clk  *clock
-	db   *store.DB
+	db   testdb.Store
 	rt   *runtime.Runtime
 }
 
 func setupClocked(t *testing.T) *clocked {
 	t.Helper()
-	c := &clocked{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
+	c := &clocked{path: testdb.DSN(t), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
 	c.open(t)
 	t.Cleanup(func() { c.close(t) })
 	return c
@@ -43,7 +42,7 @@ func setupClocked(t *testing.T) *clocked {
 
 func (c *clocked) open(t *testing.T) {
 	t.Helper()
-	db, err := store.Open(context.Background(), c.path, store.Options{})
+	db, err := testdb.Open(context.Background(), c.path)
 	if err != nil {
 		t.Fatal(err)
 	}

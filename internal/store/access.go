@@ -11,6 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // DB implements access.Store in the tables of migration 0006: built-in
@@ -110,14 +111,8 @@ func init() {
 		selectTokenSQL, ownerTokensSQL, allTokensSQL, selectSessionSQL)
 }
 
-// requireTime refuses the zero time for a column that must hold one (its
-// UnixNano is not even defined).
-func requireTime(column string, t time.Time) error {
-	if t.IsZero() {
-		return fmt.Errorf("%s is required", column)
-	}
-	return nil
-}
+// requireTime fails when a required time is zero (sqlstore.RequireTime).
+func requireTime(column string, t time.Time) error { return sqlstore.RequireTime(column, t) }
 
 // execOne runs query and returns errNone if it changed no row: a create
 // that found the key taken, or a write by key that found no row.
@@ -146,8 +141,8 @@ func exists(st *txStmts, query, what, id string) error {
 	return nil
 }
 
-// errExists is the error of a create whose key is taken.
-var errExists = fmt.Errorf("already exists: %w", runtime.ErrConflict)
+// errExists is the error of creating a record whose id is taken.
+var errExists = sqlstore.ErrExists
 
 // CreateUser adds a user. It returns a wrapped runtime.ErrConflict if a
 // user with that id exists. CreatedAt is required.
@@ -375,67 +370,22 @@ func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, e
 	return out, nil
 }
 
-// grantKey is a grant record as the grants table spells it.
-type grantKey struct {
-	subjectKind, subjectID, role, permission, kind, pattern string
-}
-
-// grantRow checks that g gives exactly one valid role or grant to a
-// subject of a known kind and returns its columns. A role must be built in
-// and a grant valid (auth.Grant.Validate), so that everything stored reads
-// back; errors wrap auth.ErrInvalidGrant where auth says so.
-func grantRow(g access.GrantRecord) (grantKey, error) {
-	k := grantKey{subjectKind: string(g.Subject.Kind), subjectID: g.Subject.ID}
-	switch g.Subject.Kind {
-	case access.SubjectUser, access.SubjectGroup:
-	default:
-		return k, fmt.Errorf("unknown subject kind %q", g.Subject.Kind)
-	}
-	switch {
-	case g.Role != "" && g.Grant != nil:
-		return k, errors.New("both a role and a grant are set; give one")
-	case g.Role != "":
-		if _, err := auth.ParseRole(string(g.Role)); err != nil {
-			return k, err
-		}
-		k.role = string(g.Role)
-	case g.Grant != nil:
-		if err := g.Grant.Validate(); err != nil {
-			return k, err
-		}
-		k.permission, k.kind, k.pattern = string(g.Grant.Permission), string(g.Grant.Kind), g.Grant.Pattern.String()
-	default:
-		return k, errors.New("neither a role nor a grant is set")
-	}
-	return k, nil
-}
-
 // scanGrant reads the grantColumns of a row. A stored grant is read back
 // with its pattern parsed but not validated: a grant that a later version
 // no longer accepts covers nothing (auth.Grant.Covers), but must not stop
 // the other grants of its subject from loading.
 func scanGrant(row interface{ Scan(...any) error }) (access.GrantRecord, error) {
 	var (
-		g                         access.GrantRecord
-		kind, role, perm, resKind string
-		pattern, createdBy        string
-		created                   int64
+		id        int64
+		k         sqlstore.GrantColumns
+		created   int64
+		createdBy string
 	)
-	if err := row.Scan(&g.ID, &kind, &g.Subject.ID, &role, &perm, &resKind, &pattern, &created, &createdBy); err != nil {
-		return g, err
+	if err := row.Scan(&id, &k.SubjectKind, &k.SubjectID, &k.Role, &k.Permission, &k.ResourceKind, &k.Pattern,
+		&created, &createdBy); err != nil {
+		return access.GrantRecord{}, err
 	}
-	g.Subject.Kind = access.SubjectKind(kind)
-	g.Role = auth.Role(role)
-	g.CreatedAt = decodeTime(created)
-	g.CreatedBy = auth.UserID(createdBy)
-	if perm != "" {
-		p, err := auth.ParsePattern(pattern)
-		if err != nil {
-			return g, fmt.Errorf("grant %d: %w", g.ID, err)
-		}
-		g.Grant = &auth.Grant{Permission: auth.Permission(perm), Kind: auth.ResourceKind(resKind), Pattern: p}
-	}
-	return g, nil
+	return sqlstore.DecodeGrant(id, k, created, createdBy)
 }
 
 // AddGrant stores g (its ID is ignored) and returns it with its ID; exactly
@@ -444,7 +394,7 @@ func scanGrant(row interface{ Scan(...any) error }) (access.GrantRecord, error) 
 // Giving the same role or grant to the same subject again returns the
 // existing record, with its own CreatedAt and CreatedBy.
 func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantRecord, error) {
-	k, err := grantRow(g)
+	k, err := sqlstore.EncodeGrant(g)
 	if err == nil {
 		err = requireTime("created at", g.CreatedAt)
 	}
@@ -458,7 +408,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 			if err := exists(st, query, what, g.Subject.ID); err != nil {
 				return err
 			}
-			args := []any{k.subjectKind, k.subjectID, k.role, k.permission, k.kind, k.pattern}
+			args := k.Args()
 			var err error
 			out, err = scanGrant(st.queryRow(findGrantSQL, args...))
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -470,13 +420,8 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 			}
 			// The record as a read would return it: its own grant, the
 			// time in UTC.
-			out = g
-			out.CreatedAt = decodeTime(encodeTime(g.CreatedAt))
-			if g.Grant != nil {
-				gr := *g.Grant
-				out.Grant = &gr
-			}
-			out.ID, err = res.LastInsertId()
+			id, err := res.LastInsertId()
+			out = sqlstore.AddedGrant(g, id)
 			return err
 		})
 	}
@@ -558,10 +503,8 @@ func (db *DB) CreateToken(ctx context.Context, t auth.Token) error {
 		err = errors.New("no hash")
 	}
 	var restriction sql.NullString
-	if err == nil && t.Restriction != nil {
-		var b []byte
-		b, err = json.Marshal(t.Restriction)
-		restriction = sql.NullString{String: string(b), Valid: true}
+	if err == nil {
+		restriction, err = sqlstore.EncodeRestriction(t.Restriction)
 	}
 	if err == nil {
 		err = db.writeWith(ctx, func(st *txStmts) error {
@@ -589,11 +532,9 @@ func scanToken(row interface{ Scan(...any) error }) (auth.Token, error) {
 	if err := row.Scan(&t.ID, &t.Owner, &t.Name, &restriction, &t.Hash, &created, &expires, &used, &revoked); err != nil {
 		return auth.Token{}, err
 	}
-	if restriction.Valid {
-		t.Restriction = new(auth.Restriction)
-		if err := json.Unmarshal([]byte(restriction.String), t.Restriction); err != nil {
-			return auth.Token{}, fmt.Errorf("token %s: restriction: %w", t.ID, err)
-		}
+	var err error
+	if t.Restriction, err = sqlstore.DecodeRestriction(restriction); err != nil {
+		return auth.Token{}, fmt.Errorf("token %s: %w", t.ID, err)
 	}
 	t.CreatedAt = decodeTime(created)
 	t.ExpiresAt, t.LastUsedAt, t.RevokedAt = decodeOptTime(expires), decodeOptTime(used), decodeOptTime(revoked)
@@ -672,21 +613,10 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 // that exists is a wrapped runtime.ErrConflict. A session needs its hash,
 // user, CreatedAt, ExpiresAt and LastSeenAt.
 func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
-	var err error
-	switch {
-	case s.IDHash.IsZero():
-		err = errors.New("no id hash")
-	case s.User == "":
-		err = errors.New("no user")
-	default:
-		err = errors.Join(requireTime("created at", s.CreatedAt), requireTime("expires at", s.ExpiresAt),
-			requireTime("last seen at", s.LastSeenAt))
-	}
+	err := sqlstore.CheckSession(s)
 	var groups sql.NullString
-	if err == nil && len(s.Groups) > 0 {
-		var b []byte
-		b, err = json.Marshal(s.Groups)
-		groups = sql.NullString{String: string(b), Valid: true}
+	if err == nil {
+		groups, err = sqlstore.EncodeGroups(s.Groups)
 	}
 	if err == nil {
 		err = db.writeWith(ctx, func(st *txStmts) error {
@@ -711,8 +641,8 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 		created, expires, seen int64
 	)
 	err := db.readOne(ctx).queryRow(selectSessionSQL, h).Scan(&s.IDHash, &s.User, &groups, &created, &expires, &seen)
-	if err == nil && groups.Valid {
-		err = json.Unmarshal([]byte(groups.String), &s.Groups)
+	if err == nil {
+		s.Groups, err = sqlstore.DecodeGroups(groups)
 	}
 	if err != nil {
 		return auth.Session{}, fmt.Errorf("store: session: %w", notFound(err))

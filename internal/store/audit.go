@@ -3,18 +3,17 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
-	"time"
 
 	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // Page sizes of Audit.
 const (
 	// DefaultAuditLimit is the page size when AuditFilter.Limit is 0.
-	DefaultAuditLimit = 100
+	DefaultAuditLimit = sqlstore.DefaultAuditLimit
 	// MaxAuditLimit caps AuditFilter.Limit.
-	MaxAuditLimit = 1000
+	MaxAuditLimit = sqlstore.MaxAuditLimit
 )
 
 const (
@@ -107,10 +106,10 @@ func auditQuery(f access.AuditFilter, limit int) (string, []any) {
 		}
 	}
 	if !f.From.IsZero() {
-		add("at >= ?", boundTime(f.From))
+		add("at >= ?", sqlstore.BoundTime(f.From))
 	}
 	if !f.To.IsZero() {
-		add("at < ?", boundTime(f.To))
+		add("at < ?", sqlstore.BoundTime(f.To))
 	}
 	return `SELECT ` + auditColumns + ` FROM audit` + whereClause(where) + ` ORDER BY seq DESC LIMIT ?`, append(args, limit)
 }
@@ -131,34 +130,14 @@ func prefixEnd(p string) (string, bool) {
 	return "", false
 }
 
-// boundTime encodes a filter bound, clamped to the times encodeTime can
-// represent (about 1678 to 2262), so that a far-off bound still bounds
-// instead of overflowing.
-func boundTime(t time.Time) int64 {
-	switch {
-	case t.Before(time.Unix(0, math.MinInt64)):
-		return math.MinInt64
-	case t.After(time.Unix(0, math.MaxInt64)):
-		return math.MaxInt64
-	}
-	return encodeTime(t)
-}
-
 // Audit lists the audit entries matching f, newest first (by Seq). Filters
 // combine with AND; f.Before pages backwards from the Seq of the last entry
 // of the previous page. Limit 0 means DefaultAuditLimit, more than
 // MaxAuditLimit is capped; a negative Limit or Before is refused.
 func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEntry, error) {
-	limit := f.Limit
-	switch {
-	case limit < 0:
-		return nil, fmt.Errorf("store: audit: negative limit %d", limit)
-	case f.Before < 0:
-		return nil, fmt.Errorf("store: audit: negative before %d", f.Before)
-	case limit == 0:
-		limit = DefaultAuditLimit
-	case limit > MaxAuditLimit:
-		limit = MaxAuditLimit
+	limit, err := sqlstore.AuditLimit(f)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit: %w", err)
 	}
 	query, args := auditQuery(f, limit)
 	// One statement per shape of filter, prepared once, outside any

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
 // listRow is the listed columns of a bulk-inserted instance.
@@ -96,7 +97,7 @@ func BenchmarkSmallStep(b *testing.B) {
 			ctx := context.Background()
 			db := MustOpenPath(b, filepath.Join(b.TempDir(), "bench.db"), Options{Synchronous: syncMode})
 			s := startJobStep("01a232eb-82de-7b57-b901-872a49ee64c7", "01a232eb-82de-7b57-b901-872a49ee64c8", t0)
-			mustCommit(b, db, s)
+			storetest.MustCommit(b, db, s)
 			rev := int64(1)
 			for b.Loop() {
 				if err := db.CommitSteps(ctx, []runtime.StepRecord{smallStep(s, rev)}); err != nil {
@@ -114,7 +115,7 @@ func BenchmarkInstanceRead(b *testing.B) {
 	ctx := context.Background()
 	db := MustOpenPath(b, filepath.Join(b.TempDir(), "bench.db"), Options{})
 	const id = "01a232eb-82de-7b57-b901-872a49ee64c7"
-	mustCommit(b, db, startJobStep(id, "01a232eb-82de-7b57-b901-872a49ee64c8", t0))
+	storetest.MustCommit(b, db, startJobStep(id, "01a232eb-82de-7b57-b901-872a49ee64c8", t0))
 	b.Run("Instance", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := db.Instance(ctx, id); err != nil {
@@ -214,6 +215,7 @@ func BenchmarkListInstances(b *testing.B) {
 // TestBytesPerInstance reports the bytes on disk per waiting start → job
 // instance (instance row, header, parts, facts, the job and every index)
 // for GOBPM_SIZE_N instances (skipped when unset; 10 000 for the report).
+// SQLite-only (not in storetest): it measures the SQLite file's bytes.
 func TestBytesPerInstance(t *testing.T) {
 	n := envInt(t, "GOBPM_SIZE_N")
 	if n == 0 {
@@ -229,7 +231,7 @@ func TestBytesPerInstance(t *testing.T) {
 		job := fmt.Sprintf("01a232eb-%04x-7b57-b902-%012x", i%0x10000, i)
 		batch = append(batch, startJobStep(id, job, t0.Add(time.Duration(i)*time.Millisecond)))
 		if len(batch) == 100 || i == n-1 {
-			mustCommit(t, db, batch...)
+			storetest.MustCommit(t, db, batch...)
 			batch = batch[:0]
 		}
 	}
@@ -282,23 +284,23 @@ func BenchmarkActivateBehindLocked(b *testing.B) {
 	db := MustOpen(b)
 	waits := make([]runtime.WaitRow, 0, locked)
 	for i := range locked {
-		waits = append(waits, job(fmt.Sprintf("held-%06d", i), "pay", 0))
+		waits = append(waits, storetest.Job(fmt.Sprintf("held-%06d", i), "pay", 0))
 	}
-	createWithWaits(b, db, "held", waits...)
+	storetest.CreateWithWaits(b, db, "held", waits...)
 	if _, err := db.write.Exec(`UPDATE waits SET lock_owner = 'other', lock_expires_at = ?, lock_user = '', lock_token = zeroblob(32) WHERE kind = 'job'`,
-		encodeTime(sec(3600))); err != nil {
+		encodeTime(storetest.Sec(3600))); err != nil {
 		b.Fatal(err)
 	}
 	free := make([]runtime.WaitRow, 0, b.N)
 	for i := range b.N {
-		free = append(free, job(fmt.Sprintf("free-%08d", i), "pay", 1+i))
+		free = append(free, storetest.Job(fmt.Sprintf("free-%08d", i), "pay", 1+i))
 	}
-	createWithWaits(b, db, "free", free...)
+	storetest.CreateWithWaits(b, db, "free", free...)
 	b.ResetTimer()
 	for i := range b.N {
-		got, err := db.ActivateJobs(ctx, "pay", sec(1), lockFor("w1", 1, sec(60)))
+		got, err := db.ActivateJobs(ctx, "pay", storetest.Sec(1), storetest.LockFor("w1", 1, storetest.Sec(60)))
 		if err != nil || len(got) != 1 || got[0].ID != free[i].ID {
-			b.Fatalf("activation %d: %v %v", i, waitIDs(got), err)
+			b.Fatalf("activation %d: %v %v", i, storetest.WaitIDs(got), err)
 		}
 	}
 }

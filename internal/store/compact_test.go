@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
 const (
@@ -21,6 +22,7 @@ const (
 	uuidB = "01a232eb-82de-7b57-b901-872a49ee64c8"
 )
 
+// SQLite-only (not in storetest): it checks SQLite's BLOB id encoding.
 func TestIDEncoding(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -72,6 +74,7 @@ func TestIDEncoding(t *testing.T) {
 
 // TestIDOrder checks that BLOB ids sort as their text does (within a
 // shape, counters up to 999 999).
+// SQLite-only (not in storetest): it checks SQLite's BLOB id encoding.
 func TestIDOrder(t *testing.T) {
 	t.Parallel()
 	ids := []string{uuidA, uuidB, uuidA + "-w000001", uuidA + "-w000002", uuidA + "-w000240", uuidA + "-w000241",
@@ -87,6 +90,7 @@ func TestIDOrder(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it checks SQLite's part key encoding.
 func TestPartKeyEncoding(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -127,6 +131,7 @@ func TestPartKeyEncoding(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it checks SQLite's JSON abbreviation of the instance id.
 func TestAbbreviate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -166,11 +171,11 @@ func TestAbbreviate(t *testing.T) {
 // (seqs 1-3, 4, 5-8) and returns the facts in order.
 func historyFixture(t *testing.T, db *DB, id runtime.InstanceID) []runtime.FactRow {
 	t.Helper()
-	s1 := newStep(id, "order", 1)
+	s1 := storetest.NewStep(id, "order", 1)
 	s1.Facts[1].Detail = json.RawMessage(`{"jobKey":"` + string(id) + `-w000001"}`)
-	s2 := nextStep(s1, runtime.StatusRunning)
+	s2 := storetest.NextStep(s1, runtime.StatusRunning)
 	s2.Facts[0].At = t0.Add(-time.Second) // before the instance's creation
-	s3 := nextStep(s2, runtime.StatusRunning)
+	s3 := storetest.NextStep(s2, runtime.StatusRunning)
 	at := s3.Instance.UpdatedAt
 	s3.Facts = []runtime.FactRow{
 		{Seq: 5, At: at, Kind: "a", NodeID: "ünïcode", ScopePath: "/s/1", Detail: json.RawMessage(`{}`)},
@@ -178,12 +183,13 @@ func historyFixture(t *testing.T, db *DB, id runtime.InstanceID) []runtime.FactR
 		{Seq: 7, At: at.Add(-time.Hour), Kind: "instance_started", Detail: json.RawMessage(`[1,2,3]`)},
 		{Seq: 8, At: at.Add(1000 * time.Hour), Kind: "a", NodeID: "n", Detail: json.RawMessage(`"` + strings.Repeat("x", 300) + `"`)},
 	}
-	mustCommit(t, db, s1)
-	mustCommit(t, db, s2)
-	mustCommit(t, db, s3)
+	storetest.MustCommit(t, db, s1)
+	storetest.MustCommit(t, db, s2)
+	storetest.MustCommit(t, db, s3)
 	return slices.Concat(s1.Facts, s2.Facts, s3.Facts)
 }
 
+// SQLite-only (not in storetest): it checks SQLite's packed fact rows.
 func TestPackedHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -233,15 +239,15 @@ func TestPackedHistory(t *testing.T) {
 		}
 	})
 	t.Run("no facts yet", func(t *testing.T) {
-		s := newStep("bare", "order", 1)
+		s := storetest.NewStep("bare", "order", 1)
 		s.Facts = nil
-		mustCommit(t, db, s)
+		storetest.MustCommit(t, db, s)
 		if f, err := db.History(ctx, "bare", 0, 0); err != nil || len(f) != 0 {
 			t.Errorf("History = %v, %v", f, err)
 		}
 	})
 	t.Run("seqs must increase within a step", func(t *testing.T) {
-		s := newStep("bad", "order", 1)
+		s := storetest.NewStep("bad", "order", 1)
 		s.Facts[2].Seq = 2
 		if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err == nil {
 			t.Error("a step with a repeated fact seq committed")
@@ -253,6 +259,7 @@ func TestPackedHistory(t *testing.T) {
 // ("<instance>-w000001", stored without an instance column) beside waits
 // whose id does not: each is listed, found, deleted and guarded as the
 // wait of the instance that wrote it.
+// SQLite-only (not in storetest): it checks which SQLite rows leave instance_id NULL.
 func TestOwnWaits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -260,11 +267,11 @@ func TestOwnWaits(t *testing.T) {
 	own := uuidA + "-w000001"
 	foreign := uuidB + "-w000002" // names B, belongs to A
 	plain := "01a232eb-82de-7b57-b901-872a49ee64c9"
-	createWithWaits(t, db, uuidA, job(own, "pay", 1), job(foreign, "pay", 2), job(plain, "pay", 3),
-		task(uuidA+"-w000004", 4, "", nil, nil), sub(uuidA+"-w000005", runtime.WaitSignal, "go", "", 5))
-	b := createWithWaits(t, db, uuidB, job(uuidB+"-w000001", "pay", 6), task(uuidB+"-w000003", 7, "", nil, nil),
-		sub(uuidB+"-w000009", runtime.WaitSignal, "go", "", 8))
-	createWithWaits(t, db, "I", job("I-w000001", "pay", 9), sub("I-w000002", runtime.WaitSignal, "go", "", 10))
+	storetest.CreateWithWaits(t, db, uuidA, storetest.Job(own, "pay", 1), storetest.Job(foreign, "pay", 2), storetest.Job(plain, "pay", 3),
+		storetest.Task(uuidA+"-w000004", 4, "", nil, nil), storetest.Sub(uuidA+"-w000005", runtime.WaitSignal, "go", "", 5))
+	b := storetest.CreateWithWaits(t, db, uuidB, storetest.Job(uuidB+"-w000001", "pay", 6), storetest.Task(uuidB+"-w000003", 7, "", nil, nil),
+		storetest.Sub(uuidB+"-w000009", runtime.WaitSignal, "go", "", 8))
+	storetest.CreateWithWaits(t, db, "I", storetest.Job("I-w000001", "pay", 9), storetest.Sub("I-w000002", runtime.WaitSignal, "go", "", 10))
 
 	var nulls int
 	if err := db.read.QueryRow(`SELECT count(*) FROM waits WHERE instance_id IS NULL`).Scan(&nulls); err != nil || nulls != 6 {
@@ -277,56 +284,56 @@ func TestOwnWaits(t *testing.T) {
 	}
 	for id, want := range instanceWaits {
 		got, err := db.InstanceWaits(ctx, id)
-		if err != nil || !reflect.DeepEqual(waitIDs(got), want) {
-			t.Errorf("InstanceWaits(%s) = %v, %v; want %v", id, waitIDs(got), err, want)
+		if err != nil || !reflect.DeepEqual(storetest.WaitIDs(got), want) {
+			t.Errorf("InstanceWaits(%s) = %v, %v; want %v", id, storetest.WaitIDs(got), err, want)
 		}
 		for _, w := range got {
 			if w.InstanceID != id {
 				t.Errorf("wait %s of instance %s", w.ID, w.InstanceID)
 			}
-			if one := mustWait(t, db, w.ID); one.InstanceID != id {
+			if one := storetest.MustWait(t, db, w.ID); one.InstanceID != id {
 				t.Errorf("Wait(%s) of instance %s", w.ID, one.InstanceID)
 			}
 		}
 	}
 	if tasks, _, err := db.Tasks(ctx, runtime.TaskFilter{InstanceID: uuidB}); err != nil ||
-		!reflect.DeepEqual(waitIDs(tasks), []string{uuidB + "-w000003"}) {
-		t.Errorf("tasks of B = %v, %v", waitIDs(tasks), err)
+		!reflect.DeepEqual(storetest.WaitIDs(tasks), []string{uuidB + "-w000003"}) {
+		t.Errorf("tasks of B = %v, %v", storetest.WaitIDs(tasks), err)
 	}
 	if subs, err := db.SignalSubscriptions(ctx, "go"); err != nil ||
 		!reflect.DeepEqual(subs, []runtime.InstanceID{uuidA, uuidB, "I"}) {
 		t.Errorf("SignalSubscriptions = %v, %v", subs, err)
 	}
-	jobs, err := db.ActivateJobs(ctx, "pay", sec(100), lockFor("w", 10, sec(200)))
+	jobs, err := db.ActivateJobs(ctx, "pay", storetest.Sec(100), storetest.LockFor("w", 10, storetest.Sec(200)))
 	if err != nil || len(jobs) != 5 || jobs[0].ID != own || jobs[0].InstanceID != uuidA {
 		t.Errorf("ActivateJobs = %+v, %v", jobs, err)
 	}
-	if err := db.ExtendJobLock(ctx, own, jobs[0].LockTokenHash, sec(100), sec(300)); err != nil {
+	if err := db.ExtendJobLock(ctx, own, jobs[0].LockTokenHash, storetest.Sec(100), storetest.Sec(300)); err != nil {
 		t.Errorf("ExtendJobLock(%s): %v", own, err)
 	}
 
 	// B may not take the id A holds, even though it names B.
-	steal := withWaits(nextStep(b, runtime.StatusRunning), job(foreign, "pay", 11))
+	steal := storetest.WithWaits(storetest.NextStep(b, runtime.StatusRunning), storetest.Job(foreign, "pay", 11))
 	if err := db.CommitSteps(ctx, []runtime.StepRecord{steal}); !errors.Is(err, runtime.ErrConflict) {
 		t.Errorf("B writing A's wait %s: %v, want ErrConflict", foreign, err)
 	}
 	// A replaces its own wait (and the job loses its lock).
 	a := createdStep(uuidA)
-	re := withWaits(nextStep(a, runtime.StatusRunning), job(own, "pay", 1))
-	mustCommit(t, db, re)
-	if w := mustWait(t, db, own); w.LockOwner != "" || w.InstanceID != uuidA {
+	re := storetest.WithWaits(storetest.NextStep(a, runtime.StatusRunning), storetest.Job(own, "pay", 1))
+	storetest.MustCommit(t, db, re)
+	if w := storetest.MustWait(t, db, own); w.LockOwner != "" || w.InstanceID != uuidA {
 		t.Errorf("replaced wait = %+v", w)
 	}
 	// B ends: its waits go, A's (including the one naming B) stay.
-	mustCommit(t, db, nextStep(b, runtime.StatusCompleted))
+	storetest.MustCommit(t, db, storetest.NextStep(b, runtime.StatusCompleted))
 	if got, err := db.InstanceWaits(ctx, uuidB); err != nil || len(got) != 0 {
-		t.Errorf("waits of ended B = %v, %v", waitIDs(got), err)
+		t.Errorf("waits of ended B = %v, %v", storetest.WaitIDs(got), err)
 	}
 	if got, _ := db.InstanceWaits(ctx, uuidA); len(got) != 5 {
-		t.Errorf("waits of A after B ended = %v", waitIDs(got))
+		t.Errorf("waits of A after B ended = %v", storetest.WaitIDs(got))
 	}
 	// A ends: all of its waits go.
-	mustCommit(t, db, nextStep(re, runtime.StatusTerminated))
+	storetest.MustCommit(t, db, storetest.NextStep(re, runtime.StatusTerminated))
 	var left int
 	if err := db.read.QueryRow(`SELECT count(*) FROM waits`).Scan(&left); err != nil || left != 2 {
 		t.Errorf("waits left = %d, %v; want I's 2", left, err)
@@ -335,22 +342,23 @@ func TestOwnWaits(t *testing.T) {
 
 // createdStep is the creating step newStep builds for id (for building
 // the next step of an instance created by createWithWaits).
-func createdStep(id runtime.InstanceID) runtime.StepRecord { return newStep(id, "order", 1) }
+func createdStep(id runtime.InstanceID) runtime.StepRecord { return storetest.NewStep(id, "order", 1) }
 
 // TestPartKeysOfInstance checks that wait part keys naming their instance
 // round-trip through every part read.
+// SQLite-only (not in storetest): it checks SQLite's part key encoding.
 func TestPartKeysOfInstance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := MustOpen(t)
 	for _, id := range []runtime.InstanceID{uuidA, "I"} {
-		s := newStep(id, "order", 1)
+		s := storetest.NewStep(id, "order", 1)
 		s.Parts = append(s.Parts,
-			part("wait", string(id)+"-w000001", 1, `{"id":"`+string(id)+`-w000001"}`),
-			part("wait", string(id)+"-w1000000", 1000000, "x"),
-			part("wait", uuidB+"-w000002", 2, "other"),
-			part("wait", "7", 3, "numeric text"))
-		mustCommit(t, db, s)
+			storetest.Part("wait", string(id)+"-w000001", 1, `{"id":"`+string(id)+`-w000001"}`),
+			storetest.Part("wait", string(id)+"-w1000000", 1000000, "x"),
+			storetest.Part("wait", uuidB+"-w000002", 2, "other"),
+			storetest.Part("wait", "7", 3, "numeric text"))
+		storetest.MustCommit(t, db, s)
 		si, err := db.Instance(ctx, id)
 		if err != nil {
 			t.Fatal(err)
@@ -366,10 +374,10 @@ func TestPartKeysOfInstance(t *testing.T) {
 		if err != nil || len(waits) != 4 || waits[0].Key != string(id)+"-w000001" || waits[3].Key != string(id)+"-w1000000" {
 			t.Errorf("Parts(%s) = %+v, %v", id, waits, err)
 		}
-		next := nextStep(s, runtime.StatusRunning)
+		next := storetest.NextStep(s, runtime.StatusRunning)
 		next.RemovedParts = []runtime.PartRef{{Kind: "wait", Key: string(id) + "-w000001"}}
-		next.Parts = append(next.Parts, part("wait", string(id)+"-w1000000", 1000000, "y"))
-		mustCommit(t, db, next)
+		next.Parts = append(next.Parts, storetest.Part("wait", string(id)+"-w1000000", 1000000, "y"))
+		storetest.MustCommit(t, db, next)
 		waits, err = db.Parts(ctx, id, "wait", 0, 0)
 		if err != nil || len(waits) != 3 || string(waits[2].Data) != "y" {
 			t.Errorf("Parts(%s) after a step = %+v, %v", id, waits, err)

@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // Page sizes and counting of ListInstances.
 const (
 	// DefaultListLimit is the page size when InstanceFilter.Limit is 0.
-	DefaultListLimit = 50
+	DefaultListLimit = sqlstore.DefaultListLimit
 	// MaxListLimit caps InstanceFilter.Limit.
-	MaxListLimit = 500
+	MaxListLimit = sqlstore.MaxListLimit
 	// MaxListTotal caps the total ListInstances counts (runtime.MaxListTotal:
 	// a count reads every match, so it stops at MaxListTotal+1).
 	MaxListTotal = runtime.MaxListTotal
@@ -182,13 +183,7 @@ const cursorSQL = `SELECT created_at, seq FROM instances WHERE id = ?`
 // number of matches (see buildList for the index of each filter). It
 // returns a wrapped runtime.ErrNotFound if f.After names no instance.
 func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
-	limit := f.Limit
-	switch {
-	case limit <= 0:
-		limit = DefaultListLimit
-	case limit > MaxListLimit:
-		limit = MaxListLimit
-	}
+	limit := sqlstore.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
 	// The statements' text depends on the filter's shape, not its values:
 	// prepare them (once per shape) before the transaction takes a reader.

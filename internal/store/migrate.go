@@ -5,20 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 	"github.com/gobpm/gobpm/migrations"
 )
-
-// migration is one NNNN_description.sql file.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
 
 // createMigrationsTable records applied migrations. It is the only schema the
 // runner creates itself.
@@ -49,68 +40,42 @@ func migrateFS(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	if err := db.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_migrations`).Scan(&newest); err != nil {
 		return fmt.Errorf("migrate: read schema_migrations: %w", err)
 	}
-	if len(ms) > 0 && newest.Valid && newest.Int64 > int64(ms[len(ms)-1].version) {
-		return fmt.Errorf("migrate: database is at version %d, newer than this binary's %d", newest.Int64, ms[len(ms)-1].version)
+	if len(ms) > 0 && newest.Valid && newest.Int64 > int64(ms[len(ms)-1].Version) {
+		return fmt.Errorf("migrate: database is at version %d, newer than this binary's %d", newest.Int64, ms[len(ms)-1].Version)
 	}
 	for _, m := range ms {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 		if err := applyMigration(ctx, tx, m); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 	}
 	return nil
 }
 
 // applyMigration applies m in tx unless it is already recorded.
-func applyMigration(ctx context.Context, tx *sql.Tx, m migration) error {
+func applyMigration(ctx context.Context, tx *sql.Tx, m sqlstore.Migration) error {
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-		m.version, m.name, encodeTime(time.Now()))
+		m.Version, m.Name, encodeTime(time.Now()))
 	return err
 }
 
-// loadMigrations reads the *.sql files at the root of fsys, sorted by version.
-// Every file must be named NNNN_description.sql with a unique version.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("migrate: list: %w", err)
-	}
-	seen := make(map[int]string, len(names))
-	ms := make([]migration, 0, len(names))
-	for _, name := range names {
-		prefix, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(prefix)
-		if !ok || err != nil || len(prefix) != 4 || v <= 0 {
-			return nil, fmt.Errorf("migrate: %s: name must be NNNN_description.sql", name)
-		}
-		if other, dup := seen[v]; dup {
-			return nil, fmt.Errorf("migrate: %s and %s share version %d", other, name, v)
-		}
-		seen[v] = name
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("migrate: %s: %w", name, err)
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
+// loadMigrations reads the migration files of fsys (sqlstore.LoadMigrations).
+func loadMigrations(fsys fs.FS) ([]sqlstore.Migration, error) { return sqlstore.LoadMigrations(fsys) }

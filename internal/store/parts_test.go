@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -14,169 +13,11 @@ import (
 	"testing/fstest"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/storetest"
 	"github.com/gobpm/gobpm/migrations"
 )
 
-// part is a part fixture; empty data reads back as nil.
-func part(kind, key string, ord int64, data string) runtime.Part {
-	p := runtime.Part{Kind: kind, Key: key, Ord: ord}
-	if data != "" {
-		p.Data = []byte(data)
-	}
-	return p
-}
-
-func TestStepParts(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := MustOpen(t)
-
-	s1 := newStep("i1", "order", 1)
-	s1.Parts = []runtime.Part{
-		part("track", "t2", 2, "track 2"),
-		part("scope", "root", 0, "root scope"),
-		part("track", "t1", 1, "track 1"),
-		part("wait", "w1", 1, "wait 1"),
-		part("scope", "sub", 1, "sub scope"),
-	}
-	// Another instance with the same part keys, which no step of i1 touches.
-	o1 := newStep("other", "order", 1)
-	o1.Parts = append([]runtime.Part(nil), s1.Parts...)
-	mustCommit(t, db, s1, o1)
-
-	// One step inserts, replaces and deletes; a part both removed and
-	// written ends up stored.
-	s2 := nextStep(s1, runtime.StatusRunning)
-	s2.Parts = []runtime.Part{
-		part("track", "t1", 1, "track 1 moved"),
-		part("track", "t3", 3, "track 3"),
-		part("wait", "w1", 1, "wait 1 again"),
-		part("incident", "inc1", 1, ""),
-	}
-	s2.RemovedParts = []runtime.PartRef{{Kind: "track", Key: "t2"}, {Kind: "scope", Key: "sub"}, {Kind: "wait", Key: "w1"},
-		{Kind: "scope", Key: "never-there"}, {Kind: "unknown-kind", Key: "x"}}
-	mustCommit(t, db, s2)
-
-	got, err := db.Instance(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []runtime.Part{ // by kind, then ord
-		part("incident", "inc1", 1, ""),
-		part("scope", "root", 0, "root scope"),
-		part("track", "t1", 1, "track 1 moved"),
-		part("track", "t3", 3, "track 3"),
-		part("wait", "w1", 1, "wait 1 again"),
-	}
-	if !reflect.DeepEqual(got.Parts, want) {
-		t.Errorf("parts after the step:\n got %+v\nwant %+v", got.Parts, want)
-	}
-	other, err := db.Instance(ctx, "other")
-	if err != nil || len(other.Parts) != len(o1.Parts) {
-		t.Errorf("parts of the other instance = %+v, %v", other.Parts, err)
-	}
-	counts, err := db.PartCounts(ctx, "i1")
-	if wantCounts := map[string]int{"incident": 1, "scope": 1, "track": 2, "wait": 1}; err != nil || !reflect.DeepEqual(counts, wantCounts) {
-		t.Errorf("PartCounts = %v, %v; want %v", counts, err, wantCounts)
-	}
-	row, err := db.InstanceRow(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	assertInstance(t, row, s2.Instance)
-}
-
-func TestPartsPaging(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := MustOpen(t)
-	s := newStep("i1", "order", 1)
-	s.Parts = nil
-	for i := range 25 {
-		// Written out of order; ord, not key or write order, orders a page.
-		ord := int64((i*7)%25 + 1)
-		s.Parts = append(s.Parts, part("items", fmt.Sprintf("k%02d", 25-ord), ord, fmt.Sprint(ord)))
-	}
-	s.Parts = append(s.Parts, part("result", "r1", 1, "x"))
-	mustCommit(t, db, s)
-
-	tests := []struct {
-		name     string
-		kind     string
-		afterOrd int64
-		limit    int
-		want     []int64
-	}{
-		{name: "first page", kind: "items", limit: 3, want: []int64{1, 2, 3}},
-		{name: "next page", kind: "items", afterOrd: 3, limit: 3, want: []int64{4, 5, 6}},
-		{name: "last page", kind: "items", afterOrd: 23, limit: 3, want: []int64{24, 25}},
-		{name: "past the end", kind: "items", afterOrd: 25, limit: 3},
-		{name: "no limit", kind: "items", afterOrd: 20, want: []int64{21, 22, 23, 24, 25}},
-		{name: "other kind", kind: "result", want: []int64{1}},
-		{name: "kind never used", kind: "nothing"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			parts, err := db.Parts(ctx, "i1", tt.kind, tt.afterOrd, tt.limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int64
-			for _, p := range parts {
-				if p.Kind != tt.kind || (tt.kind == "items" && string(p.Data) != fmt.Sprint(p.Ord)) {
-					t.Errorf("part %+v", p)
-				}
-				got = append(got, p.Ord)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("ords = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestPartsAllOrNothing(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := MustOpen(t)
-	s1 := newStep("i1", "order", 1)
-	mustCommit(t, db, s1)
-	before, err := db.Instance(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := nextStep(s1, runtime.StatusRunning)
-	good.Parts = append(good.Parts, part("wait", "w9", 9, "new"))
-	fresh := newStep("i2", "order", 1)
-	stale := nextStep(s1, runtime.StatusRunning) // the same revision again
-	stale.Instance.ID = "i1"
-	// good and stale are both steps of i1 from revision 1: the second fails.
-	err = db.CommitSteps(ctx, []runtime.StepRecord{fresh, good, stale})
-	if !errors.Is(err, runtime.ErrConflict) {
-		t.Fatalf("CommitSteps = %v, want ErrConflict", err)
-	}
-	after, err := db.Instance(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(after, before) {
-		t.Errorf("the failed batch changed i1:\n got %+v\nwant %+v", after, before)
-	}
-	if _, err := db.Instance(ctx, "i2"); !errors.Is(err, runtime.ErrNotFound) {
-		t.Errorf("the created instance of the failed batch exists: %v", err)
-	}
-	// A kind first named by the failed batch is not known to the store.
-	if _, ok := db.kinds.id("wait"); ok {
-		t.Error("kind of a rolled-back batch is cached")
-	}
-	good.Parts = append(good.Parts, part("wait", "w9", 9, "new"))
-	mustCommit(t, db, good)
-	if n, err := db.PartCounts(ctx, "i1"); err != nil || n["wait"] != 1 {
-		t.Errorf("PartCounts after retry = %v, %v", n, err)
-	}
-}
-
+// SQLite-only (not in storetest): it reads SQLite's encoded id columns.
 func TestUUIDIDs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -187,21 +28,21 @@ func TestUUIDIDs(t *testing.T) {
 		jobID  = "01a232eb-82de-7b57-b901-872a49ee64c9"
 		upper  = "01A232EB-82DE-7B57-B901-872A49EE64C7" // not canonical: stays text
 	)
-	p := newStep(parent, "order", 1)
-	c := withWaits(newStep(child, "order", 1), job(jobID, "pay", 0))
+	p := storetest.NewStep(parent, "order", 1)
+	c := storetest.WithWaits(storetest.NewStep(child, "order", 1), storetest.Job(jobID, "pay", 0))
 	c.Instance.ParentID, c.Instance.ParentNodeID = parent, "call"
 	c.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
 	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
-	c.Parts = append(c.Parts, part("wait", jobID, 1, "job part"), part("wait", upper, 2, "text key"))
-	u := newStep(upper, "order", 1)
-	mustCommit(t, db, p, c, u)
+	c.Parts = append(c.Parts, storetest.Part("wait", jobID, 1, "job part"), storetest.Part("wait", upper, 2, "text key"))
+	u := storetest.NewStep(upper, "order", 1)
+	storetest.MustCommit(t, db, p, c, u)
 	waits, err := db.Parts(ctx, child, "wait", 0, 0)
 	if err != nil || len(waits) != 2 || waits[0].Key != jobID || waits[1].Key != upper {
 		t.Errorf("wait parts = %+v, %v", waits, err)
 	}
-	c2 := nextStep(c, runtime.StatusRunning)
+	c2 := storetest.NextStep(c, runtime.StatusRunning)
 	c2.RemovedParts = []runtime.PartRef{{Kind: "wait", Key: jobID}}
-	mustCommit(t, db, c2)
+	storetest.MustCommit(t, db, c2)
 	if n, err := db.PartCounts(ctx, child); err != nil || n["wait"] != 1 {
 		t.Errorf("wait parts after removing the UUID key = %v, %v", n, err)
 	}
@@ -223,7 +64,7 @@ func TestUUIDIDs(t *testing.T) {
 	if err != nil || w.ID != jobID || w.InstanceID != child {
 		t.Errorf("Wait = %+v, %v", w, err)
 	}
-	jobs, err := db.ActivateJobs(ctx, "pay", t0, lockFor("me", 5, t0.Add(1)))
+	jobs, err := db.ActivateJobs(ctx, "pay", t0, storetest.LockFor("me", 5, t0.Add(1)))
 	if err != nil || len(jobs) != 1 || jobs[0].ID != jobID || jobs[0].InstanceID != child {
 		t.Errorf("ActivateJobs = %+v, %v", jobs, err)
 	}
@@ -252,8 +93,8 @@ func migrationsUpTo(tb testing.TB, last int) fstest.MapFS {
 	}
 	out := fstest.MapFS{}
 	for _, m := range ms {
-		if m.version <= last {
-			out[m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+		if m.Version <= last {
+			out[m.Name] = &fstest.MapFile{Data: []byte(m.SQL)}
 		}
 	}
 	return out
@@ -312,6 +153,7 @@ func preParts(tb testing.TB) string {
 	return path
 }
 
+// SQLite-only (not in storetest): only a SQLite file can hold format-1 checkpoints (before migration 0005).
 func TestMigrateLegacyInstances(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -353,9 +195,9 @@ func TestMigrateLegacyInstances(t *testing.T) {
 		t.Errorf("History(1, 1) = %+v, %v", f, err)
 	}
 	waits, err := db.InstanceWaits(ctx, parent)
-	if err != nil || !reflect.DeepEqual(waitIDs(waits), []string{string(parent) + "-w000001", string(parent) + "-w000300",
+	if err != nil || !reflect.DeepEqual(storetest.WaitIDs(waits), []string{string(parent) + "-w000001", string(parent) + "-w000300",
 		"01a232eb-82de-7b57-b901-872a49ee64c8-w000001"}) {
-		t.Errorf("InstanceWaits = %v, %v", waitIDs(waits), err)
+		t.Errorf("InstanceWaits = %v, %v", storetest.WaitIDs(waits), err)
 	}
 	if len(waits) == 3 && (!reflect.DeepEqual(waits[1].CandidateGroups, []string{"ops"}) || waits[1].CandidateUsers != nil) {
 		t.Errorf("task candidates = %+v", waits[1])
@@ -412,7 +254,7 @@ func TestMigrateLegacyInstances(t *testing.T) {
 		{name: "unknown instance", id: "ghost", revision: 1, wantErr: runtime.ErrNotFound},
 		{name: "upgrade", id: parent, revision: 3},
 	}
-	parts := []runtime.Part{part("scope", "root", 0, "root"), part("track", "t1", 1, "t1")}
+	parts := []runtime.Part{storetest.Part("scope", "root", 0, "root"), storetest.Part("track", "t1", 1, "t1")}
 	for _, tt := range tests {
 		err := db.ReplaceState(ctx, tt.id, tt.revision, []byte("header"), parts)
 		if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
@@ -435,14 +277,14 @@ func TestMigrateLegacyInstances(t *testing.T) {
 		t.Errorf("PartCounts after a second ReplaceState = %v, %v", n, err)
 	}
 	// Now steps apply.
-	mustCommit(t, db, step)
+	storetest.MustCommit(t, db, step)
 	if got, err := db.InstanceRow(ctx, parent); err != nil || got.Revision != 4 {
 		t.Errorf("after the step = %+v, %v", got, err)
 	}
 	// Outbox ids are not reused.
-	c := newStep("new", "order", 1)
+	c := storetest.NewStep("new", "order", 1)
 	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
-	mustCommit(t, db, c)
+	storetest.MustCommit(t, db, c)
 	if c.Outbox[0].ID != 4 {
 		t.Errorf("new outbox id = %d, want 4", c.Outbox[0].ID)
 	}

@@ -31,6 +31,7 @@ const startJobEndBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 // store, StartInstance from 8 goroutines), after VACUUM, with the bytes of
 // each table and index. It runs only with GOBPM_SIZE_N set (5 000 to
 // 10 000 for the report), outside the default run's time budget.
+// SQLite-only (not in storetest): it measures the SQLite file's bytes.
 func TestRuntimeBytesPerInstance(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("GOBPM_SIZE_N"))
 	if n <= 0 {

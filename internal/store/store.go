@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // driverName is the database/sql name modernc.org/sqlite registers.
@@ -196,27 +197,12 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// encodeTime encodes t as unix nanoseconds.
-func encodeTime(t time.Time) int64 { return t.UnixNano() }
-
-// encodeOptTime encodes t as unix nanoseconds, the zero time as NULL.
-func encodeOptTime(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
-
-// decodeTime decodes unix nanoseconds into a UTC time.
-func decodeTime(n int64) time.Time { return time.Unix(0, n).UTC() }
-
-// decodeOptTime decodes a nullable unix-nanoseconds column; NULL is the zero time.
-func decodeOptTime(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return decodeTime(n.Int64)
-}
+// encodeTime, encodeOptTime, decodeTime and decodeOptTime are the time
+// encoding every SQL store shares (sqlstore), under short local names.
+func encodeTime(t time.Time) int64            { return sqlstore.EncodeTime(t) }
+func encodeOptTime(t time.Time) sql.NullInt64 { return sqlstore.EncodeOptTime(t) }
+func decodeTime(n int64) time.Time            { return sqlstore.DecodeTime(n) }
+func decodeOptTime(n sql.NullInt64) time.Time { return sqlstore.DecodeOptTime(n) }
 
 // notFound maps sql.ErrNoRows to runtime.ErrNotFound and leaves other errors alone.
 func notFound(err error) error {

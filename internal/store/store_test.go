@@ -3,19 +3,17 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/storetest"
 	"github.com/gobpm/gobpm/migrations"
 )
 
@@ -63,6 +61,7 @@ func schemaDump(tb testing.TB, db *sql.DB) string {
 	return b.String()
 }
 
+// SQLite-only (not in storetest): it dumps sqlite_master.
 func TestSchemaGolden(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)
@@ -82,6 +81,7 @@ func TestSchemaGolden(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it checks SQLite's pragmas.
 func TestOpenPragmas(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -135,6 +135,7 @@ func TestOpenPragmas(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it runs SQLite's migration runner on a file.
 func TestReopenDoesNotReapply(t *testing.T) {
 	t.Parallel()
 	shipped, err := loadMigrations(migrations.FS)
@@ -160,6 +161,7 @@ func TestReopenDoesNotReapply(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it runs SQLite's migration runner on test files.
 func TestMigrateRunner(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -237,6 +239,7 @@ func TestMigrateRunner(t *testing.T) {
 	}
 }
 
+// SQLite-only (not in storetest): it runs SQLite's migration runner on a file.
 func TestMigrateRefusesNewerDatabase(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "gobpm.db")
@@ -248,123 +251,6 @@ func TestMigrateRefusesNewerDatabase(t *testing.T) {
 	if db, err := Open(context.Background(), path, Options{}); err == nil {
 		db.Close()
 		t.Fatal("Open of a newer database succeeded")
-	}
-}
-
-func TestRestart(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := db.Deploy(ctx, deployment("d1", resource("order.bpmn", "v1", "order"))); err != nil {
-		t.Fatal(err)
-	}
-	step := newStep("i1", "order", 1)
-	if err := db.CommitSteps(ctx, []runtime.StepRecord{step}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	db = MustOpenPath(t, path, Options{})
-	def, err := db.Definition(ctx, "order", 0)
-	if err != nil || def.Version != 1 || string(def.XML) != "v1" {
-		t.Fatalf("Definition after restart = %+v, %v", def, err)
-	}
-	got, err := db.Instance(ctx, "i1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	assertInstance(t, got.InstanceRow, step.Instance)
-	if string(got.Header) != string(step.Header) || !reflect.DeepEqual(got.Parts, step.Parts) {
-		t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, step.Header, step.Parts)
-	}
-	running, err := db.RunningInstances(ctx)
-	if err != nil || len(running) != 1 {
-		t.Fatalf("RunningInstances after restart = %d, %v", len(running), err)
-	}
-}
-
-// TestConcurrentReadersAndWriter commits steps while readers query; WAL and
-// the single writer must keep every call free of SQLITE_BUSY.
-func TestConcurrentReadersAndWriter(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := MustOpen(t)
-	const (
-		writers   = 4
-		perWriter = 25
-		readers   = 8
-	)
-	var (
-		wg       sync.WaitGroup
-		done     = make(chan struct{})
-		errsMu   sync.Mutex
-		errs     []error
-		addError = func(err error) {
-			errsMu.Lock()
-			errs = append(errs, err)
-			errsMu.Unlock()
-		}
-	)
-	var writersWG sync.WaitGroup
-	for w := range writers {
-		writersWG.Add(1)
-		go func() {
-			defer writersWG.Done()
-			for i := range perWriter {
-				id := runtime.InstanceID(fmt.Sprintf("w%d-%03d", w, i))
-				s := newStep(id, "order", 1)
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err != nil {
-					addError(err)
-					return
-				}
-				s2 := nextStep(s, runtime.StatusRunning)
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{s2}); err != nil {
-					addError(err)
-					return
-				}
-			}
-		}()
-	}
-	for range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{Status: runtime.StatusRunning}); err != nil {
-					addError(err)
-					return
-				}
-				if _, err := db.RunningInstances(ctx); err != nil {
-					addError(err)
-					return
-				}
-				if _, err := db.History(ctx, "w0-000", 0, 10); err != nil && !errors.Is(err, runtime.ErrNotFound) {
-					addError(err)
-					return
-				}
-			}
-		}()
-	}
-	writersWG.Wait()
-	close(done)
-	wg.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
-	_, total, err := db.ListInstances(ctx, runtime.InstanceFilter{})
-	if err != nil || total != writers*perWriter {
-		t.Fatalf("total = %d, %v; want %d", total, err, writers*perWriter)
 	}
 }
 
@@ -383,7 +269,7 @@ func BenchmarkCommitSteps(b *testing.B) {
 					steps = steps[:0]
 					for range batch {
 						n++
-						s := newStep(runtime.InstanceID(fmt.Sprintf("i%09d", n)), "order", 1)
+						s := storetest.NewStep(runtime.InstanceID(fmt.Sprintf("i%09d", n)), "order", 1)
 						steps = append(steps, s)
 					}
 					if err := db.CommitSteps(ctx, steps); err != nil {

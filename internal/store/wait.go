@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // waitColumns selects a WaitRow; scanWait reads it. A NULL instance_id
@@ -233,11 +233,11 @@ func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.Wait
 	if w.ID == "" || w.Kind == "" {
 		return fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
 	}
-	users, err := encodeList(w.CandidateUsers)
+	users, err := sqlstore.EncodeList(w.CandidateUsers)
 	if err != nil {
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
-	groups, err := encodeList(w.CandidateGroups)
+	groups, err := sqlstore.EncodeList(w.CandidateGroups)
 	if err != nil {
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
@@ -254,31 +254,6 @@ func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.Wait
 		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, runtime.ErrConflict)
 	}
 	return nil
-}
-
-// encodeList encodes a candidate list as a JSON array, NULL when empty.
-func encodeList(list []string) (sql.NullString, error) {
-	if len(list) == 0 {
-		return sql.NullString{}, nil
-	}
-	b, err := json.Marshal(list)
-	return sql.NullString{String: string(b), Valid: true}, err
-}
-
-// decodeList decodes a JSON array of strings; NULL or an empty array is
-// nil.
-func decodeList(s sql.NullString) ([]string, error) {
-	if !s.Valid {
-		return nil, nil
-	}
-	var list []string
-	if err := json.Unmarshal([]byte(s.String), &list); err != nil {
-		return nil, err
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	return list, nil
 }
 
 // scanWait reads the waitColumns of a row.
@@ -302,8 +277,8 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 	w.CreatedAt = decodeTime(created)
 	w.LockOwner = lockOwner.String
 	w.LockExpiresAt = decodeOptTime(lockExpires)
-	w.CandidateUsers, errUsers = decodeList(users)
-	w.CandidateGroups, errGrps = decodeList(groups)
+	w.CandidateUsers, errUsers = sqlstore.DecodeList(users)
+	w.CandidateGroups, errGrps = sqlstore.DecodeList(groups)
 	if errUsers != nil || errGrps != nil {
 		return w, fmt.Errorf("wait %s: candidates: %w", w.ID, errors.Join(errUsers, errGrps))
 	}
@@ -355,9 +330,6 @@ func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
 	return w, nil
 }
 
-// tokenHashSize is the size of a lock token's hash (SHA-256).
-const tokenHashSize = 32
-
 // ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of jobType
 // with lock (worker, user, expiry and one token hash each) and returns them
 // with their new lock, oldest first (creation time, then key): the i-th row
@@ -372,20 +344,13 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	if max == 0 {
 		return nil, nil
 	}
-	hashes := make([]byte, 0, max*tokenHashSize)
-	index := make(map[string]int, max)
-	for i, h := range lock.TokenHashes {
-		if len(h) != tokenHashSize {
-			return nil, fmt.Errorf("store: activate jobs of type %q: token hash %d has %d bytes, want %d", jobType, i, len(h), tokenHashSize)
-		}
-		if _, dup := index[string(h)]; dup {
-			return nil, fmt.Errorf("store: activate jobs of type %q: token hash %d repeats an earlier one", jobType, i)
-		}
-		index[string(h)] = i
-		hashes = append(hashes, h...)
+	index, err := sqlstore.TokenHashIndex(lock.TokenHashes)
+	if err != nil {
+		return nil, fmt.Errorf("store: activate jobs of type %q: %w", jobType, err)
 	}
+	hashes := bytes.Join(lock.TokenHashes, nil)
 	var out []runtime.WaitRow
-	err := db.writeRelaxed(ctx, func(st *txStmts) error {
+	err = db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
 		n := encodeTime(now)
 		out, err = queryWaits(st, activateJobsSQL, jobType, n, max, jobType, n, n, max, max, lock.Worker, lock.User, encodeTime(lock.Until), hashes)
@@ -480,13 +445,7 @@ func tasksQuery(f runtime.TaskFilter) (string, []any) {
 // 0 means DefaultListLimit; larger than MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRow, int, error) {
 	cond, args := tasksQuery(f)
-	limit := f.Limit
-	switch {
-	case limit <= 0:
-		limit = DefaultListLimit
-	case limit > MaxListLimit:
-		limit = MaxListLimit
-	}
+	limit := sqlstore.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
 	var (
 		rows  []runtime.WaitRow

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -9,21 +9,27 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// TestInstanceWaitsPage pages the waits of instances whose ids are UUIDs
+// testInstanceWaitsPage pages the waits of instances whose ids are UUIDs
 // (the engine's "<instance>-w000001" waits, a range of the primary key)
 // and plain text, with foreign ids mixed in, and checks every page size:
 // the pages together list each wait once, by id, and stop.
-func TestInstanceWaitsPage(t *testing.T) {
+// Two UUIDs that differ in their last digit: ids the engine mints.
+const (
+	uuidA = "01a232eb-82de-7b57-b901-872a49ee64c7"
+	uuidB = "01a232eb-82de-7b57-b901-872a49ee64c8"
+)
+
+func testInstanceWaitsPage(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	foreign := uuidB + "-w000002" // names B, belongs to A
-	createWithWaits(t, db, uuidA, job(uuidA+"-w000001", "pay", 1), job(foreign, "pay", 2),
-		task(uuidA+"-w000004", 4, "", nil, nil), sub(uuidA+"-w000005", runtime.WaitSignal, "go", "", 5),
+	CreateWithWaits(t, db, uuidA, Job(uuidA+"-w000001", "pay", 1), Job(foreign, "pay", 2),
+		Task(uuidA+"-w000004", 4, "", nil, nil), Sub(uuidA+"-w000005", runtime.WaitSignal, "go", "", 5),
 		timer(uuidA+"-w000010", 6))
-	createWithWaits(t, db, uuidB, job(uuidB+"-w000001", "pay", 6))
-	createWithWaits(t, db, "I", job("I-w000001", "pay", 9), sub("I-w000002", runtime.WaitSignal, "go", "", 10), job("I-w000003", "pay", 11))
-	createWithWaits(t, db, "empty")
+	CreateWithWaits(t, db, uuidB, Job(uuidB+"-w000001", "pay", 6))
+	CreateWithWaits(t, db, "I", Job("I-w000001", "pay", 9), Sub("I-w000002", runtime.WaitSignal, "go", "", 10), Job("I-w000003", "pay", 11))
+	CreateWithWaits(t, db, "empty")
 
 	for id, want := range map[runtime.InstanceID][]string{
 		uuidA:   {uuidA + "-w000001", uuidA + "-w000004", uuidA + "-w000005", uuidA + "-w000010", foreign},
@@ -42,7 +48,7 @@ func TestInstanceWaitsPage(t *testing.T) {
 				if len(page) > size || pages > len(want)+1 {
 					t.Fatalf("%s, size %d: page of %d, %d pages", id, size, len(page), pages)
 				}
-				got = append(got, waitIDs(page)...)
+				got = append(got, WaitIDs(page)...)
 				if len(page) < size {
 					break
 				}

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// resource builds a resource with the given content declaring keys (each
+// Resource builds a resource with the given content declaring keys (each
 // process named after its key).
-func resource(name, content string, keys ...string) runtime.Resource {
+func Resource(name, content string, keys ...string) runtime.Resource {
 	sum := sha256.Sum256([]byte(content))
 	r := runtime.Resource{Name: name, Content: []byte(content), Hash: hex.EncodeToString(sum[:])}
 	for _, k := range keys {
@@ -32,8 +32,8 @@ func decisions(r runtime.Resource, keys ...string) runtime.Resource {
 	return r
 }
 
-// deployment builds a deployment at a time derived from its position in tests.
-func deployment(id string, resources ...runtime.Resource) runtime.DeploymentRecord {
+// Deployment builds a deployment at a time derived from its position in tests.
+func Deployment(id string, resources ...runtime.Resource) runtime.DeploymentRecord {
 	return runtime.DeploymentRecord{ID: id, DeployedAt: t0, Resources: resources}
 }
 
@@ -42,7 +42,7 @@ func dref(key string, version int) runtime.DefinitionRef {
 	return runtime.DefinitionRef{Key: key, Version: version}
 }
 
-func TestDeployVersioning(t *testing.T) {
+func testDeployVersioning(t *testing.T, open Opener) {
 	t.Parallel()
 	// refs are the process and decision refs of one deployment.
 	type refs struct{ procs, decs []runtime.DefinitionRef }
@@ -54,31 +54,31 @@ func TestDeployVersioning(t *testing.T) {
 	}{
 		{
 			name:  "new key gets version 1",
-			steps: []runtime.DeploymentRecord{deployment("d1", resource("a.bpmn", "A1", "a"))},
+			steps: []runtime.DeploymentRecord{Deployment("d1", Resource("a.bpmn", "A1", "a"))},
 			want:  []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}},
 		},
 		{
 			name: "same hash keeps the version",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", resource("a.bpmn", "A1", "a")),
-				deployment("d2", resource("a.bpmn", "A1", "a")),
+				Deployment("d1", Resource("a.bpmn", "A1", "a")),
+				Deployment("d2", Resource("a.bpmn", "A1", "a")),
 			},
 			want: []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}, {procs: []runtime.DefinitionRef{dref("a", 1)}}},
 		},
 		{
 			name: "changed content gets version 2",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", resource("a.bpmn", "A1", "a")),
-				deployment("d2", resource("a.bpmn", "A2", "a")),
+				Deployment("d1", Resource("a.bpmn", "A1", "a")),
+				Deployment("d2", Resource("a.bpmn", "A2", "a")),
 			},
 			want: []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}, {procs: []runtime.DefinitionRef{dref("a", 2)}}},
 		},
 		{
 			name: "back to old content is a new version",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", resource("a.bpmn", "A1", "a")),
-				deployment("d2", resource("a.bpmn", "A2", "a")),
-				deployment("d3", resource("a.bpmn", "A1", "a")),
+				Deployment("d1", Resource("a.bpmn", "A1", "a")),
+				Deployment("d2", Resource("a.bpmn", "A2", "a")),
+				Deployment("d3", Resource("a.bpmn", "A1", "a")),
 			},
 			want: []refs{
 				{procs: []runtime.DefinitionRef{dref("a", 1)}},
@@ -89,8 +89,8 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "two processes in one resource",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", resource("ab.bpmn", "AB1", "a", "b")),
-				deployment("d2", resource("ab.bpmn", "AB2", "a", "b")),
+				Deployment("d1", Resource("ab.bpmn", "AB1", "a", "b")),
+				Deployment("d2", Resource("ab.bpmn", "AB2", "a", "b")),
 			},
 			want: []refs{
 				{procs: []runtime.DefinitionRef{dref("a", 1), dref("b", 1)}},
@@ -100,8 +100,8 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "a second resource versions independently",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", resource("a.bpmn", "A1", "a"), resource("c.bpmn", "C1", "c")),
-				deployment("d2", resource("a.bpmn", "A1", "a"), resource("c.bpmn", "C2", "c")),
+				Deployment("d1", Resource("a.bpmn", "A1", "a"), Resource("c.bpmn", "C1", "c")),
+				Deployment("d2", Resource("a.bpmn", "A1", "a"), Resource("c.bpmn", "C2", "c")),
 			},
 			want: []refs{
 				{procs: []runtime.DefinitionRef{dref("a", 1), dref("c", 1)}},
@@ -110,14 +110,14 @@ func TestDeployVersioning(t *testing.T) {
 		},
 		{
 			name:  "new decision gets version 1",
-			steps: []runtime.DeploymentRecord{deployment("d1", decisions(resource("x.dmn", "X1"), "x"))},
+			steps: []runtime.DeploymentRecord{Deployment("d1", decisions(Resource("x.dmn", "X1"), "x"))},
 			want:  []refs{{decs: []runtime.DefinitionRef{dref("x", 1)}}},
 		},
 		{
 			name: "identical decision content keeps the version",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", decisions(resource("x.dmn", "X1"), "x", "y")),
-				deployment("d2", decisions(resource("x.dmn", "X1"), "x", "y")),
+				Deployment("d1", decisions(Resource("x.dmn", "X1"), "x", "y")),
+				Deployment("d2", decisions(Resource("x.dmn", "X1"), "x", "y")),
 			},
 			want: []refs{
 				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
@@ -127,9 +127,9 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "changed decision content gets the next version",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", decisions(resource("x.dmn", "X1"), "x", "y")),
-				deployment("d2", decisions(resource("x.dmn", "X2"), "x", "y")),
-				deployment("d3", decisions(resource("x.dmn", "X1"), "x")),
+				Deployment("d1", decisions(Resource("x.dmn", "X1"), "x", "y")),
+				Deployment("d2", decisions(Resource("x.dmn", "X2"), "x", "y")),
+				Deployment("d3", decisions(Resource("x.dmn", "X1"), "x")),
 			},
 			want: []refs{
 				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
@@ -140,8 +140,8 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "decision moved to another resource keeps its content rule",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", decisions(resource("x.dmn", "X1"), "x")),
-				deployment("d2", decisions(resource("renamed.dmn", "X1"), "x")),
+				Deployment("d1", decisions(Resource("x.dmn", "X1"), "x")),
+				Deployment("d2", decisions(Resource("renamed.dmn", "X1"), "x")),
 			},
 			// Same hash, so the version is kept, as for processes.
 			want: []refs{{decs: []runtime.DefinitionRef{dref("x", 1)}}, {decs: []runtime.DefinitionRef{dref("x", 1)}}},
@@ -149,9 +149,9 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "a resource with both processes and decisions",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", decisions(resource("both", "B1", "p", "q"), "x", "y")),
-				deployment("d2", decisions(resource("both", "B1", "p", "q"), "x", "y")),
-				deployment("d3", decisions(resource("both", "B2", "p", "q"), "x", "y")),
+				Deployment("d1", decisions(Resource("both", "B1", "p", "q"), "x", "y")),
+				Deployment("d2", decisions(Resource("both", "B1", "p", "q"), "x", "y")),
+				Deployment("d3", decisions(Resource("both", "B2", "p", "q"), "x", "y")),
 			},
 			want: []refs{
 				{procs: []runtime.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
@@ -162,11 +162,11 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "refs in resource and document order, processes and decisions apart",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1",
-					decisions(resource("z.dmn", "Z1"), "z2", "z1"),
-					resource("b.bpmn", "B1", "b"),
-					decisions(resource("a.dmn", "A1"), "a"),
-					resource("a.bpmn", "AP1", "a")),
+				Deployment("d1",
+					decisions(Resource("z.dmn", "Z1"), "z2", "z1"),
+					Resource("b.bpmn", "B1", "b"),
+					decisions(Resource("a.dmn", "A1"), "a"),
+					Resource("a.bpmn", "AP1", "a")),
 			},
 			// A process key and a decision key never collide: they are
 			// versioned apart.
@@ -178,9 +178,9 @@ func TestDeployVersioning(t *testing.T) {
 		{
 			name: "decisions do not disturb process versions",
 			steps: []runtime.DeploymentRecord{
-				deployment("d1", resource("a.bpmn", "A1", "a")),
-				deployment("d2", resource("a.bpmn", "A1", "a"), decisions(resource("x.dmn", "X1"), "x")),
-				deployment("d3", resource("a.bpmn", "A2", "a"), decisions(resource("x.dmn", "X1"), "x")),
+				Deployment("d1", Resource("a.bpmn", "A1", "a")),
+				Deployment("d2", Resource("a.bpmn", "A1", "a"), decisions(Resource("x.dmn", "X1"), "x")),
+				Deployment("d3", Resource("a.bpmn", "A2", "a"), decisions(Resource("x.dmn", "X1"), "x")),
 			},
 			want: []refs{
 				{procs: []runtime.DefinitionRef{dref("a", 1)}},
@@ -193,7 +193,7 @@ func TestDeployVersioning(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			db := MustOpen(t)
+			db := open(t)
 			for i, d := range tt.steps {
 				procs, decs, err := db.Deploy(ctx, d)
 				if err != nil {
@@ -210,14 +210,14 @@ func TestDeployVersioning(t *testing.T) {
 	}
 }
 
-func TestDeployDuplicateIDConflicts(t *testing.T) {
+func testDeployDuplicateIDConflicts(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
-	if _, _, err := db.Deploy(ctx, deployment("d1", decisions(resource("a.bpmn", "A1", "a"), "x"))); err != nil {
+	db := open(t)
+	if _, _, err := db.Deploy(ctx, Deployment("d1", decisions(Resource("a.bpmn", "A1", "a"), "x"))); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := db.Deploy(ctx, deployment("d1", decisions(resource("a.bpmn", "A2", "a"), "x")))
+	_, _, err := db.Deploy(ctx, Deployment("d1", decisions(Resource("a.bpmn", "A2", "a"), "x")))
 	if !errors.Is(err, runtime.ErrConflict) {
 		t.Fatalf("redeploy of id d1 = %v, want ErrConflict", err)
 	}
@@ -229,14 +229,14 @@ func TestDeployDuplicateIDConflicts(t *testing.T) {
 	}
 }
 
-func TestDefinitionLookups(t *testing.T) {
+func testDefinitionLookups(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	later := t0.Add(time.Hour)
 	for _, d := range []runtime.DeploymentRecord{
-		deployment("d1", resource("a.bpmn", "A1", "a"), resource("z.bpmn", "Z1", "z")),
-		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{resource("a2.bpmn", "A2", "a")}},
+		Deployment("d1", Resource("a.bpmn", "A1", "a"), Resource("z.bpmn", "Z1", "z")),
+		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{Resource("a2.bpmn", "A2", "a")}},
 	} {
 		if _, _, err := db.Deploy(ctx, d); err != nil {
 			t.Fatal(err)
@@ -252,12 +252,12 @@ func TestDefinitionLookups(t *testing.T) {
 		{
 			name: "latest", key: "a",
 			want: runtime.DefinitionRecord{Key: "a", Version: 2, Name: "Process a", DeploymentID: "d2",
-				ResourceName: "a2.bpmn", ResourceHash: resource("", "A2").Hash, XML: []byte("A2"), DeployedAt: later},
+				ResourceName: "a2.bpmn", ResourceHash: Resource("", "A2").Hash, XML: []byte("A2"), DeployedAt: later},
 		},
 		{
 			name: "specific", key: "a", version: 1,
 			want: runtime.DefinitionRecord{Key: "a", Version: 1, Name: "Process a", DeploymentID: "d1",
-				ResourceName: "a.bpmn", ResourceHash: resource("", "A1").Hash, XML: []byte("A1"), DeployedAt: t0},
+				ResourceName: "a.bpmn", ResourceHash: Resource("", "A1").Hash, XML: []byte("A1"), DeployedAt: t0},
 		},
 		{name: "unknown version", key: "a", version: 3, wantErr: runtime.ErrNotFound},
 		{name: "unknown key", key: "nope", wantErr: runtime.ErrNotFound},
@@ -308,15 +308,15 @@ func TestDefinitionLookups(t *testing.T) {
 	})
 }
 
-func TestDeployRollsBackDecisions(t *testing.T) {
+func testDeployRollsBackDecisions(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	// The second resource repeats x.dmn's name: its insert fails after the
 	// decisions of the first resource were registered.
-	_, _, err := db.Deploy(ctx, deployment("d1",
-		decisions(resource("x.dmn", "X1"), "x"),
-		resource("x.dmn", "X2", "a")))
+	_, _, err := db.Deploy(ctx, Deployment("d1",
+		decisions(Resource("x.dmn", "X1"), "x"),
+		Resource("x.dmn", "X2", "a")))
 	if err == nil {
 		t.Fatal("deploy with a duplicate resource name succeeded")
 	}
@@ -328,25 +328,25 @@ func TestDeployRollsBackDecisions(t *testing.T) {
 	}
 }
 
-func TestDecisionLookups(t *testing.T) {
+func testDecisionLookups(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	later := t0.Add(time.Hour)
 	for _, d := range []runtime.DeploymentRecord{
-		deployment("d1", decisions(resource("x.dmn", "X1"), "x", "w"), resource("p.bpmn", "P1", "p")),
-		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{decisions(resource("x2.dmn", "X2"), "x")}},
+		Deployment("d1", decisions(Resource("x.dmn", "X1"), "x", "w"), Resource("p.bpmn", "P1", "p")),
+		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{decisions(Resource("x2.dmn", "X2"), "x")}},
 	} {
 		if _, _, err := db.Deploy(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
 	x1 := runtime.DefinitionRecord{Key: "x", Version: 1, Name: "Decision x", DeploymentID: "d1",
-		ResourceName: "x.dmn", ResourceHash: resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
+		ResourceName: "x.dmn", ResourceHash: Resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
 	x2 := runtime.DefinitionRecord{Key: "x", Version: 2, Name: "Decision x", DeploymentID: "d2",
-		ResourceName: "x2.dmn", ResourceHash: resource("", "X2").Hash, XML: []byte("X2"), DeployedAt: later}
+		ResourceName: "x2.dmn", ResourceHash: Resource("", "X2").Hash, XML: []byte("X2"), DeployedAt: later}
 	w1 := runtime.DefinitionRecord{Key: "w", Version: 1, Name: "Decision w", DeploymentID: "d1",
-		ResourceName: "x.dmn", ResourceHash: resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
+		ResourceName: "x.dmn", ResourceHash: Resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
 	tests := []struct {
 		name    string
 		key     string

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
-// newStep builds the creating step of a running instance with a header of
+// NewStep builds the creating step of a running instance with a header of
 // realistic size, two scope parts, a track part and three facts.
-func newStep(id runtime.InstanceID, key string, version int) runtime.StepRecord {
+func NewStep(id runtime.InstanceID, key string, version int) runtime.StepRecord {
 	return runtime.StepRecord{
 		Instance: runtime.InstanceRow{
 			ID: id, ProcessKey: key, ProcessVersion: version, Status: runtime.StatusRunning,
@@ -34,9 +35,9 @@ func newStep(id runtime.InstanceID, key string, version int) runtime.StepRecord 
 	}
 }
 
-// nextStep builds the step after s: revision+1, a minute later, one more
+// NextStep builds the step after s: revision+1, a minute later, one more
 // fact, a new header, scope s1 removed and track t1 replaced.
-func nextStep(s runtime.StepRecord, status string) runtime.StepRecord {
+func NextStep(s runtime.StepRecord, status string) runtime.StepRecord {
 	in := s.Instance
 	in.Status = status
 	in.UpdatedAt = in.UpdatedAt.Add(time.Minute)
@@ -55,49 +56,49 @@ func nextStep(s runtime.StepRecord, status string) runtime.StepRecord {
 	}
 }
 
-// assertInstance fails unless got equals want field by field.
-func assertInstance(tb testing.TB, got, want runtime.InstanceRow) {
+// AssertInstance fails unless got equals want field by field.
+func AssertInstance(tb testing.TB, got, want runtime.InstanceRow) {
 	tb.Helper()
 	if !reflect.DeepEqual(got, want) {
 		tb.Errorf("instance\n got %+v\nwant %+v", got, want)
 	}
 }
 
-// mustCommit commits steps or fails the test.
-func mustCommit(tb testing.TB, db *DB, steps ...runtime.StepRecord) {
+// MustCommit commits steps or fails the test.
+func MustCommit(tb testing.TB, db Store, steps ...runtime.StepRecord) {
 	tb.Helper()
 	if err := db.CommitSteps(context.Background(), steps); err != nil {
 		tb.Fatal(err)
 	}
 }
 
-func TestCommitSteps(t *testing.T) {
+func testCommitSteps(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
 
 	t.Run("insert then update", func(t *testing.T) {
 		t.Parallel()
-		db := MustOpen(t)
-		s1 := newStep("i1", "order", 1)
+		db := open(t)
+		s1 := NewStep("i1", "order", 1)
 		s1.Instance.BusinessKey = "B-1"
 		s1.Instance.ParentID, s1.Instance.ParentNodeID = "p1", "call"
-		mustCommit(t, db, s1)
+		MustCommit(t, db, s1)
 		got, err := db.Instance(ctx, "i1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertInstance(t, got.InstanceRow, s1.Instance)
+		AssertInstance(t, got.InstanceRow, s1.Instance)
 		if string(got.Header) != string(s1.Header) || !reflect.DeepEqual(got.Parts, s1.Parts) {
 			t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, s1.Header, s1.Parts)
 		}
 
-		s2 := nextStep(s1, runtime.StatusCompleted)
-		mustCommit(t, db, s2)
+		s2 := NextStep(s1, runtime.StatusCompleted)
+		MustCommit(t, db, s2)
 		got, err = db.Instance(ctx, "i1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertInstance(t, got.InstanceRow, s2.Instance)
+		AssertInstance(t, got.InstanceRow, s2.Instance)
 		if string(got.Header) != string(s2.Header) {
 			t.Errorf("header = %q, want %q", got.Header, s2.Header)
 		}
@@ -125,15 +126,15 @@ func TestCommitSteps(t *testing.T) {
 			bad func(committed runtime.StepRecord) runtime.StepRecord
 		}{
 			{name: "stale revision", bad: func(c runtime.StepRecord) runtime.StepRecord {
-				s := nextStep(c, runtime.StatusRunning)
+				s := NextStep(c, runtime.StatusRunning)
 				s.PrevRevision, s.Instance.Revision = 7, 8
 				return s
 			}},
 			{name: "duplicate insert", bad: func(c runtime.StepRecord) runtime.StepRecord {
-				return newStep(c.Instance.ID, "order", 1)
+				return NewStep(c.Instance.ID, "order", 1)
 			}},
 			{name: "update of a missing instance", bad: func(c runtime.StepRecord) runtime.StepRecord {
-				s := nextStep(c, runtime.StatusRunning)
+				s := NextStep(c, runtime.StatusRunning)
 				s.Instance.ID = "ghost"
 				return s
 			}},
@@ -141,10 +142,10 @@ func TestCommitSteps(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				db := MustOpen(t)
-				s1 := newStep("i1", "order", 1)
-				mustCommit(t, db, s1)
-				good := newStep("i2", "order", 1)
+				db := open(t)
+				s1 := NewStep("i1", "order", 1)
+				MustCommit(t, db, s1)
+				good := NewStep("i2", "order", 1)
 				err := db.CommitSteps(ctx, []runtime.StepRecord{good, tt.bad(s1)})
 				if !errors.Is(err, runtime.ErrConflict) {
 					t.Fatalf("CommitSteps = %v, want ErrConflict", err)
@@ -156,7 +157,7 @@ func TestCommitSteps(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				assertInstance(t, got.InstanceRow, s1.Instance)
+				AssertInstance(t, got.InstanceRow, s1.Instance)
 				if facts, _ := db.History(ctx, "i1", 0, 0); len(facts) != len(s1.Facts) {
 					t.Errorf("history of i1 has %d facts, want %d", len(facts), len(s1.Facts))
 				}
@@ -166,17 +167,17 @@ func TestCommitSteps(t *testing.T) {
 
 	t.Run("batch of many instances", func(t *testing.T) {
 		t.Parallel()
-		db := MustOpen(t)
+		db := open(t)
 		var steps []runtime.StepRecord
 		for i := range 16 {
-			steps = append(steps, newStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1))
+			steps = append(steps, NewStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1))
 		}
-		mustCommit(t, db, steps...)
+		MustCommit(t, db, steps...)
 		var next []runtime.StepRecord
 		for _, s := range steps {
-			next = append(next, nextStep(s, runtime.StatusRunning))
+			next = append(next, NextStep(s, runtime.StatusRunning))
 		}
-		mustCommit(t, db, next...)
+		MustCommit(t, db, next...)
 		_, total, err := db.ListInstances(ctx, runtime.InstanceFilter{})
 		if err != nil || total != 16 {
 			t.Fatalf("total = %d, %v; want 16", total, err)
@@ -185,7 +186,7 @@ func TestCommitSteps(t *testing.T) {
 
 	t.Run("unknown instance reads are not found", func(t *testing.T) {
 		t.Parallel()
-		db := MustOpen(t)
+		db := open(t)
 		if _, err := db.Instance(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
 			t.Errorf("Instance = %v", err)
 		}
@@ -210,10 +211,10 @@ func TestCommitSteps(t *testing.T) {
 	})
 }
 
-func TestListInstances(t *testing.T) {
+func testListInstances(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	// i00..i09: created a second apart; even ones are "order" v1, odd "ship" v2;
 	// i00..i02 completed; i05 has a business key; i06, i07 are children of i00.
 	// i10 shares i09's creation time so id breaks the tie.
@@ -222,7 +223,7 @@ func TestListInstances(t *testing.T) {
 		if i%2 == 1 {
 			key, version = "ship", 2
 		}
-		s := newStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), key, version)
+		s := NewStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), key, version)
 		s.Instance.CreatedAt = t0.Add(time.Duration(min(i, 9)) * time.Second)
 		if i == 5 {
 			s.Instance.BusinessKey = "BK-5"
@@ -230,9 +231,9 @@ func TestListInstances(t *testing.T) {
 		if i == 6 || i == 7 {
 			s.Instance.ParentID = "i00"
 		}
-		mustCommit(t, db, s)
+		MustCommit(t, db, s)
 		if i <= 2 {
-			mustCommit(t, db, nextStep(s, runtime.StatusCompleted))
+			MustCommit(t, db, NextStep(s, runtime.StatusCompleted))
 		}
 	}
 	ids := func(rows []runtime.InstanceRow) []string {
@@ -322,37 +323,45 @@ func TestListInstances(t *testing.T) {
 	t.Run("limit is capped", func(t *testing.T) {
 		t.Parallel()
 		var steps []runtime.StepRecord
-		for i := range MaxListLimit + 10 {
-			steps = append(steps, newStep(runtime.InstanceID(fmt.Sprintf("bulk%04d", i)), "bulk", 1))
+		for i := range sqlstore.MaxListLimit + 10 {
+			steps = append(steps, NewStep(runtime.InstanceID(fmt.Sprintf("bulk%04d", i)), "bulk", 1))
 		}
 		// A second store: the cap test must not disturb the shared fixture.
-		bulk := MustOpen(t)
-		mustCommit(t, bulk, steps...)
+		bulk := open(t)
+		MustCommit(t, bulk, steps...)
 		rows, total, err := bulk.ListInstances(ctx, runtime.InstanceFilter{Limit: 10000})
-		if err != nil || len(rows) != MaxListLimit || total != MaxListLimit+10 {
+		if err != nil || len(rows) != sqlstore.MaxListLimit || total != sqlstore.MaxListLimit+10 {
 			t.Errorf("len %d total %d err %v", len(rows), total, err)
 		}
 		rows, _, err = bulk.ListInstances(ctx, runtime.InstanceFilter{})
-		if err != nil || len(rows) != DefaultListLimit {
+		if err != nil || len(rows) != sqlstore.DefaultListLimit {
 			t.Errorf("default page len %d err %v", len(rows), err)
 		}
 	})
 }
 
-func TestListInstancesTotalIsCapped(t *testing.T) {
+func testListInstancesTotalIsCapped(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
-	bulkInstances(t, db, MaxListTotal+5, func(i int) listRow {
-		return listRow{key: "p", version: 1, status: runtime.StatusRunning}
-	})
+	db := open(t)
+	steps := make([]runtime.StepRecord, 0, 1000)
+	for i := range runtime.MaxListTotal + 5 {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		steps = append(steps, runtime.StepRecord{Instance: runtime.InstanceRow{
+			ID: runtime.InstanceID(fmt.Sprintf("%08x-0000-7000-8000-000000000000", i)), ProcessKey: "p", ProcessVersion: 1,
+			Status: runtime.StatusRunning, CreatedAt: at, UpdatedAt: at, Revision: 1}})
+		if len(steps) == cap(steps) || i == runtime.MaxListTotal+4 {
+			MustCommit(t, db, steps...)
+			steps = steps[:0]
+		}
+	}
 	tests := []struct {
 		name   string
 		filter runtime.InstanceFilter
 		want   int
 	}{
-		{name: "all", want: MaxListTotal + 1},
-		{name: "key and status", filter: runtime.InstanceFilter{ProcessKey: "p", Status: runtime.StatusRunning}, want: MaxListTotal + 1},
+		{name: "all", want: runtime.MaxListTotal + 1},
+		{name: "key and status", filter: runtime.InstanceFilter{ProcessKey: "p", Status: runtime.StatusRunning}, want: runtime.MaxListTotal + 1},
 		{name: "few", filter: runtime.InstanceFilter{Status: runtime.StatusFailed}, want: 0},
 	}
 	for _, tt := range tests {
@@ -363,15 +372,15 @@ func TestListInstancesTotalIsCapped(t *testing.T) {
 	}
 }
 
-func TestHistory(t *testing.T) {
+func testHistory(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
-	s := newStep("i1", "order", 1)
-	mustCommit(t, db, s)
+	db := open(t)
+	s := NewStep("i1", "order", 1)
+	MustCommit(t, db, s)
 	for range 3 {
-		s = nextStep(s, runtime.StatusRunning)
-		mustCommit(t, db, s)
+		s = NextStep(s, runtime.StatusRunning)
+		MustCommit(t, db, s)
 	}
 	// Seqs 1..6 are stored.
 	tests := []struct {
@@ -408,32 +417,32 @@ func TestHistory(t *testing.T) {
 		if err != nil || len(facts) != 1 {
 			t.Fatalf("History = %v, %v", facts, err)
 		}
-		want := newStep("i1", "order", 1).Facts[1]
+		want := NewStep("i1", "order", 1).Facts[1]
 		if !reflect.DeepEqual(facts[0], want) {
 			t.Errorf("fact = %+v, want %+v", facts[0], want)
 		}
 	})
 }
 
-func TestIncidents(t *testing.T) {
+func testIncidents(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
-	a := newStep("a", "order", 1)
+	db := open(t)
+	a := NewStep("a", "order", 1)
 	a.Incidents = []runtime.IncidentRow{
 		{ID: "inc-a1", InstanceID: "a", NodeID: "task", ScopeID: "s1", Kind: "job_failed", Message: "boom", CreatedAt: t0},
 		{ID: "inc-a2", NodeID: "gw", ScopeID: "s0", Kind: "expression", Message: "bad", CreatedAt: t0.Add(time.Second)},
 	}
-	b := newStep("b", "order", 1)
+	b := NewStep("b", "order", 1)
 	b.Incidents = []runtime.IncidentRow{{ID: "inc-b1", InstanceID: "b", Kind: "job_failed", CreatedAt: t0.Add(2 * time.Second)}}
-	c := newStep("c", "order", 1)
-	mustCommit(t, db, a, b, c)
+	c := NewStep("c", "order", 1)
+	MustCommit(t, db, a, b, c)
 	// Resolve inc-a1 in a later step of a.
-	a2 := nextStep(a, runtime.StatusRunning)
+	a2 := NextStep(a, runtime.StatusRunning)
 	resolved := a.Incidents[0]
 	resolved.ResolvedAt = t0.Add(time.Hour)
 	a2.Incidents = []runtime.IncidentRow{resolved}
-	mustCommit(t, db, a2)
+	MustCommit(t, db, a2)
 
 	ids := func(incs []runtime.IncidentRow) []string {
 		var out []string
@@ -482,11 +491,11 @@ func TestIncidents(t *testing.T) {
 	})
 	t.Run("an incident id of another instance conflicts", func(t *testing.T) {
 		t.Parallel()
-		other := MustOpen(t)
-		x, y := newStep("x", "order", 1), newStep("y", "order", 1)
+		other := open(t)
+		x, y := NewStep("x", "order", 1), NewStep("y", "order", 1)
 		x.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
-		mustCommit(t, other, x, y)
-		y2 := nextStep(y, runtime.StatusRunning)
+		MustCommit(t, other, x, y)
+		y2 := NextStep(y, runtime.StatusRunning)
 		y2.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
 		if err := other.CommitSteps(ctx, []runtime.StepRecord{y2}); !errors.Is(err, runtime.ErrConflict) {
 			t.Errorf("CommitSteps = %v, want ErrConflict", err)
@@ -494,17 +503,17 @@ func TestIncidents(t *testing.T) {
 	})
 }
 
-func TestRunningInstances(t *testing.T) {
+func testRunningInstances(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	statuses := []string{runtime.StatusRunning, runtime.StatusCompleted, runtime.StatusTerminated, runtime.StatusFailed, runtime.StatusRunning}
 	for i, st := range statuses {
-		s := newStep(runtime.InstanceID(fmt.Sprintf("i%d", i)), "order", 1)
+		s := NewStep(runtime.InstanceID(fmt.Sprintf("i%d", i)), "order", 1)
 		s.Instance.CreatedAt = t0.Add(time.Duration(i) * time.Second)
-		mustCommit(t, db, s)
+		MustCommit(t, db, s)
 		if st != runtime.StatusRunning {
-			mustCommit(t, db, nextStep(s, st))
+			MustCommit(t, db, NextStep(s, st))
 		}
 	}
 	got, err := db.RunningInstances(ctx)

@@ -1,23 +1,18 @@
-package store
+package storetest
 
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 )
 
-func TestServerSecret(t *testing.T) {
+func testServerSecret(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gobpm.db")
 	first, second := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
 
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := open(t)
 	if got, err := db.ServerSecret(ctx, "job-keys", first); err != nil || !bytes.Equal(got, first) {
 		t.Fatalf("first call = %x, %v; want the fresh secret", got, err)
 	}
@@ -35,23 +30,23 @@ func TestServerSecret(t *testing.T) {
 	}
 
 	// Reopened, the database keeps its secrets.
-	db = MustOpenPath(t, path, Options{})
+	db = db.Reopen(t)
 	if got, err := db.ServerSecret(ctx, "job-keys", second); err != nil || !bytes.Equal(got, first) {
 		t.Fatalf("after reopening = %x, %v; want the first secret", got, err)
 	}
 	// Another database has its own.
-	other := MustOpen(t)
+	other := open(t)
 	if got, err := other.ServerSecret(ctx, "job-keys", second); err != nil || !bytes.Equal(got, second) {
 		t.Fatalf("another database = %x, %v; want its own secret", got, err)
 	}
 }
 
-// TestServerSecretRace has many callers ask for a new secret at once: all
+// testServerSecretRace has many callers ask for a new secret at once: all
 // get the one that was stored first.
-func TestServerSecretRace(t *testing.T) {
+func testServerSecretRace(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := open(t)
 	got := make([][]byte, 16)
 	var wg sync.WaitGroup
 	for i := range got {

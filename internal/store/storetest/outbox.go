@@ -1,31 +1,26 @@
-package store
+package storetest
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-func TestOutbox(t *testing.T) {
+func testOutbox(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := newStep("a", "p", 1), newStep("b", "p", 1)
+	db := open(t)
+	a, b := NewStep("a", "p", 1), NewStep("b", "p", 1)
 	a.Outbox = []runtime.OutboxRow{
 		{Kind: runtime.OutboxCancelChild, Payload: json.RawMessage(`{"child":"c1"}`)},
 		{Kind: runtime.OutboxSignal, Payload: json.RawMessage(`{"name":"go","depth":0}`)},
 	}
 	b.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxChildEnded, Payload: json.RawMessage(`{"ParentID":"a"}`)}}
 	steps := []runtime.StepRecord{a, b}
-	mustCommit(t, db, steps...)
+	MustCommit(t, db, steps...)
 	// The ids are set in place, increasing in write order.
 	ids := []int64{steps[0].Outbox[0].ID, steps[0].Outbox[1].ID, steps[1].Outbox[0].ID}
 	if ids[0] <= 0 || ids[1] <= ids[0] || ids[2] <= ids[1] {
@@ -33,15 +28,15 @@ func TestOutbox(t *testing.T) {
 	}
 
 	// A batch that fails writes none of its rows.
-	bad := newStep("a", "p", 1) // exists: a conflict
-	c := newStep("c", "p", 1)
+	bad := NewStep("a", "p", 1) // exists: a conflict
+	c := NewStep("c", "p", 1)
 	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: json.RawMessage(`{"name":"lost"}`)}}
 	if err := db.CommitSteps(ctx, []runtime.StepRecord{c, bad}); !errors.Is(err, runtime.ErrConflict) {
 		t.Fatalf("stale batch: %v", err)
 	}
 	// A row of an unknown kind or with invalid JSON is refused.
 	for _, o := range []runtime.OutboxRow{{Kind: "mail", Payload: json.RawMessage(`{}`)}, {Kind: runtime.OutboxSignal, Payload: json.RawMessage(`{`)}} {
-		d := newStep("d", "p", 1)
+		d := NewStep("d", "p", 1)
 		d.Outbox = []runtime.OutboxRow{o}
 		if err := db.CommitSteps(ctx, []runtime.StepRecord{d}); err == nil {
 			t.Fatalf("row %+v was accepted", o)
@@ -50,7 +45,7 @@ func TestOutbox(t *testing.T) {
 
 	// Rows survive a reopen and list oldest first with the step's instance and time.
 	db.Close()
-	db = MustOpenPath(t, path, Options{})
+	db = db.Reopen(t)
 	rows, err := db.Outbox(ctx, 2)
 	if err != nil {
 		t.Fatal(err)

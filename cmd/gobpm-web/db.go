@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/pgstore"
+)
+
+// database is what the server and the admin commands need of a store:
+// the runtime's and the access service's. Both stores implement it.
+type database interface {
+	runtime.Store
+	access.Store
+}
+
+// DBConfig says which database to open and how.
+type DBConfig struct {
+	// DB is a SQLite file path (its directory is created if missing) or a
+	// postgres:// or postgresql:// URL.
+	DB string
+	// Synchronous is the SQLite durability mode: FULL (default) or NORMAL.
+	// PostgreSQL's durability is the server's (synchronous_commit).
+	Synchronous string
+	// Pool is the PostgreSQL connection pool size (0: the URL's
+	// pool_max_conns, else pgstore.DefaultMaxConns).
+	Pool int
+	// StatementTimeout bounds each PostgreSQL statement (0: the URL's
+	// statement_timeout, else pgstore.DefaultStatementTimeout; negative: none).
+	StatementTimeout time.Duration
+}
+
+// register adds the database flags to fs, with GOBPM_* fallbacks.
+func (c *DBConfig) register(fs *flag.FlagSet, getenv func(string) string) error {
+	pool, err := intEnv(getenv, "GOBPM_DB_POOL", 0)
+	if err != nil {
+		return err
+	}
+	timeout := time.Duration(0)
+	if v := getenv("GOBPM_DB_STATEMENT_TIMEOUT"); v != "" {
+		if timeout, err = time.ParseDuration(v); err != nil {
+			return fmt.Errorf("GOBPM_DB_STATEMENT_TIMEOUT=%q is not a duration (e.g. 30s)", v)
+		}
+	}
+	fs.StringVar(&c.DB, "db", def0(getenv("GOBPM_DB"), "./data/gobpm.db"),
+		"SQLite database file, or a postgres:// URL (GOBPM_DB)")
+	fs.IntVar(&c.Pool, "db-pool", pool, "PostgreSQL: connections in the pool (0: the URL's pool_max_conns, else 16) (GOBPM_DB_POOL)")
+	fs.DurationVar(&c.StatementTimeout, "db-statement-timeout", timeout,
+		"PostgreSQL: the longest one statement may run (0: the URL's statement_timeout, else 30s; negative: none) (GOBPM_DB_STATEMENT_TIMEOUT)")
+	return nil
+}
+
+// check refuses settings that do not apply to the chosen database.
+func (c DBConfig) check() error {
+	if pgstore.IsURL(c.DB) {
+		if s := strings.ToUpper(c.Synchronous); s != "" && s != "FULL" {
+			return errors.New("--sync applies to SQLite; PostgreSQL's durability is the server's synchronous_commit")
+		}
+		if c.Pool < 0 {
+			return fmt.Errorf("--db-pool %d: want 0 or more connections", c.Pool)
+		}
+		return nil
+	}
+	if c.Pool != 0 || c.StatementTimeout != 0 {
+		return errors.New("--db-pool and --db-statement-timeout apply to PostgreSQL (a postgres:// --db)")
+	}
+	return nil
+}
+
+// name is the database as messages show it: a URL without its password.
+func (c DBConfig) name() string {
+	if pgstore.IsURL(c.DB) {
+		return pgstore.Redact(c.DB)
+	}
+	return c.DB
+}
+
+// open opens and migrates the database c names.
+func (c DBConfig) open(ctx context.Context) (database, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	var (
+		db  database
+		err error
+	)
+	if pgstore.IsURL(c.DB) {
+		db, err = pgstore.Open(ctx, c.DB, pgstore.Options{MaxConns: c.Pool, StatementTimeout: c.StatementTimeout})
+	} else {
+		db, err = store.Open(ctx, c.DB, store.Options{Synchronous: c.Synchronous})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", c.name(), err)
+	}
+	return db, nil
+}

@@ -1,0 +1,61 @@
+// Package pgstore is the PostgreSQL implementation of runtime.Store and
+// access.Store, for when one SQLite file is not enough.
+//
+// # What it owns
+//
+// The store owns its connection pool, its schema migrations (embedded from
+// pgstore/migrations, applied by Open and recorded in schema_migrations)
+// and every SQL statement it runs. It has the same semantics as the SQLite
+// store (internal/store): ordering, runtime.ErrNotFound and
+// runtime.ErrConflict, revisions, keyset cursors, group commit, outbox,
+// idempotency keys, job locks, audit and access tables. One conformance
+// suite (internal/store/storetest) runs against both. What does not
+// depend on SQL (time and list encodings, record checks, limits,
+// migration file rules) is shared through internal/store/sqlstore. It
+// imports runtime, access and auth for the records it persists, and
+// nothing above them.
+//
+// # Connections
+//
+// Open takes a postgres:// or postgresql:// URL (IsURL). The pool size is
+// Options.MaxConns, else the URL's pool_max_conns, else DefaultMaxConns;
+// every statement is bounded by Options.StatementTimeout, else the URL's
+// statement_timeout (milliseconds), else DefaultStatementTimeout.
+// Migrations run without that bound, under an advisory lock, so nodes
+// that start together migrate once.
+//
+// # Transactions and concurrency
+//
+// Every exported method owns its transaction. Reads of several
+// statements run in one read-only REPEATABLE READ transaction (one
+// snapshot); writes run READ COMMITTED and guard against concurrent
+// writers row by row, so the store stays correct when several processes
+// share the database:
+//
+//   - a step updates its instance only WHERE revision = PrevRevision; a
+//     concurrent step of the same instance waits for the row and then
+//     finds the revision moved on: runtime.ErrConflict, never a lost
+//     update;
+//   - job activation picks jobs with SELECT … FOR UPDATE SKIP LOCKED, so
+//     two activations never take the same job; a step carrying a
+//     LockGuard locks the job's row (FOR UPDATE) while it checks the
+//     token, so no activation slips in before it commits;
+//   - deployments serialize on an advisory lock, so two never mint the
+//     same version.
+//
+// # Encoding
+//
+// Times are BIGINT unix nanoseconds, exactly as in SQLite, so a time
+// round-trips to the nanosecond. Ids are TEXT; ordered text columns use
+// the "C" collation (byte order, as SQLite compares). JSON the store keeps
+// verbatim (outbox payloads, idempotency answers) is TEXT; candidate
+// lists are JSONB so task filters can test membership.
+//
+// # Example
+//
+//	db, err := pgstore.Open(ctx, "postgres://gobpm@db.internal/gobpm", pgstore.Options{MaxConns: 32})
+//	if err != nil {
+//		return err
+//	}
+//	defer db.Close()
+package pgstore

@@ -1,0 +1,480 @@
+package pgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
+)
+
+// The statements of a step and of the instance reads.
+const (
+	// insertInstanceSQL creates an instance; no row comes back if the id exists.
+	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
+		    parent_node_id, created_at, updated_at, ended_at, revision, state)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING seq`
+	// updateInstanceSQL moves the mutable columns if the revision is still
+	// the one the step was computed from. Under READ COMMITTED a
+	// concurrent update of the row makes this one wait and then re-check
+	// the revision, so two writers of one instance never both succeed.
+	updateInstanceSQL = `UPDATE instances SET status = $1, business_key = $2, updated_at = $3, ended_at = $4,
+		    revision = $5, state = $6
+		WHERE id = $7 AND revision = $8
+		RETURNING seq`
+	instanceRevisionSQL = `SELECT revision FROM instances WHERE id = $1`
+	upsertPartSQL       = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
+	deletePartSQL     = `DELETE FROM instance_parts WHERE instance_seq = $1 AND kind = $2 AND key = $3`
+	deletePartsSQL    = `DELETE FROM instance_parts WHERE instance_seq = $1`
+	insertFactSQL     = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (id) DO UPDATE SET node_id = excluded.node_id, scope_id = excluded.scope_id,
+		    kind = excluded.kind, message = excluded.message, resolved_at = excluded.resolved_at
+		WHERE incidents.instance_id = excluded.instance_id`
+	replaceStateSQL = `UPDATE instances SET state = $1 WHERE id = $2 AND revision = $3 RETURNING seq`
+
+	// instanceColumns selects an InstanceRow (scanInstance).
+	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
+		created_at, updated_at, ended_at, revision`
+	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = $1`
+	selectStateSQL       = `SELECT seq, state, ` + instanceColumns + ` FROM instances WHERE id = $1`
+	selectPartsSQL       = `SELECT kind, key, ord, data FROM instance_parts WHERE instance_seq = $1 ORDER BY kind, ord, key`
+	runningSQL           = `SELECT ` + instanceColumns + ` FROM instances
+		WHERE status IN ('running', 'failed') ORDER BY created_at, seq`
+	historySQL = `SELECT f.seq, f.at, f.kind, f.node_id, f.scope_path, f.detail
+		FROM facts f WHERE f.instance_seq = (SELECT seq FROM instances WHERE id = $1) AND f.seq > $2
+		ORDER BY f.seq LIMIT $3`
+	instanceExistsSQL = `SELECT 1 FROM instances WHERE id = $1`
+)
+
+// CommitSteps commits a batch of steps of distinct instances in one
+// transaction, all or nothing (group commit: one WAL flush for the
+// batch). A step with PrevRevision 0 creates its instance; any other
+// updates the instance only if its stored revision is still PrevRevision.
+// An existing id on create or a stale revision on update fails the whole
+// batch with a wrapped runtime.ErrConflict naming the instance; a
+// LockGuard whose job no longer holds the token fails it with
+// runtime.ErrLockLost. The rest follows the SQLite store: removed parts
+// and waits go first, then the written ones are upserted; a wait or
+// incident id of another instance is a conflict; a step that ends its
+// instance deletes its remaining waits.
+func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	var failed runtime.InstanceID
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		for i := range steps {
+			if err := commitStep(ctx, tx, &steps[i]); err != nil {
+				failed = steps[i].Instance.ID
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if isContention(err) {
+			// Another writer of the same rows won (a deadlock or a
+			// serialization failure): the batch is rolled back whole and
+			// may be retried, as after a stale revision.
+			err = fmt.Errorf("%w: %w", runtime.ErrConflict, err)
+		}
+		if failed != "" {
+			return fmt.Errorf("pgstore: commit step of instance %s: %w", failed, err)
+		}
+		return fmt.Errorf("pgstore: commit %d steps: %w", len(steps), err)
+	}
+	return nil
+}
+
+// commitStep writes one step inside tx.
+func commitStep(ctx context.Context, tx pgx.Tx, s *runtime.StepRecord) error {
+	in := &s.Instance
+	if in.ID == "" {
+		return fmt.Errorf("instance id is empty")
+	}
+	if in.Revision <= s.PrevRevision {
+		return fmt.Errorf("new revision %d does not follow %d", in.Revision, s.PrevRevision)
+	}
+	header := s.Header
+	if header == nil {
+		header = []byte{}
+	}
+	if s.LockGuard != nil {
+		if err := checkLockGuard(ctx, tx, s.LockGuard); err != nil {
+			return err
+		}
+	}
+	var (
+		seq int64
+		err error
+	)
+	if s.PrevRevision == 0 {
+		err = tx.QueryRow(ctx, insertInstanceSQL,
+			string(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, string(in.ParentID),
+			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
+			in.Revision, header).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
+		}
+	} else {
+		err = tx.QueryRow(ctx, updateInstanceSQL,
+			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
+			in.Revision, header, string(in.ID), s.PrevRevision).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return whyNotUpdated(ctx, tx, in.ID, s.PrevRevision)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range s.RemovedParts {
+		if _, err := tx.Exec(ctx, deletePartSQL, seq, r.Kind, r.Key); err != nil {
+			return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
+		}
+	}
+	if err := writeParts(ctx, tx, seq, s.Parts); err != nil {
+		return err
+	}
+	for _, f := range s.Facts {
+		var detail []byte
+		if len(f.Detail) > 0 {
+			detail = f.Detail
+		}
+		if _, err := tx.Exec(ctx, insertFactSQL, seq, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail); err != nil {
+			return fmt.Errorf("insert fact %d: %w", f.Seq, err)
+		}
+	}
+	if err := upsertIncidents(ctx, tx, in.ID, s.Incidents); err != nil {
+		return err
+	}
+	if err := applyWaits(ctx, tx, in, s.Waits, s.RemovedWaits); err != nil {
+		return err
+	}
+	if err := insertIdempotency(ctx, tx, s.Idempotency); err != nil {
+		return err
+	}
+	return insertOutbox(ctx, tx, in, s.Outbox)
+}
+
+// whyNotUpdated explains an update of instance id from revision prev that
+// matched no row: the instance is gone or its revision moved on.
+func whyNotUpdated(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, prev int64) error {
+	var rev int64
+	err := tx.QueryRow(ctx, instanceRevisionSQL, string(id)).Scan(&rev)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("instance does not exist: %w", runtime.ErrConflict)
+	case err != nil:
+		return err
+	default:
+		return fmt.Errorf("revision %d is not current (%d): %w", prev, rev, runtime.ErrConflict)
+	}
+}
+
+// writeParts inserts or replaces parts of instance seq.
+func writeParts(ctx context.Context, tx pgx.Tx, seq int64, parts []runtime.Part) error {
+	for _, p := range parts {
+		if p.Kind == "" {
+			return fmt.Errorf("part %q has no kind", p.Key)
+		}
+		data := p.Data
+		if data == nil {
+			data = []byte{}
+		}
+		if _, err := tx.Exec(ctx, upsertPartSQL, seq, p.Kind, p.Key, p.Ord, data); err != nil {
+			return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
+		}
+	}
+	return nil
+}
+
+// upsertIncidents inserts incidents or updates them by id. An incident id
+// that belongs to another instance is a conflict.
+func upsertIncidents(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, incidents []runtime.IncidentRow) error {
+	for _, inc := range incidents {
+		if inc.InstanceID != "" && inc.InstanceID != id {
+			return fmt.Errorf("incident %s belongs to instance %s", inc.ID, inc.InstanceID)
+		}
+		tag, err := tx.Exec(ctx, upsertIncidentSQL,
+			inc.ID, string(id), inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt),
+			sqlstore.EncodeOptTime(inc.ResolvedAt))
+		if err != nil {
+			return fmt.Errorf("upsert incident %s: %w", inc.ID, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, runtime.ErrConflict)
+		}
+	}
+	return nil
+}
+
+// scanInstance reads the instanceColumns of a row, after the leading
+// destinations lead.
+func scanInstance(row pgx.Row, lead ...any) (runtime.InstanceRow, error) {
+	var (
+		in               runtime.InstanceRow
+		id, parent       string
+		created, updated int64
+		ended            sql.NullInt64
+	)
+	dest := append(lead, &id, &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
+		&parent, &in.ParentNodeID, &created, &updated, &ended, &in.Revision)
+	if err := row.Scan(dest...); err != nil {
+		return in, err
+	}
+	in.ID, in.ParentID = runtime.InstanceID(id), runtime.InstanceID(parent)
+	in.CreatedAt = decodeTime(created)
+	in.UpdatedAt = decodeTime(updated)
+	in.EndedAt = sqlstore.DecodeOptTime(ended)
+	return in, nil
+}
+
+// Instance returns an instance with its whole state: the header and every
+// part, ordered by kind, then Ord, then key. It returns a wrapped
+// runtime.ErrNotFound if the instance does not exist.
+func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.StoredInstance, error) {
+	var si runtime.StoredInstance
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		var (
+			seq int64
+			err error
+		)
+		si.InstanceRow, err = scanInstance(tx.QueryRow(ctx, selectStateSQL, string(id)), &seq, &si.Header)
+		if err != nil {
+			return notFound(err)
+		}
+		si.Parts, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.Part, error) {
+			var p runtime.Part
+			err := row.Scan(&p.Kind, &p.Key, &p.Ord, &p.Data)
+			if len(p.Data) == 0 {
+				p.Data = nil // as written: empty data is no data
+			}
+			return p, err
+		}, selectPartsSQL, seq)
+		return err
+	})
+	if err != nil {
+		return runtime.StoredInstance{}, fmt.Errorf("pgstore: instance %s: %w", id, err)
+	}
+	return si, nil
+}
+
+// InstanceRow returns the row of an instance without its state. It returns
+// a wrapped runtime.ErrNotFound if the instance does not exist.
+func (db *DB) InstanceRow(ctx context.Context, id runtime.InstanceID) (runtime.InstanceRow, error) {
+	in, err := scanInstance(db.pool.QueryRow(ctx, selectInstanceRowSQL, string(id)))
+	if err != nil {
+		return runtime.InstanceRow{}, fmt.Errorf("pgstore: instance row %s: %w", id, notFound(err))
+	}
+	return in, nil
+}
+
+// LegacyInstances returns nothing: a PostgreSQL database never held the
+// whole-checkpoint states of SQLite's migrations before 0005.
+func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]runtime.LegacyInstance, error) {
+	return nil, nil
+}
+
+// ReplaceState writes the whole state of an instance as header and parts,
+// replacing every part it had, without a step; the revision stays. It
+// returns a wrapped runtime.ErrConflict if the instance's revision is no
+// longer revision and a wrapped runtime.ErrNotFound if it does not exist.
+func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision int64, header []byte, parts []runtime.Part) error {
+	if header == nil {
+		header = []byte{}
+	}
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		var seq int64
+		err := tx.QueryRow(ctx, replaceStateSQL, header, string(id), revision).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			var rev int64
+			if err := tx.QueryRow(ctx, instanceRevisionSQL, string(id)).Scan(&rev); err != nil {
+				return notFound(err)
+			}
+			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, runtime.ErrConflict)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, deletePartsSQL, seq); err != nil {
+			return err
+		}
+		return writeParts(ctx, tx, seq, parts)
+	})
+	if err != nil {
+		return fmt.Errorf("pgstore: replace state of instance %s: %w", id, err)
+	}
+	return nil
+}
+
+// RunningInstances returns the rows of every running or failed instance,
+// oldest first (creation time, then the order the store received them).
+func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, runningSQL)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: running instances: %w", err)
+	}
+	return out, nil
+}
+
+// History returns the facts of an instance with Seq > afterSeq in Seq order,
+// at most limit of them (0 means no limit). It returns a wrapped
+// runtime.ErrNotFound if the instance does not exist.
+func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error) {
+	var out []runtime.FactRow
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.FactRow, error) {
+			var (
+				f      runtime.FactRow
+				at     int64
+				detail []byte
+			)
+			err := row.Scan(&f.Seq, &at, &f.Kind, &f.NodeID, &f.ScopePath, &detail)
+			f.At = decodeTime(at)
+			if len(detail) > 0 {
+				f.Detail = detail
+			}
+			return f, err
+		}, historySQL, string(id), afterSeq, limitArg(limit))
+		if err == nil && len(out) == 0 {
+			return instanceExists(ctx, tx, id)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: history of instance %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Incidents lists the incidents of an instance, only the unresolved ones if
+// openOnly, oldest first. An empty id lists the open incidents of all
+// instances. For a non-empty id it returns a wrapped runtime.ErrNotFound if
+// the instance does not exist.
+func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error) {
+	return db.IncidentsPage(ctx, runtime.IncidentFilter{InstanceID: id, OpenOnly: openOnly})
+}
+
+// IncidentsPage lists incidents like Incidents, oldest first, after the
+// incident f.After names (created at f.AfterAt) and at most f.Limit (0: no
+// limit).
+func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]runtime.IncidentRow, error) {
+	id := f.InstanceID
+	var (
+		a     args
+		where []string
+	)
+	if id != "" {
+		where = append(where, "instance_id = "+a.add(string(id)))
+	}
+	if f.OpenOnly || id == "" {
+		where = append(where, "resolved_at IS NULL")
+	}
+	if f.After != "" {
+		where = append(where, "(created_at, id) > ("+a.add(encodeTime(f.AfterAt))+", "+a.add(f.After)+")")
+	}
+	query := `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
+		FROM incidents` + whereClause(where) + ` ORDER BY created_at, id LIMIT ` + a.add(limitArg(f.Limit))
+	var out []runtime.IncidentRow
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.IncidentRow, error) {
+			var (
+				inc      runtime.IncidentRow
+				inst     string
+				created  int64
+				resolved sql.NullInt64
+			)
+			err := row.Scan(&inc.ID, &inst, &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message, &created, &resolved)
+			inc.InstanceID = runtime.InstanceID(inst)
+			inc.CreatedAt = decodeTime(created)
+			inc.ResolvedAt = sqlstore.DecodeOptTime(resolved)
+			return inc, err
+		}, query, a...)
+		if err == nil && len(out) == 0 && id != "" {
+			return instanceExists(ctx, tx, id)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: incidents of instance %q: %w", id, err)
+	}
+	return out, nil
+}
+
+// instanceExists returns runtime.ErrNotFound unless the instance exists.
+func instanceExists(ctx context.Context, q querier, id runtime.InstanceID) error {
+	var one int
+	return notFound(q.QueryRow(ctx, instanceExistsSQL, string(id)).Scan(&one))
+}
+
+// Parts returns at most limit parts (limit <= 0: all) of one kind of an
+// instance with Ord > afterOrd, by Ord (then key), for inspecting what is
+// stored. It returns a wrapped runtime.ErrNotFound for an unknown instance.
+func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, afterOrd int64, limit int) ([]runtime.Part, error) {
+	var out []runtime.Part
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		if err := instanceExists(ctx, tx, id); err != nil {
+			return err
+		}
+		var err error
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.Part, error) {
+			p := runtime.Part{Kind: kind}
+			err := row.Scan(&p.Key, &p.Ord, &p.Data)
+			if len(p.Data) == 0 {
+				p.Data = nil // as written: empty data is no data
+			}
+			return p, err
+		}, `SELECT p.key, p.ord, p.data FROM instance_parts p JOIN instances i ON i.seq = p.instance_seq
+			WHERE i.id = $1 AND p.kind = $2 AND p.ord > $3 ORDER BY p.ord, p.key LIMIT $4`,
+			string(id), kind, afterOrd, limitArg(limit))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %s parts of instance %s: %w", kind, id, err)
+	}
+	return out, nil
+}
+
+// PartCounts returns how many parts of each kind an instance has (kinds
+// without parts are absent). It returns a wrapped runtime.ErrNotFound for
+// an unknown instance.
+func (db *DB) PartCounts(ctx context.Context, id runtime.InstanceID) (map[string]int, error) {
+	out := map[string]int{}
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		if err := instanceExists(ctx, tx, id); err != nil {
+			return err
+		}
+		rs, err := tx.Query(ctx, `SELECT p.kind, COUNT(*) FROM instance_parts p JOIN instances i ON i.seq = p.instance_seq
+			WHERE i.id = $1 GROUP BY p.kind`, string(id))
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var (
+				kind string
+				n    int
+			)
+			if err := rs.Scan(&kind, &n); err != nil {
+				return err
+			}
+			out[kind] = n
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: part counts of instance %s: %w", id, err)
+	}
+	return out, nil
+}

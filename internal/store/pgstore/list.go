@@ -1,0 +1,103 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
+)
+
+// listWhere is the condition of ListInstances without its cursor, with
+// its arguments in a.
+func listWhere(f runtime.InstanceFilter, a *args) []string {
+	var where []string
+	if f.ParentID != "" {
+		where = append(where, "parent_id = "+a.add(string(f.ParentID))+" AND parent_id <> ''")
+	}
+	if f.BusinessKey != "" {
+		where = append(where, "business_key = "+a.add(f.BusinessKey)+" AND business_key <> ''")
+	}
+	if f.ProcessKey != "" {
+		where = append(where, "process_key = "+a.add(f.ProcessKey))
+	}
+	if f.ProcessVersion != 0 {
+		where = append(where, "process_version = "+a.add(f.ProcessVersion))
+	}
+	if f.Status != "" {
+		where = append(where, "status = "+a.add(f.Status))
+	}
+	for _, clause := range f.ProcessKeyPatterns {
+		if len(clause) == 0 {
+			where = append(where, "FALSE")
+			continue
+		}
+		ors := make([]string, len(clause))
+		for i, p := range clause {
+			ors[i] = "process_key LIKE " + a.add(likeOf(p))
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	return where
+}
+
+// likeOf turns a key pattern ('*' any run of characters) into a LIKE
+// pattern: '*' becomes '%', and LIKE's own '%', '_' and '\' match
+// themselves.
+func likeOf(pattern string) string {
+	var b strings.Builder
+	for _, r := range pattern {
+		switch r {
+		case '%', '_', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '*':
+			b.WriteByte('%')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// ListInstances returns instance rows matching f, newest first (creation
+// time, then the reverse of the order the store received them), and the
+// number of matches counted up to runtime.MaxListTotal+1. f.After is a
+// keyset cursor (a wrapped runtime.ErrNotFound if it names no instance).
+// Limit 0 means sqlstore.DefaultListLimit; larger than
+// sqlstore.MaxListLimit is capped.
+func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
+	var (
+		rows  []runtime.InstanceRow
+		total int
+	)
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		var a args
+		where := listWhere(f, &a)
+		count := `SELECT COUNT(*) FROM (SELECT 1 FROM instances` + whereClause(where) + ` LIMIT ` +
+			a.add(runtime.MaxListTotal+1) + `) m`
+		if err := tx.QueryRow(ctx, count, a...).Scan(&total); err != nil {
+			return err
+		}
+		a = a[:len(a)-1]
+		if f.After != "" {
+			var at, seq int64
+			if err := tx.QueryRow(ctx, `SELECT created_at, seq FROM instances WHERE id = $1`, string(f.After)).Scan(&at, &seq); err != nil {
+				return fmt.Errorf("cursor %s: %w", f.After, notFound(err))
+			}
+			where = append(where, "(created_at, seq) < ("+a.add(at)+", "+a.add(seq)+")")
+		}
+		page := `SELECT ` + instanceColumns + ` FROM instances` + whereClause(where) +
+			` ORDER BY created_at DESC, seq DESC LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
+		var err error
+		rows, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, page, a...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("pgstore: list instances: %w", err)
+	}
+	return rows, total, nil
+}
