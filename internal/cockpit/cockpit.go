@@ -55,6 +55,11 @@ type Service interface {
 	Waits(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error)
 	// Cancel terminates an instance and its called children; ECONFLICT once ended.
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// ModifyInstance cancels and starts elements in one step; EINVALID,
+	// ECONFLICT.
+	ModifyInstance(ctx context.Context, id runtime.InstanceID, instructions []runtime.Modification) (runtime.InstanceView, error)
+	// Elements lists the flow elements of a process version; ENOTFOUND.
+	Elements(ctx context.Context, key string, version int) ([]runtime.ElementView, error)
 	// SetVariables writes variables into a scope ("" = root); ENOTFOUND, EINVALID.
 	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
 	// Incidents lists the incidents of an instance ("" = every open one).

@@ -242,6 +242,11 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts)
 	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial())
+	if p.CanOperate && !ended && defXML != nil {
+		if err := h.modifyOptions(r, &p); err != nil {
+			return p, err
+		}
+	}
 	return p, nil
 }
 

@@ -125,7 +125,7 @@ func (x *executor) checkInstruction(in Instruction) error {
 		if n == nil {
 			return fmt.Errorf("activate: process %s has no element %q: %w", x.proc.ID, a.NodeID, ErrInvalidModification)
 		}
-		if err := startable(n); err != nil {
+		if err := Startable(n); err != nil {
 			return err
 		}
 		if a.ScopeID != "" {
@@ -136,8 +136,10 @@ func (x *executor) checkInstruction(in Instruction) error {
 	}
 }
 
-// startable refuses elements a new track cannot start on.
-func startable(n *bpmn.Node) error {
+// Startable reports why a modification cannot start a new track on n (nil
+// when it can): boundary events, event sub-processes, compensation handlers
+// and elements inside ad-hoc sub-processes.
+func Startable(n *bpmn.Node) error {
 	switch {
 	case n.AttachedTo != nil:
 		return fmt.Errorf("activate: %s is a boundary event of %s; activate the element after it instead: %w", n.ID, n.AttachedTo.ID, ErrInvalidModification)

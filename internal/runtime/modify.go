@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/scope"
 )
@@ -86,4 +87,47 @@ func modificationText(err error) string {
 		msg = strings.TrimSuffix(msg, ": "+sentinel.Error())
 	}
 	return msg
+}
+
+// ElementView is one flow element of a process version, for choosing what
+// a modification starts or cancels.
+type ElementView struct {
+	ID   string
+	Name string // "" when the model names none
+	Kind string
+	// Container is the id of the sub-process the element sits in ("" for
+	// the process level).
+	Container string
+	// NotStartable says why a modification cannot start the element (""
+	// when it can).
+	NotStartable string
+}
+
+// Elements returns every flow element of a process version (0 = latest),
+// containers before what they contain, in document order; ENOTFOUND for
+// an unknown version.
+func (r *Runtime) Elements(ctx context.Context, key string, version int) ([]ElementView, error) {
+	proc, _, err := r.process(ctx, key, version)
+	if err != nil {
+		return nil, err
+	}
+	var out []ElementView
+	var walk func(g *bpmn.Graph)
+	walk = func(g *bpmn.Graph) {
+		for _, n := range g.Nodes {
+			e := ElementView{ID: n.ID, Name: n.Name, Kind: string(n.Kind)}
+			if g.Owner != nil {
+				e.Container = g.Owner.ID
+			}
+			if err := engine.Startable(n); err != nil {
+				e.NotStartable = strings.TrimPrefix(modificationText(err), "activate: ")
+			}
+			out = append(out, e)
+			if n.Sub != nil {
+				walk(n.Sub)
+			}
+		}
+	}
+	walk(proc.Graph)
+	return out, nil
 }

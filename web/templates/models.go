@@ -279,10 +279,33 @@ type InstancePage struct {
 	ScopeOptions []ScopeOption
 	// Variables keeps the variables form's content when it was refused.
 	Variables VariablesForm
-	// CanOperate shows the cancel button and the variables form (the
-	// operate permission on the instance's process).
+	// CanOperate shows the cancel button, the modify form and the
+	// variables form (the operate permission on the instance's process).
 	CanOperate bool
-	Live       InstanceLive
+	// Modify is the modify form: what it offers and what was chosen.
+	Modify ModifyForm
+	Live   InstanceLive
+}
+
+// ModifyForm is the instance page's "Modify…" form: cancel the tokens at an
+// element, start an element, or both (a move). A preview lists what would
+// happen and asks for the confirmation.
+type ModifyForm struct {
+	// Active are the elements with tokens, Startable every element a
+	// modification can start.
+	Active, Startable []ElementOption
+	// Cancel, Activate and Variables are what was chosen (element ids and
+	// the JSON of the variables).
+	Cancel, Activate, Variables string
+	// Preview says, sentence by sentence, what the confirmation does; set
+	// only on the preview.
+	Preview []string
+}
+
+// ElementOption is one element a form offers.
+type ElementOption struct {
+	ID    string
+	Label string
 }
 
 // ScopeOption is one scope the variables form offers.

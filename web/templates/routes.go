@@ -20,6 +20,7 @@ const (
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
 	RouteInstanceVars   = "/instances/{id}/variables"
+	RouteInstanceModify = "/instances/{id}/modify"
 	RouteAdHocActivate  = "/instances/{id}/adhoc/{scope}/activate"
 	RouteTasks          = "/tasks"
 	RouteTaskClaim      = "/tasks/{id}/claim"
