@@ -185,7 +185,11 @@
 //     or zeebe:assignmentDefinition / zeebe:taskSchedule. A value starting
 //     with "=", "${" or "#{" is a compiled expression, anything else a
 //     literal.
-//   - receiveTask with a messageRef (Node.Event, a message trigger).
+//   - receiveTask with a messageRef (Node.Event, a message trigger;
+//     without one it is RuleMissingReference: Camunda 7's trigger of an
+//     execution by id has no gobpm API). instantiate="true"
+//     (Node.Instantiate) makes it start the process: at process level,
+//     without incoming flows, it is one of Process.EventStarts.
 //   - businessRuleTask (KindBusinessRuleTask, Node.Decision; DESIGN §8,
 //     issue 8): the engine evaluates the latest version of a deployed DMN
 //     decision. DecisionDef.Ref is gobpm:decisionRef, zeebe:calledDecision
@@ -269,12 +273,41 @@
 // of <definitions>, prefix → URI, the default namespace under "".
 //
 // Gateways: exclusiveGateway and inclusiveGateway (FEEL conditions and a
-// `default` flow); parallelGateway; eventBasedGateway (exclusive,
-// non-instantiating) whose two or more outgoing flows, without conditions,
-// each lead to a timer, message or signal (not conditional)
+// `default` flow); parallelGateway; eventBasedGateway (eventGatewayType
+// Exclusive only) whose two or more outgoing flows, without conditions,
+// each lead to a timer, message or signal (not conditional) — or a
+// multiple catch of those, never a parallel multiple one —
 // intermediateCatchEvent or a receiveTask that has no other incoming flow.
+// An instantiating one (instantiate="true", Node.Instantiate) sits at
+// process level without incoming flows, in a process without a None start
+// event or flow-less activities; its catch events join
+// Process.EventStarts (after the start events), their timers literal as
+// a timer start's (checkInstantiate, instantiatingStarts; RuleStartShape).
+// eventGatewayType="Parallel" is refused: the first event would start an
+// instance every other event of the group must then reach, a correlation
+// BPMN leaves open and neither Camunda 7 nor 8 runs.
 //
-// Events, with at most one event definition each (Node.Event):
+// Events, each with its event definition (Node.Event) — or several
+// (multiple.go): Node.Event is then of kind TriggerMultiple (a catch fires
+// at the first of EventDef.Multiple, a throw throws every one) or, on a
+// catch with parallelMultiple="true", TriggerParallelMultiple (it fires
+// once all occurred). A multiple intermediate catch combines message,
+// timer, signal and at most one conditional; a multiple boundary event
+// also error and escalation (caught by code); a process start message,
+// signal and at most one timer; an event sub-process start message,
+// timer, signal, conditional, error, escalation; an intermediate throw
+// message (at most one: its job), signal, escalation; an end event those
+// and at most one error. Parallel multiple combines message, timer,
+// signal and conditional, on intermediate catch events and interrupting
+// boundary events only: on start events (process or event sub-process)
+// and non-interrupting boundaries it is refused (the events would have to
+// be collected before anything holds them, or again after each firing),
+// parallelMultiple on a throw event is RuleInvalidAttribute. Compensation,
+// cancel, link and terminate definitions never combine (each pairs or
+// ends something on its own). EventDef.Triggers, Has and Find read an
+// event the same way whether it has one definition or several.
+//
+// Allowed triggers of single events:
 //
 //	element                 allowed triggers
 //	startEvent (process)    none, timer, message, signal

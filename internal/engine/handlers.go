@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/scope"
+	"strings"
 )
 
 // Handler kinds.
@@ -115,6 +116,14 @@ func ArmedHandlersOf(p *bpmn.Process, st *State, ids []scope.ID) map[scope.ID][]
 
 func eventName(ev *bpmn.EventDef, w *Wait) string {
 	switch ev.Kind {
+	case bpmn.TriggerMultiple, bpmn.TriggerParallelMultiple:
+		var names []string
+		for _, d := range ev.Multiple {
+			if s := eventName(d, nil); s != "" {
+				names = append(names, s)
+			}
+		}
+		return strings.Join(names, ", ")
 	case bpmn.TriggerMessage:
 		return ev.MessageName
 	case bpmn.TriggerSignal:
