@@ -321,7 +321,6 @@ func TestCamunda7TransactionCompensateWithEventSubprocess(t *testing.T) {
 	}
 }
 
-
 func TestCamunda7TransactionParseWithDI(t *testing.T) {
 	t.Parallel()
 	const file = c7tx + "testParseWithDI.bpmn20.xml"
