@@ -451,6 +451,37 @@
 // element's extensionElements); any other gobpm element is
 // RuleUnknownExtension.
 //
+// # What the parser refuses
+//
+// Every element of BPMN 2.0's Common Executable class is read, and so are
+// compensation, transactions, link, multiple and parallel multiple events
+// and instantiating gateways and receive tasks. What it still refuses
+// (RuleUnsupported, the reason in the problem's detail; the README lists
+// the same with what to use instead):
+//   - what Camunda 7 runs and gobpm does not: a conditional start event of
+//     a process (Camunda starts instances by evaluating every deployed
+//     condition outside any instance), a receiveTask without messageRef
+//     (resumed by execution id), humanPerformer / potentialOwner /
+//     performer / resourceRole, Java and script implementations and
+//     listeners, JUEL beans, timer start expressions, camunda:variableName
+//     and variableEvents, CMMN case calls, tenants, decision version
+//     bindings, variables on signal throws, error and escalation code
+//     variables, custom retry cycles, task priorities, follow-up dates and
+//     start restrictions;
+//   - what no Camunda engine runs: complexGateway (decided: its
+//     activation and reset semantics are a join few models mean; Camunda 7
+//     ignores the element, Camunda 8 refuses it; an inclusive gateway says
+//     the same plainly), choreographies and conversations (descriptive,
+//     never executed), parallel multiple start events, non-interrupting
+//     parallel multiple boundary events and parallel event-based gateways,
+//     compensation / cancel / link / terminate among several definitions,
+//     eventDefinitionRef, quantities other than 1,
+//     complexBehaviorDefinition, alternative input or output sets, web
+//     service operations, XPath, transaction methods other than
+//     ##Compensate;
+//   - not yet: event sub-processes, call activities and compensation
+//     inside ad-hoc sub-processes.
+//
 // # Instantiation shapes
 //
 // An ad-hoc sub-process has no instantiation shape: its router decides.
