@@ -17,10 +17,12 @@ const (
 type Handler struct {
 	NodeID string
 	Kind   string
-	// Trigger is the event kind (message, timer, signal, error, escalation, conditional).
+	// Trigger is the event kind (message, timer, signal, error, escalation,
+	// conditional; multiple or parallelMultiple for several definitions).
 	Trigger string
 	// Name is the message or signal name, the error or escalation code, the
-	// timer text or the condition ("" = catch-all error/escalation).
+	// timer text or the condition ("" = catch-all error/escalation); for
+	// several definitions their names, comma-separated.
 	Name         string
 	Interrupting bool
 }

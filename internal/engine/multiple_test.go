@@ -158,6 +158,9 @@ func TestMultipleStartEvents(t *testing.T) {
 		if waitsOn(st, "onPoke") != 2 {
 			t.Fatalf("handler waits %+v", st.Waits)
 		}
+		if hs := ArmedHandlersOf(p, st, nil)["root"]; len(hs) != 1 || hs[0].Trigger != "multiple" || hs[0].Name != "poke, nudge" {
+			t.Errorf("armed handlers %+v", hs)
+		}
 		st, fx = run(t, file, st, SignalDelivered{Name: "nudge"}, t0)
 		st, fx2 := run(t, file, st, MessageDelivered{WaitID: waitAt(t, st, WaitMessage, "onPoke").ID}, t0)
 		if path := append(activated(fx), activated(fx2)...); !slices.Equal(path, []string{"pokeStart", "pokeEnd", "pokeStart", "pokeEnd"}) {
