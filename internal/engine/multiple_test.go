@@ -176,7 +176,7 @@ func TestInstantiatingEventGateway(t *testing.T) {
 	t.Parallel()
 	const file = "instantiate_gateway.bpmn"
 	p := mustProcess(t, file)
-	if len(p.EventStarts) != 2 || p.EventStarts[0].ID != "gotOrder" || p.EventStarts[1].ID != "gotRestock" {
+	if len(p.EventStarts) != 3 || p.EventStarts[0].ID != "gotOrder" || p.EventStarts[1].ID != "gotRestock" || p.EventStarts[2].ID != "gotReturn" {
 		t.Fatalf("event starts %v", p.EventStarts)
 	}
 	tests := []struct {
@@ -186,6 +186,7 @@ func TestInstantiatingEventGateway(t *testing.T) {
 	}{
 		{"gotOrder", []string{"gw", "gotOrder", "ship"}, StatusRunning},
 		{"gotRestock", []string{"gw", "gotRestock", "restocked"}, StatusCompleted},
+		{"gotReturn", []string{"gw", "gotReturn", "returned"}, StatusCompleted},
 	}
 	for _, tc := range tests {
 		t.Run(tc.start, func(t *testing.T) {

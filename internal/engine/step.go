@@ -311,8 +311,8 @@ func (x *executor) apply(ev Event) error {
 // completes with the event's payload (nil when it went to the root scope).
 func (x *executor) instantiateAt(n *bpmn.Node, payload map[string]any) {
 	at := n.ID
-	if n.Kind != bpmn.KindReceiveTask && len(n.Incoming) == 1 {
-		at = n.Incoming[0].Source.ID // the gateway
+	if len(n.Incoming) == 1 && n.Incoming[0].Source.Kind == bpmn.KindEventBasedGateway {
+		at = n.Incoming[0].Source.ID // the gateway; an instantiating receive task has no incoming flow
 	}
 	t := x.newTrackAt(scope.RootID, at)
 	if at != n.ID {
