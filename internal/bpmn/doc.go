@@ -185,7 +185,11 @@
 //     or zeebe:assignmentDefinition / zeebe:taskSchedule. A value starting
 //     with "=", "${" or "#{" is a compiled expression, anything else a
 //     literal.
-//   - receiveTask with a messageRef (Node.Event, a message trigger).
+//   - receiveTask with a messageRef (Node.Event, a message trigger;
+//     without one it is RuleMissingReference: Camunda 7's trigger of an
+//     execution by id has no gobpm API). instantiate="true"
+//     (Node.Instantiate) makes it start the process: at process level,
+//     without incoming flows, it is one of Process.EventStarts.
 //   - businessRuleTask (KindBusinessRuleTask, Node.Decision; DESIGN §8,
 //     issue 8): the engine evaluates the latest version of a deployed DMN
 //     decision. DecisionDef.Ref is gobpm:decisionRef, zeebe:calledDecision
@@ -269,12 +273,41 @@
 // of <definitions>, prefix → URI, the default namespace under "".
 //
 // Gateways: exclusiveGateway and inclusiveGateway (FEEL conditions and a
-// `default` flow); parallelGateway; eventBasedGateway (exclusive,
-// non-instantiating) whose two or more outgoing flows, without conditions,
-// each lead to a timer, message or signal (not conditional)
+// `default` flow); parallelGateway; eventBasedGateway (eventGatewayType
+// Exclusive only) whose two or more outgoing flows, without conditions,
+// each lead to a timer, message or signal (not conditional) — or a
+// multiple catch of those, never a parallel multiple one —
 // intermediateCatchEvent or a receiveTask that has no other incoming flow.
+// An instantiating one (instantiate="true", Node.Instantiate) sits at
+// process level without incoming flows, in a process without a None start
+// event or flow-less activities; its catch events join
+// Process.EventStarts (after the start events), their timers literal as
+// a timer start's (checkInstantiate, instantiatingStarts; RuleStartShape).
+// eventGatewayType="Parallel" is refused: the first event would start an
+// instance every other event of the group must then reach, a correlation
+// BPMN leaves open and neither Camunda 7 nor 8 runs.
 //
-// Events, with at most one event definition each (Node.Event):
+// Events, each with its event definition (Node.Event) — or several
+// (multiple.go): Node.Event is then of kind TriggerMultiple (a catch fires
+// at the first of EventDef.Multiple, a throw throws every one) or, on a
+// catch with parallelMultiple="true", TriggerParallelMultiple (it fires
+// once all occurred). A multiple intermediate catch combines message,
+// timer, signal and at most one conditional; a multiple boundary event
+// also error and escalation (caught by code); a process start message,
+// signal and at most one timer; an event sub-process start message,
+// timer, signal, conditional, error, escalation; an intermediate throw
+// message (at most one: its job), signal, escalation; an end event those
+// and at most one error. Parallel multiple combines message, timer,
+// signal and conditional, on intermediate catch events and interrupting
+// boundary events only: on start events (process or event sub-process)
+// and non-interrupting boundaries it is refused (the events would have to
+// be collected before anything holds them, or again after each firing),
+// parallelMultiple on a throw event is RuleInvalidAttribute. Compensation,
+// cancel, link and terminate definitions never combine (each pairs or
+// ends something on its own). EventDef.Triggers, Has and Find read an
+// event the same way whether it has one definition or several.
+//
+// Allowed triggers of single events:
 //
 //	element                 allowed triggers
 //	startEvent (process)    none, timer, message, signal
@@ -417,6 +450,37 @@
 // (message). Its elements are input and output (variable mappings, in an
 // element's extensionElements); any other gobpm element is
 // RuleUnknownExtension.
+//
+// # What the parser refuses
+//
+// Every element of BPMN 2.0's Common Executable class is read, and so are
+// compensation, transactions, link, multiple and parallel multiple events
+// and instantiating gateways and receive tasks. What it still refuses
+// (RuleUnsupported, the reason in the problem's detail; the README lists
+// the same with what to use instead):
+//   - what Camunda 7 runs and gobpm does not: a conditional start event of
+//     a process (Camunda starts instances by evaluating every deployed
+//     condition outside any instance), a receiveTask without messageRef
+//     (resumed by execution id), humanPerformer / potentialOwner /
+//     performer / resourceRole, Java and script implementations and
+//     listeners, JUEL beans, timer start expressions, camunda:variableName
+//     and variableEvents, CMMN case calls, tenants, decision version
+//     bindings, variables on signal throws, error and escalation code
+//     variables, custom retry cycles, task priorities, follow-up dates and
+//     start restrictions;
+//   - what no Camunda engine runs: complexGateway (decided: its
+//     activation and reset semantics are a join few models mean; Camunda 7
+//     ignores the element, Camunda 8 refuses it; an inclusive gateway says
+//     the same plainly), choreographies and conversations (descriptive,
+//     never executed), parallel multiple start events, non-interrupting
+//     parallel multiple boundary events and parallel event-based gateways,
+//     compensation / cancel / link / terminate among several definitions,
+//     eventDefinitionRef, quantities other than 1,
+//     complexBehaviorDefinition, alternative input or output sets, web
+//     service operations, XPath, transaction methods other than
+//     ##Compensate;
+//   - not yet: event sub-processes, call activities and compensation
+//     inside ad-hoc sub-processes.
 //
 // # Instantiation shapes
 //

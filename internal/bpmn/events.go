@@ -195,17 +195,13 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		// its owner, set by eventSubShape).
 		info.interrupting = p.boolAttr(e, "isInterrupting", true)
 	}
-	if p.boolAttr(e, "parallelMultiple", false) {
-		p.problems.add(label, RuleUnsupported, "%s with parallelMultiple is not supported yet", e.Tag)
+	parallel := p.boolAttr(e, "parallelMultiple", false)
+	if parallel && !isCatch(e.Tag) {
+		p.problems.add(label, RuleInvalidAttribute, "parallelMultiple belongs to catch events; a %s throws every event definition it has", e.Tag)
 		ok = false
 	}
-	if len(defs) > 1 {
-		p.problems.add(label, RuleUnsupported, "%s with several event definitions (multiple triggers) is not supported yet", e.Tag)
-		info.triggeredStart = e.Tag == "startEvent"
-		return false
-	}
 	var def *etree.Element
-	if len(defs) == 1 {
+	if len(defs) > 0 {
 		def = defs[0]
 	}
 	if e.Tag == "startEvent" && def != nil && c.g.Owner != nil && !c.eventSub {
@@ -225,7 +221,15 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		return false
 	}
 	kind := TriggerNone
-	if def != nil {
+	switch {
+	case len(defs) > 1:
+		ev := p.multipleDef(e, c, defs, parallel)
+		if ev == nil {
+			info.triggeredStart = e.Tag == "startEvent"
+			return false
+		}
+		kind, n.Event = ev.Kind, ev
+	case def != nil:
 		k, known := triggers[def.Tag]
 		if !known {
 			p.problems.add(label, RuleUnsupported, "%s with %s is not supported yet", e.Tag, def.Tag)
@@ -235,6 +239,12 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		kind = k
 	}
 	switch {
+	case n.Event != nil:
+		// A multiple event: multipleDef checked its definitions.
+		if e.Tag == "startEvent" && c.eventSub && n.Event.Has(TriggerError) && !info.interrupting {
+			p.problems.add(label, RuleInvalidAttribute,
+				"an error start event always interrupts its scope; isInterrupting=\"false\" is not allowed")
+		}
 	case e.Tag == "startEvent" && c.eventSub:
 		if kind == TriggerNone {
 			p.problems.add(label, RuleStartShape,
@@ -266,28 +276,24 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		info.triggeredStart = e.Tag == "startEvent"
 		return false
 	}
-	if kind != TriggerNone {
+	if kind != TriggerNone && n.Event == nil {
 		n.Event = p.eventDef(e, def, kind)
 	}
 	if kind == TriggerCompensation && !isCatch(e.Tag) && attr(def, "activityRef") != "" {
 		ref := attr(def, "activityRef")
 		p.compRefs = append(p.compRefs, compRef{info: info, ref: ref})
 	}
-	if e.Tag == "startEvent" && c.proc != nil && n.Event != nil && n.Event.Timer != nil && n.Event.Timer.Expr != nil && !p.limits.Deployed {
-		// A process's timer starts are scheduled at deployment, when no
-		// instance and so no variable exists to evaluate against.
-		p.problems.add(label, RuleUnsupported,
-			"an expression in a timer start event (%q) is not supported yet: timer starts are scheduled at deployment, when there are no variables; give a literal date, duration or cycle",
-			n.Event.Timer.Expr.Source())
+	if e.Tag == "startEvent" && c.proc != nil {
+		p.literalStartTimer(label, n)
 	}
 	if n.Event != nil && n.Event.Kind == TriggerTerminate {
 		n.Terminate = true
 	}
 
 	// A message throw creates a job; its gobpm attributes are allowed only there.
-	throwsMessage := kind == TriggerMessage && !isCatch(e.Tag)
+	throwsMessage := n.Event.Has(TriggerMessage) && !isCatch(e.Tag)
 	if throwsMessage {
-		n.Job = p.job(e, def)
+		n.Job = p.job(e, messageDef(defs))
 	} else if knownGobpm[e.Tag]["type"] {
 		for _, key := range []string{"type", "retries"} {
 			if _, has := nsAttr(e, NamespaceGobpm, key); has {
@@ -298,11 +304,34 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 	if e.Tag == "boundaryEvent" && kind == TriggerCancel && !n.CancelActivity {
 		p.problems.add(label, RuleInvalidBoundary, "a cancel boundary event always interrupts; cancelActivity=\"false\" is not allowed")
 	}
-	if e.Tag == "boundaryEvent" && kind == TriggerError && !n.CancelActivity {
+	if e.Tag == "boundaryEvent" && n.Event.Has(TriggerError) && !n.CancelActivity {
 		p.problems.add(label, RuleInvalidBoundary, "an error boundary event always interrupts; cancelActivity=\"false\" is not allowed")
 	}
 	n.Mappings = p.nodeMappings(e, n)
 	return ok
+}
+
+// literalStartTimer refuses an expression in the timer of process-level
+// start n: a process's timer starts are scheduled at deployment, when no
+// instance and so no variable exists to evaluate against.
+func (p *parser) literalStartTimer(label string, n *Node) {
+	tm := n.Event.Find(TriggerTimer)
+	if tm == nil || tm.Timer == nil || tm.Timer.Expr == nil || p.limits.Deployed {
+		return
+	}
+	p.problems.add(label, RuleUnsupported,
+		"an expression in a timer start event (%q) is not supported yet: timer starts are scheduled at deployment, when there are no variables; give a literal date, duration or cycle",
+		tm.Timer.Expr.Source())
+}
+
+// messageDef returns the first messageEventDefinition of defs, or nil.
+func messageDef(defs []*etree.Element) *etree.Element {
+	for _, d := range defs {
+		if d.Tag == "messageEventDefinition" {
+			return d
+		}
+	}
+	return nil
 }
 
 // allows reports whether an event element tag may carry trigger kind.

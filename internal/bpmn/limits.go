@@ -183,13 +183,13 @@ func (p *parser) checkStepBudget(g *Graph, cut bool) {
 		return
 	}
 	for _, esp := range g.EventSubs {
-		if esp.Interrupting && esp.Trigger != nil && esp.Trigger.Event != nil && esp.Trigger.Event.Kind == TriggerConditional {
+		if esp.Interrupting && esp.Trigger != nil && esp.Trigger.Event.Has(TriggerConditional) {
 			cut = true
 		}
 	}
 	if o := g.Owner; o != nil {
 		for _, b := range o.Boundaries {
-			if b.CancelActivity && b.Event != nil && b.Event.Kind == TriggerConditional {
+			if b.CancelActivity && b.Event.Has(TriggerConditional) {
 				cut = true
 			}
 		}

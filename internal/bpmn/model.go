@@ -115,6 +115,14 @@ const (
 	// TriggerCancel is a cancel event: a cancel end event inside a
 	// transaction, caught by the transaction's cancel boundary event.
 	TriggerCancel TriggerKind = "cancel"
+	// TriggerMultiple is an event with several event definitions
+	// (EventDef.Multiple): a catch fires on the first of them, a throw
+	// throws every one.
+	TriggerMultiple TriggerKind = "multiple"
+	// TriggerParallelMultiple is a catch event with several event
+	// definitions and parallelMultiple="true": it fires once all of them
+	// occurred.
+	TriggerParallelMultiple TriggerKind = "parallelMultiple"
 )
 
 // EventDef is the (single) event definition of an event node.
@@ -144,6 +152,37 @@ type EventDef struct {
 	// WaitForCompletion is a compensation throw's waitForCompletion
 	// (default true): the throwing token waits until the handlers finished.
 	WaitForCompletion bool
+	// Multiple holds, for TriggerMultiple and TriggerParallelMultiple, the
+	// event's definitions in document order, each of a single kind.
+	Multiple []*EventDef
+}
+
+// Triggers returns the single-kind definitions of ev: its Multiple for a
+// multiple or parallel multiple event, else ev itself; none for nil.
+func (ev *EventDef) Triggers() []*EventDef {
+	switch {
+	case ev == nil:
+		return nil
+	case ev.Kind == TriggerMultiple || ev.Kind == TriggerParallelMultiple:
+		return ev.Multiple
+	}
+	return []*EventDef{ev}
+}
+
+// Has reports whether ev, or one of its multiple definitions, is of kind.
+func (ev *EventDef) Has(kind TriggerKind) bool {
+	return ev.Find(kind) != nil
+}
+
+// Find returns the first of ev's definitions of kind (ev itself when it is
+// a single definition of that kind), or nil.
+func (ev *EventDef) Find(kind TriggerKind) *EventDef {
+	for _, d := range ev.Triggers() {
+		if d.Kind == kind {
+			return d
+		}
+	}
+	return nil
 }
 
 // TimerKind says which timer element a TimerDef came from.
@@ -381,7 +420,10 @@ type Process struct {
 	// Graph is the process's top-level flow-element container.
 	Graph *Graph
 	// EventStarts are the process-level start events with a trigger (timer,
-	// message, signal), in document order. Graph.Starts holds only the None start.
+	// message, signal, or several of them), in document order, followed by
+	// the catch events after an instantiating event-based gateway and the
+	// instantiating receive tasks: an instance starts at one of them when
+	// its event occurs. Graph.Starts holds only the None start.
 	EventStarts []*Node
 	// IO is the process's ioSpecification: its contract as a callee (nil = none:
 	// it takes no inputs and returns no outputs).
@@ -491,6 +533,11 @@ type Node struct {
 	// CompensationSub is, on a sub-process or transaction, its compensation
 	// event sub-process (one whose start event catches compensation).
 	CompensationSub *Node
+	// Instantiate marks an instantiating event-based gateway
+	// (instantiate="true") or receive task: the process starts when one of
+	// its events occurs (its catch events, or the receive task itself, are
+	// in Process.EventStarts).
+	Instantiate bool
 
 	// TriggeredByEvent marks an event sub-process (a KindSubProcess node
 	// with no flows); Trigger is its single triggered start event (also in

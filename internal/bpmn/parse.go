@@ -82,7 +82,7 @@ func parse(data []byte, lim Limits) (*Definitions, error) {
 			if n.Kind == KindInclusiveGateway && len(n.Incoming) > 1 {
 				proc.noJoins = false
 			}
-			if n.Event != nil && n.Event.Kind == TriggerConditional {
+			if n.Event.Has(TriggerConditional) {
 				proc.noConditions = false
 			}
 		}
@@ -612,13 +612,11 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 			p.problems.add(label, RuleInvalidDefault, "an event-based gateway has no default flow")
 		}
 		if t := strings.TrimSpace(attr(e, "eventGatewayType")); t != "" && t != "Exclusive" {
-			p.problems.add(label, RuleUnsupported, "eventBasedGateway with eventGatewayType=%q is not supported yet", t)
+			p.problems.add(label, RuleUnsupported,
+				"eventBasedGateway with eventGatewayType=%q is not supported: a parallel instantiating gateway starts one instance that every other event of the group must then reach, a correlation BPMN leaves to the engine (neither Camunda 7 nor 8 runs it); start with an exclusive one and wait for the others with a parallel multiple intermediate catch event", t)
 			info.supported = false
 		}
-		if p.boolAttr(e, "instantiate", false) {
-			p.problems.add(label, RuleUnsupported, "instantiating eventBasedGateway is not supported yet; use start events")
-			info.supported = false
-		}
+		n.Instantiate = p.boolAttr(e, "instantiate", false)
 	case "subChoreography":
 		if info.supported {
 			p.unsupported(e, "")
@@ -790,6 +788,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		n.UserTask = p.userTask(e)
 	case "receiveTask":
 		n.Event = p.receiveTask(e)
+		n.Instantiate = p.boolAttr(e, "instantiate", false)
 	case "businessRuleTask":
 		n.Decision = p.businessRuleTask(e)
 	case "adHocSubProcess":

@@ -235,13 +235,11 @@ func (p *parser) binding(label string, s source) *Binding {
 // receiveTask reads the message a receive task waits for.
 func (p *parser) receiveTask(e *etree.Element) *EventDef {
 	label := p.label(e)
-	if p.boolAttr(e, "instantiate", false) {
-		p.problems.add(label, RuleUnsupported, "receiveTask with instantiate=\"true\" is not supported yet; use a message start event")
-	}
 	ev := &EventDef{Kind: TriggerMessage}
 	ref := strings.TrimSpace(attr(e, "messageRef"))
 	if ref == "" {
-		p.problems.add(label, RuleMissingReference, "receiveTask needs a messageRef")
+		p.problems.add(label, RuleMissingReference,
+			"receiveTask needs a messageRef: it waits for a message by name (and correlation key); Camunda 7's receive task without one waits for a trigger of its execution by id, which gobpm has no API for")
 		return ev
 	}
 	if m, ok := lookup(p.messages, ref); ok {

@@ -22,6 +22,7 @@ func (p *parser) validate() {
 			p.checkEventFlows(n)
 			p.attach(n)
 			p.checkEventGateway(n)
+			p.checkInstantiate(c, n)
 		}
 		for _, f := range c.flows {
 			p.checkCondition(f)
@@ -291,7 +292,7 @@ func (p *parser) checkEventGateway(n *nodeInfo) {
 		t := f.Target
 		if !eventGatewayTarget(t) {
 			p.problems.add(label, RuleInvalidEventGateway,
-				"sequence flow %q leads to %s %q; an event-based gateway must lead to timer, message or signal intermediate catch events or receive tasks",
+				"sequence flow %q leads to %s %q; an event-based gateway must lead to timer, message or signal intermediate catch events (or multiple ones of those, not parallel multiple: the gateway takes the first event) or receive tasks",
 				f.ID, t.Kind, t.ID)
 			continue
 		}
@@ -308,15 +309,66 @@ func eventGatewayTarget(n *Node) bool {
 	case KindReceiveTask:
 		return true
 	case KindIntermediateCatchEvent:
-		if n.Event == nil {
-			return false
+		if n.Event == nil || n.Event.Kind == TriggerParallelMultiple {
+			return false // a gateway takes the first event; all of them cannot be first
 		}
-		switch n.Event.Kind {
-		case TriggerTimer, TriggerMessage, TriggerSignal:
-			return true
+		for _, d := range n.Event.Triggers() {
+			switch d.Kind {
+			case TriggerTimer, TriggerMessage, TriggerSignal:
+			default:
+				return false
+			}
 		}
+		return true
 	}
 	return false
+}
+
+// checkInstantiate checks an instantiating event-based gateway or receive
+// task: it starts the process, so it sits at process level and has no
+// incoming sequence flow.
+func (p *parser) checkInstantiate(c *container, n *nodeInfo) {
+	if !n.supported || !n.node.Instantiate {
+		return
+	}
+	label := p.label(n.el)
+	if c.proc == nil {
+		p.problems.add(label, RuleStartShape, "an instantiating %s starts a process; inside %s nothing is started by it (use a None start event there)",
+			n.node.Kind, p.where(c.g))
+		return
+	}
+	if n.incomingRefs > 0 {
+		p.problems.add(label, RuleStartShape, "an instantiating %s starts the process and has no incoming sequence flow, has %d",
+			n.node.Kind, n.incomingRefs)
+	}
+}
+
+// instantiatingStarts returns the nodes an instance starts at for the
+// instantiating gateways and receive tasks inst: the catch events (or
+// receive tasks) after a gateway, the receive task itself. Their timers
+// are scheduled at deployment, like those of timer start events, so they
+// must be literal.
+func (p *parser) instantiatingStarts(inst []*Node) []*Node {
+	var out []*Node
+	add := func(n *Node) {
+		if n.Event == nil {
+			return // checkEventGateway reports it
+		}
+		p.literalStartTimer(n.ID, n)
+		out = append(out, n)
+	}
+	for _, n := range inst {
+		if n.Kind == KindReceiveTask {
+			add(n)
+			continue
+		}
+		for _, f := range n.Outgoing {
+			if eventGatewayTarget(f.Target) {
+				add(f.Target)
+			}
+		}
+	}
+	return out
 }
 
 // isEvent reports whether k is an event kind.
@@ -403,6 +455,7 @@ func (p *parser) eventSubShape(c *container) {
 func (p *parser) checkShape(c *container) {
 	var starts, eventStarts []*Node
 	var flowless []*nodeInfo
+	var inst []*Node // instantiating gateways and receive tasks
 	triggered := false
 	for _, n := range c.all {
 		if n.triggeredStart || (!n.supported && n.el.Tag == "startEvent") {
@@ -416,11 +469,20 @@ func (p *parser) checkShape(c *container) {
 			starts = append(starts, n.node)
 		case n.node.Kind == KindStartEvent:
 			eventStarts = append(eventStarts, n.node)
+		case n.node.Instantiate:
+			inst = append(inst, n.node)
 		case isEvent(n.node.Kind), n.node.TriggeredByEvent, n.node.ForCompensation:
 			// Compensation handlers run only when their activity is compensated.
 		case n.incomingRefs == 0:
 			flowless = append(flowless, n)
 		}
+	}
+	if len(inst) > 0 && c.proc != nil {
+		if len(starts) > 0 {
+			p.problems.add(c.id, RuleStartShape, "%s has a None start event %q and instantiating %s %q; an instance starts either way, never both",
+				p.where(c.g), starts[0].ID, inst[0].Kind, inst[0].ID)
+		}
+		eventStarts = append(eventStarts, p.instantiatingStarts(inst)...)
 	}
 	switch {
 	case len(starts) > 1:
@@ -430,7 +492,10 @@ func (p *parser) checkShape(c *container) {
 		first := append(starts[:len(starts):len(starts)], eventStarts...)[0]
 		for _, n := range flowless {
 			kind := "None start event"
-			if first.Event != nil {
+			switch {
+			case first.Kind != KindStartEvent:
+				kind = "instantiating event"
+			case first.Event != nil:
 				kind = string(first.Event.Kind) + " start event"
 			}
 			p.problems.add(p.label(n.el), RuleStartShape,

@@ -1,8 +1,10 @@
 package cockpit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"net/http"
 	"sort"
@@ -202,7 +204,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return p, err
 	}
 
-	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes)
+	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes, elementsOf(defXML, "transaction"))
 	if len(v.Scopes) > 0 && (len(shown.scopes) == 0 || shown.scopes[0].ID != v.Scopes[0].ID) {
 		// A later page: the root stays a target of the variables form.
 		root := v.Scopes[0]
@@ -237,7 +239,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return p, err
 	}
 	for _, f := range facts {
-		p.Live.History = append(p.Live.History, templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: detail(f.Detail)})
+		p.Live.History = append(p.Live.History, templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: factDetail(f.Kind, f.Detail)})
 	}
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts)
@@ -400,7 +402,10 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, r
 // tracks, and lists them as targets of the variables form. A scope whose
 // parent is not on the page sits at the top; its label still counts the
 // iterations of a body among known (the view's first page of scopes).
-func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []runtime.ScopeView) ([]templates.ScopeNode, []templates.ScopeOption) {
+//
+// transactions are the ids of the model's transaction sub-processes, whose
+// scopes are labelled so.
+func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []runtime.ScopeView, transactions map[string]bool) ([]templates.ScopeNode, []templates.ScopeOption) {
 	byParent := map[string][]runtime.ScopeView{}
 	ids := map[string]bool{}
 	byID := map[string]runtime.ScopeView{}
@@ -428,7 +433,7 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 	build = func(s runtime.ScopeView) templates.ScopeNode {
 		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tokens[s.ID],
 			Kind: s.Kind, Index: s.Index}
-		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID])
+		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID], transactions[s.NodeID])
 		label := s.Path
 		if n.Label != "" {
 			label += " (" + n.Label + ")"
@@ -463,10 +468,18 @@ const (
 // multi-instance body or iteration what it is, e.g. "approve · iteration 2
 // of 3" (the count from the body's nrOfInstances; a standard loop has
 // none). counters sums up a body's iterations; loopCounter is an
-// iteration's loopCounter variable as JSON.
-func scopeLabel(s, parent runtime.ScopeView) (label, counters, loopCounter string) {
+// iteration's loopCounter variable as JSON. A transaction's own scope
+// (transaction: its node is one) reads "tx · transaction"; a compensation
+// run is named after the event that threw it ("cancelled ·
+// compensation"), a handler's scope after the handler ("undoHotel ·
+// compensation handler").
+func scopeLabel(s, parent runtime.ScopeView, transaction bool) (label, counters, loopCounter string) {
 	label = s.NodeID
 	switch s.Kind {
+	case "":
+		if transaction {
+			label += " · transaction"
+		}
 	case "body":
 		if n, ok := whole(s.Variables[varInstances]); ok {
 			label += " · multi-instance body"
@@ -537,6 +550,104 @@ func varItems(vars map[string]any) []templates.VarItem {
 }
 
 // detail shows a fact's detail compactly ("" for none).
+// factDetail renders the detail of a history fact: compensation facts in
+// words (what is undone, by which handler, thrown by what), any other as
+// its JSON.
+func factDetail(kind string, raw json.RawMessage) string {
+	var d struct {
+		Activities  []string `json:"activities"`
+		ActivityRef string   `json:"activityRef"`
+		Cancel      bool     `json:"cancel"`
+		Wait        *bool    `json:"waitForCompletion"`
+		Cause       string   `json:"cause"`
+		Handler     string   `json:"handler"`
+	}
+	switch kind {
+	case "compensation-thrown", "compensation-started", "compensation-completed":
+		if json.Unmarshal(raw, &d) != nil {
+			return detail(raw)
+		}
+	default:
+		return detail(raw)
+	}
+	var parts []string
+	switch kind {
+	case "compensation-thrown":
+		what := "nothing completed to undo"
+		if len(d.Activities) > 0 {
+			what = "undoes " + countedList(d.Activities) + ", the latest first"
+		}
+		parts = append(parts, what)
+		if d.ActivityRef != "" {
+			parts = append(parts, "only "+d.ActivityRef)
+		}
+		if d.Cancel {
+			parts = append(parts, "the transaction is cancelled")
+		} else if d.Wait != nil && !*d.Wait {
+			parts = append(parts, "the token goes on without waiting")
+		}
+	case "compensation-started":
+		if d.Handler != "" {
+			parts = append(parts, "undone by "+d.Handler)
+		} else {
+			parts = append(parts, "undone through its own activities")
+		}
+		if d.Cause != "" {
+			parts = append(parts, "thrown by "+d.Cause)
+		}
+	case "compensation-completed":
+		parts = append(parts, "done")
+		if d.Cause != "" {
+			parts = append(parts, "thrown by "+d.Cause)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// countedList names activities in order, a run of the same one once with
+// its count: "chargeCard, bookHotel ×5, bookFlight".
+func countedList(ids []string) string {
+	var out []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		if n := j - i; n > 1 {
+			out = append(out, fmt.Sprintf("%s ×%d", ids[i], n))
+		} else {
+			out = append(out, ids[i])
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
+}
+
+// elementsOf returns the ids of the model's elements with the local name
+// tag (e.g. "transaction"), read from the deployed XML.
+func elementsOf(data []byte, tag string) map[string]bool {
+	out := map[string]bool{}
+	if !bytes.Contains(data, []byte(tag)) {
+		return out
+	}
+	d := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			return out
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Local != tag {
+			continue
+		}
+		for _, a := range se.Attr {
+			if a.Name.Space == "" && a.Name.Local == "id" {
+				out[a.Value] = true
+			}
+		}
+	}
+}
+
 func detail(raw json.RawMessage) string {
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" || s == "{}" {

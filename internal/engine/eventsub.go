@@ -37,11 +37,16 @@ func (x *executor) armScope(s scope.ID) {
 		if esp.Trigger == nil || esp.Trigger.Event == nil || esp.Trigger.Event.Kind == bpmn.TriggerCompensation {
 			continue // a compensation event sub-process runs only when its sub-process is compensated
 		}
-		_, err := x.arm(s, esp, esp.Trigger.Event, func() *Wait {
-			w := x.allocWait("", esp.ID, s)
-			w.Handler = true
-			return w
-		})
+		var err error
+		for _, ev := range esp.Trigger.Event.Triggers() {
+			if _, err = x.arm(s, esp, ev, func() *Wait {
+				w := x.allocWait("", esp.ID, s)
+				w.Handler = true
+				return w
+			}); err != nil {
+				break
+			}
+		}
 		if err != nil {
 			x.scopeIncident(s, esp.ID, IncidentTimer, err.Error())
 			continue
@@ -88,15 +93,33 @@ func (x *executor) matchHandler(s scope.ID, kind bpmn.TriggerKind, code, skip st
 		return nil, nil
 	}
 	for _, esp := range g.EventSubs {
-		ev := esp.Trigger.Event
-		if ev == nil || ev.Kind != kind || esp.ID == skip {
+		if esp.ID == skip {
 			continue
 		}
-		if ev.Code == code && code != "" && exact == nil {
+		ex, any := catchesCode(esp.Trigger.Event, kind, code)
+		if ex && exact == nil {
 			exact = esp
 		}
-		if ev.Code == "" && all == nil {
+		if any && all == nil {
 			all = esp
+		}
+	}
+	return exact, all
+}
+
+// catchesCode reports whether the catching event definition ev (or one of
+// its multiple definitions) catches an error or escalation of kind with
+// code: exactly (the same code) or as a catch-all (no code).
+func catchesCode(ev *bpmn.EventDef, kind bpmn.TriggerKind, code string) (exact, all bool) {
+	for _, d := range ev.Triggers() {
+		if d.Kind != kind {
+			continue
+		}
+		if d.Code == code && code != "" {
+			exact = true
+		}
+		if d.Code == "" {
+			all = true
 		}
 	}
 	return exact, all
@@ -145,16 +168,32 @@ func (x *executor) interruptScope(s scope.ID, esp *bpmn.Node) {
 	}
 }
 
-// sameEvent reports whether boundary b listens to the same event declaration as ev.
+// sameEvent reports whether boundary b listens to an event declaration ev
+// listens to (any of their definitions, for multiple events).
 func sameEvent(b *bpmn.Node, ev *bpmn.EventDef) bool {
-	if b == nil || b.Event == nil || b.Event.Kind != ev.Kind {
+	if b == nil {
 		return false
 	}
-	switch ev.Kind {
+	for _, d := range b.Event.Triggers() {
+		for _, e := range ev.Triggers() {
+			if sameTrigger(d, e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameTrigger reports whether two single event definitions catch the same event.
+func sameTrigger(a, b *bpmn.EventDef) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
 	case bpmn.TriggerMessage:
-		return b.Event.MessageName == ev.MessageName
+		return a.MessageName == b.MessageName
 	case bpmn.TriggerSignal:
-		return b.Event.SignalName == ev.SignalName
+		return a.SignalName == b.SignalName
 	}
 	return true
 }
@@ -254,10 +293,10 @@ func conditionOf(n *bpmn.Node) expr.Expression {
 	if n.TriggeredByEvent && n.Trigger != nil {
 		ev = n.Trigger.Event
 	}
-	if ev == nil || ev.Kind != bpmn.TriggerConditional {
-		return nil
+	if c := ev.Find(bpmn.TriggerConditional); c != nil {
+		return c.Condition // a multiple event holds at most one (bpmn)
 	}
-	return ev.Condition
+	return nil
 }
 
 // stillActive applies the rule of conditional events to a change of

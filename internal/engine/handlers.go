@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/scope"
+	"strings"
 )
 
 // Handler kinds.
@@ -16,10 +17,12 @@ const (
 type Handler struct {
 	NodeID string
 	Kind   string
-	// Trigger is the event kind (message, timer, signal, error, escalation, conditional).
+	// Trigger is the event kind (message, timer, signal, error, escalation,
+	// conditional; multiple or parallelMultiple for several definitions).
 	Trigger string
 	// Name is the message or signal name, the error or escalation code, the
-	// timer text or the condition ("" = catch-all error/escalation).
+	// timer text or the condition ("" = catch-all error/escalation); for
+	// several definitions their names, comma-separated.
 	Name         string
 	Interrupting bool
 }
@@ -115,6 +118,14 @@ func ArmedHandlersOf(p *bpmn.Process, st *State, ids []scope.ID) map[scope.ID][]
 
 func eventName(ev *bpmn.EventDef, w *Wait) string {
 	switch ev.Kind {
+	case bpmn.TriggerMultiple, bpmn.TriggerParallelMultiple:
+		var names []string
+		for _, d := range ev.Multiple {
+			if s := eventName(d, nil); s != "" {
+				names = append(names, s)
+			}
+		}
+		return strings.Join(names, ", ")
 	case bpmn.TriggerMessage:
 		return ev.MessageName
 	case bpmn.TriggerSignal:

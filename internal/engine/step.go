@@ -242,6 +242,10 @@ func (x *executor) apply(ev Event) error {
 				return fmt.Errorf("engine: start instance %s at %q: not an event start of %s: %w", x.st.InstanceID, e.StartNode, x.proc.ID, ErrInvalidTransition)
 			}
 			x.armScope(scope.RootID)
+			if n.Kind != bpmn.KindStartEvent {
+				x.instantiateAt(n, payload)
+				return nil
+			}
 			t := x.newTrack(scope.RootID, n.ID, "")
 			if payload != nil && x.enterIO(t, n) {
 				x.deliver(t, n, payload)
@@ -301,6 +305,25 @@ func (x *executor) apply(ev Event) error {
 		}
 		return x.applyWaitEvent(ev)
 	}
+}
+
+// instantiateAt starts the instance at n, the catch event after an
+// instantiating event-based gateway or an instantiating receive task,
+// whose event just occurred: the gateway (if any) is passed, and n
+// completes with the event's payload (nil when it went to the root scope).
+func (x *executor) instantiateAt(n *bpmn.Node, payload map[string]any) {
+	at := n.ID
+	if len(n.Incoming) == 1 && n.Incoming[0].Source.Kind == bpmn.KindEventBasedGateway {
+		at = n.Incoming[0].Source.ID // the gateway; an instantiating receive task has no incoming flow
+	}
+	t := x.newTrackAt(scope.RootID, at)
+	if at != n.ID {
+		x.fact(FactElementActivated, at, t.Scope, t.ID, map[string]any{"type": string(bpmn.KindEventBasedGateway)})
+		x.fact(FactElementCompleted, at, t.Scope, t.ID, nil)
+		t.Node = n.ID
+	}
+	x.fact(FactElementActivated, n.ID, t.Scope, t.ID, map[string]any{"type": string(n.Kind)})
+	x.runEvent(t, n, payload)
 }
 
 // run executes ready tracks until none is left, then fires inclusive joins
@@ -446,20 +469,18 @@ func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
 		return
 	}
 	if n.Event != nil {
-		switch n.Event.Kind {
-		case bpmn.TriggerCancel:
+		if n.Event.Kind == bpmn.TriggerCancel {
 			x.cancelTransaction(t, n)
 			return
-		case bpmn.TriggerError:
-			x.throwError(t, t.Scope, n.Event.Code, "error end event "+n.ID, false)
+		}
+		// Signals and escalations in document order (a multiple end event
+		// throws every definition), the error last: it ends the scope.
+		if !x.throwAll(t, n) {
+			return // an interrupting catch cancelled the thrower's scope
+		}
+		if e := n.Event.Find(bpmn.TriggerError); e != nil {
+			x.throwError(t, t.Scope, e.Code, "error end event "+n.ID, false)
 			return
-		case bpmn.TriggerEscalation:
-			x.throwEscalation(t, n.Event.Code)
-			if x.st.Track(t.ID) == nil {
-				return // an interrupting catch cancelled the thrower's scope
-			}
-		case bpmn.TriggerSignal:
-			x.throwSignal(t, n.Event.SignalName)
 		}
 	}
 	x.endTrack(t)

@@ -178,6 +178,8 @@ func (x *executor) finishActivity(t *Track, w *Wait) {
 	switch {
 	case n.Kind == bpmn.KindEndEvent:
 		x.finishEndEvent(t, n)
+	case n.Kind == bpmn.KindIntermediateThrowEvent:
+		x.thrown(t, n) // the message is sent; a multiple throw throws the rest
 	default:
 		x.complete(t, n)
 	}
@@ -455,8 +457,12 @@ func (x *executor) catchEvent(t *Track, n *bpmn.Node) {
 		x.complete(t, n)
 		return
 	}
-	if !x.subscribe(t, n, n.Event, false, false) {
-		return
+	for _, ev := range n.Event.Triggers() {
+		// A multiple catch waits for each of its definitions.
+		if !x.subscribe(t, n, ev, false, false) {
+			x.withdrawWaits(t) // those armed so far; the retry arms them again
+			return
+		}
 	}
 	t.State = TrackWaiting
 	if n.Kind == bpmn.KindReceiveTask {
@@ -570,25 +576,24 @@ func (x *executor) boundariesArmable(t *Track, n *bpmn.Node) bool {
 	}
 	s := x.flowScope(t) // where armBoundaries evaluates them
 	for _, b := range n.Boundaries {
-		if b.Event == nil {
-			continue
-		}
-		var err error
-		switch b.Event.Kind {
-		case bpmn.TriggerTimer:
-			if _, _, err = x.timerDue(s, b.Event.Timer); err != nil {
-				err = fmt.Errorf("timer of %s: %w", b.ID, err)
-			}
-		case bpmn.TriggerMessage:
-			if b.Event.CorrelationKey != nil {
-				if _, err = b.Event.CorrelationKey.Eval(x.view(s)); err != nil {
-					err = fmt.Errorf("correlation key of %s: %w", b.ID, err)
+		for _, ev := range b.Event.Triggers() {
+			var err error
+			switch ev.Kind {
+			case bpmn.TriggerTimer:
+				if _, _, err = x.timerDue(s, ev.Timer); err != nil {
+					err = fmt.Errorf("timer of %s: %w", b.ID, err)
+				}
+			case bpmn.TriggerMessage:
+				if ev.CorrelationKey != nil {
+					if _, err = ev.CorrelationKey.Eval(x.view(s)); err != nil {
+						err = fmt.Errorf("correlation key of %s: %w", b.ID, err)
+					}
 				}
 			}
-		}
-		if err != nil {
-			x.incident(t, IncidentTimer, err.Error())
-			return false
+			if err != nil {
+				x.incident(t, IncidentTimer, err.Error())
+				return false
+			}
 		}
 	}
 	return true
@@ -601,13 +606,12 @@ func (x *executor) armBoundaries(t *Track, n *bpmn.Node) {
 		return // a loop's boundary events guard the body, armed on its host
 	}
 	for _, b := range n.Boundaries {
-		if b.Event == nil {
-			continue
-		}
-		switch b.Event.Kind {
-		case bpmn.TriggerTimer, bpmn.TriggerMessage, bpmn.TriggerSignal, bpmn.TriggerConditional:
-			if !x.subscribe(t, b, b.Event, true, false) {
-				return
+		for _, ev := range b.Event.Triggers() {
+			switch ev.Kind {
+			case bpmn.TriggerTimer, bpmn.TriggerMessage, bpmn.TriggerSignal, bpmn.TriggerConditional:
+				if !x.subscribe(t, b, ev, true, false) {
+					return
+				}
 			}
 		}
 	}
@@ -618,22 +622,38 @@ func (x *executor) throwEvent(t *Track, n *bpmn.Node) {
 		x.createJob(t, n) // message throw: a job; the track leaves on completion
 		return
 	}
-	if n.Event != nil {
-		switch n.Event.Kind {
-		case bpmn.TriggerCompensation:
-			if x.throwCompensation(t, n) {
-				return // it completes when the handlers finished (finishRun)
-			}
+	x.thrown(t, n)
+}
+
+// thrown throws what intermediate throw event n throws besides a message
+// (whose job completed, if it has one) and completes it.
+func (x *executor) thrown(t *Track, n *bpmn.Node) {
+	if n.Event != nil && n.Event.Kind == bpmn.TriggerCompensation {
+		if x.throwCompensation(t, n) {
+			return // it completes when the handlers finished (finishRun)
+		}
+	} else if !x.throwAll(t, n) {
+		return
+	}
+	x.complete(t, n)
+}
+
+// throwAll throws the signal and escalation definitions of throw event n,
+// in document order (a multiple throw throws every one). It reports false
+// when an interrupting catch of an escalation cancelled the thrower.
+func (x *executor) throwAll(t *Track, n *bpmn.Node) bool {
+	for _, ev := range n.Event.Triggers() {
+		switch ev.Kind {
 		case bpmn.TriggerSignal:
-			x.throwSignal(t, n.Event.SignalName)
+			x.throwSignal(t, ev.SignalName)
 		case bpmn.TriggerEscalation:
-			x.throwEscalation(t, n.Event.Code)
+			x.throwEscalation(t, ev.Code)
 			if x.st.Track(t.ID) == nil {
-				return
+				return false
 			}
 		}
 	}
-	x.complete(t, n)
+	return true
 }
 
 func (x *executor) throwSignal(t *Track, name string) {
@@ -645,11 +665,10 @@ func (x *executor) eventGateway(t *Track, n *bpmn.Node) {
 	t.State = TrackWaiting
 	for _, f := range n.Outgoing {
 		target := f.Target
-		if target.Event == nil {
-			continue
-		}
-		if !x.subscribe(t, target, target.Event, false, true) {
-			return
+		for _, ev := range target.Event.Triggers() {
+			if !x.subscribe(t, target, ev, false, true) {
+				return
+			}
 		}
 	}
 	x.fact(FactElementCompleted, n.ID, t.Scope, t.ID, nil)
@@ -672,6 +691,15 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 	x.fx.Fired++
 	x.fact(FactEventTriggered, n.ID, w.ScopeID, t.ID, map[string]any{"kind": string(w.Kind), "waitId": w.ID})
 	switch {
+	case w.Boundary && n.Event.Kind == bpmn.TriggerParallelMultiple:
+		// An interrupting parallel multiple boundary event (bpmn refuses a
+		// non-interrupting one) fires once all its events occurred; each
+		// wait it no longer has is an event that did.
+		x.removeWait(w)
+		x.mergeVars(t, vars)
+		if !x.awaiting(t, n, true) {
+			x.fireBoundary(t, w, n, nil)
+		}
 	case w.Boundary:
 		x.fireBoundary(t, w, n, vars)
 	case w.Gateway:
@@ -688,9 +716,24 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 		if len(vars) > 0 && !x.stillActive(t, n) {
 			return // a condition the payload satisfied interrupted the catch
 		}
+		if n.Event.Kind == bpmn.TriggerParallelMultiple && x.awaiting(t, n, false) {
+			return // a parallel multiple catch waits for all its events
+		}
 		t.State = TrackReady
 		x.complete(t, n)
 	}
+}
+
+// awaiting reports whether track t still has a wait for node n (its
+// boundary waits when boundary): a parallel multiple event whose other
+// events have not all occurred.
+func (x *executor) awaiting(t *Track, n *bpmn.Node, boundary bool) bool {
+	for _, w := range x.st.trackWaits(t.ID) {
+		if w.NodeID == n.ID && w.Boundary == boundary && (x.sw == nil || !x.sw.goneWaits[w]) {
+			return true
+		}
+	}
+	return false
 }
 
 // fireBoundary runs a boundary event b of the activity hosted by track host.
@@ -783,7 +826,7 @@ func (x *executor) throwError(t *Track, from scope.ID, code, detail string, atAc
 	x.fact(FactErrorThrown, t.Node, t.Scope, t.ID, map[string]any{"errorCode": code, "message": detail})
 	if atActivity && !t.Inner {
 		if n := x.proc.Node(t.Node); n != nil {
-			if b := matchBoundary(n, bpmn.TriggerError, code); b != nil {
+			if b, _ := matchBoundary(n, bpmn.TriggerError, code); b != nil {
 				x.interrupt(t, b)
 				x.fact(FactElementActivated, b.ID, t.Scope, t.ID, map[string]any{"type": string(b.Kind)})
 				x.runEvent(t, b, nil)
@@ -840,12 +883,10 @@ func (x *executor) catchAtLevels(t *Track, from scope.ID, kind bpmn.TriggerKind,
 		if s != scope.RootID {
 			if host = x.hostOf(s); host != nil && !host.Inner { // an iteration's boundaries guard the body
 				if hostNode = x.proc.Node(host.Node); hostNode != nil {
-					if b := matchBoundary(hostNode, kind, code); b != nil {
-						if b.Event.Code == code && code != "" {
-							bExact = b
-						} else {
-							bAll = b
-						}
+					if b, exact := matchBoundary(hostNode, kind, code); exact {
+						bExact = b
+					} else {
+						bAll = b
 					}
 				}
 			}
@@ -903,21 +944,19 @@ func (x *executor) catchByBoundary(t *Track, host *Track, b *bpmn.Node) {
 }
 
 // matchBoundary returns the boundary event of activity n catching a trigger
-// with the code: an exact code match first, else a catch-all.
-func matchBoundary(n *bpmn.Node, kind bpmn.TriggerKind, code string) *bpmn.Node {
+// with the code: an exact code match first (exact), else a catch-all.
+func matchBoundary(n *bpmn.Node, kind bpmn.TriggerKind, code string) (b *bpmn.Node, exact bool) {
 	var all *bpmn.Node
-	for _, b := range n.Boundaries {
-		if b.Event == nil || b.Event.Kind != kind {
-			continue
+	for _, c := range n.Boundaries {
+		ex, any := catchesCode(c.Event, kind, code)
+		if ex {
+			return c, true
 		}
-		if b.Event.Code == code && code != "" {
-			return b
-		}
-		if b.Event.Code == "" && all == nil {
-			all = b
+		if any && all == nil {
+			all = c
 		}
 	}
-	return all
+	return all, false
 }
 
 // ---- inclusive gateway ----

@@ -41,8 +41,12 @@ const (
 	blockTimer
 	blockMessage
 	blockEscalation
+	blockCompensable // a job with a compensation boundary event and its handler (a job or user task)
+	blockCompensate  // 0–2 compensable blocks, then a compensation throw event compensating its scope
+	blockMultiple    // a multiple (or parallel multiple) catch of a message and a timer
 	blockSequence
 	blockParallel
+	blockLink // a link throw, its catch, then a block: the token jumps between them
 	blockSubProcess
 	numBlockKinds
 )
@@ -83,6 +87,8 @@ type block struct {
 	kind     blockKind
 	minutes  int      // timer catch: PT<minutes>M
 	name     string   // message name or escalation code
+	userUndo bool     // a compensable block's handler is a user task (else a job)
+	parallel bool     // a multiple catch waits for all its events
 	children []*block // sequence or parallel branches
 	ends     []endKind
 	codes    []string // error code of a parallel branch ending in an error end
@@ -149,14 +155,18 @@ var branchEndWeights = []int{endJoin: 6, endNone: 1, endTerminate: 1, endError: 
 
 // blockWeights are the relative odds of each production, indexed by kind.
 var blockWeights = []int{
-	blockUserTask:   3,
-	blockJob:        3,
-	blockTimer:      2,
-	blockMessage:    2,
-	blockEscalation: 1,
-	blockSequence:   4,
-	blockParallel:   4,
-	blockSubProcess: 5,
+	blockUserTask:    3,
+	blockJob:         3,
+	blockTimer:       2,
+	blockMessage:     2,
+	blockEscalation:  1,
+	blockCompensable: 2,
+	blockCompensate:  1,
+	blockMultiple:    1,
+	blockSequence:    4,
+	blockParallel:    4,
+	blockLink:        1,
+	blockSubProcess:  5,
 }
 
 // weighted draws an index into weights with the given odds; smaller draws
@@ -206,6 +216,20 @@ func (g *generator) block(depth int, inSub bool, composite ...int) *block {
 		b.name = rapid.SampledFrom(catchNames).Draw(g.t, "message")
 	case blockEscalation:
 		b.name = rapid.SampledFrom(escalationCodes).Draw(g.t, "escalation")
+	case blockCompensable:
+		b.userUndo = rapid.Bool().Draw(g.t, "userUndo")
+	case blockCompensate:
+		// Mostly right after work it undoes, so compensation runs often.
+		for range rapid.IntRange(0, 2).Draw(g.t, "compensable") {
+			g.blocks++
+			b.children = append(b.children, &block{kind: blockCompensable, userUndo: rapid.Bool().Draw(g.t, "userUndo")})
+		}
+	case blockMultiple:
+		b.name = rapid.SampledFrom(catchNames).Draw(g.t, "message")
+		b.minutes = rapid.IntRange(1, 60).Draw(g.t, "minutes")
+		b.parallel = rapid.Bool().Draw(g.t, "parallelMultiple")
+	case blockLink:
+		b.children = []*block{g.block(depth, inSub)}
 	case blockSequence:
 		n := rapid.IntRange(2, 3).Draw(g.t, "seqLen")
 		for range n {
@@ -426,6 +450,46 @@ func (e *emitter) block(c *container, b *block) (in, out string) {
 		id := e.id("escalate")
 		c.add(`<intermediateThrowEvent id="%s"><escalationEventDefinition escalationRef="esc_%s"/></intermediateThrowEvent>`, id, b.name)
 		return id, id
+	case blockCompensable:
+		id := e.id("booked")
+		c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"/>`, id)
+		c.add(`<boundaryEvent id="%s_comp" attachedToRef="%s"><compensateEventDefinition/></boundaryEvent>`, id, id)
+		if b.userUndo {
+			c.add(`<userTask id="%s_undo" isForCompensation="true"/>`, id)
+		} else {
+			c.add(`<serviceTask id="%s_undo" isForCompensation="true" gobpm:type="undo" gobpm:retries="2"/>`, id)
+		}
+		c.add(`<association id="%s_assoc" sourceRef="%s_comp" targetRef="%s_undo"/>`, id, id, id)
+		return id, id
+	case blockCompensate:
+		id := e.id("compensate")
+		c.add(`<intermediateThrowEvent id="%s"><compensateEventDefinition/></intermediateThrowEvent>`, id)
+		in, prev := id, ""
+		for i, ch := range b.children {
+			ci, co := e.block(c, ch)
+			if i == 0 {
+				in = ci
+			} else {
+				e.flow(c, prev, ci)
+			}
+			prev = co
+		}
+		if prev != "" {
+			e.flow(c, prev, id)
+		}
+		return in, id
+	case blockMultiple:
+		id := e.id("multiple")
+		c.add(`<intermediateCatchEvent id="%s" parallelMultiple="%t"><messageEventDefinition messageRef="msg_%s"/><timerEventDefinition><timeDuration>PT%dM</timeDuration></timerEventDefinition></intermediateCatchEvent>`,
+			id, b.parallel, b.name, b.minutes)
+		return id, id
+	case blockLink:
+		id := e.id("link")
+		c.add(`<intermediateThrowEvent id="%s"><linkEventDefinition name="%s"/></intermediateThrowEvent>`, id, id)
+		c.add(`<intermediateCatchEvent id="%s_catch"><linkEventDefinition name="%s"/></intermediateCatchEvent>`, id, id)
+		ci, co := e.block(c, b.children[0])
+		e.flow(c, id+"_catch", ci)
+		return id, co
 	case blockSequence:
 		var prev string
 		for i, ch := range b.children {

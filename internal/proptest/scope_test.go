@@ -1,8 +1,9 @@
 // Package proptest holds property tests of the engine over the real
 // runtime and SQLite store: random process models (sub-processes, parallel
 // forks, boundary events, event sub-processes, errors, escalations,
-// terminate ends) driven by random event orders, with and without a
-// runtime restart. It has test files only.
+// terminate ends, link events, compensation handlers and compensation
+// throws, multiple and parallel multiple catch events) driven by random event orders, with and without a runtime
+// restart. It has test files only.
 package proptest
 
 import (
@@ -232,7 +233,7 @@ func (s *stats) add(xml string, actions []action, r *run, ctx context.Context) {
 			s.facts[f.Kind]++
 		}
 	}
-	for _, el := range []string{"<subProcess id=\"sub", `triggeredByEvent`, "<boundaryEvent", "terminateEventDefinition", "<parallelGateway", "errorEventDefinition errorRef", "intermediateThrowEvent"} {
+	for _, el := range []string{"<subProcess id=\"sub", `triggeredByEvent`, "<boundaryEvent", "terminateEventDefinition", "<parallelGateway", "errorEventDefinition errorRef", "intermediateThrowEvent", "compensateEventDefinition", "linkEventDefinition", `parallelMultiple="true"`, `parallelMultiple="false"`} {
 		s.elements[el] += strings.Count(xml, el)
 	}
 }

@@ -33,11 +33,11 @@ func (r *Runtime) eventStarts(ctx context.Context, kind bpmn.TriggerKind, name s
 			return nil, unreadableDefinition(d.Key, d.Version, err)
 		}
 		for _, n := range proc.EventStarts {
-			if n.Event == nil || n.Event.Kind != kind {
-				continue
-			}
-			if (kind == bpmn.TriggerMessage && n.Event.MessageName == name) || (kind == bpmn.TriggerSignal && n.Event.SignalName == name) {
-				out = append(out, eventStart{proc: proc, ref: ref, node: n.ID})
+			for _, ev := range n.Event.Triggers() { // a multiple start: any of its definitions
+				if (kind == bpmn.TriggerMessage && ev.Kind == kind && ev.MessageName == name) || (kind == bpmn.TriggerSignal && ev.Kind == kind && ev.SignalName == name) {
+					out = append(out, eventStart{proc: proc, ref: ref, node: n.ID})
+					break
+				}
 			}
 		}
 	}

@@ -306,10 +306,11 @@ func (r *Runtime) armStartTimers(ctx context.Context, ref DefinitionRef, p *bpmn
 	now := r.now().UTC()
 	var rows []WaitRow
 	for _, n := range p.EventStarts {
-		if n.Event == nil || n.Event.Kind != bpmn.TriggerTimer || n.Event.Timer == nil {
+		tm := n.Event.Find(bpmn.TriggerTimer) // a multiple start has at most one (bpmn)
+		if tm == nil || tm.Timer == nil {
 			continue
 		}
-		spec, err := timer.Parse(timer.Kind(n.Event.Timer.Kind), n.Event.Timer.Text)
+		spec, err := timer.Parse(timer.Kind(tm.Timer.Kind), tm.Timer.Text)
 		if err != nil {
 			return fmt.Errorf("runtime: timer start %s of %s: %w", n.ID, ref.Key, err)
 		}
@@ -318,7 +319,7 @@ func (r *Runtime) armStartTimers(ctx context.Context, ref DefinitionRef, p *bpmn
 			continue
 		}
 		rows = append(rows, WaitRow{ID: startTimerID(ref.Key, n.ID), Kind: WaitStartTimer, NodeID: n.ID,
-			ProcessKey: ref.Key, ProcessVersion: ref.Version, Name: n.Event.Timer.Text, DueAt: due, CreatedAt: now})
+			ProcessKey: ref.Key, ProcessVersion: ref.Version, Name: tm.Timer.Text, DueAt: due, CreatedAt: now})
 	}
 	unlock := r.startLocks.lock(InstanceID(ref.Key))
 	defer unlock()
@@ -358,8 +359,11 @@ func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 	if err != nil {
 		return unreadableDefinition(w.ProcessKey, w.ProcessVersion, err)
 	}
-	n := proc.Node(w.NodeID)
-	if n == nil || n.Event == nil || n.Event.Timer == nil {
+	var tm *bpmn.EventDef
+	if n := proc.Node(w.NodeID); n != nil {
+		tm = n.Event.Find(bpmn.TriggerTimer)
+	}
+	if tm == nil || tm.Timer == nil {
 		return fmt.Errorf("runtime: start timer %s: node %s is not a timer start", w.ID, w.NodeID)
 	}
 	now := r.now().UTC()
@@ -372,11 +376,11 @@ func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 	next := w
 	next.Retries++
 	var remove []string
-	spec, err := timer.Parse(timer.Kind(n.Event.Timer.Kind), n.Event.Timer.Text)
+	spec, err := timer.Parse(timer.Kind(tm.Timer.Kind), tm.Timer.Text)
 	if err != nil {
 		return err
 	}
-	if due, ok := spec.Next(now, next.Retries); ok && n.Event.Timer.Kind == bpmn.TimerCycle {
+	if due, ok := spec.Next(now, next.Retries); ok && tm.Timer.Kind == bpmn.TimerCycle {
 		next.DueAt = due
 	} else {
 		remove = []string{w.ID}

@@ -458,3 +458,48 @@ func TestMetricsCount(t *testing.T) {
 		t.Fatalf("metrics %+v", m)
 	}
 }
+
+// TestMultipleAndInstantiatingStarts: a multiple start event starts an
+// instance at its message and at its timer; an instantiating event-based
+// gateway at its message (the instance runs on after that catch) and at
+// its timer, scheduled at deployment like a timer start.
+func TestMultipleAndInstantiatingStarts(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, fixture(t, "multiple_starts.bpmn"))
+	byStatus := func() map[string]int {
+		rows, _, err := c.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "multipleStarts"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, r := range rows {
+			out[r.Status]++
+		}
+		return out
+	}
+	for _, name := range []string{"kick", "wake"} {
+		if n, err := c.rt.CorrelateMessage(ctx, name, "", nil); err != nil || n != 1 {
+			t.Fatalf("%s: %d %v", name, n, err)
+		}
+	}
+	if got := byStatus(); got[runtime.StatusCompleted] != 1 || got[runtime.StatusRunning] != 1 {
+		t.Fatalf("after the messages: %v", got)
+	}
+	c.clk.Add(30 * time.Minute)
+	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 1 {
+		t.Fatalf("the start event's timer: %d %v", n, err)
+	}
+	c.clk.Add(30 * time.Minute)
+	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 1 {
+		t.Fatalf("the gateway's timer: %d %v", n, err)
+	}
+	if got := byStatus(); got[runtime.StatusCompleted] != 3 || got[runtime.StatusRunning] != 1 {
+		t.Fatalf("after the timers: %v", got)
+	}
+	tasks, _, err := c.rt.Tasks(ctx, runtime.TaskFilter{})
+	if err != nil || len(tasks) != 1 || tasks[0].NodeID != "work" {
+		t.Fatalf("tasks %+v %v", tasks, err)
+	}
+}
