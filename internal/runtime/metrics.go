@@ -11,6 +11,7 @@ type metrics struct {
 	jobsActivated    atomic.Int64
 	timersFired      atomic.Int64
 	incidentsOpened  atomic.Int64
+	instancesDeleted atomic.Int64
 }
 
 // Metrics is a snapshot of the runtime's counters since start.
@@ -25,6 +26,9 @@ type Metrics struct {
 	JobsActivated    int64
 	TimersFired      int64
 	IncidentsOpened  int64
+	// InstancesDeleted counts ended instances deleted with their history
+	// (the retention cleaner and DeleteInstance).
+	InstancesDeleted int64
 }
 
 // Metrics returns the current counters.
@@ -34,6 +38,7 @@ func (r *Runtime) Metrics() Metrics {
 		StepsCommitted: m.stepsCommitted.Load(), CommitBatches: m.commitBatches.Load(),
 		InstancesStarted: m.instancesStarted.Load(), InstancesEnded: m.instancesEnded.Load(),
 		JobsActivated: m.jobsActivated.Load(), TimersFired: m.timersFired.Load(), IncidentsOpened: m.incidentsOpened.Load(),
+		InstancesDeleted: m.instancesDeleted.Load(),
 	}
 }
 
