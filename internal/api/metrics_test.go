@@ -232,7 +232,7 @@ func (b *bundle) scrape(t *testing.T) *exposition {
 		"gobpm_jobs_activated_total": "counter", "gobpm_timers_fired_total": "counter",
 		"gobpm_incidents_opened_total": "counter", "gobpm_open_waits": "gauge",
 		"gobpm_instances_deleted_total": "counter",
-		"gobpm_http_requests_total": "counter", "gobpm_http_request_duration_seconds": "histogram",
+		"gobpm_http_requests_total":     "counter", "gobpm_http_request_duration_seconds": "histogram",
 		"go_goroutines": "gauge", "process_start_time_seconds": "gauge",
 	}
 	for family, typ := range wantTypes {

@@ -80,8 +80,8 @@ type Runtime struct {
 	now      func() time.Time
 	// manual is the clock when it is a ManualClock; nil for a real clock.
 	manual *ManualClock
-	newID    func() string
-	engine   engine.Options
+	newID  func() string
+	engine engine.Options
 	// idempotencyWindow is how long idempotency keys are remembered.
 	idempotencyWindow time.Duration
 
