@@ -78,10 +78,8 @@ type Runtime struct {
 	resolver Resolver
 	log      *slog.Logger
 	now      func() time.Time
-	// manual is the clock when it is a ManualClock; nil for a real clock.
-	manual *ManualClock
-	newID  func() string
-	engine engine.Options
+	newID    func() string
+	engine   engine.Options
 	// idempotencyWindow is how long idempotency keys are remembered.
 	idempotencyWindow time.Duration
 
@@ -124,6 +122,9 @@ type Runtime struct {
 	retention RetentionOptions
 	cleaner   *cleaner
 	backupDir string
+	// manual is the clock when it is a ManualClock (clock.go); nil for a
+	// real clock.
+	manual *ManualClock
 
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
