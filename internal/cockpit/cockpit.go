@@ -55,6 +55,9 @@ type Service interface {
 	Waits(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error)
 	// Cancel terminates an instance and its called children; ECONFLICT once ended.
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// DeleteInstance deletes an ended instance and its history; ECONFLICT
+	// while it runs, failed, its caller runs or a delivery is pending.
+	DeleteInstance(ctx context.Context, id runtime.InstanceID) error
 	// SetVariables writes variables into a scope ("" = root); ENOTFOUND, EINVALID.
 	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
 	// Incidents lists the incidents of an instance ("" = every open one).
