@@ -282,10 +282,10 @@ type InstancePage struct {
 	// CanOperate shows the cancel button and the variables form (the
 	// operate permission on the instance's process).
 	CanOperate bool
+	Live       InstanceLive
 	// CanDelete shows the delete button: the instance is completed or
 	// terminated and the caller has delete on its process.
 	CanDelete bool
-	Live       InstanceLive
 }
 
 // ScopeOption is one scope the variables form offers.
