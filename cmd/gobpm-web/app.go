@@ -140,6 +140,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		if c.HistoryTTL, err = bpmn.ParseTimeToLive(*historyTTL); err != nil {
 			return Config{}, fmt.Errorf("--history-ttl %q: %w", *historyTTL, err)
 		}
+		if c.HistoryTTL == 0 {
+			return Config{}, errors.New("--history-ttl 0 would delete every ended instance as soon as it ends: give a duration such as 30d, or leave it unset to keep history")
+		}
 	}
 	if c.Limits.MinTimerPeriod = *minTimer; c.Limits.MinTimerPeriod == 0 {
 		c.Limits.MinTimerPeriod = -1 // engine.Options: negative is no floor, zero the default

@@ -43,8 +43,10 @@ func TestParseConfigOps(t *testing.T) {
 			t.Errorf("--history-ttl %s: %v, %v; want %v", arg, cfg.HistoryTTL, err, want)
 		}
 	}
-	if _, err := ParseConfig([]string{"--history-ttl", "forever"}, none, io.Discard); err == nil || !strings.Contains(err.Error(), "--history-ttl") {
-		t.Errorf("--history-ttl forever: %v", err)
+	for _, bad := range []string{"forever", "0", "0d", "-1d"} {
+		if _, err := ParseConfig([]string{"--history-ttl", bad}, none, io.Discard); err == nil || !strings.Contains(err.Error(), "--history-ttl") {
+			t.Errorf("--history-ttl %s: %v", bad, err)
+		}
 	}
 }
 

@@ -131,7 +131,11 @@ func (r *Runtime) retentionPolicies(ctx context.Context) ([]retentionPolicy, err
 		for _, v := range versions {
 			proc, ref, err := r.process(ctx, v.Key, v.Version)
 			if err != nil {
-				return nil, unreadableDefinition(v.Key, v.Version, err)
+				// One unreadable version keeps its instances; the others
+				// are still cleaned.
+				r.log.Error("history retention skips a definition it cannot read", "definition_key", v.Key,
+					"version", v.Version, "error", err)
+				continue
 			}
 			ttl := r.retention.HistoryTTL
 			if proc.HistoryTimeToLive != nil {
