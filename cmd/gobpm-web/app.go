@@ -20,6 +20,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -72,6 +73,18 @@ type Config struct {
 	// TimerStartsPerSecond caps the instances one process's timer start
 	// events start per second (runtime.Options.MaxTimerStartsPerSecond).
 	TimerStartsPerSecond int
+	// Dev marks a server for development, tests and demos: it allows
+	// settings that break what production relies on (ManualClock) and says
+	// so in its log at start. It changes nothing by itself.
+	Dev bool
+	// ManualClock runs the engine on a clock that only POST /api/v1/clock
+	// moves (--clock=manual); refused without Dev.
+	ManualClock bool
+	// HistoryTTL is how long ended instances are kept when their model
+	// sets no time to live (--history-ttl; 0: for ever).
+	HistoryTTL time.Duration
+	// BackupDir is where POST /api/v1/admin/backup writes ("" refuses it).
+	BackupDir string
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -109,8 +122,27 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.IntVar(&c.Limits.MaxIterations, "max-iterations", engine.DefaultMaxIterations, "iterations one multi-instance or loop body may run")
 	minTimer := fs.Duration("min-timer-period", engine.DefaultMinTimerPeriod, "the shortest period a timer cycle may have; shorter ones are refused at deployment (0: no floor)")
 	fs.IntVar(&c.TimerStartsPerSecond, "timer-starts-per-second", runtime.DefaultMaxTimerStartsPerSecond, "instances the timer start events of one process may start per second; more wait for the next seconds (negative: no cap)")
+	fs.BoolVar(&c.Dev, "dev", getenv("GOBPM_DEV") == "true", "development mode, for tests and demos: allows --clock=manual; never use it in production (GOBPM_DEV=true)")
+	clock := fs.String("clock", def("GOBPM_CLOCK", "real"), "the engine's clock: real, or manual (needs --dev; only POST /api/v1/clock moves it) (GOBPM_CLOCK)")
+	historyTTL := fs.String("history-ttl", getenv("GOBPM_HISTORY_TTL"), "delete ended instances this long after their end unless their model sets gobpm:historyTimeToLive, e.g. 30d, 12h, P30D (empty: keep for ever) (GOBPM_HISTORY_TTL)")
+	fs.StringVar(&c.BackupDir, "backup-dir", getenv("GOBPM_BACKUP_DIR"), "directory POST /api/v1/admin/backup writes into (empty: backups only with 'gobpm-web backup') (GOBPM_BACKUP_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	switch *clock {
+	case "real":
+	case "manual":
+		c.ManualClock = true
+	default:
+		return Config{}, fmt.Errorf("--clock %q: want real or manual", *clock)
+	}
+	if *historyTTL != "" {
+		if c.HistoryTTL, err = bpmn.ParseTimeToLive(*historyTTL); err != nil {
+			return Config{}, fmt.Errorf("--history-ttl %q: %w", *historyTTL, err)
+		}
+		if c.HistoryTTL == 0 {
+			return Config{}, errors.New("--history-ttl 0 would delete every ended instance as soon as it ends: give a duration such as 30d, or leave it unset to keep history")
+		}
 	}
 	if c.Limits.MinTimerPeriod = *minTimer; c.Limits.MinTimerPeriod == 0 {
 		c.Limits.MinTimerPeriod = -1 // engine.Options: negative is no floor, zero the default
@@ -139,6 +171,9 @@ func (c Config) check() error {
 			hint = "--allow-remote no longer serves a network without authentication: use --auth builtin (or oidc)"
 		}
 		return fmt.Errorf("refusing to listen on %s with --auth none: %s", c.Addr, hint)
+	}
+	if c.ManualClock && !c.Dev {
+		return errors.New("--clock=manual needs --dev: a manual clock stops timers, lock expiry and backoffs until POST /api/v1/clock moves it, which only tests and demos want")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -260,8 +295,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.store = db
-	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,
-		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond})
+	m.rt = runtime.New(db, m.runtimeOptions())
 	if err := m.rt.Prepare(ctx); err != nil {
 		m.Close()
 		return err
@@ -326,6 +360,22 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// runtimeOptions are the runtime's options of the configuration.
+func (m *Main) runtimeOptions() runtime.Options {
+	opts := runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,
+		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond,
+		Retention:               runtime.RetentionOptions{HistoryTTL: m.cfg.HistoryTTL},
+		BackupDir:               m.cfg.BackupDir}
+	if m.cfg.Dev {
+		m.log.Warn("development mode (--dev): not for production")
+	}
+	if m.cfg.ManualClock {
+		opts.ManualClock = runtime.NewManualClock(time.Now())
+		m.log.Warn("manual clock (--clock=manual): timers, job locks and backoffs wait for POST /api/v1/clock", "time", opts.ManualClock.Now())
+	}
+	return opts
 }
 
 // openAccess starts the access service of Config.Auth. On a builtin

@@ -335,7 +335,8 @@ func awaitStatus(t *testing.T, base, id, status string) map[string]any {
 
 // workerStory drives the fulfilment model as a curl worker would: activate
 // and complete the job, claim and complete the user task; the timer then
-// fires in the server.
+// fires when the story moves the server's manual clock (--dev --clock
+// manual) past it, within that call: no waiting.
 func workerStory(t *testing.T, base string) {
 	t.Helper()
 	model, err := os.ReadFile(filepath.Join("testdata", "fulfilment-fast.bpmn"))
@@ -381,17 +382,25 @@ func workerStory(t *testing.T, base string) {
 	if code, body := do(t, "POST", base+"/api/v1/tasks/"+task+"/complete", "pat", "warehouse", `{"variables":{"parcel":"p-9"}}`); code != http.StatusNoContent {
 		t.Fatalf("complete task: %d %v", code, body)
 	}
-	done := awaitStatus(t, base, id, "completed")
+	if code, c := post(t, base+"/api/v1/clock", "application/json", []byte(`{"advanceMs":1000}`)); code != http.StatusOK || c["timersFired"] != json.Number("1") {
+		t.Fatalf("advance the clock past the timer: %d %v", code, c)
+	}
+	_, done := get(t, base+"/api/v1/instances/"+id)
+	if done["status"] != "completed" {
+		t.Fatalf("after the clock passed the timer: %v", done["status"])
+	}
 	vars := done["variables"].(map[string]any)
 	if vars["reserved"] != true || vars["parcel"] != "p-9" {
 		t.Fatalf("variables %v", vars)
 	}
 }
 
-// TestWorkerOverHTTP is the wait-state issue's "done when" against Main.
+// TestWorkerOverHTTP is the wait-state issue's "done when" against Main,
+// on a manual clock: the timer fires when the story moves the clock, not
+// after a real wait.
 func TestWorkerOverHTTP(t *testing.T) {
 	t.Parallel()
-	cfg, err := ParseConfig([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "gobpm.db")}, func(string) string { return "" }, io.Discard)
+	cfg, err := ParseConfig([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "gobpm.db"), "--dev", "--clock", "manual"}, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,6 +138,14 @@ var routeRules = map[string]rule{
 	"POST /api/v1/tokens":        anyone(),
 	"DELETE /api/v1/tokens/{id}": anyone(),
 	"GET /api/v1/audit":          system(auth.PermAdmin),
+
+	// Operator tools (ops.go): anyone may read the clock (workers and
+	// tests compare against it); moving it and backups are admin work;
+	// deleting an ended instance needs delete on its process.
+	"GET /api/v1/clock":             anyone(),
+	"POST /api/v1/clock":            system(auth.PermAdmin),
+	"POST /api/v1/admin/backup":     system(auth.PermAdmin),
+	"DELETE /api/v1/instances/{id}": on(auth.PermDelete, auth.KindProcess, keyInstance),
 }
 
 // resourceLookup is what authorization reads to find the key of a

@@ -210,6 +210,10 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/tokens", `{"name":"mine"}`, "*"},
 		{"GET", "/api/v1/audit", "", "a"},
 		{"POST", "/api/v1/instances/" + instID + "/modify", `{"instructions":[{"activate":{"nodeId":"nope"}}]}`, "ado"},
+		{"GET", "/api/v1/clock", "", "*"},
+		{"POST", "/api/v1/clock", `{"advanceMs":1}`, "a"},      // 409 for admin: the clock is real
+		{"POST", "/api/v1/admin/backup", `{"to":"x.db"}`, "a"}, // 409 for admin: no --backup-dir
+		{"DELETE", "/api/v1/instances/" + instID, "", "a"},     // 409 for admin: it runs (cancelled below)
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 	}

@@ -135,6 +135,9 @@ type Service interface {
 	Metrics() runtime.Metrics
 	// WaitCounts counts the open waits per kind (GET /metrics).
 	WaitCounts(ctx context.Context) (map[string]int, error)
+
+	// Operations: the clock, deleting ended instances, backups (ops.go).
+	Operations
 }
 
 // Default body size limits.
@@ -223,6 +226,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/instances/{id}/waits", s.handle(s.listWaits))
 		r.Get("/instances/{id}/adhoc", s.handle(s.listAdHoc))
 		r.Post("/instances/{id}/adhoc/{scopeId}/activate", s.handle(s.activateAdHoc))
+		r.Delete("/instances/{id}", s.handle(s.deleteInstance))
 		r.Get("/incidents", s.handle(s.listIncidents))
 		r.Post("/incidents/{id}/retry", s.handle(s.retryIncident))
 
@@ -263,6 +267,10 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Post("/tokens", s.handle(s.createToken))
 		r.Delete("/tokens/{id}", s.handle(s.revokeToken))
 		r.Get("/audit", s.handle(s.listAudit))
+
+		r.Get("/clock", s.handle(s.getClock))
+		r.Post("/clock", s.handle(s.setClock))
+		r.Post("/admin/backup", s.handle(s.backup))
 	})
 	return r
 }

@@ -67,7 +67,7 @@ func TestUnroutedRequestsAnswerProblems(t *testing.T) {
 	}{
 		{http.MethodDelete, "/api/v1/processes", "GET"},
 		{http.MethodGet, "/api/v1/deployments", "POST"},
-		{http.MethodPut, "/api/v1/instances/inst-1", "GET"},
+		{http.MethodPut, "/api/v1/instances/inst-1", "GET, DELETE"},
 		{http.MethodGet, "/api/v1/instances/inst-1/cancel", "POST"},
 		{http.MethodPost, "/healthz", "GET"},
 	}

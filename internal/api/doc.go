@@ -43,6 +43,13 @@
 // logger records into the router's own httpMetrics (labelled by chi route
 // pattern, never the raw path), go_goroutines and process_start_time_seconds.
 //
+// # Operator tools
+//
+// GET and POST /api/v1/clock read and move a manual clock (--dev
+// --clock=manual; 409 otherwise), DELETE /api/v1/instances/{id} deletes an
+// ended instance and its history, and POST /api/v1/admin/backup has the
+// server write a backup into its --backup-dir (ops.go).
+//
 // # What it must not do
 //
 // It calls the runtime only through the narrow Service interface, never

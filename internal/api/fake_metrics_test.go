@@ -10,7 +10,7 @@ import (
 // Metrics answers fixed counters, so the exposition can be checked exactly.
 func (f *fakeService) Metrics() runtime.Metrics {
 	return runtime.Metrics{StepsCommitted: 7, CommitBatches: 3, InstancesStarted: 2, InstancesEnded: 1,
-		JobsActivated: 4, TimersFired: 5, IncidentsOpened: 6}
+		JobsActivated: 4, TimersFired: 5, IncidentsOpened: 6, InstancesDeleted: 8}
 }
 
 // WaitCounts counts the fake's open jobs and user tasks.

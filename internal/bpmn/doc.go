@@ -431,11 +431,13 @@
 // zeebe:formDefinition, zeebe:userTaskForm, zeebe:userTask,
 // zeebe:properties, zeebe:versionTag, the modeler's
 // camunda:diagramRelationId and zeebe:modelerTemplate*) and history or
-// tasklist metadata (camunda:versionTag, camunda:historyTimeToLive,
-// camunda:isStartableInTasklist) only describe a UI or housekeeping —
-// gobpm has no form service — and are ignored, except that a process's
-// version tag (zeebe:versionTag, camunda:versionTag) is read into
-// Process.VersionTag for call activities binding by tag. On a userTask, the standard
+// tasklist metadata (camunda:versionTag, camunda:isStartableInTasklist)
+// only describe a UI or housekeeping — gobpm has no form service — and are
+// ignored, except that a process's version tag (zeebe:versionTag,
+// camunda:versionTag) is read into Process.VersionTag for call activities
+// binding by tag. A process's camunda:historyTimeToLive (days, or "P30D")
+// is read into Process.HistoryTimeToLive like gobpm:historyTimeToLive
+// (retention.go). On a userTask, the standard
 // humanPerformer, potentialOwner, performer and resourceRole are refused:
 // use gobpm:assignee / gobpm:candidateUsers / gobpm:candidateGroups.
 //
@@ -447,7 +449,7 @@
 // globalBusinessRuleTask); version (callActivity); router, routerExpression, sequence, selection
 // (adHocSubProcess); collection, elementVariable, outputCollection,
 // outputElement (multiInstanceLoopCharacteristics); correlationKey
-// (message). Its elements are input and output (variable mappings, in an
+// (message); historyTimeToLive (process). Its elements are input and output (variable mappings, in an
 // element's extensionElements); any other gobpm element is
 // RuleUnknownExtension.
 //

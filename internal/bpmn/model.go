@@ -1,6 +1,10 @@
 package bpmn
 
-import "github.com/gobpm/gobpm/internal/expr"
+import (
+	"time"
+
+	"github.com/gobpm/gobpm/internal/expr"
+)
 
 // NodeKind is the executable kind of a flow node.
 type NodeKind string
@@ -438,6 +442,11 @@ type Process struct {
 	// value): a call activity binding "versionTag" calls the latest version
 	// carrying the tag it names.
 	VersionTag string
+	// HistoryTimeToLive is how long the history of an ended instance is
+	// kept (gobpm:historyTimeToLive or camunda:historyTimeToLive, see
+	// retention.go); nil when the model does not say, and the server's
+	// default applies.
+	HistoryTimeToLive *time.Duration
 
 	// index maps every node id (nested graphs included) to its node; Parse
 	// fills it. A Process built by hand has none and Node searches instead.

@@ -393,6 +393,7 @@ func (p *parser) foreign(e *etree.Element) {
 
 // knownGobpm lists the gobpm attributes each element accepts.
 var knownGobpm = map[string]map[string]bool{
+	"process":     {"historyTimeToLive": true},
 	"scriptTask":  {"resultVariable": true},
 	"serviceTask": {"type": true, "retries": true},
 	"sendTask":    {"type": true, "retries": true},
@@ -442,6 +443,7 @@ func (p *parser) process(e *etree.Element) *Process {
 	if z := extension(e, NamespaceZeebe, "versionTag"); z != nil {
 		proc.VersionTag = strings.TrimSpace(z.SelectAttrValue("value", ""))
 	}
+	proc.HistoryTimeToLive = p.historyTimeToLive(e)
 	p.procs[proc.Graph] = proc.ID
 	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true, proc: proc})
 	return proc

@@ -24,13 +24,13 @@ const hintGobpm = "gobpm does not read it; remove it or use the gobpm: equivalen
 // steps are applied by its single writer), the priorities of Camunda's
 // job executor and external task fetching (they order work, never change
 // what a process does; gobpm hands out jobs oldest first), forms (gobpm
-// has no form service), and metadata for Camunda's modeler, tasklist and
-// history cleanup.
+// has no form service), and metadata for Camunda's modeler and tasklist.
+// (historyTimeToLive is read on a process, see retention.go.)
 var camundaHarmless = map[string]bool{
 	"async": true, "asyncBefore": true, "asyncAfter": true, "exclusive": true,
 	"jobPriority": true, "taskPriority": true,
 	"formKey": true, "formRef": true, "formRefBinding": true, "formRefVersion": true,
-	"versionTag": true, "historyTimeToLive": true, "isStartableInTasklist": true,
+	"versionTag": true, "isStartableInTasklist": true,
 	"diagramRelationId": true, "modelerTemplate": true, "modelerTemplateVersion": true,
 }
 
@@ -48,6 +48,7 @@ var (
 // camundaRead lists, per BPMN element, the Camunda 7 attributes the parser
 // reads there (to use or to refuse with its own problem).
 var camundaRead = map[string][]string{
+	"process":                          {"historyTimeToLive"},
 	"serviceTask":                      camundaJob,
 	"sendTask":                         camundaJob,
 	"intermediateThrowEvent":           camundaJob,

@@ -60,6 +60,9 @@ type Service interface {
 	ModifyInstance(ctx context.Context, id runtime.InstanceID, instructions []runtime.Modification) (runtime.InstanceView, error)
 	// Elements lists the flow elements of a process version; ENOTFOUND.
 	Elements(ctx context.Context, key string, version int) ([]runtime.ElementView, error)
+	// DeleteInstance deletes an ended instance and its history; ECONFLICT
+	// while it runs, failed, its caller runs or a delivery is pending.
+	DeleteInstance(ctx context.Context, id runtime.InstanceID) error
 	// SetVariables writes variables into a scope ("" = root); ENOTFOUND, EINVALID.
 	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
 	// Incidents lists the incidents of an instance ("" = every open one).

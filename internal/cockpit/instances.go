@@ -146,6 +146,8 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		Version:    v.ProcessVersion,
 		XMLURL:     templates.ProcessXMLURL(v.ProcessKey, v.ProcessVersion),
 		CanOperate: h.may(r, auth.PermOperate, auth.KindProcess, v.ProcessKey),
+		CanDelete: (v.Status == runtime.StatusCompleted || v.Status == runtime.StatusTerminated) &&
+			h.may(r, auth.PermDelete, auth.KindProcess, v.ProcessKey),
 	}
 	var defXML []byte
 	if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
@@ -668,6 +670,18 @@ func (h *handler) cancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.done(w, r, to, "ok", "The instance was cancelled, with every instance it called.")
+}
+
+// deleteInstance deletes an ended instance after the confirmation step and
+// returns to the instance list; a refusal (it runs again? its caller runs)
+// returns to the instance with the reason.
+func (h *handler) deleteInstance(w http.ResponseWriter, r *http.Request) {
+	id := runtime.InstanceID(chi.URLParam(r, "id"))
+	if err := h.svc.DeleteInstance(r.Context(), id); err != nil {
+		h.actFailed(w, r, templates.InstanceURL(string(id)), err)
+		return
+	}
+	h.done(w, r, templates.RouteInstances, "ok", "The instance "+templates.ShortID(string(id))+" and its history were deleted.")
 }
 
 // setVariables writes variables from the instance page's form; a refused

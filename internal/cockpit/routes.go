@@ -91,6 +91,8 @@ func (h *handler) routes() []route {
 			action: "cockpit: cancel instance", resource: param("instance", "id"), serve: h.cancel},
 		{method: http.MethodPost, pattern: templates.RouteInstanceModify, rule: operate(keyInstance),
 			action: "cockpit: modify instance", resource: param("instance", "id"), serve: h.modify},
+		{method: http.MethodPost, pattern: templates.RouteInstanceDelete, rule: on(auth.PermDelete, auth.KindProcess, keyInstance),
+			action: "cockpit: delete instance", resource: param("instance", "id"), serve: h.deleteInstance},
 		{method: http.MethodPost, pattern: templates.RouteInstanceVars, rule: operate(keyInstance),
 			action: "cockpit: set variables", resource: param("instance", "id"), serve: h.setVariables},
 		{method: http.MethodPost, pattern: templates.RouteAdHocActivate, rule: anyone(),

@@ -32,6 +32,17 @@
 // caller's identity. The engine knows none of this: it names jobs by wait
 // id, and so do facts and the history.
 //
+// # Housekeeping
+//
+// The clock is Options.Now, or a ManualClock (clock.go) that only SetClock
+// and AdvanceClock move: they fire the timers due at the new time before
+// they return and wake the scheduler and job long polls. The history
+// cleaner (retention.go) deletes ended instances past their process
+// version's time to live in small transactions, never a running or failed
+// instance nor the child of a running caller; DeleteInstance does the same
+// for one instance at once. Backup (backup.go) has the store copy the
+// database into Options.BackupDir.
+//
 // The runtime declares the Store interface it needs; package store
 // implements it. It imports no HTTP.
 package runtime

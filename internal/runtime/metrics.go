@@ -20,6 +20,7 @@ type metrics struct {
 	jobsActivated    atomic.Int64
 	timersFired      atomic.Int64
 	incidentsOpened  atomic.Int64
+	instancesDeleted atomic.Int64
 	// commits is the duration of each store transaction the committer ran.
 	commits durationHistogram
 }
@@ -74,6 +75,9 @@ type Metrics struct {
 	// Commits is the duration of every store transaction of steps (a group
 	// commit, its fsync included): how fast the disk makes steps durable.
 	Commits Histogram
+	// InstancesDeleted counts ended instances deleted with their history
+	// (the retention cleaner and DeleteInstance).
+	InstancesDeleted int64
 }
 
 // Metrics returns the current counters.
@@ -83,7 +87,8 @@ func (r *Runtime) Metrics() Metrics {
 		StepsCommitted: m.stepsCommitted.Load(), CommitBatches: m.commitBatches.Load(),
 		InstancesStarted: m.instancesStarted.Load(), InstancesEnded: m.instancesEnded.Load(),
 		JobsActivated: m.jobsActivated.Load(), TimersFired: m.timersFired.Load(), IncidentsOpened: m.incidentsOpened.Load(),
-		Commits: m.commits.snapshot(),
+		Commits:          m.commits.snapshot(),
+		InstancesDeleted: m.instancesDeleted.Load(),
 	}
 }
 

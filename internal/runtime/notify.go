@@ -59,6 +59,18 @@ func (n *notifier) notify(key string) {
 	n.wakeOne(key)
 }
 
+// notifyAll wakes every waiter of every key: the time they wait for may
+// have come (a manual clock moved).
+func (n *notifier) notifyAll() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for key, q := range n.queues {
+		for range q {
+			n.wakeOne(key)
+		}
+	}
+}
+
 // wakeOne wakes and dequeues the oldest waiter of key. The caller holds mu.
 func (n *notifier) wakeOne(key string) {
 	q := n.queues[key]

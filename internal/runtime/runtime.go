@@ -28,6 +28,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now. Tests inject a fixed clock.
 	Now func() time.Time
+	// ManualClock, when set, is the clock (Now is then ignored), and
+	// SetClock and AdvanceClock move it (clock.go).
+	ManualClock *ManualClock
 	// NewID mints instance and deployment ids; nil means UUID version 7.
 	NewID func() string
 	// Engine bounds each step; a deployment refuses a model that could
@@ -57,6 +60,11 @@ type Options struct {
 	// IdempotencyWindow is how long an idempotency key is remembered; 0
 	// means DefaultIdempotencyWindow.
 	IdempotencyWindow time.Duration
+	// Retention configures the history cleaner (retention.go).
+	Retention RetentionOptions
+	// BackupDir is the directory Backup writes into; "" refuses backups
+	// through the runtime (backup.go).
+	BackupDir string
 	// Rand is the source of the secrets the runtime mints: job lock tokens
 	// and, on a new database, the key that signs job keys. nil means
 	// crypto/rand.Reader; tests may inject a deterministic reader (reads
@@ -111,6 +119,15 @@ type Runtime struct {
 	outboxRetry atomic.Bool
 	outboxEvery time.Duration
 
+	// retention configures the history cleaner, cleaner runs it
+	// (retention.go); backupDir is where Backup writes (backup.go).
+	retention RetentionOptions
+	cleaner   *cleaner
+	backupDir string
+	// manual is the clock when it is a ManualClock (clock.go); nil for a
+	// real clock.
+	manual *ManualClock
+
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
 	drainOnce sync.Once
@@ -149,12 +166,25 @@ func New(store Store, opts Options) *Runtime {
 		outbox:      newOutboxClaims(),
 		outboxEvery: opts.OutboxRetry,
 		rand:        newLockedReader(opts.Rand),
+
+		retention: opts.Retention,
+		cleaner:   newCleaner(),
+		backupDir: opts.BackupDir,
+	}
+	if r.retention.Batch <= 0 {
+		r.retention.Batch = DefaultRetentionBatch
+	}
+	if r.retention.Every == 0 {
+		r.retention.Every = DefaultRetentionEvery
 	}
 	if r.outboxEvery <= 0 {
 		r.outboxEvery = defaultOutboxRetry
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.manual = opts.ManualClock; r.manual != nil {
+		r.now = r.manual.Now
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -175,6 +205,7 @@ func (r *Runtime) Close() error {
 	r.closeOnce.Do(func() {
 		r.BeginShutdown()
 		close(r.schedStop)
+		r.stopCleaner()
 		started := true
 		r.schedOnce.Do(func() { started = false }) // never started: nothing to wait for
 		if started {
@@ -219,7 +250,7 @@ func (r *Runtime) Prepare(ctx context.Context) error {
 // ResumeInstances loads every running instance from its checkpoint,
 // carries on any track that was left runnable and reconciles its calls,
 // then starts the scheduler (timers that came due while the server was
-// down fire then). An instance whose checkpoint or definition cannot be
+// down fire then) and the history cleaner (retention.go). An instance whose checkpoint or definition cannot be
 // read is logged and left as it is; it never stops the others. Outbox rows
 // whose work fails are retried by the scheduler. It stops early, without
 // starting the scheduler, when ctx ends.
@@ -241,6 +272,7 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 	}
 	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed)
 	r.startScheduler() // fires the timers that came due while the server was down
+	r.startCleaner()
 	return resumed, nil
 }
 

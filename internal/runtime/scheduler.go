@@ -140,7 +140,9 @@ func (r *Runtime) schedule() {
 		if next, ok, err := r.store.NextTimer(ctx); err != nil {
 			r.log.Error("timer lookup failed", "error", err)
 			sleep = time.Second
-		} else if ok {
+		} else if ok && (r.manual == nil || !next.After(r.now())) {
+			// A manual clock's future is not a real duration away: the
+			// scheduler sleeps until the clock moves (clockMoved wakes it).
 			sleep = min(max(next.Sub(r.now()), 0), maxSchedulerSleep)
 		}
 		if failed > 0 {

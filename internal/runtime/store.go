@@ -397,6 +397,10 @@ type Store interface {
 	// broadcast); a live record of it is ErrConflict.
 	RecordIdempotency(ctx context.Context, row IdempotencyRow) error
 
+	// Housekeeping: history retention and backups (retention.go,
+	// backup.go).
+	HousekeepingStore
+
 	// Close releases the store.
 	Close() error
 }

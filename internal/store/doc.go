@@ -109,6 +109,17 @@
 // runtime lists them oldest first (Outbox), narrows a partly done row
 // (UpdateOutbox) and deletes a row once its work is done (DeleteOutbox).
 //
+// # Retention and backups
+//
+// DeleteEndedInstances (retention.go) picks a batch of one process
+// version's ended instances from instances_ended (migration 0010, a
+// partial index of completed and terminated instances by version and end
+// time) and deletes each with its facts, parts, incidents and waits in one
+// write transaction; DeleteInstance does it for one, saying why it may
+// not. Backup (backup.go) copies the database with VACUUM INTO on a
+// read-only connection of its own, so the writer is never blocked; the
+// package function Backup does the same for a file no store has open.
+//
 // # Example
 //
 //	db, err := store.Open(ctx, "data/gobpm.db", store.Options{})

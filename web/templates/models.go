@@ -282,6 +282,9 @@ type InstancePage struct {
 	// CanOperate shows the cancel button, the modify form and the
 	// variables form (the operate permission on the instance's process).
 	CanOperate bool
+	// CanDelete shows the delete button: the instance is completed or
+	// terminated and the caller has delete on its process.
+	CanDelete bool
 	// Modify is the modify form: what it offers and what was chosen.
 	Modify ModifyForm
 	Live   InstanceLive

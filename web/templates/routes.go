@@ -19,6 +19,7 @@ const (
 	RouteInstances      = "/instances"
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
+	RouteInstanceDelete = "/instances/{id}/delete"
 	RouteInstanceVars   = "/instances/{id}/variables"
 	RouteInstanceModify = "/instances/{id}/modify"
 	RouteAdHocActivate  = "/instances/{id}/adhoc/{scope}/activate"

@@ -99,6 +99,8 @@ var tests = []struct {
 	{"ServerSecretRace", testServerSecretRace},
 	{"WaitRoundTrip", testWaitRoundTrip},
 	{"CommitStepsWaits", testCommitStepsWaits},
+	{"DeleteEndedInstances", testDeleteEndedInstances},
+	{"DeleteInstance", testDeleteInstance},
 	{"ActivateJobs", testActivateJobs},
 	{"ActivateJobsTokens", testActivateJobsTokens},
 	{"LockGuard", testLockGuard},
