@@ -157,6 +157,22 @@ func TestParseRejectAdHoc(t *testing.T) {
 			[]want{{"x", RuleUnsupported, "cannot be an event sub-process"}}},
 		{"zeebeWorker", `<adHocSubProcess id="x"><extensionElements><zeebe:taskDefinition type="agent"/><zeebe:adHoc activeElementsCollection="=[]" outputCollection="results"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			[]want{{"x", RuleUnsupported, "zeebe:taskDefinition on adHocSubProcess"}, {"x", RuleUnsupported, "zeebe:adHoc outputCollection"}}},
+		{"jobNoType", `<adHocSubProcess id="x" gobpm:router="job"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleMissingAttribute, "needs gobpm:routerType"}}},
+		{"jobBlankType", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType=" "><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleMissingAttribute, "needs gobpm:routerType"}}},
+		{"jobBadRetries", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType="triage" gobpm:retries="0"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, `gobpm:retries="0"`}}},
+		{"routerTypeForbidden", `<adHocSubProcess id="x" ` + std + ` gobpm:routerType="triage"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "gobpm:routerType is only allowed"}}},
+		{"retriesForbidden", `<adHocSubProcess id="x" ` + std + ` gobpm:retries="2"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "gobpm:retries is only allowed"}}},
+		{"reofferValue", `<adHocSubProcess id="x" ` + std + ` gobpm:selection="manual" gobpm:reoffer="yes"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, `gobpm:reoffer="yes"`}}},
+		{"reofferAutomatic", `<adHocSubProcess id="x" ` + std + ` gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "needs gobpm:selection=\"manual\""}}},
+		{"reofferSequence", `<adHocSubProcess id="x" gobpm:router="sequence" gobpm:sequence="a" gobpm:selection="manual" gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "only allowed with gobpm:router=\"standard\""}}},
 		{"zeebeBadExpression", `<adHocSubProcess id="x"><extensionElements><zeebe:adHoc activeElementsCollection="=[(a"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			[]want{{"x", RuleInvalidExpression, "zeebe:adHoc activeElementsCollection"}}},
 	}
@@ -187,6 +203,31 @@ func TestParseAdHocAccepted(t *testing.T) {
 		{"gobpmOverZeebe", `<adHocSubProcess id="x" gobpm:router="standard"><extensionElements><zeebe:adHoc activeElementsCollection="=[]"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			func(t *testing.T, n *Node) {
 				if a := n.AdHoc; a.Router != RouterStandard || a.RouterExpr != nil {
+					t.Errorf("AdHoc = %+v", a)
+				}
+			}},
+		{"job", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType=" triage " gobpm:retries="5" gobpm:selection="manual">` +
+			`<task id="a"><documentation>Look it up.</documentation><documentation> Twice. </documentation></task><userTask id="b"/></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if a := n.AdHoc; a.Router != RouterJob || a.RouterType != "triage" || a.RouterRetries != 5 || !a.Manual {
+					t.Errorf("AdHoc = %+v", a)
+				}
+				if d := n.Sub.Nodes[0].Documentation; d != "Look it up.\n\nTwice." {
+					t.Errorf("documentation = %q", d)
+				}
+				if d := n.Sub.Nodes[1].Documentation; d != "" {
+					t.Errorf("documentation of b = %q", d)
+				}
+			}},
+		{"jobDefaultRetries", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType="triage"><task id="a"/></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if a := n.AdHoc; a.RouterRetries != 3 || a.Manual {
+					t.Errorf("AdHoc = %+v", a)
+				}
+			}},
+		{"reoffer", `<adHocSubProcess id="x" gobpm:router="standard" gobpm:selection="manual" gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if a := n.AdHoc; !a.Reoffer || !a.Manual {
 					t.Errorf("AdHoc = %+v", a)
 				}
 			}},

@@ -403,7 +403,7 @@ var knownGobpm = map[string]map[string]bool{
 	"message":                {"correlationKey": true},
 	"callActivity":           {"version": true},
 	"businessRuleTask":       {"decisionRef": true, "resultVariable": true, "mapDecisionResult": true},
-	"adHocSubProcess":        {"router": true, "routerExpression": true, "sequence": true, "selection": true},
+	"adHocSubProcess":        {"router": true, "routerExpression": true, "sequence": true, "selection": true, "routerType": true, "retries": true, "reoffer": true},
 	// On the loop characteristics element, like camunda:collection.
 	"multiInstanceLoopCharacteristics": {"collection": true, "elementVariable": true, "outputCollection": true, "outputElement": true},
 	// Global tasks take the attributes of the task they stand for.

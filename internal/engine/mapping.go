@@ -59,11 +59,11 @@ func localResults(n *bpmn.Node) bool {
 // moves into it. An input that fails raises an incident on t and opens
 // nothing; enterIO then reports false.
 func (x *executor) enterIO(t *Track, n *bpmn.Node) bool {
-	if !ownsIO(n) {
+	if !ownsIO(n) && (n.Sub != nil || len(t.Inputs) == 0) {
 		return true
 	}
 	if io := x.ioScope(t); io != nil {
-		if io.NodeID == n.ID && len(n.Mappings.Inputs) == 0 {
+		if io.NodeID == n.ID && (n.Mappings == nil || len(n.Mappings.Inputs) == 0) {
 			return true
 		}
 		x.exitIO(t, io, "retried")
@@ -82,6 +82,7 @@ func (x *executor) enterIO(t *Track, n *bpmn.Node) bool {
 	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, io.ID, t.ID, map[string]any{"mappings": true})
 	x.writeLocals(t, io, names, vals)
+	x.writeActivation(t, io)
 	return true
 }
 
