@@ -365,11 +365,7 @@ func RouterJobVariables(p *bpmn.Process, st *State, w *Wait) (map[string]any, bo
 	}
 	running := []any{}
 	for _, t := range st.Tracks {
-		s := t.Scope
-		if sc := st.Scopes.Get(s); sc != nil && sc.Kind == scopeKindIO {
-			s = sc.Parent
-		}
-		if s != r.ScopeID {
+		if st.FlowScope(t) != r.ScopeID {
 			continue
 		}
 		if a := p.Node(t.Node); a != nil && a.IsActivity() && a.Parent == n.Sub {
@@ -403,6 +399,16 @@ func RouterJobVariables(p *bpmn.Process, st *State, w *Wait) (map[string]any, bo
 		"variables":  scope.CloneVars(st.Scopes.Visible(r.ScopeID)),
 		"candidates": candidates,
 	}, true
+}
+
+// FlowScope returns the scope of the graph track t's node belongs to: t's
+// scope, or the one enclosing the io scope t runs in (an element with
+// input/output mappings, or an activity activated with variables).
+func (s *State) FlowScope(t *Track) scope.ID {
+	if sc := s.Scopes.Get(t.Scope); sc != nil && sc.Kind == scopeKindIO {
+		return sc.Parent
+	}
+	return t.Scope
 }
 
 // sortedKeys returns the keys of m in order (deterministic facts).
