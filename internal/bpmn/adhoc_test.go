@@ -292,7 +292,7 @@ func TestParseFlowableTranslations(t *testing.T) {
 				t.Fatalf("process %q executable=%v, ad-hoc %+v", p.ID, p.Executable, n)
 			}
 			a := n.AdHoc
-			if a.Router != RouterStandard || !a.Manual || len(n.Sub.Starts) != 0 {
+			if a.Router != RouterStandard || !a.Manual || !a.Reoffer || len(n.Sub.Starts) != 0 {
 				t.Errorf("AdHoc = %+v, starts %v", a, ids2(n.Sub.Starts))
 			}
 			got := strings.Join([]string{boolStr(a.Sequential), boolStr(a.CancelRemaining), boolStr(a.CompletionCondition != nil), strings.Join(ids2(n.Sub.Nodes), ",")}, " ")
