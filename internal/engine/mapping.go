@@ -52,7 +52,9 @@ func localResults(n *bpmn.Node) bool {
 	return n.Mappings != nil && n.Mappings.Style == bpmn.MappingZeebe && len(n.Mappings.Outputs) > 0
 }
 
-// enterIO opens the io scope of element n for track t (an earlier
+// enterIO opens the io scope of element n for track t — n has mappings,
+// or t was activated in an ad-hoc region with variables (Track.Inputs,
+// written after the inputs: they are the element's own) — (an earlier
 // attempt's, after a retry, is dropped first, unless n has no inputs to
 // evaluate again: a triggered start event entered it with its payload):
 // its inputs are evaluated and become the io scope's variables, and t
