@@ -55,7 +55,7 @@ func (x *executor) requestRouter(n *bpmn.Node, r *Region, trigger string) {
 		r.Pending = append(r.Pending, trigger)
 	}
 	x.markRegion(r.ScopeID)
-	if r.RouterJob != "" {
+	if x.routerPending(r) {
 		r.Reask = true
 		return
 	}
@@ -74,7 +74,22 @@ func (x *executor) requestRouter(n *bpmn.Node, r *Region, trigger string) {
 // track runs in it: a manual region waiting on its offer, a router job
 // not yet answered, a failed router waiting on an operator.
 func (x *executor) regionHolds(r *Region) bool {
-	return len(r.Offer) > 0 || r.RouterJob != "" || x.scopeHasIncident(r.ScopeID)
+	return len(r.Offer) > 0 || x.routerPending(r) || x.scopeHasIncident(r.ScopeID)
+}
+
+// routerPending reports whether region r's router job is outstanding. A
+// job withdrawn with the scope's other handlers (an interrupting event
+// sub-process disarms them) is forgotten here.
+func (x *executor) routerPending(r *Region) bool {
+	if r.RouterJob == "" {
+		return false
+	}
+	if x.st.Wait(r.RouterJob) != nil {
+		return true
+	}
+	r.RouterJob, r.Triggers, r.Reask = "", nil, false
+	x.markRegion(r.ScopeID)
+	return false
 }
 
 // withdrawRouterJob removes the outstanding router job of r (the region

@@ -379,3 +379,26 @@ func TestReofferAndExplicitComplete(t *testing.T) {
 		t.Fatalf("condition: tasks %v", tasks(st))
 	}
 }
+
+// Cancelling the instance, or an interrupting boundary event on the
+// region, withdraws the outstanding router job with the region.
+func TestRouterJobWithdrawnWithRegion(t *testing.T) {
+	t.Parallel()
+	const file = "adhoc_job.bpmn"
+	st, _ := mustStart(t, mustProcess(t, file), nil)
+	job := routerJob(t, st, "region").ID
+	st, fx := run(t, file, st, Cancel{}, t0)
+	if len(st.Waits) != 0 || len(st.Regions) != 0 || !slices.Contains(fx.RemovedWaits, job) {
+		t.Fatalf("after cancel: waits %+v regions %+v removed %v", st.Waits, st.Regions, fx.RemovedWaits)
+	}
+	// A BPMN error thrown by an inner job's worker leaves by the region's
+	// error boundary: the router job outstanding meanwhile goes too.
+	st, _ = mustStart(t, mustProcess(t, file), nil)
+	st, _ = answer(t, file, st, act("A", "B")...)
+	st, _ = complete(t, file, st, "A") // asks the router: a job is outstanding while B runs
+	job = routerJob(t, st, "region").ID
+	st, fx = run(t, file, st, JobErrorThrown{Key: waitAt(t, st, WaitJob, "B").ID, Code: "give-up"}, t0)
+	if got := tasks(st); !slices.Equal(got, []string{"handled"}) || !slices.Contains(fx.RemovedWaits, job) || len(st.Regions) != 0 {
+		t.Fatalf("after the error: tasks %v removed %v regions %+v", got, fx.RemovedWaits, st.Regions)
+	}
+}
