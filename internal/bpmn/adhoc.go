@@ -224,10 +224,11 @@ func (p *parser) sequenceIDs(label, v string) []string {
 }
 
 // adHocShape checks the graph of an ad-hoc sub-process (DESIGN §6): at
-// least one activity, every gateway reachable by a flow (the router starts
-// only activities), and gobpm:sequence naming inner activities. Start and
-// end events, event sub-processes, transactions and call activities were
-// refused by flowNode. Graph.Starts stays empty: the router decides.
+// least one activity (event sub-processes do not count: their event, not
+// the router, starts them), every gateway reachable by a flow (the router
+// starts only activities), and gobpm:sequence naming inner activities.
+// Start and end events were refused by flowNode. Graph.Starts stays empty:
+// the router decides.
 func (p *parser) adHocShape(c *container) {
 	owner := c.g.Owner
 	activities := map[string]bool{}
@@ -235,7 +236,8 @@ func (p *parser) adHocShape(c *container) {
 		if n.node.ID == "" {
 			continue
 		}
-		if isActivityTag(n.el.Tag) {
+		if isActivityTag(n.el.Tag) && !n.node.TriggeredByEvent {
+			// An event sub-process is no candidate: its event starts it.
 			activities[n.node.ID] = true
 			// A router job hands the candidates' documentation to its
 			// worker (an LLM reads it as the tool's description).

@@ -140,13 +140,12 @@ func TestParseRejectAdHoc(t *testing.T) {
 			[]want{{"in", RuleAdHocContent, "startEvent inside"}}},
 		{"endEvent", `<adHocSubProcess id="x" ` + std + `><task id="a"/><sequenceFlow id="h" sourceRef="a" targetRef="out"/><endEvent id="out"/></adHocSubProcess>`,
 			[]want{{"out", RuleAdHocContent, `endEvent inside ad-hoc sub-process "x" is not allowed`}}},
-		{"callActivity", `<adHocSubProcess id="x" ` + std + `><task id="a"/><callActivity id="call" calledElement="c"/></adHocSubProcess>`,
-			[]want{{"call", RuleUnsupported, `callActivity "call" is not yet supported inside an ad-hoc sub-process`}}},
-		{"transaction", `<adHocSubProcess id="x" ` + std + `><task id="a"/><transaction id="tx"><task id="b"/></transaction></adHocSubProcess>`,
-			[]want{{"tx", RuleUnsupported, `transaction "tx" is not yet supported inside an ad-hoc sub-process`}}},
-		{"eventSubProcess", `<adHocSubProcess id="x" ` + std + `><task id="a"/><subProcess id="esp" triggeredByEvent="true">` +
-			`<startEvent id="es"><signalEventDefinition signalRef="sig"/></startEvent></subProcess></adHocSubProcess>`,
-			[]want{{"esp", RuleUnsupported, `event sub-process "esp" is not yet supported inside an ad-hoc sub-process`}, {"es", RuleMissingReference, "signalRef"}}},
+		{"onlyEventSubProcess", `<adHocSubProcess id="x" ` + std + `><subProcess id="esp" triggeredByEvent="true">` +
+			`<startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent><task id="h"/><sequenceFlow id="eh" sourceRef="es" targetRef="h"/></subProcess></adHocSubProcess>`,
+			[]want{{"x", RuleAdHocContent, "has no activity"}}},
+		{"sequenceNamesEventSubProcess", `<adHocSubProcess id="x" gobpm:router="sequence" gobpm:sequence="a,esp"><task id="a"/><subProcess id="esp" triggeredByEvent="true">` +
+			`<startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent><task id="h"/><sequenceFlow id="eh" sourceRef="es" targetRef="h"/></subProcess></adHocSubProcess>`,
+			[]want{{"x", RuleMissingReference, `gobpm:sequence names "esp"`}}},
 		{"flowlessGateway", `<adHocSubProcess id="x" ` + std + `><task id="a"/><exclusiveGateway id="gw"/><sequenceFlow id="h" sourceRef="gw" targetRef="a"/></adHocSubProcess>`,
 			[]want{{"gw", RuleAdHocContent, "router starts only activities"}}},
 		{"flowlessCatch", `<adHocSubProcess id="x" ` + std + `><task id="a"/><intermediateCatchEvent id="c"><timerEventDefinition><timeDuration>PT1S</timeDuration></timerEventDefinition></intermediateCatchEvent></adHocSubProcess>`,
@@ -223,6 +222,20 @@ func TestParseAdHocAccepted(t *testing.T) {
 			func(t *testing.T, n *Node) {
 				if a := n.AdHoc; a.RouterRetries != 3 || a.Manual {
 					t.Errorf("AdHoc = %+v", a)
+				}
+			}},
+		// Call activities, transactions and event sub-processes behave inside
+		// a region as in any scope (DESIGN §6, content).
+		{"content", `<adHocSubProcess id="x" gobpm:router="standard"><task id="a"/><callActivity id="call" calledElement="c"/>` +
+			`<transaction id="tx"><startEvent id="ts"/><task id="b"/><sequenceFlow id="tb" sourceRef="ts" targetRef="b"/></transaction>` +
+			`<subProcess id="esp" triggeredByEvent="true"><startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent>` +
+			`<task id="h"/><sequenceFlow id="eh" sourceRef="es" targetRef="h"/></subProcess></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if got := ids2(n.Sub.EventSubs); !eq(got, []string{"esp"}) {
+					t.Errorf("event sub-processes %v", got)
+				}
+				if k := n.Sub.Nodes[1].Kind; k != KindCallActivity {
+					t.Errorf("call kind %s", k)
 				}
 			}},
 		{"reoffer", `<adHocSubProcess id="x" gobpm:router="standard" gobpm:selection="manual" gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,

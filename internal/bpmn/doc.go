@@ -91,9 +91,9 @@
 //     objects, sequence flows, gateways, intermediate events and boundary
 //     events between the inner activities. Start and end events inside, a
 //     gateway without incoming flow (the router starts only activities)
-//     and a region without activity are RuleAdHocContent problems; event
-//     sub-processes, transactions and call activities inside are refused
-//     as not yet supported inside an ad-hoc sub-process. An ad-hoc
+//     and a region without activity are RuleAdHocContent problems. Call
+//     activities, transactions and event sub-processes inside behave as in
+//     any scope; an event sub-process is no candidate of the router. An ad-hoc
 //     sub-process cannot itself be an event sub-process.
 //   - Loops (Node.Loop, issue 9) on tasks of every supported kind,
 //     embedded and ad-hoc sub-processes and call activities (not on event

@@ -581,9 +581,6 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		p.problems.add(label, RuleAdHocContent,
 			"%s inside ad-hoc sub-process %q is not allowed: its router starts the inner activities and it completes when nothing runs in it", e.Tag, c.id)
 		info.supported = false
-	case e.Tag == "callActivity" || e.Tag == "transaction":
-		p.problems.add(label, RuleUnsupported, "%s %q is not yet supported inside an ad-hoc sub-process", e.Tag, label)
-		info.supported = false
 	}
 	switch e.Tag {
 	case "startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent", "boundaryEvent":
@@ -592,10 +589,6 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		}
 	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "businessRuleTask", "callActivity", "adHocSubProcess", "transaction":
 		if !p.activity(e, info) {
-			info.supported = false
-		}
-		if c.adhoc && n.TriggeredByEvent {
-			p.problems.add(label, RuleUnsupported, "event sub-process %q is not yet supported inside an ad-hoc sub-process", label)
 			info.supported = false
 		}
 	case "exclusiveGateway", "inclusiveGateway":

@@ -96,7 +96,7 @@ func RouterFor(n *bpmn.Node) (Router, error) {
 	case "standard":
 		var initial []string
 		for _, a := range n.Sub.Nodes {
-			if a.IsActivity() && len(a.Incoming) == 0 {
+			if IsRoutable(a) && len(a.Incoming) == 0 {
 				initial = append(initial, a.ID)
 			}
 		}
@@ -252,7 +252,7 @@ func (x *executor) retryRegion(s scope.ID) {
 // innerOf returns the region whose inner activity n track t just completed.
 func (x *executor) innerOf(t *Track, n *bpmn.Node) *Region {
 	r := x.st.region(t.Scope)
-	if r == nil || !n.IsActivity() {
+	if r == nil || !IsRoutable(n) {
 		return nil
 	}
 	if g := x.graphOf(t.Scope); g == nil || n.Parent != g {
@@ -286,6 +286,7 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 	x.markRegion(r.ScopeID)
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
 	x.fact(FactRegionOpened, n.ID, child.ID, t.ID, map[string]any{"router": n.AdHoc.Router, "manual": n.AdHoc.Manual, "sequential": n.AdHoc.Sequential})
+	x.armScope(child.ID) // its event sub-processes, as in any scope
 	x.armBoundaries(t, n)
 	answer, ok := x.ask(nil, n, r, "")
 	if ok {
@@ -333,7 +334,7 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string, skip *Track) Snapshot {
 	var acts []string
 	for _, a := range n.Sub.Nodes {
-		if a.IsActivity() {
+		if IsRoutable(a) {
 			acts = append(acts, a.ID)
 		}
 	}
@@ -351,7 +352,7 @@ func (x *executor) running(r *Region, skip *Track) []string {
 		if x.flowScope(t) != r.ScopeID || t == skip {
 			continue
 		}
-		if n := x.proc.Node(t.Node); n != nil && n.IsActivity() && n.Parent == g {
+		if n := x.proc.Node(t.Node); n != nil && IsRoutable(n) && n.Parent == g {
 			out = append(out, t.Node)
 		}
 	}
@@ -499,6 +500,9 @@ func (x *executor) activate(e AdHocActivated) error {
 	}
 	if len(acts) == 0 {
 		return fmt.Errorf("engine: activate in %s: no activity named: %w", r.NodeID, ErrInvalidTransition)
+	}
+	if sc := x.st.Scopes.Get(r.ScopeID); sc != nil && sc.Interrupted {
+		return fmt.Errorf("engine: activate %v: region %s was interrupted by an event sub-process: %w", activityIDs(acts), r.NodeID, ErrInvalidTransition)
 	}
 	for _, a := range acts {
 		if !slices.Contains(r.Offer, a.ActivityID) {

@@ -74,7 +74,23 @@ func (x *executor) requestRouter(n *bpmn.Node, r *Region, trigger string) {
 // track runs in it: a manual region waiting on its offer, a router job
 // not yet answered, a failed router waiting on an operator.
 func (x *executor) regionHolds(r *Region) bool {
+	if sc := x.st.Scopes.Get(r.ScopeID); sc != nil && sc.Interrupted {
+		// An interrupting event sub-process of the region took over (its
+		// offer and router job were disarmed with the region's handlers):
+		// the region ends when the handler does.
+		if r.Stopped == "" {
+			x.stopRegion(r, x.proc.Node(r.NodeID), "interrupted by an event sub-process")
+		}
+		return false
+	}
 	return len(r.Offer) > 0 || x.routerPending(r) || x.scopeHasIncident(r.ScopeID)
+}
+
+// IsRoutable reports whether activity a, directly inside an ad-hoc
+// sub-process, is one its router may start: not an event sub-process (its
+// event starts it) and not a compensation handler (compensation does).
+func IsRoutable(a *bpmn.Node) bool {
+	return a.IsActivity() && !a.TriggeredByEvent && !a.ForCompensation
 }
 
 // routerPending reports whether region r's router job is outstanding. A
@@ -194,7 +210,7 @@ func (x *executor) routerAnswered(w *Wait, n *bpmn.Node, r *Region, e JobComplet
 // completed, nil when none).
 func (x *executor) checkAnswer(n *bpmn.Node, r *Region, answer []string, skip *Track) error {
 	for _, id := range answer {
-		if a := x.proc.Node(id); a == nil || a.Parent != n.Sub || !a.IsActivity() {
+		if a := x.proc.Node(id); a == nil || a.Parent != n.Sub || !IsRoutable(a) {
 			return fmt.Errorf("router answered %q, which is not an activity of %s", id, n.ID)
 		}
 	}
@@ -383,7 +399,7 @@ func RouterJobVariables(p *bpmn.Process, st *State, w *Wait) (map[string]any, bo
 		if st.FlowScope(t) != r.ScopeID {
 			continue
 		}
-		if a := p.Node(t.Node); a != nil && a.IsActivity() && a.Parent == n.Sub {
+		if a := p.Node(t.Node); a != nil && IsRoutable(a) && a.Parent == n.Sub {
 			running = append(running, t.Node)
 		}
 	}
@@ -393,7 +409,7 @@ func RouterJobVariables(p *bpmn.Process, st *State, w *Wait) (map[string]any, bo
 	}
 	candidates := []any{}
 	for _, a := range n.Sub.Nodes {
-		if !a.IsActivity() || a.ForCompensation {
+		if !IsRoutable(a) {
 			continue
 		}
 		inputs := []any{}

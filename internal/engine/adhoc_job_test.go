@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/scope"
 )
@@ -400,5 +401,45 @@ func TestRouterJobWithdrawnWithRegion(t *testing.T) {
 	st, fx = run(t, file, st, JobErrorThrown{Key: waitAt(t, st, WaitJob, "B").ID, Code: "give-up"}, t0)
 	if got := tasks(st); !slices.Equal(got, []string{"handled"}) || !slices.Contains(fx.RemovedWaits, job) || len(st.Regions) != 0 {
 		t.Fatalf("after the error: tasks %v removed %v regions %+v", got, fx.RemovedWaits, st.Regions)
+	}
+}
+
+// Event sub-processes inside an ad-hoc region arm with it, are never
+// offered, do not count as completions, and an interrupting one ends the
+// region once its handler is done.
+func TestAdHocEventSubProcesses(t *testing.T) {
+	t.Parallel()
+	const file = "adhoc_eventsub.bpmn"
+	st, _ := mustStart(t, mustProcess(t, file), nil)
+	if r := regionAt(t, st, "region"); !slices.Equal(r.Offer, []string{"A", "B"}) {
+		t.Fatalf("offer %v", r.Offer)
+	}
+	st, _ = activateAt(t, file, st, "region", "A")
+	st, _ = run(t, file, st, MessageDelivered{WaitID: waitAt(t, st, WaitMessage, "onPing").ID}, t0)
+	if got := tasks(st); !slices.Equal(got, []string{"A", "noted"}) {
+		t.Fatalf("tasks %v", got)
+	}
+	st, _ = complete(t, file, st, "noted")
+	if r := regionAt(t, st, "region"); len(r.Completed) != 0 || !slices.Equal(r.Offer, []string{"B"}) {
+		t.Fatalf("the handler counted as a routed activity: %+v", r)
+	}
+	if _, _, err := Step(mustProcess(t, file), st, AdHocActivated{ScopeID: string(regionAt(t, st, "region").ScopeID), ActivityID: "onPing", User: "ann"}, t0, Options{}); !errors.Is(err, ErrInvalidTransition) {
+		t.Fatalf("activating an event sub-process: %v", err)
+	}
+	// The interrupting timer cancels A and closes the offer; the region
+	// ends when its handler does.
+	st, fx := run(t, file, st, TimerFired{WaitID: waitAt(t, st, WaitTimer, "onTimeout").ID}, t0.Add(time.Hour))
+	if got := tasks(st); !slices.Equal(got, []string{"escalate"}) {
+		t.Fatalf("after the timer: tasks %v", got)
+	}
+	if _, _, err := Step(mustProcess(t, file), st, AdHocActivated{ScopeID: string(regionAt(t, st, "region").ScopeID), ActivityID: "B", User: "ann"}, t0, Options{}); !errors.Is(err, ErrInvalidTransition) {
+		t.Fatalf("activating in an interrupted region: %v", err)
+	}
+	st, fx = complete(t, file, st, "escalate")
+	if got := tasks(st); !slices.Equal(got, []string{"after"}) || len(st.Regions) != 0 {
+		t.Fatalf("after the handler: tasks %v regions %+v", got, st.Regions)
+	}
+	if f := factsOf(fx, FactRegionStopped); len(f) != 1 || f[0].Detail["reason"] != "interrupted by an event sub-process" {
+		t.Errorf("stop facts %+v", f)
 	}
 }

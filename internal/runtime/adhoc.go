@@ -86,7 +86,7 @@ func regionViews(proc *bpmn.Process, st *engine.State) []RegionView {
 			v.Candidates = append(v.Candidates, Candidate{ActivityID: a, Name: name})
 		}
 		for _, t := range inScope[reg.ScopeID] {
-			if an := proc.Node(t.Node); an != nil && an.IsActivity() && an.Parent == n.Sub {
+			if an := proc.Node(t.Node); an != nil && engine.IsRoutable(an) && an.Parent == n.Sub {
 				v.Running = append(v.Running, t.Node)
 			}
 		}
