@@ -383,6 +383,27 @@ func (c *Client) ActivateAdHoc(ctx context.Context, id, scopeID, activityID stri
 	return out, err
 }
 
+// ActivateAdHocWith starts several candidates of the manual region whose
+// scope is scopeID in one step, all or nothing, each with variables that
+// become local variables of its scope, as the acting user, and returns the
+// region after it.
+func (c *Client) ActivateAdHocWith(ctx context.Context, id, scopeID string, acts []Activation) (AdHocRegion, error) {
+	var out AdHocRegion
+	if acts == nil {
+		acts = []Activation{}
+	}
+	err := c.do(ctx, request{method: http.MethodPost, path: "/instances/" + esc(id) + "/adhoc/" + esc(scopeID) + "/activate", body: map[string]any{"activities": acts}}, &out)
+	return out, err
+}
+
+// CompleteAdHoc ends the region whose scope is scopeID as the acting user
+// and returns it as it ended. A region whose activities still run is a 409.
+func (c *Client) CompleteAdHoc(ctx context.Context, id, scopeID string) (AdHocRegion, error) {
+	var out AdHocRegion
+	err := c.do(ctx, request{method: http.MethodPost, path: "/instances/" + esc(id) + "/adhoc/" + esc(scopeID) + "/complete", body: map[string]any{}}, &out)
+	return out, err
+}
+
 // Ready reports whether the server has resumed the instances a previous
 // run left running (GET /readyz): false while it is still at it.
 func (c *Client) Ready(ctx context.Context) (bool, error) {
@@ -531,6 +552,19 @@ func (c *Client) CompleteJob(ctx context.Context, job Job, vars map[string]any) 
 	body := map[string]any{"lockToken": job.LockToken}
 	if vars != nil {
 		body["variables"] = vars
+	}
+	return c.do(ctx, request{method: http.MethodPost, path: "/jobs/" + esc(job.Key) + "/complete", body: body}, nil)
+}
+
+// CompleteRouterJob answers an activated router job (an ad-hoc region
+// with gobpm:router="job"); an empty Activate starts nothing.
+func (c *Client) CompleteRouterJob(ctx context.Context, job Job, a RouterAnswer) error {
+	if a.Activate == nil {
+		a.Activate = []Activation{}
+	}
+	body := map[string]any{"lockToken": job.LockToken, "activate": a.Activate}
+	if a.Variables != nil {
+		body["variables"] = a.Variables
 	}
 	return c.do(ctx, request{method: http.MethodPost, path: "/jobs/" + esc(job.Key) + "/complete", body: body}, nil)
 }

@@ -277,6 +277,80 @@ type AdHocRegion struct {
 	Completed map[string]int `json:"completed"`
 	// Stopped says why the router is no longer asked; nil while it is.
 	Stopped *string `json:"stopped"`
+	// Router is the region's router (standard, expression, sequence, job);
+	// empty for a region that has closed.
+	Router string `json:"router,omitempty"`
+	// Deciding is true while the region's router job waits for an answer.
+	Deciding bool `json:"deciding,omitempty"`
+}
+
+// Activation is one activity to start in an ad-hoc region (a person's
+// pick, a router's answer), with variables that become local variables of
+// the activity's scope (an agent's tool-call arguments).
+type Activation struct {
+	ActivityID string         `json:"activityId"`
+	Variables  map[string]any `json:"variables,omitempty"`
+}
+
+// RouterAnswer is a router job's answer: the activities to start (or, in
+// a manual region, to offer; empty starts nothing) and variables written
+// from the region's scope.
+type RouterAnswer struct {
+	Activate  []Activation   `json:"activate"`
+	Variables map[string]any `json:"variables,omitempty"`
+}
+
+// RouterSnapshot is what the worker of a router job decides on: the
+// job's variables, read when it was activated.
+type RouterSnapshot struct {
+	Region struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		ScopeID   string `json:"scopeId"`
+		Selection string `json:"selection"` // automatic or manual
+		Ordering  string `json:"ordering"`  // parallel or sequential
+	} `json:"region"`
+	Progress struct {
+		// Completed counts completions per activity id.
+		Completed map[string]int `json:"completed"`
+		// Running holds an activity id per running instance.
+		Running []string `json:"running"`
+		// Trigger is the completion the router is asked about (nil when
+		// the region opened); Triggers all of them since the last answer.
+		Trigger  *string  `json:"trigger"`
+		Triggers []string `json:"triggers"`
+	} `json:"progress"`
+	// Variables are the region's variables, with those of the scopes
+	// around it.
+	Variables map[string]any `json:"variables"`
+	// Candidates are the activities the router may name (an LLM's tools).
+	Candidates []RouterCandidate `json:"candidates"`
+}
+
+// RouterCandidate is an activity of an ad-hoc region a router may start.
+type RouterCandidate struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Documentation string `json:"documentation"`
+	// Kind is the BPMN element (serviceTask, userTask, subProcess, …).
+	Kind string `json:"kind"`
+	// Inputs are the activity's declared inputs (its input mappings'
+	// targets): the arguments an activation's variables may give.
+	Inputs []struct {
+		Name string `json:"name"`
+	} `json:"inputs"`
+}
+
+// RouterSnapshot reads a router job's variables.
+func (j Job) RouterSnapshot() (RouterSnapshot, error) {
+	var s RouterSnapshot
+	if err := j.Decode(&s); err != nil {
+		return s, fmt.Errorf("client: router snapshot of job %s: %w", j.Key, err)
+	}
+	if s.Region.ID == "" {
+		return s, fmt.Errorf("client: job %s of type %s is not a router job (no region in its variables)", j.Key, j.Type)
+	}
+	return s, nil
 }
 
 // SessionState is the answer to a login.

@@ -93,11 +93,24 @@ type WorkerOptions struct {
 	Metrics func(WorkerEvent)
 }
 
+// RouterHandler decides for the router job of an ad-hoc region
+// (gobpm:router="job"): given the snapshot, it answers which activities to
+// start. Errors are a Handler's: a failure is retried, a BPMNError is
+// thrown at the ad-hoc sub-process.
+type RouterHandler func(ctx context.Context, job Job, s RouterSnapshot) (RouterAnswer, error)
+
+// outcome is what a handler produced: variables to complete a job with,
+// or a router's answer.
+type outcome struct {
+	vars   map[string]any
+	answer *RouterAnswer
+}
+
 // Worker activates jobs of one type and runs a handler on each.
 type Worker struct {
 	c       *Client
 	jobType string
-	handle  Handler
+	handle  func(ctx context.Context, job Job) (outcome, error)
 	opts    WorkerOptions
 
 	stopPoll   context.CancelFunc // ends the poll loop
@@ -113,6 +126,27 @@ type Worker struct {
 
 // NewWorker returns a worker of jobType; Start runs it.
 func NewWorker(c *Client, jobType string, h Handler, opts WorkerOptions) *Worker {
+	return newWorker(c, jobType, func(ctx context.Context, job Job) (outcome, error) {
+		vars, err := h(ctx, job)
+		return outcome{vars: vars}, err
+	}, opts)
+}
+
+// NewRouterWorker returns a worker of the router jobs of type routerType
+// (gobpm:routerType): each job's snapshot goes to h, and its answer
+// completes the job. A job that is no router job fails.
+func NewRouterWorker(c *Client, routerType string, h RouterHandler, opts WorkerOptions) *Worker {
+	return newWorker(c, routerType, func(ctx context.Context, job Job) (outcome, error) {
+		s, err := job.RouterSnapshot()
+		if err != nil {
+			return outcome{}, err
+		}
+		a, err := h(ctx, job, s)
+		return outcome{answer: &a}, err
+	}, opts)
+}
+
+func newWorker(c *Client, jobType string, h func(ctx context.Context, job Job) (outcome, error), opts WorkerOptions) *Worker {
 	if opts.Name == "" {
 		opts.Name = "gobpm-worker"
 	}
@@ -239,7 +273,7 @@ func (w *Worker) run(job Job) {
 		}
 	}()
 
-	vars, herr := w.call(ctx, job)
+	out, herr := w.call(ctx, job)
 	aborted := w.jobContext.Err() != nil
 	cancel()
 	<-extended
@@ -256,7 +290,11 @@ func (w *Worker) run(job Job) {
 	switch {
 	case herr == nil:
 		ev.Kind = "completed"
-		err = w.c.CompleteJob(rctx, job, vars)
+		if out.answer != nil {
+			err = w.c.CompleteRouterJob(rctx, job, *out.answer)
+		} else {
+			err = w.c.CompleteJob(rctx, job, out.vars)
+		}
 		w.forget(job.Key)
 	case errors.As(herr, &bep):
 		ev.Kind = "bpmn-error"
@@ -283,7 +321,7 @@ func (w *Worker) run(job Job) {
 }
 
 // call runs the handler, turning a panic into an error.
-func (w *Worker) call(ctx context.Context, job Job) (vars map[string]any, err error) {
+func (w *Worker) call(ctx context.Context, job Job) (out outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("handler panicked: %v", r)

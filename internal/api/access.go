@@ -98,6 +98,7 @@ var routeRules = map[string]rule{
 	"POST /api/v1/instances/{id}/modify":                   on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/variables":                on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/adhoc/{scopeId}/activate": anyone(),
+	"POST /api/v1/instances/{id}/adhoc/{scopeId}/complete": anyone(),
 	"POST /api/v1/incidents/{id}/retry":                    on(auth.PermOperate, auth.KindProcess, keyIncident),
 	"POST /api/v1/jobs/{key}/complete":                     on(auth.PermWork, auth.KindJobType, keyJob),
 	"POST /api/v1/jobs/{key}/fail":                         on(auth.PermWork, auth.KindJobType, keyJob),

@@ -187,6 +187,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"GET", "/api/v1/instances/" + instID + "/waits", "", "adov"},
 		{"GET", "/api/v1/instances/" + instID + "/adhoc", "", "*"},
 		{"POST", "/api/v1/instances/" + instID + "/adhoc/none/activate", `{"activityId":"x"}`, "*"},
+		{"POST", "/api/v1/instances/" + instID + "/adhoc/none/complete", `{}`, "*"},
 		{"POST", "/api/v1/instances/" + instID + "/variables", `{"variables":{"x":1}}`, "ado"},
 		{"GET", "/api/v1/incidents", "", "adov"},
 		{"POST", "/api/v1/jobs/activate", `{"type":"nothing","worker":"w","maxJobs":1,"lockDurationMs":1000}`, "aw"},

@@ -1,7 +1,10 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -26,10 +29,13 @@ func (s *server) listAdHoc(w http.ResponseWriter, r *http.Request) error {
 }
 
 // activateAdHoc handles POST /api/v1/instances/{id}/adhoc/{scopeId}/activate
-// {activityId}: the acting user starts a candidate of a manual region. Like
-// a task action it needs a user (403 without one). A non-candidate, a
-// closed region or a second activity in a sequential region is 409 and
-// changes nothing. The answer is the region after the activation.
+// {activityId?, variables?, activities?: [{activityId, variables?}]}: the
+// acting user starts candidates of a manual region, activityId first, each
+// with variables that become local variables of its scope, all in one step
+// (all or nothing). Like a task action it needs a user (403 without one).
+// A non-candidate, a closed region or a second activity in a sequential
+// region is 409 and changes nothing. The answer is the region after the
+// activation.
 func (s *server) activateAdHoc(w http.ResponseWriter, r *http.Request) error {
 	a, ok := actorOf(r)
 	if !ok {
@@ -39,9 +45,34 @@ func (s *server) activateAdHoc(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	activity, err := requiredStringField(members, "activityId")
+	activity, err := stringField(members, "activityId")
 	if err != nil {
 		return err
+	}
+	if activity != "" && strings.TrimSpace(activity) == "" {
+		return errorf(kindInvalidRequest, "activityId", "activityId is required")
+	}
+	vars, err := objectField(members, "variables")
+	if err != nil {
+		return err
+	}
+	var acts []runtime.Activation
+	if activity != "" {
+		acts = append(acts, runtime.Activation{ActivityID: activity, Variables: vars})
+	} else if len(vars) > 0 {
+		return errorf(kindInvalidRequest, "variables", "variables belong to activityId, which is missing; give each of activities its own variables")
+	}
+	more, err := activationsField(members, "activities")
+	if err != nil {
+		return err
+	}
+	acts = append(acts, more...)
+	if len(acts) == 0 {
+		return errorf(kindInvalidRequest, "activityId", "activityId (or activities) is required")
+	}
+	ids := make([]string, len(acts))
+	for i, x := range acts {
+		ids[i] = x.ActivityID
 	}
 	id, scopeID := runtime.InstanceID(chi.URLParam(r, "id")), chi.URLParam(r, "scopeId")
 	// The region as it was, to describe it should the activation drain it
@@ -50,10 +81,14 @@ func (s *server) activateAdHoc(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reg, err := s.svc.ActivateAdHoc(r.Context(), id, scopeID, activity, a)
+	reg, err := s.svc.ActivateAdHocWith(r.Context(), id, scopeID, acts, a)
 	if err != nil {
 		if runtime.ErrorCode(err) == runtime.ECONFLICT {
-			return errorf(kindConflict, "", "activity "+activity+" was not activated and nothing changed: "+err.Error())
+			verb := " was"
+			if len(ids) > 1 {
+				verb = " were"
+			}
+			return errorf(kindConflict, "", strings.Join(ids, ", ")+verb+" not activated and nothing changed: "+err.Error())
 		}
 		return err
 	}
@@ -62,6 +97,77 @@ func (s *server) activateAdHoc(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, r, http.StatusOK, toRegion(reg))
 	return nil
+}
+
+// completeAdHoc handles POST /api/v1/instances/{id}/adhoc/{scopeId}/complete:
+// the acting user ends a region (case management: one that re-offers its
+// activities ends by its completion condition or here). It needs a user
+// (403 without one); a closed region or one whose activities still run is
+// 409 and changes nothing. The answer is the region as it ended.
+func (s *server) completeAdHoc(w http.ResponseWriter, r *http.Request) error {
+	a, ok := actorOf(r)
+	if !ok {
+		return errorf(kindForbidden, HeaderUser, "the "+HeaderUser+" header is required to complete an ad-hoc sub-process")
+	}
+	if _, err := s.readJSONObject(w, r); err != nil {
+		return err
+	}
+	id, scopeID := runtime.InstanceID(chi.URLParam(r, "id")), chi.URLParam(r, "scopeId")
+	before, err := s.svc.AdHocRegions(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	reg, err := s.svc.CompleteAdHoc(r.Context(), id, scopeID, a)
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.ECONFLICT {
+			return errorf(kindConflict, "", "the ad-hoc sub-process was not completed and nothing changed: "+err.Error())
+		}
+		return err
+	}
+	if reg.NodeID == "" {
+		reg = drained(reg, before)
+	}
+	s.writeJSON(w, r, http.StatusOK, toRegion(reg))
+	return nil
+}
+
+// activationsField decodes an optional member that must be a list of
+// {activityId, variables?} objects (an ad-hoc activation, a router job's
+// answer); absent or null gives none, [] an empty list.
+func activationsField(members map[string]json.RawMessage, name string) ([]runtime.Activation, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		var v any
+		if derr := decodeNumbers(raw, &v); derr != nil {
+			return nil, malformed(derr)
+		}
+		return nil, errorf(kindInvalidRequest, name, fmt.Sprintf("%s must be a list of {activityId, variables?} objects, not %s", name, jsonKind(v)))
+	}
+	out := make([]runtime.Activation, 0, len(items))
+	for i, item := range items {
+		field := fmt.Sprintf("%s[%d]", name, i)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(item, &m); err != nil || m == nil {
+			return nil, errorf(kindInvalidRequest, field, field+" must be an object {activityId, variables?}")
+		}
+		activity, err := stringField(m, "activityId")
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(activity) == "" {
+			return nil, errorf(kindInvalidRequest, field+".activityId", field+".activityId is required")
+		}
+		vars, err := objectField(m, "variables")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, runtime.Activation{ActivityID: activity, Variables: vars})
+	}
+	return out, nil
 }
 
 // drained completes the runtime's answer for a region that the activation

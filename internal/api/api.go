@@ -84,6 +84,10 @@ type Service interface {
 	// EINVALID without a lock token, ECONFLICT for a job not activated or
 	// activated again by someone else, EFORBIDDEN for another user.
 	CompleteJob(ctx context.Context, key string, h runtime.JobHolder, vars map[string]any) error
+	// CompleteRouterJob answers an ad-hoc region's router job (complete
+	// with activate): CompleteJob's codes, and ECONFLICT for a job that is
+	// no router job; EINVALID for an activation without an activity.
+	CompleteRouterJob(ctx context.Context, key string, h runtime.JobHolder, a runtime.RouterAnswer) error
 	// FailJob records a failure; exhausted retries raise an incident.
 	FailJob(ctx context.Context, key string, h runtime.JobHolder, req runtime.FailRequest) error
 	// ThrowJobError throws a BPMN error with code at the job's task.
@@ -119,11 +123,16 @@ type Service interface {
 	// AdHocRegions lists the open ad-hoc regions of an instance, nested ones
 	// too; ENOTFOUND for an unknown instance.
 	AdHocRegions(ctx context.Context, id runtime.InstanceID) ([]runtime.RegionView, error)
-	// ActivateAdHoc starts a candidate of the manual region in scopeID as a
-	// and returns the region; EFORBIDDEN without a user, ECONFLICT for a
-	// non-candidate, a closed region or a second activity in a sequential
-	// region (nothing changes then), EINVALID without an activity.
-	ActivateAdHoc(ctx context.Context, id runtime.InstanceID, scopeID, activityID string, a runtime.Actor) (runtime.RegionView, error)
+	// ActivateAdHocWith starts candidates of the manual region in scopeID
+	// as a, each with its local variables, all or nothing, and returns the
+	// region; EFORBIDDEN without a user, ECONFLICT for a non-candidate, a
+	// closed region or a second activity in a sequential region (nothing
+	// changes then), EINVALID without an activity.
+	ActivateAdHocWith(ctx context.Context, id runtime.InstanceID, scopeID string, acts []runtime.Activation, a runtime.Actor) (runtime.RegionView, error)
+	// CompleteAdHoc ends the region in scopeID as a and returns it (closed:
+	// its scope id and why it stopped); EFORBIDDEN without a user,
+	// ECONFLICT for a closed region or one whose activities still run.
+	CompleteAdHoc(ctx context.Context, id runtime.InstanceID, scopeID string, a runtime.Actor) (runtime.RegionView, error)
 
 	// CorrelateMessage delivers a message and returns how many waits or
 	// starts it reached; ENOTFOUND when nothing waits for it.
@@ -227,6 +236,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/instances/{id}/adhoc", s.handle(s.listAdHoc))
 		r.Post("/instances/{id}/adhoc/{scopeId}/activate", s.handle(s.activateAdHoc))
 		r.Delete("/instances/{id}", s.handle(s.deleteInstance))
+		r.Post("/instances/{id}/adhoc/{scopeId}/complete", s.handle(s.completeAdHoc))
 		r.Get("/incidents", s.handle(s.listIncidents))
 		r.Post("/incidents/{id}/retry", s.handle(s.retryIncident))
 

@@ -49,7 +49,7 @@ func TestIntegrationAdHocManual(t *testing.T) {
 	region := regions[0].(map[string]any)
 	scopeID := region["scopeId"].(string)
 	if got := mustJSON(t, region); got != `{"candidates":[{"activityId":"A","name":"Check documents"},{"activityId":"B","name":"B"}],`+
-		`"completed":{},"nodeId":"region","ordering":"parallel","path":"`+region["path"].(string)+`","running":[],"scopeId":"`+scopeID+`","selection":"manual","stopped":null}` {
+		`"completed":{},"nodeId":"region","ordering":"parallel","path":"`+region["path"].(string)+`","router":"standard","running":[],"scopeId":"`+scopeID+`","selection":"manual","stopped":null}` {
 		t.Errorf("region = %s", got)
 	}
 	if sc := scopeByNode(t, b.get(inst).wantStatus(t, http.StatusOK).object(t), "region"); sc["id"] != scopeID || sc["kind"] != nil || sc["index"] != nil {

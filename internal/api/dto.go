@@ -275,6 +275,10 @@ type AdHocRegion struct {
 	Completed map[string]int `json:"completed"`
 	// Stopped says why the router is no longer asked; null while it is.
 	Stopped *string `json:"stopped"`
+	// Router is the region's router (standard, expression, sequence, job);
+	// Deciding is true while its router job waits for a worker's answer.
+	Router   string `json:"router,omitempty"`
+	Deciding bool   `json:"deciding,omitempty"`
 }
 
 // Candidate is an activity a manual region offers.
@@ -482,7 +486,7 @@ func toRegion(reg runtime.RegionView) AdHocRegion {
 	out := AdHocRegion{
 		ScopeID: reg.ScopeID, Path: reg.Path, NodeID: reg.NodeID, Selection: reg.Selection, Ordering: reg.Ordering,
 		Candidates: make([]Candidate, 0, len(reg.Candidates)), Running: strs(reg.Running),
-		Completed: reg.Completed, Stopped: nullable(reg.Stopped),
+		Completed: reg.Completed, Stopped: nullable(reg.Stopped), Router: reg.Router, Deciding: reg.Deciding,
 	}
 	if out.Completed == nil {
 		out.Completed = map[string]int{}

@@ -25,6 +25,7 @@ type fakeAdHoc struct {
 
 	// What the API passed, for assertions.
 	lastActivate *[3]string // scope, activity, user
+	lastActs     []runtime.Activation
 	lastGroups   []string
 	lastSet      *fakeSet
 }
@@ -89,7 +90,42 @@ func (f *fakeService) AdHocRegions(_ context.Context, id runtime.InstanceID) ([]
 	return out, nil
 }
 
-func (f *fakeService) ActivateAdHoc(_ context.Context, id runtime.InstanceID, scopeID, activityID string, a runtime.Actor) (runtime.RegionView, error) {
+// ActivateAdHocWith records what it got and activates the activities one
+// by one with ActivateAdHoc's rules (the fake is not all or nothing).
+func (f *fakeService) ActivateAdHocWith(ctx context.Context, id runtime.InstanceID, scopeID string, acts []runtime.Activation, a runtime.Actor) (runtime.RegionView, error) {
+	f.mu.Lock()
+	f.adhoc.lastActs = acts
+	f.mu.Unlock()
+	var reg runtime.RegionView
+	for _, x := range acts {
+		var err error
+		if reg, err = f.activateOne(ctx, id, scopeID, x.ActivityID, a); err != nil {
+			return reg, err
+		}
+	}
+	return reg, nil
+}
+
+// CompleteAdHoc closes a region with nothing running; one with running
+// activities is ECONFLICT.
+func (f *fakeService) CompleteAdHoc(_ context.Context, id runtime.InstanceID, scopeID string, a runtime.Actor) (runtime.RegionView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if a.User == "" {
+		return runtime.RegionView{}, &runtime.Error{Code: runtime.EFORBIDDEN, Message: "an acting user is required"}
+	}
+	i := slices.IndexFunc(f.adhoc.regions[id], func(r *runtime.RegionView) bool { return r.ScopeID == scopeID })
+	if i < 0 {
+		return runtime.RegionView{}, runtime.Errorf(runtime.ECONFLICT, "instance %s is running: complete ad-hoc region %s: it is not open", id, scopeID)
+	}
+	if r := f.adhoc.regions[id][i]; len(r.Running) > 0 {
+		return runtime.RegionView{}, runtime.Errorf(runtime.ECONFLICT, "instance %s is running: complete ad-hoc region %s: %v still run", id, r.NodeID, r.Running)
+	}
+	f.adhoc.regions[id] = slices.Delete(f.adhoc.regions[id], i, i+1)
+	return runtime.RegionView{ScopeID: scopeID, Candidates: []runtime.Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: "completed by " + a.User}, nil
+}
+
+func (f *fakeService) activateOne(_ context.Context, id runtime.InstanceID, scopeID, activityID string, a runtime.Actor) (runtime.RegionView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.adhoc.lastActivate = &[3]string{scopeID, activityID, a.User}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -37,6 +38,7 @@ type fakeWaits struct {
 
 	// What the API passed, for assertions.
 	lastActivate   runtime.ActivateRequest
+	lastAnswer     *runtime.RouterAnswer
 	lastJobKey     string
 	lastHolder     runtime.JobHolder
 	lastVars       map[string]any
@@ -173,6 +175,22 @@ func (f *fakeService) CompleteJob(_ context.Context, key string, h runtime.JobHo
 	}
 	if _, bad := vars["__bad"]; bad {
 		return &runtime.Error{Code: runtime.EINVALID, Message: "variable name __bad is reserved", Field: "variables.__bad"}
+	}
+	delete(f.waits.jobs, key)
+	return nil
+}
+
+// CompleteRouterJob records the answer; a job whose key starts with
+// "task" is no router job (ECONFLICT).
+func (f *fakeService) CompleteRouterJob(_ context.Context, key string, h runtime.JobHolder, a runtime.RouterAnswer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.waits.lastJobKey, f.waits.lastVars, f.waits.lastAnswer = key, a.Variables, &a
+	if _, err := f.job(key, h); err != nil {
+		return err
+	}
+	if strings.HasPrefix(key, "task") {
+		return runtime.Errorf(runtime.ECONFLICT, "instance i is running: complete job %s with activate: it is not the job of an ad-hoc router", key)
 	}
 	delete(f.waits.jobs, key)
 	return nil

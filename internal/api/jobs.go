@@ -100,9 +100,12 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 }
 
 // completeJob handles POST /api/v1/jobs/{key}/complete: {lockToken,
-// variables?}. The variables merge into the instance, which continues in
-// the same step. Like every job act it needs the lock token of the
-// activation and the activating caller.
+// variables?, activate?}. The variables merge into the instance, which
+// continues in the same step. With activate (a list, possibly empty) the
+// completion is the answer of an ad-hoc region's router job: the
+// activities to start, each {activityId, variables?}; a job that is no
+// router job refuses it, and a router job needs it (409). Like every job
+// act it needs the lock token of the activation and the activating caller.
 func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
 	if err != nil {
@@ -115,6 +118,17 @@ func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 	vs, err := objectField(members, "variables")
 	if err != nil {
 		return err
+	}
+	if !isNull(members["activate"]) {
+		acts, err := activationsField(members, "activate")
+		if err != nil {
+			return err
+		}
+		if err := s.svc.CompleteRouterJob(r.Context(), chi.URLParam(r, "key"), h, runtime.RouterAnswer{Activate: acts, Variables: vs}); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
 	if err := s.svc.CompleteJob(r.Context(), chi.URLParam(r, "key"), h, vs); err != nil {
 		return err

@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -14,12 +15,16 @@ const (
 	RouterStandard   = "standard"
 	RouterExpression = "expression"
 	RouterSequence   = "sequence"
+	// RouterJob is the Router as an external worker: each time the router
+	// is asked, a job of type gobpm:routerType carries the snapshot and the
+	// candidates, and the worker's completion is the answer.
+	RouterJob = "job"
 )
 
 // missingRouter is the detail of the problem for an ad-hoc sub-process
 // without gobpm:router: DESIGN §6 has no default router and no routing by
 // declaration order.
-const missingRouter = "an ad-hoc sub-process needs gobpm:router (standard, expression or sequence); there is no default router"
+const missingRouter = "an ad-hoc sub-process needs gobpm:router (standard, expression, sequence or job); there is no default router"
 
 // adHoc reads the configuration of an ad-hoc sub-process e (DESIGN §6, §8):
 // gobpm:router and the attribute its router needs, gobpm:selection, the
@@ -34,6 +39,7 @@ func (p *parser) adHoc(e *etree.Element, conds []*etree.Element) *AdHocDef {
 	routerAttr, hasRouter := nsAttr(e, NamespaceGobpm, "router")
 	routerExpr, hasExpr := nsAttr(e, NamespaceGobpm, "routerExpression")
 	seq, hasSeq := nsAttr(e, NamespaceGobpm, "sequence")
+	routerType, _ := nsAttr(e, NamespaceGobpm, "routerType")
 
 	// Camunda 8.
 	zeebeExpr, hasZeebe := "", false
@@ -49,16 +55,16 @@ func (p *parser) adHoc(e *etree.Element, conds []*etree.Element) *AdHocDef {
 	}
 	if extension(e, NamespaceZeebe, "taskDefinition") != nil {
 		p.problems.add(label, RuleUnsupported,
-			"zeebe:taskDefinition on adHocSubProcess (a job worker choosing the activities) is not supported; declare gobpm:router, or activate the activities with gobpm:selection=\"manual\"")
+			"zeebe:taskDefinition on adHocSubProcess (Camunda's agent job, answered in Camunda's own variables) is not supported; declare gobpm:router=\"job\" gobpm:routerType=\"…\", whose worker answers {\"activate\":[…]}")
 	}
 
 	switch {
 	case hasRouter:
 		def.Router = strings.TrimSpace(routerAttr)
 		switch def.Router {
-		case RouterStandard, RouterExpression, RouterSequence:
+		case RouterStandard, RouterExpression, RouterSequence, RouterJob:
 		default:
-			p.problems.add(label, RuleInvalidAttribute, "gobpm:router=%q: want standard, expression or sequence", routerAttr)
+			p.problems.add(label, RuleInvalidAttribute, "gobpm:router=%q: want standard, expression, sequence or job", routerAttr)
 			def.Router = ""
 		}
 	case hasZeebe:
@@ -72,7 +78,20 @@ func (p *parser) adHoc(e *etree.Element, conds []*etree.Element) *AdHocDef {
 	if hasSeq && def.Router != RouterSequence && (hasRouter || hasZeebe) {
 		p.problems.add(label, RuleInvalidAttribute, "gobpm:sequence is only allowed with gobpm:router=\"sequence\"")
 	}
+	if def.Router != RouterJob && (hasRouter || hasZeebe) {
+		for _, key := range []string{"routerType", "retries"} {
+			if _, ok := nsAttr(e, NamespaceGobpm, key); ok {
+				p.problems.add(label, RuleInvalidAttribute, "gobpm:%s is only allowed with gobpm:router=\"job\"", key)
+			}
+		}
+	}
 	switch def.Router {
+	case RouterJob:
+		def.RouterType = strings.TrimSpace(routerType)
+		if def.RouterType == "" {
+			p.problems.add(label, RuleMissingAttribute, "gobpm:router=\"job\" needs gobpm:routerType (the job type its worker activates)")
+		}
+		def.RouterRetries = p.routerRetries(e, label)
 	case RouterExpression:
 		switch {
 		case hasExpr:
@@ -97,6 +116,21 @@ func (p *parser) adHoc(e *etree.Element, conds []*etree.Element) *AdHocDef {
 	default:
 		p.problems.add(label, RuleInvalidAttribute, "gobpm:selection=%q: want automatic or manual", v)
 	}
+	if v, ok := nsAttr(e, NamespaceGobpm, "reoffer"); ok {
+		switch strings.TrimSpace(v) {
+		case "true":
+			def.Reoffer = true
+		case "false":
+		default:
+			p.problems.add(label, RuleInvalidAttribute, "gobpm:reoffer=%q: want true or false", v)
+		}
+	}
+	if def.Reoffer && def.Router != RouterStandard && def.Router != "" {
+		p.problems.add(label, RuleInvalidAttribute, "gobpm:reoffer=\"true\" is only allowed with gobpm:router=\"standard\" (the other routers decide repetitions themselves)")
+	}
+	if def.Reoffer && !def.Manual {
+		p.problems.add(label, RuleInvalidAttribute, "gobpm:reoffer=\"true\" needs gobpm:selection=\"manual\": an automatic region would start a completed activity again at once, forever")
+	}
 	switch v := strings.TrimSpace(attr(e, "ordering")); {
 	case v == "", strings.EqualFold(v, "Parallel"):
 	case strings.EqualFold(v, "Sequential"):
@@ -114,6 +148,24 @@ func (p *parser) adHoc(e *etree.Element, conds []*etree.Element) *AdHocDef {
 	}
 	return def
 }
+
+// routerRetries reads gobpm:retries of a job router (default 3, like a
+// service task's).
+func (p *parser) routerRetries(e *etree.Element, label string) int {
+	v, ok := nsAttr(e, NamespaceGobpm, "retries")
+	if !ok {
+		return defaultRouterRetries
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		p.problems.add(label, RuleInvalidAttribute, "gobpm:retries=%q: want a whole number of at least 1", v)
+		return defaultRouterRetries
+	}
+	return n
+}
+
+// defaultRouterRetries is the retry budget of a router job without gobpm:retries.
+const defaultRouterRetries = 3
 
 // nsAttrValue returns the value of attribute key in namespace ns, "" if absent.
 func nsAttrValue(e *etree.Element, ns, key string) string {
@@ -172,10 +224,11 @@ func (p *parser) sequenceIDs(label, v string) []string {
 }
 
 // adHocShape checks the graph of an ad-hoc sub-process (DESIGN §6): at
-// least one activity, every gateway reachable by a flow (the router starts
-// only activities), and gobpm:sequence naming inner activities. Start and
-// end events, event sub-processes, transactions and call activities were
-// refused by flowNode. Graph.Starts stays empty: the router decides.
+// least one activity (event sub-processes do not count: their event, not
+// the router, starts them), every gateway reachable by a flow (the router
+// starts only activities), and gobpm:sequence naming inner activities.
+// Start and end events were refused by flowNode. Graph.Starts stays empty:
+// the router decides.
 func (p *parser) adHocShape(c *container) {
 	owner := c.g.Owner
 	activities := map[string]bool{}
@@ -183,8 +236,12 @@ func (p *parser) adHocShape(c *container) {
 		if n.node.ID == "" {
 			continue
 		}
-		if isActivityTag(n.el.Tag) {
+		if isActivityTag(n.el.Tag) && !n.node.TriggeredByEvent {
+			// An event sub-process is no candidate: its event starts it.
 			activities[n.node.ID] = true
+			// A router job hands the candidates' documentation to its
+			// worker (an LLM reads it as the tool's description).
+			n.node.Documentation = documentation(n.el)
 		}
 		if n.supported && isGateway(n.node.Kind) && n.incomingRefs == 0 {
 			p.problems.add(p.label(n.el), RuleAdHocContent,
@@ -227,4 +284,18 @@ func isGateway(k NodeKind) bool {
 		return true
 	}
 	return false
+}
+
+// documentation returns the text of e's documentation elements, trimmed
+// and joined by blank lines ("" when it has none).
+func documentation(e *etree.Element) string {
+	var parts []string
+	for _, c := range e.ChildElements() {
+		if c.Tag == "documentation" {
+			if t := strings.TrimSpace(c.Text()); t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

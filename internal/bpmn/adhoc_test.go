@@ -140,13 +140,12 @@ func TestParseRejectAdHoc(t *testing.T) {
 			[]want{{"in", RuleAdHocContent, "startEvent inside"}}},
 		{"endEvent", `<adHocSubProcess id="x" ` + std + `><task id="a"/><sequenceFlow id="h" sourceRef="a" targetRef="out"/><endEvent id="out"/></adHocSubProcess>`,
 			[]want{{"out", RuleAdHocContent, `endEvent inside ad-hoc sub-process "x" is not allowed`}}},
-		{"callActivity", `<adHocSubProcess id="x" ` + std + `><task id="a"/><callActivity id="call" calledElement="c"/></adHocSubProcess>`,
-			[]want{{"call", RuleUnsupported, `callActivity "call" is not yet supported inside an ad-hoc sub-process`}}},
-		{"transaction", `<adHocSubProcess id="x" ` + std + `><task id="a"/><transaction id="tx"><task id="b"/></transaction></adHocSubProcess>`,
-			[]want{{"tx", RuleUnsupported, `transaction "tx" is not yet supported inside an ad-hoc sub-process`}}},
-		{"eventSubProcess", `<adHocSubProcess id="x" ` + std + `><task id="a"/><subProcess id="esp" triggeredByEvent="true">` +
-			`<startEvent id="es"><signalEventDefinition signalRef="sig"/></startEvent></subProcess></adHocSubProcess>`,
-			[]want{{"esp", RuleUnsupported, `event sub-process "esp" is not yet supported inside an ad-hoc sub-process`}, {"es", RuleMissingReference, "signalRef"}}},
+		{"onlyEventSubProcess", `<adHocSubProcess id="x" ` + std + `><subProcess id="esp" triggeredByEvent="true">` +
+			`<startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent><task id="h"/><sequenceFlow id="eh" sourceRef="es" targetRef="h"/></subProcess></adHocSubProcess>`,
+			[]want{{"x", RuleAdHocContent, "has no activity"}}},
+		{"sequenceNamesEventSubProcess", `<adHocSubProcess id="x" gobpm:router="sequence" gobpm:sequence="a,esp"><task id="a"/><subProcess id="esp" triggeredByEvent="true">` +
+			`<startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent><task id="h"/><sequenceFlow id="eh" sourceRef="es" targetRef="h"/></subProcess></adHocSubProcess>`,
+			[]want{{"x", RuleMissingReference, `gobpm:sequence names "esp"`}}},
 		{"flowlessGateway", `<adHocSubProcess id="x" ` + std + `><task id="a"/><exclusiveGateway id="gw"/><sequenceFlow id="h" sourceRef="gw" targetRef="a"/></adHocSubProcess>`,
 			[]want{{"gw", RuleAdHocContent, "router starts only activities"}}},
 		{"flowlessCatch", `<adHocSubProcess id="x" ` + std + `><task id="a"/><intermediateCatchEvent id="c"><timerEventDefinition><timeDuration>PT1S</timeDuration></timerEventDefinition></intermediateCatchEvent></adHocSubProcess>`,
@@ -157,6 +156,22 @@ func TestParseRejectAdHoc(t *testing.T) {
 			[]want{{"x", RuleUnsupported, "cannot be an event sub-process"}}},
 		{"zeebeWorker", `<adHocSubProcess id="x"><extensionElements><zeebe:taskDefinition type="agent"/><zeebe:adHoc activeElementsCollection="=[]" outputCollection="results"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			[]want{{"x", RuleUnsupported, "zeebe:taskDefinition on adHocSubProcess"}, {"x", RuleUnsupported, "zeebe:adHoc outputCollection"}}},
+		{"jobNoType", `<adHocSubProcess id="x" gobpm:router="job"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleMissingAttribute, "needs gobpm:routerType"}}},
+		{"jobBlankType", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType=" "><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleMissingAttribute, "needs gobpm:routerType"}}},
+		{"jobBadRetries", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType="triage" gobpm:retries="0"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, `gobpm:retries="0"`}}},
+		{"routerTypeForbidden", `<adHocSubProcess id="x" ` + std + ` gobpm:routerType="triage"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "gobpm:routerType is only allowed"}}},
+		{"retriesForbidden", `<adHocSubProcess id="x" ` + std + ` gobpm:retries="2"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "gobpm:retries is only allowed"}}},
+		{"reofferValue", `<adHocSubProcess id="x" ` + std + ` gobpm:selection="manual" gobpm:reoffer="yes"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, `gobpm:reoffer="yes"`}}},
+		{"reofferAutomatic", `<adHocSubProcess id="x" ` + std + ` gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "needs gobpm:selection=\"manual\""}}},
+		{"reofferSequence", `<adHocSubProcess id="x" gobpm:router="sequence" gobpm:sequence="a" gobpm:selection="manual" gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,
+			[]want{{"x", RuleInvalidAttribute, "only allowed with gobpm:router=\"standard\""}}},
 		{"zeebeBadExpression", `<adHocSubProcess id="x"><extensionElements><zeebe:adHoc activeElementsCollection="=[(a"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			[]want{{"x", RuleInvalidExpression, "zeebe:adHoc activeElementsCollection"}}},
 	}
@@ -187,6 +202,45 @@ func TestParseAdHocAccepted(t *testing.T) {
 		{"gobpmOverZeebe", `<adHocSubProcess id="x" gobpm:router="standard"><extensionElements><zeebe:adHoc activeElementsCollection="=[]"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			func(t *testing.T, n *Node) {
 				if a := n.AdHoc; a.Router != RouterStandard || a.RouterExpr != nil {
+					t.Errorf("AdHoc = %+v", a)
+				}
+			}},
+		{"job", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType=" triage " gobpm:retries="5" gobpm:selection="manual">` +
+			`<task id="a"><documentation>Look it up.</documentation><documentation> Twice. </documentation></task><userTask id="b"/></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if a := n.AdHoc; a.Router != RouterJob || a.RouterType != "triage" || a.RouterRetries != 5 || !a.Manual {
+					t.Errorf("AdHoc = %+v", a)
+				}
+				if d := n.Sub.Nodes[0].Documentation; d != "Look it up.\n\nTwice." {
+					t.Errorf("documentation = %q", d)
+				}
+				if d := n.Sub.Nodes[1].Documentation; d != "" {
+					t.Errorf("documentation of b = %q", d)
+				}
+			}},
+		{"jobDefaultRetries", `<adHocSubProcess id="x" gobpm:router="job" gobpm:routerType="triage"><task id="a"/></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if a := n.AdHoc; a.RouterRetries != 3 || a.Manual {
+					t.Errorf("AdHoc = %+v", a)
+				}
+			}},
+		// Call activities, transactions and event sub-processes behave inside
+		// a region as in any scope (DESIGN §6, content).
+		{"content", `<adHocSubProcess id="x" gobpm:router="standard"><task id="a"/><callActivity id="call" calledElement="c"/>` +
+			`<transaction id="tx"><startEvent id="ts"/><task id="b"/><sequenceFlow id="tb" sourceRef="ts" targetRef="b"/></transaction>` +
+			`<subProcess id="esp" triggeredByEvent="true"><startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent>` +
+			`<task id="h"/><sequenceFlow id="eh" sourceRef="es" targetRef="h"/></subProcess></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if got := ids2(n.Sub.EventSubs); !eq(got, []string{"esp"}) {
+					t.Errorf("event sub-processes %v", got)
+				}
+				if k := n.Sub.Nodes[1].Kind; k != KindCallActivity {
+					t.Errorf("call kind %s", k)
+				}
+			}},
+		{"reoffer", `<adHocSubProcess id="x" gobpm:router="standard" gobpm:selection="manual" gobpm:reoffer="true"><task id="a"/></adHocSubProcess>`,
+			func(t *testing.T, n *Node) {
+				if a := n.AdHoc; !a.Reoffer || !a.Manual {
 					t.Errorf("AdHoc = %+v", a)
 				}
 			}},
@@ -251,7 +305,7 @@ func TestParseFlowableTranslations(t *testing.T) {
 				t.Fatalf("process %q executable=%v, ad-hoc %+v", p.ID, p.Executable, n)
 			}
 			a := n.AdHoc
-			if a.Router != RouterStandard || !a.Manual || len(n.Sub.Starts) != 0 {
+			if a.Router != RouterStandard || !a.Manual || !a.Reoffer || len(n.Sub.Starts) != 0 {
 				t.Errorf("AdHoc = %+v, starts %v", a, ids2(n.Sub.Starts))
 			}
 			got := strings.Join([]string{boolStr(a.Sequential), boolStr(a.CancelRemaining), boolStr(a.CompletionCondition != nil), strings.Join(ids2(n.Sub.Nodes), ",")}, " ")

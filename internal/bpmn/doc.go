@@ -64,14 +64,18 @@
 //     sub-process (Node.Sub; boundary events, data and flows as usual)
 //     whose router, not its flows, starts the inner activities, so its
 //     Graph.Starts is always empty. Node.AdHoc holds gobpm:router —
-//     required, "standard", "expression" or "sequence"; without it the
+//     required, "standard", "expression", "sequence" or "job"; without it the
 //     model is refused ("there is no default router", RuleMissingAttribute),
 //     which is why the Flowable ad-hoc files are refused as they come —
 //     gobpm:routerExpression (compiled; required with and only allowed
 //     with the expression router), gobpm:sequence (comma-separated ids of
 //     distinct activities directly inside; required with and only allowed
 //     with the sequence router; an unknown id is RuleMissingReference),
-//     gobpm:selection "automatic" (default) or "manual", the standard
+//     gobpm:routerType (the job type; required with and only allowed with
+//     the job router) and gobpm:retries (a whole number ≥ 1, default 3,
+//     only with the job router), gobpm:reoffer "true" (only with the
+//     standard router and manual selection: a completed activity is
+//     offered again), gobpm:selection "automatic" (default) or "manual", the standard
 //     ordering "Parallel" (default) or "Sequential",
 //     cancelRemainingInstances (default true) and one optional
 //     completionCondition (compiled; "${completed}" reads the variable
@@ -79,15 +83,17 @@
 //     gobpm:router is absent, is an expression router asked only when the
 //     region opens: the expression is compiled as
 //     "if trigger = null then (…) else []"; zeebe:adHoc outputCollection /
-//     outputElement and a zeebe:taskDefinition on the element (a job
-//     worker choosing the activities) are refused. Inside: tasks of every
+//     outputElement and a zeebe:taskDefinition on the element (Camunda's
+//     agent job; gobpm's is the job router) are refused. The activities
+//     inside carry their documentation text (Node.Documentation), which a
+//     router job hands its worker. Inside: tasks of every
 //     supported kind, embedded and nested ad-hoc sub-processes, data
 //     objects, sequence flows, gateways, intermediate events and boundary
 //     events between the inner activities. Start and end events inside, a
 //     gateway without incoming flow (the router starts only activities)
-//     and a region without activity are RuleAdHocContent problems; event
-//     sub-processes, transactions and call activities inside are refused
-//     as not yet supported inside an ad-hoc sub-process. An ad-hoc
+//     and a region without activity are RuleAdHocContent problems. Call
+//     activities, transactions and event sub-processes inside behave as in
+//     any scope; an event sub-process is no candidate of the router. An ad-hoc
 //     sub-process cannot itself be an event sub-process.
 //   - Loops (Node.Loop, issue 9) on tasks of every supported kind,
 //     embedded and ad-hoc sub-processes and call activities (not on event
@@ -446,8 +452,8 @@
 // end events); assignee, candidateUsers, candidateGroups, dueDate
 // (userTask, globalUserTask); resultVariable (globalScriptTask);
 // decisionRef, resultVariable, mapDecisionResult (businessRuleTask,
-// globalBusinessRuleTask); version (callActivity); router, routerExpression, sequence, selection
-// (adHocSubProcess); collection, elementVariable, outputCollection,
+// globalBusinessRuleTask); version (callActivity); router, routerExpression, sequence, selection,
+// routerType, retries, reoffer (adHocSubProcess); collection, elementVariable, outputCollection,
 // outputElement (multiInstanceLoopCharacteristics); correlationKey
 // (message); historyTimeToLive (process). Its elements are input and output (variable mappings, in an
 // element's extensionElements); any other gobpm element is

@@ -52,8 +52,16 @@ type DecisionDef struct {
 
 // AdHocDef configures an ad-hoc sub-process (DESIGN §6).
 type AdHocDef struct {
-	// Router is "standard", "expression" or "sequence" (gobpm:router, required).
+	// Router is "standard", "expression", "sequence" or "job" (gobpm:router, required).
 	Router string
+	// RouterType is the job type of a job router (gobpm:routerType);
+	// RouterRetries its jobs' retry budget (gobpm:retries, default 3).
+	RouterType    string
+	RouterRetries int
+	// Reoffer (gobpm:reoffer="true", standard router, manual selection)
+	// offers an activity again after it completed (case management): the
+	// region ends by its completion condition or an explicit complete.
+	Reoffer bool
 	// RouterExpr is the compiled gobpm:routerExpression (expression router).
 	RouterExpr expr.Expression
 	// Sequence is gobpm:sequence (sequence router): inner activity ids in order.
@@ -489,6 +497,10 @@ type Node struct {
 	ID   string
 	Name string
 	Kind NodeKind
+	// Documentation is the text of the node's documentation elements; it is
+	// read for the activities of an ad-hoc sub-process (a router job hands
+	// it to its worker as the candidate's description).
+	Documentation string
 	// Parent is the container the node sits in.
 	Parent *Graph
 	// Incoming and Outgoing are the sequence flows in document order.

@@ -404,7 +404,7 @@ var knownGobpm = map[string]map[string]bool{
 	"message":                {"correlationKey": true},
 	"callActivity":           {"version": true},
 	"businessRuleTask":       {"decisionRef": true, "resultVariable": true, "mapDecisionResult": true},
-	"adHocSubProcess":        {"router": true, "routerExpression": true, "sequence": true, "selection": true},
+	"adHocSubProcess":        {"router": true, "routerExpression": true, "sequence": true, "selection": true, "routerType": true, "retries": true, "reoffer": true},
 	// On the loop characteristics element, like camunda:collection.
 	"multiInstanceLoopCharacteristics": {"collection": true, "elementVariable": true, "outputCollection": true, "outputElement": true},
 	// Global tasks take the attributes of the task they stand for.
@@ -583,9 +583,6 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		p.problems.add(label, RuleAdHocContent,
 			"%s inside ad-hoc sub-process %q is not allowed: its router starts the inner activities and it completes when nothing runs in it", e.Tag, c.id)
 		info.supported = false
-	case e.Tag == "callActivity" || e.Tag == "transaction":
-		p.problems.add(label, RuleUnsupported, "%s %q is not yet supported inside an ad-hoc sub-process", e.Tag, label)
-		info.supported = false
 	}
 	switch e.Tag {
 	case "startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent", "boundaryEvent":
@@ -594,10 +591,6 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		}
 	case "task", "manualTask", "scriptTask", "subProcess", "serviceTask", "sendTask", "userTask", "receiveTask", "businessRuleTask", "callActivity", "adHocSubProcess", "transaction":
 		if !p.activity(e, info) {
-			info.supported = false
-		}
-		if c.adhoc && n.TriggeredByEvent {
-			p.problems.add(label, RuleUnsupported, "event sub-process %q is not yet supported inside an ad-hoc sub-process", label)
 			info.supported = false
 		}
 	case "exclusiveGateway", "inclusiveGateway":

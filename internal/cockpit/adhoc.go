@@ -76,7 +76,7 @@ func regionItems(regions []runtime.RegionView, names map[string]string) []templa
 	out := make([]templates.RegionItem, 0, len(regions))
 	for _, rg := range regions {
 		it := templates.RegionItem{ScopeID: rg.ScopeID, Path: rg.Path, NodeID: rg.NodeID, Name: names[rg.NodeID],
-			Selection: rg.Selection, Ordering: rg.Ordering, Stopped: rg.Stopped}
+			Selection: rg.Selection, Ordering: rg.Ordering, Stopped: rg.Stopped, Router: rg.Router, Deciding: rg.Deciding}
 		for _, o := range regions {
 			if o.Path != rg.Path && strings.HasPrefix(rg.Path, strings.TrimSuffix(o.Path, "/")+"/") && len(o.Path) > len(it.Within) {
 				it.Within = o.Path

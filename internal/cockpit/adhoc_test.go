@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -264,5 +265,37 @@ func TestDashboardCountsOpenRegions(t *testing.T) {
 	}
 	if p.testid("card-adhoc").Parents().Filter(`[data-testid="live"]`).Length() != 1 {
 		t.Errorf("the count refreshes with the live region")
+	}
+}
+
+// TestRouterJobRegionOnInstancePage: a region steered by a router job
+// shows its router and that it waits for a decision, and the history names
+// the router job and its worker as the decider of each activation.
+func TestRouterJobRegionOnInstancePage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.deployExample("triage.bpmn")
+	inst := b.start("incident-triage", "inc-1", map[string]any{"severity": "critical"})
+	path := "/instances/" + string(inst.ID)
+
+	p := b.mustGet(path)
+	if p.text("region-router") != "job router" || p.testid("region-deciding").Length() != 1 {
+		t.Fatalf("region head:\n%s", p.testid("adhoc-panel").Text())
+	}
+	jobs, err := b.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: "triage-router", Worker: "rules-7", MaxJobs: 1, LockDuration: time.Minute})
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("router jobs %v %v", jobs, err)
+	}
+	answer := runtime.RouterAnswer{Activate: []runtime.Activation{{ActivityID: "collectLogs"}}}
+	if err := b.rt.CompleteRouterJob(ctx, jobs[0].Key, runtime.JobHolder{Token: jobs[0].LockToken}, answer); err != nil {
+		t.Fatal(err)
+	}
+	p = b.mustGet(path)
+	if p.testid("region-deciding").Length() != 0 {
+		t.Errorf("still deciding after the answer")
+	}
+	if got := p.text("fact-by"); got != "activated by router job triage-router (worker rules-7)" {
+		t.Errorf("decider %q", got)
 	}
 }

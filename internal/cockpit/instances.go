@@ -241,7 +241,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return p, err
 	}
 	for _, f := range facts {
-		p.Live.History = append(p.Live.History, templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: factDetail(f.Kind, f.Detail)})
+		p.Live.History = append(p.Live.History, templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: factDetail(f.Kind, f.Detail), By: activatedBy(f.Kind, f.Detail)})
 	}
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts)
@@ -551,7 +551,6 @@ func varItems(vars map[string]any) []templates.VarItem {
 	return out
 }
 
-// detail shows a fact's detail compactly ("" for none).
 // factDetail renders the detail of a history fact: compensation facts in
 // words (what is undone, by which handler, thrown by what), any other as
 // its JSON.
@@ -650,6 +649,30 @@ func elementsOf(data []byte, tag string) map[string]bool {
 	}
 }
 
+// factAdHocActivated is the history kind of an ad-hoc activation (the
+// engine's FactAdHocActivated; the cockpit reads facts as the API does).
+const factAdHocActivated = "adhoc-activity-activated"
+
+// activatedBy names the decider of an ad-hoc activation fact: the person,
+// the router, or a router job with the worker that answered it.
+func activatedBy(kind string, raw json.RawMessage) string {
+	if kind != factAdHocActivated {
+		return ""
+	}
+	var d struct {
+		By     string `json:"by"`
+		Worker string `json:"worker"`
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return ""
+	}
+	if d.Worker != "" {
+		return d.By + " (worker " + d.Worker + ")"
+	}
+	return d.By
+}
+
+// detail shows a fact's detail compactly ("" for none).
 func detail(raw json.RawMessage) string {
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" || s == "{}" {

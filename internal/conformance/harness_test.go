@@ -434,10 +434,17 @@ func (r *runner) act(s step) error {
 		_, err = r.rt.ActivateAdHoc(r.ctx, r.inst, regions[0].ScopeID, s.arg, actor)
 		return err
 	case stFinishAdhoc:
-		// Not a gap but a design choice (issue 6, DESIGN §6): a region
-		// finishes by drain or by its completion condition, never by an
-		// explicit call. No row uses this step; see the F1/F2 notes.
-		return fmt.Errorf("gobpm has no explicit finish of an ad-hoc region (it drains or meets its completion condition)")
+		// Flowable's completeAdhocSubProcess: POST …/adhoc/{scopeId}/complete.
+		regions, err := r.rt.AdHocRegions(r.ctx, r.inst)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(regions, func(v runtime.RegionView) bool { return v.NodeID == s.arg })
+		if i < 0 {
+			return fmt.Errorf("no open ad-hoc region %s to finish", s.arg)
+		}
+		_, err = r.rt.CompleteAdHoc(r.ctx, r.inst, regions[i].ScopeID, actor)
+		return err
 	}
 	return fmt.Errorf("step kind %d is not an action", s.kind)
 }

@@ -200,49 +200,42 @@ var scenarios = []scenario{
 	// router, DESIGN §6/§8; TestConformanceFlowable in internal/bpmn pins it,
 	// and TestScenarios re-checks it through the runtime when the shared
 	// folder is present). The translations add only gobpm:router="standard"
-	// gobpm:selection="manual". Steps are those of SCENARIOS.md translated to
-	// that router ("translated to our routers", issue 6); each row's differs
-	// says what changed and why. Steps beyond SCENARIOS.md (enabled {} while a
-	// sequential region runs, ad-hoc regions, completed user tasks, stopped
-	// by) are gobpm's own checks.
+	// gobpm:selection="manual" gobpm:reoffer="true": Flowable's semantics (a
+	// completed activity is enabled again, "finish ad-hoc" is
+	// CompleteAdHoc), so the steps are those of SCENARIOS.md as written.
+	// Steps beyond SCENARIOS.md (enabled {} while a sequential region runs,
+	// ad-hoc regions, completed user tasks, stopped by) are gobpm's own
+	// checks.
 	{row: "F1", files: []string{adhoc + "AdhocSubProcessTest.testSimpleAdhocSubProcess.bpmn20.xml"}, translation: adhocT + "F1.AdhocSubProcessTest.testSimpleAdhocSubProcess.bpmn20.xml",
-		differs: `(1) After subProcessTask completes Flowable still enables {subProcessTask, subProcessTask2}; gobpm's standard router offers each
-		activity at most once, so the offer is {subProcessTask2} and activating subProcessTask again is rejected. (2) "finish ad-hoc
-		adhocSubProcess" has no gobpm equivalent by design (a region finishes by drain or by its completion condition; F1 has no
-		condition): the run finishes the region by draining it — activate and complete subProcessTask2, the last candidate, so the offer
-		is empty and nothing runs — and checks that the history records the stop as "drained". What is kept: the enabled set on entry,
-		activation opening the task, the region staying open after an inner completion, afterTask only after the region ended.`,
+		differs: `None in the upstream steps. gobpm's own: a sequential region offers nothing while subProcessTask runs (enabled {}), and
+		the history records the stop as completed by the acting user.`,
 		runs: one(
 			`start simpleSubProcess; expect ad-hoc regions 1; expect enabled {subProcessTask, subProcessTask2}; activate subProcessTask;
 		expect open user tasks {subProcessTask}; expect enabled {}; complete subProcessTask; expect ad-hoc regions 1;
-		expect enabled {subProcessTask2}; activate subProcessTask: expect rejected; activate subProcessTask2;
-		expect open user tasks {subProcessTask2}; complete subProcessTask2; expect ad-hoc regions 0; expect ad-hoc stopped by "drained";
-		expect open user tasks {afterTask}; complete afterTask; expect ended;
-		expect completed user tasks {afterTask, subProcessTask, subProcessTask2}`)},
+		expect enabled {subProcessTask, subProcessTask2}; finish ad-hoc adhocSubProcess; expect ad-hoc regions 0;
+		expect ad-hoc stopped by "completed by conformance"; expect open user tasks {afterTask}; complete afterTask; expect ended;
+		expect completed user tasks {afterTask, subProcessTask}`)},
 	{row: "F2", files: []string{adhoc + "AdhocSubProcessTest.testSimpleAdhocSubProcessViaExecution.bpmn20.xml"}, translation: adhocT + "F2.AdhocSubProcessTest.testSimpleAdhocSubProcessViaExecution.bpmn20.xml",
-		differs: `As F1 (same model): the offer after subProcessTask completed is {subProcessTask2}, and "finish ad-hoc" becomes a drain
-		(activate and complete subProcessTask2). "Listing the instance's active ad-hoc sub-process scopes" is runtime.AdHocRegions
+		differs: `None in the upstream steps. "Listing the instance's active ad-hoc sub-process scopes" is runtime.AdHocRegions
 		(expect ad-hoc regions N) and, as a cross-check, the open scopes of adhocSubProcess: 1 after start and after completing
-		subProcessTask, 0 once the region drained.`,
+		subProcessTask, 0 after the finish.`,
 		runs: one(
 			`start simpleSubProcess; expect ad-hoc regions 1; expect scopes adhocSubProcess 1; expect enabled {subProcessTask, subProcessTask2};
 		activate subProcessTask; expect open user tasks {subProcessTask}; complete subProcessTask; expect ad-hoc regions 1;
-		expect scopes adhocSubProcess 1; expect enabled {subProcessTask2}; activate subProcessTask2; complete subProcessTask2;
+		expect scopes adhocSubProcess 1; expect enabled {subProcessTask, subProcessTask2}; finish ad-hoc adhocSubProcess;
 		expect ad-hoc regions 0; expect scopes adhocSubProcess 0; expect open user tasks {afterTask}; complete afterTask; expect ended`)},
 	{row: "F3", files: []string{adhoc + "AdhocSubProcessTest.testSimpleCompletionCondition.bpmn20.xml"}, translation: adhocT + "F3.AdhocSubProcessTest.testSimpleCompletionCondition.bpmn20.xml",
-		differs: `After subProcessTask completes (condition false) the standard router offers {subProcessTask2}, not both (each activity
-		once). With that router completing subProcessTask2 would also drain the region, so the run checks from the history that the
-		region stopped by its completion condition (JUEL ${completed} read as the FEEL name completed) and not by drain. The
-		upstream history check (subProcessTask, subProcessTask2, afterTask) is kept.`,
+		differs: `None in the upstream steps. gobpm's own: the history shows the region stopped by its completion condition (JUEL
+		${completed} read as the FEEL name completed); the upstream history check (subProcessTask, subProcessTask2, afterTask) is kept.`,
 		runs: one(
 			`start simpleSubProcess with completed=false; expect enabled {subProcessTask, subProcessTask2}; activate subProcessTask;
-		expect enabled {}; complete subProcessTask; expect enabled {subProcessTask2}; activate subProcessTask2;
+		expect enabled {}; complete subProcessTask; expect enabled {subProcessTask, subProcessTask2}; activate subProcessTask2;
 		expect open user tasks {subProcessTask2}; complete subProcessTask2 with completed=true; expect ad-hoc regions 0;
 		expect ad-hoc stopped by "completion condition"; expect open user tasks {afterTask}; complete afterTask; expect ended;
 		expect completed user tasks {afterTask, subProcessTask, subProcessTask2}`)},
 	{row: "F4", files: []string{adhoc + "AdhocSubProcessTest.testParallelAdhocSubProcess.bpmn20.xml"}, translation: adhocT + "F4.AdhocSubProcessTest.testParallelAdhocSubProcess.bpmn20.xml",
-		differs: `None in the upstream steps. gobpm's own: in parallel ordering the offer stays open after an activation but the standard
-		router does not re-offer a running activity (enabled {subProcessTask2}, then {}), where Flowable keeps both enabled; the
+		differs: `None in the upstream steps. gobpm's own: in parallel ordering the offer stays open after an activation but a running
+		activity is not offered again until it completed (enabled {subProcessTask2}, then {}), where Flowable keeps both enabled; the
 		history shows subProcessTask2 never completed (cancelled by the condition).`,
 		runs: one(
 			`start simpleSubProcess with completed=false; expect enabled {subProcessTask, subProcessTask2}; activate subProcessTask;
@@ -251,11 +244,11 @@ var scenarios = []scenario{
 		expect open user tasks {afterTask}; complete afterTask; expect ended; expect completed user tasks {afterTask, subProcessTask}`)},
 	{row: "F5", files: []string{adhoc + "AdhocSubProcessTest.testSequentialAdhocSubProcess.bpmn20.xml"}, translation: adhocT + "F5.AdhocSubProcessTest.testSequentialAdhocSubProcess.bpmn20.xml",
 		differs: `None in the upstream steps. In gobpm the second activation is rejected (409, nothing changes) because a sequential
-		region closes its offer while an activity runs (enabled {}); after subProcessTask completes the offer is {subProcessTask2}.`,
+		region closes its offer while an activity runs (enabled {}); after subProcessTask completes both are offered again.`,
 		runs: one(
 			`start simpleSubProcess with completed=false; expect enabled {subProcessTask, subProcessTask2}; activate subProcessTask;
 		expect open user tasks {subProcessTask}; expect enabled {}; activate subProcessTask2: expect rejected; complete subProcessTask;
-		expect enabled {subProcessTask2}; activate subProcessTask2; expect open user tasks {subProcessTask2};
+		expect enabled {subProcessTask, subProcessTask2}; activate subProcessTask2; expect open user tasks {subProcessTask2};
 		complete subProcessTask2 with completed=true; expect ad-hoc stopped by "completion condition"; expect open user tasks {afterTask};
 		complete afterTask; expect ended`)},
 	{row: "F6", files: []string{adhoc + "AdhocSubProcessTest.testFlowsInAdhocSubProcess.bpmn20.xml"}, translation: adhocT + "F6.AdhocSubProcessTest.testFlowsInAdhocSubProcess.bpmn20.xml",
@@ -272,8 +265,8 @@ var scenarios = []scenario{
 			expect completed user tasks {afterTask, subProcessTask}`},
 		}},
 	{row: "F7", files: []string{adhoc + "AdhocSubProcessTest.testParallelFlowsInAdhocSubProcess.bpmn20.xml"}, translation: adhocT + "F7.AdhocSubProcessTest.testParallelFlowsInAdhocSubProcess.bpmn20.xml",
-		differs: `None in the upstream steps. gobpm's own: the standard router withdraws each activity from the offer once activated
-		(enabled {subProcessTask2, subProcessTask3}, {subProcessTask3}, {}); the history shows only subProcessTask and
+		differs: `None in the upstream steps. gobpm's own: each activity leaves the offer while it runs (enabled {subProcessTask2,
+		subProcessTask3}, {subProcessTask3}, {}); the history shows only subProcessTask and
 		subProcessTask2 completed inside (sequentialTask2 and subProcessTask3 cancelled).`,
 		runs: one(
 			`start simpleSubProcess with completed=false; expect enabled {subProcessTask, subProcessTask2, subProcessTask3};

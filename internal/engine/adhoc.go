@@ -23,12 +23,31 @@ type Region struct {
 	Offer []string `json:"offer,omitempty"`
 	// Stopped says why the router is no longer asked ("" while it is).
 	Stopped string `json:"stopped,omitempty"`
+	// RouterJob is the outstanding job of a job router ("" when none);
+	// Triggers are the completions it was asked about.
+	RouterJob string   `json:"routerJob,omitempty"`
+	Triggers  []string `json:"triggers,omitempty"`
+	// Pending are completions that asked while RouterJob was outstanding;
+	// Reask says the router is asked again once it is answered.
+	Pending []string `json:"pending,omitempty"`
+	Reask   bool     `json:"reask,omitempty"`
+	// Proposed are the variables a job router proposed for the activities
+	// of its offer (manual selection), by activity id.
+	Proposed map[string]map[string]any `json:"proposed,omitempty"`
 }
 
 func (r *Region) clone() *Region {
 	c := *r
 	c.Completed = maps.Clone(r.Completed)
 	c.Offer = slices.Clone(r.Offer)
+	c.Triggers = slices.Clone(r.Triggers)
+	c.Pending = slices.Clone(r.Pending)
+	if r.Proposed != nil {
+		c.Proposed = make(map[string]map[string]any, len(r.Proposed))
+		for k, v := range r.Proposed {
+			c.Proposed[k] = scope.CloneVars(v)
+		}
+	}
 	return &c
 }
 
@@ -66,7 +85,9 @@ const (
 	reasonRouterEmpty  = "router answered nothing"
 )
 
-// RouterFor returns the built-in router an ad-hoc sub-process declares.
+// RouterFor returns the built-in router an ad-hoc sub-process declares. A
+// job router (bpmn.RouterJob) has none: its answer comes from a worker
+// (adhoc_job.go).
 func RouterFor(n *bpmn.Node) (Router, error) {
 	if n.AdHoc == nil {
 		return nil, fmt.Errorf("%s is not an ad-hoc sub-process", n.ID)
@@ -75,11 +96,11 @@ func RouterFor(n *bpmn.Node) (Router, error) {
 	case "standard":
 		var initial []string
 		for _, a := range n.Sub.Nodes {
-			if a.IsActivity() && len(a.Incoming) == 0 {
+			if IsRoutable(a) && len(a.Incoming) == 0 {
 				initial = append(initial, a.ID)
 			}
 		}
-		return standardRouter{initial: initial}, nil
+		return standardRouter{initial: initial, reoffer: n.AdHoc.Reoffer}, nil
 	case "expression":
 		return expressionRouter{e: n.AdHoc.RouterExpr}, nil
 	case "sequence":
@@ -88,13 +109,17 @@ func RouterFor(n *bpmn.Node) (Router, error) {
 	return nil, fmt.Errorf("unknown router %q", n.AdHoc.Router)
 }
 
-// standardRouter: every inner activity without incoming flows, each once.
-type standardRouter struct{ initial []string }
+// standardRouter: every inner activity without incoming flows, each once;
+// with reoffer (gobpm:reoffer), again after it completed.
+type standardRouter struct {
+	initial []string
+	reoffer bool
+}
 
 func (r standardRouter) Next(s Snapshot) ([]string, error) {
 	var out []string
 	for _, id := range r.initial {
-		if s.Completed[id] == 0 && !slices.Contains(s.Running, id) {
+		if (r.reoffer || s.Completed[id] == 0) && !slices.Contains(s.Running, id) {
 			out = append(out, id)
 		}
 	}
@@ -227,7 +252,7 @@ func (x *executor) retryRegion(s scope.ID) {
 // innerOf returns the region whose inner activity n track t just completed.
 func (x *executor) innerOf(t *Track, n *bpmn.Node) *Region {
 	r := x.st.region(t.Scope)
-	if r == nil || !n.IsActivity() {
+	if r == nil || !IsRoutable(n) {
 		return nil
 	}
 	if g := x.graphOf(t.Scope); g == nil || n.Parent != g {
@@ -255,11 +280,13 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 	t.State, t.Child = TrackInScope, child.ID
 	x.markTrack(t)
 	x.writeLocals(t, child, names, vals)
+	x.writeActivation(t, child)
 	r := &Region{ScopeID: child.ID, NodeID: n.ID, Completed: map[string]int{}}
 	x.st.Regions = append(x.st.Regions, r)
 	x.markRegion(r.ScopeID)
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
 	x.fact(FactRegionOpened, n.ID, child.ID, t.ID, map[string]any{"router": n.AdHoc.Router, "manual": n.AdHoc.Manual, "sequential": n.AdHoc.Sequential})
+	x.armScope(child.ID) // its event sub-processes, as in any scope
 	x.armBoundaries(t, n)
 	answer, ok := x.ask(nil, n, r, "")
 	if ok {
@@ -270,22 +297,21 @@ func (x *executor) enterRegion(t *Track, n *bpmn.Node) {
 
 // ask asks the region's router; on failure it raises an incident on t (the
 // asking track, or the region's host) and reports false.
+//
+// A job router answers later: ask hands it a job (requestRouter) and
+// reports false with nothing to route; innerCompleted asks it itself.
 func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]string, bool) {
+	if n.AdHoc.Router == bpmn.RouterJob {
+		x.requestRouter(n, r, trigger)
+		return nil, false
+	}
 	router, err := RouterFor(n)
 	var answer []string
 	if err == nil {
 		answer, err = router.Next(x.snapshot(n, r, trigger, t))
 	}
 	if err == nil {
-		for _, id := range answer {
-			if a := x.proc.Node(id); a == nil || a.Parent != n.Sub || !a.IsActivity() {
-				err = fmt.Errorf("router answered %q, which is not an activity of %s", id, n.ID)
-				break
-			}
-		}
-	}
-	if err == nil && n.AdHoc.Sequential && !n.AdHoc.Manual && (len(answer) > 1 || (len(answer) == 1 && len(x.running(r, t)) > 0)) {
-		err = fmt.Errorf("sequential ad-hoc sub-process %s: the router answered %v while %v run; at most one activity may be live", n.ID, answer, x.running(r, t))
+		err = x.checkAnswer(n, r, answer, t)
 	}
 	if err != nil {
 		msg := fmt.Sprintf("router of %s: %v", n.ID, err)
@@ -308,7 +334,7 @@ func (x *executor) ask(t *Track, n *bpmn.Node, r *Region, trigger string) ([]str
 func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string, skip *Track) Snapshot {
 	var acts []string
 	for _, a := range n.Sub.Nodes {
-		if a.IsActivity() {
+		if IsRoutable(a) {
 			acts = append(acts, a.ID)
 		}
 	}
@@ -326,7 +352,7 @@ func (x *executor) running(r *Region, skip *Track) []string {
 		if x.flowScope(t) != r.ScopeID || t == skip {
 			continue
 		}
-		if n := x.proc.Node(t.Node); n != nil && n.IsActivity() && n.Parent == g {
+		if n := x.proc.Node(t.Node); n != nil && IsRoutable(n) && n.Parent == g {
 			out = append(out, t.Node)
 		}
 	}
@@ -409,6 +435,14 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 			return
 		}
 	}
+	if region.AdHoc.Router == bpmn.RouterJob {
+		// The worker answers later; the answer starts new tracks.
+		x.requestRouter(region, r, n.ID)
+		if !hasFlows {
+			x.endTrack(t)
+		}
+		return
+	}
 	asker := t
 	if hasFlows {
 		asker = nil // t followed the activity's own flows
@@ -430,7 +464,8 @@ func (x *executor) innerCompleted(t *Track, n *bpmn.Node, r *Region) {
 
 // stopRegion stops asking the router: the region drains with what runs.
 func (x *executor) stopRegion(r *Region, n *bpmn.Node, reason string) {
-	r.Stopped, r.Offer = reason, nil
+	x.withdrawRouterJob(r)
+	r.Stopped, r.Offer, r.Proposed = reason, nil, nil
 	x.markRegion(r.ScopeID)
 	x.syncOffer(r)
 	x.fact(FactRegionStopped, n.ID, r.ScopeID, "", map[string]any{"reason": reason})
@@ -450,31 +485,52 @@ func (x *executor) closeRegion(s scope.ID, reason string) {
 	}
 }
 
-// activate starts a candidate of a manual region for user.
+// activate starts candidates of a manual region for a user, each with
+// its variables (or, without any, those a job router proposed for it): all
+// or nothing.
 func (x *executor) activate(e AdHocActivated) error {
+	acts := e.activations()
 	r := x.st.region(scope.ID(e.ScopeID))
 	if r == nil {
-		return fmt.Errorf("engine: activate %s: no open ad-hoc region %s: %w", e.ActivityID, e.ScopeID, ErrInvalidTransition)
+		return fmt.Errorf("engine: activate %v: no open ad-hoc region %s: %w", activityIDs(acts), e.ScopeID, ErrInvalidTransition)
 	}
 	n := x.proc.Node(r.NodeID)
 	if e.User == "" {
-		return fmt.Errorf("engine: activate %s: no acting user: %w", e.ActivityID, ErrForbidden)
+		return fmt.Errorf("engine: activate %v: no acting user: %w", activityIDs(acts), ErrForbidden)
 	}
-	if !slices.Contains(r.Offer, e.ActivityID) {
-		return fmt.Errorf("engine: activate %s: it is not a candidate of %s (candidates: %v): %w", e.ActivityID, r.NodeID, r.Offer, ErrInvalidTransition)
+	if len(acts) == 0 {
+		return fmt.Errorf("engine: activate in %s: no activity named: %w", r.NodeID, ErrInvalidTransition)
+	}
+	if sc := x.st.Scopes.Get(r.ScopeID); sc != nil && sc.Interrupted {
+		return fmt.Errorf("engine: activate %v: region %s was interrupted by an event sub-process: %w", activityIDs(acts), r.NodeID, ErrInvalidTransition)
+	}
+	for _, a := range acts {
+		if !slices.Contains(r.Offer, a.ActivityID) {
+			return fmt.Errorf("engine: activate %s: it is not a candidate of %s (candidates: %v): %w", a.ActivityID, r.NodeID, r.Offer, ErrInvalidTransition)
+		}
 	}
 	if n.AdHoc.Sequential && len(x.running(r, nil)) > 0 {
-		return fmt.Errorf("engine: activate %s: sequential region %s already runs %v: %w", e.ActivityID, r.NodeID, x.running(r, nil), ErrInvalidTransition)
+		return fmt.Errorf("engine: activate %s: sequential region %s already runs %v: %w", acts[0].ActivityID, r.NodeID, x.running(r, nil), ErrInvalidTransition)
 	}
-	x.fact(FactAdHocActivated, e.ActivityID, r.ScopeID, "", map[string]any{"by": e.User})
-	x.newTrack(r.ScopeID, e.ActivityID, "")
+	if n.AdHoc.Sequential && len(acts) > 1 {
+		return fmt.Errorf("engine: activate %v: sequential region %s runs one activity at a time: %w", activityIDs(acts), r.NodeID, ErrInvalidTransition)
+	}
+	for i, a := range acts {
+		if len(a.Variables) == 0 && r.Proposed[a.ActivityID] != nil {
+			acts[i].Variables = r.Proposed[a.ActivityID]
+		}
+	}
+	x.start(r, acts, e.User, nil)
 	if n.AdHoc.Sequential {
-		r.Offer = nil
+		r.Offer, r.Proposed = nil, nil
 		x.markRegion(r.ScopeID)
 		x.syncOffer(r)
 		return nil
 	}
-	// Parallel: the offer stays open and is recomputed with the new activity running.
+	if n.AdHoc.Router == bpmn.RouterJob {
+		return nil // the router's offer stands until it answers again
+	}
+	// Parallel: the offer stays open and is recomputed with the new activities running.
 	answer, ok := x.ask(nil, n, r, "")
 	if ok {
 		x.route(nil, n, r, answer)
@@ -483,15 +539,76 @@ func (x *executor) activate(e AdHocActivated) error {
 	return nil
 }
 
-// AdHocActivated asks a manual ad-hoc region to start one of its candidates.
+// completeRegion ends a region on request (a person, or a case worker's
+// system): the router is no longer asked, the offer closes, and the
+// region completes once nothing runs in it. A region with running
+// activities is refused: they finish first, or a completion condition
+// with cancelRemainingInstances cancels them.
+func (x *executor) completeRegion(e AdHocCompleted) error {
+	r := x.st.region(scope.ID(e.ScopeID))
+	if r == nil {
+		return fmt.Errorf("engine: complete ad-hoc region %s: it is not open: %w", e.ScopeID, ErrInvalidTransition)
+	}
+	if e.User == "" {
+		return fmt.Errorf("engine: complete ad-hoc region %s: no acting user: %w", r.NodeID, ErrForbidden)
+	}
+	if run := x.running(r, nil); len(run) > 0 {
+		return fmt.Errorf("engine: complete ad-hoc region %s: %v still run; they finish first: %w", r.NodeID, run, ErrInvalidTransition)
+	}
+	if x.tracksIn(r.ScopeID) > 0 || len(x.st.Scopes.Children(r.ScopeID)) > 0 {
+		return fmt.Errorf("engine: complete ad-hoc region %s: inner flows still run; they finish first: %w", r.NodeID, ErrInvalidTransition)
+	}
+	for _, in := range slices.Clone(x.st.Incidents) {
+		if in.ScopeID == r.ScopeID && in.TrackID == "" && in.Kind == IncidentRouter {
+			x.resolveIncidentID(in.ID, "region completed")
+		}
+	}
+	n := x.proc.Node(r.NodeID)
+	x.stopRegion(r, n, "completed by "+e.User)
+	x.checkDrain(r.ScopeID)
+	return nil
+}
+
+// AdHocActivated asks a manual ad-hoc region to start candidates:
+// ActivityID (with Variables) and Activations, in that order.
 type AdHocActivated struct {
 	ScopeID    string
 	ActivityID string
-	User       string
+	// Variables become local variables of ActivityID's scope.
+	Variables map[string]any
+	// Activations are further activities to start in the same step.
+	Activations []Activation
+	User        string
 }
 
 // Kind implements Event.
 func (AdHocActivated) Kind() string { return "adhoc-activated" }
+
+// activations lists what e starts.
+func (e AdHocActivated) activations() []Activation {
+	var out []Activation
+	if e.ActivityID != "" {
+		out = append(out, Activation{ActivityID: e.ActivityID, Variables: e.Variables})
+	}
+	return append(out, e.Activations...)
+}
+
+// AdHocCompleted asks an ad-hoc region to complete (POST …/complete).
+type AdHocCompleted struct {
+	ScopeID string
+	User    string
+}
+
+// Kind implements Event.
+func (AdHocCompleted) Kind() string { return "adhoc-completed" }
+
+func activityIDs(acts []Activation) []string {
+	out := make([]string, len(acts))
+	for i, a := range acts {
+		out[i] = a.ActivityID
+	}
+	return out
+}
 
 func toAny(ids []string) []any {
 	out := make([]any, len(ids))

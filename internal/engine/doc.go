@@ -50,6 +50,15 @@
 // conditional boundary that its last task's variables satisfy (Camunda 7
 // fires conditional events on the variable change itself).
 //
+// # Ad-hoc regions
+//
+// An ad-hoc sub-process (adhoc.go) asks its Router what runs when it opens
+// and after every inner completion. The built-in routers answer within the
+// step; a job router (adhoc_job.go) answers later through a job of the
+// region's scope whose completion (JobCompleted with Answered) is its
+// answer. Activations may carry variables, which become local variables of
+// the activity's own scope (Track.Inputs).
+//
 // # Failures
 //
 // A model problem met at run time (an expression that fails, an exclusive

@@ -52,6 +52,14 @@ func (Resume) Kind() string { return "resume" }
 type JobCompleted struct {
 	Key       string
 	Variables map[string]any
+	// Answered marks the answer of an ad-hoc region's router job
+	// (gobpm:router="job"): Activate lists the activities to start (empty:
+	// none), Variables are written from the region's scope. Only a router
+	// job takes an answer, and a router job takes nothing else.
+	Answered bool
+	Activate []Activation
+	// Worker is the worker that completes the job, for the history.
+	Worker string
 }
 
 // Kind implements Event.

@@ -87,6 +87,7 @@ func (x *executor) enterBody(t *Track, n *bpmn.Node) {
 		return
 	}
 	body.Kind = scope.KindBody
+	x.writeActivation(t, body)
 	b.ScopeID = body.ID
 	x.st.Bodies = append(x.st.Bodies, b)
 	x.markBody(b.ScopeID)

@@ -52,18 +52,20 @@ func localResults(n *bpmn.Node) bool {
 	return n.Mappings != nil && n.Mappings.Style == bpmn.MappingZeebe && len(n.Mappings.Outputs) > 0
 }
 
-// enterIO opens the io scope of element n for track t (an earlier
+// enterIO opens the io scope of element n for track t — n has mappings,
+// or t was activated in an ad-hoc region with variables (Track.Inputs,
+// written after the inputs: they are the element's own) — (an earlier
 // attempt's, after a retry, is dropped first, unless n has no inputs to
 // evaluate again: a triggered start event entered it with its payload):
 // its inputs are evaluated and become the io scope's variables, and t
 // moves into it. An input that fails raises an incident on t and opens
 // nothing; enterIO then reports false.
 func (x *executor) enterIO(t *Track, n *bpmn.Node) bool {
-	if !ownsIO(n) {
+	if !ownsIO(n) && (n.Sub != nil || len(t.Inputs) == 0) {
 		return true
 	}
 	if io := x.ioScope(t); io != nil {
-		if io.NodeID == n.ID && len(n.Mappings.Inputs) == 0 {
+		if io.NodeID == n.ID && (n.Mappings == nil || len(n.Mappings.Inputs) == 0) {
 			return true
 		}
 		x.exitIO(t, io, "retried")
@@ -82,6 +84,7 @@ func (x *executor) enterIO(t *Track, n *bpmn.Node) bool {
 	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, io.ID, t.ID, map[string]any{"mappings": true})
 	x.writeLocals(t, io, names, vals)
+	x.writeActivation(t, io)
 	return true
 }
 

@@ -62,6 +62,11 @@ type Track struct {
 	// already completed (a failing completion condition or router): a retry
 	// continues by leaving the element instead of running it again.
 	Done bool `json:"done,omitempty"`
+	// Inputs are the variables an ad-hoc activation gave the activity the
+	// track starts (DESIGN §6): written into the activity's own scope when
+	// it is entered (again after a retry), dropped when it is left. The map
+	// is replaced, never changed in place (clones share it).
+	Inputs map[string]any `json:"inputs,omitempty"`
 }
 
 // Incident is an open problem of the instance that needs an operator.

@@ -300,8 +300,13 @@ func (x *executor) apply(ev Event) error {
 			return x.activate(e)
 		case Modify:
 			return x.modify(e)
+		case AdHocCompleted:
+			return x.completeRegion(e)
 		case DecisionEvaluated:
 			return x.decisionEvaluated(e)
+		}
+		if routed, err := x.applyRouterJobEvent(ev); routed {
+			return err
 		}
 		return x.applyWaitEvent(ev)
 	}
@@ -582,6 +587,7 @@ func (x *executor) enterSubProcess(t *Track, n *bpmn.Node) {
 	x.markTrack(t)
 	x.fact(FactScopeOpened, n.ID, child.ID, t.ID, nil)
 	x.writeLocals(t, child, names, vals)
+	x.writeActivation(t, child)
 	x.armScope(child.ID) // inline handlers first: they see an event before the host's boundaries
 	x.armBoundaries(t, n)
 	x.seed(n.Sub, child.ID)
@@ -611,6 +617,7 @@ func (x *executor) leave(t *Track, n *bpmn.Node) {
 	if !x.leaveIO(t, n) {
 		return
 	}
+	t.Inputs = nil // the activation's variables were the activity's own
 	if t.Inner && n.Loop != nil {
 		x.iterationDone(t, n, entry) // one iteration of a loop or multi-instance activity
 		return
@@ -760,8 +767,8 @@ func (x *executor) checkDrain(s scope.ID) {
 	if len(x.st.Scopes.Children(s)) > 0 {
 		return
 	}
-	if r := x.st.region(s); r != nil && (len(r.Offer) > 0 || x.scopeHasIncident(s)) {
-		return // a manual ad-hoc region waits on its offer; a failed router on an operator
+	if r := x.st.region(s); r != nil && x.regionHolds(r) {
+		return // a manual ad-hoc region waits on its offer, a job router on its worker, a failed router on an operator
 	}
 	x.completeScope(s, "")
 }

@@ -23,6 +23,10 @@ type RegionView struct {
 	Completed map[string]int
 	// Stopped says why the router is no longer asked ("" while it is).
 	Stopped string
+	// Router is the region's router (standard, expression, sequence, job);
+	// Deciding is true while a router job is being answered.
+	Router   string
+	Deciding bool
 }
 
 // Candidate is an activity a manual region offers.
@@ -54,7 +58,10 @@ func regionViews(proc *bpmn.Process, st *engine.State) []RegionView {
 	}
 	inScope := map[scope.ID][]*engine.Track{}
 	for _, t := range st.Tracks {
-		inScope[t.Scope] = append(inScope[t.Scope], t)
+		// A task with mappings or activation variables runs in an io scope
+		// of its own; it counts where its node sits.
+		s := st.FlowScope(t)
+		inScope[s] = append(inScope[s], t)
 	}
 	for _, reg := range st.Regions {
 		n := proc.Node(reg.NodeID)
@@ -63,7 +70,8 @@ func regionViews(proc *bpmn.Process, st *engine.State) []RegionView {
 			continue
 		}
 		v := RegionView{ScopeID: string(reg.ScopeID), Path: sc.Path, NodeID: reg.NodeID, Selection: "automatic", Ordering: "parallel",
-			Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: reg.Stopped}
+			Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: reg.Stopped,
+			Router: n.AdHoc.Router, Deciding: reg.RouterJob != ""}
 		if n.AdHoc.Manual {
 			v.Selection = "manual"
 		}
@@ -78,7 +86,7 @@ func regionViews(proc *bpmn.Process, st *engine.State) []RegionView {
 			v.Candidates = append(v.Candidates, Candidate{ActivityID: a, Name: name})
 		}
 		for _, t := range inScope[reg.ScopeID] {
-			if an := proc.Node(t.Node); an != nil && an.IsActivity() && an.Parent == n.Sub {
+			if an := proc.Node(t.Node); an != nil && engine.IsRoutable(an) && an.Parent == n.Sub {
 				v.Running = append(v.Running, t.Node)
 			}
 		}
@@ -95,15 +103,54 @@ func regionViews(proc *bpmn.Process, st *engine.State) []RegionView {
 // user and returns the region. A non-candidate, a closed region or a second
 // activity in a sequential region → ECONFLICT; nothing changes then.
 func (r *Runtime) ActivateAdHoc(ctx context.Context, id InstanceID, scopeID, activityID string, a Actor) (RegionView, error) {
+	if activityID == "" && a.User != "" {
+		return RegionView{}, &Error{Code: EINVALID, Message: "activityId is required", Field: "activityId"}
+	}
+	return r.ActivateAdHocWith(ctx, id, scopeID, []Activation{{ActivityID: activityID}}, a)
+}
+
+// ActivateAdHocWith starts candidates of a manual ad-hoc region for the
+// acting user in one step, each with the variables that become local
+// variables of its scope (an agent's tool-call arguments; without any, those
+// a job router proposed), and returns the region. All or nothing: a
+// non-candidate among them, a closed region or more than one activity
+// live in a sequential region → ECONFLICT, and nothing changes. The
+// history names the user as the one who activated each.
+func (r *Runtime) ActivateAdHocWith(ctx context.Context, id InstanceID, scopeID string, acts []Activation, a Actor) (RegionView, error) {
 	if a.User == "" {
 		return RegionView{}, &Error{Code: EFORBIDDEN, Message: "an acting user is required to activate an ad-hoc activity"}
 	}
-	if activityID == "" {
-		return RegionView{}, &Error{Code: EINVALID, Message: "activityId is required", Field: "activityId"}
+	if len(acts) == 0 {
+		return RegionView{}, &Error{Code: EINVALID, Message: "activityId or activities is required", Field: "activityId"}
 	}
-	if _, err := r.step(ctx, id, engine.AdHocActivated{ScopeID: scopeID, ActivityID: activityID, User: a.User}, nil); err != nil {
+	evActs, err := engineActivations(acts, "activities")
+	if err != nil {
 		return RegionView{}, err
 	}
+	if _, err := r.step(ctx, id, engine.AdHocActivated{ScopeID: scopeID, Activations: evActs, User: a.User}, nil); err != nil {
+		return RegionView{}, err
+	}
+	return r.regionAfter(ctx, id, scopeID, "drained")
+}
+
+// CompleteAdHoc ends an ad-hoc region for the acting user (case
+// management: a region that re-offers its activities ends by its
+// completion condition or here): the router is no longer asked, the offer
+// closes, and the region completes, its host continuing. A region whose
+// activities still run → ECONFLICT (they finish first), as is a closed one.
+func (r *Runtime) CompleteAdHoc(ctx context.Context, id InstanceID, scopeID string, a Actor) (RegionView, error) {
+	if a.User == "" {
+		return RegionView{}, &Error{Code: EFORBIDDEN, Message: "an acting user is required to complete an ad-hoc sub-process"}
+	}
+	if _, err := r.step(ctx, id, engine.AdHocCompleted{ScopeID: scopeID, User: a.User}, nil); err != nil {
+		return RegionView{}, err
+	}
+	return r.regionAfter(ctx, id, scopeID, "completed by "+a.User)
+}
+
+// regionAfter returns region scopeID after a step, or (it closed) a view
+// holding only its scope id and stopped.
+func (r *Runtime) regionAfter(ctx context.Context, id InstanceID, scopeID, stopped string) (RegionView, error) {
 	regions, err := r.AdHocRegions(ctx, id)
 	if err != nil {
 		return RegionView{}, err
@@ -113,6 +160,6 @@ func (r *Runtime) ActivateAdHoc(ctx context.Context, id InstanceID, scopeID, act
 			return v, nil
 		}
 	}
-	// The activation completed the region at once (e.g. a straight-through activity).
-	return RegionView{ScopeID: scopeID, Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: "drained"}, nil
+	// The step completed the region (e.g. a straight-through activity).
+	return RegionView{ScopeID: scopeID, Candidates: []Candidate{}, Running: []string{}, Completed: map[string]int{}, Stopped: stopped}, nil
 }

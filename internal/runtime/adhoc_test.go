@@ -2,10 +2,12 @@ package runtime_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
@@ -66,6 +68,49 @@ func TestInvestigationExample(t *testing.T) {
 	completeTask(t, c.rt, inst.ID, "callCustomer", map[string]any{"resolved": true})
 	// The completion condition holds: the partner-bank request is cancelled, the region completes.
 	completeTask(t, c.rt, inst.ID, "decide", nil)
+	if v := instance(t, c.rt, inst.ID); v.Status != runtime.StatusCompleted {
+		t.Fatalf("status %s", v.Status)
+	}
+}
+
+// TestCallActivityInAdHocRegion: a router job starts a call activity with
+// an argument; the child runs with its declared input, its output comes
+// back, and the router is asked again about the call's completion.
+func TestCallActivityInAdHocRegion(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, callFixture(t, "adhoc_caller.bpmn"), callFixture(t, "callee.bpmn"))
+	inst := start(t, c.rt, "adhocCaller", nil)
+	answer := func(acts ...runtime.Activation) {
+		t.Helper()
+		jobs, err := c.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: "pick", Worker: "w", MaxJobs: 1, LockDuration: time.Minute})
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("router jobs %v %v", jobs, err)
+		}
+		if err := c.rt.CompleteRouterJob(ctx, jobs[0].Key, runtime.JobHolder{Token: jobs[0].LockToken}, runtime.RouterAnswer{Activate: acts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer(runtime.Activation{ActivityID: "callIt", Variables: map[string]any{"order": map[string]any{"amount": json.Number("5")}}})
+	v := instance(t, c.rt, inst.ID)
+	if len(v.Children) != 1 || v.Children[0].NodeID != "callIt" {
+		t.Fatalf("children %+v", v.Children)
+	}
+	child := instance(t, c.rt, v.Children[0].InstanceID)
+	if o, _ := child.Variables["order"].(map[string]any); o == nil || o["amount"] != json.Number("5") {
+		t.Fatalf("the activation's argument did not reach the child: %v", child.Variables)
+	}
+	completeTask(t, c.rt, child.ID, "work", nil)
+	v = instance(t, c.rt, inst.ID)
+	if v.Variables["total"] != json.Number("10") {
+		t.Fatalf("output not bound: %v", v.Variables)
+	}
+	regions, err := c.rt.AdHocRegions(ctx, inst.ID)
+	if err != nil || len(regions) != 1 || !regions[0].Deciding || regions[0].Completed["callIt"] != 1 {
+		t.Fatalf("regions %v %+v", err, regions)
+	}
+	answer()
 	if v := instance(t, c.rt, inst.ID); v.Status != runtime.StatusCompleted {
 		t.Fatalf("status %s", v.Status)
 	}

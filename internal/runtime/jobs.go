@@ -117,9 +117,22 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 	for i, row := range rows {
 		var vars map[string]any
 		var headers map[string]string
-		err := r.withState(ctx, row.InstanceID, func(_ InstanceRow, st *engine.State) error {
+		err := r.withState(ctx, row.InstanceID, func(inst InstanceRow, st *engine.State) error {
+			w := st.Wait(row.ID)
+			if engine.IsRouterJob(w) {
+				// An ad-hoc region's router job: its variables are the
+				// router's snapshot (DESIGN §6), read now.
+				proc, _, err := r.process(ctx, inst.ProcessKey, inst.ProcessVersion)
+				if err != nil {
+					return err
+				}
+				if snap, ok := engine.RouterJobVariables(proc, st, w); ok {
+					vars = snap
+					return nil
+				}
+			}
 			vars = scope.CloneVars(st.Scopes.Visible(scope.ID(row.ScopeID)))
-			if w := st.Wait(row.ID); w != nil {
+			if w != nil {
 				headers = maps.Clone(w.CustomHeaders)
 			}
 			return nil
@@ -237,6 +250,55 @@ func (r *Runtime) CompleteJob(ctx context.Context, key string, holder JobHolder,
 	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
 		return engine.JobCompleted{Key: id, Variables: vars}
 	})
+}
+
+// RouterAnswer is a router job's answer (DESIGN §6, gobpm:router="job"):
+// the activities to start, each with the variables that become its local
+// variables (empty: start nothing), and variables written from the
+// region's scope.
+type RouterAnswer struct {
+	Activate  []Activation
+	Variables map[string]any
+}
+
+// Activation is one activity to start in an ad-hoc region, with the
+// variables that become local variables of its scope.
+type Activation struct {
+	ActivityID string
+	Variables  map[string]any
+}
+
+// CompleteRouterJob answers the router job with public key key for holder
+// (the worker's completion with activate): in one step the job is
+// consumed and the region starts (automatic) or offers (manual) the
+// activities. An answer the region cannot take (an id that is no inner
+// activity, two live activities in a sequential region) is an incident
+// of the region, not an error of the call. A job that is no router job is
+// ECONFLICT, and so is a router job completed without an answer
+// (CompleteJob); the rest is CompleteJob's.
+func (r *Runtime) CompleteRouterJob(ctx context.Context, key string, holder JobHolder, a RouterAnswer) error {
+	acts, err := engineActivations(a.Activate, "activate")
+	if err != nil {
+		return err
+	}
+	row, guard, err := r.heldJob(ctx, key, holder)
+	if err != nil {
+		return err
+	}
+	return r.actOnJob(ctx, row, guard, engine.JobCompleted{Key: row.ID, Variables: a.Variables, Answered: true, Activate: acts, Worker: row.LockOwner})
+}
+
+// engineActivations checks and converts activations; field names the
+// request member for errors.
+func engineActivations(acts []Activation, field string) ([]engine.Activation, error) {
+	out := make([]engine.Activation, len(acts))
+	for i, a := range acts {
+		if a.ActivityID == "" {
+			return nil, &Error{Code: EINVALID, Message: fmt.Sprintf("%s[%d].activityId is required", field, i), Field: fmt.Sprintf("%s[%d].activityId", field, i)}
+		}
+		out[i] = engine.Activation{ActivityID: a.ActivityID, Variables: a.Variables}
+	}
+	return out, nil
 }
 
 // FailJob records a failed attempt of the job holder holds. Without

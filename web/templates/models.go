@@ -404,6 +404,10 @@ type RegionItem struct {
 	CompletedTotal int
 	// Stopped says why the region no longer routes ("" while it does).
 	Stopped string
+	// Router is the region's router (standard, expression, sequence,
+	// job); Deciding is true while its router job awaits a worker.
+	Router   string
+	Deciding bool
 }
 
 // CandidateItem is an activity a manual region offers.
@@ -498,6 +502,9 @@ type HistoryItem struct {
 	NodeID    string
 	ScopePath string
 	Detail    string
+	// By is who or what activated an ad-hoc activity (a person, "router",
+	// "router job <type> (worker <name>)"); "" for other facts.
+	By string
 }
 
 // TasksPage is the inbox of the acting user.
