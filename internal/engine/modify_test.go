@@ -227,3 +227,70 @@ func TestModifyRefusals(t *testing.T) {
 		t.Errorf("waits %v, want a's two and three b jobs", got)
 	}
 }
+
+// TestModifyAroundOtherScopes: modifications next to multi-instance
+// bodies, ad-hoc regions and event sub-processes.
+func TestModifyAroundOtherScopes(t *testing.T) {
+	t.Parallel()
+	const file = "modify_more.bpmn"
+	p := mustProcess(t, file)
+	st, _ := mustStart(t, p, nil)
+	if got := waitNodes(st); !reflect.DeepEqual(got, []string{"onPoke", "work", "work"}) {
+		t.Fatalf("started: waits %v", got)
+	}
+	iterations := func(st *State) []scope.ID {
+		var out []scope.ID
+		for _, sc := range st.Scopes.All() {
+			if sc.NodeID == "each" && sc.Kind == "" {
+				out = append(out, sc.ID)
+			}
+		}
+		return out
+	}
+	mod := func(ins ...Instruction) Modify { return Modify{Instructions: ins} }
+	refused := func(name string, st *State, m Modify, want error) {
+		t.Helper()
+		if _, _, err := Step(p, roundTrip(t, st), m, t0, Options{}); !errors.Is(err, want) {
+			t.Errorf("%s: err = %v, want %v", name, err, want)
+		}
+	}
+
+	// Multi-instance: two iterations hold "work"; naming one works, an
+	// unnamed one is ambiguous, emptying an iteration is refused.
+	refused("work without a scope", st, mod(activateNode("work")), ErrAmbiguousScope)
+	refused("emptying the iterations", st, mod(cancelNode("work")), ErrInvalidModification)
+	next, _ := run(t, file, st, mod(Instruction{Activate: &ActivateTarget{NodeID: "work", ScopeID: iterations(st)[0]}}), t0)
+	if got := waitNodes(next); !reflect.DeepEqual(got, []string{"onPoke", "work", "work", "work"}) {
+		t.Errorf("after a third work: %v", got)
+	}
+	// Cancelling the multi-instance activity takes its body; moving on to
+	// the region opens it as its flow would.
+	next, _ = run(t, file, st, mod(cancelNode("each"), activateNode("region")), t0)
+	if len(iterations(next)) != 0 || next.Status != StatusRunning || len(next.Regions) != 1 {
+		t.Fatalf("after each → region: iterations %v, status %s, regions %+v", iterations(next), next.Status, next.Regions)
+	}
+	// Starting the multi-instance activity anew starts a whole body.
+	next, _ = run(t, file, st, mod(activateNode("each")), t0)
+	if got := len(iterations(next)); got != 4 {
+		t.Errorf("after starting each again: %d iterations, want 4", got)
+	}
+
+	// Ad-hoc: its activities are started through the region, not here.
+	refused("an ad-hoc activity", st, mod(activateNode("A")), ErrInvalidModification)
+
+	// Event sub-process: not started by a modification; a running
+	// handler's element can be cancelled and its handler scope goes.
+	refused("an event sub-process", st, mod(activateNode("onPoke")), ErrInvalidModification)
+	refused("inside a handler that is not running", st, mod(activateNode("handle")), ErrInvalidModification)
+	poked, _ := run(t, file, st, MessageDelivered{WaitID: waitAt(t, st, WaitMessage, "onPoke").ID}, t0)
+	if !hasWaitAt(poked, "handle") {
+		t.Fatalf("poke: waits %v", waitNodes(poked))
+	}
+	next, fx := run(t, file, poked, mod(cancelNode("handle")), t0)
+	if hasWaitAt(next, "handle") || next.Status != StatusRunning || len(factsOf(fx, FactScopeCancelled)) != 1 {
+		t.Errorf("after cancelling handle: waits %v, status %s, cancelled scopes %v", waitNodes(next), next.Status, factsOf(fx, FactScopeCancelled))
+	}
+	if got := waitNodes(next); !reflect.DeepEqual(got, []string{"onPoke", "work", "work"}) {
+		t.Errorf("the rest of the instance changed: %v", got)
+	}
+}

@@ -272,3 +272,49 @@ func TestRestartResumesCallers(t *testing.T) {
 		t.Fatalf("caller resumed %d times, want exactly 2", ended)
 	}
 }
+
+// TestModifyCancelsACallActivity: cancelling a call activity by a
+// modification terminates the instance it called, and everything below
+// it, like cancelling the caller does; the caller runs on.
+func TestModifyCancelsACallActivity(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	mustDeploy(t, c.rt, callFixture(t, "levels.bpmn"))
+	a := start(t, c.rt, "levelA", nil)
+	var b1 runtime.ChildView
+	for _, ch := range a.Children {
+		if ch.NodeID == "callB1" {
+			b1 = ch
+		}
+	}
+	if b1.InstanceID == "" {
+		t.Fatalf("no child at callB1: %+v", a.Children)
+	}
+	below := instance(t, c.rt, b1.InstanceID).Children
+	if len(below) != 1 {
+		t.Fatalf("children of B1: %+v", below)
+	}
+	v, err := c.rt.ModifyInstance(ctx, a.ID, []runtime.Modification{{Cancel: &runtime.CancelElement{NodeID: "callB1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := 0
+	for _, ch := range v.Children {
+		if ch.Status == runtime.StatusRunning {
+			running++
+			if ch.NodeID != "callB2" {
+				t.Errorf("child at %s still runs", ch.NodeID)
+			}
+		}
+	}
+	if v.Status != runtime.StatusRunning || running != 1 {
+		t.Fatalf("caller after the modification: %s, children %+v", v.Status, v.Children)
+	}
+	for _, id := range []runtime.InstanceID{b1.InstanceID, below[0].InstanceID} {
+		if got := instance(t, c.rt, id).Status; got != runtime.StatusTerminated {
+			t.Errorf("%s is %s after its call activity was cancelled", id, got)
+		}
+	}
+	assertOutboxEmpty(t, c.db)
+}
