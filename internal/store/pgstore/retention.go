@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // The statements of history retention (runtime retention.go, migration
@@ -102,15 +103,9 @@ func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
 			return runtime.ErrNotFound
 		case err != nil:
 			return err
-		case status != runtime.StatusCompleted && status != runtime.StatusTerminated:
-			return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
-				"instance %s is %s: only a completed or terminated instance can be deleted (cancel it first)", id, status)}
-		case parentRunning:
-			return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
-				"instance %s was called by an instance that still runs: it can be deleted once its caller has ended", id)}
-		case outbox > 0:
-			return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
-				"instance %s still has %d after-commit deliveries pending (e.g. its outcome to its caller): try again shortly", id, outbox)}
+		}
+		if err := sqlstore.DeleteRefusal(id, status, parentRunning, int64(outbox)); err != nil {
+			return err
 		}
 		return deleteInstance(ctx, tx, seq, id)
 	})

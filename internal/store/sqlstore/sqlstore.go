@@ -329,3 +329,22 @@ func LoadMigrations(fsys fs.FS) ([]Migration, error) {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
 	return ms, nil
 }
+
+// DeleteRefusal says why an instance may not be deleted (history
+// retention's rules, the same in every store), or nil when it may: it
+// must be completed or terminated, its caller must not be running or
+// failed, and no after-commit delivery of it may be pending.
+func DeleteRefusal(id runtime.InstanceID, status string, callerRuns bool, pending int64) error {
+	switch {
+	case status != runtime.StatusCompleted && status != runtime.StatusTerminated:
+		return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
+			"instance %s is %s: only a completed or terminated instance can be deleted (cancel it first)", id, status)}
+	case callerRuns:
+		return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
+			"instance %s was called by an instance that still runs: it can be deleted once its caller has ended", id)}
+	case pending > 0:
+		return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
+			"instance %s still has %d after-commit deliveries pending (e.g. its outcome to its caller): try again shortly", id, pending)}
+	}
+	return nil
+}
