@@ -286,19 +286,7 @@ func (x *executor) writeRegionVars(r *Region, n *bpmn.Node, vars map[string]any,
 // does for a task's job; out of retries, the region gets an incident on
 // the job (retrying it hands the job out again).
 func (x *executor) routerJobFailed(w *Wait, r *Region, e JobFailed) {
-	w.Failures++
-	if e.Decrement {
-		w.Retries = max(w.Retries-1, 0)
-	} else {
-		w.Retries = max(e.Retries, 0)
-	}
-	w.ErrorMessage = e.ErrorMessage
-	backoff := e.Backoff
-	if backoff <= 0 {
-		backoff = defaultBackoff(w.Failures, e.Jitter)
-	}
-	w.DueAt = x.now.Add(backoff)
-	x.touch(w.ID)
+	x.countFailure(w, e)
 	x.fact(FactJobFailed, w.NodeID, w.ScopeID, "", map[string]any{"jobKey": w.ID, "retries": w.Retries, "errorMessage": e.ErrorMessage, "router": true})
 	if w.Retries == 0 {
 		w.DueAt = time.Time{}

@@ -185,7 +185,10 @@ func (x *executor) finishActivity(t *Track, w *Wait) {
 	}
 }
 
-func (x *executor) failJob(t *Track, w *Wait, e JobFailed) {
+// countFailure records a failed attempt on job w: one failure more, the
+// retries left, the error message and the backoff until it may be
+// activated again.
+func (x *executor) countFailure(w *Wait, e JobFailed) {
 	w.Failures++
 	if e.Decrement {
 		w.Retries = max(w.Retries-1, 0)
@@ -199,6 +202,10 @@ func (x *executor) failJob(t *Track, w *Wait, e JobFailed) {
 	}
 	w.DueAt = x.now.Add(backoff)
 	x.touch(w.ID)
+}
+
+func (x *executor) failJob(t *Track, w *Wait, e JobFailed) {
+	x.countFailure(w, e)
 	x.fact(FactJobFailed, w.NodeID, w.ScopeID, t.ID, map[string]any{"jobKey": w.ID, "retries": w.Retries, "errorMessage": e.ErrorMessage})
 	if w.Retries == 0 {
 		w.DueAt = time.Time{}
