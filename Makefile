@@ -35,17 +35,17 @@ run: build ## Build and start the server on $(ADDR) with the SQLite file $(DB).
 PG_CTL := $(or $(shell command -v pg_ctl 2>/dev/null),$(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin/pg_ctl))))
 
 .PHONY: test
-test: lint vendor deps ## Run every test (vet and format checks first), the runtime and API suites on PostgreSQL too; says what is missing, and skips only what needs it (except with CI=true).
+test: lint vendor deps ## Run every test (vet and format checks first), the runtime, API and client suites on PostgreSQL too; says what is missing, and skips only what needs it (except with CI=true).
 	$(GO) test -count=1 ./...
 	@if [ -n "$(PG_CTL)" ] || [ "$${CI:-}" = true ]; then \
-		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/"; \
-		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/; \
+		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/"; \
+		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/; \
 	fi
 
 .PHONY: test/postgres
-test/postgres: ## Run the store, runtime, API and server suites on PostgreSQL only (needs pg_ctl; starts a throwaway server).
+test/postgres: ## Run the store, runtime, API, client and server suites on PostgreSQL only (needs pg_ctl; starts a throwaway server).
 	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/pgstore/ ./cmd/gobpm-web/
-	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/
+	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/
 
 .PHONY: test/race
 test/race: vendor ## Run every test with the race detector.

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/gobpm/gobpm/client"
@@ -14,20 +13,16 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // MustAuthServer serves the real router with --auth builtin over a real
-// runtime and access service on SQLite in a temporary directory, and
+// runtime and access service on a fresh database (testdb), and
 // returns the server with its one-time set-up token.
 func MustAuthServer(tb testing.TB) (*httptest.Server, string) {
 	tb.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), store.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
+	db := testdb.MustOpen(tb) // SQLite, or PostgreSQL with GOBPM_TEST_DB=postgres
 	rt := runtime.New(db, runtime.Options{})
 	tb.Cleanup(func() { _ = rt.Close() })
 	acc, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: db, Params: auth.TestParams()})

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,20 +14,15 @@ import (
 	"github.com/gobpm/gobpm/client"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// MustServer serves the real router over a real runtime on SQLite in a
-// temporary directory, on loopback, and returns a client of it acting as
+// MustServer serves the real router over a real runtime on a fresh database
+// (testdb), on loopback, and returns a client of it acting as
 // user "pat" in group "warehouse".
 func MustServer(tb testing.TB, opts ...client.Option) (*client.Client, *httptest.Server) {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), store.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
+	db := testdb.MustOpen(tb) // SQLite, or PostgreSQL with GOBPM_TEST_DB=postgres
 	rt := runtime.New(db, runtime.Options{})
 	tb.Cleanup(func() { _ = rt.Close() })
 	srv := httptest.NewServer(api.New(rt, nil, api.Options{}))

@@ -127,6 +127,10 @@ func newRunner(t *testing.T, label string, files []runtime.File) *runner {
 }
 
 // openRunner opens the store and the runtime, with nothing deployed.
+// SQLite only (not testdb): the harness reads the instance's waits from the
+// file through a connection of its own, which the PostgreSQL store offers no
+// equivalent of; the store behaviour the scenarios rely on is covered on
+// both stores by internal/store/storetest and the runtime's suite.
 func openRunner(t *testing.T, label string) *runner {
 	t.Helper()
 	ctx := context.Background()

@@ -68,6 +68,9 @@ func newHarness(t *testing.T) *harness {
 }
 
 // open opens the store and a runtime over it and resumes what is running.
+// SQLite only (not testdb): the properties compare what the runtime says
+// with the rows in the file, read through a connection of their own; the
+// runtime's restart behaviour runs on both stores in its own suite.
 func (h *harness) open() error {
 	ctx := context.Background()
 	db, err := store.Open(ctx, h.path, store.Options{Synchronous: "NORMAL"})
