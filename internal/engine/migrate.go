@@ -137,7 +137,10 @@ func (g *migrator) target(id, what string) (*bpmn.Node, *bpmn.Node) {
 	}
 	tn := g.dst.Node(g.to(id))
 	if tn == nil {
-		g.problem(id, "%s %s is active and maps to %s, which the target version does not have", what, id, mapped(id, g.to(id)))
+		if !g.seen["missing "+id] { // said once per element, however many of its parts are active
+			g.seen["missing "+id] = true
+			g.problem(id, "%s %s is active and maps to %s, which the target version does not have", what, id, mapped(id, g.to(id)))
+		}
 		return sn, nil
 	}
 	return sn, tn
