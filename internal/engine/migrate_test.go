@@ -251,3 +251,52 @@ func TestMigrateSameVersionChangesNothingButTheVersion(t *testing.T) {
 		t.Errorf("an ended instance: %v", err)
 	}
 }
+
+// TestMigrateJoinAndIncident: a token waiting at a parallel join keeps the
+// flow it arrived on (renamed in the target), so the join still fires; a
+// failed instance keeps its incident, at the renamed element.
+func TestMigrateJoinAndIncident(t *testing.T) {
+	t.Parallel()
+	v1 := mustProcess(t, "migrate_join_v1.bpmn")
+	v2 := mustProcess(t, "migrate_join_v2.bpmn")
+	st, _ := mustStart(t, v1, nil)
+	jobAt := func(st *State, node string) string { return waitOf(t, st, node, WaitJob).ID }
+	st, _, err := Step(v1, st, JobCompleted{Key: jobAt(st, "a")}, t0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err = Step(v1, st, JobFailed{Key: jobAt(st, "b"), Retries: 0, ErrorMessage: "broken"}, t0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != StatusFailed || len(st.Incidents) != 1 {
+		t.Fatalf("status %s incidents %+v", st.Status, st.Incidents)
+	}
+	m := Migrate{Target: v2, TargetVersion: 2, Mapping: map[string]string{"b": "b2"}}
+	next, fx, err := Step(v1, st, m, t0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Status != StatusFailed || len(next.Incidents) != 1 || next.Incidents[0].NodeID != "b2" {
+		t.Fatalf("after migration: %s %+v", next.Status, next.Incidents)
+	}
+	if len(fx.Incidents) != 1 || fx.Incidents[0].NodeID != "b2" {
+		t.Errorf("incident rows %+v", fx.Incidents)
+	}
+	for _, tr := range next.Tracks {
+		if tr.Node == "join" && tr.Via != "ga" {
+			t.Errorf("the joining token arrived on %q, want ga", tr.Via)
+		}
+	}
+	next, _, err = Step(v2, next, IncidentRetried{IncidentID: next.Incidents[0].ID, Retries: 1}, t0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _, err := Step(v2, next, JobCompleted{Key: jobAt(next, "b2")}, t0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Status != StatusCompleted {
+		t.Errorf("the join did not fire: %s, tracks %+v", done.Status, done.Tracks)
+	}
+}
