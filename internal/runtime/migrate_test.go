@@ -223,3 +223,50 @@ func TestMigrationResumesAfterRestart(t *testing.T) {
 		t.Errorf("await unknown: %v", err)
 	}
 }
+
+// TestMigrationKeepsACall migrates a caller waiting for its child to a
+// version where the call activity is renamed: the child's end still
+// reaches the caller, which continues in the target version.
+func TestMigrationKeepsACall(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	mustDeploy(t, b.rt, fixture(t, "calls/caller.bpmn"), fixture(t, "calls/callee.bpmn"))
+	caller, err := b.rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "caller", Variables: map[string]any{"order": map[string]any{"amount": json.Number("5")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := fixture(t, "migrate_caller_v2.bpmn")
+	v2.Name = "calls/caller.bpmn"
+	mustDeploy(t, b.rt, v2)
+	plan := runtime.MigrationPlan{ProcessKey: "caller", SourceVersion: 1, TargetVersion: 2, Mapping: map[string]string{"callIt": "callChild"}}
+	view, _, err := b.rt.StartMigration(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.AwaitMigration(ctx, view.ID); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := b.rt.Migration(ctx, view.ID); err != nil || done.Migrated != 1 {
+		t.Fatalf("migration %+v %v", done, err)
+	}
+	waits, _, err := b.rt.Waits(ctx, caller.ID, "", 10)
+	if err != nil || len(waits) != 1 || waits[0].Kind != "call" || waits[0].NodeID != "callChild" || waits[0].ProcessVersion != 2 {
+		t.Fatalf("caller waits %+v %v", waits, err)
+	}
+	child := runtime.InstanceID(waits[0].ID)
+	tasks, _, err := b.rt.Waits(ctx, child, "", 10)
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("child waits %+v %v", tasks, err)
+	}
+	if err := b.rt.CompleteTask(ctx, tasks[0].ID, runtime.Actor{User: "u"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := b.rt.Instance(ctx, caller.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inst.Tracks) != 1 || inst.Tracks[0].NodeID != "after" || inst.Variables["total"] != json.Number("10") {
+		t.Errorf("caller after the child: tracks %+v variables %v", inst.Tracks, inst.Variables)
+	}
+}
