@@ -213,6 +213,11 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Errors lists every problem of a refused deployment.
 	Errors []ModelError `json:"errors,omitempty"`
+	// MigrationProblems and Instances explain a refused migration: the
+	// plan's own problems (400) and every selected instance with its
+	// problems (409).
+	MigrationProblems []MigrationProblem  `json:"problems,omitempty"`
+	Instances         []MigrationInstance `json:"instances,omitempty"`
 }
 
 // Error returns the status, the problem's short type and its detail.

@@ -81,6 +81,11 @@ var routeRules = map[string]rule{
 	"GET /api/v1/instances":      on(auth.PermRead, auth.KindProcess, keyHandler),
 	"GET /api/v1/incidents":      on(auth.PermRead, auth.KindProcess, keyHandler),
 	"POST /api/v1/jobs/activate": on(auth.PermWork, auth.KindJobType, keyHandler),
+	// A migration moves instances between two versions of one process
+	// key, so operate on that key (checked by the handler, from the body)
+	// covers both; reading its progress needs read on the key.
+	"POST /api/v1/migrations":     on(auth.PermOperate, auth.KindProcess, keyHandler),
+	"GET /api/v1/migrations/{id}": on(auth.PermRead, auth.KindProcess, keyHandler),
 
 	"GET /api/v1/processes/{key}/versions":                 on(auth.PermRead, auth.KindProcess, keyParam),
 	"GET /api/v1/processes/{key}/versions/{version}/xml":   on(auth.PermRead, auth.KindProcess, keyParam),

@@ -211,6 +211,8 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/tokens", `{"name":"mine"}`, "*"},
 		{"GET", "/api/v1/audit", "", "a"},
 		{"POST", "/api/v1/instances/" + instID + "/modify", `{"instructions":[{"activate":{"nodeId":"nope"}}]}`, "ado"},
+		{"POST", "/api/v1/migrations", `{"processKey":"order","sourceVersion":1,"targetVersion":2,"dryRun":true}`, "ado"}, // 404: no version 2
+		{"GET", "/api/v1/migrations/none", "", "adov"},
 		{"GET", "/api/v1/clock", "", "*"},
 		{"POST", "/api/v1/clock", `{"advanceMs":1}`, "a"},      // 409 for admin: the clock is real
 		{"POST", "/api/v1/admin/backup", `{"to":"x.db"}`, "a"}, // 409 for admin: no --backup-dir
@@ -274,6 +276,7 @@ func routeOf(path string) string {
 		"processes": {"{key}", "", "{version}"}, "decisions": {"{key}", "", "{version}"},
 		"instances": {"{id}", "", "{scopeId}"}, "jobs": {"{key}"}, "tasks": {"{id}"},
 		"users": {"{id}"}, "groups": {"{id}", "", "{userId}"}, "grants": {"{id}"}, "tokens": {"{id}"}, "incidents": {"{id}"},
+		"migrations": {"{id}"},
 	}
 	params := names[segs[2]]
 	for i := 3; i < len(segs) && i-3 < len(params); i++ {

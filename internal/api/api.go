@@ -147,6 +147,8 @@ type Service interface {
 
 	// Operations: the clock, deleting ended instances, backups (ops.go).
 	Operations
+	// Migrations: instances moved to another process version (migrations.go).
+	Migrations
 }
 
 // Default body size limits.
@@ -281,6 +283,9 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Get("/clock", s.handle(s.getClock))
 		r.Post("/clock", s.handle(s.setClock))
 		r.Post("/admin/backup", s.handle(s.backup))
+
+		r.Post("/migrations", s.handle(s.startMigration))
+		r.Get("/migrations/{id}", s.handle(s.getMigration))
 	})
 	return r
 }

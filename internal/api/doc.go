@@ -50,6 +50,13 @@
 // ended instance and its history, and POST /api/v1/admin/backup has the
 // server write a backup into its --backup-dir (ops.go).
 //
+// # Migrations
+//
+// POST /api/v1/migrations validates a migration plan (a dry run answers
+// the validation) and starts a background batch, or answers 400/409 with
+// the problems of the plan and of each instance; GET
+// /api/v1/migrations/{id} shows its progress (migrations.go).
+//
 // # What it must not do
 //
 // It calls the runtime only through the narrow Service interface, never

@@ -81,6 +81,10 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Errors lists every problem of a refused deployment (invalid-model only).
 	Errors []ModelError `json:"errors,omitempty"`
+	// MigrationProblems and Instances explain a refused migration: the
+	// plan's own problems and every selected instance with its problems.
+	MigrationProblems []MigrationProblem       `json:"problems,omitempty"`
+	Instances         []InstanceMigrationCheck `json:"instances,omitempty"`
 }
 
 // ModelError is one reason a deployment was refused.
@@ -119,6 +123,9 @@ func problemFor(err error) (p Problem, internal bool) {
 		me *http.MaxBytesError
 		re *runtime.Error
 	)
+	if p, ok := refusedMigrationProblem(err); ok {
+		return p, false
+	}
 	switch {
 	case errors.As(err, &ae):
 		return newProblem(ae.kind, ae.detail, ae.field), ae.kind == kindInternal

@@ -60,6 +60,14 @@ type Service interface {
 	ModifyInstance(ctx context.Context, id runtime.InstanceID, instructions []runtime.Modification) (runtime.InstanceView, error)
 	// Elements lists the flow elements of a process version; ENOTFOUND.
 	Elements(ctx context.Context, key string, version int) ([]runtime.ElementView, error)
+	// CheckMigration validates a migration plan against both versions and
+	// each instance it selects, changing nothing; ENOTFOUND, EINVALID.
+	CheckMigration(ctx context.Context, plan runtime.MigrationPlan) (runtime.MigrationCheck, error)
+	// StartMigration validates a plan and starts its batch; EINVALID or
+	// ECONFLICT with the check when it does not fit.
+	StartMigration(ctx context.Context, plan runtime.MigrationPlan) (runtime.MigrationView, runtime.MigrationCheck, error)
+	// Migration returns a batch with its progress; ENOTFOUND.
+	Migration(ctx context.Context, id string) (runtime.MigrationView, error)
 	// DeleteInstance deletes an ended instance and its history; ECONFLICT
 	// while it runs, failed, its caller runs or a delivery is pending.
 	DeleteInstance(ctx context.Context, id runtime.InstanceID) error

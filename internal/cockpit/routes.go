@@ -105,6 +105,10 @@ func (h *handler) routes() []route {
 			action: "cockpit: complete task", resource: param("task", "id"), serve: h.complete},
 		{method: http.MethodPost, pattern: templates.RouteIncidentRetry, rule: operate(keyIncident),
 			action: "cockpit: retry incident", resource: param("incident", "id"), serve: h.retry},
+		{method: http.MethodGet, pattern: templates.RouteProcessMigrate, rule: operate(keyParam), serve: h.migratePage},
+		{method: http.MethodPost, pattern: templates.RouteProcessMigrate, rule: operate(keyParam),
+			action: "cockpit: migrate instances", resource: param("process", "key"), serve: h.startMigration},
+		{method: http.MethodGet, pattern: templates.RouteMigration, rule: read, serve: h.migration},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: public(), serve: h.loginPage},

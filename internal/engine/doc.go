@@ -59,6 +59,15 @@
 // answer. Activations may carry variables, which become local variables of
 // the activity's own scope (Track.Inputs).
 //
+// # Migration
+//
+// Migrate (migrate.go) moves an instance to another version of its
+// process: every active element is mapped to a target element of the same
+// kind inside the target of its container, waits take over the target's
+// definitions (a timer keeps its due time), and boundary events and event
+// sub-processes are armed again from the target. CheckMigration reports
+// every problem first, naming the elements; nothing runs in the step.
+//
 // # Failures
 //
 // A model problem met at run time (an expression that fails, an exclusive

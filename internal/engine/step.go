@@ -300,6 +300,8 @@ func (x *executor) apply(ev Event) error {
 			return x.activate(e)
 		case Modify:
 			return x.modify(e)
+		case Migrate:
+			return x.migrate(e)
 		case AdHocCompleted:
 			return x.completeRegion(e)
 		case DecisionEvaluated:

@@ -43,6 +43,17 @@
 // for one instance at once. Backup (backup.go) has the store copy the
 // database into Options.BackupDir.
 //
+// # Migrations
+//
+// StartMigration (migrate.go) validates a plan — source and target
+// version, element mapping — against both models and every selected
+// instance (engine.CheckMigration), stores the batch (MigrationStore) and
+// migrates its instances one by one in a goroutine, each in one step of
+// its own (engine.Migrate) whose record carries the target version, so
+// the instance row and its waits move with the state. Close stops a batch
+// after the instance in hand; ResumeInstances resumes it from its pending
+// items.
+//
 // The runtime declares the Store interface it needs; package store
 // implements it. It imports no HTTP.
 package runtime

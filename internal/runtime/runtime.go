@@ -128,6 +128,9 @@ type Runtime struct {
 	// real clock.
 	manual *ManualClock
 
+	// batches runs migration batches (migrate.go).
+	batches *batches
+
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
 	drainOnce sync.Once
@@ -170,6 +173,7 @@ func New(store Store, opts Options) *Runtime {
 		retention: opts.Retention,
 		cleaner:   newCleaner(),
 		backupDir: opts.BackupDir,
+		batches:   newBatches(),
 	}
 	if r.retention.Batch <= 0 {
 		r.retention.Batch = DefaultRetentionBatch
@@ -206,6 +210,7 @@ func (r *Runtime) Close() error {
 		r.BeginShutdown()
 		close(r.schedStop)
 		r.stopCleaner()
+		r.batches.close()
 		started := true
 		r.schedOnce.Do(func() { started = false }) // never started: nothing to wait for
 		if started {
@@ -273,6 +278,9 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed)
 	r.startScheduler() // fires the timers that came due while the server was down
 	r.startCleaner()
+	if err := r.resumeMigrations(ctx); err != nil {
+		return resumed, err
+	}
 	return resumed, nil
 }
 

@@ -401,6 +401,9 @@ type Store interface {
 	// backup.go).
 	HousekeepingStore
 
+	// Migration batches (migrate.go).
+	MigrationStore
+
 	// Close releases the store.
 	Close() error
 }

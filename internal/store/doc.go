@@ -120,6 +120,14 @@
 // read-only connection of its own, so the writer is never blocked; the
 // package function Backup does the same for a file no store has open.
 //
+// # Migration batches
+//
+// CreateMigration (migration.go, migration 0011) stores a batch and its
+// instances, in order, each pending; SetMigrationItem records each
+// outcome and FinishMigration completes it. RunningMigrations lists what a
+// restart resumes. A step's update writes the instance's process version,
+// which changes when it is migrated.
+//
 // # Example
 //
 //	db, err := store.Open(ctx, "data/gobpm.db", store.Options{})

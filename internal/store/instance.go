@@ -32,11 +32,12 @@ const (
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq, created_at`
 	// updateInstanceSQL moves the mutable columns; the identity columns
-	// (process, parent, created_at) never change after creation. A legacy
+	// (process key, parent, created_at) never change after creation. The
+	// process version changes when the instance is migrated. A legacy
 	// row (state_format 1) is never updated by a step: its parts do not
 	// exist yet.
 	updateInstanceSQL = `UPDATE instances SET status = ?, business_key = ?, updated_after = ? - created_at, ended_at = ?,
-		    revision = ?, state = ?
+		    revision = ?, state = ?, process_version = ?
 		WHERE id = ? AND revision = ? AND state_format = 2
 		RETURNING seq, created_at`
 	// instanceStateSQL explains why an update matched no row.
@@ -171,7 +172,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	} else {
 		err = st.queryRow(updateInstanceSQL,
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
-			in.Revision, header, dbID(in.ID), s.PrevRevision).Scan(&seq, &created)
+			in.Revision, header, in.ProcessVersion, dbID(in.ID), s.PrevRevision).Scan(&seq, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return whyNotUpdated(st, in.ID, s.PrevRevision)
 		}

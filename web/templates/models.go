@@ -189,6 +189,8 @@ type ProcessPage struct {
 	Start StartForm
 	// CanStart shows the start form (the start permission on this key).
 	CanStart bool
+	// CanMigrate links the migration page (operate on this key).
+	CanMigrate bool
 }
 
 // StartForm is the start form's content.

@@ -25,7 +25,7 @@ const (
 	// concurrent update of the row makes this one wait and then re-check
 	// the revision, so two writers of one instance never both succeed.
 	updateInstanceSQL = `UPDATE instances SET status = $1, business_key = $2, updated_at = $3, ended_at = $4,
-		    revision = $5, state = $6
+		    revision = $5, state = $6, process_version = $9
 		WHERE id = $7 AND revision = $8
 		RETURNING seq`
 	instanceRevisionSQL = `SELECT revision FROM instances WHERE id = $1`
@@ -128,7 +128,7 @@ func commitStep(ctx context.Context, tx pgx.Tx, s *runtime.StepRecord) error {
 	} else {
 		err = tx.QueryRow(ctx, updateInstanceSQL,
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
-			in.Revision, header, string(in.ID), s.PrevRevision).Scan(&seq)
+			in.Revision, header, string(in.ID), s.PrevRevision, in.ProcessVersion).Scan(&seq)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return whyNotUpdated(ctx, tx, in.ID, s.PrevRevision)
 		}

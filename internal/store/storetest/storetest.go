@@ -120,6 +120,8 @@ var tests = []struct {
 	{"StepParts", testStepParts},
 	{"PartsPaging", testPartsPaging},
 	{"PartsAllOrNothing", testPartsAllOrNothing},
+	{"Migrations", testMigrations},
+	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
 }
 
 // Run runs the whole suite against the stores open returns.

@@ -1,0 +1,11 @@
+package runtime
+
+// AfterMigrationItem makes r call fn after each instance of a migration
+// batch is recorded; set it before any batch starts.
+func AfterMigrationItem(r *Runtime, fn func(migration string, instance InstanceID)) {
+	r.batches.afterItem = fn
+}
+
+// Stopping returns the channel Close closes first, before it waits for
+// the background work.
+func Stopping(r *Runtime) <-chan struct{} { return r.schedStop }
