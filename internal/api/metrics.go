@@ -174,6 +174,7 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 		{"gobpm_jobs_activated_total", "Jobs locked for workers.", m.JobsActivated},
 		{"gobpm_timers_fired_total", "Timers fired.", m.TimersFired},
 		{"gobpm_incidents_opened_total", "Incidents opened.", m.IncidentsOpened},
+		{"gobpm_stale_steps_total", "Steps re-run because another node committed their instance first.", m.StaleSteps},
 	} {
 		header(&b, c.name, "counter", c.help)
 		fmt.Fprintf(&b, "%s %d\n", c.name, c.value)

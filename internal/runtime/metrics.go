@@ -19,7 +19,10 @@ type metrics struct {
 	instancesEnded   atomic.Int64
 	jobsActivated    atomic.Int64
 	timersFired      atomic.Int64
-	incidentsOpened  atomic.Int64
+	// staleSteps counts steps re-run because another node committed their
+	// instance first (cluster.go).
+	staleSteps      atomic.Int64
+	incidentsOpened atomic.Int64
 	// commits is the duration of each store transaction the committer ran.
 	commits durationHistogram
 }
@@ -71,6 +74,9 @@ type Metrics struct {
 	JobsActivated    int64
 	TimersFired      int64
 	IncidentsOpened  int64
+	// StaleSteps counts steps re-run because another node of the cluster
+	// committed their instance first.
+	StaleSteps int64
 	// Commits is the duration of every store transaction of steps (a group
 	// commit, its fsync included): how fast the disk makes steps durable.
 	Commits Histogram
@@ -83,7 +89,7 @@ func (r *Runtime) Metrics() Metrics {
 		StepsCommitted: m.stepsCommitted.Load(), CommitBatches: m.commitBatches.Load(),
 		InstancesStarted: m.instancesStarted.Load(), InstancesEnded: m.instancesEnded.Load(),
 		JobsActivated: m.jobsActivated.Load(), TimersFired: m.timersFired.Load(), IncidentsOpened: m.incidentsOpened.Load(),
-		Commits: m.commits.snapshot(),
+		StaleSteps: m.staleSteps.Load(), Commits: m.commits.snapshot(),
 	}
 }
 

@@ -73,19 +73,19 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	var failed runtime.InstanceID
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		for i := range steps {
-			if err := commitStep(ctx, tx, &steps[i]); err != nil {
+			if err := commitStep(ctx, tx, db.node, &steps[i]); err != nil {
 				failed = steps[i].Instance.ID
 				return err
 			}
 		}
-		return nil
+		return db.publishWake(ctx, tx, steps)
 	})
 	if err != nil {
 		if isContention(err) {
 			// Another writer of the same rows won (a deadlock or a
 			// serialization failure): the batch is rolled back whole and
 			// may be retried, as after a stale revision.
-			err = fmt.Errorf("%w: %w", runtime.ErrConflict, err)
+			err = fmt.Errorf("%w: %w: %w", runtime.ErrStale, runtime.ErrConflict, err)
 		}
 		if failed != "" {
 			return fmt.Errorf("pgstore: commit step of instance %s: %w", failed, err)
@@ -96,7 +96,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 }
 
 // commitStep writes one step inside tx.
-func commitStep(ctx context.Context, tx pgx.Tx, s *runtime.StepRecord) error {
+func commitStep(ctx context.Context, tx pgx.Tx, node string, s *runtime.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
 		return fmt.Errorf("instance id is empty")
@@ -162,7 +162,7 @@ func commitStep(ctx context.Context, tx pgx.Tx, s *runtime.StepRecord) error {
 	if err := insertIdempotency(ctx, tx, s.Idempotency); err != nil {
 		return err
 	}
-	return insertOutbox(ctx, tx, in, s.Outbox)
+	return insertOutbox(ctx, tx, node, in, s.Outbox)
 }
 
 // whyNotUpdated explains an update of instance id from revision prev that
@@ -176,7 +176,9 @@ func whyNotUpdated(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, prev i
 	case err != nil:
 		return err
 	default:
-		return fmt.Errorf("revision %d is not current (%d): %w", prev, rev, runtime.ErrConflict)
+		// Another writer (another node) stepped the instance since the
+		// step read it: the step may be re-run on the new state.
+		return fmt.Errorf("revision %d is not current (%d): %w: %w", prev, rev, runtime.ErrStale, runtime.ErrConflict)
 	}
 }
 

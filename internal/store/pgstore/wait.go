@@ -26,7 +26,8 @@ const (
 		    candidate_users, candidate_groups, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17)`
 	// upsertWaitSQL replaces a wait of the same instance (dropping a job's
-	// lock) and leaves one of another instance alone: zero rows affected.
+	// lock and a node's claim of a timer: a re-armed timer is anybody's)
+	// and leaves one of another instance alone: zero rows affected.
 	upsertWaitSQL = insertWaitSQL + `
 		ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, node_id = excluded.node_id,
 		    scope_id = excluded.scope_id, track_id = excluded.track_id, process_key = excluded.process_key,
@@ -35,7 +36,7 @@ const (
 		    error_message = excluded.error_message, assignee = excluded.assignee,
 		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
 		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL,
-		    lock_user = NULL, lock_token = NULL
+		    lock_user = NULL, lock_token = NULL, claimed_by = ''
 		WHERE waits.instance_id = excluded.instance_id`
 	deleteWaitSQL          = `DELETE FROM waits WHERE id = $1`
 	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE instance_id = $1`
