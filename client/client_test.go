@@ -294,6 +294,9 @@ func TestClientInspect(t *testing.T) {
 	if ready := must(c.Ready(ctx)); !ready {
 		t.Error("not ready")
 	}
+	if cl := must(c.Cluster(ctx)); len(cl.Items) != 1 || !cl.Items[0].Self || cl.Items[0].ID != cl.Node || cl.Node == "" || cl.Items[0].StartedAt == "" {
+		t.Errorf("Cluster = %+v, want the one node that answers", cl)
+	}
 	must(c.DeployFiles(ctx, "../examples/discount.dmn", "../examples/investigation.bpmn"))
 	if vs := must(c.DecisionVersions(ctx, "discount")); len(vs) != 1 || vs[0].Version != 1 || vs[0].DeploymentID == "" {
 		t.Errorf("decision versions = %+v", vs)

@@ -260,8 +260,22 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.store = db
+	// Listen first: the node registers (PostgreSQL) with the address it
+	// answers on. Nothing is served before the runtime is prepared.
+	ln, err := net.Listen("tcp", m.cfg.Addr)
+	if err != nil {
+		m.Close()
+		return fmt.Errorf("listen on %s: %w", m.cfg.Addr, err)
+	}
+	m.ln = ln
+	address := m.cfg.PublicURL
+	if address == "" {
+		address = ln.Addr().String()
+	}
 	m.rt = runtime.New(db, runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,
-		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond})
+		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond,
+		Node:                    runtime.NodeInfo{Address: address, Version: Version},
+		NodeTimeout:             m.cfg.NodeTimeout, Heartbeat: m.cfg.NodeTimeout / 5})
 	if err := m.rt.Prepare(ctx); err != nil {
 		m.Close()
 		return err
@@ -270,12 +284,6 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", m.cfg.Addr)
-	if err != nil {
-		m.Close()
-		return fmt.Errorf("listen on %s: %w", m.cfg.Addr, err)
-	}
-	m.ln = ln
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
 	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load,
@@ -459,7 +467,10 @@ func (m *Main) Close() error {
 			errs = append(errs, fmt.Errorf("http serve: %w", err))
 		}
 		m.srv = nil
+	} else if m.ln != nil {
+		errs = append(errs, m.ln.Close()) // Run failed before serving
 	}
+	m.ln = nil
 	if m.cancelResume != nil {
 		m.cancelResume()
 		<-m.resumeDone
