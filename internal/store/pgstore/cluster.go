@@ -224,20 +224,6 @@ func (db *DB) wakePayload(steps []runtime.StepRecord) string {
 	return string(b)
 }
 
-// publishWake notifies the other nodes, in the commit's transaction, of
-// what the batch made ready; PostgreSQL delivers it when (and only if)
-// the transaction commits.
-func (db *DB) publishWake(ctx context.Context, tx pgx.Tx, steps []runtime.StepRecord) error {
-	payload := db.wakePayload(steps)
-	if payload == "" {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, notifySQL, payload); err != nil {
-		return fmt.Errorf("publish wake-up: %w", err)
-	}
-	return nil
-}
-
 // Listen calls wake for every wake-up another node publishes, on a
 // connection of its own, until ctx ends (nil) or the connection fails
 // (the error; the caller listens again). It calls listening once LISTEN

@@ -43,6 +43,9 @@
 //   - deployments serialize on an advisory lock, so two never mint the
 //     same version.
 //
+// A group commit (CommitSteps) is two round trips: BEGIN and every
+// statement of its steps in one pipelined batch, then COMMIT (commit.go).
+//
 // # Several nodes
 //
 // The store is also a runtime.ClusterStore (cluster.go, migration 0002):

@@ -37,28 +37,6 @@ const (
 	selectSecretSQL = `SELECT secret FROM server_secrets WHERE name = $1`
 )
 
-// insertOutbox writes the outbox rows of a step of instance in and sets
-// their ids, which increase in write order.
-func insertOutbox(ctx context.Context, tx pgx.Tx, node string, in *runtime.InstanceRow, rows []runtime.OutboxRow) error {
-	for i := range rows {
-		o := &rows[i]
-		if o.InstanceID == "" {
-			o.InstanceID = in.ID
-		}
-		if o.InstanceID != in.ID {
-			return fmt.Errorf("outbox row of instance %s in a step of %s", o.InstanceID, in.ID)
-		}
-		if o.CreatedAt.IsZero() {
-			o.CreatedAt = in.UpdatedAt
-		}
-		if err := tx.QueryRow(ctx, insertOutboxSQL, string(o.InstanceID), o.Kind, string(o.Payload),
-			encodeTime(o.CreatedAt), node).Scan(&o.ID); err != nil {
-			return fmt.Errorf("insert outbox %s row: %w", o.Kind, err)
-		}
-	}
-	return nil
-}
-
 // scanOutbox scans an outbox row (id, instance_id, kind, payload, created_at).
 func scanOutbox(row pgx.Row) (runtime.OutboxRow, error) {
 	var (
