@@ -189,3 +189,52 @@ func TestLongPollWokenByAnotherNode(t *testing.T) {
 		t.Fatalf("node 2's long poll got %+v, want the job of %s", jobs, inst.ID)
 	}
 }
+
+// TestClaimsThroughTwoNodes: 20 people claim one task at once, half
+// through each node: exactly one becomes its assignee, the others are
+// told someone else holds it.
+func TestClaimsThroughTwoNodes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rts := twoNodes(t, runtime.Options{})
+	mustDeploy(t, rts[0], fixture(t, "user_task.bpmn"))
+	inst, err := rts[1].StartInstance(ctx, runtime.StartRequest{ProcessKey: "userTask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _, err := rts[0].Tasks(ctx, runtime.TaskFilter{InstanceID: inst.ID})
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("tasks = %+v, %v", tasks, err)
+	}
+	var (
+		wg   sync.WaitGroup
+		errs [20]error
+	)
+	start := make(chan struct{})
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = rts[i%2].ClaimTask(ctx, tasks[0].ID, runtime.Actor{User: fmt.Sprintf("clerk-%d", i), Groups: []string{"sales"}})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	var winner string
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			if winner != "" {
+				t.Fatalf("clerk-%d and %s both claimed the task", i, winner)
+			}
+			winner = fmt.Sprintf("clerk-%d", i)
+		case runtime.ErrorCode(err) != runtime.ECONFLICT || errors.Is(err, runtime.ErrStale):
+			t.Errorf("claim by clerk-%d = %v, want a conflict", i, err)
+		}
+	}
+	task, err := rts[1].Task(ctx, tasks[0].ID)
+	if err != nil || winner == "" || task.Assignee != winner {
+		t.Fatalf("task assignee %q, %v; want the one winner %q", task.Assignee, err, winner)
+	}
+}
