@@ -25,10 +25,6 @@ var _ runtime.ClusterStore = (*DB)(nil)
 // wakeChannel is the LISTEN/NOTIFY channel of the wake-ups commits publish.
 const wakeChannel = "gobpm_wake"
 
-// maxWakePayload keeps a wake-up under PostgreSQL's NOTIFY payload limit
-// (8000 bytes); job types beyond it are left out (polling finds them).
-const maxWakePayload = 7000
-
 const (
 	// dbNow is the database's clock in unix nanoseconds.
 	dbNow         = `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000000)::BIGINT`
@@ -68,7 +64,6 @@ const (
 		    FOR UPDATE OF c SKIP LOCKED)
 		UPDATE outbox SET claimed_by = $1 FROM picked WHERE outbox.id = picked.picked_id
 		RETURNING id, instance_id, kind, payload, created_at`
-	notifySQL = `SELECT pg_notify('` + wakeChannel + `', $1)`
 )
 
 // NodeID is the id this store registers, claims and publishes under
@@ -178,50 +173,6 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
-}
-
-// wakeMessage is the payload of a wake-up: the publishing node, the job
-// types made activatable (with how many) and whether timers were armed.
-type wakeMessage struct {
-	Node   string         `json:"n"`
-	Jobs   map[string]int `json:"j,omitempty"`
-	Timers bool           `json:"t,omitempty"`
-}
-
-// wakePayload is the wake-up a batch of steps publishes, "" when it
-// makes no job activatable and arms no timer.
-func (db *DB) wakePayload(steps []runtime.StepRecord) string {
-	m := wakeMessage{Node: db.node}
-	size := len(db.node) + 16
-	for i := range steps {
-		for _, w := range steps[i].Waits {
-			switch w.Kind {
-			case runtime.WaitJob:
-				if w.Retries <= 0 {
-					continue
-				}
-				if m.Jobs == nil {
-					m.Jobs = map[string]int{}
-				}
-				if _, seen := m.Jobs[w.Name]; !seen {
-					if size += len(w.Name) + 16; size > maxWakePayload {
-						continue
-					}
-				}
-				m.Jobs[w.Name]++
-			case runtime.WaitTimer, runtime.WaitStartTimer:
-				m.Timers = true
-			}
-		}
-	}
-	if m.Jobs == nil && !m.Timers {
-		return ""
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "" // a map of strings to ints always encodes
-	}
-	return string(b)
 }
 
 // Listen calls wake for every wake-up another node publishes, on a

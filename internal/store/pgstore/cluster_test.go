@@ -285,8 +285,8 @@ func TestWakeAcrossNodes(t *testing.T) {
 	// committed never hears its own.
 	stepWith(t, dbs[0], "quiet", nil, nil)
 	stepWith(t, dbs[1], "from-2", []runtime.WaitRow{{ID: "j-from-2", Kind: runtime.WaitJob, Name: "ship", Retries: 1, CreatedAt: due}}, nil)
-	// Notifications arrive in commit order: had node-1 heard its own
-	// commit, that would come first.
+	// node-1's own wake-up went out before node-2 committed (node-2 heard
+	// it): had node-1 heard its own, it would come first.
 	if w = <-own; w.Jobs["ship"] != 1 || len(w.Jobs) != 1 || w.Timers {
 		t.Fatalf("node-1 heard %+v, want node-2's ship job only", w)
 	}

@@ -46,8 +46,8 @@ type stepBatch struct {
 	failed int
 }
 
-// exec adds a statement of step i (-1: of no step) whose command tag
-// check checks (nil: any success).
+// exec adds a statement of step i whose command tag check checks (nil:
+// any success).
 func (sb *stepBatch) exec(i int, check func(pgconn.CommandTag) error, query string, args ...any) {
 	sb.b.Queue(query, args...).Fn = func(br pgx.BatchResults) error {
 		ct, err := br.Exec()
@@ -94,12 +94,9 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 			return fmt.Errorf("pgstore: commit step of instance %s: %w", steps[i].Instance.ID, err)
 		}
 	}
-	if payload := db.wakePayload(steps); payload != "" {
-		// Delivered to the other nodes when, and only if, the batch commits.
-		sb.exec(-1, nil, notifySQL, payload)
-	}
 	err := db.runStepBatch(ctx, sb, steps)
 	if err == nil {
+		db.wake.add(steps) // the other nodes hear of it once it is durable
 		return nil
 	}
 	if isContention(err) {

@@ -53,9 +53,9 @@
 // due timers and outbox rows are claimed by one node (claimed_by, picked
 // FOR UPDATE SKIP LOCKED), a claim holding while its node is registered;
 // a step's outbox rows are claimed at insert by the node that commits it
-// (Options.NodeID); a commit that makes jobs activatable or arms timers
-// publishes a wake-up with pg_notify in its transaction, which Listen
-// receives on the other nodes. A stale revision is runtime.ErrStale (and
+// (Options.NodeID); once a commit that made jobs activatable or armed
+// timers is durable, a wake-up goes out with pg_notify (wake.go), which
+// Listen receives on the other nodes. A stale revision is runtime.ErrStale (and
 // ErrConflict), so the runtime re-runs the step.
 //
 // # Encoding

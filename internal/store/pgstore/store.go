@@ -54,6 +54,8 @@ type DB struct {
 	name string
 	// node is this process's id in the cluster (Options.NodeID).
 	node string
+	// wake publishes the wake-ups of committed steps (wake.go).
+	wake *waker
 }
 
 var (
@@ -93,6 +95,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
 	}
+	db.wake = newWaker(pool, node)
 	return db, nil
 }
 
@@ -141,8 +144,10 @@ func Redact(dsn string) string {
 	return u.String()
 }
 
-// Close closes the pool. It is safe to call once.
+// Close stops publishing wake-ups and closes the pool. It is
+// idempotent.
 func (db *DB) Close() error {
+	db.wake.close()
 	db.pool.Close()
 	return nil
 }
