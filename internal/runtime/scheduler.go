@@ -382,6 +382,7 @@ func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 		remove = []string{w.ID}
 	}
 	_, err = r.startAt(ctx, proc, ref, "", w.NodeID, nil, func(rec *StepRecord) {
+		rec.FiresStartTimer = w.ID
 		if remove == nil {
 			rec.Waits = append(rec.Waits, next)
 		} else {

@@ -6,6 +6,7 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -297,6 +298,52 @@ func TestWakeAcrossNodes(t *testing.T) {
 	for range 2 {
 		if err := <-done; err != nil {
 			t.Fatalf("Listen = %v after its context ended, want nil", err)
+		}
+	}
+}
+
+// TestStartTimerFiredByItsClaimer: a step firing a timer start schedule
+// commits only while its node holds the schedule's claim, so a node that
+// lost the claim (silent too long: another took over) starts nothing.
+func TestStartTimerFiredByItsClaimer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbs := nodes(t, 2)
+	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	schedule := runtime.WaitRow{ID: "start:order:tick", Kind: runtime.WaitStartTimer, NodeID: "tick", ProcessKey: "order",
+		ProcessVersion: 1, DueAt: due, CreatedAt: due}
+	if err := dbs[0].ReplaceStartTimers(ctx, "order", []runtime.WaitRow{schedule}); err != nil {
+		t.Fatal(err)
+	}
+	fire := func(db *pgstore.DB, id string) error {
+		rearmed := schedule
+		rearmed.DueAt, rearmed.Retries = due.Add(time.Minute), 1
+		in := runtime.InstanceRow{ID: runtime.InstanceID(id), ProcessKey: "order", ProcessVersion: 1, Status: runtime.StatusRunning,
+			CreatedAt: due, UpdatedAt: due, Revision: 1}
+		return db.CommitSteps(ctx, []runtime.StepRecord{{Instance: in, Waits: []runtime.WaitRow{rearmed}, FiresStartTimer: schedule.ID}})
+	}
+	// Unclaimed: nobody may fire it.
+	if err := fire(dbs[0], "i-0"); !errors.Is(err, runtime.ErrConflict) {
+		t.Fatalf("firing an unclaimed schedule = %v, want ErrConflict", err)
+	}
+	if got, err := dbs[0].ClaimDueTimers(ctx, due, 10); err != nil || len(got) != 1 {
+		t.Fatalf("node-1 claimed %v, %v", got, err)
+	}
+	// node-2 has no claim; node-1 fires it once, and the re-armed
+	// schedule is free again.
+	if err := fire(dbs[1], "i-1"); !errors.Is(err, runtime.ErrConflict) {
+		t.Fatalf("node-2 firing node-1's schedule = %v, want ErrConflict", err)
+	}
+	if err := fire(dbs[0], "i-2"); err != nil {
+		t.Fatalf("node-1 firing its schedule: %v", err)
+	}
+	if err := fire(dbs[0], "i-3"); !errors.Is(err, runtime.ErrConflict) {
+		t.Fatalf("firing the re-armed schedule without claiming it again = %v, want ErrConflict", err)
+	}
+	for id, want := range map[string]bool{"i-0": false, "i-1": false, "i-2": true, "i-3": false} {
+		_, err := dbs[1].InstanceRow(ctx, runtime.InstanceID(id))
+		if (err == nil) != want {
+			t.Errorf("instance %s exists: %v, want %v", id, err == nil, want)
 		}
 	}
 }

@@ -31,7 +31,9 @@ const (
 	stepUpsertPartSQL = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES (` + seqOf + `, $2, $3, $4, $5)
 		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
 	stepDeletePartSQL = `DELETE FROM instance_parts WHERE instance_seq = ` + seqOf + ` AND kind = $2 AND key = $3`
-	stepInsertFactSQL = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail)
+	// claimedStartTimerSQL locks a timer start schedule the node claims.
+	claimedStartTimerSQL = `SELECT 1 FROM waits WHERE id = $1 AND kind = 'start-timer' AND claimed_by = $2 FOR UPDATE`
+	stepInsertFactSQL    = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail)
 		VALUES (` + seqOf + `, $2, $3, $4, $5, $6, $7)`
 )
 
@@ -170,6 +172,18 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord) error {
 			}
 			return err
 		}, lockGuardSQL, g.WaitID, g.TokenHash)
+	}
+	if timer := s.FiresStartTimer; timer != "" {
+		// The schedule must still be this node's claim, locked until the
+		// commit: a schedule another node took over starts nothing here.
+		sb.queryRow(i, func(row pgx.Row) error {
+			var one int
+			err := row.Scan(&one)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("timer start %s fired, replaced or claimed by another node meanwhile: %w", timer, runtime.ErrConflict)
+			}
+			return err
+		}, claimedStartTimerSQL, timer, node)
 	}
 	if s.PrevRevision == 0 {
 		sb.queryRow(i, func(row pgx.Row) error {
