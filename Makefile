@@ -112,6 +112,11 @@ loadtest: build ## Drive the real server over REST (spawned on a free loopback p
 	./bin/gobpm-load -spawn -server $(BIN) -sync FULL -scenario $(LOAD_SCENARIO) -duration $(LOAD_DURATION) \
 		-concurrency $(LOAD_CONCURRENCY) -stored $(LOAD_STORED) -mi-size $(LOAD_MI_SIZE) $(LOAD_FLAGS)
 
+.PHONY: loadtest-nodes
+loadtest-nodes: build ## PI/s of start → job → end with 1, 2 and 3 nodes on one throwaway PostgreSQL, and on SQLite (needs the postgresql package); knobs LOAD_DURATION, LOAD_CONCURRENCY.
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/gobpm-load ./cmd/gobpm-load
+	DURATION=$(LOAD_DURATION) CONCURRENCY=$(LOAD_CONCURRENCY) ./cmd/gobpm-load/bench-nodes.sh $(BIN) bin/gobpm-load
+
 .PHONY: clean
 clean: ## Remove build output and the fetched npm packages.
 	rm -rf bin node_modules $(VENDOR)/.stamp

@@ -244,6 +244,14 @@ func (c *Client) DeployFiles(ctx context.Context, paths ...string) (Deployment, 
 	return c.Deploy(ctx, files...)
 }
 
+// Cluster lists the nodes sharing the server's database, oldest first,
+// and names the node that answered (one node on SQLite).
+func (c *Client) Cluster(ctx context.Context) (Cluster, error) {
+	var out Cluster
+	err := c.do(ctx, request{method: http.MethodGet, path: "/cluster"}, &out)
+	return out, err
+}
+
 // Processes lists the latest version of every process key.
 func (c *Client) Processes(ctx context.Context) ([]Process, error) {
 	var out struct{ Items []Process }

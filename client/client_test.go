@@ -25,6 +25,10 @@ func MustServer(tb testing.TB, opts ...client.Option) (*client.Client, *httptest
 	db := testdb.MustOpen(tb) // SQLite, or PostgreSQL with GOBPM_TEST_DB=postgres
 	rt := runtime.New(db, runtime.Options{})
 	tb.Cleanup(func() { _ = rt.Close() })
+	// As a server starts it: on PostgreSQL this also registers the node.
+	if _, err := rt.Resume(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
 	srv := httptest.NewServer(api.New(rt, nil, api.Options{}))
 	tb.Cleanup(srv.Close)
 	c, err := client.New(srv.URL, append([]client.Option{client.WithUser("pat", "warehouse")}, opts...)...)
@@ -287,6 +291,9 @@ func TestClientInspect(t *testing.T) {
 	}
 	if ready := must(c.Ready(ctx)); !ready {
 		t.Error("not ready")
+	}
+	if cl := must(c.Cluster(ctx)); len(cl.Items) != 1 || !cl.Items[0].Self || cl.Items[0].ID != cl.Node || cl.Node == "" || cl.Items[0].StartedAt == "" {
+		t.Errorf("Cluster = %+v, want the one node that answers", cl)
 	}
 	must(c.DeployFiles(ctx, "../examples/discount.dmn", "../examples/investigation.bpmn"))
 	if vs := must(c.DecisionVersions(ctx, "discount")); len(vs) != 1 || vs[0].Version != 1 || vs[0].DeploymentID == "" {

@@ -39,6 +39,24 @@ type Deployment struct {
 	Warnings  []ModelError    `json:"warnings"`
 }
 
+// ClusterNode is one gobpm process sharing the server's database.
+type ClusterNode struct {
+	ID          string `json:"id"`
+	Address     string `json:"address"`
+	Version     string `json:"version"`
+	StartedAt   string `json:"startedAt"`
+	HeartbeatAt string `json:"heartbeatAt"`
+	// Self marks the node that answered.
+	Self bool `json:"self"`
+}
+
+// Cluster is the answer of GET /api/v1/cluster.
+type Cluster struct {
+	// Node is the id of the node that answered.
+	Node  string        `json:"node"`
+	Items []ClusterNode `json:"items"`
+}
+
 // Process is the latest version of one process key.
 type Process struct {
 	Key        string `json:"key"`

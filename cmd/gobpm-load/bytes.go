@@ -51,6 +51,10 @@ func runBytes(ctx context.Context, e *env) (*Result, error) {
 		r.note("skipped: the database file is unknown (use -spawn, or -db with -addr)")
 		return r, nil
 	}
+	if isPostgres(e.db) {
+		r.note("skipped: it measures a SQLite file, and the database is PostgreSQL")
+		return r, nil
+	}
 	k := e.cfg.Waiting
 	qRunning := url.Values{"processKey": {keyJob}, "status": {"running"}}
 	all := url.Values{}

@@ -28,6 +28,16 @@
 //
 //	gobpm-load -spawn -server bin/gobpm-web -scenario all -duration 20s
 //	gobpm-load -addr 127.0.0.1:8080 -scenario job -rate 1000 -duration 30s
+//	gobpm-load -spawn -nodes 3 -db postgres://… -scenario job -duration 20s
+//	gobpm-load -addr 127.0.0.1:8081,127.0.0.1:8082 -scenario job
+//
+// # Several nodes
+//
+// With -nodes N (spawned, on the PostgreSQL database -db names) or a list
+// of addresses in -addr, the straight and job scenarios spread the load
+// over the nodes: starts go round-robin to them and worker i talks to node
+// i mod N. The other scenarios, the counts and the checks use the first
+// node; CPU is that of the first node's process.
 //
 // With -spawn the tool starts the given server binary on a free loopback port
 // with a fresh temporary database per scenario (or the one -db names, kept
@@ -49,6 +59,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -57,8 +68,12 @@ import (
 type Config struct {
 	// Scenario is job, straight, mi, bytes, list, all, or a comma-separated list.
 	Scenario string
-	// Addr is an already running server (host:port on loopback).
+	// Addr is an already running server (host:port on loopback), or a
+	// comma-separated list of the nodes of one cluster.
 	Addr string
+	// Nodes is how many servers -spawn starts on one database (more than
+	// one needs a postgres:// -db).
+	Nodes int
 	// Spawn starts Server for the run instead of using Addr.
 	Spawn bool
 	// Server is the gobpm-web binary to spawn (and to ask for its version).
@@ -105,7 +120,8 @@ func ParseConfig(args []string, out io.Writer) (Config, error) {
 	fs.SetOutput(out)
 	var c Config
 	fs.StringVar(&c.Scenario, "scenario", "all", "job|straight|mi|bytes|list|all, or a comma-separated list")
-	fs.StringVar(&c.Addr, "addr", "", "host:port of a running server (loopback only)")
+	fs.StringVar(&c.Addr, "addr", "", "host:port of a running server, or a comma-separated list of nodes of one cluster (loopback only)")
+	fs.IntVar(&c.Nodes, "nodes", 1, "with -spawn: servers to start on the one database -db names (more than 1 needs a postgres:// -db)")
 	fs.BoolVar(&c.Spawn, "spawn", false, "start -server on a free loopback port with a fresh database, stop it at the end")
 	fs.StringVar(&c.Server, "server", "bin/gobpm-web", "the gobpm-web binary for -spawn (also asked for its version)")
 	fs.StringVar(&c.DB, "db", "", "with -spawn: one database file for all scenarios, kept; with -addr: the server's file, for the bytes scenario")
@@ -145,8 +161,18 @@ Flags:
 	if c.Spawn == (c.Addr != "") {
 		return Config{}, errors.New("give exactly one of -spawn or -addr")
 	}
-	if c.Addr != "" && !isLoopback(c.Addr) {
-		return Config{}, fmt.Errorf("-addr %s: only loopback addresses (127.0.0.1, ::1, localhost)", c.Addr)
+	for _, a := range c.addrs() {
+		if !isLoopback(a) {
+			return Config{}, fmt.Errorf("-addr %s: only loopback addresses (127.0.0.1, ::1, localhost)", a)
+		}
+	}
+	switch {
+	case c.Nodes < 1:
+		return Config{}, errors.New("-nodes must be at least 1")
+	case c.Nodes > 1 && !c.Spawn:
+		return Config{}, errors.New("-nodes starts servers: use it with -spawn (or list the running nodes in -addr)")
+	case c.Nodes > 1 && !isPostgres(c.DB):
+		return Config{}, errors.New("-nodes > 1 needs a postgres:// -db: several servers share one PostgreSQL database, never a SQLite file")
 	}
 	if _, err := c.scenarios(); err != nil {
 		return Config{}, err
@@ -167,6 +193,23 @@ Flags:
 		c.Inflight = 4 * c.Concurrency
 	}
 	return c, nil
+}
+
+// addrs returns the addresses of -addr.
+func (c Config) addrs() []string {
+	var out []string
+	for _, a := range strings.Split(c.Addr, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// isPostgres reports whether db is a PostgreSQL URL rather than a file.
+func isPostgres(db string) bool {
+	lower := strings.ToLower(db)
+	return strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://")
 }
 
 // scenarios returns the scenarios to run, in the order of allScenarios.
@@ -242,10 +285,16 @@ func main() {
 
 // env is what a scenario runs against.
 type env struct {
-	cfg  Config
-	c    *Client
-	srv  *Server // nil for an external server (-addr)
-	db   string  // the database file, "" when unknown
+	cfg Config
+	// c is the first node's client; cs has one client per node (c first).
+	c  *Client
+	cs []*Client
+	// srv is the first spawned server (nil for external ones), srvs all.
+	srv  *Server
+	srvs []*Server
+	db   string // the database file or URL, "" when unknown
+	// next picks the node of the next start (round-robin).
+	next atomic.Uint64
 	logw io.Writer
 	errs *errorLog
 }
@@ -259,14 +308,31 @@ func (e *env) logf(format string, args ...any) {
 
 // connect (re)creates the client for the current server address.
 func (e *env) connect() {
-	if e.c != nil {
-		e.c.Close()
+	for _, c := range e.cs {
+		c.Close()
 	}
-	addr := e.cfg.Addr
-	if e.srv != nil {
-		addr = e.srv.Addr
+	addrs := e.cfg.addrs()
+	if e.srvs != nil {
+		addrs = addrs[:0]
+		for _, s := range e.srvs {
+			addrs = append(addrs, s.Addr)
+		}
 	}
-	e.c = NewClient("http://"+addr, 4*(e.cfg.Concurrency+e.cfg.Workers*e.cfg.Batch)+64)
+	e.cs = e.cs[:0]
+	for _, a := range addrs {
+		e.cs = append(e.cs, NewClient("http://"+a, 4*(e.cfg.Concurrency+e.cfg.Workers*e.cfg.Batch)+64))
+	}
+	e.c = e.cs[0]
+}
+
+// starter returns the client of the node the next start goes to.
+func (e *env) starter() *Client { return e.cs[(e.next.Add(1)-1)%uint64(len(e.cs))] }
+
+// closeClients drops the idle connections of every node's client.
+func (e *env) closeClients() {
+	for _, c := range e.cs {
+		c.Close()
+	}
 }
 
 // Run runs the configured scenarios and returns the report; progress goes to
@@ -277,23 +343,38 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Time: time.Now().UTC().Format(time.RFC3339), Machine: machine()}
-	rep.ServerRef = ServerRef{Version: "unknown (not exposed over REST; give -server)", Mode: "external", Addr: cfg.Addr, Sync: "server default (FULL unless started with --sync)"}
+	rep.ServerRef = ServerRef{Version: "unknown (not exposed over REST; give -server)", Mode: "external", Addr: cfg.Addr, Sync: "server default (FULL unless started with --sync)",
+		Nodes: len(cfg.addrs())}
 	if cfg.Spawn {
-		rep.ServerRef = ServerRef{Version: Version(cfg.Server), Mode: "spawned", Sync: cfg.Sync}
+		rep.ServerRef = ServerRef{Version: Version(cfg.Server), Mode: "spawned", Sync: cfg.Sync, Nodes: cfg.Nodes}
+		if isPostgres(cfg.DB) {
+			rep.ServerRef.Sync = "PostgreSQL: the server's synchronous_commit"
+		}
 	} else if _, err := os.Stat(cfg.Server); err == nil {
 		rep.ServerRef.Version = Version(cfg.Server) + " (of -server; the running one is not asked)"
 	}
 
-	var shared *Server
+	var shared []*Server
 	if cfg.Spawn && cfg.DB != "" {
-		shared = &Server{Bin: cfg.Server, DB: cfg.DB, Sync: cfg.Sync, Log: cfg.DB + ".server.log"}
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
+		logs := cfg.DB
+		if isPostgres(cfg.DB) {
+			dir, err := os.MkdirTemp("", "gobpm-load-")
+			if err != nil {
+				return rep, err
+			}
+			defer os.RemoveAll(dir)
+			logs = filepath.Join(dir, "node")
+		} else if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
 			return rep, err
 		}
-		if err := shared.Start(ctx); err != nil {
-			return rep, err
+		for i := range cfg.Nodes {
+			s := &Server{Bin: cfg.Server, DB: cfg.DB, Sync: cfg.Sync, Log: fmt.Sprintf("%s.server%d.log", logs, i+1)}
+			if err := s.Start(ctx); err != nil {
+				return rep, err
+			}
+			defer s.Stop()
+			shared = append(shared, s)
 		}
-		defer shared.Stop()
 	}
 	for _, name := range names {
 		if ctx.Err() != nil {
@@ -303,14 +384,14 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		var cleanup func()
 		switch {
 		case shared != nil:
-			e.srv, e.db = shared, shared.DB
+			e.srv, e.srvs, e.db = shared[0], shared, cfg.DB
 		case cfg.Spawn:
 			dir, err := os.MkdirTemp("", "gobpm-load-")
 			if err != nil {
 				return rep, err
 			}
 			e.srv = &Server{Bin: cfg.Server, DB: filepath.Join(dir, "gobpm.db"), Sync: cfg.Sync, Log: filepath.Join(dir, "server.log")}
-			e.db = e.srv.DB
+			e.db, e.srvs = e.srv.DB, []*Server{e.srv}
 			if err := e.srv.Start(ctx); err != nil {
 				os.RemoveAll(dir)
 				return rep, err
@@ -341,7 +422,7 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 			r.ErrorSamples = e.errs.Samples()
 			rep.Scenarios = append(rep.Scenarios, r)
 		}
-		e.c.Close()
+		e.closeClients()
 		if cleanup != nil {
 			cleanup()
 		}

@@ -34,6 +34,8 @@ type ServerRef struct {
 	Mode    string `json:"mode"` // "spawned" or "external"
 	Addr    string `json:"addr,omitempty"`
 	Sync    string `json:"synchronous"`
+	// Nodes is how many servers shared the load (one database).
+	Nodes int `json:"nodes"`
 }
 
 // Result is what one scenario measured.
@@ -174,7 +176,7 @@ func (rep *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "- command: `%s`\n", rep.Command)
 	fmt.Fprintf(w, "- machine: %s/%s, %d cores (%s), GOMAXPROCS %d (tool), %s\n", m.OS, m.Arch, m.Cores, m.CPU, m.GOMAXPROCS, m.Go)
 	s := rep.ServerRef
-	fmt.Fprintf(w, "- server: gobpm-web %s, %s, synchronous=%s", s.Version, s.Mode, s.Sync)
+	fmt.Fprintf(w, "- server: gobpm-web %s, %s, synchronous=%s, %d node(s)", s.Version, s.Mode, s.Sync, max(s.Nodes, 1))
 	if s.Mode == "spawned" {
 		fmt.Fprint(w, " (same machine: tool and server share the cores)")
 	}

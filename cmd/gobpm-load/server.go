@@ -17,7 +17,7 @@ import (
 // this process, by its pid.
 type Server struct {
 	Bin  string // the server binary
-	DB   string // its SQLite file
+	DB   string // its SQLite file or PostgreSQL URL
 	Sync string // the synchronous mode passed with --sync
 	Addr string // 127.0.0.1:port while running
 	Log  string // the file its stderr and stdout go to
@@ -60,7 +60,7 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	defer logf.Close() // the child holds its own descriptor
 	args := []string{"--addr", addr, "--db", s.DB}
-	if s.Sync != "" {
+	if s.Sync != "" && !isPostgres(s.DB) {
 		args = append(args, "--sync", s.Sync)
 	}
 	cmd := exec.Command(s.Bin, args...)

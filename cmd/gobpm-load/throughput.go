@@ -121,7 +121,7 @@ func runStraight(ctx context.Context, e *env) (*Result, error) {
 		p, pacer := newPhase(e, rate, 0)
 		errs0 := e.errs.n.Load()
 		p.drive(ctx, e, pacer, func(ctx context.Context, at time.Time) {
-			inst, _, err := e.c.Start(ctx, keyStraight, StartRequest{})
+			inst, _, err := e.starter().Start(ctx, keyStraight, StartRequest{})
 			if err != nil {
 				e.errs.Add(err)
 				return
@@ -170,7 +170,7 @@ func runJob(ctx context.Context, e *env) (*Result, error) {
 		errs0 := e.errs.n.Load()
 		stopWorkers := runWorkers(ctx, e, p.tr)
 		p.drive(ctx, e, pacer, func(ctx context.Context, at time.Time) {
-			inst, _, err := e.c.Start(ctx, keyJob, StartRequest{})
+			inst, _, err := e.starter().Start(ctx, keyJob, StartRequest{})
 			if err != nil {
 				e.errs.Add(err)
 				p.tr.release()
@@ -226,8 +226,9 @@ func runWorkers(ctx context.Context, e *env, tr *tracker) func() {
 		go func() {
 			defer wg.Done()
 			name := fmt.Sprintf("gobpm-load-%d", i)
+			c := e.cs[i%len(e.cs)] // worker i talks to node i mod N
 			for n := 0; wctx.Err() == nil && n < maxOps; n++ {
-				jobs, err := e.c.Activate(wctx, jobWork, name, e.cfg.Batch, 500)
+				jobs, err := c.Activate(wctx, jobWork, name, e.cfg.Batch, 500)
 				if err != nil {
 					if wctx.Err() == nil {
 						e.errs.Add(err)
@@ -240,7 +241,7 @@ func runWorkers(ctx context.Context, e *env, tr *tracker) func() {
 					bwg.Add(1)
 					go func() {
 						defer bwg.Done()
-						if err := e.c.Complete(ctx, j); err != nil {
+						if err := c.Complete(ctx, j); err != nil {
 							e.errs.Add(err)
 							return
 						}

@@ -295,7 +295,22 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.store = db
-	m.rt = runtime.New(db, m.runtimeOptions())
+	// Listen first: the node registers (PostgreSQL) with the address it
+	// answers on. Nothing is served before the runtime is prepared.
+	ln, err := net.Listen("tcp", m.cfg.Addr)
+	if err != nil {
+		m.Close()
+		return fmt.Errorf("listen on %s: %w", m.cfg.Addr, err)
+	}
+	m.ln = ln
+	address := m.cfg.PublicURL
+	if address == "" {
+		address = ln.Addr().String()
+	}
+	opts := m.runtimeOptions()
+	opts.Node = runtime.NodeInfo{Address: address, Version: Version}
+	opts.NodeTimeout, opts.Heartbeat = m.cfg.NodeTimeout, m.cfg.NodeTimeout/5
+	m.rt = runtime.New(db, opts)
 	if err := m.rt.Prepare(ctx); err != nil {
 		m.Close()
 		return err
@@ -304,12 +319,6 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", m.cfg.Addr)
-	if err != nil {
-		m.Close()
-		return fmt.Errorf("listen on %s: %w", m.cfg.Addr, err)
-	}
-	m.ln = ln
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
 	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load,
@@ -509,7 +518,10 @@ func (m *Main) Close() error {
 			errs = append(errs, fmt.Errorf("http serve: %w", err))
 		}
 		m.srv = nil
+	} else if m.ln != nil {
+		errs = append(errs, m.ln.Close()) // Run failed before serving
 	}
+	m.ln = nil
 	if m.cancelResume != nil {
 		m.cancelResume()
 		<-m.resumeDone

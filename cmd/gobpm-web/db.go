@@ -35,6 +35,13 @@ type DBConfig struct {
 	// StatementTimeout bounds each PostgreSQL statement (0: the URL's
 	// statement_timeout, else pgstore.DefaultStatementTimeout; negative: none).
 	StatementTimeout time.Duration
+	// NodeID names this process among the nodes sharing a PostgreSQL
+	// database ("": a fresh id per start).
+	NodeID string
+	// NodeTimeout is how long a node of a PostgreSQL cluster may be silent
+	// before the others take over its timers and outbox rows (0:
+	// runtime.DefaultNodeTimeout); it heart-beats five times as often.
+	NodeTimeout time.Duration
 }
 
 // register adds the database flags to fs, with GOBPM_* fallbacks.
@@ -49,6 +56,15 @@ func (c *DBConfig) register(fs *flag.FlagSet, getenv func(string) string) error 
 			return fmt.Errorf("GOBPM_DB_STATEMENT_TIMEOUT=%q is not a duration (e.g. 30s)", v)
 		}
 	}
+	nodeTimeout := time.Duration(0)
+	if v := getenv("GOBPM_NODE_TIMEOUT"); v != "" {
+		if nodeTimeout, err = time.ParseDuration(v); err != nil {
+			return fmt.Errorf("GOBPM_NODE_TIMEOUT=%q is not a duration (e.g. 10s)", v)
+		}
+	}
+	fs.StringVar(&c.NodeID, "node-id", getenv("GOBPM_NODE_ID"), "PostgreSQL: this node's id among the nodes sharing the database (default: a fresh id per start) (GOBPM_NODE_ID)")
+	fs.DurationVar(&c.NodeTimeout, "node-timeout", nodeTimeout,
+		"PostgreSQL: how long a node may be silent before the others take over its timers and after-commit work (0: 10s) (GOBPM_NODE_TIMEOUT)")
 	fs.StringVar(&c.DB, "db", def0(getenv("GOBPM_DB"), "./data/gobpm.db"),
 		"SQLite database file, or a postgres:// URL (GOBPM_DB)")
 	fs.IntVar(&c.Pool, "db-pool", pool, "PostgreSQL: connections in the pool (0: the URL's pool_max_conns, else 16) (GOBPM_DB_POOL)")
@@ -66,10 +82,13 @@ func (c DBConfig) check() error {
 		if c.Pool < 0 {
 			return fmt.Errorf("--db-pool %d: want 0 or more connections", c.Pool)
 		}
+		if c.NodeTimeout < 0 || (c.NodeTimeout > 0 && c.NodeTimeout < time.Second) {
+			return fmt.Errorf("--node-timeout %s: want 0 (the default) or at least 1s", c.NodeTimeout)
+		}
 		return nil
 	}
-	if c.Pool != 0 || c.StatementTimeout != 0 {
-		return errors.New("--db-pool and --db-statement-timeout apply to PostgreSQL (a postgres:// --db)")
+	if c.Pool != 0 || c.StatementTimeout != 0 || c.NodeID != "" || c.NodeTimeout != 0 {
+		return errors.New("--db-pool, --db-statement-timeout, --node-id and --node-timeout apply to PostgreSQL (a postgres:// --db)")
 	}
 	return nil
 }
@@ -92,7 +111,7 @@ func (c DBConfig) open(ctx context.Context) (database, error) {
 		err error
 	)
 	if pgstore.IsURL(c.DB) {
-		db, err = pgstore.Open(ctx, c.DB, pgstore.Options{MaxConns: c.Pool, StatementTimeout: c.StatementTimeout})
+		db, err = pgstore.Open(ctx, c.DB, pgstore.Options{MaxConns: c.Pool, StatementTimeout: c.StatementTimeout, NodeID: c.NodeID})
 	} else {
 		db, err = store.Open(ctx, c.DB, store.Options{Synchronous: c.Synchronous})
 	}

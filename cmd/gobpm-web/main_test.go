@@ -181,9 +181,11 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-func startServer(t *testing.T, bin, db string) *server {
+// startServer starts the binary on a free loopback port with the
+// database db and extra flags, and returns once it reports its address.
+func startServer(t *testing.T, bin, db string, extra ...string) *server {
 	t.Helper()
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--db", db)
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--db", db}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

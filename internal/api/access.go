@@ -75,6 +75,7 @@ var routeRules = map[string]rule{
 	"POST /api/v1/auth/logout":   public(),
 	"POST /api/v1/auth/setup":    public(),
 	"GET /api/v1/auth/me":        anyone(),
+	"GET /api/v1/cluster":        anyone(),
 	"POST /api/v1/deployments":   on(auth.PermDeploy, auth.KindProcess, keyHandler),
 	"GET /api/v1/processes":      on(auth.PermRead, auth.KindProcess, keyHandler),
 	"GET /api/v1/decisions":      on(auth.PermRead, auth.KindDecision, keyHandler),

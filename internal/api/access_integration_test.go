@@ -170,6 +170,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 	rows := []row{
 		{"GET", "/metrics", "", "*"},
 		{"GET", "/api/v1/auth/me", "", "*"},
+		{"GET", "/api/v1/cluster", "", "*"},
 		{"POST", "/api/v1/deployments", authModel, "ad"},
 		{"GET", "/api/v1/processes", "", "adov"},
 		{"GET", "/api/v1/processes/order/versions", "", "adov"},

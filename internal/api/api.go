@@ -149,6 +149,10 @@ type Service interface {
 	Operations
 	// Migrations: instances moved to another process version (migrations.go).
 	Migrations
+	// Nodes lists the nodes sharing the database, oldest first (this one
+	// alone on SQLite); NodeID names the node that answers.
+	Nodes(ctx context.Context) ([]runtime.NodeRow, error)
+	NodeID() string
 }
 
 // Default body size limits.
@@ -217,6 +221,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(s.crossOrigin, s.authenticate, s.auditTrail)
 		r.Get("/openapi.yaml", s.openAPI)
+		r.Get("/cluster", s.handle(s.cluster))
 		r.Post("/deployments", s.handle(s.deploy))
 		r.Get("/processes", s.handle(s.listProcesses))
 		r.Get("/processes/{key}/versions", s.handle(s.listVersions))

@@ -175,6 +175,7 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 		{"gobpm_timers_fired_total", "Timers fired.", m.TimersFired},
 		{"gobpm_incidents_opened_total", "Incidents opened.", m.IncidentsOpened},
 		{"gobpm_instances_deleted_total", "Ended instances deleted with their history (retention, DELETE).", m.InstancesDeleted},
+		{"gobpm_stale_steps_total", "Steps re-run because another node committed their instance first.", m.StaleSteps},
 	} {
 		header(&b, c.name, "counter", c.help)
 		fmt.Fprintf(&b, "%s %d\n", c.name, c.value)

@@ -88,6 +88,10 @@ type Service interface {
 	// WaitCounts counts the open waits of every instance by kind (job, task,
 	// timer, message, signal, condition, call, offer).
 	WaitCounts(ctx context.Context) (map[string]int, error)
+	// Nodes lists the gobpm processes sharing the database, oldest first
+	// (this one alone on SQLite); NodeID names this one.
+	Nodes(ctx context.Context) ([]runtime.NodeRow, error)
+	NodeID() string
 	// AdHocRegions lists the open ad-hoc regions of an instance, nested ones
 	// too; ENOTFOUND.
 	AdHocRegions(ctx context.Context, id runtime.InstanceID) ([]runtime.RegionView, error)

@@ -67,6 +67,16 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.Live.OpenOffers = waits[waitOffer]
+		nodes, err := h.svc.Nodes(ctx)
+		if err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		self := h.svc.NodeID()
+		for _, n := range nodes {
+			p.Live.Nodes = append(p.Live.Nodes, templates.NodeItem{ID: n.ID, Address: n.Address, Version: n.Version,
+				StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, Self: n.ID == self})
+		}
 	}
 	if a := h.actor(r); a.User != "" {
 		inbox, err := h.inbox(ctx, a)

@@ -46,6 +46,11 @@ func TestDashboard(t *testing.T) {
 	if p.testid("live").AttrOr("hx-get", "") != "/" {
 		t.Errorf("the live region polls its own page: %q", p.testid("live").AttrOr("hx-get", ""))
 	}
+	// The nodes sharing the database: this one alone here.
+	nodes := p.testid("node-row")
+	if nodes.Length() != 1 || nodes.AttrOr("data-id", "") != b.rt.NodeID() || nodes.Find(`[data-testid="node-self"]`).Length() != 1 {
+		t.Errorf("nodes table: %d rows, first %q (self %s)", nodes.Length(), nodes.AttrOr("data-id", ""), b.rt.NodeID())
+	}
 }
 
 func TestProcessesAndDeployByUpload(t *testing.T) {

@@ -54,6 +54,17 @@
 // after the instance in hand; ResumeInstances resumes it from its pending
 // items.
 //
+// # Several nodes
+//
+// A store that several processes share implements ClusterStore (the
+// PostgreSQL store does); the runtime is then one node of a cluster
+// (cluster.go): a step another node's commit overtook (ErrStale) is re-run
+// on the new state, due timers and outbox rows are claimed by one
+// registered node, the node heart-beats and takes over the claims of
+// silent nodes, and commits wake the other nodes' long polls and
+// schedulers. On any other store none of this runs and no step pays for
+// it.
+//
 // The runtime declares the Store interface it needs; package store
 // implements it. It imports no HTTP.
 package runtime

@@ -94,11 +94,20 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 		defer t.Stop()
 		later = t.C
 	}
+	var poll <-chan time.Time
+	if every := r.pollEvery(); every > 0 {
+		// A wake-up from another node may be lost: look again now and then.
+		t := time.NewTimer(every)
+		defer t.Stop()
+		poll = t.C
+	}
 	select {
 	case <-ready:
 		consumed = true
 		return nil, true, nil
 	case <-later:
+		return nil, true, nil
+	case <-poll:
 		return nil, true, nil
 	case <-deadline:
 	case <-r.draining:

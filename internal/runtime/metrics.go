@@ -19,6 +19,9 @@ type metrics struct {
 	instancesEnded   atomic.Int64
 	jobsActivated    atomic.Int64
 	timersFired      atomic.Int64
+	// staleSteps counts steps re-run because another node committed their
+	// instance first (cluster.go).
+	staleSteps       atomic.Int64
 	incidentsOpened  atomic.Int64
 	instancesDeleted atomic.Int64
 	// commits is the duration of each store transaction the committer ran.
@@ -72,6 +75,9 @@ type Metrics struct {
 	JobsActivated    int64
 	TimersFired      int64
 	IncidentsOpened  int64
+	// StaleSteps counts steps re-run because another node of the cluster
+	// committed their instance first.
+	StaleSteps int64
 	// Commits is the duration of every store transaction of steps (a group
 	// commit, its fsync included): how fast the disk makes steps durable.
 	Commits Histogram
@@ -89,6 +95,7 @@ func (r *Runtime) Metrics() Metrics {
 		JobsActivated: m.jobsActivated.Load(), TimersFired: m.timersFired.Load(), IncidentsOpened: m.incidentsOpened.Load(),
 		Commits:          m.commits.snapshot(),
 		InstancesDeleted: m.instancesDeleted.Load(),
+		StaleSteps:       m.staleSteps.Load(),
 	}
 }
 

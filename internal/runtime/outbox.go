@@ -282,7 +282,7 @@ func (r *Runtime) performSignal(ctx context.Context, row OutboxRow, p signalPayl
 // how many of them are left (their work failed).
 func (r *Runtime) drainOutbox(ctx context.Context, limit int, tried map[int64]bool) (taken, left int, err error) {
 	r.outbox.gate.Lock()
-	rows, err := r.store.Outbox(ctx, limit)
+	rows, err := r.outboxPage(ctx, limit)
 	var fresh []OutboxRow
 	for _, o := range rows {
 		if !tried[o.ID] {

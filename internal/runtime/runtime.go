@@ -70,6 +70,17 @@ type Options struct {
 	// crypto/rand.Reader; tests may inject a deterministic reader (reads
 	// are serialized, so it need not be safe for concurrent use).
 	Rand io.Reader
+	// Node is what this process says about itself in GET /api/v1/cluster
+	// (and, on a store several nodes share, in its registration).
+	Node NodeInfo
+	// Heartbeat is how often a node of a cluster (a ClusterStore)
+	// refreshes its registration and looks for due timers; 0 means
+	// DefaultHeartbeat.
+	Heartbeat time.Duration
+	// NodeTimeout is how long a node of a cluster may go without a
+	// heartbeat before the others remove it and take over its timers and
+	// outbox rows; 0 means DefaultNodeTimeout.
+	NodeTimeout time.Duration
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -134,6 +145,11 @@ type Runtime struct {
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
 	drainOnce sync.Once
+
+	// cluster is the node's membership when the store is shared by
+	// several nodes (cluster.go), nil otherwise; self describes this node.
+	cluster *cluster
+	self    NodeRow
 }
 
 // BeginShutdown makes waiting long polls answer (with what they have) so an
@@ -193,6 +209,7 @@ func New(store Store, opts Options) *Runtime {
 	if r.now == nil {
 		r.now = time.Now
 	}
+	r.cluster, r.self = newCluster(store, opts, r.now().UTC())
 	r.commit = newCommitter(store, opts.GroupCommitMax, cmp.Or(opts.GroupCommitLinger, DefaultGroupCommitLinger), &r.metrics, r.outbox)
 	if r.resolver = opts.Resolver; r.resolver == nil {
 		r.resolver = DefaultResolver{}
@@ -217,6 +234,7 @@ func (r *Runtime) Close() error {
 			<-r.schedDone
 		}
 		r.commit.close()
+		r.leave()
 	})
 	return nil
 }
@@ -237,6 +255,9 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 // it returns; ResumeInstances can run alongside them (each instance is
 // resumed under its own lock).
 func (r *Runtime) Prepare(ctx context.Context) error {
+	if err := r.join(ctx); err != nil {
+		return err
+	}
 	if _, err := r.jobKeySecret(ctx); err != nil {
 		return fmt.Errorf("runtime: prepare: %w", err)
 	}
@@ -485,8 +506,16 @@ func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, need
 // commits only while the job still holds the caller's lock token (the
 // store checks it in the step's transaction), else it fails with
 // ErrLockLost.
+//
+// On a store several nodes share, a step that another node's commit of
+// the same instance overtook (ErrStale) is re-run on the state that
+// commit left, a bounded number of times (cluster.go).
 func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (engine.Effects, error) {
 	w, err := r.stepLocked(ctx, id, ev, needed, guard)
+	for attempt := 1; err != nil && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
+		r.metrics.staleSteps.Add(1)
+		w, err = r.stepLocked(ctx, id, ev, needed, guard)
+	}
 	if err != nil {
 		return engine.Effects{}, err
 	}
@@ -549,6 +578,26 @@ func (r *Runtime) acquire(ctx context.Context, id InstanceID) (InstanceRow, *eng
 	return r.readState(ctx, id)
 }
 
+// acquireCurrent is acquire for reads, which no commit checks: on a store
+// several nodes share, a cached state whose revision another node has
+// moved on since is read again (one small query per cached read).
+func (r *Runtime) acquireCurrent(ctx context.Context, id InstanceID) (InstanceRow, *engine.State, bool, error) {
+	row, st, ok := r.states.take(id)
+	if !ok {
+		return r.readState(ctx, id)
+	}
+	if r.cluster != nil {
+		cur, err := r.store.InstanceRow(ctx, id)
+		if err != nil {
+			return InstanceRow{}, nil, false, instanceErr(id, err)
+		}
+		if cur.Revision != row.Revision {
+			return r.readState(ctx, id)
+		}
+	}
+	return row, st, false, nil
+}
+
 // release hands an unchanged state back to the cache after acquire.
 func (r *Runtime) release(row InstanceRow, st *engine.State, legacy bool) {
 	if !legacy {
@@ -562,7 +611,7 @@ func (r *Runtime) release(row InstanceRow, st *engine.State, legacy bool) {
 func (r *Runtime) withState(ctx context.Context, id InstanceID, fn func(row InstanceRow, st *engine.State) error) error {
 	unlock := r.locks.lock(id)
 	defer unlock()
-	row, st, legacy, err := r.acquire(ctx, id)
+	row, st, legacy, err := r.acquireCurrent(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ func (r *Runtime) schedule() {
 			outboxDue, backoff = r.retryOutbox(ctx, backoff)
 		}
 		sleep := maxSchedulerSleep
-		if next, ok, err := r.store.NextTimer(ctx); err != nil {
+		if next, ok, err := r.nextTimer(ctx); err != nil {
 			r.log.Error("timer lookup failed", "error", err)
 			sleep = time.Second
 		} else if ok && (r.manual == nil || !next.After(r.now())) {
@@ -210,7 +210,7 @@ func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
 		if r.stopping() {
 			return fired, failed // Close is waiting: the rest fire after the restart
 		}
-		due, err := r.store.DueTimers(ctx, r.now().UTC(), 100)
+		due, err := r.dueTimers(ctx, r.now().UTC(), 100)
 		if err != nil {
 			r.log.Error("due timer lookup failed", "error", err)
 			return fired, failed + 1
@@ -388,6 +388,7 @@ func (r *Runtime) fireStartTimer(ctx context.Context, w WaitRow) error {
 		remove = []string{w.ID}
 	}
 	_, err = r.startAt(ctx, proc, ref, "", w.NodeID, nil, func(rec *StepRecord) {
+		rec.FiresStartTimer = w.ID
 		if remove == nil {
 			rec.Waits = append(rec.Waits, next)
 		} else {

@@ -161,6 +161,13 @@ type StepRecord struct {
 	// presented (nobody activated it again since the runtime checked);
 	// otherwise the commit fails with ErrLockLost.
 	LockGuard *LockGuard
+	// FiresStartTimer, when set, names the timer start schedule (a
+	// WaitStartTimer wait) the step fires: the step commits only while
+	// that wait exists and, on a store several nodes share, this node
+	// holds its claim (ClusterStore.ClaimDueTimers); otherwise it fails
+	// with ErrConflict. A schedule another node fired or took over
+	// meanwhile thus starts nothing.
+	FiresStartTimer string
 }
 
 // LockGuard names a job and the hash of the lock token it must still hold

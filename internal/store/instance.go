@@ -157,6 +157,16 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 			return err
 		}
 	}
+	if s.FiresStartTimer != "" {
+		var one int
+		err := st.queryRow(startTimerExistsSQL, dbID(s.FiresStartTimer)).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("timer start %s fired or replaced meanwhile: %w", s.FiresStartTimer, runtime.ErrConflict)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	var (
 		seq, created int64
 		err          error

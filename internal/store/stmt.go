@@ -34,7 +34,7 @@ var writeQueries = []string{
 	upsertPartSQL, updatePartDataSQL, deletePartSQL, deletePartsSQL, insertFactsSQL, upsertIncidentSQL,
 	insertKindSQL, selectKindSQL, selectKindNameSQL,
 	insertWaitSQL, upsertWaitSQL, deleteWaitSQL, deleteInstanceWaitsSQL, waitExistsSQL,
-	activateJobsSQL, extendLockSQL, lockGuardSQL, jobExistsSQL,
+	activateJobsSQL, extendLockSQL, lockGuardSQL, jobExistsSQL, startTimerExistsSQL,
 	insertOutboxSQL, updateOutboxSQL,
 }
 

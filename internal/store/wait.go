@@ -101,6 +101,10 @@ const (
 	extendLockSQL = `UPDATE waits SET lock_expires_at = ?
 		WHERE id = ? AND kind = 'job' AND lock_token = ? AND lock_expires_at > ?`
 
+	// startTimerExistsSQL finds a timer start schedule (a step's
+	// FiresStartTimer). Arguments: id.
+	startTimerExistsSQL = `SELECT 1 FROM waits WHERE id = ? AND kind = 'start-timer'`
+
 	// lockGuardSQL reads the lock user of a job that still holds a lock
 	// token (a step's LockGuard). Arguments: key, token hash.
 	lockGuardSQL = `SELECT lock_user FROM waits WHERE id = ? AND kind = 'job' AND lock_token = ?`

@@ -98,6 +98,20 @@ type DashboardLive struct {
 	Restricted bool
 	// Incidents are the most recent open incidents.
 	Incidents []IncidentItem
+	// Nodes are the gobpm processes sharing the database, oldest first
+	// (one on SQLite); left out when Restricted.
+	Nodes []NodeItem
+}
+
+// NodeItem is one gobpm process of the cluster.
+type NodeItem struct {
+	ID          string
+	Address     string
+	Version     string
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+	// Self marks the node that rendered the page.
+	Self bool
 }
 
 // ProcessStatus counts the instances of one process key by status.

@@ -43,6 +43,21 @@
 //   - deployments serialize on an advisory lock, so two never mint the
 //     same version.
 //
+// A group commit (CommitSteps) is two round trips: BEGIN and every
+// statement of its steps in one pipelined batch, then COMMIT (commit.go).
+//
+// # Several nodes
+//
+// The store is also a runtime.ClusterStore (cluster.go, migration 0004):
+// nodes register and heart-beat in cluster_nodes on the database's clock;
+// due timers and outbox rows are claimed by one node (claimed_by, picked
+// FOR UPDATE SKIP LOCKED), a claim holding while its node is registered;
+// a step's outbox rows are claimed at insert by the node that commits it
+// (Options.NodeID); once a commit that made jobs activatable or armed
+// timers is durable, a wake-up goes out with pg_notify (wake.go), which
+// Listen receives on the other nodes. A stale revision is runtime.ErrStale (and
+// ErrConflict), so the runtime re-runs the step.
+//
 // # Encoding
 //
 // Times are BIGINT unix nanoseconds, exactly as in SQLite, so a time

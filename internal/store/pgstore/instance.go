@@ -31,9 +31,7 @@ const (
 	instanceRevisionSQL = `SELECT revision FROM instances WHERE id = $1`
 	upsertPartSQL       = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
-	deletePartSQL     = `DELETE FROM instance_parts WHERE instance_seq = $1 AND kind = $2 AND key = $3`
 	deletePartsSQL    = `DELETE FROM instance_parts WHERE instance_seq = $1`
-	insertFactSQL     = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	upsertIncidentSQL = `INSERT INTO incidents (id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (id) DO UPDATE SET node_id = excluded.node_id, scope_id = excluded.scope_id,
@@ -55,116 +53,6 @@ const (
 	instanceExistsSQL = `SELECT 1 FROM instances WHERE id = $1`
 )
 
-// CommitSteps commits a batch of steps of distinct instances in one
-// transaction, all or nothing (group commit: one WAL flush for the
-// batch). A step with PrevRevision 0 creates its instance; any other
-// updates the instance only if its stored revision is still PrevRevision.
-// An existing id on create or a stale revision on update fails the whole
-// batch with a wrapped runtime.ErrConflict naming the instance; a
-// LockGuard whose job no longer holds the token fails it with
-// runtime.ErrLockLost. The rest follows the SQLite store: removed parts
-// and waits go first, then the written ones are upserted; a wait or
-// incident id of another instance is a conflict; a step that ends its
-// instance deletes its remaining waits.
-func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
-	if len(steps) == 0 {
-		return nil
-	}
-	var failed runtime.InstanceID
-	err := db.writeTx(ctx, func(tx pgx.Tx) error {
-		for i := range steps {
-			if err := commitStep(ctx, tx, &steps[i]); err != nil {
-				failed = steps[i].Instance.ID
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		if isContention(err) {
-			// Another writer of the same rows won (a deadlock or a
-			// serialization failure): the batch is rolled back whole and
-			// may be retried, as after a stale revision.
-			err = fmt.Errorf("%w: %w", runtime.ErrConflict, err)
-		}
-		if failed != "" {
-			return fmt.Errorf("pgstore: commit step of instance %s: %w", failed, err)
-		}
-		return fmt.Errorf("pgstore: commit %d steps: %w", len(steps), err)
-	}
-	return nil
-}
-
-// commitStep writes one step inside tx.
-func commitStep(ctx context.Context, tx pgx.Tx, s *runtime.StepRecord) error {
-	in := &s.Instance
-	if in.ID == "" {
-		return fmt.Errorf("instance id is empty")
-	}
-	if in.Revision <= s.PrevRevision {
-		return fmt.Errorf("new revision %d does not follow %d", in.Revision, s.PrevRevision)
-	}
-	header := s.Header
-	if header == nil {
-		header = []byte{}
-	}
-	if s.LockGuard != nil {
-		if err := checkLockGuard(ctx, tx, s.LockGuard); err != nil {
-			return err
-		}
-	}
-	var (
-		seq int64
-		err error
-	)
-	if s.PrevRevision == 0 {
-		err = tx.QueryRow(ctx, insertInstanceSQL,
-			string(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, string(in.ParentID),
-			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
-			in.Revision, header).Scan(&seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
-		}
-	} else {
-		err = tx.QueryRow(ctx, updateInstanceSQL,
-			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
-			in.Revision, header, string(in.ID), s.PrevRevision, in.ProcessVersion).Scan(&seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return whyNotUpdated(ctx, tx, in.ID, s.PrevRevision)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	for _, r := range s.RemovedParts {
-		if _, err := tx.Exec(ctx, deletePartSQL, seq, r.Kind, r.Key); err != nil {
-			return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
-		}
-	}
-	if err := writeParts(ctx, tx, seq, s.Parts); err != nil {
-		return err
-	}
-	for _, f := range s.Facts {
-		var detail []byte
-		if len(f.Detail) > 0 {
-			detail = f.Detail
-		}
-		if _, err := tx.Exec(ctx, insertFactSQL, seq, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail); err != nil {
-			return fmt.Errorf("insert fact %d: %w", f.Seq, err)
-		}
-	}
-	if err := upsertIncidents(ctx, tx, in.ID, s.Incidents); err != nil {
-		return err
-	}
-	if err := applyWaits(ctx, tx, in, s.Waits, s.RemovedWaits); err != nil {
-		return err
-	}
-	if err := insertIdempotency(ctx, tx, s.Idempotency); err != nil {
-		return err
-	}
-	return insertOutbox(ctx, tx, in, s.Outbox)
-}
-
 // whyNotUpdated explains an update of instance id from revision prev that
 // matched no row: the instance is gone or its revision moved on.
 func whyNotUpdated(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, prev int64) error {
@@ -174,9 +62,13 @@ func whyNotUpdated(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, prev i
 	case errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("instance does not exist: %w", runtime.ErrConflict)
 	case err != nil:
-		return err
+		// The transaction failed further on too: the revision check was
+		// the first failure.
+		return fmt.Errorf("revision %d is not current: %w: %w", prev, runtime.ErrStale, runtime.ErrConflict)
 	default:
-		return fmt.Errorf("revision %d is not current (%d): %w", prev, rev, runtime.ErrConflict)
+		// Another writer (another node) stepped the instance since the
+		// step read it: the step may be re-run on the new state.
+		return fmt.Errorf("revision %d is not current (%d): %w: %w", prev, rev, runtime.ErrStale, runtime.ErrConflict)
 	}
 }
 
@@ -192,26 +84,6 @@ func writeParts(ctx context.Context, tx pgx.Tx, seq int64, parts []runtime.Part)
 		}
 		if _, err := tx.Exec(ctx, upsertPartSQL, seq, p.Kind, p.Key, p.Ord, data); err != nil {
 			return fmt.Errorf("write part %s/%s: %w", p.Kind, p.Key, err)
-		}
-	}
-	return nil
-}
-
-// upsertIncidents inserts incidents or updates them by id. An incident id
-// that belongs to another instance is a conflict.
-func upsertIncidents(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, incidents []runtime.IncidentRow) error {
-	for _, inc := range incidents {
-		if inc.InstanceID != "" && inc.InstanceID != id {
-			return fmt.Errorf("incident %s belongs to instance %s", inc.ID, inc.InstanceID)
-		}
-		tag, err := tx.Exec(ctx, upsertIncidentSQL,
-			inc.ID, string(id), inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt),
-			sqlstore.EncodeOptTime(inc.ResolvedAt))
-		if err != nil {
-			return fmt.Errorf("upsert incident %s: %w", inc.ID, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, runtime.ErrConflict)
 		}
 	}
 	return nil

@@ -166,7 +166,7 @@ func TestStepsOfTwoStoresConflict(t *testing.T) {
 			switch {
 			case err == nil:
 				won++
-			case !errors.Is(err, runtime.ErrConflict):
+			case !errors.Is(err, runtime.ErrConflict) || !errors.Is(err, runtime.ErrStale):
 				t.Fatalf("round %d: %v", round, err)
 			}
 		}
@@ -255,7 +255,7 @@ func TestCrossedBatchesConflict(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case !errors.Is(err, runtime.ErrConflict):
+		case !errors.Is(err, runtime.ErrConflict) || !errors.Is(err, runtime.ErrStale):
 			t.Fatalf("CommitSteps = %v, want ErrConflict", err)
 		}
 	}

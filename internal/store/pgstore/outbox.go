@@ -14,7 +14,9 @@ import (
 )
 
 const (
-	insertOutboxSQL = `INSERT INTO outbox (instance_id, kind, payload, created_at) VALUES ($1, $2, $3, $4) RETURNING id`
+	// insertOutboxSQL writes a step's row claimed by the node committing
+	// it, which performs it right after the commit.
+	insertOutboxSQL = `INSERT INTO outbox (instance_id, kind, payload, created_at, claimed_by) VALUES ($1, $2, $3, $4, $5) RETURNING id`
 	selectOutboxSQL = `SELECT id, instance_id, kind, payload, created_at FROM outbox ORDER BY id LIMIT $1`
 	updateOutboxSQL = `UPDATE outbox SET payload = $1 WHERE id = $2`
 	deleteOutboxSQL = `DELETE FROM outbox WHERE id = ANY($1)`
@@ -35,26 +37,16 @@ const (
 	selectSecretSQL = `SELECT secret FROM server_secrets WHERE name = $1`
 )
 
-// insertOutbox writes the outbox rows of a step of instance in and sets
-// their ids, which increase in write order.
-func insertOutbox(ctx context.Context, tx pgx.Tx, in *runtime.InstanceRow, rows []runtime.OutboxRow) error {
-	for i := range rows {
-		o := &rows[i]
-		if o.InstanceID == "" {
-			o.InstanceID = in.ID
-		}
-		if o.InstanceID != in.ID {
-			return fmt.Errorf("outbox row of instance %s in a step of %s", o.InstanceID, in.ID)
-		}
-		if o.CreatedAt.IsZero() {
-			o.CreatedAt = in.UpdatedAt
-		}
-		if err := tx.QueryRow(ctx, insertOutboxSQL, string(o.InstanceID), o.Kind, string(o.Payload),
-			encodeTime(o.CreatedAt)).Scan(&o.ID); err != nil {
-			return fmt.Errorf("insert outbox %s row: %w", o.Kind, err)
-		}
-	}
-	return nil
+// scanOutbox scans an outbox row (id, instance_id, kind, payload, created_at).
+func scanOutbox(row pgx.Row) (runtime.OutboxRow, error) {
+	var (
+		o             runtime.OutboxRow
+		inst, payload string
+		created       int64
+	)
+	err := row.Scan(&o.ID, &inst, &o.Kind, &payload, &created)
+	o.InstanceID, o.Payload, o.CreatedAt = runtime.InstanceID(inst), json.RawMessage(payload), decodeTime(created)
+	return o, err
 }
 
 // Outbox returns at most limit outbox rows (limit <= 0 means
@@ -63,16 +55,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 	if limit <= 0 || limit > sqlstore.MaxListLimit {
 		limit = sqlstore.MaxListLimit
 	}
-	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.OutboxRow, error) {
-		var (
-			o             runtime.OutboxRow
-			inst, payload string
-			created       int64
-		)
-		err := row.Scan(&o.ID, &inst, &o.Kind, &payload, &created)
-		o.InstanceID, o.Payload, o.CreatedAt = runtime.InstanceID(inst), json.RawMessage(payload), decodeTime(created)
-		return o, err
-	}, selectOutboxSQL, limit)
+	out, err := queryRows(ctx, db.pool, scanOutbox, selectOutboxSQL, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: outbox: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,6 +39,10 @@ type Options struct {
 	// StatementTimeout bounds every statement on the server (0: the URL's
 	// statement_timeout, else DefaultStatementTimeout; negative: none).
 	StatementTimeout time.Duration
+	// NodeID names this process among the nodes sharing the database
+	// ("": a fresh id per Open). Its claims hold while it is registered
+	// (runtime.ClusterStore); two live processes must not share an id.
+	NodeID string
 }
 
 // DB is a PostgreSQL database that implements runtime.Store and
@@ -47,6 +52,10 @@ type DB struct {
 	pool *pgxpool.Pool
 	// name is the database as errors show it (no password).
 	name string
+	// node is this process's id in the cluster (Options.NodeID).
+	node string
+	// wake publishes the wake-ups of committed steps (wake.go).
+	wake *waker
 }
 
 var (
@@ -73,7 +82,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
 	}
-	db := &DB{pool: pool, name: name}
+	node := opts.NodeID
+	if node == "" {
+		node = uuid.Must(uuid.NewV7()).String()
+	}
+	db := &DB{pool: pool, name: name, node: node}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
@@ -82,6 +95,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
 	}
+	db.wake = newWaker(pool, node)
 	return db, nil
 }
 
@@ -130,8 +144,10 @@ func Redact(dsn string) string {
 	return u.String()
 }
 
-// Close closes the pool. It is safe to call once.
+// Close stops publishing wake-ups and closes the pool. It is
+// idempotent.
 func (db *DB) Close() error {
+	db.wake.close()
 	db.pool.Close()
 	return nil
 }

@@ -26,7 +26,8 @@ const (
 		    candidate_users, candidate_groups, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17)`
 	// upsertWaitSQL replaces a wait of the same instance (dropping a job's
-	// lock) and leaves one of another instance alone: zero rows affected.
+	// lock and a node's claim of a timer: a re-armed timer is anybody's)
+	// and leaves one of another instance alone: zero rows affected.
 	upsertWaitSQL = insertWaitSQL + `
 		ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, node_id = excluded.node_id,
 		    scope_id = excluded.scope_id, track_id = excluded.track_id, process_key = excluded.process_key,
@@ -35,7 +36,7 @@ const (
 		    error_message = excluded.error_message, assignee = excluded.assignee,
 		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
 		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL,
-		    lock_user = NULL, lock_token = NULL
+		    lock_user = NULL, lock_token = NULL, claimed_by = ''
 		WHERE waits.instance_id = excluded.instance_id`
 	deleteWaitSQL          = `DELETE FROM waits WHERE id = $1`
 	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE instance_id = $1`
@@ -87,73 +88,14 @@ const (
 	deleteStartTimersSQL = `DELETE FROM waits WHERE instance_id = '' AND kind = 'start-timer' AND process_key = $1`
 )
 
-// checkLockGuard fails with runtime.ErrLockLost unless the guarded job
-// still holds the token (and, with g.CheckUser, was locked by g.User), and
-// locks its row until the step commits.
-func checkLockGuard(ctx context.Context, tx pgx.Tx, g *runtime.LockGuard) error {
-	var user *string
-	err := tx.QueryRow(ctx, lockGuardSQL, g.WaitID, g.TokenHash).Scan(&user)
-	if err == nil && g.CheckUser {
-		locker := "" // NULL: a lock taken without authentication
-		if user != nil {
-			locker = *user
-		}
-		if locker != g.User {
-			err = pgx.ErrNoRows
-		}
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("job %s: %w", g.WaitID, runtime.ErrLockLost)
-	}
-	return err
-}
-
-// applyWaits deletes the removed waits, then upserts the written ones of
-// instance in; an ended instance loses its remaining waits.
-func applyWaits(ctx context.Context, tx pgx.Tx, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
-	for _, id := range removed {
-		if _, err := tx.Exec(ctx, deleteWaitSQL, id); err != nil {
-			return fmt.Errorf("delete wait %s: %w", id, err)
-		}
-	}
-	for i := range waits {
-		w := &waits[i]
-		owner := in.ID
-		if w.Kind == runtime.WaitStartTimer {
-			owner = "" // a timer start's schedule re-armed by the step that fired it
-		} else if w.InstanceID != "" && w.InstanceID != in.ID {
-			return fmt.Errorf("wait %s belongs to instance %s", w.ID, w.InstanceID)
-		}
-		if err := writeWait(ctx, tx, upsertWaitSQL, owner, w); err != nil {
-			return err
-		}
-	}
-	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
-		if _, err := tx.Exec(ctx, deleteInstanceWaitsSQL, string(in.ID)); err != nil {
-			return fmt.Errorf("delete waits of ended instance: %w", err)
-		}
-	}
-	return nil
-}
-
 // writeWait runs query (insertWaitSQL or upsertWaitSQL) for w owned by
 // instance id ("" for a start timer).
 func writeWait(ctx context.Context, tx pgx.Tx, query string, id runtime.InstanceID, w *runtime.WaitRow) error {
-	if w.ID == "" || w.Kind == "" {
-		return fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
-	}
-	users, err := sqlstore.EncodeList(w.CandidateUsers)
+	args, err := waitArgs(id, w)
 	if err != nil {
-		return fmt.Errorf("wait %s: %w", w.ID, err)
+		return err
 	}
-	groups, err := sqlstore.EncodeList(w.CandidateGroups)
-	if err != nil {
-		return fmt.Errorf("wait %s: %w", w.ID, err)
-	}
-	tag, err := tx.Exec(ctx, query,
-		w.ID, string(id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
-		w.CorrelationKey, sqlstore.EncodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
-		encodeTime(w.CreatedAt))
+	tag, err := tx.Exec(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("write wait %s: %w", w.ID, err)
 	}
@@ -161,6 +103,25 @@ func writeWait(ctx context.Context, tx pgx.Tx, query string, id runtime.Instance
 		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, runtime.ErrConflict)
 	}
 	return nil
+}
+
+// waitArgs are the arguments of insertWaitSQL and upsertWaitSQL for w
+// owned by instance id ("" for a start timer).
+func waitArgs(id runtime.InstanceID, w *runtime.WaitRow) ([]any, error) {
+	if w.ID == "" || w.Kind == "" {
+		return nil, fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
+	}
+	users, err := sqlstore.EncodeList(w.CandidateUsers)
+	if err != nil {
+		return nil, fmt.Errorf("wait %s: %w", w.ID, err)
+	}
+	groups, err := sqlstore.EncodeList(w.CandidateGroups)
+	if err != nil {
+		return nil, fmt.Errorf("wait %s: %w", w.ID, err)
+	}
+	return []any{w.ID, string(id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
+		w.CorrelationKey, sqlstore.EncodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
+		encodeTime(w.CreatedAt)}, nil
 }
 
 // scanWait reads the waitColumns of a row.

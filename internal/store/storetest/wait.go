@@ -864,6 +864,26 @@ func testStartTimers(t *testing.T, open Opener) {
 			}
 		})
 	}
+	// A step that fires a schedule which is gone (fired or replaced
+	// meanwhile) commits nothing: the instance it would start is not
+	// created. (Firing an existing schedule needs, on a store several
+	// nodes share, the node's claim of it: pgstore's cluster tests.)
+	t.Run("fires a schedule that is gone", func(t *testing.T) {
+		t.Parallel()
+		db := fixture(t)
+		s := WithWaits(NewStep("started", "order", 1), runtime.WaitRow{ID: "a", Kind: runtime.WaitStartTimer, NodeID: "start",
+			ProcessKey: "order", ProcessVersion: 2, DueAt: Sec(9), Retries: 1, CreatedAt: t0})
+		s.FiresStartTimer = "gone"
+		if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); !errors.Is(err, runtime.ErrConflict) {
+			t.Fatalf("CommitSteps = %v, want ErrConflict", err)
+		}
+		if _, err := db.InstanceRow(ctx, "started"); !errors.Is(err, runtime.ErrNotFound) {
+			t.Fatalf("the instance was created: %v", err)
+		}
+		if w := MustWait(t, db, "a"); !w.DueAt.Equal(Sec(2)) {
+			t.Errorf("the schedule was re-armed: %+v", w)
+		}
+	})
 }
 
 func testInstanceWaits(t *testing.T, open Opener) {

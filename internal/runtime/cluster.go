@@ -1,0 +1,332 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Several nodes on one database (DESIGN §3 "Multiple nodes").
+//
+// A store that several gobpm processes share implements ClusterStore; the
+// runtime then runs as one node of a cluster. Nothing else changes for a
+// store that does not (SQLite): no query is added to its steps and the
+// single-node paths stay as they are.
+//
+//   - The single writer per instance holds across nodes optimistically: a
+//     step commits only if its instance's revision is still the one it
+//     read. A step that finds it moved on (ErrStale) has computed from an
+//     old state: its cached state is already gone (acquire took it out),
+//     so the step reloads and re-runs its event, at most maxStepAttempts
+//     times. An event applied on two nodes commits once: the second one
+//     re-runs on the state the first committed and finds its wait gone.
+//   - Due timers and outbox rows are claimed by one node
+//     (ClaimDueTimers, ClaimOutbox): a claim holds while its node is
+//     registered; a node that stops heart-beating is removed by the
+//     others' heartbeats, and its claims pass to them.
+//   - A commit that makes a job activatable or arms a timer publishes a
+//     Wake (LISTEN/NOTIFY on PostgreSQL) that wakes the long polls and the
+//     scheduler of the other nodes. Polling is the fallback: long polls
+//     look again and the scheduler runs every heartbeat.
+
+// Defaults of the cluster options.
+const (
+	// DefaultHeartbeat is how often a node refreshes its registration.
+	DefaultHeartbeat = 2 * time.Second
+	// DefaultNodeTimeout is how long a node may go without a heartbeat
+	// before the others remove it and take over its claims.
+	DefaultNodeTimeout = 10 * time.Second
+	// maxStepAttempts bounds how often a step re-runs after finding that
+	// another node committed its instance first.
+	maxStepAttempts = 16
+)
+
+// NodeInfo is what a node says about itself when it registers.
+type NodeInfo struct {
+	// ID names the node; "" mints one (a store shared by several nodes
+	// uses its own, ClusterStore.NodeID).
+	ID string
+	// Address is where the node answers (its public URL or listen address).
+	Address string
+	// Version is the gobpm version the node runs.
+	Version string
+}
+
+// NodeRow is one registered node.
+type NodeRow struct {
+	ID          string
+	Address     string
+	Version     string
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+}
+
+// Wake is what a commit on one node asks the other nodes to look at.
+type Wake struct {
+	// Jobs counts, per job type, the jobs the commit made activatable.
+	Jobs map[string]int
+	// Timers reports that the commit armed timers.
+	Timers bool
+}
+
+// ClusterStore is the optional part of a Store that several gobpm
+// processes (nodes) share; the PostgreSQL store implements it. Claims are
+// made for the node NodeID names and hold while that node is registered.
+type ClusterStore interface {
+	Store
+	// NodeID is the id of this process in the cluster: the one its
+	// registration, its claims and its wake-ups carry.
+	NodeID() string
+	// Heartbeat registers this node (n.ID is ignored: NodeID is used) or
+	// refreshes its heartbeat, on the database's clock, and removes the
+	// nodes whose last heartbeat is older than timeout; their claims
+	// become free. It returns the ids of the nodes it removed.
+	Heartbeat(ctx context.Context, n NodeInfo, timeout time.Duration) (removed []string, err error)
+	// Leave removes this node's registration, freeing its claims.
+	Leave(ctx context.Context) error
+	// Nodes lists the registered nodes, oldest first.
+	Nodes(ctx context.Context) ([]NodeRow, error)
+	// ClaimDueTimers claims for this node at most limit timer and
+	// start-timer waits due at now that no other registered node holds,
+	// and returns them earliest first. A claim ends when the wait is
+	// removed or rewritten (a re-armed start timer is free again).
+	ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]WaitRow, error)
+	// NextClaimableTimer returns the earliest due time of the timers this
+	// node holds or could claim.
+	NextClaimableTimer(ctx context.Context) (time.Time, bool, error)
+	// ClaimOutbox claims for this node at most limit outbox rows that no
+	// other registered node holds and returns them, oldest first. A
+	// step's rows are held from their commit by the node that committed
+	// them.
+	ClaimOutbox(ctx context.Context, limit int) ([]OutboxRow, error)
+	// Listen calls wake for each Wake another node's commit publishes
+	// until ctx ends (nil) or its connection fails (the error; wake-ups
+	// published until it listens again are missed, polling catches up).
+	// It calls listening once it receives every later commit's Wake.
+	Listen(ctx context.Context, listening func(), wake func(Wake)) error
+}
+
+// ErrStale reports a step computed from a state another node has since
+// changed: the instance's revision moved on. The step is re-run on the
+// new state; ErrorCode gives ECONFLICT.
+var ErrStale = &Error{Code: ECONFLICT, Message: "the instance was changed by another node"}
+
+// cluster is the node's membership: the heartbeat and the listener. Nil
+// on a store that is not shared.
+type cluster struct {
+	store ClusterStore
+	info  NodeInfo
+	// heartbeat and timeout: see Options.Heartbeat and NodeTimeout.
+	heartbeat, timeout time.Duration
+	started            time.Time
+
+	once   sync.Once
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+}
+
+// newCluster returns the membership of a node over store, or nil when the
+// store is not shared by several nodes. A single node still has an id
+// (minted here) so that GET /api/v1/cluster can name it.
+func newCluster(store Store, opts Options, now time.Time) (*cluster, NodeRow) {
+	info := opts.Node
+	cs, ok := store.(ClusterStore)
+	switch {
+	case ok:
+		info.ID = cs.NodeID()
+	case info.ID == "":
+		info.ID = uuid.Must(uuid.NewV7()).String()
+	}
+	self := NodeRow{ID: info.ID, Address: info.Address, Version: info.Version, StartedAt: now}
+	if !ok {
+		return nil, self
+	}
+	c := &cluster{store: cs, info: info, started: now,
+		heartbeat: opts.Heartbeat, timeout: opts.NodeTimeout}
+	if c.heartbeat <= 0 {
+		c.heartbeat = DefaultHeartbeat
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultNodeTimeout
+	}
+	return c, self
+}
+
+// join registers the node (before it claims or commits anything: rows
+// claimed by an unregistered node are anybody's) and starts the
+// heartbeat and the listener. Idempotent.
+func (r *Runtime) join(ctx context.Context) error {
+	c := r.cluster
+	if c == nil {
+		return nil
+	}
+	var err error
+	c.once.Do(func() {
+		if _, err = c.store.Heartbeat(ctx, c.info, c.timeout); err != nil {
+			err = fmt.Errorf("runtime: join the cluster as %s: %w", c.info.ID, err)
+			return
+		}
+		bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		c.cancel = cancel
+		c.done.Add(2)
+		go func() {
+			defer c.done.Done()
+			r.beat(bg)
+		}()
+		// Once join returns, every later commit of another node wakes
+		// this one (unless the listener fails at once: then it polls).
+		ready := make(chan struct{})
+		go func() {
+			defer c.done.Done()
+			r.listen(bg, ready)
+		}()
+		<-ready
+		r.log.Info("joined the cluster", "node_id", c.info.ID)
+	})
+	return err
+}
+
+// beat refreshes the node's registration every heartbeat until ctx ends.
+// Each beat also runs the scheduler (the polling fallback for lost
+// wake-ups); a beat that removed silent nodes retries the outbox too,
+// since their rows are free now.
+func (r *Runtime) beat(ctx context.Context) {
+	c := r.cluster
+	t := time.NewTicker(c.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		removed, err := c.store.Heartbeat(ctx, c.info, c.timeout)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			r.log.Error("cluster heartbeat failed", "node_id", c.info.ID, "error", err)
+			continue
+		case len(removed) > 0:
+			r.log.Warn("silent nodes removed; their timers and outbox rows pass to the others", "nodes", removed)
+			r.outboxRetry.Store(true)
+		}
+		r.wakeScheduler()
+	}
+}
+
+// listen receives the other nodes' wake-ups until ctx ends, listening
+// again a heartbeat after a lost connection (polling covers the gap). It
+// closes ready once it listens, or when its first attempt failed.
+func (r *Runtime) listen(ctx context.Context, ready chan struct{}) {
+	c := r.cluster
+	var once sync.Once
+	signal := func() { once.Do(func() { close(ready) }) }
+	defer signal()
+	for {
+		err := c.store.Listen(ctx, signal, r.wake)
+		signal()
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.Warn("cluster wake-ups interrupted; listening again", "node_id", c.info.ID, "error", err)
+		t := time.NewTimer(c.heartbeat)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		r.wakeScheduler()
+	}
+}
+
+// wake hands a Wake from another node to the waiting long polls and the
+// scheduler.
+func (r *Runtime) wake(w Wake) {
+	for typ, n := range w.Jobs {
+		for range n {
+			r.jobReady.notify(typ)
+		}
+	}
+	if w.Timers {
+		r.wakeScheduler()
+	}
+}
+
+// leave stops the heartbeat and the listener and removes the node's
+// registration, so its claims pass to the others at once.
+func (r *Runtime) leave() {
+	c := r.cluster
+	if c == nil || c.cancel == nil {
+		return
+	}
+	c.cancel()
+	c.done.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.store.Leave(ctx); err != nil {
+		r.log.Error("leaving the cluster failed; the others remove the node once it is silent", "node_id", c.info.ID, "error", err)
+	}
+}
+
+// Nodes lists the nodes of the cluster, oldest first. On a store that is
+// not shared it is this one node, its heartbeat now.
+func (r *Runtime) Nodes(ctx context.Context) ([]NodeRow, error) {
+	if r.cluster == nil {
+		self := r.self
+		self.HeartbeatAt = r.now().UTC()
+		return []NodeRow{self}, nil
+	}
+	nodes, err := r.cluster.store.Nodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: cluster nodes: %w", err)
+	}
+	return nodes, nil
+}
+
+// NodeID is the id of this node.
+func (r *Runtime) NodeID() string { return r.self.ID }
+
+// stale reports whether a step failed because another node committed its
+// instance first, so it is worth re-running.
+func stale(err error) bool { return errors.Is(err, ErrStale) }
+
+// dueTimers returns the due timers this node is to fire: those it claims
+// on a shared store, all due ones otherwise.
+func (r *Runtime) dueTimers(ctx context.Context, now time.Time, limit int) ([]WaitRow, error) {
+	if r.cluster != nil {
+		return r.cluster.store.ClaimDueTimers(ctx, now, limit)
+	}
+	return r.store.DueTimers(ctx, now, limit)
+}
+
+// nextTimer returns when the scheduler must look again for due timers.
+func (r *Runtime) nextTimer(ctx context.Context) (time.Time, bool, error) {
+	if r.cluster != nil {
+		return r.cluster.store.NextClaimableTimer(ctx)
+	}
+	return r.store.NextTimer(ctx)
+}
+
+// outboxPage returns the outbox rows a drain may perform: those this node
+// claims on a shared store, all of them otherwise.
+func (r *Runtime) outboxPage(ctx context.Context, limit int) ([]OutboxRow, error) {
+	if r.cluster != nil {
+		return r.cluster.store.ClaimOutbox(ctx, limit)
+	}
+	return r.store.Outbox(ctx, limit)
+}
+
+// pollEvery bounds a long poll's wait between looks on a shared store,
+// where a wake-up from another node may be lost; 0 on a single node.
+func (r *Runtime) pollEvery() time.Duration {
+	if r.cluster == nil {
+		return 0
+	}
+	return r.cluster.heartbeat
+}
