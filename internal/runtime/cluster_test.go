@@ -238,3 +238,70 @@ func TestClaimsThroughTwoNodes(t *testing.T) {
 		t.Fatalf("task assignee %q, %v; want the one winner %q", task.Assignee, err, winner)
 	}
 }
+
+// TestActsThroughAnyNode: whatever node a request reaches acts on
+// instances another node started — a message correlation, a signal
+// broadcast, an ad-hoc activation and a task completion, the cancel
+// cascade of a caller into its children — and each acts once.
+func TestActsThroughAnyNode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rts := twoNodes(t, runtime.Options{})
+	a, b := rts[0], rts[1]
+	mustDeploy(t, a, fixture(t, "messages.bpmn"), fixture(t, "adhoc_manual.bpmn"), callFixture(t, "levels.bpmn"))
+
+	// Messages and signals: started on a, delivered through b.
+	paid, stopped := start(t, a, "messages", map[string]any{"orderId": "p"}), start(t, a, "messages", map[string]any{"orderId": "s"})
+	if n, err := b.CorrelateMessage(ctx, "order-paid", "p", map[string]any{"paid": true}); err != nil || n != 1 {
+		t.Fatalf("correlate through b: %d %v", n, err)
+	}
+	if v := instance(t, a, paid.ID); v.Status != runtime.StatusCompleted || v.Variables["paid"] != true {
+		t.Fatalf("paid after the message: %s %v", v.Status, v.Variables)
+	}
+	if n, err := b.BroadcastSignal(ctx, "stop-all", nil); err != nil || n != 1 {
+		t.Fatalf("signal through b: %d %v", n, err)
+	}
+	if v := instance(t, a, stopped.ID); v.Status != runtime.StatusRunning {
+		t.Fatalf("stopped after the signal: %s", v.Status)
+	}
+	facts, err := a.History(ctx, stopped.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caught := 0
+	for _, f := range facts {
+		if f.Kind == "element-activated" && f.NodeID == "stopped" {
+			caught++
+		}
+	}
+	if caught != 1 {
+		t.Errorf("the signal reached its boundary %d times, want once", caught)
+	}
+
+	// Ad-hoc: a region of an instance started on a, activated and worked
+	// through b.
+	inst := start(t, a, "adhocManual", nil)
+	regions, err := b.AdHocRegions(ctx, inst.ID)
+	if err != nil || len(regions) != 1 {
+		t.Fatalf("regions through b: %v %+v", err, regions)
+	}
+	if _, err := b.ActivateAdHoc(ctx, inst.ID, regions[0].ScopeID, "A", runtime.Actor{User: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ActivateAdHoc(ctx, inst.ID, regions[0].ScopeID, "A", runtime.Actor{User: "ann"}); runtime.ErrorCode(err) != runtime.ECONFLICT {
+		t.Fatalf("activating A again through a: %v, want a conflict", err)
+	}
+	completeTask(t, b, inst.ID, "A", nil)
+
+	// Cancel cascade: a caller started on a, cancelled through b, takes
+	// its children with it.
+	top := start(t, a, "levelA", nil)
+	if _, err := b.Cancel(ctx, top.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range instance(t, a, top.ID).Children {
+		if v := instance(t, a, ch.InstanceID); v.Status != runtime.StatusTerminated {
+			t.Errorf("child %s at %s is %s after the caller was cancelled through another node", ch.InstanceID, ch.NodeID, v.Status)
+		}
+	}
+}
