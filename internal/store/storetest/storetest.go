@@ -93,6 +93,7 @@ var tests = []struct {
 	{"ListInstancesTotalIsCapped", testListInstancesTotalIsCapped},
 	{"History", testHistory},
 	{"Incidents", testIncidents},
+	{"IncidentAncestry", testIncidentAncestry},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
 	{"ServerSecret", testServerSecret},

@@ -1,0 +1,71 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+)
+
+// IncidentAncestor links an instance with an open incident to one of the
+// instances above it in its call tree: itself (Depth 0), its caller (1),
+// the caller's caller (2), up to the root of the tree.
+type IncidentAncestor struct {
+	// InstanceID has at least one open incident.
+	InstanceID InstanceID
+	// AncestorID is InstanceID (Depth 0) or the instance Depth calls above it.
+	AncestorID InstanceID
+	// AncestorKey is the process key of AncestorID.
+	AncestorKey string
+	// Depth counts the calls between AncestorID and InstanceID.
+	Depth int
+}
+
+// IncidentMark says whether an instance or its call tree has open incidents.
+type IncidentMark struct {
+	// Own: the instance itself has an open incident.
+	Own bool
+	// InTree: a descendant (a called child, recursively) has an open
+	// incident.
+	InTree bool
+}
+
+// IncidentMarks returns the marks of the instances ids that have open
+// incidents themselves or below them in their call tree; the others are
+// absent. It costs one store query, whatever the number of ids (the store
+// walks up from the instances with open incidents, never down the trees).
+func (r *Runtime) IncidentMarks(ctx context.Context, ids []InstanceID) (map[InstanceID]IncidentMark, error) {
+	out := map[InstanceID]IncidentMark{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := r.store.IncidentAncestry(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("incident marks: %w", err)
+	}
+	for _, a := range rows {
+		m := out[a.AncestorID]
+		if a.Depth == 0 {
+			m.Own = true
+		} else {
+			m.InTree = true
+		}
+		out[a.AncestorID] = m
+	}
+	return out, nil
+}
+
+// IncidentRoots returns the root of the call tree of every instance with
+// an open incident (the instance itself when nothing called it), by
+// instance, with the root's process key.
+func (r *Runtime) IncidentRoots(ctx context.Context) (map[InstanceID]IncidentAncestor, error) {
+	rows, err := r.store.IncidentAncestry(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("incident roots: %w", err)
+	}
+	out := map[InstanceID]IncidentAncestor{}
+	for _, a := range rows {
+		if cur, ok := out[a.InstanceID]; !ok || a.Depth > cur.Depth {
+			out[a.InstanceID] = a
+		}
+	}
+	return out, nil
+}
