@@ -93,6 +93,14 @@ type Service interface {
 	// IncidentProcessKey returns the process key of an incident's
 	// instance; ENOTFOUND.
 	IncidentProcessKey(ctx context.Context, id string) (string, error)
+	// Clock returns the runtime's clock (incident ages are counted on it).
+	Clock() runtime.ClockView
+	// IncidentMarks says which of ids have open incidents themselves or
+	// further down their call tree (absent: neither), in one lookup.
+	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)
+	// IncidentTrees places every instance with an open incident in its
+	// call tree (its process key, the root and the root's key).
+	IncidentTrees(ctx context.Context) (map[runtime.InstanceID]runtime.IncidentTree, error)
 }
 
 // Default limits.

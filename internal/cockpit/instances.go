@@ -82,7 +82,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	open, err := h.openIncidentsByInstance(ctx)
+	marks, err := h.incidentMarks(ctx, rows)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -96,7 +96,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rows {
 		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
 			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), CreatedAt: row.CreatedAt,
-			UpdatedAt: row.UpdatedAt, Incidents: open[row.ID]})
+			UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
 	}
 	if page > 1 {
 		prev := f
@@ -111,17 +111,14 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.Instances(p))
 }
 
-// openIncidentsByInstance counts every open incident per instance.
-func (h *handler) openIncidentsByInstance(ctx context.Context) (map[runtime.InstanceID]int, error) {
-	open, err := h.svc.Incidents(ctx, "", true)
-	if err != nil {
-		return nil, err
+// incidentMarks says which rows have open incidents, themselves or below
+// them in their call tree: one lookup for the page.
+func (h *handler) incidentMarks(ctx context.Context, rows []runtime.InstanceRow) (map[runtime.InstanceID]runtime.IncidentMark, error) {
+	ids := make([]runtime.InstanceID, len(rows))
+	for i, row := range rows {
+		ids[i] = row.ID
 	}
-	m := make(map[runtime.InstanceID]int, len(open))
-	for _, in := range open {
-		m[in.InstanceID]++
-	}
-	return m, nil
+	return h.svc.IncidentMarks(ctx, ids)
 }
 
 func (h *handler) instance(w http.ResponseWriter, r *http.Request) {

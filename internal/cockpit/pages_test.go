@@ -165,6 +165,11 @@ func TestInstanceListFiltersAndPaging(t *testing.T) {
 	if rows.Length() != 1 || rows.Find(`[data-testid="incident-flag"]`).Length() != 1 {
 		t.Errorf("the child of the caller is listed with its incident flag:\n%s", p.body)
 	}
+	p = b.mustGet("/instances?process=caller")
+	if row := p.testid("instance-row"); row.Find(`[data-testid="incident-in-tree"]`).Length() != 1 ||
+		row.Find(`[data-testid="incident-flag"]`).Length() != 0 || row.Find(`[data-testid="status"]`).Text() != "running" {
+		t.Errorf("the caller is running, flagged for its child's incident:\n%s", p.body)
+	}
 	p = b.mustGet("/instances?status=failed")
 	if p.testid("instance-row").Length() != 1 {
 		t.Errorf("status filter")

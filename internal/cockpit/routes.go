@@ -105,6 +105,8 @@ func (h *handler) routes() []route {
 			action: "cockpit: complete task", resource: param("task", "id"), serve: h.complete},
 		{method: http.MethodPost, pattern: templates.RouteIncidentRetry, rule: operate(keyIncident),
 			action: "cockpit: retry incident", resource: param("incident", "id"), serve: h.retry},
+		{method: http.MethodPost, pattern: templates.RouteIncidentsRetry, rule: operate(keyList),
+			action: "cockpit: retry incidents", serve: h.retryMany},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: public(), serve: h.loginPage},

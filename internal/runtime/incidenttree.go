@@ -53,19 +53,35 @@ func (r *Runtime) IncidentMarks(ctx context.Context, ids []InstanceID) (map[Inst
 	return out, nil
 }
 
-// IncidentRoots returns the root of the call tree of every instance with
-// an open incident (the instance itself when nothing called it), by
-// instance, with the root's process key.
-func (r *Runtime) IncidentRoots(ctx context.Context) (map[InstanceID]IncidentAncestor, error) {
+// IncidentTree places an instance with an open incident in its call tree.
+type IncidentTree struct {
+	// ProcessKey is the instance's own process key.
+	ProcessKey string
+	// RootID is the root of its call tree (the instance itself when
+	// nothing called it), RootKey the root's process key.
+	RootID  InstanceID
+	RootKey string
+}
+
+// IncidentTrees places every instance with an open incident in its call
+// tree, by instance, with one store query.
+func (r *Runtime) IncidentTrees(ctx context.Context) (map[InstanceID]IncidentTree, error) {
 	rows, err := r.store.IncidentAncestry(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("incident roots: %w", err)
+		return nil, fmt.Errorf("incident trees: %w", err)
 	}
-	out := map[InstanceID]IncidentAncestor{}
+	out := map[InstanceID]IncidentTree{}
+	depth := map[InstanceID]int{}
 	for _, a := range rows {
-		if cur, ok := out[a.InstanceID]; !ok || a.Depth > cur.Depth {
-			out[a.InstanceID] = a
+		t := out[a.InstanceID]
+		if a.Depth == 0 {
+			t.ProcessKey = a.AncestorKey
 		}
+		if d, ok := depth[a.InstanceID]; !ok || a.Depth > d {
+			depth[a.InstanceID] = a.Depth
+			t.RootID, t.RootKey = a.AncestorID, a.AncestorKey
+		}
+		out[a.InstanceID] = t
 	}
 	return out, nil
 }

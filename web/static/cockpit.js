@@ -113,6 +113,16 @@
     }
   }
 
+  // A "select all" button checks every checkbox of its name (the bulk
+  // retry's incidents), or clears them when all are checked already.
+  document.addEventListener('click', function (ev) {
+    var b = ev.target.closest && ev.target.closest('[data-select-all]');
+    if (!b) return;
+    var boxes = document.querySelectorAll('input[type=checkbox][name="' + b.dataset.selectAll + '"]');
+    var all = Array.prototype.every.call(boxes, function (x) { return x.checked; });
+    Array.prototype.forEach.call(boxes, function (x) { x.checked = !all; });
+  });
+
   canonicalURL();
   document.addEventListener('htmx:afterSettle', applyState);
   if (document.readyState === 'loading') {

@@ -109,6 +109,10 @@ type ProcessStatus struct {
 	Failed     Total
 	Completed  Total
 	Terminated Total
+	// Stuck counts the instances of this process with an open incident
+	// in their call tree: in themselves or in an instance they called,
+	// directly or further down.
+	Stuck int
 }
 
 // Total is a count of instances as the instance list counts them: it stops
@@ -263,8 +267,10 @@ type InstanceItem struct {
 	ParentID    string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
-	// Incidents counts open incidents of the instance itself.
-	Incidents int
+	// Incident: the instance has an open incident; IncidentsInTree: an
+	// instance it called, directly or further down, has one.
+	Incident        bool
+	IncidentsInTree bool
 }
 
 // InstancePage is everything about one instance.
@@ -491,7 +497,10 @@ type IncidentItem struct {
 	Resolved   bool
 	// CanRetry shows the Retry button of an open incident (the operate
 	// permission on its instance's process).
-	CanRetry bool
+	CanRetry bool // RootID and RootKey name the root of the instance's call tree when
+	// another instance called it (and the person may read the root).
+	RootID  string
+	RootKey string
 }
 
 // HistoryItem is one fact of the timeline.
@@ -536,15 +545,45 @@ type TaskItem struct {
 	CanComplete     bool
 }
 
-// IncidentsPage lists open incidents across instances.
+// IncidentsPage lists open incidents across instances, filtered, with a
+// bulk retry.
 type IncidentsPage struct {
 	Layout
-	Live IncidentsLive
+	Filter IncidentFilter
+	// ProcessKeys and Kinds are what the filter form offers: the processes
+	// and kinds of the open incidents.
+	ProcessKeys []string
+	Kinds       []string
+	Live        IncidentsLive
+}
+
+// Age filters of the incidents page: open for longer than an hour, a day,
+// a week.
+const (
+	AgeHour = "1h"
+	AgeDay  = "1d"
+	AgeWeek = "7d"
+)
+
+// IncidentFilter is the incidents page's query string: Process is the
+// incident's instance's process, Root the process at the root of its call
+// tree, Element a part of the element id, Kind the incident kind, Age one
+// of the Age constants.
+type IncidentFilter struct {
+	Process string
+	Root    string
+	Element string
+	Kind    string
+	Age     string
 }
 
 // IncidentsLive is the incident list.
 type IncidentsLive struct {
 	Items []IncidentItem
+	// Total counts the open incidents before the filter.
+	Total int
+	// CanRetry shows the bulk retry: some listed incident may be retried.
+	CanRetry bool
 }
 
 // ErrorPage tells a person what went wrong.

@@ -29,6 +29,7 @@ const (
 	RouteTaskComplete   = "/tasks/{id}/complete"
 	RouteIncidents      = "/incidents"
 	RouteIncidentRetry  = "/incidents/{id}/retry"
+	RouteIncidentsRetry = "/incidents/retry"
 	RouteIdentity       = "/identity"
 	RouteStatic         = "/static/*"
 
@@ -194,6 +195,20 @@ func TaskActionURL(id, action string) string {
 // IncidentRetryURL is where an incident's Retry button posts.
 func IncidentRetryURL(id string) string { return "/incidents/" + url.PathEscape(id) + "/retry" }
 
+// IncidentsURL is the incidents page with a filter.
+func IncidentsURL(f IncidentFilter) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"process": f.Process, "root": f.Root, "element": f.Element, "kind": f.Kind, "age": f.Age} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return RouteIncidents
+	}
+	return RouteIncidents + "?" + q.Encode()
+}
+
 // InstancesURL is the instance list with a filter.
 func InstancesURL(f InstanceFilter) string {
 	q := url.Values{}
@@ -260,6 +275,16 @@ func actingAs(user string) string {
 		return "nobody yet (choose who you are acting as)"
 	}
 	return user
+}
+
+// hasOpen reports whether any incident is open.
+func hasOpen(items []IncidentItem) bool {
+	for _, in := range items {
+		if !in.Resolved {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCandidates reports whether any region offers an activity.
