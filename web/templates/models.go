@@ -497,7 +497,8 @@ type IncidentItem struct {
 	Resolved   bool
 	// CanRetry shows the Retry button of an open incident (the operate
 	// permission on its instance's process).
-	CanRetry bool // RootID and RootKey name the root of the instance's call tree when
+	CanRetry bool
+	// RootID and RootKey name the root of the instance's call tree when
 	// another instance called it (and the person may read the root).
 	RootID  string
 	RootKey string
