@@ -12,6 +12,8 @@ VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js \
 	node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
 	node_modules/bpmn-js/dist/assets/diagram-js.css \
 	node_modules/bpmn-js/dist/assets/bpmn-js.css
+# The cockpit's npm ES modules, bundled by esbuild into one classic script each: entry:output.
+VENDOR_BUNDLES := web/bundle/autolayout.js:bpmn-auto-layout.min.js
 TEMPL_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
 .DEFAULT_GOAL := help
@@ -54,10 +56,13 @@ test/race: vendor ## Run every test with the race detector.
 .PHONY: vendor
 vendor: ## Fetch the cockpit's npm packages (htmx, bpmn-js) with npm ci into web/static/vendor/ when missing or stale.
 	@if [ ! -f $(VENDOR)/.stamp ] || [ package-lock.json -nt $(VENDOR)/.stamp ] || \
-		! ls $(addprefix $(VENDOR)/,$(notdir $(VENDOR_FILES))) >/dev/null 2>&1; then \
+		! ls $(addprefix $(VENDOR)/,$(notdir $(VENDOR_FILES)) $(foreach b,$(VENDOR_BUNDLES),$(lastword $(subst :, ,$(b))))) >/dev/null 2>&1; then \
 		if command -v npm >/dev/null; then \
 			echo "npm ci (cockpit assets)"; \
-			npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && touch $(VENDOR)/.stamp; \
+			npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && \
+			for b in $(VENDOR_BUNDLES); do \
+				node_modules/.bin/esbuild "$${b%%:*}" --bundle --minify --format=iife --log-level=warning --outfile="$(VENDOR)/$${b##*:}" || exit 1; \
+			done && touch $(VENDOR)/.stamp; \
 		else \
 			echo "warning: npm is not installed (Debian: apt-get install nodejs npm); the cockpit runs without its diagram and live refresh until 'make vendor' succeeds"; \
 		fi; \

@@ -22,10 +22,12 @@ var embedded embed.FS
 
 // Vendored files the cockpit needs from npm, relative to Static().
 const (
-	HTMXFile         = "vendor/htmx.min.js"
-	BPMNViewerFile   = "vendor/bpmn-navigated-viewer.production.min.js"
-	DiagramCSSFile   = "vendor/diagram-js.css"
-	BPMNJSCSSFile    = "vendor/bpmn-js.css"
+	HTMXFile       = "vendor/htmx.min.js"
+	BPMNViewerFile = "vendor/bpmn-navigated-viewer.production.min.js"
+	DiagramCSSFile = "vendor/diagram-js.css"
+	BPMNJSCSSFile  = "vendor/bpmn-js.css"
+	// AutoLayoutFile is npm bpmn-auto-layout bundled by esbuild (make vendor).
+	AutoLayoutFile   = "vendor/bpmn-auto-layout.min.js"
 	VendorHelpOnMiss = "the cockpit's front-end files are missing: run `make vendor` (npm ci) and rebuild"
 )
 
@@ -42,7 +44,7 @@ func Static() fs.FS {
 // VendorReady reports whether the npm files were present when the binary was
 // built; without them the diagram and live refresh do not work.
 func VendorReady() bool {
-	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile} {
+	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile, AutoLayoutFile} {
 		if _, err := fs.Stat(Static(), f); err != nil {
 			return false
 		}

@@ -176,7 +176,7 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 	for _, d := range versions {
 		p.Versions = append(p.Versions, d.Version)
 	}
-	if p.Live, err = h.processLive(ctx, def.Key, def.Version); err != nil {
+	if p.Live, err = h.processLive(ctx, def.Key, def.Version, elementNames(def.XML)); err != nil {
 		return p, err
 	}
 	return p, nil
@@ -189,8 +189,9 @@ func hasDiagram(xml []byte) bool {
 
 // processLive counts active tokens and open incidents per element over the
 // most recent failed, then running, instances of a version (at most
-// sampleInstances; failed first, since an open incident fails its instance).
-func (h *handler) processLive(ctx context.Context, key string, v int) (templates.ProcessLive, error) {
+// sampleInstances; failed first, since an open incident fails its instance),
+// naming the elements by names.
+func (h *handler) processLive(ctx context.Context, key string, v int, names map[string]string) (templates.ProcessLive, error) {
 	counts := map[string]*templates.ElementCount{}
 	at := func(node string) *templates.ElementCount {
 		c := counts[node]
@@ -222,8 +223,8 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 			if iv.TrackCount > len(iv.Tracks) {
 				live.TokensCut = true
 			}
-			for _, t := range iv.Tracks {
-				at(t.NodeID).Active++
+			for _, node := range tokenNodes(iv.Tracks, iv.Scopes) {
+				at(node).Active++
 			}
 			for _, in := range iv.Incidents {
 				if in.ResolvedAt.IsZero() {
@@ -232,14 +233,17 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 			}
 		}
 	}
-	live.Elements = sortedCounts(counts)
-	live.State = stateJSON(live.Elements, live.TokensCut)
+	live.Elements = sortedCounts(counts, names)
+	live.State = stateJSON(live.Elements, live.TokensCut, nil)
 	return live, nil
 }
 
-func sortedCounts(m map[string]*templates.ElementCount) []templates.ElementCount {
+// sortedCounts lists the counts by element id, each with the element's
+// name.
+func sortedCounts(m map[string]*templates.ElementCount, names map[string]string) []templates.ElementCount {
 	out := make([]templates.ElementCount, 0, len(m))
 	for _, c := range m {
+		c.Name = names[c.NodeID]
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
@@ -247,8 +251,9 @@ func sortedCounts(m map[string]*templates.ElementCount) []templates.ElementCount
 }
 
 // stateJSON is the overlay data cockpit.js draws on the diagram; partial
-// marks token counts that are lower bounds (counted over a page of tokens).
-func stateJSON(els []templates.ElementCount, partial bool) string {
+// marks token counts that are lower bounds (counted over a page of tokens);
+// path is the path an instance took (nil on a process page).
+func stateJSON(els []templates.ElementCount, partial bool, path *pathTaken) string {
 	type el struct {
 		ID             string `json:"id"`
 		Active         int    `json:"active"`
@@ -257,9 +262,10 @@ func stateJSON(els []templates.ElementCount, partial bool) string {
 		Candidates     int    `json:"candidates,omitempty"`
 	}
 	out := struct {
-		Elements []el `json:"elements"`
-		Partial  bool `json:"partial,omitempty"`
-	}{Elements: []el{}, Partial: partial}
+		Elements []el       `json:"elements"`
+		Partial  bool       `json:"partial,omitempty"`
+		Path     *pathTaken `json:"path,omitempty"`
+	}{Elements: []el{}, Partial: partial, Path: path}
 	for _, e := range els {
 		out.Elements = append(out.Elements, el{ID: e.NodeID, Active: e.Active, Incidents: e.Incidents, ChildIncidents: e.ChildIncidents, Candidates: e.Candidates})
 	}

@@ -38,7 +38,9 @@
       canvas.removeMarker(e.id, 'gobpm-active');
       canvas.removeMarker(e.id, 'gobpm-incident');
       canvas.removeMarker(e.id, 'gobpm-offer');
+      canvas.removeMarker(e.id, 'gobpm-taken');
     });
+    markPath(state.path, registry, canvas);
     var active = [], incidents = [], offers = [];
     (state.elements || []).forEach(function (x) {
       if (!registry.get(x.id)) return;
@@ -48,13 +50,13 @@
         // Counted over a page of tokens only: the count is a lower bound.
         var n = state.partial ? x.active + '+' : x.active;
         var what = state.partial ? 'at least ' + x.active + ' active token(s) (counted over the shown page of tokens)' : x.active + ' active token(s)';
-        overlays.add(x.id, 'gobpm', { position: { bottom: 8, left: -8 }, html: badge('count', n, what) });
+        overlays.add(x.id, 'gobpm', { position: { top: -24, left: 0 }, html: badge('count', n, what) });
       }
       var inc = (x.incidents || 0) + (x.childIncidents || 0);
       if (inc > 0) {
         canvas.addMarker(x.id, 'gobpm-incident');
         incidents.push(x.id);
-        overlays.add(x.id, 'gobpm', { position: { top: -8, right: 8 }, html: badge('incident', inc, inc + ' open incident(s), here or in called instances') });
+        overlays.add(x.id, 'gobpm', { position: { top: -24, right: 24 }, html: badge('incident', inc, inc + ' open incident(s), here or in called instances') });
       }
       if (x.candidates > 0) {
         // An ad-hoc region offering activities: the badge leads to its Activate buttons.
@@ -62,12 +64,41 @@
         offers.push(x.id);
         var b = badge('offer', x.candidates + ' to activate', x.candidates + ' candidate activities: pick one under Ad-hoc regions');
         b.addEventListener('click', function () { location.hash = 'adhoc'; });
-        overlays.add(x.id, 'gobpm', { position: { top: -10, left: 8 }, html: b });
+        overlays.add(x.id, 'gobpm', { position: { top: -24, left: 34 }, html: b });
       }
     });
     container.dataset.offers = offers.join(' ');
     container.dataset.active = active.join(' ');
     container.dataset.incidents = incidents.join(' ');
+  }
+
+  // markPath marks the path the instance took, from its history: the
+  // completed elements, and the flows between a completed element and one
+  // reached after it (for a gateway that recorded its choice, only the
+  // flows it took).
+  function markPath(path, registry, canvas) {
+    if (!path) return;
+    var completed = {}, reached = {}, flows = {}, decided = {}, taken = [];
+    (path.completed || []).forEach(function (id) { completed[id] = true; reached[id] = true; });
+    (path.reached || []).forEach(function (id) { reached[id] = true; });
+    (path.flows || []).forEach(function (id) { flows[id] = true; });
+    (path.decided || []).forEach(function (id) { decided[id] = true; });
+    registry.getAll().forEach(function (e) {
+      var bo = e.businessObject;
+      if (!bo) return;
+      var take;
+      if (e.waypoints) {
+        if (!bo.sourceRef || !bo.targetRef || bo.$type !== 'bpmn:SequenceFlow') return;
+        take = flows[bo.id] || (!decided[bo.sourceRef.id] && completed[bo.sourceRef.id] && reached[bo.targetRef.id]);
+      } else {
+        take = completed[e.id] && e.type !== 'label';
+      }
+      if (take) {
+        canvas.addMarker(e.id, 'gobpm-taken');
+        taken.push(e.id);
+      }
+    });
+    container.dataset.taken = taken.join(' ');
   }
 
   function message(text) {
@@ -86,10 +117,19 @@
       return;
     }
     viewer = new window.BpmnJS({ container: container });
-    fetch(container.dataset.xmlUrl, { credentials: 'same-origin' })
-      .then(function (r) {
+    var auto = container.dataset.layout === 'auto';
+    Promise.all([
+      fetch(container.dataset.xmlUrl, { credentials: 'same-origin' }).then(function (r) {
         if (!r.ok) throw new Error('the model could not be loaded (HTTP ' + r.status + ')');
         return r.text();
+      }),
+      auto ? loadScript(container.dataset.layoutScript) : null
+    ])
+      .then(function (got) {
+        if (!auto) return got[0];
+        if (typeof window.gobpmLayoutProcess !== 'function') throw new Error('the layout script did not load');
+        // No diagram interchange (BPMNDI) in the model: lay it out here.
+        return window.gobpmLayoutProcess(got[0]);
       })
       .then(function (xml) { return viewer.importXML(xml); })
       .then(function () {
@@ -101,6 +141,18 @@
         container.dataset.rendered = 'error';
         message('The diagram could not be drawn: ' + (err && err.message ? err.message : err));
       });
+  }
+
+  // loadScript adds one of the cockpit's own scripts once and resolves
+  // when it ran.
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var el = document.createElement('script');
+      el.src = src;
+      el.onload = function () { resolve(); };
+      el.onerror = function () { reject(new Error('could not load ' + src)); };
+      document.head.appendChild(el);
+    });
   }
 
   // A refused form answers with its page at the action's URL; show the

@@ -217,7 +217,9 @@ type ProcessLive struct {
 
 // ElementCount is the activity on one element.
 type ElementCount struct {
-	NodeID    string
+	NodeID string
+	// Name is the element's name in the model ("" when it has none).
+	Name      string
 	Active    int
 	Incidents int
 	// ChildIncidents counts open incidents in instances called from here.
@@ -373,6 +375,8 @@ type TraceItem struct {
 	Status     string
 	// CallNode is the call activity in this instance that leads to the next item.
 	CallNode string
+	// CallName is the call activity's name ("" when it has none).
+	CallName string
 	// Current marks this page's instance.
 	Current bool
 	// Incidents counts open incidents in this instance and below it.
@@ -384,7 +388,9 @@ type ChildItem struct {
 	ID         string
 	ProcessKey string
 	NodeID     string
-	Status     string
+	// NodeName is the call activity's name ("" when it has none).
+	NodeName string
+	Status   string
 	// Incidents counts open incidents in the child and its own children.
 	Incidents int
 }
@@ -453,7 +459,9 @@ type ScopeNode struct {
 
 // HandlerItem is an armed event handler.
 type HandlerItem struct {
-	NodeID       string
+	NodeID string
+	// NodeName is the handler element's name ("" when it has none).
+	NodeName     string
 	Kind         string
 	Trigger      string
 	Name         string
@@ -464,7 +472,9 @@ type HandlerItem struct {
 type TrackItem struct {
 	ID     string
 	NodeID string
-	State  string
+	// Name is the element's name in the model ("" when it has none).
+	Name  string
+	State string
 }
 
 // VarItem is one variable with its JSON value.
@@ -475,9 +485,11 @@ type VarItem struct {
 
 // WaitItem is something the instance waits for.
 type WaitItem struct {
-	ID       string
-	Kind     string
-	NodeID   string
+	ID     string
+	Kind   string
+	NodeID string
+	// NodeName is the element's name in the model ("" when it has none).
+	NodeName string
 	Name     string
 	Assignee string
 	DueAt    time.Time
@@ -491,10 +503,12 @@ type IncidentItem struct {
 	InstanceID string
 	ProcessKey string
 	NodeID     string
-	Kind       string
-	Message    string
-	CreatedAt  time.Time
-	Resolved   bool
+	// NodeName is the element's name in the model ("" when unknown).
+	NodeName  string
+	Kind      string
+	Message   string
+	CreatedAt time.Time
+	Resolved  bool
 	// CanRetry shows the Retry button of an open incident (the operate
 	// permission on its instance's process).
 	CanRetry bool
@@ -504,14 +518,27 @@ type IncidentItem struct {
 	RootKey string
 }
 
-// HistoryItem is one fact of the timeline.
+// HistoryItem is one entry of the timeline: a fact told as a sentence
+// (Who, Verb, the element, Rest: "ann completed «Check the claim» with 2
+// variables"), with the raw facts it tells foldable beneath.
 type HistoryItem struct {
 	Seq       int64
 	At        time.Time
 	Kind      string
 	NodeID    string
 	ScopePath string
-	Detail    string
+	// Who did it ("" when the fact names nobody); Verb is what happened,
+	// before the element; NodeName the element's name ("" without a
+	// name: the id is shown); Rest what follows the element.
+	Who      string
+	Verb     string
+	NodeName string
+	Rest     string
+	// Raw are the facts behind the sentence: "#seq kind {detail}".
+	Raw []string
+	// Detail is the fact's detail in words or as JSON (compensation and
+	// the like), "" when the sentence says it all.
+	Detail string
 	// By is who or what activated an ad-hoc activity (a person, "router",
 	// "router job <type> (worker <name>)"); "" for other facts.
 	By string

@@ -231,6 +231,10 @@ func InstancesURL(f InstanceFilter) string {
 	return RouteInstances + "?" + q.Encode()
 }
 
+// AutoLayoutFile is the bundled npm bpmn-auto-layout, relative to
+// StaticURL (web.AutoLayoutFile).
+const AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
+
 // StaticURL is a static asset's URL.
 func StaticURL(name string) string { return "/static/" + name }
 
