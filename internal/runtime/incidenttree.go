@@ -85,3 +85,21 @@ func (r *Runtime) IncidentTrees(ctx context.Context) (map[InstanceID]IncidentTre
 	}
 	return out, nil
 }
+
+// InstanceRows returns the rows of the instances ids that exist, by id,
+// with one store query (a list that names instances, such as the task
+// inbox, reads their process and business key so).
+func (r *Runtime) InstanceRows(ctx context.Context, ids []InstanceID) (map[InstanceID]InstanceRow, error) {
+	out := map[InstanceID]InstanceRow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := r.store.InstanceRows(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("instance rows: %w", err)
+	}
+	for _, row := range rows {
+		out[row.ID] = row
+	}
+	return out, nil
+}

@@ -343,6 +343,9 @@ type Store interface {
 	// one of ids. It walks up from the open incidents, so its cost follows
 	// their number and the trees' depth, never the size of the trees.
 	IncidentAncestry(ctx context.Context, ids []InstanceID) ([]IncidentAncestor, error)
+	// InstanceRows returns the rows of the instances ids that exist, in
+	// one query (in no particular order); unknown ids are left out.
+	InstanceRows(ctx context.Context, ids []InstanceID) ([]InstanceRow, error)
 
 	// Wait returns one wait row by id; ErrNotFound if absent.
 	Wait(ctx context.Context, id string) (WaitRow, error)

@@ -88,3 +88,27 @@ func testIncidentAncestry(t *testing.T, open Opener) {
 		})
 	}
 }
+
+// testInstanceRows: one query reads the rows of many instances, UUID
+// (BLOB in SQLite) and text ids alike, leaving unknown ids out.
+func testInstanceRows(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	a := NewStep("01900000-0000-7000-8000-0000000000b1", "order", 1)
+	a.Instance.BusinessKey = "bk-a"
+	b := NewStep("text-id-b", "ship", 2)
+	MustCommit(t, db, a, b, NewStep("01900000-0000-7000-8000-0000000000b3", "order", 1))
+	got, err := db.InstanceRows(ctx, []runtime.InstanceID{a.Instance.ID, "unknown", b.Instance.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].ID < got[j].ID })
+	if len(got) != 2 || got[0].ID != a.Instance.ID || got[0].BusinessKey != "bk-a" || got[0].ProcessKey != "order" ||
+		got[1].ID != b.Instance.ID || got[1].ProcessKey != "ship" || got[1].ProcessVersion != 2 {
+		t.Errorf("InstanceRows = %+v", got)
+	}
+	if got, err := db.InstanceRows(ctx, nil); err != nil || len(got) != 0 {
+		t.Errorf("InstanceRows(nil) = %v, %v", got, err)
+	}
+}

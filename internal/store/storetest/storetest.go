@@ -94,6 +94,7 @@ var tests = []struct {
 	{"History", testHistory},
 	{"Incidents", testIncidents},
 	{"IncidentAncestry", testIncidentAncestry},
+	{"InstanceRows", testInstanceRows},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
 	{"ServerSecret", testServerSecret},
