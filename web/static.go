@@ -27,7 +27,11 @@ const (
 	DiagramCSSFile = "vendor/diagram-js.css"
 	BPMNJSCSSFile  = "vendor/bpmn-js.css"
 	// AutoLayoutFile is npm bpmn-auto-layout bundled by esbuild (make vendor).
-	AutoLayoutFile   = "vendor/bpmn-auto-layout.min.js"
+	AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
+	// FormViewerFile is npm @bpmn-io/form-js-viewer bundled by esbuild,
+	// FormCSSFile its stylesheet (make vendor).
+	FormViewerFile   = "vendor/form-js-viewer.min.js"
+	FormCSSFile      = "vendor/form-js.css"
 	VendorHelpOnMiss = "the cockpit's front-end files are missing: run `make vendor` (npm ci) and rebuild"
 )
 
@@ -44,7 +48,7 @@ func Static() fs.FS {
 // VendorReady reports whether the npm files were present when the binary was
 // built; without them the diagram and live refresh do not work.
 func VendorReady() bool {
-	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile, AutoLayoutFile} {
+	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile, AutoLayoutFile, FormViewerFile, FormCSSFile} {
 		if _, err := fs.Stat(Static(), f); err != nil {
 			return false
 		}

@@ -219,13 +219,17 @@ func TestBrowserInboxCompletesTask(t *testing.T) {
 		chromedp.Click(css(`[data-testid="identity-submit"]`)),
 		chromedp.WaitVisible(css(`[data-testid="claimable"] [data-testid="claim"]`)),
 	)
-	run(t, ctx, "claim",
+	run(t, ctx, "claim and open the task",
 		chromedp.Click(css(`[data-testid="claimable"] [data-testid="claim"]`)),
-		chromedp.WaitVisible(css(`[data-testid="assigned"] [data-testid="complete-variables"]`)),
-		chromedp.SendKeys(css(`[data-testid="assigned"] [data-testid="complete-variables"]`), `{"approved": true}`),
+		chromedp.WaitVisible(css(`[data-testid="assigned"] [data-testid="task-open"]`)),
+		chromedp.Click(css(`[data-testid="assigned"] [data-testid="task-open"]`)),
+		chromedp.WaitVisible(css(`[data-testid="complete-json"] summary`)),
+		chromedp.Click(css(`[data-testid="complete-json"] summary`)),
+		chromedp.WaitVisible(css(`[data-testid="complete-variables"]`)),
+		chromedp.SendKeys(css(`[data-testid="complete-variables"]`), `{"approved": true}`),
 	)
 	shoot(t, ctx, "tasks.png")
-	run(t, ctx, "complete", chromedp.Click(css(`[data-testid="assigned"] [data-testid="complete"]`)))
+	run(t, ctx, "complete", chromedp.Click(css(`[data-testid="complete-json-submit"]`)))
 	waitFor(t, ctx, "the outcome is shown", `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('Task completed')`, 5*time.Second)
 	truthy(t, ctx, "the task left the inbox", `!document.querySelector('[data-testid="task"][data-node="check"]')`)
 	v := b.instance(inst.ID)

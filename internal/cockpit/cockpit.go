@@ -95,6 +95,12 @@ type Service interface {
 	IncidentProcessKey(ctx context.Context, id string) (string, error)
 	// Clock returns the runtime's clock (incident ages are counted on it).
 	Clock() runtime.ClockView
+	// InstanceRows returns the rows of the instances ids that exist, by
+	// id, in one read.
+	InstanceRows(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.InstanceRow, error)
+	// Form returns the Camunda Form with an id deployed with a process
+	// version; ENOTFOUND.
+	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)
 	// IncidentMarks says which of ids have open incidents themselves or
 	// further down their call tree (absent: neither), in one lookup.
 	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)

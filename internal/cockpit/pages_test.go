@@ -286,8 +286,13 @@ func TestTaskInbox(t *testing.T) {
 		t.Errorf("claim flash %q", p.text("flash"))
 	}
 	assigned := p.doc.Find(`[data-testid="assigned"] [data-testid="task"][data-node="check"]`)
-	if assigned.Find(`[data-testid="unclaim"]`).Length() != 1 || assigned.Find(`[data-testid="complete-form"]`).AttrOr("hx-preserve", "") != "true" {
-		t.Fatalf("the claimed task offers unclaim and a preserved complete form:\n%s", p.body)
+	if assigned.Find(`[data-testid="unclaim"]`).Length() != 1 {
+		t.Fatalf("the claimed task offers unclaim:\n%s", p.body)
+	}
+	opened := b.mustGet(assigned.Find(`[data-testid="task-open"]`).AttrOr("href", ""))
+	if d := opened.testid("task-detail"); d.Find(`[data-testid="complete-form"]`).Length() != 1 ||
+		d.Parents().Filter(`[data-testid="live"]`).Length() != 0 {
+		t.Fatalf("the opened task has its complete form, outside the live region:\n%s", opened.body)
 	}
 	p = b.post("/tasks/"+url.PathEscape(task.ID)+"/complete", url.Values{"variables": {`{"ok": tru}`}})
 	if !strings.Contains(p.text("flash"), "not valid JSON") {
@@ -305,7 +310,7 @@ func TestTaskInbox(t *testing.T) {
 	b.actAs("bob")
 	p = b.mustGet("/tasks")
 	open := p.doc.Find(`[data-testid="claimable"] [data-testid="task"][data-node="archive"]`)
-	if open.Find(`[data-testid="complete-form"]`).Length() != 1 {
+	if b.mustGet(open.Find(`[data-testid="task-open"]`).AttrOr("href", "")).testid("complete-form").Length() != 1 {
 		t.Errorf("a task open to anyone can be completed directly:\n%s", p.body)
 	}
 	p = b.post("/tasks/"+url.PathEscape(task.ID)+"/complete", nil)

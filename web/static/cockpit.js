@@ -175,11 +175,49 @@
     Array.prototype.forEach.call(boxes, function (x) { x.checked = !all; });
   });
 
+  // initTaskForm draws the opened task's Camunda Form with form-js and,
+  // on Complete, validates it there and sends its values as typed JSON
+  // (numbers stay numbers); the Complete button waits for the form.
+  function initTaskForm() {
+    var el = document.getElementById('task-form');
+    var form = document.querySelector('[data-form-submit="task-form"]');
+    if (!el || !form) return;
+    var button = form.querySelector('button[type=submit]');
+    var errors = form.querySelector('[data-testid="form-errors"]');
+    loadScript(el.dataset.viewer)
+      .then(function () {
+        if (typeof window.GobpmForm !== 'function') throw new Error('the form viewer did not load');
+        var fjs = new window.GobpmForm({ container: el });
+        return fjs.importSchema(JSON.parse(el.dataset.schema), JSON.parse(el.dataset.values || '{}')).then(function () {
+          form.addEventListener('submit', function (ev) {
+            var res = fjs.submit();
+            var bad = Object.keys(res.errors || {});
+            if (bad.length) {
+              ev.preventDefault();
+              errors.hidden = false;
+              errors.textContent = 'Check ' + bad.length + ' field' + (bad.length === 1 ? '' : 's') + ' of the form before completing: ' +
+                bad.map(function (k) { return (res.errors[k] || []).join(', '); }).join('; ') + '.';
+              return;
+            }
+            form.querySelector('input[name=variables]').value = JSON.stringify(res.data);
+          });
+          button.disabled = false;
+          el.dataset.rendered = 'true';
+        });
+      })
+      .catch(function (err) {
+        el.dataset.rendered = 'error';
+        el.textContent = 'The form could not be drawn (' + (err && err.message ? err.message : err) + '): complete the task with JSON below.';
+      });
+  }
+
   canonicalURL();
   document.addEventListener('htmx:afterSettle', applyState);
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);
+    document.addEventListener('DOMContentLoaded', initTaskForm);
   } else {
     initDiagram();
+    initTaskForm();
   }
 })();

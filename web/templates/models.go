@@ -544,10 +544,48 @@ type HistoryItem struct {
 	By string
 }
 
-// TasksPage is the inbox of the acting user.
+// TasksPage is the inbox of the acting user: the filtered, sorted list of
+// the tasks they have or may claim, and the task they opened with its
+// variables and form.
 type TasksPage struct {
 	Layout
-	Live TasksLive
+	Filter TaskFilter
+	// Processes are the processes of the tasks, for the filter.
+	Processes []ProcessOption
+	Live      TasksLive
+	// Open is the task the person opened (nil: none).
+	Open *TaskDetail
+}
+
+// ProcessOption is a process a filter offers.
+type ProcessOption struct {
+	Key  string
+	Name string
+}
+
+// Task inbox filters and orders.
+const (
+	TasksMine       = "mine"
+	TasksGroups     = "groups"
+	TasksUnassigned = "unassigned"
+	DueOverdue      = "overdue"
+	DueToday        = "today"
+	DueWeek         = "week"
+	SortOldest      = ""
+	SortNewest      = "newest"
+	SortDue         = "due"
+)
+
+// TaskFilter is the inbox's query string: Show is "" (everything for the
+// person), TasksMine, TasksGroups or TasksUnassigned; Process a process
+// key; Due "", DueOverdue, DueToday or DueWeek; Sort SortOldest,
+// SortNewest or SortDue; Task the opened task.
+type TaskFilter struct {
+	Show    string
+	Process string
+	Due     string
+	Sort    string
+	Task    string
 }
 
 // TasksLive is the inbox content.
@@ -555,6 +593,8 @@ type TasksLive struct {
 	NoUser    bool
 	Assigned  []TaskItem
 	Claimable []TaskItem
+	// Hidden counts the person's tasks the filter leaves out.
+	Hidden int
 }
 
 // TaskItem is one user task with what the acting user may do with it.
@@ -563,14 +603,46 @@ type TaskItem struct {
 	Name            string
 	NodeID          string
 	InstanceID      string
+	ProcessKey      string
+	ProcessName     string
+	BusinessKey     string
 	Assignee        string
 	CandidateUsers  []string
 	CandidateGroups []string
 	CreatedAt       time.Time
 	DueAt           time.Time
-	CanClaim        bool
-	CanUnclaim      bool
-	CanComplete     bool
+	// Age is how long the task has waited, in words ("3 hours").
+	Age string
+	// Overdue: the due date has passed.
+	Overdue     bool
+	CanClaim    bool
+	CanUnclaim  bool
+	CanComplete bool
+	// OpenURL opens the task in the inbox, keeping its filter.
+	OpenURL string
+}
+
+// TaskDetail is the task a person opened: its variables and the form that
+// completes it.
+type TaskDetail struct {
+	TaskItem
+	Variables []VarItem
+	// FormSchema is the Camunda Form (JSON) the task is completed with:
+	// the one the model links (FormID, from FormResource) or one generated
+	// from the task's variables and declared outputs (Generated).
+	FormSchema   string
+	FormID       string
+	FormResource string
+	Generated    bool
+	// FormData is the variables the form is filled with (JSON).
+	FormData string
+	// FormMissing names a linked form that is not deployed with the
+	// process ("" when there is none or it was found).
+	FormMissing string
+	// Return is where the task's forms return (the task itself: once
+	// completed, the inbox with its filter); Back closes the task.
+	Return string
+	Back   string
 }
 
 // IncidentsPage lists open incidents across instances, filtered, with a

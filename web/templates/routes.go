@@ -187,6 +187,20 @@ func AdHocActivateURL(id, scopeID string) string {
 	return InstanceURL(id) + "/adhoc/" + url.PathEscape(scopeID) + "/activate"
 }
 
+// TasksURL is the inbox with a filter.
+func TasksURL(f TaskFilter) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return RouteTasks
+	}
+	return RouteTasks + "?" + q.Encode()
+}
+
 // TaskActionURL is a task's action path: claim, unclaim or complete.
 func TaskActionURL(id, action string) string {
 	return "/tasks/" + url.PathEscape(id) + "/" + action
@@ -234,6 +248,14 @@ func InstancesURL(f InstanceFilter) string {
 // AutoLayoutFile is the bundled npm bpmn-auto-layout, relative to
 // StaticURL (web.AutoLayoutFile).
 const AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
+
+// FormViewerFile and FormCSSFile are the bundled npm
+// @bpmn-io/form-js-viewer and its stylesheet, relative to StaticURL
+// (web.FormViewerFile, web.FormCSSFile).
+const (
+	FormViewerFile = "vendor/form-js-viewer.min.js"
+	FormCSSFile    = "vendor/form-js.css"
+)
 
 // StaticURL is a static asset's URL.
 func StaticURL(name string) string { return "/static/" + name }
