@@ -62,7 +62,7 @@ func (h *handler) fillProcesses(r *http.Request, p *templates.ProcessesPage) err
 // problem on the processes page.
 func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(h.opts.MaxUploadBytes); err != nil {
-		msg := "The upload could not be read: send one or more .bpmn files."
+		msg := "The upload could not be read: send one or more .bpmn, .dmn or .form files."
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			msg = fmt.Sprintf("The upload is larger than %d bytes.", tooBig.Limit)
@@ -86,7 +86,7 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 		files = append(files, runtime.File{Name: fh.Filename, Content: data})
 	}
 	if len(files) == 0 {
-		h.done(w, r, templates.RouteProcesses, "error", "Choose at least one .bpmn file to deploy.")
+		h.done(w, r, templates.RouteProcesses, "error", "Choose at least one .bpmn, .dmn or .form file to deploy.")
 		return
 	}
 	res, err := h.svc.Deploy(h.deployGuarded(r), files)
@@ -94,8 +94,10 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &de) {
 		p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
 		p.Flash = templates.Flash{Kind: "error", Message: h.plain(r, err)}
+		p.Refused = refusedModel(files, de.Problems)
 		for _, pr := range de.Problems {
-			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail})
+			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail,
+				OnDiagram: p.Refused != nil && pr.Resource == p.Refused.Name && pr.Element != "" && elementIDs(files, p.Refused.Name)[pr.Element]})
 		}
 		if err := h.fillProcesses(r, &p); err != nil {
 			h.failErr(w, r, err)

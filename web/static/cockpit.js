@@ -39,7 +39,16 @@
       canvas.removeMarker(e.id, 'gobpm-incident');
       canvas.removeMarker(e.id, 'gobpm-offer');
       canvas.removeMarker(e.id, 'gobpm-taken');
+      canvas.removeMarker(e.id, 'gobpm-problem');
     });
+    var problems = [];
+    (state.problems || []).forEach(function (x) {
+      if (!registry.get(x.id)) return;
+      canvas.addMarker(x.id, 'gobpm-problem');
+      problems.push(x.id);
+      overlays.add(x.id, 'gobpm', { position: { top: -24, right: 24 }, html: badge('incident', '!', x.detail) });
+    });
+    container.dataset.problems = problems.join(' ');
     markPath(state.path, registry, canvas);
     var active = [], incidents = [], offers = [];
     (state.elements || []).forEach(function (x) {
@@ -119,7 +128,8 @@
     viewer = new window.BpmnJS({ container: container });
     var auto = container.dataset.layout === 'auto';
     Promise.all([
-      fetch(container.dataset.xmlUrl, { credentials: 'same-origin' }).then(function (r) {
+      // A refused upload carries its XML (it was never stored).
+      container.dataset.xml !== undefined ? container.dataset.xml : fetch(container.dataset.xmlUrl, { credentials: 'same-origin' }).then(function (r) {
         if (!r.ok) throw new Error('the model could not be loaded (HTTP ' + r.status + ')');
         return r.text();
       }),
@@ -164,6 +174,21 @@
       history.replaceState(null, '', here + location.hash);
     }
   }
+
+  // A deployment problem's link shows its element on the refused model.
+  document.addEventListener('click', function (ev) {
+    var a = ev.target.closest && ev.target.closest('a.problem-link[data-element]');
+    if (!a || !viewer || !container || container.dataset.rendered !== 'true') return;
+    var el = viewer.get('elementRegistry').get(a.dataset.element);
+    if (!el) return;
+    ev.preventDefault();
+    var canvas = viewer.get('canvas');
+    viewer.get('elementRegistry').getAll().forEach(function (e) { canvas.removeMarker(e.id, 'gobpm-focus'); });
+    canvas.addMarker(el.id, 'gobpm-focus');
+    canvas.scrollToElement(el);
+    container.dataset.focus = el.id;
+    container.scrollIntoView({ block: 'nearest' });
+  });
 
   // A "select all" button checks every checkbox of its name (the bulk
   // retry's incidents), or clears them when all are checked already.

@@ -157,6 +157,21 @@ type ProcessesPage struct {
 	Items []ProcessItem
 	// Problems are the reasons the last upload was refused.
 	Problems []DeployProblem
+	// Refused is the first refused BPMN file with problems on its
+	// elements, drawn beside them (nil when there is none).
+	Refused *RefusedModel
+}
+
+// RefusedModel is an uploaded BPMN file a deployment refused, drawn with
+// its problems marked on the elements they name.
+type RefusedModel struct {
+	Name string
+	// XML is the file as uploaded; HasDiagram is false without BPMNDI
+	// (it is then laid out in the browser).
+	XML        string
+	HasDiagram bool
+	// State marks the problems' elements on the diagram (JSON).
+	State string
 }
 
 // ProcessItem is one process key with its versions.
@@ -175,6 +190,9 @@ type DeployProblem struct {
 	Element  string
 	Rule     string
 	Detail   string
+	// OnDiagram is true when Element is drawn on the refused model's
+	// diagram: the problem links to it there.
+	OnDiagram bool
 }
 
 // ProcessPage shows one definition version: diagram, counts, start form.
