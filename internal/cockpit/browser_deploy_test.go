@@ -36,6 +36,7 @@ func TestBrowserDeployRefusal(t *testing.T) {
 	run(t, ctx, "follow a problem to its element", chromedp.Click(css(`[data-testid="problem-link"][data-element="archive"]`)))
 	waitFor(t, ctx, "the element is shown", `document.querySelector('#diagram').dataset.focus === 'archive' && !!document.querySelector('#diagram [data-element-id="archive"].gobpm-focus')`, 5*time.Second)
 	shoot(t, ctx, "deploy-refused.png")
+	axeClean(t, ctx, axeSource(t), "/processes with a refused deployment")
 
 	model, form := filepath.Join(dir, "parcel.bpmn"), filepath.Join(dir, "pack.form")
 	for path, name := range map[string]string{model: "parcel.bpmn", form: "pack.form"} {
