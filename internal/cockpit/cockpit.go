@@ -95,6 +95,9 @@ type Service interface {
 	IncidentProcessKey(ctx context.Context, id string) (string, error)
 	// Clock returns the runtime's clock (incident ages are counted on it).
 	Clock() runtime.ClockView
+	// SubscribeChanges subscribes to the changes of the steps committed
+	// from now on (by this node); Close the subscription when done.
+	SubscribeChanges() *runtime.ChangeSubscription
 	// InstanceRows returns the rows of the instances ids that exist, by
 	// id, in one read.
 	InstanceRows(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.InstanceRow, error)

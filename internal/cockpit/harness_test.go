@@ -54,6 +54,7 @@ func setupWith(t testing.TB, opts store.Options) *bundle {
 	jar, _ := cookiejar.New(nil)
 	b := &bundle{t: t, db: db, rt: rt, srv: srv, client: &http.Client{Jar: jar}}
 	t.Cleanup(func() {
+		rt.BeginShutdown() // ends the pushed-update streams a browser holds open, as the server's shutdown does
 		srv.Close()
 		if err := rt.Close(); err != nil {
 			t.Error(err)
@@ -263,6 +264,7 @@ func setupAuthWith(t testing.TB, opts cockpit.Options, users map[string]auth.Rol
 	jar, _ := cookiejar.New(nil)
 	b := &authBundle{bundle: &bundle{t: t, db: db, rt: rt, srv: srv, client: &http.Client{Jar: jar}}, acc: acc}
 	t.Cleanup(func() {
+		rt.BeginShutdown() // ends the pushed-update streams a browser holds open, as the server's shutdown does
 		srv.Close()
 		if err := acc.Close(context.Background()); err != nil {
 			t.Error(err)

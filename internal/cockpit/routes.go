@@ -81,6 +81,8 @@ func (h *handler) routes() []route {
 		{method: http.MethodGet, pattern: templates.RouteInstance, rule: on(auth.PermRead, auth.KindProcess, keyInstance), serve: h.instance},
 		{method: http.MethodGet, pattern: templates.RouteTasks, rule: anyone(), serve: h.tasks},
 		{method: http.MethodGet, pattern: templates.RouteIncidents, rule: read, serve: h.incidents},
+		// Pushed updates: each change is filtered by what the person may read.
+		{method: http.MethodGet, pattern: templates.RouteEvents, rule: anyone(), serve: h.events},
 
 		{method: http.MethodPost, pattern: templates.RouteIdentity, rule: anyone(), serve: h.setIdentity},
 		{method: http.MethodPost, pattern: templates.RouteProcesses, rule: on(auth.PermDeploy, auth.KindProcess, keyList),

@@ -13,6 +13,48 @@
     return !/^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName);
   };
 
+  // Pushed updates: /events streams a "changed" event for each committed
+  // step the page may show; the live region then refreshes once (changes
+  // in a burst are taken together). While the stream is open the 2-second
+  // poll stops (gobpmPoll); when it breaks, polling resumes until the
+  // browser has reconnected.
+  var pushed = false;
+  window.gobpmPoll = function (region) { return !pushed && window.gobpmCanRefresh(region); };
+
+  function eventsURL() {
+    var m = location.pathname.match(/^\/instances\/([^/]+)$/);
+    if (m) return '/events?instance=' + m[1];
+    if (location.pathname === '/tasks') return '/events?topic=tasks';
+    if (location.pathname === '/incidents') return '/events?topic=incidents';
+    return '/events';
+  }
+
+  function initPush() {
+    var live = document.getElementById('live');
+    if (!live || typeof window.EventSource === 'undefined' || typeof window.htmx === 'undefined') return;
+    var es = new EventSource(eventsURL());
+    var pending = null;
+    var refresh = function () {
+      pending = null;
+      if (!window.gobpmCanRefresh(live)) {
+        // Typing in the region: refresh once the person leaves the field.
+        live.addEventListener('focusout', function later() {
+          live.removeEventListener('focusout', later);
+          setTimeout(function () { window.htmx.trigger(live, 'gobpm:changed'); }, 0);
+        });
+        return;
+      }
+      window.htmx.trigger(live, 'gobpm:changed');
+    };
+    es.addEventListener('open', function () { pushed = true; live.dataset.push = 'on'; });
+    es.addEventListener('error', function () { pushed = false; live.dataset.push = 'off'; });
+    es.addEventListener('changed', function () {
+      live.dataset.pushed = String(Number(live.dataset.pushed || 0) + 1);
+      if (!pending) pending = setTimeout(refresh, 150);
+    });
+    window.addEventListener('pagehide', function () { es.close(); });
+  }
+
   var viewer = null;
   var container = null;
 
@@ -241,8 +283,10 @@
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);
     document.addEventListener('DOMContentLoaded', initTaskForm);
+    document.addEventListener('DOMContentLoaded', initPush);
   } else {
     initDiagram();
     initTaskForm();
+    initPush();
   }
 })();

@@ -16,9 +16,12 @@ import "time"
 // FragmentLive names the part of a page that htmx polling refreshes.
 const FragmentLive = "live"
 
-// LiveTrigger is the htmx trigger of every live region: every two seconds,
-// unless the person is typing in a form inside it (see cockpit.js).
-const LiveTrigger = "every 2s [gobpmCanRefresh(this)]"
+// LiveTrigger is the htmx trigger of every live region, unless the person
+// is typing in a form inside it (see cockpit.js): a pushed change
+// (gobpm:changed, from the server-sent events of /events), else every two
+// seconds while no push connection is open, and every 30 seconds anyway
+// (changes committed by another node of a cluster are not pushed).
+const LiveTrigger = "gobpm:changed [gobpmCanRefresh(this)], every 2s [gobpmPoll(this)], every 30s [gobpmCanRefresh(this)]"
 
 // Nav entries, to highlight the current one.
 const (

@@ -30,6 +30,7 @@ const (
 	RouteIncidents      = "/incidents"
 	RouteIncidentRetry  = "/incidents/{id}/retry"
 	RouteIncidentsRetry = "/incidents/retry"
+	RouteEvents         = "/events"
 	RouteIdentity       = "/identity"
 	RouteStatic         = "/static/*"
 
