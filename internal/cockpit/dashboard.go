@@ -68,6 +68,10 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	for i := len(latest) - 1; i >= 0; i-- {
 		p.Live.Incidents = append(p.Live.Incidents, h.incidentItem(r, latest[i], open.trees))
 	}
+	if err := h.nameIncidents(ctx, p.Live.Incidents); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	// Server-wide counts only for those who may see every process.
 	if p.Live.Restricted = !h.readsAll(r); !p.Live.Restricted {
 		if _, p.Live.OpenTasks, err = h.svc.Tasks(ctx, runtime.TaskFilter{Limit: 1}); err != nil {
@@ -173,4 +177,37 @@ func (h *handler) incidentItem(r *http.Request, in runtime.IncidentRow, trees ma
 		it.RootID, it.RootKey = string(t.RootID), t.RootKey
 	}
 	return it
+}
+
+// nameIncidents names the element of each incident item from its
+// instance's process version: one read of the instances, one definition
+// per version met.
+func (h *handler) nameIncidents(ctx context.Context, items []templates.IncidentItem) error {
+	ids := make([]runtime.InstanceID, len(items))
+	for i, it := range items {
+		ids[i] = runtime.InstanceID(it.InstanceID)
+	}
+	rows, err := h.svc.InstanceRows(ctx, ids)
+	if err != nil {
+		return err
+	}
+	names := map[runtime.DefinitionRef]map[string]string{}
+	for i := range items {
+		row, ok := rows[runtime.InstanceID(items[i].InstanceID)]
+		if !ok {
+			continue
+		}
+		ref := runtime.DefinitionRef{Key: row.ProcessKey, Version: row.ProcessVersion}
+		m, seen := names[ref]
+		if !seen {
+			def, err := h.svc.Definition(ctx, ref.Key, ref.Version)
+			if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
+				return err
+			}
+			m = elementNames(def.XML)
+			names[ref] = m
+		}
+		items[i].NodeName = m[items[i].NodeID]
+	}
+	return nil
 }

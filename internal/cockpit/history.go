@@ -227,8 +227,20 @@ func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields) {
 	case factScopeCancelled:
 		it.Verb = "Cancelled the scope of"
 	case factDecisionEvaluated:
-		it.Verb = "Evaluated a decision at"
-		it.Detail = detail(f.Detail)
+		var dd struct {
+			Decision string          `json:"decision"`
+			Version  int             `json:"version"`
+			Matched  json.RawMessage `json:"matchedRules"`
+			Error    string          `json:"error"`
+		}
+		_ = json.Unmarshal(f.Detail, &dd)
+		it.Verb = "Evaluated decision " + dd.Decision + " version " + strconv.Itoa(dd.Version) + " at"
+		switch {
+		case dd.Error != "":
+			it.Rest = "— failed: " + dd.Error
+		default:
+			it.Rest = "— matched rules: " + matchedRules(dd.Matched)
+		}
 	default:
 		it.Verb = strings.ReplaceAll(f.Kind, "-", " ")
 		if it.NodeID != "" {
@@ -236,6 +248,19 @@ func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields) {
 		}
 		it.Detail = factDetail(f.Kind, f.Detail)
 	}
+}
+
+// matchedRules names the rules a decision matched (the ids its fact
+// lists), "none" for none.
+func matchedRules(raw json.RawMessage) string {
+	var ids []string
+	if json.Unmarshal(raw, &ids) != nil {
+		return detail(raw)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
 }
 
 // rawFact is a fact as the foldable detail shows it.

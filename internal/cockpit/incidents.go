@@ -70,6 +70,10 @@ func (h *handler) incidents(w http.ResponseWriter, r *http.Request) {
 		p.Live.CanRetry = p.Live.CanRetry || item.CanRetry
 	}
 	p.Live.Total = len(rows)
+	if err := h.nameIncidents(r.Context(), p.Live.Items); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	p.ProcessKeys, p.Kinds = sortedKeys(keys), sortedKeys(kinds)
 	h.render(w, r, http.StatusOK, templates.Incidents(p))
 }

@@ -63,6 +63,9 @@ func TestIncidentsRollUp(t *testing.T) {
 		p.testid("incident-root").AttrOr("href", "") != "/instances/"+string(root.ID) {
 		t.Fatalf("incidents of the grandparent's tree:\n%s", p.body)
 	}
+	if el := in.Find(`[data-testid="element-name"]`); el.Text() != "Big or small?" || el.AttrOr("title", "") != "route" {
+		t.Errorf("the incident names its element: %q %q", el.Text(), el.AttrOr("title", ""))
+	}
 	if got := p.text("incidents-total"); got != "1 of 2 open incidents" {
 		t.Errorf("total %q", got)
 	}

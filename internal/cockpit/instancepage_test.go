@@ -113,3 +113,17 @@ func TestMultiInstanceTokenCount(t *testing.T) {
 		t.Errorf("the process page counts the same: %q", got)
 	}
 }
+
+// A business rule task's evaluation reads as a sentence with the rules it
+// matched.
+func TestInstancePageMatchedRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.upload(map[string][]byte{"rules.bpmn": runtimeFixture(t, "dmn", "rules.bpmn"), "discount.dmn": runtimeFixture(t, "dmn", "discount.dmn")})
+	inst := b.start("rules", "", map[string]any{"customer": "vip", "amount": jsonNumber("1500")})
+	p := b.mustGet("/instances/" + string(inst.ID))
+	got := strings.Join(strings.Fields(p.doc.Find(`[data-testid="fact"][data-kind="decision-evaluated"] [data-testid="fact-sentence"]`).Text()), " ")
+	if !strings.HasPrefix(got, "Evaluated decision discount version 1 at") || !strings.HasSuffix(got, "— matched rules: vipLarge") {
+		t.Errorf("decision sentence %q", got)
+	}
+}
