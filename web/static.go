@@ -30,8 +30,10 @@ const (
 	AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
 	// FormViewerFile is npm @bpmn-io/form-js-viewer bundled by esbuild,
 	// FormCSSFile its stylesheet (make vendor).
-	FormViewerFile   = "vendor/form-js-viewer.min.js"
-	FormCSSFile      = "vendor/form-js.css"
+	FormViewerFile = "vendor/form-js-viewer.min.js"
+	FormCSSFile    = "vendor/form-js.css"
+	// DMNViewerFile is npm dmn-js's navigated viewer (make vendor).
+	DMNViewerFile    = "vendor/dmn-navigated-viewer.production.min.js"
 	VendorHelpOnMiss = "the cockpit's front-end files are missing: run `make vendor` (npm ci) and rebuild"
 )
 
@@ -48,7 +50,7 @@ func Static() fs.FS {
 // VendorReady reports whether the npm files were present when the binary was
 // built; without them the diagram and live refresh do not work.
 func VendorReady() bool {
-	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile, AutoLayoutFile, FormViewerFile, FormCSSFile} {
+	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile, AutoLayoutFile, FormViewerFile, FormCSSFile, DMNViewerFile} {
 		if _, err := fs.Stat(Static(), f); err != nil {
 			return false
 		}

@@ -95,6 +95,16 @@ type Service interface {
 	IncidentProcessKey(ctx context.Context, id string) (string, error)
 	// Clock returns the runtime's clock (incident ages are counted on it).
 	Clock() runtime.ClockView
+	// Decisions returns the latest version of every decision key.
+	Decisions(ctx context.Context) ([]runtime.DefinitionRecord, error)
+	// DecisionVersions returns every version of a decision key; ENOTFOUND.
+	DecisionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error)
+	// DecisionDefinition returns one version (0 = latest) of a decision
+	// with its DMN document; ENOTFOUND.
+	DecisionDefinition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error)
+	// EvaluateDecision evaluates the latest version of a decision;
+	// ENOTFOUND, EINVALID when the evaluation fails.
+	EvaluateDecision(ctx context.Context, key string, vars map[string]any) (runtime.DecisionResult, error)
 	// SubscribeChanges subscribes to the changes of the steps committed
 	// from now on (by this node); Close the subscription when done.
 	SubscribeChanges() *runtime.ChangeSubscription
@@ -263,9 +273,10 @@ func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav stri
 		Here:          r.URL.RequestURI(),
 		Auth:          h.authOn(),
 		Can: templates.Can{
-			Read:   h.mayAny(r, auth.PermRead, auth.KindProcess),
-			Deploy: h.mayAny(r, auth.PermDeploy, auth.KindProcess) || h.mayAny(r, auth.PermDeploy, auth.KindDecision),
-			Admin:  h.authOn() && h.may(r, auth.PermAdmin, auth.KindSystem, ""),
+			Read:      h.mayAny(r, auth.PermRead, auth.KindProcess),
+			Decisions: h.mayAny(r, auth.PermRead, auth.KindDecision),
+			Deploy:    h.mayAny(r, auth.PermDeploy, auth.KindProcess) || h.mayAny(r, auth.PermDeploy, auth.KindDecision),
+			Admin:     h.authOn() && h.may(r, auth.PermAdmin, auth.KindSystem, ""),
 		},
 	}
 }

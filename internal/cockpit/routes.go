@@ -81,6 +81,11 @@ func (h *handler) routes() []route {
 		{method: http.MethodGet, pattern: templates.RouteInstance, rule: on(auth.PermRead, auth.KindProcess, keyInstance), serve: h.instance},
 		{method: http.MethodGet, pattern: templates.RouteTasks, rule: anyone(), serve: h.tasks},
 		{method: http.MethodGet, pattern: templates.RouteIncidents, rule: read, serve: h.incidents},
+		{method: http.MethodGet, pattern: templates.RouteDecisions, rule: on(auth.PermRead, auth.KindDecision, keyList), serve: h.decisions},
+		{method: http.MethodGet, pattern: templates.RouteDecision, rule: on(auth.PermRead, auth.KindDecision, keyParam), serve: h.decision},
+		{method: http.MethodGet, pattern: templates.RouteDecisionXML, rule: on(auth.PermRead, auth.KindDecision, keyParam), serve: h.decisionXML},
+		{method: http.MethodPost, pattern: templates.RouteDecisionEval, rule: on(auth.PermStart, auth.KindDecision, keyParam),
+			action: "cockpit: evaluate decision", resource: param("decision", "key"), serve: h.evaluate},
 		// Pushed updates: each change is filtered by what the person may read.
 		{method: http.MethodGet, pattern: templates.RouteEvents, rule: anyone(), serve: h.events},
 

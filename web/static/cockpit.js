@@ -195,6 +195,70 @@
       });
   }
 
+  // initDecision draws a decision with dmn-js: its table (or literal
+  // expression) first, a button per view of its document (the
+  // requirements diagram, the other decisions), and the rules the last
+  // evaluation matched marked in the table.
+  function initDecision() {
+    var el = document.getElementById('dmn');
+    if (!el) return;
+    var fail = function (text) {
+      el.dataset.rendered = 'error';
+      var p = document.createElement('p');
+      p.className = 'diagram-message';
+      p.textContent = text;
+      el.appendChild(p);
+    };
+    if (typeof window.DmnJS === 'undefined') {
+      fail('The decision viewer is not built into this binary: run make vendor, then rebuild.');
+      return;
+    }
+    var dmn = new window.DmnJS({ container: el });
+    var bar = document.querySelector('[data-testid="dmn-views"]');
+    var matched = (el.dataset.matched || '').split(', ').filter(Boolean);
+    var mark = function () {
+      var n = 0;
+      matched.forEach(function (id) {
+        document.querySelectorAll('#dmn [data-row-id="' + CSS.escape(id) + '"]').forEach(function (c) {
+          c.classList.add('gobpm-matched');
+          n++;
+        });
+      });
+      el.dataset.marked = String(n);
+    };
+    var open = function (view) {
+      return dmn.open(view).then(function () {
+        el.dataset.view = view.type + ':' + view.element.id;
+        mark();
+      });
+    };
+    fetch(el.dataset.xmlUrl, { credentials: 'same-origin' })
+      .then(function (r) {
+        if (!r.ok) throw new Error('the decision could not be loaded (HTTP ' + r.status + ')');
+        return r.text();
+      })
+      .then(function (xml) { return dmn.importXML(xml); })
+      .then(function () {
+        var views = dmn.getViews();
+        // A document without DMNDI has no requirements diagram to show;
+        // with one view there is nothing to switch to.
+        if (views.length < 2) views = [];
+        views.forEach(function (v) {
+          var b = document.createElement('button');
+          b.type = 'button';
+          b.textContent = v.type === 'drd' ? 'Requirements diagram' : (v.element.name || v.element.id);
+          b.dataset.view = v.type + ':' + v.element.id;
+          b.addEventListener('click', function () { open(v); });
+          bar.appendChild(b);
+        });
+        var all = dmn.getViews();
+        var first = all.filter(function (v) { return v.type !== 'drd' && v.element.id === el.dataset.decision; })[0] || all[0];
+        return open(first);
+      })
+      .then(function () { el.dataset.rendered = 'true'; })
+      .catch(function (err) { fail('The decision could not be drawn: ' + (err && err.message ? err.message : err)); });
+  }
+
   // loadScript adds one of the cockpit's own scripts once and resolves
   // when it ran.
   function loadScript(src) {
@@ -284,9 +348,11 @@
     document.addEventListener('DOMContentLoaded', initDiagram);
     document.addEventListener('DOMContentLoaded', initTaskForm);
     document.addEventListener('DOMContentLoaded', initPush);
+    document.addEventListener('DOMContentLoaded', initDecision);
   } else {
     initDiagram();
     initTaskForm();
     initPush();
+    initDecision();
   }
 })();

@@ -30,6 +30,7 @@ const (
 	NavInstances = "instances"
 	NavTasks     = "tasks"
 	NavIncidents = "incidents"
+	NavDecisions = "decisions"
 )
 
 // Layout is what every page shares: title, navigation, identity and the
@@ -62,6 +63,9 @@ type Can struct {
 	// Read is true when the person may read some process: the processes,
 	// instances and incidents pages.
 	Read bool
+	// Decisions is true when the person may read some decision: the
+	// decisions pages.
+	Decisions bool
 	// Deploy is true when the person may deploy some process or decision.
 	Deploy bool
 	// Admin is true for administrators: the admin pages.
@@ -715,4 +719,53 @@ type ErrorPage struct {
 	// LoginURL is where a person who is not logged in logs in (and comes
 	// back).
 	LoginURL string
+}
+
+// DecisionsPage lists the deployed decision keys.
+type DecisionsPage struct {
+	Layout
+	Items []ProcessItem
+}
+
+// DecisionPage shows one decision version drawn with dmn-js (its table and
+// requirements diagram) and an evaluation form with its outcome.
+type DecisionPage struct {
+	Layout
+	Key      string
+	Name     string
+	Version  int
+	Versions []int
+	Resource string
+	// XMLURL serves the deployed DMN document.
+	XMLURL string
+	// Inputs are the evaluation form's fields, from the decision's table
+	// inputs whose expression is a plain name.
+	Inputs []DecisionInput
+	// Variables keeps the JSON typed beside the fields.
+	Variables string
+	// Latest is true on the latest version, the one an evaluation uses.
+	Latest bool
+	// CanEvaluate shows the form (the start permission on the decision).
+	CanEvaluate bool
+	// Result is the last evaluation's outcome (nil before one).
+	Result *DecisionOutcome
+}
+
+// DecisionInput is one field of the evaluation form.
+type DecisionInput struct {
+	Name  string
+	Label string
+	// Type is "number", "boolean" or "string" (from the input's typeRef).
+	Type  string
+	Value string
+}
+
+// DecisionOutcome is an evaluation's result.
+type DecisionOutcome struct {
+	Version int
+	// Result is the value as JSON; Matched the ids of the matched rules.
+	Result  string
+	Matched []string
+	// Error says why the evaluation failed ("" when it did not).
+	Error string
 }

@@ -31,6 +31,10 @@ const (
 	RouteIncidentRetry  = "/incidents/{id}/retry"
 	RouteIncidentsRetry = "/incidents/retry"
 	RouteEvents         = "/events"
+	RouteDecisions      = "/decisions"
+	RouteDecision       = "/decisions/{key}"
+	RouteDecisionXML    = "/decisions/{key}/versions/{version}/xml"
+	RouteDecisionEval   = "/decisions/{key}/evaluate"
 	RouteIdentity       = "/identity"
 	RouteStatic         = "/static/*"
 
@@ -142,6 +146,23 @@ func ProcessURL(key string, v int) string {
 	}
 	return u
 }
+
+// DecisionURL links a decision key, at a version when v > 0.
+func DecisionURL(key string, v int) string {
+	u := "/decisions/" + url.PathEscape(key)
+	if v > 0 {
+		u += "?version=" + strconv.Itoa(v)
+	}
+	return u
+}
+
+// DecisionXMLURL serves the deployed DMN document of a decision version.
+func DecisionXMLURL(key string, v int) string {
+	return "/decisions/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
+}
+
+// DecisionEvalURL is where a decision's evaluation form posts.
+func DecisionEvalURL(key string) string { return "/decisions/" + url.PathEscape(key) + "/evaluate" }
 
 // ProcessXMLURL serves the deployed XML of a version.
 func ProcessXMLURL(key string, v int) string {
@@ -256,6 +277,17 @@ const AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
 const (
 	FormViewerFile = "vendor/form-js-viewer.min.js"
 	FormCSSFile    = "vendor/form-js.css"
+)
+
+// The npm dmn-js viewer and its stylesheets, relative to StaticURL
+// (make vendor copies them).
+const (
+	DMNViewerFile = "vendor/dmn-navigated-viewer.production.min.js"
+	DMNSharedCSS  = "vendor/dmn-js-shared.css"
+	DMNDRDCSS     = "vendor/dmn-js-drd.css"
+	DMNTableCSS   = "vendor/dmn-js-decision-table.css"
+	DMNLiteralCSS = "vendor/dmn-js-literal-expression.css"
+	DMNBoxedCSS   = "vendor/dmn-js-boxed-expression.css"
 )
 
 // StaticURL is a static asset's URL.
