@@ -30,7 +30,9 @@ func TestDecisionPages(t *testing.T) {
 		t.Errorf("the viewer's container:\n%s", p.body)
 	}
 	var fields []string
-	p.testid("evaluate-input").Each(func(_ int, s *goquery.Selection) { fields = append(fields, s.AttrOr("data-name", "")+":"+s.AttrOr("type", "select")) })
+	p.testid("evaluate-input").Each(func(_ int, s *goquery.Selection) {
+		fields = append(fields, s.AttrOr("data-name", "")+":"+s.AttrOr("type", "select"))
+	})
 	if strings.Join(fields, " ") != "customer:text amount:number" {
 		t.Errorf("form fields %v", fields)
 	}
