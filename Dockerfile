@@ -5,7 +5,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY web/bundle/ web/bundle/
 RUN npm ci --no-audit --no-fund
-RUN mkdir -p /out && cp node_modules/htmx.org/dist/htmx.min.js \
+RUN mkdir -p /out && cp -r node_modules/bpmn-js/dist/assets/bpmn-font /out/ && \
+    cp node_modules/bpmn-js/dist/bpmn-modeler.production.min.js /out/ && \
+    cp node_modules/htmx.org/dist/htmx.min.js \
     node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
     node_modules/bpmn-js/dist/assets/bpmn-js.css node_modules/bpmn-js/dist/assets/diagram-js.css \
     node_modules/@bpmn-io/form-js-viewer/dist/assets/form-js.css \

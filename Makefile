@@ -6,12 +6,14 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.Version=$(VERSION)
 ADDR ?= 127.0.0.1:8080
 DB ?= ./data/gobpm.db
-# The cockpit's npm packages, copied from node_modules into the embedded folder.
+# The cockpit's npm packages, copied from node_modules into the embedded folder (and the modeler's
+# palette font, bpmn-font/, as a folder: its stylesheet finds the font files beside it).
 VENDOR := web/static/vendor
 VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js \
 	node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
 	node_modules/bpmn-js/dist/assets/diagram-js.css \
 	node_modules/bpmn-js/dist/assets/bpmn-js.css \
+	node_modules/bpmn-js/dist/bpmn-modeler.production.min.js \
 	node_modules/@bpmn-io/form-js-viewer/dist/assets/form-js.css \
 	node_modules/dmn-js/dist/dmn-navigated-viewer.production.min.js \
 	node_modules/dmn-js/dist/assets/dmn-js-shared.css \
@@ -67,6 +69,7 @@ vendor: ## Fetch the cockpit's npm packages (htmx, bpmn-js) with npm ci into web
 		if command -v npm >/dev/null; then \
 			echo "npm ci (cockpit assets)"; \
 			npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && \
+			rm -rf $(VENDOR)/bpmn-font && cp -r node_modules/bpmn-js/dist/assets/bpmn-font $(VENDOR)/ && \
 			for b in $(VENDOR_BUNDLES); do \
 				node_modules/.bin/esbuild "$${b%%:*}" --bundle --minify --format=iife --log-level=warning --outfile="$(VENDOR)/$${b##*:}" || exit 1; \
 			done && touch $(VENDOR)/.stamp; \

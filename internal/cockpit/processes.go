@@ -170,6 +170,7 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 		XMLURL:     templates.ProcessXMLURL(def.Key, def.Version),
 		HasDiagram: hasDiagram(def.XML),
 		CanStart:   h.may(r, auth.PermStart, auth.KindProcess, def.Key),
+		CanEdit:    h.may(r, auth.PermDeploy, auth.KindProcess, def.Key),
 	}
 	versions, err := h.svc.ProcessVersions(ctx, key)
 	if err != nil {

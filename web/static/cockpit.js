@@ -259,6 +259,145 @@
       .catch(function (err) { fail('The decision could not be drawn: ' + (err && err.message ? err.message : err)); });
   }
 
+  // The gobpm attributes the modeler's panel edits, by element type: the
+  // name and, for some types, a standard attribute are edited too.
+  var modelerFields = {
+    'bpmn:ServiceTask': [['gobpm:type', 'Job type'], ['gobpm:retries', 'Retries']],
+    'bpmn:SendTask': [['gobpm:type', 'Job type'], ['gobpm:retries', 'Retries']],
+    'bpmn:UserTask': [['gobpm:assignee', 'Assignee'], ['gobpm:candidateUsers', 'Candidate users'],
+      ['gobpm:candidateGroups', 'Candidate groups'], ['gobpm:dueDate', 'Due date'], ['gobpm:formRef', 'Form id']],
+    'bpmn:CallActivity': [['calledElement', 'Called process']],
+    'bpmn:BusinessRuleTask': [['gobpm:decisionRef', 'Decision'], ['gobpm:resultVariable', 'Result variable']],
+    'bpmn:AdHocSubProcess': [['gobpm:router', 'Router'], ['gobpm:selection', 'Selection'], ['gobpm:retries', 'Router job retries']]
+  };
+
+  // initModeler opens the model in the bpmn-js Modeler with a small panel
+  // for the selected element, and deploys it as the next version; a
+  // refusal marks each problem on the element it names.
+  function initModeler() {
+    var el = document.getElementById('modeler');
+    if (!el) return;
+    var fields = document.getElementById('props-fields');
+    var none = document.querySelector('[data-testid="props-none"]');
+    var deploy = document.getElementById('modeler-deploy');
+    var outcome = document.getElementById('modeler-outcome');
+    var say = function (text, kind) {
+      outcome.className = 'flash flash-' + kind;
+      outcome.textContent = text;
+    };
+    if (typeof window.BpmnJS === 'undefined') {
+      say('The modeler is not built into this binary: run make vendor, then rebuild.', 'error');
+      return;
+    }
+    var modeler = new window.BpmnJS({ container: el });
+    window.gobpmModeler = modeler;
+    var attrs = function (bo) { return bo.$attrs; };
+    var show = function (element) {
+      fields.textContent = '';
+      if (!element || element.type === 'bpmn:Process' || element.type === 'label') {
+        none.hidden = false;
+        return;
+      }
+      none.hidden = true;
+      var bo = element.businessObject;
+      var head = document.createElement('p');
+      head.innerHTML = '';
+      var code = document.createElement('code');
+      code.textContent = element.id;
+      head.appendChild(document.createTextNode(element.type.replace('bpmn:', '') + ' '));
+      head.appendChild(code);
+      fields.appendChild(head);
+      var add = function (name, label, value, set) {
+        var l = document.createElement('label');
+        l.textContent = label + ' ';
+        var input = document.createElement('input');
+        input.type = 'text';
+        input.value = value || '';
+        input.dataset.attr = name;
+        input.setAttribute('data-testid', 'prop');
+        input.addEventListener('change', function () { set(input.value.trim()); el.dataset.dirty = 'true'; });
+        l.appendChild(input);
+        fields.appendChild(l);
+      };
+      add('name', 'Name', bo.name, function (v) { modeler.get('modeling').updateProperties(element, { name: v || undefined }); });
+      (modelerFields[element.type] || []).forEach(function (f) {
+        if (f[0].indexOf('gobpm:') === 0) {
+          add(f[0], f[1], attrs(bo)[f[0]], function (v) {
+            if (v) { attrs(bo)[f[0]] = v; } else { delete attrs(bo)[f[0]]; }
+          });
+        } else {
+          add(f[0], f[1], bo.get(f[0]), function (v) {
+            var p = {};
+            p[f[0]] = v || undefined;
+            modeler.get('modeling').updateProperties(element, p);
+          });
+        }
+      });
+    };
+    var mark = function (problems) {
+      var canvas = modeler.get('canvas');
+      var overlays = modeler.get('overlays');
+      var registry = modeler.get('elementRegistry');
+      overlays.remove({ type: 'gobpm' });
+      registry.getAll().forEach(function (e) { canvas.removeMarker(e.id, 'gobpm-problem'); });
+      var marked = [];
+      problems.forEach(function (p) {
+        if (!p.element || !registry.get(p.element)) return;
+        canvas.addMarker(p.element, 'gobpm-problem');
+        marked.push(p.element);
+        overlays.add(p.element, 'gobpm', { position: { top: -24, right: 24 }, html: badge('incident', '!', p.rule + ': ' + p.detail) });
+      });
+      el.dataset.problems = marked.join(' ');
+    };
+    var auto = el.dataset.layout === 'auto';
+    Promise.all([
+      fetch(el.dataset.xmlUrl, { credentials: 'same-origin' }).then(function (r) {
+        if (!r.ok) throw new Error('the model could not be loaded (HTTP ' + r.status + ')');
+        return r.text();
+      }),
+      auto ? loadScript(el.dataset.layoutScript) : null
+    ])
+      .then(function (got) { return auto ? window.gobpmLayoutProcess(got[0]) : got[0]; })
+      .then(function (xml) { return modeler.importXML(xml); })
+      .then(function () {
+        modeler.get('canvas').zoom('fit-viewport', 'auto');
+        modeler.get('eventBus').on('selection.changed', function (e) { show(e.newSelection[0]); });
+        modeler.get('eventBus').on('commandStack.changed', function () { el.dataset.dirty = 'true'; });
+        deploy.disabled = false;
+        el.dataset.rendered = 'true';
+      })
+      .catch(function (err) { say('The model could not be opened: ' + (err && err.message ? err.message : err), 'error'); });
+    deploy.addEventListener('click', function () {
+      deploy.disabled = true;
+      var defs = modeler.getDefinitions();
+      defs.$attrs['xmlns:gobpm'] = 'urn:gobpm:1';
+      modeler.saveXML({ format: true })
+        .then(function (res) {
+          var body = new URLSearchParams();
+          body.set('csrf', el.dataset.csrf);
+          body.set('xml', res.xml);
+          return fetch(el.dataset.deployUrl, { method: 'POST', credentials: 'same-origin', body: body });
+        })
+        .then(function (r) { return r.json().then(function (a) { return { ok: r.ok, answer: a }; }); })
+        .then(function (got) {
+          if (got.ok && got.answer.url) {
+            location.href = got.answer.url;
+            return;
+          }
+          var problems = got.answer.problems || [];
+          mark(problems);
+          say(got.answer.message + (problems.length ? ' ' + problems.map(function (p) {
+            return (p.element ? p.element + ': ' : '') + p.detail;
+          }).join('; ') : ''), 'error');
+          deploy.disabled = false;
+        })
+        .catch(function (err) {
+          say('The model could not be deployed: ' + (err && err.message ? err.message : err), 'error');
+          deploy.disabled = false;
+        });
+    });
+  }
+
   // loadScript adds one of the cockpit's own scripts once and resolves
   // when it ran.
   function loadScript(src) {
@@ -349,10 +488,12 @@
     document.addEventListener('DOMContentLoaded', initTaskForm);
     document.addEventListener('DOMContentLoaded', initPush);
     document.addEventListener('DOMContentLoaded', initDecision);
+    document.addEventListener('DOMContentLoaded', initModeler);
   } else {
     initDiagram();
     initTaskForm();
     initPush();
     initDecision();
+    initModeler();
   }
 })();

@@ -218,6 +218,8 @@ type ProcessPage struct {
 	Start StartForm
 	// CanStart shows the start form (the start permission on this key).
 	CanStart bool
+	// CanEdit links the modeler (the deploy permission on this key).
+	CanEdit bool
 }
 
 // StartForm is the start form's content.
@@ -768,4 +770,20 @@ type DecisionOutcome struct {
 	Matched []string
 	// Error says why the evaluation failed ("" when it did not).
 	Error string
+}
+
+// ModelerPage opens a deployed process version in the bpmn-js Modeler, with
+// a panel for the gobpm attributes of the selected element, and deploys
+// the edited model as the next version.
+type ModelerPage struct {
+	Layout
+	Key      string
+	Name     string
+	Version  int
+	Resource string
+	// XMLURL serves the version's XML; DeployURL takes the edited model.
+	XMLURL    string
+	DeployURL string
+	// HasDiagram is false without BPMNDI: the model is laid out first.
+	HasDiagram bool
 }

@@ -16,6 +16,7 @@ const (
 	RouteProcess        = "/processes/{key}"
 	RouteProcessXML     = "/processes/{key}/versions/{version}/xml"
 	RouteProcessStart   = "/processes/{key}/instances"
+	RouteProcessEdit    = "/processes/{key}/edit"
 	RouteInstances      = "/instances"
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
@@ -164,6 +165,16 @@ func DecisionXMLURL(key string, v int) string {
 // DecisionEvalURL is where a decision's evaluation form posts.
 func DecisionEvalURL(key string) string { return "/decisions/" + url.PathEscape(key) + "/evaluate" }
 
+// ProcessEditURL opens a version (0: the latest) in the modeler; the
+// modeler deploys to it too.
+func ProcessEditURL(key string, v int) string {
+	u := "/processes/" + url.PathEscape(key) + "/edit"
+	if v > 0 {
+		u += "?version=" + strconv.Itoa(v)
+	}
+	return u
+}
+
 // ProcessXMLURL serves the deployed XML of a version.
 func ProcessXMLURL(key string, v int) string {
 	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
@@ -288,6 +299,12 @@ const (
 	DMNTableCSS   = "vendor/dmn-js-decision-table.css"
 	DMNLiteralCSS = "vendor/dmn-js-literal-expression.css"
 	DMNBoxedCSS   = "vendor/dmn-js-boxed-expression.css"
+)
+
+// The npm bpmn-js Modeler and its palette font, relative to StaticURL.
+const (
+	BPMNModelerFile = "vendor/bpmn-modeler.production.min.js"
+	BPMNFontCSSFile = "vendor/bpmn-font/css/bpmn.css"
 )
 
 // StaticURL is a static asset's URL.
