@@ -1,7 +1,10 @@
 // Package cockpit serves the operator cockpit: server-rendered HTML pages
-// (templ components from web/templates) for processes, instances, the task
-// inbox and incidents, at the root of the server next to the JSON API, and
-// with logins the login, first-run and admin pages.
+// (templ components from web/templates) for processes (with a modeler),
+// instances, the task inbox (with Camunda Forms), incidents and decisions,
+// at the root of the server next to the JSON API, and with logins the
+// login, first-run and admin pages. The browser side draws with the
+// bpmn.io packages from npm (bpmn-js viewer and modeler, bpmn-auto-layout,
+// form-js, dmn-js), which make vendor copies or bundles into web/static.
 //
 // # What it owns
 //
