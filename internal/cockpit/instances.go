@@ -437,6 +437,9 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tokens[s.ID],
 			Kind: s.Kind, Index: s.Index}
 		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID], transactions[s.NodeID])
+		if name := names[s.NodeID]; name != "" && strings.HasPrefix(n.Label, s.NodeID) {
+			n.Label = name + strings.TrimPrefix(n.Label, s.NodeID) // the element's name; its id on hover
+		}
 		label := s.Path
 		if n.Label != "" {
 			label += " (" + n.Label + ")"
