@@ -16,7 +16,7 @@ func TestBrowserDecisions(t *testing.T) {
 	ctx := browser(t)
 	src := axeSource(t)
 	b := setup(t)
-	b.deploy("discount.dmn")
+	b.deploy("discount.dmn", "tiers.dmn")
 
 	run(t, ctx, "open the decisions", chromedp.Navigate(b.srv.URL+"/decisions"), chromedp.WaitVisible(css(`[data-testid="decision-link"]`)))
 	axeClean(t, ctx, src, "/decisions")
@@ -35,4 +35,14 @@ func TestBrowserDecisions(t *testing.T) {
 	shoot(t, ctx, "decision.png")
 	axeClean(t, ctx, src, "/decisions/discount after an evaluation")
 	truthy(t, ctx, "a document without DMNDI offers no other view", `document.querySelectorAll('[data-testid="dmn-views"] button').length === 0`)
+
+	// A decision that requires another, with DMNDI: its table first, and
+	// the requirements diagram a click away.
+	run(t, ctx, "open the rate", chromedp.Navigate(b.srv.URL+"/decisions/rate"))
+	waitFor(t, ctx, "the table is drawn", dmnDrawn, 10*time.Second)
+	truthy(t, ctx, "the rate's table", `document.querySelector('#dmn').dataset.view === 'decisionTable:rate'`)
+	run(t, ctx, "show the requirements diagram", chromedp.Click(css(`[data-testid="dmn-views"] button[data-view="drd:tiers"]`)))
+	waitFor(t, ctx, "the diagram is shown", `document.querySelector('#dmn').dataset.view === 'drd:tiers' && !!document.querySelector('#dmn [data-element-id="tier"]') && !!document.querySelector('#dmn [data-element-id="req1"]')`, 10*time.Second)
+	shoot(t, ctx, "decision-drd.png")
+	axeClean(t, ctx, src, "/decisions/rate with its requirements diagram")
 }

@@ -177,46 +177,98 @@ func typedInput(typ, raw string) (any, bool, error) {
 	return raw, true, nil
 }
 
-// decisionInputs reads the inputs of decision key's table whose
-// expression is a plain name: the evaluation form asks for those.
+// dmnDecision is what the evaluation form reads of one decision: its
+// name, its table's inputs and outputs, and the decisions it requires.
+type dmnDecision struct {
+	name     string
+	inputs   []templates.DecisionInput
+	outputs  []string
+	requires []string
+}
+
+// decisionInputs reads the inputs the evaluation of decision key asks
+// for: its table's inputs whose expression is a plain name, and those of
+// the decisions it requires (recursively), less what a required decision
+// provides (its id, name or output names).
 func decisionInputs(data []byte, key string) []templates.DecisionInput {
+	all := readDecisions(data)
 	var out []templates.DecisionInput
+	provided, seen, visited := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var order []string
+	var walk func(id string)
+	walk = func(id string) {
+		if visited[id] {
+			return
+		}
+		visited[id] = true
+		d, ok := all[id]
+		if !ok {
+			return
+		}
+		order = append(order, id)
+		for _, req := range d.requires {
+			if r, ok := all[req]; ok {
+				provided[req], provided[r.name] = true, true
+				for _, o := range r.outputs {
+					provided[o] = true
+				}
+			}
+			walk(req)
+		}
+	}
+	walk(key)
+	for _, id := range order {
+		for _, in := range all[id].inputs {
+			if !provided[in.Name] && !seen[in.Name] {
+				seen[in.Name] = true
+				out = append(out, in)
+			}
+		}
+	}
+	return out
+}
+
+// readDecisions reads every decision of a DMN document by id.
+func readDecisions(data []byte) map[string]*dmnDecision {
+	all := map[string]*dmnDecision{}
 	d := xml.NewDecoder(bytes.NewReader(data))
-	inDecision, depth := false, 0
-	var cur *templates.DecisionInput
+	var dec *dmnDecision
+	var in *templates.DecisionInput
 	var text strings.Builder
-	seen := map[string]bool{}
 	for {
 		tok, err := d.Token()
 		if err != nil {
-			return out
+			return all
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if !isDMN(t.Name.Space) {
-				if inDecision {
-					depth++
-				}
 				continue
 			}
-			if !inDecision {
-				if t.Name.Local == "decision" && attr(t, "", "id") == key {
-					inDecision, depth = true, 0
-				}
-				continue
-			}
-			depth++
 			switch t.Name.Local {
+			case "decision":
+				dec = &dmnDecision{name: attr(t, "", "name")}
+				all[attr(t, "", "id")] = dec
+			case "requiredDecision":
+				if dec != nil {
+					dec.requires = append(dec.requires, strings.TrimPrefix(attr(t, "", "href"), "#"))
+				}
 			case "input":
-				cur = &templates.DecisionInput{Label: attr(t, "", "label"), Type: "string"}
+				if dec != nil {
+					in = &templates.DecisionInput{Label: attr(t, "", "label"), Type: "string"}
+				}
 			case "inputExpression":
-				if cur != nil {
+				if in != nil {
 					switch attr(t, "", "typeRef") {
 					case "number", "integer", "long", "double":
-						cur.Type = "number"
+						in.Type = "number"
 					case "boolean":
-						cur.Type = "boolean"
+						in.Type = "boolean"
 					}
+				}
+			case "output":
+				if dec != nil && attr(t, "", "name") != "" {
+					dec.outputs = append(dec.outputs, attr(t, "", "name"))
 				}
 			case "text":
 				text.Reset()
@@ -224,30 +276,24 @@ func decisionInputs(data []byte, key string) []templates.DecisionInput {
 		case xml.CharData:
 			text.Write(t)
 		case xml.EndElement:
-			if !inDecision {
-				continue
-			}
-			if depth == 0 {
-				return out
-			}
-			depth--
 			if !isDMN(t.Name.Space) {
 				continue
 			}
 			switch t.Name.Local {
 			case "text":
-				if cur != nil && cur.Name == "" {
-					cur.Name = strings.TrimSpace(text.String())
+				if in != nil && in.Name == "" {
+					in.Name = strings.TrimSpace(text.String())
 				}
 			case "input":
-				if cur != nil && identifier.MatchString(cur.Name) && !seen[cur.Name] {
-					seen[cur.Name] = true
-					if cur.Label == "" {
-						cur.Label = cur.Name
+				if in != nil && identifier.MatchString(in.Name) {
+					if in.Label == "" {
+						in.Label = in.Name
 					}
-					out = append(out, *cur)
+					dec.inputs = append(dec.inputs, *in)
 				}
-				cur = nil
+				in = nil
+			case "decision":
+				dec = nil
 			}
 		}
 	}

@@ -61,3 +61,22 @@ func TestDecisionPages(t *testing.T) {
 		t.Errorf("unknown decision: %d", nf.status)
 	}
 }
+
+// A decision that requires another asks for the inputs of both, less what
+// the required one provides.
+func TestDecisionRequirementsInputs(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deploy("tiers.dmn")
+	var fields []string
+	b.mustGet("/decisions/rate").testid("evaluate-input").Each(func(_ int, s *goquery.Selection) {
+		fields = append(fields, s.AttrOr("data-name", ""))
+	})
+	if strings.Join(fields, " ") != "spent" {
+		t.Errorf("form fields %v", fields)
+	}
+	r := b.post("/decisions/rate/evaluate", url.Values{"input.spent": {"1200"}})
+	if strings.TrimSpace(r.text("evaluate-value")) != "0.1" || r.text("evaluate-matched") != "Matched rules: gold, goldRate (marked in the table)." {
+		t.Errorf("evaluation: %d %q %q %q", r.status, r.text("evaluate-value"), r.text("evaluate-matched"), r.text("evaluate-error"))
+	}
+}
