@@ -82,6 +82,10 @@ func TestIncidentsRollUp(t *testing.T) {
 	if got := row(lone.ID); strings.Contains(got, "below") {
 		t.Errorf("lone row %q", got)
 	}
+	leafPage := b.mustGet("/instances/" + string(leaf))
+	if got := leafPage.doc.Find(`[data-testid="trace-item"] [data-testid="element-name"]`).First(); got.Text() != "Place the order" || got.AttrOr("title", "") != "callPicky" {
+		t.Errorf("the trace names the call activities: %q %q", got.Text(), got.AttrOr("title", ""))
+	}
 	if got := b.mustGet("/instances/" + string(root.ID)).testid("summary").Find(`[data-testid="incident-in-tree"]`).Length(); got != 1 {
 		t.Errorf("the root's page flags the incident below it")
 	}

@@ -391,7 +391,14 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, r
 				carried++
 			}
 		}
-		items = append(items, templates.TraceItem{ID: string(pv.ID), ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID, Incidents: carried})
+		callName := ""
+		if def, err := h.svc.Definition(ctx, pv.ProcessKey, pv.ProcessVersion); err == nil {
+			callName = elementNames(def.XML)[next.ParentNodeID]
+		} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
+			return nil, err
+		}
+		items = append(items, templates.TraceItem{ID: string(pv.ID), ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID,
+			CallName: callName, Incidents: carried})
 		next = pv.InstanceRow
 	}
 	// Root first.
