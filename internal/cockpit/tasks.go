@@ -50,9 +50,9 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 		for _, it := range items {
 			it.Age = age(now.Sub(it.CreatedAt))
 			it.Overdue = !it.DueAt.IsZero() && it.DueAt.Before(now)
-			open2 := f
-			open2.Task = it.ID
-			it.OpenURL = templates.TasksURL(open2)
+			opened := f
+			opened.Task = it.ID
+			it.OpenURL = templates.TasksURL(opened)
 			seen[it.ProcessKey] = it.ProcessName
 			if it.ID == f.Task {
 				cp := it
