@@ -6,12 +6,23 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.Version=$(VERSION)
 ADDR ?= 127.0.0.1:8080
 DB ?= ./data/gobpm.db
-# The cockpit's npm packages, copied from node_modules into the embedded folder.
+# The cockpit's npm packages, copied from node_modules into the embedded folder (and the modeler's
+# palette font, bpmn-font/, as a folder: its stylesheet finds the font files beside it).
 VENDOR := web/static/vendor
 VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js \
 	node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
 	node_modules/bpmn-js/dist/assets/diagram-js.css \
-	node_modules/bpmn-js/dist/assets/bpmn-js.css
+	node_modules/bpmn-js/dist/assets/bpmn-js.css \
+	node_modules/bpmn-js/dist/bpmn-modeler.production.min.js \
+	node_modules/@bpmn-io/form-js-viewer/dist/assets/form-js.css \
+	node_modules/dmn-js/dist/dmn-navigated-viewer.production.min.js \
+	node_modules/dmn-js/dist/assets/dmn-js-shared.css \
+	node_modules/dmn-js/dist/assets/dmn-js-drd.css \
+	node_modules/dmn-js/dist/assets/dmn-js-decision-table.css \
+	node_modules/dmn-js/dist/assets/dmn-js-literal-expression.css \
+	node_modules/dmn-js/dist/assets/dmn-js-boxed-expression.css
+# The cockpit's npm ES modules, bundled by esbuild into one classic script each: entry:output.
+VENDOR_BUNDLES := web/bundle/autolayout.js:bpmn-auto-layout.min.js web/bundle/formviewer.js:form-js-viewer.min.js
 TEMPL_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
 .DEFAULT_GOAL := help
@@ -54,10 +65,14 @@ test/race: vendor ## Run every test with the race detector.
 .PHONY: vendor
 vendor: ## Fetch the cockpit's npm packages (htmx, bpmn-js) with npm ci into web/static/vendor/ when missing or stale.
 	@if [ ! -f $(VENDOR)/.stamp ] || [ package-lock.json -nt $(VENDOR)/.stamp ] || \
-		! ls $(addprefix $(VENDOR)/,$(notdir $(VENDOR_FILES))) >/dev/null 2>&1; then \
+		! ls $(addprefix $(VENDOR)/,$(notdir $(VENDOR_FILES)) $(foreach b,$(VENDOR_BUNDLES),$(lastword $(subst :, ,$(b))))) >/dev/null 2>&1; then \
 		if command -v npm >/dev/null; then \
 			echo "npm ci (cockpit assets)"; \
-			npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && touch $(VENDOR)/.stamp; \
+			npm ci --no-audit --no-fund && cp $(VENDOR_FILES) $(VENDOR)/ && \
+			rm -rf $(VENDOR)/bpmn-font && cp -r node_modules/bpmn-js/dist/assets/bpmn-font $(VENDOR)/ && \
+			for b in $(VENDOR_BUNDLES); do \
+				node_modules/.bin/esbuild "$${b%%:*}" --bundle --minify --format=iife --log-level=warning --outfile="$(VENDOR)/$${b##*:}" || exit 1; \
+			done && touch $(VENDOR)/.stamp; \
 		else \
 			echo "warning: npm is not installed (Debian: apt-get install nodejs npm); the cockpit runs without its diagram and live refresh until 'make vendor' succeeds"; \
 		fi; \

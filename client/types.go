@@ -82,6 +82,11 @@ type InstanceSummary struct {
 	CreatedAt   string        `json:"createdAt"`
 	UpdatedAt   string        `json:"updatedAt"`
 	EndedAt     string        `json:"endedAt,omitempty"`
+	// Incident: the instance has an open incident.
+	Incident bool `json:"incident"`
+	// IncidentsInTree: an instance it called, directly or further down,
+	// has an open incident.
+	IncidentsInTree bool `json:"incidentsInTree"`
 }
 
 // InstancePage is one page of ListInstances.

@@ -22,10 +22,22 @@ var embedded embed.FS
 
 // Vendored files the cockpit needs from npm, relative to Static().
 const (
-	HTMXFile         = "vendor/htmx.min.js"
-	BPMNViewerFile   = "vendor/bpmn-navigated-viewer.production.min.js"
-	DiagramCSSFile   = "vendor/diagram-js.css"
-	BPMNJSCSSFile    = "vendor/bpmn-js.css"
+	HTMXFile       = "vendor/htmx.min.js"
+	BPMNViewerFile = "vendor/bpmn-navigated-viewer.production.min.js"
+	DiagramCSSFile = "vendor/diagram-js.css"
+	BPMNJSCSSFile  = "vendor/bpmn-js.css"
+	// AutoLayoutFile is npm bpmn-auto-layout bundled by esbuild (make vendor).
+	AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
+	// FormViewerFile is npm @bpmn-io/form-js-viewer bundled by esbuild,
+	// FormCSSFile its stylesheet (make vendor).
+	FormViewerFile = "vendor/form-js-viewer.min.js"
+	FormCSSFile    = "vendor/form-js.css"
+	// DMNViewerFile is npm dmn-js's navigated viewer (make vendor).
+	DMNViewerFile = "vendor/dmn-navigated-viewer.production.min.js"
+	// BPMNModelerFile is npm bpmn-js's modeler, BPMNFontCSSFile the
+	// palette's icon font (make vendor).
+	BPMNModelerFile  = "vendor/bpmn-modeler.production.min.js"
+	BPMNFontCSSFile  = "vendor/bpmn-font/css/bpmn.css"
 	VendorHelpOnMiss = "the cockpit's front-end files are missing: run `make vendor` (npm ci) and rebuild"
 )
 
@@ -42,7 +54,7 @@ func Static() fs.FS {
 // VendorReady reports whether the npm files were present when the binary was
 // built; without them the diagram and live refresh do not work.
 func VendorReady() bool {
-	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile} {
+	for _, f := range []string{HTMXFile, BPMNViewerFile, DiagramCSSFile, AutoLayoutFile, FormViewerFile, FormCSSFile, DMNViewerFile, BPMNModelerFile, BPMNFontCSSFile} {
 		if _, err := fs.Stat(Static(), f); err != nil {
 			return false
 		}

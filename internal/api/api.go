@@ -58,6 +58,9 @@ type Service interface {
 	InstanceTracks(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.TrackView, string, error)
 	// ListInstances returns a page of instances matching f and the total count.
 	ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error)
+	// IncidentMarks says which of ids have open incidents themselves or
+	// further down their call tree (absent: neither), in one lookup.
+	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)
 	// History returns the facts of an instance after afterSeq, at most limit;
 	// ENOTFOUND for an unknown instance.
 	History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error)

@@ -103,6 +103,11 @@ type InstanceSummary struct {
 	UpdatedAt   string        `json:"updatedAt"`
 	// EndedAt is omitted while the instance runs.
 	EndedAt string `json:"endedAt,omitempty"`
+	// Incident: the instance has an open incident.
+	Incident bool `json:"incident"`
+	// IncidentsInTree: an instance it called, directly or further down,
+	// has an open incident.
+	IncidentsInTree bool `json:"incidentsInTree"`
 }
 
 // InstancePage is the answer of GET /api/v1/instances. Total counts the

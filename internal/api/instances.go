@@ -54,8 +54,7 @@ func (s *server) startInstance(w http.ResponseWriter, r *http.Request) error {
 	}
 	noteResource(r, "instance "+string(view.ID))
 	w.Header().Set("Location", "/api/v1/instances/"+url.PathEscape(string(view.ID)))
-	s.writeJSON(w, r, http.StatusCreated, toInstance(view))
-	return nil
+	return s.writeInstance(w, r, http.StatusCreated, view)
 }
 
 // instanceStatuses are the values the status filter accepts.
@@ -109,6 +108,9 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	for _, row := range rows {
 		out.Items = append(out.Items, toSummary(row))
 	}
+	if err := s.markIncidents(r, out.Items); err != nil {
+		return err
+	}
 	if len(rows) == f.Limit {
 		out.NextCursor = encodeCursor(rows[len(rows)-1].ID)
 	}
@@ -136,8 +138,7 @@ func (s *server) getInstance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, r, http.StatusOK, toInstance(view))
-	return nil
+	return s.writeInstance(w, r, http.StatusOK, view)
 }
 
 // Page sizes of an instance's scopes and tracks.
@@ -209,8 +210,7 @@ func (s *server) cancel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, r, http.StatusOK, toInstance(view))
-	return nil
+	return s.writeInstance(w, r, http.StatusOK, view)
 }
 
 // listIncidents handles GET /api/v1/incidents?instanceId=&open=&limit=&cursor=.
@@ -277,8 +277,7 @@ func (s *server) setVariables(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, r, http.StatusOK, toInstance(view))
-	return nil
+	return s.writeInstance(w, r, http.StatusOK, view)
 }
 
 // listWaits handles GET /api/v1/instances/{id}/waits?cursor=&limit=: what

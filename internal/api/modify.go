@@ -44,8 +44,7 @@ func (s *server) modifyInstance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeJSON(w, r, http.StatusOK, toInstance(view))
-	return nil
+	return s.writeInstance(w, r, http.StatusOK, view)
 }
 
 // parseModification reads one instruction; field names errors at.

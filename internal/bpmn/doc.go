@@ -438,8 +438,10 @@
 // zeebe:properties, zeebe:versionTag, the modeler's
 // camunda:diagramRelationId and zeebe:modelerTemplate*) and history or
 // tasklist metadata (camunda:versionTag, camunda:isStartableInTasklist)
-// only describe a UI or housekeeping — gobpm has no form service — and are
-// ignored, except that a process's version tag (zeebe:versionTag,
+// only describe a UI or housekeeping and are ignored by the engine (the
+// cockpit's task inbox renders the Camunda Form a user task links by
+// zeebe:formDefinition formId, camunda:formRef or gobpm:formRef, deployed
+// as a .form file with the process), except that a process's version tag (zeebe:versionTag,
 // camunda:versionTag) is read into Process.VersionTag for call activities
 // binding by tag. A process's camunda:historyTimeToLive (days, or "P30D")
 // is read into Process.HistoryTimeToLive like gobpm:historyTimeToLive
@@ -449,8 +451,9 @@
 //
 // The gobpm attributes (namespace urn:gobpm:1) are: resultVariable
 // (scriptTask); type and retries (serviceTask, sendTask, message throw and
-// end events); assignee, candidateUsers, candidateGroups, dueDate
-// (userTask, globalUserTask); resultVariable (globalScriptTask);
+// end events); assignee, candidateUsers, candidateGroups, dueDate, formRef
+// (userTask, globalUserTask; formRef is the id of a Camunda Form deployed
+// with the process, which only the cockpit reads); resultVariable (globalScriptTask);
 // decisionRef, resultVariable, mapDecisionResult (businessRuleTask,
 // globalBusinessRuleTask); version (callActivity); router, routerExpression, sequence, selection,
 // routerType, retries, reoffer (adHocSubProcess); collection, elementVariable, outputCollection,

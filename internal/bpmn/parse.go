@@ -400,7 +400,7 @@ var knownGobpm = map[string]map[string]bool{
 	// Only with a messageEventDefinition; event checks the placement.
 	"intermediateThrowEvent": {"type": true, "retries": true},
 	"endEvent":               {"type": true, "retries": true},
-	"userTask":               {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
+	"userTask":               {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true, "formRef": true},
 	"message":                {"correlationKey": true},
 	"callActivity":           {"version": true},
 	"businessRuleTask":       {"decisionRef": true, "resultVariable": true, "mapDecisionResult": true},
@@ -408,7 +408,7 @@ var knownGobpm = map[string]map[string]bool{
 	// On the loop characteristics element, like camunda:collection.
 	"multiInstanceLoopCharacteristics": {"collection": true, "elementVariable": true, "outputCollection": true, "outputElement": true},
 	// Global tasks take the attributes of the task they stand for.
-	"globalUserTask":         {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true},
+	"globalUserTask":         {"assignee": true, "candidateUsers": true, "candidateGroups": true, "dueDate": true, "formRef": true},
 	"globalScriptTask":       {"resultVariable": true},
 	"globalBusinessRuleTask": {"decisionRef": true, "resultVariable": true, "mapDecisionResult": true},
 }

@@ -210,18 +210,18 @@ func TestScopeTreeShowsIterations(t *testing.T) {
 	p := b.mustGet("/instances/" + string(inst.ID))
 
 	body := p.doc.Find(`[data-testid="scope"][data-kind="body"]`)
-	if body.Length() != 1 || body.Find(`[data-testid="scope-label"]`).First().Text() != "approve · multi-instance body" ||
+	if body.Length() != 1 || body.Find(`[data-testid="scope-label"]`).First().Text() != "Approve · multi-instance body" ||
 		body.Find(`[data-testid="scope-counters"]`).First().Text() != "3 instances: 3 active, 0 completed, 0 terminated" {
 		t.Fatalf("the body and its counters:\n%s", p.testid("scope-tree").Text())
 	}
 	second := body.Find(`[data-testid="scope"][data-kind="iteration"][data-index="2"]`)
-	if second.Find(`[data-testid="scope-label"]`).Text() != "approve · iteration 2 of 3" || second.Find(`[data-testid="scope-loop-counter"]`).Text() != "loopCounter 2" {
+	if second.Find(`[data-testid="scope-label"]`).Text() != "Approve · iteration 2 of 3" || second.Find(`[data-testid="scope-loop-counter"]`).Text() != "loopCounter 2" {
 		t.Errorf("iteration 2: %q %q", second.Find(`[data-testid="scope-label"]`).Text(), second.Find(`[data-testid="scope-loop-counter"]`).Text())
 	}
 	if body.Find(`[data-testid="scope"][data-kind="iteration"]`).Length() != 3 {
 		t.Errorf("three iterations under the body")
 	}
-	if !strings.Contains(p.testid("variables-scope").Text(), "approve · iteration 3 of 3") {
+	if !strings.Contains(p.testid("variables-scope").Text(), "Approve · iteration 3 of 3") {
 		t.Errorf("the variables form names the iterations: %q", p.testid("variables-scope").Text())
 	}
 
@@ -237,10 +237,10 @@ func TestScopeTreeShowsIterations(t *testing.T) {
 	}
 	p = b.mustGet("/instances/" + string(inst.ID))
 	loop := p.doc.Find(`[data-testid="scope"][data-kind="body"]`)
-	if loop.Find(`[data-testid="scope-label"]`).First().Text() != "remind · loop body" {
+	if loop.Find(`[data-testid="scope-label"]`).First().Text() != "Remind · loop body" {
 		t.Errorf("the loop body:\n%s", p.testid("scope-tree").Text())
 	}
-	if got := loop.Find(`[data-testid="scope"][data-kind="iteration"] [data-testid="scope-label"]`).Text(); got != "remind · iteration 1" {
+	if got := loop.Find(`[data-testid="scope"][data-kind="iteration"] [data-testid="scope-label"]`).Text(); got != "Remind · iteration 1" {
 		t.Errorf("the loop's iteration %q", got)
 	}
 }

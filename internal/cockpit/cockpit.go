@@ -105,6 +105,33 @@ type Service interface {
 	// IncidentProcessKey returns the process key of an incident's
 	// instance; ENOTFOUND.
 	IncidentProcessKey(ctx context.Context, id string) (string, error)
+	// Clock returns the runtime's clock (incident ages are counted on it).
+	Clock() runtime.ClockView
+	// Decisions returns the latest version of every decision key.
+	Decisions(ctx context.Context) ([]runtime.DefinitionRecord, error)
+	// DecisionVersions returns every version of a decision key; ENOTFOUND.
+	DecisionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error)
+	// DecisionDefinition returns one version (0 = latest) of a decision
+	// with its DMN document; ENOTFOUND.
+	DecisionDefinition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error)
+	// EvaluateDecision evaluates the latest version of a decision;
+	// ENOTFOUND, EINVALID when the evaluation fails.
+	EvaluateDecision(ctx context.Context, key string, vars map[string]any) (runtime.DecisionResult, error)
+	// SubscribeChanges subscribes to the changes of the steps committed
+	// from now on (by this node); Close the subscription when done.
+	SubscribeChanges() *runtime.ChangeSubscription
+	// InstanceRows returns the rows of the instances ids that exist, by
+	// id, in one read.
+	InstanceRows(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.InstanceRow, error)
+	// Form returns the Camunda Form with an id deployed with a process
+	// version; ENOTFOUND.
+	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)
+	// IncidentMarks says which of ids have open incidents themselves or
+	// further down their call tree (absent: neither), in one lookup.
+	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)
+	// IncidentTrees places every instance with an open incident in its
+	// call tree (its process key, the root and the root's key).
+	IncidentTrees(ctx context.Context) (map[runtime.InstanceID]runtime.IncidentTree, error)
 }
 
 // Default limits.
@@ -258,9 +285,10 @@ func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav stri
 		Here:          r.URL.RequestURI(),
 		Auth:          h.authOn(),
 		Can: templates.Can{
-			Read:   h.mayAny(r, auth.PermRead, auth.KindProcess),
-			Deploy: h.mayAny(r, auth.PermDeploy, auth.KindProcess) || h.mayAny(r, auth.PermDeploy, auth.KindDecision),
-			Admin:  h.authOn() && h.may(r, auth.PermAdmin, auth.KindSystem, ""),
+			Read:      h.mayAny(r, auth.PermRead, auth.KindProcess),
+			Decisions: h.mayAny(r, auth.PermRead, auth.KindDecision),
+			Deploy:    h.mayAny(r, auth.PermDeploy, auth.KindProcess) || h.mayAny(r, auth.PermDeploy, auth.KindDecision),
+			Admin:     h.authOn() && h.may(r, auth.PermAdmin, auth.KindSystem, ""),
 		},
 	}
 }

@@ -40,20 +40,37 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Live.Processes = append(p.Live.Processes, s)
 	}
-	keys := map[runtime.InstanceID]string{}
-	open, err := h.readableIncidents(r, keys)
+	open, err := h.readableIncidents(r)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
 	}
-	p.Live.OpenIncidents = len(open)
-	sort.SliceStable(open, func(i, j int) bool { return open[i].CreatedAt.Before(open[j].CreatedAt) })
-	latest := open
+	p.Live.OpenIncidents = len(open.rows)
+	// Stuck trees: the roots with an open incident anywhere in their call
+	// tree, counted under the root's process.
+	stuck := map[string]map[runtime.InstanceID]bool{}
+	for _, in := range open.rows {
+		t := open.trees[in.InstanceID]
+		if stuck[t.RootKey] == nil {
+			stuck[t.RootKey] = map[runtime.InstanceID]bool{}
+		}
+		stuck[t.RootKey][t.RootID] = true
+	}
+	for i := range p.Live.Processes {
+		p.Live.Processes[i].Stuck = len(stuck[p.Live.Processes[i].Key])
+	}
+	rows := open.rows
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].CreatedAt.Before(rows[j].CreatedAt) })
+	latest := rows
 	if len(latest) > dashboardIncidents {
 		latest = latest[len(latest)-dashboardIncidents:]
 	}
 	for i := len(latest) - 1; i >= 0; i-- {
-		p.Live.Incidents = append(p.Live.Incidents, h.incidentItem(r, latest[i], keys))
+		p.Live.Incidents = append(p.Live.Incidents, h.incidentItem(r, latest[i], open.trees))
+	}
+	if err := h.nameIncidents(ctx, p.Live.Incidents); err != nil {
+		h.failErr(w, r, err)
+		return
 	}
 	// Server-wide counts only for those who may see every process.
 	if p.Live.Restricted = !h.readsAll(r); !p.Live.Restricted {
@@ -114,48 +131,93 @@ func (h *handler) countInstances(ctx context.Context, f runtime.InstanceFilter) 
 	return listTotal(total), err
 }
 
-// processKey returns the process key of an instance, looked up once per
-// instance through keys ("" for an instance that is gone).
-func (h *handler) processKey(ctx context.Context, id runtime.InstanceID, keys map[runtime.InstanceID]string) (string, error) {
-	if key, ok := keys[id]; ok {
-		return key, nil
-	}
-	key, err := h.svc.InstanceProcessKey(ctx, id)
-	if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
-		return "", err
-	}
-	keys[id] = key
-	return key, nil
+// openIncidents is every open incident the person may read, with the
+// call tree of each incident's instance.
+type openIncidents struct {
+	rows  []runtime.IncidentRow
+	trees map[runtime.InstanceID]runtime.IncidentTree
 }
 
 // readableIncidents returns the open incidents of the instances whose
-// process the person may read (every one without logins), learning their
-// process keys into keys.
-func (h *handler) readableIncidents(r *http.Request, keys map[runtime.InstanceID]string) ([]runtime.IncidentRow, error) {
-	open, err := h.svc.Incidents(r.Context(), "", true)
-	if err != nil || h.readsAll(r) {
-		return open, err
+// process the person may read (every one without logins), each placed in
+// its call tree: two queries, whatever the number of incidents.
+func (h *handler) readableIncidents(r *http.Request) (openIncidents, error) {
+	ctx := r.Context()
+	trees, err := h.svc.IncidentTrees(ctx)
+	if err != nil {
+		return openIncidents{}, err
+	}
+	rows, err := h.svc.Incidents(ctx, "", true)
+	if err != nil {
+		return openIncidents{}, err
 	}
 	readable := h.readable(r)
-	out := open[:0]
-	for _, in := range open {
-		key, err := h.processKey(r.Context(), in.InstanceID, keys)
-		if err != nil {
-			return nil, err
+	out := rows[:0]
+	for _, in := range rows {
+		t, ok := trees[in.InstanceID]
+		if !ok {
+			// Raised between the two reads: its instance is its own root
+			// until the next refresh places it.
+			key, err := h.svc.InstanceProcessKey(ctx, in.InstanceID)
+			if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return openIncidents{}, err
+			}
+			t = runtime.IncidentTree{ProcessKey: key, RootID: in.InstanceID, RootKey: key}
+			trees[in.InstanceID] = t
 		}
-		if key != "" && readable(key) {
+		if readable(t.ProcessKey) {
 			out = append(out, in)
 		}
 	}
-	return out, nil
+	return openIncidents{rows: out, trees: trees}, nil
 }
 
-// incidentItem maps an incident, naming its instance's process (looked up
-// once per instance through keys), with a Retry button for those who may
-// operate it.
-func (h *handler) incidentItem(r *http.Request, in runtime.IncidentRow, keys map[runtime.InstanceID]string) templates.IncidentItem {
-	key, _ := h.processKey(r.Context(), in.InstanceID, keys)
-	return templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), ProcessKey: key, NodeID: in.NodeID,
+// incidentItem maps an incident, naming its instance's process and the
+// root of its call tree (when the person may read it), with a Retry
+// button for those who may operate it.
+func (h *handler) incidentItem(r *http.Request, in runtime.IncidentRow, trees map[runtime.InstanceID]runtime.IncidentTree) templates.IncidentItem {
+	t := trees[in.InstanceID]
+	it := templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), ProcessKey: t.ProcessKey, NodeID: in.NodeID,
 		Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero(),
-		CanRetry: key != "" && h.may(r, auth.PermOperate, auth.KindProcess, key)}
+		CanRetry: t.ProcessKey != "" && h.may(r, auth.PermOperate, auth.KindProcess, t.ProcessKey)}
+	if t.RootID != "" && t.RootID != in.InstanceID && h.readable(r)(t.RootKey) {
+		it.RootID, it.RootKey = string(t.RootID), t.RootKey
+	}
+	return it
+}
+
+// nameIncidents names the element of each incident item from its
+// instance's process version: one read of the instances, one definition
+// per version met.
+func (h *handler) nameIncidents(ctx context.Context, items []templates.IncidentItem) error {
+	ids := make([]runtime.InstanceID, len(items))
+	for i, it := range items {
+		ids[i] = runtime.InstanceID(it.InstanceID)
+	}
+	rows, err := h.svc.InstanceRows(ctx, ids)
+	if err != nil {
+		return err
+	}
+	names := map[runtime.DefinitionRef]map[string]string{}
+	for i := range items {
+		row, ok := rows[runtime.InstanceID(items[i].InstanceID)]
+		if !ok {
+			continue
+		}
+		ref := runtime.DefinitionRef{Key: row.ProcessKey, Version: row.ProcessVersion}
+		m, seen := names[ref]
+		if !seen {
+			def, err := h.svc.Definition(ctx, ref.Key, ref.Version)
+			if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
+				return err
+			}
+			m = elementNames(def.XML)
+			names[ref] = m
+		}
+		items[i].NodeName = m[items[i].NodeID]
+	}
+	return nil
 }

@@ -1,7 +1,10 @@
 // Package cockpit serves the operator cockpit: server-rendered HTML pages
-// (templ components from web/templates) for processes, instances, the task
-// inbox and incidents, at the root of the server next to the JSON API, and
-// with logins the login, first-run and admin pages.
+// (templ components from web/templates) for processes (with a modeler),
+// instances, the task inbox (with Camunda Forms), incidents and decisions,
+// at the root of the server next to the JSON API, and with logins the
+// login, first-run and admin pages. The browser side draws with the
+// bpmn.io packages from npm (bpmn-js viewer and modeler, bpmn-auto-layout,
+// form-js, dmn-js), which make vendor copies or bundles into web/static.
 //
 // # What it owns
 //
@@ -36,11 +39,19 @@
 //
 // # Live refresh
 //
-// Every page has a live region that htmx polls every two seconds with the
-// HX-Request header; the handler then renders only the templates.FragmentLive
-// fragment of the same page. The diagram sits outside that region, so it is
-// imported once; forms a person fills are outside it or marked hx-preserve.
-// A poll whose session ended sends htmx to the login page (HX-Redirect).
+// Every page has a live region that htmx refreshes with the HX-Request
+// header; the handler then renders only the templates.FragmentLive
+// fragment of the same page. What changed is pushed: cockpit.js opens
+// GET /events (server-sent events, events.go) for the page's instance or
+// list, and each committed step the page shows (as far as the person may
+// read it) refreshes the region once. While that stream is open the region
+// does not poll but every 30 seconds (steps of other cluster nodes are not
+// pushed); without it — no EventSource, a proxy that buffers, a broken
+// connection until the browser reconnects — it polls every two seconds.
+// The diagram sits outside that region, so it is imported once; forms a
+// person fills are outside it or marked hx-preserve, and a region does not
+// refresh while focus is in one of its fields. A poll whose session ended
+// sends htmx to the login page (HX-Redirect).
 //
 // # Example
 //

@@ -42,6 +42,10 @@ func setup(t testing.TB) *bundle {
 	return setupWith(t, store.Options{})
 }
 
+// setupWith serves the cockpit over a runtime on a SQLite file. SQLite
+// only (not testdb): the cockpit reads the runtime's views, never the
+// store, and those views run on both stores in the runtime's and API's
+// suites; some pages' tests tune the SQLite store (opts).
 func setupWith(t testing.TB, opts store.Options) *bundle {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), opts)
@@ -54,6 +58,7 @@ func setupWith(t testing.TB, opts store.Options) *bundle {
 	jar, _ := cookiejar.New(nil)
 	b := &bundle{t: t, db: db, rt: rt, srv: srv, client: &http.Client{Jar: jar}}
 	t.Cleanup(func() {
+		rt.BeginShutdown() // ends the pushed-update streams a browser holds open, as the server's shutdown does
 		srv.Close()
 		if err := rt.Close(); err != nil {
 			t.Error(err)
@@ -263,6 +268,7 @@ func setupAuthWith(t testing.TB, opts cockpit.Options, users map[string]auth.Rol
 	jar, _ := cookiejar.New(nil)
 	b := &authBundle{bundle: &bundle{t: t, db: db, rt: rt, srv: srv, client: &http.Client{Jar: jar}}, acc: acc}
 	t.Cleanup(func() {
+		rt.BeginShutdown() // ends the pushed-update streams a browser holds open, as the server's shutdown does
 		srv.Close()
 		if err := acc.Close(context.Background()); err != nil {
 			t.Error(err)

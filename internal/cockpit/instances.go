@@ -82,7 +82,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	open, err := h.openIncidentsByInstance(ctx)
+	marks, err := h.incidentMarks(ctx, rows)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -96,7 +96,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rows {
 		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
 			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), CreatedAt: row.CreatedAt,
-			UpdatedAt: row.UpdatedAt, Incidents: open[row.ID]})
+			UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
 	}
 	if page > 1 {
 		prev := f
@@ -111,17 +111,14 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.Instances(p))
 }
 
-// openIncidentsByInstance counts every open incident per instance.
-func (h *handler) openIncidentsByInstance(ctx context.Context) (map[runtime.InstanceID]int, error) {
-	open, err := h.svc.Incidents(ctx, "", true)
-	if err != nil {
-		return nil, err
+// incidentMarks says which rows have open incidents, themselves or below
+// them in their call tree: one lookup for the page.
+func (h *handler) incidentMarks(ctx context.Context, rows []runtime.InstanceRow) (map[runtime.InstanceID]runtime.IncidentMark, error) {
+	ids := make([]runtime.InstanceID, len(rows))
+	for i, row := range rows {
+		ids[i] = row.ID
 	}
-	m := make(map[runtime.InstanceID]int, len(open))
-	for _, in := range open {
-		m[in.InstanceID]++
-	}
-	return m, nil
+	return h.svc.IncidentMarks(ctx, ids)
 }
 
 func (h *handler) instance(w http.ResponseWriter, r *http.Request) {
@@ -174,12 +171,13 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		}
 		return c
 	}
-	for _, t := range shown.tracks {
-		at(t.NodeID).Active++
+	names := elementNames(defXML)
+	for _, node := range tokenNodes(shown.tracks, append(v.Scopes[:len(v.Scopes):len(v.Scopes)], shown.scopes...)) {
+		at(node).Active++
 	}
 	own := 0
 	for _, in := range v.Incidents {
-		p.Live.Incidents = append(p.Live.Incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), NodeID: in.NodeID,
+		p.Live.Incidents = append(p.Live.Incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), NodeID: in.NodeID, NodeName: names[in.NodeID],
 			Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero(), CanRetry: p.CanOperate})
 		if in.ResolvedAt.IsZero() {
 			at(in.NodeID).Incidents++
@@ -194,7 +192,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	}
 	for _, c := range below.children {
 		n := below.incidentsUnder[c.ID]
-		p.Live.Children = append(p.Live.Children, templates.ChildItem{ID: string(c.ID), ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, Status: c.Status, Incidents: n})
+		p.Live.Children = append(p.Live.Children, templates.ChildItem{ID: string(c.ID), ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, NodeName: names[c.ParentNodeID], Status: c.Status, Incidents: n})
 		if n > 0 {
 			at(c.ParentNodeID).ChildIncidents += n
 		}
@@ -206,7 +204,12 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return p, err
 	}
 
-	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes, elementsOf(defXML, "transaction"))
+	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes, elementsOf(defXML, "transaction"), names)
+	if ended {
+		// The scopes an ended instance keeps (its root, with the final
+		// variables) are no longer active.
+		endScopes(p.Live.Scopes)
+	}
 	if len(v.Scopes) > 0 && (len(shown.scopes) == 0 || shown.scopes[0].ID != v.Scopes[0].ID) {
 		// A later page: the root stays a target of the variables form.
 		root := v.Scopes[0]
@@ -232,7 +235,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		}
 		p.Live.WaitCount = max(v.WaitCount, len(waits))
 		for _, wr := range waits {
-			p.Live.Waits = append(p.Live.Waits, templates.WaitItem{ID: wr.ID, Kind: wr.Kind, NodeID: wr.NodeID, Name: wr.Name,
+			p.Live.Waits = append(p.Live.Waits, templates.WaitItem{ID: wr.ID, Kind: wr.Kind, NodeID: wr.NodeID, NodeName: names[wr.NodeID], Name: wr.Name,
 				Assignee: wr.Assignee, DueAt: wr.DueAt, Retries: wr.Retries, Error: wr.ErrorMessage})
 		}
 	}
@@ -240,12 +243,10 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	if err != nil {
 		return p, err
 	}
-	for _, f := range facts {
-		p.Live.History = append(p.Live.History, templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: factDetail(f.Kind, f.Detail), By: activatedBy(f.Kind, f.Detail)})
-	}
+	p.Live.History = historyItems(facts, names)
 	p.Live.HistoryCut = len(facts) == historyLimit
-	p.Live.Elements = sortedCounts(counts)
-	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial())
+	p.Live.Elements = sortedCounts(counts, names)
+	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial(), pathOf(facts))
 	if p.CanOperate && !ended && defXML != nil {
 		if err := h.modifyOptions(r, &p); err != nil {
 			return p, err
@@ -390,7 +391,14 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, r
 				carried++
 			}
 		}
-		items = append(items, templates.TraceItem{ID: string(pv.ID), ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID, Incidents: carried})
+		callName := ""
+		if def, err := h.svc.Definition(ctx, pv.ProcessKey, pv.ProcessVersion); err == nil {
+			callName = elementNames(def.XML)[next.ParentNodeID]
+		} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
+			return nil, err
+		}
+		items = append(items, templates.TraceItem{ID: string(pv.ID), ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID,
+			CallName: callName, Incidents: carried})
 		next = pv.InstanceRow
 	}
 	// Root first.
@@ -407,7 +415,7 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, r
 //
 // transactions are the ids of the model's transaction sub-processes, whose
 // scopes are labelled so.
-func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []runtime.ScopeView, transactions map[string]bool) ([]templates.ScopeNode, []templates.ScopeOption) {
+func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []runtime.ScopeView, transactions map[string]bool, names map[string]string) ([]templates.ScopeNode, []templates.ScopeOption) {
 	byParent := map[string][]runtime.ScopeView{}
 	ids := map[string]bool{}
 	byID := map[string]runtime.ScopeView{}
@@ -428,7 +436,7 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 	}
 	tokens := map[string][]templates.TrackItem{}
 	for _, t := range tracks {
-		tokens[t.ScopeID] = append(tokens[t.ScopeID], templates.TrackItem{ID: t.ID, NodeID: t.NodeID, State: t.State})
+		tokens[t.ScopeID] = append(tokens[t.ScopeID], templates.TrackItem{ID: t.ID, NodeID: t.NodeID, Name: names[t.NodeID], State: t.State})
 	}
 	var opts []templates.ScopeOption
 	var build func(s runtime.ScopeView) templates.ScopeNode
@@ -436,13 +444,16 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tokens[s.ID],
 			Kind: s.Kind, Index: s.Index}
 		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID], transactions[s.NodeID])
+		if name := names[s.NodeID]; name != "" && strings.HasPrefix(n.Label, s.NodeID) {
+			n.Label = name + strings.TrimPrefix(n.Label, s.NodeID) // the element's name; its id on hover
+		}
 		label := s.Path
 		if n.Label != "" {
 			label += " (" + n.Label + ")"
 		}
 		opts = append(opts, templates.ScopeOption{ID: s.ID, Label: label})
 		for _, hv := range s.Handlers {
-			n.Handlers = append(n.Handlers, templates.HandlerItem{NodeID: hv.NodeID, Kind: hv.Kind, Trigger: hv.Trigger, Name: hv.Name, Interrupting: hv.Interrupting})
+			n.Handlers = append(n.Handlers, templates.HandlerItem{NodeID: hv.NodeID, NodeName: names[hv.NodeID], Kind: hv.Kind, Trigger: hv.Trigger, Name: hv.Name, Interrupting: hv.Interrupting})
 		}
 		for _, c := range byParent[s.ID] {
 			n.Children = append(n.Children, build(c))
@@ -455,6 +466,18 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 	}
 	return out, opts
 }
+
+// endScopes marks scopes, and the scopes in them, as ended.
+func endScopes(nodes []templates.ScopeNode) {
+	for i := range nodes {
+		nodes[i].State = scopeStateEnded
+		endScopes(nodes[i].Children)
+	}
+}
+
+// scopeStateEnded is the state the scope tree shows for the scopes an ended
+// instance keeps.
+const scopeStateEnded = "ended"
 
 // Multi-instance variables (issue 9 item 3): the body's counters and an
 // iteration's counter.

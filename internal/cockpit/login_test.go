@@ -306,7 +306,7 @@ func TestNoLoginsWithoutAuthentication(t *testing.T) {
 		t.Errorf("POST /logout without logins: %d", p.status)
 	}
 	p := b.mustGet("/")
-	if p.testid("identity-form").Length() != 1 || p.testid("session").Length() != 0 || p.doc.Find(`[data-testid="nav"] a`).Length() != 5 {
-		t.Errorf("without logins the header keeps the acting-as box and the five pages")
+	if p.testid("identity-form").Length() != 1 || p.testid("session").Length() != 0 || p.doc.Find(`[data-testid="nav"] a`).Length() != 6 {
+		t.Errorf("without logins the header keeps the acting-as box and the six pages")
 	}
 }

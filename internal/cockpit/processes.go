@@ -62,7 +62,7 @@ func (h *handler) fillProcesses(r *http.Request, p *templates.ProcessesPage) err
 // problem on the processes page.
 func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(h.opts.MaxUploadBytes); err != nil {
-		msg := "The upload could not be read: send one or more .bpmn files."
+		msg := "The upload could not be read: send one or more .bpmn, .dmn or .form files."
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			msg = fmt.Sprintf("The upload is larger than %d bytes.", tooBig.Limit)
@@ -86,7 +86,7 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 		files = append(files, runtime.File{Name: fh.Filename, Content: data})
 	}
 	if len(files) == 0 {
-		h.done(w, r, templates.RouteProcesses, "error", "Choose at least one .bpmn file to deploy.")
+		h.done(w, r, templates.RouteProcesses, "error", "Choose at least one .bpmn, .dmn or .form file to deploy.")
 		return
 	}
 	res, err := h.svc.Deploy(h.deployGuarded(r), files)
@@ -94,8 +94,10 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &de) {
 		p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
 		p.Flash = templates.Flash{Kind: "error", Message: h.plain(r, err)}
+		p.Refused = refusedModel(files, de.Problems)
 		for _, pr := range de.Problems {
-			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail})
+			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail,
+				OnDiagram: p.Refused != nil && pr.Resource == p.Refused.Name && pr.Element != "" && elementIDs(files, p.Refused.Name)[pr.Element]})
 		}
 		if err := h.fillProcesses(r, &p); err != nil {
 			h.failErr(w, r, err)
@@ -169,6 +171,7 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 		HasDiagram: hasDiagram(def.XML),
 		CanStart:   h.may(r, auth.PermStart, auth.KindProcess, def.Key),
 		CanMigrate: h.may(r, auth.PermOperate, auth.KindProcess, def.Key),
+		CanEdit:    h.may(r, auth.PermDeploy, auth.KindProcess, def.Key),
 	}
 	versions, err := h.svc.ProcessVersions(ctx, key)
 	if err != nil {
@@ -177,7 +180,7 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 	for _, d := range versions {
 		p.Versions = append(p.Versions, d.Version)
 	}
-	if p.Live, err = h.processLive(ctx, def.Key, def.Version); err != nil {
+	if p.Live, err = h.processLive(ctx, def.Key, def.Version, elementNames(def.XML)); err != nil {
 		return p, err
 	}
 	return p, nil
@@ -190,8 +193,9 @@ func hasDiagram(xml []byte) bool {
 
 // processLive counts active tokens and open incidents per element over the
 // most recent failed, then running, instances of a version (at most
-// sampleInstances; failed first, since an open incident fails its instance).
-func (h *handler) processLive(ctx context.Context, key string, v int) (templates.ProcessLive, error) {
+// sampleInstances; failed first, since an open incident fails its instance),
+// naming the elements by names.
+func (h *handler) processLive(ctx context.Context, key string, v int, names map[string]string) (templates.ProcessLive, error) {
 	counts := map[string]*templates.ElementCount{}
 	at := func(node string) *templates.ElementCount {
 		c := counts[node]
@@ -223,8 +227,8 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 			if iv.TrackCount > len(iv.Tracks) {
 				live.TokensCut = true
 			}
-			for _, t := range iv.Tracks {
-				at(t.NodeID).Active++
+			for _, node := range tokenNodes(iv.Tracks, iv.Scopes) {
+				at(node).Active++
 			}
 			for _, in := range iv.Incidents {
 				if in.ResolvedAt.IsZero() {
@@ -233,14 +237,17 @@ func (h *handler) processLive(ctx context.Context, key string, v int) (templates
 			}
 		}
 	}
-	live.Elements = sortedCounts(counts)
-	live.State = stateJSON(live.Elements, live.TokensCut)
+	live.Elements = sortedCounts(counts, names)
+	live.State = stateJSON(live.Elements, live.TokensCut, nil)
 	return live, nil
 }
 
-func sortedCounts(m map[string]*templates.ElementCount) []templates.ElementCount {
+// sortedCounts lists the counts by element id, each with the element's
+// name.
+func sortedCounts(m map[string]*templates.ElementCount, names map[string]string) []templates.ElementCount {
 	out := make([]templates.ElementCount, 0, len(m))
 	for _, c := range m {
+		c.Name = names[c.NodeID]
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
@@ -248,8 +255,9 @@ func sortedCounts(m map[string]*templates.ElementCount) []templates.ElementCount
 }
 
 // stateJSON is the overlay data cockpit.js draws on the diagram; partial
-// marks token counts that are lower bounds (counted over a page of tokens).
-func stateJSON(els []templates.ElementCount, partial bool) string {
+// marks token counts that are lower bounds (counted over a page of tokens);
+// path is the path an instance took (nil on a process page).
+func stateJSON(els []templates.ElementCount, partial bool, path *pathTaken) string {
 	type el struct {
 		ID             string `json:"id"`
 		Active         int    `json:"active"`
@@ -258,9 +266,10 @@ func stateJSON(els []templates.ElementCount, partial bool) string {
 		Candidates     int    `json:"candidates,omitempty"`
 	}
 	out := struct {
-		Elements []el `json:"elements"`
-		Partial  bool `json:"partial,omitempty"`
-	}{Elements: []el{}, Partial: partial}
+		Elements []el       `json:"elements"`
+		Partial  bool       `json:"partial,omitempty"`
+		Path     *pathTaken `json:"path,omitempty"`
+	}{Elements: []el{}, Partial: partial, Path: path}
 	for _, e := range els {
 		out.Elements = append(out.Elements, el{ID: e.NodeID, Active: e.Active, Incidents: e.Incidents, ChildIncidents: e.ChildIncidents, Candidates: e.Candidates})
 	}

@@ -77,14 +77,24 @@ func (h *handler) routes() []route {
 		{method: http.MethodGet, pattern: templates.RouteProcesses, rule: read, serve: h.processes},
 		{method: http.MethodGet, pattern: templates.RouteProcess, rule: on(auth.PermRead, auth.KindProcess, keyParam), serve: h.process},
 		{method: http.MethodGet, pattern: templates.RouteProcessXML, rule: on(auth.PermRead, auth.KindProcess, keyParam), serve: h.processXML},
+		{method: http.MethodGet, pattern: templates.RouteProcessEdit, rule: on(auth.PermDeploy, auth.KindProcess, keyParam), serve: h.modeler},
 		{method: http.MethodGet, pattern: templates.RouteInstances, rule: read, serve: h.instances},
 		{method: http.MethodGet, pattern: templates.RouteInstance, rule: on(auth.PermRead, auth.KindProcess, keyInstance), serve: h.instance},
 		{method: http.MethodGet, pattern: templates.RouteTasks, rule: anyone(), serve: h.tasks},
 		{method: http.MethodGet, pattern: templates.RouteIncidents, rule: read, serve: h.incidents},
+		{method: http.MethodGet, pattern: templates.RouteDecisions, rule: on(auth.PermRead, auth.KindDecision, keyList), serve: h.decisions},
+		{method: http.MethodGet, pattern: templates.RouteDecision, rule: on(auth.PermRead, auth.KindDecision, keyParam), serve: h.decision},
+		{method: http.MethodGet, pattern: templates.RouteDecisionXML, rule: on(auth.PermRead, auth.KindDecision, keyParam), serve: h.decisionXML},
+		{method: http.MethodPost, pattern: templates.RouteDecisionEval, rule: on(auth.PermStart, auth.KindDecision, keyParam),
+			action: "cockpit: evaluate decision", resource: param("decision", "key"), serve: h.evaluate},
+		// Pushed updates: each change is filtered by what the person may read.
+		{method: http.MethodGet, pattern: templates.RouteEvents, rule: anyone(), serve: h.events},
 
 		{method: http.MethodPost, pattern: templates.RouteIdentity, rule: anyone(), serve: h.setIdentity},
 		{method: http.MethodPost, pattern: templates.RouteProcesses, rule: on(auth.PermDeploy, auth.KindProcess, keyList),
 			action: "cockpit: deploy", serve: h.deploy},
+		{method: http.MethodPost, pattern: templates.RouteProcessEdit, rule: on(auth.PermDeploy, auth.KindProcess, keyParam),
+			action: "cockpit: deploy from the modeler", resource: param("process", "key"), serve: h.deployModel},
 		{method: http.MethodPost, pattern: templates.RouteProcessStart, rule: on(auth.PermStart, auth.KindProcess, keyParam),
 			action: "cockpit: start instance", resource: param("process", "key"), serve: h.start},
 		{method: http.MethodPost, pattern: templates.RouteInstanceCancel, rule: operate(keyInstance),
@@ -109,6 +119,8 @@ func (h *handler) routes() []route {
 		{method: http.MethodPost, pattern: templates.RouteProcessMigrate, rule: operate(keyParam),
 			action: "cockpit: migrate instances", resource: param("process", "key"), serve: h.startMigration},
 		{method: http.MethodGet, pattern: templates.RouteMigration, rule: read, serve: h.migration},
+		{method: http.MethodPost, pattern: templates.RouteIncidentsRetry, rule: operate(keyList),
+			action: "cockpit: retry incidents", serve: h.retryMany},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: public(), serve: h.loginPage},

@@ -74,7 +74,7 @@ func TestTransactionAndCompensationInTheCockpit(t *testing.T) {
 	if got := scopeLabels(p); len(got) != 0 {
 		t.Errorf("scopes left after the transaction: %q", got)
 	}
-	if p.doc.Find(`[data-testid="fact"][data-kind="element-activated"] code:contains("afterCancel")`).Length() != 1 {
+	if p.doc.Find(`[data-testid="fact"][data-kind="element-activated"] [data-node-id="afterCancel"]`).Length() != 1 {
 		t.Error("the history does not show the cancel boundary's path")
 	}
 }

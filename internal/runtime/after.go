@@ -46,13 +46,15 @@ func withCascade(ctx context.Context) (context.Context, signalCascade) {
 	return context.WithValue(ctx, signalCascadeKey{}, c), c
 }
 
-// afterCommit runs once a step is durable: it wakes long-polling workers of
+// afterCommit runs once a step is durable: it tells live views what
+// changed (changes.go), wakes long-polling workers of
 // new or re-enabled job types and the timer scheduler, then performs the
 // step's outbox rows as committed (outbox.go): terminates children whose
 // call was withdrawn, hands an ended child's outcome to its caller, and
 // broadcasts the signals the step threw. A row whose work fails stays for
 // the scheduler's retry.
 func (r *Runtime) afterCommit(ctx context.Context, rec StepRecord, fx engine.Effects) {
+	r.changes.publish(changeOf(rec))
 	for _, w := range fx.Waits {
 		switch w.Kind {
 		case engine.WaitJob:

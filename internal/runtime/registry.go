@@ -81,10 +81,17 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 	}
 	dmnDefs, dmnErrs := dmn.ParseAll(dmnDocs...)
 	nextDMN := 0
+	problems = append(problems, checkForms(files)...)
 	for _, f := range files {
 		name := f.Name
 		sum := sha256.Sum256(f.Content)
 		res := Resource{Name: name, Content: f.Content, Hash: hex.EncodeToString(sum[:])}
+		if isForm(name) {
+			// A Camunda Form registers nothing: its process's user tasks
+			// find it in their deployment (Form).
+			resources = append(resources, res)
+			continue
+		}
 		if strings.EqualFold(path.Ext(name), ".dmn") {
 			defs, err := dmnDefs[nextDMN], dmnErrs[nextDMN]
 			nextDMN++

@@ -101,6 +101,8 @@ type Runtime struct {
 	states   *stateCache
 	commit   *committer
 	jobReady *notifier
+	// changes fans committed steps out to live views (changes.go).
+	changes changeFeed
 	// jobHomes remembers the instances of the jobs activated here.
 	jobHomes *jobHomes
 

@@ -344,6 +344,15 @@ type Store interface {
 	// IncidentsPage lists incidents like Incidents, oldest first, after
 	// the incident f.After (created at f.AfterAt), at most f.Limit.
 	IncidentsPage(ctx context.Context, f IncidentFilter) ([]IncidentRow, error)
+	// IncidentAncestry returns, for every instance with an open incident,
+	// the instance itself (Depth 0) and each caller above it up to the root
+	// of its call tree; with ids not nil only the rows whose AncestorID is
+	// one of ids. It walks up from the open incidents, so its cost follows
+	// their number and the trees' depth, never the size of the trees.
+	IncidentAncestry(ctx context.Context, ids []InstanceID) ([]IncidentAncestor, error)
+	// InstanceRows returns the rows of the instances ids that exist, in
+	// one query (in no particular order); unknown ids are left out.
+	InstanceRows(ctx context.Context, ids []InstanceID) ([]InstanceRow, error)
 
 	// Wait returns one wait row by id; ErrNotFound if absent.
 	Wait(ctx context.Context, id string) (WaitRow, error)

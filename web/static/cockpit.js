@@ -13,6 +13,48 @@
     return !/^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName);
   };
 
+  // Pushed updates: /events streams a "changed" event for each committed
+  // step the page may show; the live region then refreshes once (changes
+  // in a burst are taken together). While the stream is open the 2-second
+  // poll stops (gobpmPoll); when it breaks, polling resumes until the
+  // browser has reconnected.
+  var pushed = false;
+  window.gobpmPoll = function (region) { return !pushed && window.gobpmCanRefresh(region); };
+
+  function eventsURL() {
+    var m = location.pathname.match(/^\/instances\/([^/]+)$/);
+    if (m) return '/events?instance=' + m[1];
+    if (location.pathname === '/tasks') return '/events?topic=tasks';
+    if (location.pathname === '/incidents') return '/events?topic=incidents';
+    return '/events';
+  }
+
+  function initPush() {
+    var live = document.getElementById('live');
+    if (!live || typeof window.EventSource === 'undefined' || typeof window.htmx === 'undefined') return;
+    var es = new EventSource(eventsURL());
+    var pending = null;
+    var refresh = function () {
+      pending = null;
+      if (!window.gobpmCanRefresh(live)) {
+        // Typing in the region: refresh once the person leaves the field.
+        live.addEventListener('focusout', function later() {
+          live.removeEventListener('focusout', later);
+          setTimeout(function () { window.htmx.trigger(live, 'gobpm:changed'); }, 0);
+        });
+        return;
+      }
+      window.htmx.trigger(live, 'gobpm:changed');
+    };
+    es.addEventListener('open', function () { pushed = true; live.dataset.push = 'on'; });
+    es.addEventListener('error', function () { pushed = false; live.dataset.push = 'off'; });
+    es.addEventListener('changed', function () {
+      live.dataset.pushed = String(Number(live.dataset.pushed || 0) + 1);
+      if (!pending) pending = setTimeout(refresh, 150);
+    });
+    window.addEventListener('pagehide', function () { es.close(); });
+  }
+
   var viewer = null;
   var container = null;
 
@@ -38,7 +80,18 @@
       canvas.removeMarker(e.id, 'gobpm-active');
       canvas.removeMarker(e.id, 'gobpm-incident');
       canvas.removeMarker(e.id, 'gobpm-offer');
+      canvas.removeMarker(e.id, 'gobpm-taken');
+      canvas.removeMarker(e.id, 'gobpm-problem');
     });
+    var problems = [];
+    (state.problems || []).forEach(function (x) {
+      if (!registry.get(x.id)) return;
+      canvas.addMarker(x.id, 'gobpm-problem');
+      problems.push(x.id);
+      overlays.add(x.id, 'gobpm', { position: { top: -24, right: 24 }, html: badge('incident', '!', x.detail) });
+    });
+    container.dataset.problems = problems.join(' ');
+    markPath(state.path, registry, canvas);
     var active = [], incidents = [], offers = [];
     (state.elements || []).forEach(function (x) {
       if (!registry.get(x.id)) return;
@@ -48,13 +101,13 @@
         // Counted over a page of tokens only: the count is a lower bound.
         var n = state.partial ? x.active + '+' : x.active;
         var what = state.partial ? 'at least ' + x.active + ' active token(s) (counted over the shown page of tokens)' : x.active + ' active token(s)';
-        overlays.add(x.id, 'gobpm', { position: { bottom: 8, left: -8 }, html: badge('count', n, what) });
+        overlays.add(x.id, 'gobpm', { position: { top: -24, left: 0 }, html: badge('count', n, what) });
       }
       var inc = (x.incidents || 0) + (x.childIncidents || 0);
       if (inc > 0) {
         canvas.addMarker(x.id, 'gobpm-incident');
         incidents.push(x.id);
-        overlays.add(x.id, 'gobpm', { position: { top: -8, right: 8 }, html: badge('incident', inc, inc + ' open incident(s), here or in called instances') });
+        overlays.add(x.id, 'gobpm', { position: { top: -24, right: 24 }, html: badge('incident', inc, inc + ' open incident(s), here or in called instances') });
       }
       if (x.candidates > 0) {
         // An ad-hoc region offering activities: the badge leads to its Activate buttons.
@@ -62,12 +115,41 @@
         offers.push(x.id);
         var b = badge('offer', x.candidates + ' to activate', x.candidates + ' candidate activities: pick one under Ad-hoc regions');
         b.addEventListener('click', function () { location.hash = 'adhoc'; });
-        overlays.add(x.id, 'gobpm', { position: { top: -10, left: 8 }, html: b });
+        overlays.add(x.id, 'gobpm', { position: { top: -24, left: 34 }, html: b });
       }
     });
     container.dataset.offers = offers.join(' ');
     container.dataset.active = active.join(' ');
     container.dataset.incidents = incidents.join(' ');
+  }
+
+  // markPath marks the path the instance took, from its history: the
+  // completed elements, and the flows between a completed element and one
+  // reached after it (for a gateway that recorded its choice, only the
+  // flows it took).
+  function markPath(path, registry, canvas) {
+    if (!path) return;
+    var completed = {}, reached = {}, flows = {}, decided = {}, taken = [];
+    (path.completed || []).forEach(function (id) { completed[id] = true; reached[id] = true; });
+    (path.reached || []).forEach(function (id) { reached[id] = true; });
+    (path.flows || []).forEach(function (id) { flows[id] = true; });
+    (path.decided || []).forEach(function (id) { decided[id] = true; });
+    registry.getAll().forEach(function (e) {
+      var bo = e.businessObject;
+      if (!bo) return;
+      var take;
+      if (e.waypoints) {
+        if (!bo.sourceRef || !bo.targetRef || bo.$type !== 'bpmn:SequenceFlow') return;
+        take = flows[bo.id] || (!decided[bo.sourceRef.id] && completed[bo.sourceRef.id] && reached[bo.targetRef.id]);
+      } else {
+        take = completed[e.id] && e.type !== 'label';
+      }
+      if (take) {
+        canvas.addMarker(e.id, 'gobpm-taken');
+        taken.push(e.id);
+      }
+    });
+    container.dataset.taken = taken.join(' ');
   }
 
   function message(text) {
@@ -86,10 +168,20 @@
       return;
     }
     viewer = new window.BpmnJS({ container: container });
-    fetch(container.dataset.xmlUrl, { credentials: 'same-origin' })
-      .then(function (r) {
+    var auto = container.dataset.layout === 'auto';
+    Promise.all([
+      // A refused upload carries its XML (it was never stored).
+      container.dataset.xml !== undefined ? container.dataset.xml : fetch(container.dataset.xmlUrl, { credentials: 'same-origin' }).then(function (r) {
         if (!r.ok) throw new Error('the model could not be loaded (HTTP ' + r.status + ')');
         return r.text();
+      }),
+      auto ? loadScript(container.dataset.layoutScript) : null
+    ])
+      .then(function (got) {
+        if (!auto) return got[0];
+        if (typeof window.gobpmLayoutProcess !== 'function') throw new Error('the layout script did not load');
+        // No diagram interchange (BPMNDI) in the model: lay it out here.
+        return window.gobpmLayoutProcess(got[0]);
       })
       .then(function (xml) { return viewer.importXML(xml); })
       .then(function () {
@@ -103,6 +195,221 @@
       });
   }
 
+  // initDecision draws a decision with dmn-js: its table (or literal
+  // expression) first, a button per view of its document (the
+  // requirements diagram, the other decisions), and the rules the last
+  // evaluation matched marked in the table.
+  function initDecision() {
+    var el = document.getElementById('dmn');
+    if (!el) return;
+    var fail = function (text) {
+      el.dataset.rendered = 'error';
+      var p = document.createElement('p');
+      p.className = 'diagram-message';
+      p.textContent = text;
+      el.appendChild(p);
+    };
+    if (typeof window.DmnJS === 'undefined') {
+      fail('The decision viewer is not built into this binary: run make vendor, then rebuild.');
+      return;
+    }
+    var dmn = new window.DmnJS({ container: el });
+    var bar = document.querySelector('[data-testid="dmn-views"]');
+    var matched = (el.dataset.matched || '').split(', ').filter(Boolean);
+    var mark = function () {
+      var n = 0;
+      matched.forEach(function (id) {
+        document.querySelectorAll('#dmn [data-row-id="' + CSS.escape(id) + '"]').forEach(function (c) {
+          c.classList.add('gobpm-matched');
+          n++;
+        });
+      });
+      el.dataset.marked = String(n);
+    };
+    var open = function (view) {
+      return dmn.open(view).then(function () {
+        el.dataset.view = view.type + ':' + view.element.id;
+        mark();
+      });
+    };
+    fetch(el.dataset.xmlUrl, { credentials: 'same-origin' })
+      .then(function (r) {
+        if (!r.ok) throw new Error('the decision could not be loaded (HTTP ' + r.status + ')');
+        return r.text();
+      })
+      .then(function (xml) { return dmn.importXML(xml); })
+      .then(function () {
+        var views = dmn.getViews();
+        // A document without DMNDI has no requirements diagram to show;
+        // with one view there is nothing to switch to.
+        if (views.length < 2) views = [];
+        views.forEach(function (v) {
+          var b = document.createElement('button');
+          b.type = 'button';
+          b.textContent = v.type === 'drd' ? 'Requirements diagram' : (v.element.name || v.element.id);
+          b.dataset.view = v.type + ':' + v.element.id;
+          b.addEventListener('click', function () { open(v); });
+          bar.appendChild(b);
+        });
+        var all = dmn.getViews();
+        var first = all.filter(function (v) { return v.type !== 'drd' && v.element.id === el.dataset.decision; })[0] || all[0];
+        return open(first);
+      })
+      .then(function () { el.dataset.rendered = 'true'; })
+      .catch(function (err) { fail('The decision could not be drawn: ' + (err && err.message ? err.message : err)); });
+  }
+
+  // The gobpm attributes the modeler's panel edits, by element type: the
+  // name and, for some types, a standard attribute are edited too.
+  var modelerFields = {
+    'bpmn:ServiceTask': [['gobpm:type', 'Job type'], ['gobpm:retries', 'Retries']],
+    'bpmn:SendTask': [['gobpm:type', 'Job type'], ['gobpm:retries', 'Retries']],
+    'bpmn:UserTask': [['gobpm:assignee', 'Assignee'], ['gobpm:candidateUsers', 'Candidate users'],
+      ['gobpm:candidateGroups', 'Candidate groups'], ['gobpm:dueDate', 'Due date'], ['gobpm:formRef', 'Form id']],
+    'bpmn:CallActivity': [['calledElement', 'Called process']],
+    'bpmn:BusinessRuleTask': [['gobpm:decisionRef', 'Decision'], ['gobpm:resultVariable', 'Result variable']],
+    'bpmn:AdHocSubProcess': [['gobpm:router', 'Router'], ['gobpm:selection', 'Selection'], ['gobpm:retries', 'Router job retries']]
+  };
+
+  // initModeler opens the model in the bpmn-js Modeler with a small panel
+  // for the selected element, and deploys it as the next version; a
+  // refusal marks each problem on the element it names.
+  function initModeler() {
+    var el = document.getElementById('modeler');
+    if (!el) return;
+    var fields = document.getElementById('props-fields');
+    var none = document.querySelector('[data-testid="props-none"]');
+    var deploy = document.getElementById('modeler-deploy');
+    var outcome = document.getElementById('modeler-outcome');
+    var say = function (text, kind) {
+      outcome.className = 'flash flash-' + kind;
+      outcome.textContent = text;
+    };
+    if (typeof window.BpmnJS === 'undefined') {
+      say('The modeler is not built into this binary: run make vendor, then rebuild.', 'error');
+      return;
+    }
+    var modeler = new window.BpmnJS({ container: el });
+    window.gobpmModeler = modeler;
+    var attrs = function (bo) { return bo.$attrs; };
+    var show = function (element) {
+      fields.textContent = '';
+      if (!element || element.type === 'bpmn:Process' || element.type === 'label') {
+        none.hidden = false;
+        return;
+      }
+      none.hidden = true;
+      var bo = element.businessObject;
+      var head = document.createElement('p');
+      head.innerHTML = '';
+      var code = document.createElement('code');
+      code.textContent = element.id;
+      head.appendChild(document.createTextNode(element.type.replace('bpmn:', '') + ' '));
+      head.appendChild(code);
+      fields.appendChild(head);
+      var add = function (name, label, value, set) {
+        var l = document.createElement('label');
+        l.textContent = label + ' ';
+        var input = document.createElement('input');
+        input.type = 'text';
+        input.value = value || '';
+        input.dataset.attr = name;
+        input.setAttribute('data-testid', 'prop');
+        input.addEventListener('change', function () { set(input.value.trim()); el.dataset.dirty = 'true'; });
+        l.appendChild(input);
+        fields.appendChild(l);
+      };
+      add('name', 'Name', bo.name, function (v) { modeler.get('modeling').updateProperties(element, { name: v || undefined }); });
+      (modelerFields[element.type] || []).forEach(function (f) {
+        if (f[0].indexOf('gobpm:') === 0) {
+          add(f[0], f[1], attrs(bo)[f[0]], function (v) {
+            if (v) { attrs(bo)[f[0]] = v; } else { delete attrs(bo)[f[0]]; }
+          });
+        } else {
+          add(f[0], f[1], bo.get(f[0]), function (v) {
+            var p = {};
+            p[f[0]] = v || undefined;
+            modeler.get('modeling').updateProperties(element, p);
+          });
+        }
+      });
+    };
+    var mark = function (problems) {
+      var canvas = modeler.get('canvas');
+      var overlays = modeler.get('overlays');
+      var registry = modeler.get('elementRegistry');
+      overlays.remove({ type: 'gobpm' });
+      registry.getAll().forEach(function (e) { canvas.removeMarker(e.id, 'gobpm-problem'); });
+      var marked = [];
+      problems.forEach(function (p) {
+        if (!p.element || !registry.get(p.element)) return;
+        canvas.addMarker(p.element, 'gobpm-problem');
+        marked.push(p.element);
+        overlays.add(p.element, 'gobpm', { position: { top: -24, right: 24 }, html: badge('incident', '!', p.rule + ': ' + p.detail) });
+      });
+      el.dataset.problems = marked.join(' ');
+    };
+    var auto = el.dataset.layout === 'auto';
+    Promise.all([
+      fetch(el.dataset.xmlUrl, { credentials: 'same-origin' }).then(function (r) {
+        if (!r.ok) throw new Error('the model could not be loaded (HTTP ' + r.status + ')');
+        return r.text();
+      }),
+      auto ? loadScript(el.dataset.layoutScript) : null
+    ])
+      .then(function (got) { return auto ? window.gobpmLayoutProcess(got[0]) : got[0]; })
+      .then(function (xml) { return modeler.importXML(xml); })
+      .then(function () {
+        modeler.get('canvas').zoom('fit-viewport', 'auto');
+        modeler.get('eventBus').on('selection.changed', function (e) { show(e.newSelection[0]); });
+        modeler.get('eventBus').on('commandStack.changed', function () { el.dataset.dirty = 'true'; });
+        deploy.disabled = false;
+        el.dataset.rendered = 'true';
+      })
+      .catch(function (err) { say('The model could not be opened: ' + (err && err.message ? err.message : err), 'error'); });
+    deploy.addEventListener('click', function () {
+      deploy.disabled = true;
+      var defs = modeler.getDefinitions();
+      defs.$attrs['xmlns:gobpm'] = 'urn:gobpm:1';
+      modeler.saveXML({ format: true })
+        .then(function (res) {
+          var body = new URLSearchParams();
+          body.set('csrf', el.dataset.csrf);
+          body.set('xml', res.xml);
+          return fetch(el.dataset.deployUrl, { method: 'POST', credentials: 'same-origin', body: body });
+        })
+        .then(function (r) { return r.json().then(function (a) { return { ok: r.ok, answer: a }; }); })
+        .then(function (got) {
+          if (got.ok && got.answer.url) {
+            location.href = got.answer.url;
+            return;
+          }
+          var problems = got.answer.problems || [];
+          mark(problems);
+          say(got.answer.message + (problems.length ? ' ' + problems.map(function (p) {
+            return (p.element ? p.element + ': ' : '') + p.detail;
+          }).join('; ') : ''), 'error');
+          deploy.disabled = false;
+        })
+        .catch(function (err) {
+          say('The model could not be deployed: ' + (err && err.message ? err.message : err), 'error');
+          deploy.disabled = false;
+        });
+    });
+  }
+
+  // loadScript adds one of the cockpit's own scripts once and resolves
+  // when it ran.
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var el = document.createElement('script');
+      el.src = src;
+      el.onload = function () { resolve(); };
+      el.onerror = function () { reject(new Error('could not load ' + src)); };
+      document.head.appendChild(el);
+    });
+  }
+
   // A refused form answers with its page at the action's URL; show the
   // page's own URL (the one the live region polls) so a reload is a GET.
   function canonicalURL() {
@@ -113,11 +420,80 @@
     }
   }
 
+  // A deployment problem's link shows its element on the refused model.
+  document.addEventListener('click', function (ev) {
+    var a = ev.target.closest && ev.target.closest('a.problem-link[data-element]');
+    if (!a || !viewer || !container || container.dataset.rendered !== 'true') return;
+    var el = viewer.get('elementRegistry').get(a.dataset.element);
+    if (!el) return;
+    ev.preventDefault();
+    var canvas = viewer.get('canvas');
+    viewer.get('elementRegistry').getAll().forEach(function (e) { canvas.removeMarker(e.id, 'gobpm-focus'); });
+    canvas.addMarker(el.id, 'gobpm-focus');
+    canvas.scrollToElement(el);
+    container.dataset.focus = el.id;
+    container.scrollIntoView({ block: 'nearest' });
+  });
+
+  // A "select all" button checks every checkbox of its name (the bulk
+  // retry's incidents), or clears them when all are checked already.
+  document.addEventListener('click', function (ev) {
+    var b = ev.target.closest && ev.target.closest('[data-select-all]');
+    if (!b) return;
+    var boxes = document.querySelectorAll('input[type=checkbox][name="' + b.dataset.selectAll + '"]');
+    var all = Array.prototype.every.call(boxes, function (x) { return x.checked; });
+    Array.prototype.forEach.call(boxes, function (x) { x.checked = !all; });
+  });
+
+  // initTaskForm draws the opened task's Camunda Form with form-js and,
+  // on Complete, validates it there and sends its values as typed JSON
+  // (numbers stay numbers); the Complete button waits for the form.
+  function initTaskForm() {
+    var el = document.getElementById('task-form');
+    var form = document.querySelector('[data-form-submit="task-form"]');
+    if (!el || !form) return;
+    var button = form.querySelector('button[type=submit]');
+    var errors = form.querySelector('[data-testid="form-errors"]');
+    loadScript(el.dataset.viewer)
+      .then(function () {
+        if (typeof window.GobpmForm !== 'function') throw new Error('the form viewer did not load');
+        var fjs = new window.GobpmForm({ container: el });
+        return fjs.importSchema(JSON.parse(el.dataset.schema), JSON.parse(el.dataset.values || '{}')).then(function () {
+          form.addEventListener('submit', function (ev) {
+            var res = fjs.submit();
+            var bad = Object.keys(res.errors || {});
+            if (bad.length) {
+              ev.preventDefault();
+              errors.hidden = false;
+              errors.textContent = 'Check ' + bad.length + ' field' + (bad.length === 1 ? '' : 's') + ' of the form before completing: ' +
+                bad.map(function (k) { return (res.errors[k] || []).join(', '); }).join('; ') + '.';
+              return;
+            }
+            form.querySelector('input[name=variables]').value = JSON.stringify(res.data);
+          });
+          button.disabled = false;
+          el.dataset.rendered = 'true';
+        });
+      })
+      .catch(function (err) {
+        el.dataset.rendered = 'error';
+        el.textContent = 'The form could not be drawn (' + (err && err.message ? err.message : err) + '): complete the task with JSON below.';
+      });
+  }
+
   canonicalURL();
   document.addEventListener('htmx:afterSettle', applyState);
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);
+    document.addEventListener('DOMContentLoaded', initTaskForm);
+    document.addEventListener('DOMContentLoaded', initPush);
+    document.addEventListener('DOMContentLoaded', initDecision);
+    document.addEventListener('DOMContentLoaded', initModeler);
   } else {
     initDiagram();
+    initTaskForm();
+    initPush();
+    initDecision();
+    initModeler();
   }
 })();

@@ -16,9 +16,12 @@ import "time"
 // FragmentLive names the part of a page that htmx polling refreshes.
 const FragmentLive = "live"
 
-// LiveTrigger is the htmx trigger of every live region: every two seconds,
-// unless the person is typing in a form inside it (see cockpit.js).
-const LiveTrigger = "every 2s [gobpmCanRefresh(this)]"
+// LiveTrigger is the htmx trigger of every live region, unless the person
+// is typing in a form inside it (see cockpit.js): a pushed change
+// (gobpm:changed, from the server-sent events of /events), else every two
+// seconds while no push connection is open, and every 30 seconds anyway
+// (changes committed by another node of a cluster are not pushed).
+const LiveTrigger = "gobpm:changed [gobpmCanRefresh(this)], every 2s [gobpmPoll(this)], every 30s [gobpmCanRefresh(this)]"
 
 // Nav entries, to highlight the current one.
 const (
@@ -27,6 +30,7 @@ const (
 	NavInstances = "instances"
 	NavTasks     = "tasks"
 	NavIncidents = "incidents"
+	NavDecisions = "decisions"
 )
 
 // Layout is what every page shares: title, navigation, identity and the
@@ -59,6 +63,9 @@ type Can struct {
 	// Read is true when the person may read some process: the processes,
 	// instances and incidents pages.
 	Read bool
+	// Decisions is true when the person may read some decision: the
+	// decisions pages.
+	Decisions bool
 	// Deploy is true when the person may deploy some process or decision.
 	Deploy bool
 	// Admin is true for administrators: the admin pages.
@@ -123,6 +130,10 @@ type ProcessStatus struct {
 	Failed     Total
 	Completed  Total
 	Terminated Total
+	// Stuck counts the instances of this process with an open incident
+	// in their call tree: in themselves or in an instance they called,
+	// directly or further down.
+	Stuck int
 }
 
 // Total is a count of instances as the instance list counts them: it stops
@@ -167,6 +178,21 @@ type ProcessesPage struct {
 	Items []ProcessItem
 	// Problems are the reasons the last upload was refused.
 	Problems []DeployProblem
+	// Refused is the first refused BPMN file with problems on its
+	// elements, drawn beside them (nil when there is none).
+	Refused *RefusedModel
+}
+
+// RefusedModel is an uploaded BPMN file a deployment refused, drawn with
+// its problems marked on the elements they name.
+type RefusedModel struct {
+	Name string
+	// XML is the file as uploaded; HasDiagram is false without BPMNDI
+	// (it is then laid out in the browser).
+	XML        string
+	HasDiagram bool
+	// State marks the problems' elements on the diagram (JSON).
+	State string
 }
 
 // ProcessItem is one process key with its versions.
@@ -185,6 +211,9 @@ type DeployProblem struct {
 	Element  string
 	Rule     string
 	Detail   string
+	// OnDiagram is true when Element is drawn on the refused model's
+	// diagram: the problem links to it there.
+	OnDiagram bool
 }
 
 // ProcessPage shows one definition version: diagram, counts, start form.
@@ -205,6 +234,8 @@ type ProcessPage struct {
 	CanStart bool
 	// CanMigrate links the migration page (operate on this key).
 	CanMigrate bool
+	// CanEdit links the modeler (the deploy permission on this key).
+	CanEdit bool
 }
 
 // StartForm is the start form's content.
@@ -229,7 +260,9 @@ type ProcessLive struct {
 
 // ElementCount is the activity on one element.
 type ElementCount struct {
-	NodeID    string
+	NodeID string
+	// Name is the element's name in the model ("" when it has none).
+	Name      string
 	Active    int
 	Incidents int
 	// ChildIncidents counts open incidents in instances called from here.
@@ -279,8 +312,10 @@ type InstanceItem struct {
 	ParentID    string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
-	// Incidents counts open incidents of the instance itself.
-	Incidents int
+	// Incident: the instance has an open incident; IncidentsInTree: an
+	// instance it called, directly or further down, has one.
+	Incident        bool
+	IncidentsInTree bool
 }
 
 // InstancePage is everything about one instance.
@@ -383,6 +418,8 @@ type TraceItem struct {
 	Status     string
 	// CallNode is the call activity in this instance that leads to the next item.
 	CallNode string
+	// CallName is the call activity's name ("" when it has none).
+	CallName string
 	// Current marks this page's instance.
 	Current bool
 	// Incidents counts open incidents in this instance and below it.
@@ -394,7 +431,9 @@ type ChildItem struct {
 	ID         string
 	ProcessKey string
 	NodeID     string
-	Status     string
+	// NodeName is the call activity's name ("" when it has none).
+	NodeName string
+	Status   string
 	// Incidents counts open incidents in the child and its own children.
 	Incidents int
 }
@@ -463,7 +502,9 @@ type ScopeNode struct {
 
 // HandlerItem is an armed event handler.
 type HandlerItem struct {
-	NodeID       string
+	NodeID string
+	// NodeName is the handler element's name ("" when it has none).
+	NodeName     string
 	Kind         string
 	Trigger      string
 	Name         string
@@ -474,7 +515,9 @@ type HandlerItem struct {
 type TrackItem struct {
 	ID     string
 	NodeID string
-	State  string
+	// Name is the element's name in the model ("" when it has none).
+	Name  string
+	State string
 }
 
 // VarItem is one variable with its JSON value.
@@ -485,9 +528,11 @@ type VarItem struct {
 
 // WaitItem is something the instance waits for.
 type WaitItem struct {
-	ID       string
-	Kind     string
-	NodeID   string
+	ID     string
+	Kind   string
+	NodeID string
+	// NodeName is the element's name in the model ("" when it has none).
+	NodeName string
 	Name     string
 	Assignee string
 	DueAt    time.Time
@@ -501,32 +546,89 @@ type IncidentItem struct {
 	InstanceID string
 	ProcessKey string
 	NodeID     string
-	Kind       string
-	Message    string
-	CreatedAt  time.Time
-	Resolved   bool
+	// NodeName is the element's name in the model ("" when unknown).
+	NodeName  string
+	Kind      string
+	Message   string
+	CreatedAt time.Time
+	Resolved  bool
 	// CanRetry shows the Retry button of an open incident (the operate
 	// permission on its instance's process).
 	CanRetry bool
+	// RootID and RootKey name the root of the instance's call tree when
+	// another instance called it (and the person may read the root).
+	RootID  string
+	RootKey string
 }
 
-// HistoryItem is one fact of the timeline.
+// HistoryItem is one entry of the timeline: a fact told as a sentence
+// (Who, Verb, the element, Rest: "ann completed «Check the claim» with 2
+// variables"), with the raw facts it tells foldable beneath.
 type HistoryItem struct {
 	Seq       int64
 	At        time.Time
 	Kind      string
 	NodeID    string
 	ScopePath string
-	Detail    string
+	// Who did it ("" when the fact names nobody); Verb is what happened,
+	// before the element; NodeName the element's name ("" without a
+	// name: the id is shown); Rest what follows the element.
+	Who      string
+	Verb     string
+	NodeName string
+	Rest     string
+	// Raw are the facts behind the sentence: "#seq kind {detail}".
+	Raw []string
+	// Detail is the fact's detail in words or as JSON (compensation and
+	// the like), "" when the sentence says it all.
+	Detail string
 	// By is who or what activated an ad-hoc activity (a person, "router",
 	// "router job <type> (worker <name>)"); "" for other facts.
 	By string
 }
 
-// TasksPage is the inbox of the acting user.
+// TasksPage is the inbox of the acting user: the filtered, sorted list of
+// the tasks they have or may claim, and the task they opened with its
+// variables and form.
 type TasksPage struct {
 	Layout
-	Live TasksLive
+	Filter TaskFilter
+	// Processes are the processes of the tasks, for the filter.
+	Processes []ProcessOption
+	Live      TasksLive
+	// Open is the task the person opened (nil: none).
+	Open *TaskDetail
+}
+
+// ProcessOption is a process a filter offers.
+type ProcessOption struct {
+	Key  string
+	Name string
+}
+
+// Task inbox filters and orders.
+const (
+	TasksMine       = "mine"
+	TasksGroups     = "groups"
+	TasksUnassigned = "unassigned"
+	DueOverdue      = "overdue"
+	DueToday        = "today"
+	DueWeek         = "week"
+	SortOldest      = ""
+	SortNewest      = "newest"
+	SortDue         = "due"
+)
+
+// TaskFilter is the inbox's query string: Show is "" (everything for the
+// person), TasksMine, TasksGroups or TasksUnassigned; Process a process
+// key; Due "", DueOverdue, DueToday or DueWeek; Sort SortOldest,
+// SortNewest or SortDue; Task the opened task.
+type TaskFilter struct {
+	Show    string
+	Process string
+	Due     string
+	Sort    string
+	Task    string
 }
 
 // TasksLive is the inbox content.
@@ -534,6 +636,8 @@ type TasksLive struct {
 	NoUser    bool
 	Assigned  []TaskItem
 	Claimable []TaskItem
+	// Hidden counts the person's tasks the filter leaves out.
+	Hidden int
 }
 
 // TaskItem is one user task with what the acting user may do with it.
@@ -542,25 +646,87 @@ type TaskItem struct {
 	Name            string
 	NodeID          string
 	InstanceID      string
+	ProcessKey      string
+	ProcessName     string
+	BusinessKey     string
 	Assignee        string
 	CandidateUsers  []string
 	CandidateGroups []string
 	CreatedAt       time.Time
 	DueAt           time.Time
-	CanClaim        bool
-	CanUnclaim      bool
-	CanComplete     bool
+	// Age is how long the task has waited, in words ("3 hours").
+	Age string
+	// Overdue: the due date has passed.
+	Overdue     bool
+	CanClaim    bool
+	CanUnclaim  bool
+	CanComplete bool
+	// OpenURL opens the task in the inbox, keeping its filter.
+	OpenURL string
 }
 
-// IncidentsPage lists open incidents across instances.
+// TaskDetail is the task a person opened: its variables and the form that
+// completes it.
+type TaskDetail struct {
+	TaskItem
+	Variables []VarItem
+	// FormSchema is the Camunda Form (JSON) the task is completed with:
+	// the one the model links (FormID, from FormResource) or one generated
+	// from the task's variables and declared outputs (Generated).
+	FormSchema   string
+	FormID       string
+	FormResource string
+	Generated    bool
+	// FormData is the variables the form is filled with (JSON).
+	FormData string
+	// FormMissing names a linked form that is not deployed with the
+	// process ("" when there is none or it was found).
+	FormMissing string
+	// Return is where the task's forms return (the task itself: once
+	// completed, the inbox with its filter); Back closes the task.
+	Return string
+	Back   string
+}
+
+// IncidentsPage lists open incidents across instances, filtered, with a
+// bulk retry.
 type IncidentsPage struct {
 	Layout
-	Live IncidentsLive
+	Filter IncidentFilter
+	// ProcessKeys and Kinds are what the filter form offers: the processes
+	// and kinds of the open incidents.
+	ProcessKeys []string
+	Kinds       []string
+	Live        IncidentsLive
+}
+
+// Age filters of the incidents page: open for longer than an hour, a day,
+// a week.
+const (
+	AgeHour = "1h"
+	AgeDay  = "1d"
+	AgeWeek = "7d"
+)
+
+// IncidentFilter is the incidents page's query string: Process is the
+// incident's instance's process, Root the process at the root of its call
+// tree, Element a part of the element id, Kind the incident kind, Age one
+// of the Age constants.
+type IncidentFilter struct {
+	Process string
+	Root    string
+	Element string
+	Kind    string
+	Age     string
 }
 
 // IncidentsLive is the incident list.
 type IncidentsLive struct {
 	Items []IncidentItem
+	// Total counts the open incidents before the filter.
+	Total int
+	// CanRetry shows the bulk retry: some listed incident may be retried.
+	CanRetry bool
 }
 
 // ErrorPage tells a person what went wrong.
@@ -571,4 +737,69 @@ type ErrorPage struct {
 	// LoginURL is where a person who is not logged in logs in (and comes
 	// back).
 	LoginURL string
+}
+
+// DecisionsPage lists the deployed decision keys.
+type DecisionsPage struct {
+	Layout
+	Items []ProcessItem
+}
+
+// DecisionPage shows one decision version drawn with dmn-js (its table and
+// requirements diagram) and an evaluation form with its outcome.
+type DecisionPage struct {
+	Layout
+	Key      string
+	Name     string
+	Version  int
+	Versions []int
+	Resource string
+	// XMLURL serves the deployed DMN document.
+	XMLURL string
+	// Inputs are the evaluation form's fields, from the decision's table
+	// inputs whose expression is a plain name.
+	Inputs []DecisionInput
+	// Variables keeps the JSON typed beside the fields.
+	Variables string
+	// Latest is true on the latest version, the one an evaluation uses.
+	Latest bool
+	// CanEvaluate shows the form (the start permission on the decision).
+	CanEvaluate bool
+	// Result is the last evaluation's outcome (nil before one).
+	Result *DecisionOutcome
+}
+
+// DecisionInput is one field of the evaluation form.
+type DecisionInput struct {
+	Name  string
+	Label string
+	// Type is "number", "boolean" or "string" (from the input's typeRef).
+	Type  string
+	Value string
+}
+
+// DecisionOutcome is an evaluation's result.
+type DecisionOutcome struct {
+	Version int
+	// Result is the value as JSON; Matched the ids of the matched rules.
+	Result  string
+	Matched []string
+	// Error says why the evaluation failed ("" when it did not).
+	Error string
+}
+
+// ModelerPage opens a deployed process version in the bpmn-js Modeler, with
+// a panel for the gobpm attributes of the selected element, and deploys
+// the edited model as the next version.
+type ModelerPage struct {
+	Layout
+	Key      string
+	Name     string
+	Version  int
+	Resource string
+	// XMLURL serves the version's XML; DeployURL takes the edited model.
+	XMLURL    string
+	DeployURL string
+	// HasDiagram is false without BPMNDI: the model is laid out first.
+	HasDiagram bool
 }

@@ -16,6 +16,7 @@ const (
 	RouteProcess        = "/processes/{key}"
 	RouteProcessXML     = "/processes/{key}/versions/{version}/xml"
 	RouteProcessStart   = "/processes/{key}/instances"
+	RouteProcessEdit    = "/processes/{key}/edit"
 	RouteInstances      = "/instances"
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
@@ -29,6 +30,12 @@ const (
 	RouteTaskComplete   = "/tasks/{id}/complete"
 	RouteIncidents      = "/incidents"
 	RouteIncidentRetry  = "/incidents/{id}/retry"
+	RouteIncidentsRetry = "/incidents/retry"
+	RouteEvents         = "/events"
+	RouteDecisions      = "/decisions"
+	RouteDecision       = "/decisions/{key}"
+	RouteDecisionXML    = "/decisions/{key}/versions/{version}/xml"
+	RouteDecisionEval   = "/decisions/{key}/evaluate"
 	RouteIdentity       = "/identity"
 	RouteStatic         = "/static/*"
 
@@ -141,6 +148,33 @@ func ProcessURL(key string, v int) string {
 	return u
 }
 
+// DecisionURL links a decision key, at a version when v > 0.
+func DecisionURL(key string, v int) string {
+	u := "/decisions/" + url.PathEscape(key)
+	if v > 0 {
+		u += "?version=" + strconv.Itoa(v)
+	}
+	return u
+}
+
+// DecisionXMLURL serves the deployed DMN document of a decision version.
+func DecisionXMLURL(key string, v int) string {
+	return "/decisions/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
+}
+
+// DecisionEvalURL is where a decision's evaluation form posts.
+func DecisionEvalURL(key string) string { return "/decisions/" + url.PathEscape(key) + "/evaluate" }
+
+// ProcessEditURL opens a version (0: the latest) in the modeler; the
+// modeler deploys to it too.
+func ProcessEditURL(key string, v int) string {
+	u := "/processes/" + url.PathEscape(key) + "/edit"
+	if v > 0 {
+		u += "?version=" + strconv.Itoa(v)
+	}
+	return u
+}
+
 // ProcessXMLURL serves the deployed XML of a version.
 func ProcessXMLURL(key string, v int) string {
 	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
@@ -186,6 +220,20 @@ func AdHocActivateURL(id, scopeID string) string {
 	return InstanceURL(id) + "/adhoc/" + url.PathEscape(scopeID) + "/activate"
 }
 
+// TasksURL is the inbox with a filter.
+func TasksURL(f TaskFilter) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return RouteTasks
+	}
+	return RouteTasks + "?" + q.Encode()
+}
+
 // TaskActionURL is a task's action path: claim, unclaim or complete.
 func TaskActionURL(id, action string) string {
 	return "/tasks/" + url.PathEscape(id) + "/" + action
@@ -193,6 +241,20 @@ func TaskActionURL(id, action string) string {
 
 // IncidentRetryURL is where an incident's Retry button posts.
 func IncidentRetryURL(id string) string { return "/incidents/" + url.PathEscape(id) + "/retry" }
+
+// IncidentsURL is the incidents page with a filter.
+func IncidentsURL(f IncidentFilter) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"process": f.Process, "root": f.Root, "element": f.Element, "kind": f.Kind, "age": f.Age} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return RouteIncidents
+	}
+	return RouteIncidents + "?" + q.Encode()
+}
 
 // InstancesURL is the instance list with a filter.
 func InstancesURL(f InstanceFilter) string {
@@ -215,6 +277,35 @@ func InstancesURL(f InstanceFilter) string {
 	}
 	return RouteInstances + "?" + q.Encode()
 }
+
+// AutoLayoutFile is the bundled npm bpmn-auto-layout, relative to
+// StaticURL (web.AutoLayoutFile).
+const AutoLayoutFile = "vendor/bpmn-auto-layout.min.js"
+
+// FormViewerFile and FormCSSFile are the bundled npm
+// @bpmn-io/form-js-viewer and its stylesheet, relative to StaticURL
+// (web.FormViewerFile, web.FormCSSFile).
+const (
+	FormViewerFile = "vendor/form-js-viewer.min.js"
+	FormCSSFile    = "vendor/form-js.css"
+)
+
+// The npm dmn-js viewer and its stylesheets, relative to StaticURL
+// (make vendor copies them).
+const (
+	DMNViewerFile = "vendor/dmn-navigated-viewer.production.min.js"
+	DMNSharedCSS  = "vendor/dmn-js-shared.css"
+	DMNDRDCSS     = "vendor/dmn-js-drd.css"
+	DMNTableCSS   = "vendor/dmn-js-decision-table.css"
+	DMNLiteralCSS = "vendor/dmn-js-literal-expression.css"
+	DMNBoxedCSS   = "vendor/dmn-js-boxed-expression.css"
+)
+
+// The npm bpmn-js Modeler and its palette font, relative to StaticURL.
+const (
+	BPMNModelerFile = "vendor/bpmn-modeler.production.min.js"
+	BPMNFontCSSFile = "vendor/bpmn-font/css/bpmn.css"
+)
 
 // StaticURL is a static asset's URL.
 func StaticURL(name string) string { return "/static/" + name }
@@ -260,6 +351,16 @@ func actingAs(user string) string {
 		return "nobody yet (choose who you are acting as)"
 	}
 	return user
+}
+
+// hasOpen reports whether any incident is open.
+func hasOpen(items []IncidentItem) bool {
+	for _, in := range items {
+		if !in.Resolved {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCandidates reports whether any region offers an activity.

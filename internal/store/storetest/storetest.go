@@ -93,6 +93,8 @@ var tests = []struct {
 	{"ListInstancesTotalIsCapped", testListInstancesTotalIsCapped},
 	{"History", testHistory},
 	{"Incidents", testIncidents},
+	{"IncidentAncestry", testIncidentAncestry},
+	{"InstanceRows", testInstanceRows},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
 	{"ServerSecret", testServerSecret},

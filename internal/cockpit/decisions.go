@@ -1,0 +1,300 @@
+package cockpit
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/web/templates"
+)
+
+// isDMN reports whether an XML namespace is one of DMN's (1.1 to 1.5).
+func isDMN(space string) bool {
+	switch space {
+	case "http://www.omg.org/spec/DMN/20151101/dmn.xsd", "http://www.omg.org/spec/DMN/20180521/MODEL/",
+		"https://www.omg.org/spec/DMN/20191111/MODEL/", "https://www.omg.org/spec/DMN/20230324/MODEL/",
+		"https://www.omg.org/spec/DMN/20240513/MODEL/":
+		return true
+	}
+	return false
+}
+
+// decisionReadable returns whether the person may read a decision key.
+func (h *handler) decisionReadable(r *http.Request) func(key string) bool {
+	if !h.authOn() || h.caller(r).Unrestricted() {
+		return func(string) bool { return true }
+	}
+	return h.caller(r).Filter(auth.PermRead, auth.KindDecision).Match
+}
+
+func (h *handler) decisions(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p := templates.DecisionsPage{Layout: h.layout(w, r, "Decisions", templates.NavDecisions)}
+	defs, err := h.svc.Decisions(ctx)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	readable := h.decisionReadable(r)
+	for _, d := range defs {
+		if !readable(d.Key) {
+			continue
+		}
+		versions, err := h.svc.DecisionVersions(ctx, d.Key)
+		if err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+		it := templates.ProcessItem{Key: d.Key, Name: d.Name, Latest: d.Version, DeployedAt: d.DeployedAt, Resource: d.ResourceName}
+		for _, v := range versions {
+			it.Versions = append(it.Versions, v.Version)
+		}
+		p.Items = append(p.Items, it)
+	}
+	h.render(w, r, http.StatusOK, templates.Decisions(p))
+}
+
+func (h *handler) decision(w http.ResponseWriter, r *http.Request) {
+	v, ok := version(r.URL.Query().Get("version"))
+	if !ok {
+		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	p, err := h.decisionPage(w, r, chi.URLParam(r, "key"), v)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, templates.Decision(p))
+}
+
+// decisionPage reads one version of a decision (0: the latest).
+func (h *handler) decisionPage(w http.ResponseWriter, r *http.Request, key string, v int) (templates.DecisionPage, error) {
+	ctx := r.Context()
+	def, err := h.svc.DecisionDefinition(ctx, key, v)
+	if err != nil {
+		return templates.DecisionPage{}, err
+	}
+	versions, err := h.svc.DecisionVersions(ctx, key)
+	if err != nil {
+		return templates.DecisionPage{}, err
+	}
+	p := templates.DecisionPage{Layout: h.layout(w, r, "Decision "+key, templates.NavDecisions), Key: def.Key, Name: def.Name,
+		Version: def.Version, Resource: def.ResourceName, XMLURL: templates.DecisionXMLURL(def.Key, def.Version),
+		Inputs: decisionInputs(def.XML, def.Key), CanEvaluate: h.may(r, auth.PermStart, auth.KindDecision, def.Key)}
+	for _, d := range versions {
+		p.Versions = append(p.Versions, d.Version)
+	}
+	p.Latest = len(versions) > 0 && versions[len(versions)-1].Version == def.Version
+	return p, nil
+}
+
+// decisionXML serves a decision version's DMN document, sandboxed as the
+// process XML is.
+func (h *handler) decisionXML(w http.ResponseWriter, r *http.Request) {
+	v, ok := version(chi.URLParam(r, "version"))
+	if !ok || v == 0 {
+		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	def, err := h.svc.DecisionDefinition(r.Context(), chi.URLParam(r, "key"), v)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	_, _ = w.Write(def.XML)
+}
+
+// evaluate evaluates the latest version of a decision with the form's
+// typed fields and JSON, and shows the result and the matched rules.
+func (h *handler) evaluate(w http.ResponseWriter, r *http.Request) {
+	key := chi.URLParam(r, "key")
+	p, err := h.decisionPage(w, r, key, 0)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	p.Variables = r.PostFormValue("variables")
+	vars, err := parseVariables(p.Variables)
+	if err != nil {
+		p.Result = &templates.DecisionOutcome{Error: err.Error()}
+		h.render(w, r, http.StatusBadRequest, templates.Decision(p))
+		return
+	}
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	for i, in := range p.Inputs {
+		raw := r.PostFormValue("input." + in.Name)
+		p.Inputs[i].Value = raw
+		val, ok, err := typedInput(in.Type, raw)
+		if err != nil {
+			p.Result = &templates.DecisionOutcome{Error: in.Label + ": " + err.Error()}
+			h.render(w, r, http.StatusBadRequest, templates.Decision(p))
+			return
+		}
+		if ok {
+			vars[in.Name] = val
+		}
+	}
+	res, err := h.svc.EvaluateDecision(r.Context(), key, vars)
+	if err != nil {
+		noteStatus(r, statusOf(err))
+		p.Result = &templates.DecisionOutcome{Error: h.plain(r, err)}
+		h.render(w, r, statusOf(err), templates.Decision(p))
+		return
+	}
+	out, _ := json.MarshalIndent(res.Result, "", "  ")
+	p.Result = &templates.DecisionOutcome{Version: res.Version, Result: string(out), Matched: res.MatchedRules}
+	h.render(w, r, http.StatusOK, templates.Decision(p))
+}
+
+// typedInput reads a form field as its input's type: a number stays a
+// number, a boolean a boolean; an empty field sets nothing.
+func typedInput(typ, raw string) (any, bool, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, false, nil
+	}
+	switch typ {
+	case "number":
+		if _, err := strconv.ParseFloat(raw, 64); err != nil {
+			return nil, false, errors.New("not a number")
+		}
+		return json.Number(raw), true, nil
+	case "boolean":
+		return raw == "true", true, nil
+	}
+	return raw, true, nil
+}
+
+// dmnDecision is what the evaluation form reads of one decision: its
+// name, its table's inputs and outputs, and the decisions it requires.
+type dmnDecision struct {
+	name     string
+	inputs   []templates.DecisionInput
+	outputs  []string
+	requires []string
+}
+
+// decisionInputs reads the inputs the evaluation of decision key asks
+// for: its table's inputs whose expression is a plain name, and those of
+// the decisions it requires (recursively), less what a required decision
+// provides (its id, name or output names).
+func decisionInputs(data []byte, key string) []templates.DecisionInput {
+	all := readDecisions(data)
+	var out []templates.DecisionInput
+	provided, seen, visited := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var order []string
+	var walk func(id string)
+	walk = func(id string) {
+		if visited[id] {
+			return
+		}
+		visited[id] = true
+		d, ok := all[id]
+		if !ok {
+			return
+		}
+		order = append(order, id)
+		for _, req := range d.requires {
+			if r, ok := all[req]; ok {
+				provided[req], provided[r.name] = true, true
+				for _, o := range r.outputs {
+					provided[o] = true
+				}
+			}
+			walk(req)
+		}
+	}
+	walk(key)
+	for _, id := range order {
+		for _, in := range all[id].inputs {
+			if !provided[in.Name] && !seen[in.Name] {
+				seen[in.Name] = true
+				out = append(out, in)
+			}
+		}
+	}
+	return out
+}
+
+// readDecisions reads every decision of a DMN document by id.
+func readDecisions(data []byte) map[string]*dmnDecision {
+	all := map[string]*dmnDecision{}
+	d := xml.NewDecoder(bytes.NewReader(data))
+	var dec *dmnDecision
+	var in *templates.DecisionInput
+	var text strings.Builder
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return all
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if !isDMN(t.Name.Space) {
+				continue
+			}
+			switch t.Name.Local {
+			case "decision":
+				dec = &dmnDecision{name: attr(t, "", "name")}
+				all[attr(t, "", "id")] = dec
+			case "requiredDecision":
+				if dec != nil {
+					dec.requires = append(dec.requires, strings.TrimPrefix(attr(t, "", "href"), "#"))
+				}
+			case "input":
+				if dec != nil {
+					in = &templates.DecisionInput{Label: attr(t, "", "label"), Type: "string"}
+				}
+			case "inputExpression":
+				if in != nil {
+					switch attr(t, "", "typeRef") {
+					case "number", "integer", "long", "double":
+						in.Type = "number"
+					case "boolean":
+						in.Type = "boolean"
+					}
+				}
+			case "output":
+				if dec != nil && attr(t, "", "name") != "" {
+					dec.outputs = append(dec.outputs, attr(t, "", "name"))
+				}
+			case "text":
+				text.Reset()
+			}
+		case xml.CharData:
+			text.Write(t)
+		case xml.EndElement:
+			if !isDMN(t.Name.Space) {
+				continue
+			}
+			switch t.Name.Local {
+			case "text":
+				if in != nil && in.Name == "" {
+					in.Name = strings.TrimSpace(text.String())
+				}
+			case "input":
+				if in != nil && identifier.MatchString(in.Name) {
+					if in.Label == "" {
+						in.Label = in.Name
+					}
+					dec.inputs = append(dec.inputs, *in)
+				}
+				in = nil
+			case "decision":
+				dec = nil
+			}
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package cockpit
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gobpm/gobpm/web/templates"
+)
+
+// Namespaces of the form links a user task may carry.
+const (
+	nsZeebe   = "http://camunda.org/schema/zeebe/1.0"
+	nsCamunda = "http://camunda.org/schema/1.0/bpmn"
+	nsGobpm   = "urn:gobpm:1"
+)
+
+// userTaskForm is what the model says of a user task's form: the id of
+// the Camunda Form it links (zeebe:formDefinition formId, camunda:formRef,
+// gobpm:formRef) and the variables its output mappings read from the
+// completion ("=name" sources).
+type userTaskForm struct {
+	FormID  string
+	Outputs []string
+}
+
+// identifier matches a FEEL name an output mapping reads as a whole.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// taskFormOf reads the form link and declared outputs of the user task
+// node from a process's XML.
+func taskFormOf(data []byte, node string) userTaskForm {
+	var out userTaskForm
+	d := xml.NewDecoder(bytes.NewReader(data))
+	depth, inTask := 0, false
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return out
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if inTask {
+				depth++
+				if t.Name.Space == nsZeebe && t.Name.Local == "formDefinition" {
+					out.FormID = attr(t, "", "formId")
+				}
+				if (t.Name.Space == nsZeebe || t.Name.Space == nsGobpm) && t.Name.Local == "output" {
+					src := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(attr(t, "", "source")), "="))
+					if identifier.MatchString(src) {
+						out.Outputs = append(out.Outputs, src)
+					}
+				}
+				continue
+			}
+			if t.Name.Local == "userTask" && attr(t, "", "id") == node {
+				inTask, depth = true, 0
+				for _, ref := range []string{attr(t, nsCamunda, "formRef"), attr(t, nsGobpm, "formRef")} {
+					if ref != "" {
+						out.FormID = ref
+					}
+				}
+			}
+		case xml.EndElement:
+			if inTask {
+				if depth == 0 {
+					return out
+				}
+				depth--
+			}
+		}
+	}
+}
+
+// attr returns the value of an attribute in a namespace ("" for none).
+func attr(e xml.StartElement, space, local string) string {
+	for _, a := range e.Attr {
+		if a.Name.Space == space && a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// formComponent is one field of a generated Camunda Form.
+type formComponent struct {
+	Type     string         `json:"type"`
+	ID       string         `json:"id"`
+	Key      string         `json:"key,omitempty"`
+	Label    string         `json:"label,omitempty"`
+	Text     string         `json:"text,omitempty"`
+	Validate map[string]any `json:"validate,omitempty"`
+}
+
+// generatedForm builds a Camunda Form for a task without one: a field for
+// each variable the task sees whose value a field can hold (a checkbox
+// for a boolean, a number field for a number, a text field for a string),
+// prefilled with it, and a required field for each declared output it
+// does not see yet. Lists and objects stay in the variables table.
+func generatedForm(title string, vars map[string]any, outputs []string) []byte {
+	comps := []formComponent{}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	declared := map[string]bool{}
+	for _, o := range outputs {
+		declared[o] = true
+	}
+	for _, k := range names {
+		c := formComponent{ID: "field_" + k, Key: k, Label: k}
+		switch v := vars[k].(type) {
+		case bool:
+			c.Type = "checkbox"
+		case json.Number, float64, int, int64:
+			c.Type = "number"
+		case string:
+			c.Type = "textfield"
+			if len(v) > 80 || strings.Contains(v, "\n") {
+				c.Type = "textarea"
+			}
+		default:
+			continue
+		}
+		if declared[k] {
+			c.Validate = map[string]any{"required": true}
+		}
+		comps = append(comps, c)
+	}
+	for _, o := range outputs {
+		if _, seen := vars[o]; !seen {
+			comps = append(comps, formComponent{Type: "textfield", ID: "field_" + o, Key: o, Label: o, Validate: map[string]any{"required": true}})
+		}
+	}
+	if len(comps) == 0 {
+		comps = append(comps, formComponent{Type: "text", ID: "nothing", Text: "Nothing to fill in: complete the task when it is done."})
+	}
+	schema := struct {
+		ID         string          `json:"id"`
+		Type       string          `json:"type"`
+		Components []formComponent `json:"components"`
+	}{ID: "gobpm-generated", Type: "default", Components: comps}
+	b, _ := json.Marshal(schema)
+	return b
+}
+
+// formData is the variables a form is filled with, as JSON.
+func formData(vars map[string]any) string {
+	if len(vars) == 0 {
+		return "{}"
+	}
+	b, err := json.Marshal(vars)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// varRows shows variables as a readable table: strings as text, other
+// values as JSON.
+func varRows(vars map[string]any) []templates.VarItem {
+	items := varItems(vars)
+	for i, it := range items {
+		if s, ok := vars[it.Name].(string); ok {
+			items[i].Value = s
+		}
+	}
+	return items
+}

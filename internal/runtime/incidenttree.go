@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+)
+
+// IncidentAncestor links an instance with an open incident to one of the
+// instances above it in its call tree: itself (Depth 0), its caller (1),
+// the caller's caller (2), up to the root of the tree.
+type IncidentAncestor struct {
+	// InstanceID has at least one open incident.
+	InstanceID InstanceID
+	// AncestorID is InstanceID (Depth 0) or the instance Depth calls above it.
+	AncestorID InstanceID
+	// AncestorKey is the process key of AncestorID.
+	AncestorKey string
+	// Depth counts the calls between AncestorID and InstanceID.
+	Depth int
+}
+
+// IncidentMark says whether an instance or its call tree has open incidents.
+type IncidentMark struct {
+	// Own: the instance itself has an open incident.
+	Own bool
+	// InTree: a descendant (a called child, recursively) has an open
+	// incident.
+	InTree bool
+}
+
+// IncidentMarks returns the marks of the instances ids that have open
+// incidents themselves or below them in their call tree; the others are
+// absent. It costs one store query, whatever the number of ids (the store
+// walks up from the instances with open incidents, never down the trees).
+func (r *Runtime) IncidentMarks(ctx context.Context, ids []InstanceID) (map[InstanceID]IncidentMark, error) {
+	out := map[InstanceID]IncidentMark{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := r.store.IncidentAncestry(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("incident marks: %w", err)
+	}
+	for _, a := range rows {
+		m := out[a.AncestorID]
+		if a.Depth == 0 {
+			m.Own = true
+		} else {
+			m.InTree = true
+		}
+		out[a.AncestorID] = m
+	}
+	return out, nil
+}
+
+// IncidentTree places an instance with an open incident in its call tree.
+type IncidentTree struct {
+	// ProcessKey is the instance's own process key.
+	ProcessKey string
+	// RootID is the root of its call tree (the instance itself when
+	// nothing called it), RootKey the root's process key.
+	RootID  InstanceID
+	RootKey string
+}
+
+// IncidentTrees places every instance with an open incident in its call
+// tree, by instance, with one store query.
+func (r *Runtime) IncidentTrees(ctx context.Context) (map[InstanceID]IncidentTree, error) {
+	rows, err := r.store.IncidentAncestry(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("incident trees: %w", err)
+	}
+	out := map[InstanceID]IncidentTree{}
+	depth := map[InstanceID]int{}
+	for _, a := range rows {
+		t := out[a.InstanceID]
+		if a.Depth == 0 {
+			t.ProcessKey = a.AncestorKey
+		}
+		if d, ok := depth[a.InstanceID]; !ok || a.Depth > d {
+			depth[a.InstanceID] = a.Depth
+			t.RootID, t.RootKey = a.AncestorID, a.AncestorKey
+		}
+		out[a.InstanceID] = t
+	}
+	return out, nil
+}
+
+// InstanceRows returns the rows of the instances ids that exist, by id,
+// with one store query (a list that names instances, such as the task
+// inbox, reads their process and business key so).
+func (r *Runtime) InstanceRows(ctx context.Context, ids []InstanceID) (map[InstanceID]InstanceRow, error) {
+	out := map[InstanceID]InstanceRow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := r.store.InstanceRows(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("instance rows: %w", err)
+	}
+	for _, row := range rows {
+		out[row.ID] = row
+	}
+	return out, nil
+}
