@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
@@ -29,8 +30,18 @@ func (s *server) markIncidents(r *http.Request, items []InstanceSummary) error {
 
 // writeInstance answers with the full picture of an instance, its
 // incident marks included.
+//
+// An instance that called nothing (most answers of a start, a job's
+// instance) has nothing below it: its marks come from its own incidents,
+// without a query — the start answer stays a step's cost.
 func (s *server) writeInstance(w http.ResponseWriter, r *http.Request, status int, view runtime.InstanceView) error {
 	out := toInstance(view)
+	if len(view.Children) == 0 {
+		out.IncidentsInTree = false
+		out.Incident = slices.ContainsFunc(view.Incidents, func(in runtime.IncidentRow) bool { return in.ResolvedAt.IsZero() })
+		s.writeJSON(w, r, status, out)
+		return nil
+	}
 	page := []InstanceSummary{out.InstanceSummary}
 	if err := s.markIncidents(r, page); err != nil {
 		return err
