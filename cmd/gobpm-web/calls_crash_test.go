@@ -24,14 +24,20 @@ import (
 // two C grandchildren, and callers wait at two depths.
 
 // deployLevels deploys the three-level call model.
-func deployLevels(t *testing.T, base string) {
+func deployLevels(t *testing.T, base string) { deployTestdata(t, base, "calls-levels.bpmn") }
+
+// deployTestdata deploys each file of testdata, one deployment each, to
+// the server at base.
+func deployTestdata(t *testing.T, base string, names ...string) {
 	t.Helper()
-	model, err := os.ReadFile(filepath.Join("testdata", "calls-levels.bpmn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, body := post(t, base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
-		t.Fatalf("deploy: %d %v", code, body)
+	for _, name := range names {
+		model, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := post(t, base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
+			t.Fatalf("deploy %s: %d %v", name, code, body)
+		}
 	}
 }
 

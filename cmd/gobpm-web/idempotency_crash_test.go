@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -26,13 +25,7 @@ func TestCrashIdempotentStarts(t *testing.T) {
 	bin := buildBinary(t)
 	db := filepath.Join(t.TempDir(), "gobpm.db")
 	s := startServer(t, bin, db)
-	model, err := os.ReadFile(filepath.Join("testdata", "reentry.bpmn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
-		t.Fatalf("deploy: %d %v", code, body)
-	}
+	deployTestdata(t, s.base, "reentry.bpmn")
 	const keys = 300
 	start := func(base string, i int) (string, bool) {
 		req, _ := http.NewRequest("POST", base+"/api/v1/processes/reentry/instances", bytes.NewReader([]byte(fmt.Sprintf(`{"variables":{"n":%d}}`, i))))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,15 +22,7 @@ func TestCrashMigrationBatch(t *testing.T) {
 	bin := buildBinary(t)
 	db := filepath.Join(t.TempDir(), "gobpm.db")
 	s := startServer(t, bin, db)
-	for v := 1; v <= 2; v++ {
-		model, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("migrate_crash_v%d.bpmn", v)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
-			t.Fatalf("deploy v%d: %d %v", v, code, body)
-		}
-	}
+	deployTestdata(t, s.base, "migrate_crash_v1.bpmn", "migrate_crash_v2.bpmn")
 	const n = 300
 	ids := make([]string, n)
 	for i := range ids {

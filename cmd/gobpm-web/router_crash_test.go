@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -28,13 +27,7 @@ func TestCrashRouterJobs(t *testing.T) {
 	bin := buildBinary(t)
 	db := filepath.Join(t.TempDir(), "gobpm.db")
 	s := startServer(t, bin, db)
-	model, err := os.ReadFile(filepath.Join("testdata", "router_crash.bpmn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, body := post(t, s.base+"/api/v1/deployments", "application/xml", model); code != http.StatusCreated {
-		t.Fatalf("deploy: %d %v", code, body)
-	}
+	deployTestdata(t, s.base, "router_crash.bpmn")
 	const instances = 20
 	var ids []string
 	for range instances {
