@@ -51,6 +51,8 @@ test: lint vendor deps ## Run every test (vet and format checks first), the runt
 	@if [ -n "$(PG_CTL)" ] || [ "$${CI:-}" = true ]; then \
 		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/"; \
 		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/; \
+		echo "GOBPM_CLUSTER_INSTANCES=10000 $(GO) test -count=1 -run TestClusterOfThreeNodes ./cmd/gobpm-web/"; \
+		GOBPM_CLUSTER_INSTANCES=10000 $(GO) test -count=1 -run TestClusterOfThreeNodes ./cmd/gobpm-web/; \
 	fi
 
 .PHONY: test/postgres

@@ -51,7 +51,7 @@ func TestBrowserInboxForms(t *testing.T) {
 	waitFor(t, ctx, "fragile is ticked", `document.querySelector('#task-form .fjs-form-field-checkbox input').checked`, 5*time.Second)
 	shoot(t, ctx, "task-form.png")
 	run(t, ctx, "complete", chromedp.Focus(css(`[data-testid="complete"]`)), chromedp.KeyEvent("\r"))
-	waitFor(t, ctx, "completed", `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('Task completed')`, 10*time.Second)
+	waitFor(t, ctx, "completed", `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('Task completed')`, 30*time.Second)
 	v := b.instance(inst.ID)
 	if v.Variables["weight"] != jsonNumber("2.5") || v.Variables["fragile"] != true || activeNodes(v)[0] != "label" {
 		t.Fatalf("the form's typed values: %T %#v, %T %#v at %v", v.Variables["weight"], v.Variables["weight"], v.Variables["fragile"], v.Variables["fragile"], activeNodes(v))
@@ -69,9 +69,12 @@ func TestBrowserInboxForms(t *testing.T) {
 	run(t, ctx, "fill in the declared output",
 		chromedp.SendKeys(css(`#task-form input[id$="trackingNumber"]`), "TRK-9"),
 	)
+	// The form holds what was typed before the submit (a slow machine may
+	// still be drawing it when the keys arrive).
+	waitFor(t, ctx, "the tracking number is typed", `document.querySelector('#task-form input[id$="trackingNumber"]').value === 'TRK-9'`, 30*time.Second)
 	shoot(t, ctx, "task-form-generated.png")
 	run(t, ctx, "complete", chromedp.Click(css(`[data-testid="complete"]`)))
-	waitFor(t, ctx, "completed", `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('Task completed')`, 10*time.Second)
+	waitFor(t, ctx, "completed", `(document.querySelector('[data-testid="flash"]') || {textContent: ''}).textContent.startsWith('Task completed')`, 30*time.Second)
 	v = b.instance(inst.ID)
 	if v.Variables["trackingNumber"] != "TRK-9" || v.Variables["weight"] != jsonNumber("2.5") {
 		t.Fatalf("the generated form's values: %#v %#v", v.Variables["trackingNumber"], v.Variables["weight"])
