@@ -48,7 +48,7 @@ PG_CTL := $(or $(shell command -v pg_ctl 2>/dev/null),$(lastword $(sort $(wildca
 .PHONY: test
 test: lint vendor deps ## Run every test (vet and format checks first), the runtime, API and client suites on PostgreSQL too; says what is missing, and skips only what needs it (except with CI=true).
 	$(GO) test -count=1 ./...
-	@if [ -n "$(PG_CTL)" ] || [ "$${CI:-}" = true ]; then \
+	@set -e; if [ -n "$(PG_CTL)" ] || [ "$${CI:-}" = true ]; then \
 		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/"; \
 		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/; \
 		echo "GOBPM_CLUSTER_INSTANCES=10000 $(GO) test -count=1 -run TestClusterOfThreeNodes ./cmd/gobpm-web/"; \
