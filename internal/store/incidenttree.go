@@ -4,30 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
-
-// maxCallDepth bounds the walk up a call tree, so that a parent link that
-// loops (which the runtime never writes) cannot keep a query running.
-const maxCallDepth = 1000
-
-// incidentAncestryQuery walks up from every instance with an open incident
-// (the partial index incidents_open) through parent_id, one primary-key
-// lookup per level; filter selects the ancestors ("" for all).
-func incidentAncestryQuery(filter string) string {
-	return `WITH RECURSIVE up(start, id, key, parent, depth) AS (
-		SELECT i.id, i.id, i.process_key, i.parent_id, 0
-		FROM instances i WHERE i.id IN (SELECT instance_id FROM incidents WHERE resolved_at IS NULL)
-		UNION ALL
-		SELECT up.start, p.id, p.process_key, p.parent_id, up.depth + 1
-		FROM up JOIN instances p ON p.id = up.parent
-		WHERE up.parent <> '' AND up.depth < ` + strconv.Itoa(maxCallDepth) + `
-	)
-	SELECT start, id, key, depth FROM up` + filter
-}
 
 // IncidentAncestry returns, for every instance with an open incident, the
 // instance itself (Depth 0) and each caller above it up to the root of
@@ -47,7 +28,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([
 	}
 	var out []runtime.IncidentAncestor
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx, incidentAncestryQuery(filter), args...)
+		rs, err := tx.QueryContext(ctx, sqlstore.IncidentAncestryQuery(filter), args...)
 		if err != nil {
 			return err
 		}

@@ -348,3 +348,25 @@ func DeleteRefusal(id runtime.InstanceID, status string, callerRuns bool, pendin
 	}
 	return nil
 }
+
+// MaxCallDepth bounds the walk up a call tree (IncidentAncestryQuery), so
+// that a parent link that loops (which the runtime never writes) cannot
+// keep a query running.
+const MaxCallDepth = 1000
+
+// IncidentAncestryQuery is the query both stores answer
+// runtime.Store.IncidentAncestry with: it walks up from every instance with
+// an open incident through parent_id, one index lookup per level, and
+// yields (start, ancestor id, ancestor process key, depth); filter, in the
+// store's placeholder style, selects the ancestors ("" for all).
+func IncidentAncestryQuery(filter string) string {
+	return `WITH RECURSIVE up(start, id, key, parent, depth) AS (
+		SELECT i.id, i.id, i.process_key, i.parent_id, 0
+		FROM instances i WHERE i.id IN (SELECT instance_id FROM incidents WHERE resolved_at IS NULL)
+		UNION ALL
+		SELECT up.start, p.id, p.process_key, p.parent_id, up.depth + 1
+		FROM up JOIN instances p ON p.id = up.parent
+		WHERE up.parent <> '' AND up.depth < ` + strconv.Itoa(MaxCallDepth) + `
+	)
+	SELECT start, id, key, depth FROM up` + filter
+}
