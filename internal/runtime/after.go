@@ -54,7 +54,7 @@ func withCascade(ctx context.Context) (context.Context, signalCascade) {
 // broadcasts the signals the step threw. A row whose work fails stays for
 // the scheduler's retry.
 func (r *Runtime) afterCommit(ctx context.Context, rec StepRecord, fx engine.Effects) {
-	r.changes.publish(changeOf(rec))
+	r.changes.publish(&rec)
 	for _, w := range fx.Waits {
 		switch w.Kind {
 		case engine.WaitJob:

@@ -75,10 +75,15 @@ func (f *changeFeed) subscribe(done <-chan struct{}) *ChangeSubscription {
 	return s
 }
 
-// publish hands c to every subscriber without waiting for any.
-func (f *changeFeed) publish(c Change) {
+// publish hands what rec changed to every subscriber without waiting for
+// any; with none (no page open) it costs the lock alone.
+func (f *changeFeed) publish(rec *StepRecord) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.subs) == 0 {
+		return
+	}
+	c := changeOf(rec)
 	for s := range f.subs {
 		select {
 		case s.ch <- c:
@@ -89,7 +94,7 @@ func (f *changeFeed) publish(c Change) {
 }
 
 // changeOf is what a committed step changed.
-func changeOf(rec StepRecord) Change {
+func changeOf(rec *StepRecord) Change {
 	c := Change{InstanceID: rec.Instance.ID, ParentID: rec.Instance.ParentID, ProcessKey: rec.Instance.ProcessKey,
 		Status: rec.Instance.Status, Incidents: len(rec.Incidents) > 0, Tasks: len(rec.RemovedWaits) > 0}
 	for _, w := range rec.Waits {
