@@ -263,6 +263,7 @@ func (db *DB) writeRelaxed(ctx context.Context, fn func(st *txStmts) error) (err
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	db.ckpt.committed()
 	db.kinds.add(st.newKinds)
 	return nil
 }

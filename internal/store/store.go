@@ -37,6 +37,10 @@ type Options struct {
 	Synchronous string
 	// ReadConns is the size of the read pool; 0 means DefaultReadConns.
 	ReadConns int
+	// CheckpointInterval is how long after a commit the background
+	// checkpointer copies the write-ahead log into the database file; 0
+	// means DefaultCheckpointInterval.
+	CheckpointInterval time.Duration
 }
 
 // DB is a SQLite database that implements runtime.Store. It is safe for
@@ -54,6 +58,8 @@ type DB struct {
 	kinds *kindCache
 	// sync is the synchronous mode of the writer: FULL or NORMAL.
 	sync string
+	// ckpt checkpoints the write-ahead log in the background.
+	ckpt *checkpointer
 }
 
 var _ runtime.Store = (*DB)(nil)
@@ -115,12 +121,22 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	interval := opts.CheckpointInterval
+	if interval <= 0 {
+		interval = DefaultCheckpointInterval
+	}
+	if db.ckpt, err = startCheckpointer(ctx, path, sync, interval); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	return db, nil
 }
 
 // Close closes both pools. It is safe to call once.
 func (db *DB) Close() error {
 	var errs []error
+	// The checkpointer stops first: the writer's close checkpoints last.
+	errs = append(errs, db.ckpt.close())
 	for _, c := range []*stmtCache{db.rstmts, db.wstmts} {
 		if c != nil {
 			errs = append(errs, c.close())
@@ -165,6 +181,7 @@ func dsn(path, sync string, readOnly bool) string {
 		q.Add("_pragma", "query_only(ON)")
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", writerAutoCheckpoint))
 		q.Set("_txlock", "immediate")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -194,7 +211,11 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.ckpt.committed()
+	return nil
 }
 
 // encodeTime, encodeOptTime, decodeTime and decodeOptTime are the time
