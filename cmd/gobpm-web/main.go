@@ -57,6 +57,7 @@ func main() {
 	if cfg.ShowVersion {
 		return
 	}
+	tuneGC(logger)
 	m := NewMain(cfg, logger)
 	if err := m.Run(ctx); err != nil {
 		logger.Error("start failed", "error", err)

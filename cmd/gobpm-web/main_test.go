@@ -185,7 +185,16 @@ func buildBinary(t *testing.T) string {
 // database db and extra flags, and returns once it reports its address.
 func startServer(t *testing.T, bin, db string, extra ...string) *server {
 	t.Helper()
+	return startServerEnv(t, bin, db, nil, extra...)
+}
+
+// startServerEnv is startServer with env added to the server's environment.
+func startServerEnv(t *testing.T, bin, db string, env []string, extra ...string) *server {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--db", db}, extra...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

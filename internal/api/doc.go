@@ -41,7 +41,8 @@
 // metrics.go: the runtime's counters and open waits per kind (Service.Metrics,
 // Service.WaitCounts), the request counter and latency histogram the request
 // logger records into the router's own httpMetrics (labelled by chi route
-// pattern, never the raw path), go_goroutines and process_start_time_seconds.
+// pattern, never the raw path), go_goroutines, go_gc_gogc_percent,
+// go_gc_gomemlimit_bytes and process_start_time_seconds.
 //
 // # Operator tools
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	goruntime "runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,6 +198,7 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 
 	header(&b, "go_goroutines", "gauge", "Number of goroutines that currently exist.")
 	fmt.Fprintf(&b, "go_goroutines %d\n", goruntime.NumGoroutine())
+	writeGCSettings(&b)
 	header(&b, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.")
 	fmt.Fprintf(&b, "process_start_time_seconds %s\n", formatFloat(float64(processStart.UnixNano())/1e9))
 
@@ -205,6 +207,24 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b.Bytes())
 	return nil
+}
+
+// writeGCSettings writes the garbage collector's settings (the server tunes
+// them at start): go_gc_gogc_percent (0 when the collector is off) and
+// go_gc_gomemlimit_bytes, under the names Prometheus's Go client uses.
+func writeGCSettings(b *bytes.Buffer) {
+	samples := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(samples)
+	for i, m := range []struct{ name, help string }{
+		{"go_gc_gogc_percent", "Heap size target percentage configured by the user, otherwise 100 (GOGC)."},
+		{"go_gc_gomemlimit_bytes", "Go runtime memory limit configured by the user, otherwise math.MaxInt64 (GOMEMLIMIT)."},
+	} {
+		if samples[i].Value.Kind() != metrics.KindUint64 {
+			continue
+		}
+		header(b, m.name, "gauge", m.help)
+		fmt.Fprintf(b, "%s %d\n", m.name, samples[i].Value.Uint64())
+	}
 }
 
 // writeCommitHistogram writes the duration of the runtime's store

@@ -243,6 +243,7 @@ func (b *bundle) scrape(t *testing.T) *exposition {
 		"gobpm_instances_deleted_total": "counter", "gobpm_stale_steps_total": "counter",
 		"gobpm_http_requests_total": "counter", "gobpm_http_request_duration_seconds": "histogram",
 		"gobpm_commit_duration_seconds": "histogram", "go_goroutines": "gauge", "process_start_time_seconds": "gauge",
+		"go_gc_gogc_percent": "gauge", "go_gc_gomemlimit_bytes": "gauge",
 	}
 	for family, typ := range wantTypes {
 		if e.types[family] != typ {
