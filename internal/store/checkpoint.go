@@ -22,7 +22,7 @@ import (
 const (
 	// DefaultCheckpointInterval is how long the background checkpointer
 	// waits after a commit before it checkpoints (Options.CheckpointInterval).
-	DefaultCheckpointInterval = 250 * time.Millisecond
+	DefaultCheckpointInterval = time.Second
 	// writerAutoCheckpoint is the writer's wal_autocheckpoint in pages: the
 	// safety net should the background checkpointer fall behind (64 MiB
 	// of WAL with 4 KiB pages).

@@ -202,7 +202,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := upsertIncidents(st, in.ID, s.Incidents); err != nil {
 		return err
 	}
-	if err := applyWaits(st, in, s.Waits, s.RemovedWaits); err != nil {
+	if err := applyWaits(st, in, s.PrevRevision == 0, s.Waits, s.RemovedWaits); err != nil {
 		return err
 	}
 	if err := insertIdempotency(st, s.Idempotency); err != nil {

@@ -203,8 +203,10 @@ func checkLockGuard(st *txStmts, g *runtime.LockGuard) error {
 // applyWaits writes the waits of one step of instance in inside tx. Removals
 // apply first, then upserts, so an id in both (a timer fired and re-armed)
 // ends up present. An ended instance (completed or terminated) then loses
-// every wait it still has.
-func applyWaits(st *txStmts, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
+// every wait it still has; created says this step created the instance, so
+// it has no waits but those of this step (a straight-through instance costs
+// no delete).
+func applyWaits(st *txStmts, in *runtime.InstanceRow, created bool, waits []runtime.WaitRow, removed []string) error {
 	for _, id := range removed {
 		if _, err := st.exec(deleteWaitSQL, dbID(id)); err != nil {
 			return fmt.Errorf("delete wait %s: %w", id, err)
@@ -222,7 +224,7 @@ func applyWaits(st *txStmts, in *runtime.InstanceRow, waits []runtime.WaitRow, r
 			return err
 		}
 	}
-	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
+	if (in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated) && (!created || len(waits) > 0) {
 		if _, err := st.exec(deleteInstanceWaitsSQL, instanceArgs(in.ID)...); err != nil {
 			return fmt.Errorf("delete waits of ended instance: %w", err)
 		}
