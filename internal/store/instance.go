@@ -29,8 +29,7 @@ const (
 	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
 		    parent_node_id, created_at, updated_after, ended_at, revision, state_format, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)
-		ON CONFLICT (id) DO NOTHING
-		RETURNING seq, created_at`
+		ON CONFLICT (id) DO NOTHING`
 	// updateInstanceSQL moves the mutable columns; the identity columns
 	// (process key, parent, created_at) never change after creation. The
 	// process version changes when the instance is migrated. A legacy
@@ -172,12 +171,17 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 		err          error
 	)
 	if s.PrevRevision == 0 {
-		err = st.queryRow(insertInstanceSQL,
+		created = encodeTime(in.CreatedAt)
+		var res sql.Result
+		res, err = st.exec(insertInstanceSQL,
 			dbID(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, dbID(in.ParentID),
-			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt)-encodeTime(in.CreatedAt), encodeOptTime(in.EndedAt),
-			in.Revision, header).Scan(&seq, &created)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
+			in.ParentNodeID, created, encodeTime(in.UpdatedAt)-created, encodeOptTime(in.EndedAt),
+			in.Revision, header)
+		if err == nil {
+			seq, err = insertedRow(res)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
+			}
 		}
 	} else {
 		err = st.queryRow(updateInstanceSQL,
@@ -209,6 +213,19 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 		return err
 	}
 	return insertOutbox(st, in, s.Outbox)
+}
+
+// insertedRow is the rowid an INSERT … ON CONFLICT DO NOTHING wrote, or
+// sql.ErrNoRows when it wrote none.
+func insertedRow(res sql.Result) (int64, error) {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, sql.ErrNoRows
+	}
+	return res.LastInsertId()
 }
 
 // whyNotUpdated explains an update of instance id from revision prev that
