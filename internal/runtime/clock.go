@@ -79,24 +79,18 @@ func (r *Runtime) Clock() ClockView {
 // backoffs may have expired. ECONFLICT when the runtime's clock is not
 // manual, EINVALID for a move backwards.
 func (r *Runtime) SetClock(ctx context.Context, t time.Time) (ClockView, error) {
-	if r.manual == nil {
-		return r.Clock(), errNotManual()
-	}
-	if _, err := r.manual.Set(t); err != nil {
-		return r.Clock(), err
-	}
-	return r.clockMoved(ctx), nil
+	return r.moveClock(ctx, func(c *ManualClock) error {
+		_, err := c.Set(t)
+		return err
+	})
 }
 
 // AdvanceClock moves a manual clock forward by d; see SetClock.
 func (r *Runtime) AdvanceClock(ctx context.Context, d time.Duration) (ClockView, error) {
-	if r.manual == nil {
-		return r.Clock(), errNotManual()
-	}
-	if _, err := r.manual.Advance(d); err != nil {
-		return r.Clock(), err
-	}
-	return r.clockMoved(ctx), nil
+	return r.moveClock(ctx, func(c *ManualClock) error {
+		_, err := c.Advance(d)
+		return err
+	})
 }
 
 // errNotManual refuses to move a real clock.
@@ -104,18 +98,29 @@ func errNotManual() error {
 	return &Error{Code: ECONFLICT, Message: "the clock is not manual: only a server started with --dev --clock=manual lets its clock be set or advanced"}
 }
 
-// clockMoved fires what the new time made due and wakes whoever sleeps on
-// the old time: the scheduler (timers, start timers) and job long polls
-// (expired locks, ended backoffs).
-func (r *Runtime) clockMoved(ctx context.Context) ClockView {
-	fired, err := r.FireDueTimers(ctx)
-	if err != nil {
-		r.log.Error("timers due after a clock move failed", "error", err)
+// moveClock moves the manual clock with move, fires what the new time made
+// due and wakes whoever sleeps on the old time: the scheduler (timers,
+// start timers) and job long polls (expired locks, ended backoffs). The
+// move and its pass over the due timers hold r.firing, so the scheduler
+// cannot fire a timer the move made due before the pass counts it.
+func (r *Runtime) moveClock(ctx context.Context, move func(*ManualClock) error) (ClockView, error) {
+	if r.manual == nil {
+		return r.Clock(), errNotManual()
+	}
+	r.firing.Lock()
+	if err := move(r.manual); err != nil {
+		r.firing.Unlock()
+		return r.Clock(), err
+	}
+	fired, failed := r.fireDueLocked(ctx)
+	r.firing.Unlock()
+	if failed > 0 {
+		r.log.Error("timers due after a clock move failed (the scheduler retries them)", "failed", failed)
 	}
 	r.wakeScheduler()
 	r.wakeCleaner()
 	r.jobReady.notifyAll()
 	v := r.Clock()
 	v.TimersFired = fired
-	return v
+	return v, nil
 }

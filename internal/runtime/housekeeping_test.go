@@ -124,6 +124,56 @@ func TestManualClockFiresTimers(t *testing.T) {
 	}
 }
 
+// TestManualClockCountsItsTimers: a move of the manual clock answers with
+// exactly the timers it made due, even while the scheduler keeps being
+// woken (here by other instances arming far timers) and could otherwise
+// fire one of them first.
+func TestManualClockCountsItsTimers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := setupManual(t, runtime.Options{})
+	deployXML(t, m.rt, "timer.bpmn", bpmnProcess("timed", "", timerBody))
+	deployXML(t, m.rt, "far.bpmn", bpmnProcess("far", "", strings.Replace(timerBody, "PT1H", "PT1000H", 1)))
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // every far timer armed wakes the scheduler
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := m.rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "far"}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+
+	const rounds, perRound = 20, 3
+	for round := range rounds {
+		var ids []runtime.InstanceID
+		for range perRound {
+			ids = append(ids, start(t, m.rt, "timed", nil).ID)
+		}
+		v, err := m.rt.AdvanceClock(ctx, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.TimersFired != perRound {
+			t.Fatalf("round %d: the move says %d timers fired, want %d", round, v.TimersFired, perRound)
+		}
+		for _, id := range ids {
+			if s := instanceStatus(t, m.rt, id); s != runtime.StatusCompleted {
+				t.Fatalf("round %d: instance %s is %s after its timer's time", round, id, s)
+			}
+		}
+	}
+}
+
 // TestManualClockExpiresJobLocks: a job lock and a failed job's backoff
 // end when the clock passes them, and a worker long-polling for the job
 // is woken by the move (its poll would otherwise run for the full real

@@ -115,6 +115,9 @@ type Runtime struct {
 	// The timer scheduler (scheduler.go), started by Resume.
 	schedOnce sync.Once
 	schedWake chan struct{}
+	// firing lets one pass over the due timers run at a time, so a move of
+	// the manual clock counts exactly the timers its own pass fired.
+	firing    sync.Mutex
 	schedStop chan struct{}
 	schedDone chan struct{}
 	closeOnce sync.Once

@@ -142,7 +142,7 @@ func (r *Runtime) schedule() {
 			sleep = time.Second
 		} else if ok && (r.manual == nil || !next.After(r.now())) {
 			// A manual clock's future is not a real duration away: the
-			// scheduler sleeps until the clock moves (clockMoved wakes it).
+			// scheduler sleeps until the clock moves (moveClock wakes it).
 			sleep = min(max(next.Sub(r.now()), 0), maxSchedulerSleep)
 		}
 		if failed > 0 {
@@ -205,6 +205,13 @@ func (r *Runtime) FireDueTimers(ctx context.Context) (int, error) {
 }
 
 func (r *Runtime) fireDue(ctx context.Context) (fired, failed int) {
+	r.firing.Lock()
+	defer r.firing.Unlock()
+	return r.fireDueLocked(ctx)
+}
+
+// fireDueLocked is fireDue for a caller that holds r.firing.
+func (r *Runtime) fireDueLocked(ctx context.Context) (fired, failed int) {
 	tried := map[string]bool{}
 	for {
 		if r.stopping() {
