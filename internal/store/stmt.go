@@ -43,7 +43,7 @@ var readQueries = []string{
 	selectInstanceSQL, selectInstanceRowSQL, selectSeqSQL, instanceExistsSQL, cursorSQL,
 	selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL, selectKindNameSQL,
 	incidentsQuery(true, false), incidentsQuery(true, true), incidentsQuery(false, true),
-	waitSQL, instanceWaitsSQL, instanceWaitsPageSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
+	waitSQL, instanceWaitsSQL, instanceWaitsPageSQL, activatableJobSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
 	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL,
 	selectOutboxSQL,
 }

@@ -83,6 +83,17 @@ const (
 		FROM picked WHERE waits.id = picked.id
 		RETURNING ` + waitColumns
 
+	// activatableJobSQL says whether activateJobsSQL would lock anything,
+	// read on the read pool. Arguments: type, now, type, now, now.
+	activatableJobSQL = `SELECT EXISTS (
+		    SELECT 1 FROM waits INDEXED BY waits_jobs_free
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
+		      AND name = ? AND (due_at IS NULL OR due_at <= ?))
+		  OR EXISTS (
+		    SELECT 1 FROM waits INDEXED BY waits_jobs_locked
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
+		      AND name = ? AND lock_expires_at <= ? AND (due_at IS NULL OR due_at <= ?))`
+
 	// nextJobSQL is the earliest time after now at which a job of a type with
 	// retries left is neither backing off nor locked: the earliest backoff
 	// end of the free jobs and the earliest lock expiry (or later backoff
@@ -354,11 +365,22 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	if err != nil {
 		return nil, fmt.Errorf("store: activate jobs of type %q: %w", jobType, err)
 	}
+	// Look before locking: a long-polling worker that finds nothing (the
+	// common case when workers outnumber jobs) costs a read, not a write
+	// transaction that would hold the single writer from the steps. A job
+	// committed after the look wakes the poll, which looks again.
+	var found bool
+	n := encodeTime(now)
+	if err := db.readOne(ctx).queryRow(activatableJobSQL, jobType, n, jobType, n, n).Scan(&found); err != nil {
+		return nil, fmt.Errorf("store: activate jobs of type %q: %w", jobType, err)
+	}
+	if !found {
+		return nil, nil
+	}
 	hashes := bytes.Join(lock.TokenHashes, nil)
 	var out []runtime.WaitRow
 	err = db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
-		n := encodeTime(now)
 		out, err = queryWaits(st, activateJobsSQL, jobType, n, max, jobType, n, n, max, max, lock.Worker, lock.User, encodeTime(lock.Until), hashes)
 		return err
 	})

@@ -66,6 +66,8 @@ func TestWaitQueryPlans(t *testing.T) {
 		// batch) are sorted.
 		{name: "activate (free jobs)", query: activateJobsSQL, index: "waits_jobs_free (name=?)", allowSort: true},
 		{name: "activate (expired locks)", query: activateJobsSQL, index: "waits_jobs_locked (name=? AND lock_expires_at>? AND lock_expires_at<?)", allowSort: true},
+		{name: "activatable (free jobs)", query: activatableJobSQL, index: "waits_jobs_free (name=?)"},
+		{name: "activatable (expired locks)", query: activatableJobSQL, index: "waits_jobs_locked (name=? AND lock_expires_at>? AND lock_expires_at<?)"},
 		{name: "next job (backoffs)", query: nextJobSQL, index: "waits_jobs_free (name=?)"},
 		{name: "next job (locks)", query: nextJobSQL, index: "waits_jobs_locked (name=? AND lock_expires_at>?)"},
 		{name: "extend lock", query: extendLockSQL, index: "PRIMARY KEY (id=?)"},
@@ -165,5 +167,51 @@ func BenchmarkActivateJobs(b *testing.B) {
 			b.Fatalf("activated %d jobs, want 32", len(jobs))
 		}
 		now = now.Add(time.Second)
+	}
+}
+
+// TestActivateNothingSkipsTheWriter: an activation that finds nothing to
+// lock answers from the read pool while another transaction holds the
+// single writer; one that finds a job waits for the writer and locks it.
+// SQLite-only (not in storetest): the single writer is SQLite's.
+func TestActivateNothingSkipsTheWriter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := MustOpen(t)
+	storetest.CreateWithWaits(t, db, "A", storetest.Job("A-w000001", "pay", 1))
+	now := storetest.Sec(100)
+	lock := func() runtime.JobLock {
+		return runtime.JobLock{Worker: "w", Until: now.Add(time.Minute), TokenHashes: [][]byte{make([]byte, 32)}}
+	}
+
+	tx, err := db.write.BeginTx(ctx, nil) // holds the writer (BEGIN IMMEDIATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	got, err := db.ActivateJobs(short, "ship", now, lock())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("activate a type without jobs while the writer is held: %v, %v", got, err)
+	}
+
+	done := make(chan []runtime.WaitRow, 1)
+	go func() {
+		got, err := db.ActivateJobs(ctx, "pay", now, lock())
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		t.Fatalf("activated %v while another transaction held the writer", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; len(got) != 1 || got[0].ID != "A-w000001" {
+		t.Fatalf("activation after the writer was free: %v", got)
 	}
 }
