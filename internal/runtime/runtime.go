@@ -34,7 +34,9 @@ type Options struct {
 	// NewID mints instance and deployment ids; nil means UUID version 7.
 	NewID func() string
 	// Engine bounds each step; a deployment refuses a model that could
-	// not run within these bounds (engine.Options.ModelLimits).
+	// not run within these bounds (engine.Options.ModelLimits). Its
+	// MintIDFunc, when nil, becomes NewID: a called child's id is minted
+	// like any instance's.
 	Engine engine.Options
 	// MaxTimerStartsPerSecond caps how many instances the timer start
 	// events of one process key start per second of the clock; due starts
@@ -218,6 +220,11 @@ func New(store Store, opts Options) *Runtime {
 	}
 	if r.newID == nil {
 		r.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	if r.engine.MintIDFunc == nil {
+		// A call activity's child gets a fresh id from the same source as
+		// every instance, never one built from its parent's.
+		r.engine.MintIDFunc = r.newID
 	}
 	return r
 }
