@@ -82,3 +82,31 @@ func TestCallChainIDs(t *testing.T) {
 	})
 	assertOutboxEmpty(t, c.db)
 }
+
+// TestInstanceNumbers checks that the runtime's answers carry the number
+// the store gave each instance: the start answer (with its called
+// children, numbered in the same commit) and the instance view, and that
+// a second start goes on counting.
+func TestInstanceNumbers(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	mustDeploy(t, c.rt, callFixture(t, "chain.bpmn"))
+	first := start(t, c.rt, "chain", map[string]any{"n": json.Number("2")})
+	if first.Number != 1 || len(first.Children) != 1 || first.Children[0].Number != 2 || first.Children[0].ProcessKey != "chain" {
+		t.Fatalf("start answer: #%d, children %+v; want #1 with child #2", first.Number, first.Children)
+	}
+	child := instance(t, c.rt, first.Children[0].InstanceID)
+	if child.Number != 2 || len(child.Children) != 1 || child.Children[0].Number != 3 {
+		t.Errorf("child view: #%d, children %+v; want #2 with child #3", child.Number, child.Children)
+	}
+	if got := instance(t, c.rt, first.ID).Number; got != 1 {
+		t.Errorf("instance view of the first: #%d", got)
+	}
+	if second := start(t, c.rt, "chain", map[string]any{"n": json.Number("0")}); second.Number != 4 {
+		t.Errorf("second start: #%d, want #4", second.Number)
+	}
+	rows, _, err := c.rt.ListInstances(context.Background(), runtime.InstanceFilter{ProcessKey: "chain", Number: 3})
+	if err != nil || len(rows) != 1 || rows[0].ParentID != child.ID {
+		t.Errorf("chain #3: %+v, %v", rows, err)
+	}
+}

@@ -738,7 +738,7 @@ func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, er
 		return InstanceView{}, err
 	}
 	for _, c := range children {
-		v.Children = append(v.Children, ChildView{InstanceID: c.ID, NodeID: c.ParentNodeID, Status: c.Status})
+		v.Children = append(v.Children, ChildView{InstanceID: c.ID, Number: c.Number, ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, Status: c.Status})
 	}
 	return v, nil
 }
@@ -760,7 +760,7 @@ func startedView(proc *bpmn.Process, w *work, st *engine.State) InstanceView {
 	}
 	for _, rec := range w.recs[1:] {
 		if rec.Instance.ParentID == v.ID {
-			v.Children = append(v.Children, ChildView{InstanceID: rec.Instance.ID, NodeID: rec.Instance.ParentNodeID, Status: rec.Instance.Status})
+			v.Children = append(v.Children, ChildView{InstanceID: rec.Instance.ID, Number: rec.Instance.Number, ProcessKey: rec.Instance.ProcessKey, NodeID: rec.Instance.ParentNodeID, Status: rec.Instance.Status})
 		}
 	}
 	return v

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // State formats of instances.state_format (migration 0005).
@@ -148,21 +149,14 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 
 // numberInstances sets the Number of every instance steps create: one
 // counter update per process key of the batch (instance_numbers, migration
-// 0012) hands out a run of numbers, given in the batch's order. The
+// 0012) hands out a run of numbers, given in sqlstore.NumberOrder. The
 // transaction is the writer's, so no other commit can take the same run;
 // a failed commit rolls the counter back with everything else.
 func numberInstances(st *txStmts, steps []runtime.StepRecord) error {
-	var (
-		keys  []string
-		count map[string]int64
-	)
-	for i := range steps {
-		if steps[i].PrevRevision != 0 {
-			continue
-		}
-		if count == nil {
-			count = map[string]int64{}
-		}
+	order := sqlstore.NumberOrder(steps)
+	var keys []string
+	count := map[string]int64{}
+	for _, i := range order {
 		k := steps[i].Instance.ProcessKey
 		if count[k] == 0 {
 			keys = append(keys, k)
@@ -177,10 +171,7 @@ func numberInstances(st *txStmts, steps []runtime.StepRecord) error {
 		}
 		next[k] = last - count[k] + 1
 	}
-	for i := range steps {
-		if steps[i].PrevRevision != 0 {
-			continue
-		}
+	for _, i := range order {
 		k := steps[i].Instance.ProcessKey
 		steps[i].Instance.Number = next[k]
 		next[k]++

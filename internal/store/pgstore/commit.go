@@ -144,17 +144,18 @@ func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []runtime.S
 // queueNumbers queues one counter raise per process key the steps create
 // instances of, in key order (so two batches lock the counters in the same
 // order and cannot deadlock on them), and returns for each creating step
-// how many instances of its key the batch creates after it: its number is
+// how many instances of its key the batch numbers after it
+// (sqlstore.NumberOrder): its number is
 // the raised counter less that (insertInstanceSQL).
 func queueNumbers(sb *stepBatch, steps []runtime.StepRecord) []int64 {
 	later := make([]int64, len(steps))
 	count := map[string]int64{}
-	for i := len(steps) - 1; i >= 0; i-- {
-		if steps[i].PrevRevision == 0 {
-			k := steps[i].Instance.ProcessKey
-			later[i] = count[k]
-			count[k]++
-		}
+	order := sqlstore.NumberOrder(steps)
+	for j := len(order) - 1; j >= 0; j-- {
+		i := order[j]
+		k := steps[i].Instance.ProcessKey
+		later[i] = count[k]
+		count[k]++
 	}
 	keys := slices.Sorted(maps.Keys(count))
 	for _, k := range keys {

@@ -86,6 +86,14 @@ func testInstanceNumbers(t *testing.T, open Opener) {
 		t.Errorf("invoice #2 does not exist: %+v, %v", rows, err)
 	}
 
+	// A caller takes its number before the children it calls in the same
+	// batch, whatever the batch's order.
+	gc, ch, root := NewStep("c3", "chain", 1), NewStep("c2", "chain", 1), NewStep("c1", "chain", 1)
+	gc.Instance.ParentID, ch.Instance.ParentID = "c2", "c1"
+	if got := commitNumbered(t, h, gc, ch, root); !slices.Equal(got, []int64{3, 2, 1}) {
+		t.Errorf("grandchild, child, caller numbered %v, want [3 2 1]", got)
+	}
+
 	// Numbers survive a restart and go on from where they were.
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
