@@ -114,3 +114,30 @@ func TestCallChildIDs(t *testing.T) {
 		}
 	})
 }
+
+// TestCallWaitLookup finds call waits (ids without a counter) through
+// their index, and not after they are gone.
+func TestCallWaitLookup(t *testing.T) {
+	t.Parallel()
+	const a, b = "0190d9c6-6c5e-7b3a-9f00-00000000000a", "0190d9c6-6c5e-7b3a-9f00-00000000000b"
+	st := NewState("i1", "p", 1)
+	st.Waits = []*Wait{{ID: "i1-w000001"}, {ID: a, Seq: 2, Kind: WaitCall}, {ID: "i1-w000003"}, {ID: b, Seq: 4, Kind: WaitCall}}
+	for _, id := range []string{a, b, "i1-w000001", "i1-w000003"} {
+		if w := st.Wait(id); w == nil || w.ID != id {
+			t.Fatalf("Wait(%s) = %+v", id, w)
+		}
+	}
+	if st.waitIndex(st.Waits[3]) != 3 {
+		t.Errorf("waitIndex of the second call wait = %d", st.waitIndex(st.Waits[3]))
+	}
+	st.Waits = slices.Delete(st.Waits, 1, 2) // the call wait a is gone
+	if w := st.Wait(a); w != nil {
+		t.Errorf("a removed call wait is still found: %+v", w)
+	}
+	if w := st.Wait(b); w == nil {
+		t.Error("the other call wait is lost")
+	}
+	if w := st.Wait("i1-w000002"); w != nil {
+		t.Errorf("a counter no wait has: %+v", w)
+	}
+}

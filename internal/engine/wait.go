@@ -113,13 +113,29 @@ func (s *State) Wait(id string) *Wait {
 		if numbered(s.Waits, func(w *Wait) bool { return w.num() > 0 }) {
 			return nil // the search is exact: the wait is gone
 		}
+		for _, w := range s.Waits {
+			if w.ID == id {
+				return w
+			}
+		}
+		return nil
 	}
+	return s.unnumberedWait(id)
+}
+
+// unnumberedWait finds the wait whose id, carrying no counter, is id
+// (a call wait) through callWaits.
+func (s *State) unnumberedWait(id string) *Wait {
+	if w := s.callWaits[id]; w != nil && s.waitIndex(w) >= 0 {
+		return w
+	}
+	s.callWaits = map[string]*Wait{}
 	for _, w := range s.Waits {
-		if w.ID == id {
-			return w
+		if suffixNum(w.ID, "-w") == 0 {
+			s.callWaits[w.ID] = w
 		}
 	}
-	return nil
+	return s.callWaits[id]
 }
 
 // SignalThrow asks the runtime to broadcast a signal after the step commits.

@@ -382,6 +382,9 @@ func (x *executor) addWait(w *Wait, call bool) *Wait {
 	}
 	track := w.TrackID
 	x.st.Waits = append(x.st.Waits, w)
+	if x.st.callWaits != nil && call {
+		x.st.callWaits[w.ID] = w
+	}
 	if x.st.waitsOf != nil && track != "" {
 		x.st.waitsOf[track] = append(x.st.waitsOf[track], w)
 	}
