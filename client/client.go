@@ -297,6 +297,9 @@ func (c *Client) Start(ctx context.Context, key string, req StartRequest) (Insta
 
 // InstanceFilter selects instances; zero fields do not filter.
 type InstanceFilter struct {
+	// Number selects the instance with that number (with ProcessKey, at
+	// most one: "order #1042").
+	Number      int64
 	ProcessKey  string
 	Status      string // running, completed, terminated or failed
 	BusinessKey string
@@ -313,6 +316,9 @@ func (c *Client) Instances(ctx context.Context, f InstanceFilter) (InstancePage,
 	set(q, "status", f.Status)
 	set(q, "businessKey", f.BusinessKey)
 	set(q, "parentId", f.ParentID)
+	if f.Number > 0 {
+		q.Set("number", strconv.FormatInt(f.Number, 10))
+	}
 	set(q, "cursor", f.Cursor)
 	setInt(q, "limit", f.Limit)
 	setInt(q, "offset", f.Offset)

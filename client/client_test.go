@@ -84,6 +84,13 @@ func TestClientWalkThrough(t *testing.T) {
 	if page.Total != 1 || page.Items[0].ID != inst.ID {
 		t.Errorf("instances = %+v", page)
 	}
+	// Numbers count per process key: the first of each is #1.
+	if oa.Number != 1 || inst.Number != 1 || page.Items[0].Number != 1 {
+		t.Errorf("numbers: order-approval #%d, fulfilment #%d (listed #%d)", oa.Number, inst.Number, page.Items[0].Number)
+	}
+	if p := must(c.Instances(ctx, client.InstanceFilter{ProcessKey: "order-approval", Number: 1})); len(p.Items) != 1 || p.Items[0].ID != oa.ID {
+		t.Errorf("order-approval #1 = %+v", p)
+	}
 	if ws := must(c.Waits(ctx, inst.ID, 0)); len(ws) != 1 || ws[0].Kind != "job" || ws[0].Name != "reserve-stock" {
 		t.Errorf("waits = %+v", ws)
 	}

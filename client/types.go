@@ -73,7 +73,10 @@ type InstanceLink struct {
 
 // InstanceSummary is one row of an instance list.
 type InstanceSummary struct {
-	ID          string        `json:"id"`
+	ID string `json:"id"`
+	// Number is the instance's short number among the instances of its
+	// process key, 1, 2, 3… in start order: "order #1042" names it.
+	Number      int64         `json:"number"`
 	ProcessKey  string        `json:"processKey"`
 	Version     int           `json:"version"`
 	Status      string        `json:"status"`
@@ -98,9 +101,19 @@ type InstancePage struct {
 	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
+// Child is an instance called by another, as its caller lists it.
+type Child struct {
+	InstanceID string `json:"instanceId"`
+	Number     int64  `json:"number"`
+	ProcessKey string `json:"processKey"`
+	NodeID     string `json:"nodeId"`
+	Status     string `json:"status"`
+}
+
 // Instance is the full picture of one instance.
 type Instance struct {
 	InstanceSummary
+	Children   []Child        `json:"children"`
 	Variables  map[string]any `json:"variables"`
 	Scopes     []Scope        `json:"scopes"`
 	Tracks     []Track        `json:"tracks"`

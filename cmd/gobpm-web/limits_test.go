@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"reflect"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ func TestParseConfigLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg.Limits.WithDefaults(); got != (engine.Options{}).WithDefaults() || cfg.TimerStartsPerSecond != runtime.DefaultMaxTimerStartsPerSecond {
+	if got := cfg.Limits.WithDefaults(); !reflect.DeepEqual(got, (engine.Options{}).WithDefaults()) || cfg.TimerStartsPerSecond != runtime.DefaultMaxTimerStartsPerSecond {
 		t.Errorf("default limits %+v, %d timer starts per second", got, cfg.TimerStartsPerSecond)
 	}
 	cfg, err = ParseConfig([]string{"--max-iterations", "1000", "--min-timer-period", "1m", "--timer-starts-per-second", "2"}, noEnv, io.Discard)

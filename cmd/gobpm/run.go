@@ -300,9 +300,9 @@ func (k *cli) instances(ctx context.Context, args []string) error {
 	}
 	var rows [][]string
 	for _, i := range page.Items {
-		rows = append(rows, []string{i.ID, i.ProcessKey, strconv.Itoa(i.Version), i.Status, i.BusinessKey, i.CreatedAt})
+		rows = append(rows, []string{fmt.Sprintf("%s #%d", i.ProcessKey, i.Number), strconv.Itoa(i.Version), i.Status, i.BusinessKey, i.CreatedAt, i.ID})
 	}
-	return k.print(page, "ID\tPROCESS\tVERSION\tSTATUS\tBUSINESS KEY\tCREATED", rows)
+	return k.print(page, "INSTANCE\tVERSION\tSTATUS\tBUSINESS KEY\tCREATED\tID", rows)
 }
 
 func (k *cli) instance(ctx context.Context, args []string) error {
@@ -338,7 +338,8 @@ func (k *cli) printInstance(ctx context.Context, inst client.Instance) error {
 		return k.print(instanceOut{inst, waits}, "", nil)
 	}
 	tw := tabwriter.NewWriter(k.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "Instance:\t%s\n", inst.ID)
+	fmt.Fprintf(tw, "Instance:\t%s #%d\n", inst.ProcessKey, inst.Number)
+	fmt.Fprintf(tw, "ID:\t%s\n", inst.ID)
 	fmt.Fprintf(tw, "Process:\t%s v%d\n", inst.ProcessKey, inst.Version)
 	fmt.Fprintf(tw, "Status:\t%s\n", inst.Status)
 	if inst.BusinessKey != "" {

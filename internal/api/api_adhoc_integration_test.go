@@ -185,7 +185,7 @@ func TestIntegrationCallActivity(t *testing.T) {
 		t.Errorf("child status = %v", st)
 	}
 	parent = b.get("/api/v1/instances/" + pid).object(t)
-	if parent["status"] != "completed" || mustJSON(t, parent["children"]) != `[{"instanceId":"`+cid+`","nodeId":"call","status":"completed"}]` {
+	if parent["status"] != "completed" || mustJSON(t, parent["children"]) != `[{"instanceId":"`+cid+`","nodeId":"call","number":1,"processKey":"child","status":"completed"}]` {
 		t.Errorf("parent after the child = %v", parent)
 	}
 }

@@ -87,13 +87,19 @@ type InstanceLink struct {
 // Child is a called child instance.
 type Child struct {
 	InstanceID string `json:"instanceId"`
+	// Number and ProcessKey name the child for people ("invoice #7").
+	Number     int64  `json:"number"`
+	ProcessKey string `json:"processKey"`
 	NodeID     string `json:"nodeId"`
 	Status     string `json:"status"`
 }
 
 // InstanceSummary is one row of GET /api/v1/instances.
 type InstanceSummary struct {
-	ID          string        `json:"id"`
+	ID string `json:"id"`
+	// Number is the instance's short number among the instances of its
+	// process key, 1, 2, 3… in start order: "order #1042" names it.
+	Number      int64         `json:"number"`
 	ProcessKey  string        `json:"processKey"`
 	Version     int           `json:"version"`
 	Status      string        `json:"status"`
@@ -378,6 +384,7 @@ func toProcess(d runtime.DefinitionRecord) Process {
 func toSummary(row runtime.InstanceRow) InstanceSummary {
 	s := InstanceSummary{
 		ID:          string(row.ID),
+		Number:      row.Number,
 		ProcessKey:  row.ProcessKey,
 		Version:     row.ProcessVersion,
 		Status:      row.Status,
@@ -405,7 +412,7 @@ func toInstance(v runtime.InstanceView) Instance {
 		Incidents:       make([]Incident, 0, len(v.Incidents)),
 	}
 	for _, c := range v.Children {
-		out.Children = append(out.Children, Child{InstanceID: string(c.InstanceID), NodeID: c.NodeID, Status: c.Status})
+		out.Children = append(out.Children, Child{InstanceID: string(c.InstanceID), Number: c.Number, ProcessKey: c.ProcessKey, NodeID: c.NodeID, Status: c.Status})
 	}
 	for _, sc := range v.Scopes {
 		out.Scopes = append(out.Scopes, toScope(sc))

@@ -160,7 +160,7 @@ func (f *fakeService) StartInstance(_ context.Context, req runtime.StartRequest)
 	id := runtime.InstanceID(fmt.Sprintf("inst-%d", len(f.order)+1))
 	v := &runtime.InstanceView{
 		InstanceRow: runtime.InstanceRow{
-			ID: id, ProcessKey: req.ProcessKey, ProcessVersion: version, Status: runtime.StatusRunning,
+			ID: id, Number: int64(len(f.order) + 1), ProcessKey: req.ProcessKey, ProcessVersion: version, Status: runtime.StatusRunning,
 			BusinessKey: req.BusinessKey, CreatedAt: f.now, UpdatedAt: f.now,
 		},
 		Variables: req.Variables,

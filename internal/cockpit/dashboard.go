@@ -193,9 +193,12 @@ func (h *handler) incidentItem(r *http.Request, in runtime.IncidentRow, trees ma
 // instance's process version: one read of the instances, one definition
 // per version met.
 func (h *handler) nameIncidents(ctx context.Context, items []templates.IncidentItem) error {
-	ids := make([]runtime.InstanceID, len(items))
-	for i, it := range items {
-		ids[i] = runtime.InstanceID(it.InstanceID)
+	ids := make([]runtime.InstanceID, 0, len(items))
+	for _, it := range items {
+		ids = append(ids, runtime.InstanceID(it.InstanceID))
+		if it.RootID != "" {
+			ids = append(ids, runtime.InstanceID(it.RootID))
+		}
 	}
 	rows, err := h.svc.InstanceRows(ctx, ids)
 	if err != nil {
@@ -218,6 +221,10 @@ func (h *handler) nameIncidents(ctx context.Context, items []templates.IncidentI
 			names[ref] = m
 		}
 		items[i].NodeName = m[items[i].NodeID]
+		items[i].InstanceNumber = row.Number
+		if items[i].RootID != "" {
+			items[i].RootNumber = rows[runtime.InstanceID(items[i].RootID)].Number
+		}
 	}
 	return nil
 }

@@ -42,11 +42,24 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		Status:      strings.TrimSpace(q.Get("status")),
 		BusinessKey: strings.TrimSpace(q.Get("businessKey")),
 		Parent:      strings.TrimSpace(q.Get("parent")),
+		Number:      strings.TrimSpace(q.Get("number")),
 	}
 	v, ok := version(f.Version)
 	if !ok {
 		h.fail(w, r, http.StatusBadRequest, "The version filter must be a positive whole number.")
 		return
+	}
+	var number int64
+	if f.Number != "" {
+		key, n, ok := parseNumber(f.Number)
+		if !ok || (key != "" && f.Process != "" && key != f.Process) {
+			h.fail(w, r, http.StatusBadRequest, `The number filter must be an instance number such as "#1042" or "order-approval #1042".`)
+			return
+		}
+		number = n
+		if key != "" {
+			f.Process = key
+		}
 	}
 	switch f.Status {
 	case "", runtime.StatusRunning, runtime.StatusFailed, runtime.StatusCompleted, runtime.StatusTerminated:
@@ -75,7 +88,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 			p.ProcessKeys = append(p.ProcessKeys, d.Key)
 		}
 	}
-	rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
+	rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
 		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
 		Limit: pageSize, Offset: (page - 1) * pageSize})
 	if err != nil {
@@ -93,10 +106,16 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	if !p.Live.Total.More {
 		p.Live.Pages = (total + pageSize - 1) / pageSize
 	}
+	parents, err := h.parentRows(ctx, rows)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	for _, row := range rows {
-		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
-			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), CreatedAt: row.CreatedAt,
-			UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
+		parent := parents[row.ParentID]
+		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), Number: row.Number, ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
+			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), ParentKey: parent.ProcessKey, ParentNumber: parent.Number,
+			CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
 	}
 	if page > 1 {
 		prev := f
@@ -109,6 +128,36 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		p.Live.NextURL = templates.InstancesURL(next)
 	}
 	h.render(w, r, http.StatusOK, templates.Instances(p))
+}
+
+// parentRows reads the rows of the callers of rows, so the list names
+// them ("order #12"): one read for the page.
+func (h *handler) parentRows(ctx context.Context, rows []runtime.InstanceRow) (map[runtime.InstanceID]runtime.InstanceRow, error) {
+	var ids []runtime.InstanceID
+	for _, row := range rows {
+		if row.ParentID != "" {
+			ids = append(ids, row.ParentID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return h.svc.InstanceRows(ctx, ids)
+}
+
+// parseNumber reads what the number filter accepts: "#1042", "1042",
+// "order-approval #1042" or "order-approval#1042" (the key, if any, and
+// the number).
+func parseNumber(s string) (key string, n int64, ok bool) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '#'); i >= 0 {
+		key, s = strings.TrimSpace(s[:i]), s[i+1:]
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 1 || strings.ContainsAny(key, " \t") {
+		return "", 0, false
+	}
+	return key, n, true
 }
 
 // incidentMarks says which rows have open incidents, themselves or below
@@ -137,8 +186,9 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return templates.InstancePage{}, err
 	}
 	p := templates.InstancePage{
-		Layout:     h.layout(w, r, "Instance "+templates.ShortID(string(id)), templates.NavInstances),
+		Layout:     h.layout(w, r, templates.InstanceLabel(v.ProcessKey, v.Number, string(v.ID)), templates.NavInstances),
 		ID:         string(v.ID),
+		Number:     v.Number,
 		ProcessKey: v.ProcessKey,
 		Version:    v.ProcessVersion,
 		XMLURL:     templates.ProcessXMLURL(v.ProcessKey, v.ProcessVersion),
@@ -177,7 +227,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	}
 	own := 0
 	for _, in := range v.Incidents {
-		p.Live.Incidents = append(p.Live.Incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), NodeID: in.NodeID, NodeName: names[in.NodeID],
+		p.Live.Incidents = append(p.Live.Incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), InstanceNumber: v.Number, NodeID: in.NodeID, NodeName: names[in.NodeID],
 			Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt, Resolved: !in.ResolvedAt.IsZero(), CanRetry: p.CanOperate})
 		if in.ResolvedAt.IsZero() {
 			at(in.NodeID).Incidents++
@@ -192,7 +242,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	}
 	for _, c := range below.children {
 		n := below.incidentsUnder[c.ID]
-		p.Live.Children = append(p.Live.Children, templates.ChildItem{ID: string(c.ID), ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, NodeName: names[c.ParentNodeID], Status: c.Status, Incidents: n})
+		p.Live.Children = append(p.Live.Children, templates.ChildItem{ID: string(c.ID), Number: c.Number, ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, NodeName: names[c.ParentNodeID], Status: c.Status, Incidents: n})
 		if n > 0 {
 			at(c.ParentNodeID).ChildIncidents += n
 		}
@@ -350,7 +400,7 @@ func (h *handler) descendants(ctx context.Context, id runtime.InstanceID, readab
 			}
 			for _, in := range open {
 				b.incidentsUnder[it.under]++
-				b.incidents = append(b.incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), ProcessKey: it.row.ProcessKey,
+				b.incidents = append(b.incidents, templates.IncidentItem{ID: in.ID, InstanceID: string(in.InstanceID), InstanceNumber: it.row.Number, ProcessKey: it.row.ProcessKey,
 					NodeID: in.NodeID, Kind: in.Kind, Message: in.Message, CreatedAt: in.CreatedAt})
 			}
 		}
@@ -372,7 +422,7 @@ func (h *handler) descendants(ctx context.Context, id runtime.InstanceID, readab
 // instance's own and its descendants', counted in here). The walk stops
 // below a caller whose process the person may not read.
 func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, readable func(key string) bool) ([]templates.TraceItem, error) {
-	items := []templates.TraceItem{{ID: string(v.ID), ProcessKey: v.ProcessKey, Status: v.Status, Current: true, Incidents: here}}
+	items := []templates.TraceItem{{ID: string(v.ID), Number: v.Number, ProcessKey: v.ProcessKey, Status: v.Status, Current: true, Incidents: here}}
 	carried := here
 	next := v.InstanceRow
 	for depth := 0; next.ParentID != "" && depth < maxTraceDepth; depth++ {
@@ -397,7 +447,7 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, r
 		} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
 			return nil, err
 		}
-		items = append(items, templates.TraceItem{ID: string(pv.ID), ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID,
+		items = append(items, templates.TraceItem{ID: string(pv.ID), Number: pv.Number, ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID,
 			CallName: callName, Incidents: carried})
 		next = pv.InstanceRow
 	}
@@ -723,11 +773,17 @@ func (h *handler) cancel(w http.ResponseWriter, r *http.Request) {
 // returns to the instance with the reason.
 func (h *handler) deleteInstance(w http.ResponseWriter, r *http.Request) {
 	id := runtime.InstanceID(chi.URLParam(r, "id"))
+	label := templates.ShortID(string(id))
+	if rows, err := h.svc.InstanceRows(r.Context(), []runtime.InstanceID{id}); err == nil {
+		if row, ok := rows[id]; ok {
+			label = templates.InstanceLabel(row.ProcessKey, row.Number, string(id))
+		}
+	}
 	if err := h.svc.DeleteInstance(r.Context(), id); err != nil {
 		h.actFailed(w, r, templates.InstanceURL(string(id)), err)
 		return
 	}
-	h.done(w, r, templates.RouteInstances, "ok", "The instance "+templates.ShortID(string(id))+" and its history were deleted.")
+	h.done(w, r, templates.RouteInstances, "ok", "The instance "+label+" and its history were deleted.")
 }
 
 // setVariables writes variables from the instance page's form; a refused

@@ -181,6 +181,7 @@ func (h *handler) describeTasks(ctx context.Context, lists ...[]templates.TaskIt
 		for i := range l {
 			row := rows[runtime.InstanceID(l[i].InstanceID)]
 			l[i].ProcessKey, l[i].BusinessKey, l[i].ProcessName = row.ProcessKey, row.BusinessKey, names[row.ProcessKey]
+			l[i].InstanceNumber = row.Number
 		}
 	}
 	return nil

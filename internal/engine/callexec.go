@@ -83,7 +83,7 @@ func (x *executor) callActivity(t *Track, n *bpmn.Node) {
 	}
 	c.Inputs = inputs
 	c.ReturnAll = (def.Zeebe && (def.PropagateChild || localResults(n))) || len(def.Out) > 0
-	w := x.newWait(t, WaitCall, n.ID)
+	w := x.newCallWait(t, n.ID)
 	w.Name = c.Reference
 	c.ChildID = w.ID
 	t.State = TrackWaiting

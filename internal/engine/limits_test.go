@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ func TestOptionsDefaultsAgree(t *testing.T) {
 	t.Parallel()
 	d := Options{}.WithDefaults()
 	want := Options{MaxScopeDepth: 64, MaxActivations: 501_000, MaxIterations: 100_000, MaxCallDepth: 64, MinTimerPeriod: time.Second}
-	if d != want {
+	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("defaults = %+v, want %+v", d, want)
 	}
 	if d.MaxActivations != DefaultMaxActivations {

@@ -206,7 +206,7 @@ func (s *State) EncodePart(ref PartRef) (p Part, ok bool, err error) {
 		if w == nil {
 			return Part{}, false, nil
 		}
-		v, ord = w, suffixNum(w.ID, "-w")
+		v, ord = w, w.num()
 	case PartIncident:
 		in := s.incident(ref.Key)
 		if in == nil {

@@ -143,6 +143,13 @@ type State struct {
 	// built on first use (trackWaits) and kept up to date by the executor
 	// that adds and removes waits; nil means not built.
 	waitsOf map[string][]*Wait
+	// callWaits indexes by id the waits whose id carries no counter (a
+	// call activity's wait, named after its child), so a child's outcome
+	// finds its wait without a scan of every wait. Like waitsOf it is
+	// derived from Waits: built on first use, added to by the executor,
+	// each hit checked against Waits and the index rebuilt on a miss;
+	// nil means not built.
+	callWaits map[string]*Wait
 }
 
 // trackWaits returns the open waits of a track (its own and its
@@ -252,6 +259,7 @@ func trackNum(id string) (int, bool) {
 func (s *State) Clone() *State {
 	c := *s
 	c.waitsOf = nil // indexes the original's waits
+	c.callWaits = nil
 	c.Scopes = s.Scopes.Clone()
 	c.Tracks = make([]*Track, len(s.Tracks))
 	for i, t := range s.Tracks {

@@ -65,6 +65,15 @@ type Options struct {
 	// stops in an incident naming the floor. 0 means
 	// DefaultMinTimerPeriod; a negative value sets no floor.
 	MinTimerPeriod time.Duration
+	// MintIDFunc mints the id of a child instance a call activity starts
+	// (which is also the id of the call's wait): the runtime sets it to its
+	// own id source (a UUIDv7), so the id is fresh and never built from the
+	// parent's. The minted id becomes part of the committed state, so a
+	// step run again after a failed commit simply mints again. Nil (pure
+	// engine tests, tools) derives a deterministic name-based UUID
+	// (version 5 layout: SHA-1 of the instance id and the wait counter,
+	// see NameBasedID), so a step stays reproducible.
+	MintIDFunc func() string
 }
 
 // WithDefaults returns o with every zero field set to its default: the

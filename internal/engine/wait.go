@@ -31,8 +31,14 @@ const (
 // timer, or a message or signal subscription. Waits are part of the
 // checkpoint; the runtime mirrors them as queryable rows.
 type Wait struct {
-	// ID is the wait's key (job key, task id, …), unique across instances.
-	ID   string   `json:"id"`
+	// ID is the wait's key (job key, task id, …), unique across instances:
+	// "<instance id>-w000001" (the instance's wait counter), except a call
+	// activity's wait, whose id is the child instance's id, minted fresh
+	// (Options.MintIDFunc) and carrying no counter.
+	ID string `json:"id"`
+	// Seq is the wait counter of a wait whose ID does not end in it (a
+	// call wait), so waits keep their creation order; 0 otherwise.
+	Seq  int64    `json:"seq,omitempty"`
 	Kind WaitKind `json:"kind"`
 	// TrackID is the track that waits (for a boundary: the host activity's
 	// track); empty for a Handler wait, which belongs to its scope.
@@ -75,6 +81,15 @@ type Wait struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// num returns the wait's counter: Seq, else the one its id ends in (0 if
+// neither).
+func (w *Wait) num() int64 {
+	if w.Seq > 0 {
+		return w.Seq
+	}
+	return suffixNum(w.ID, "-w")
+}
+
 func (w *Wait) clone() *Wait {
 	c := *w
 	c.CustomHeaders = maps.Clone(w.CustomHeaders)
@@ -85,25 +100,42 @@ func (w *Wait) clone() *Wait {
 
 // Wait returns the open wait with the given id, or nil. Waits are kept in
 // creation order and their ids end in an ascending counter ("…-w000012"),
-// so a binary search finds one; a state whose ids do not fit is scanned.
+// so a binary search finds one; a call wait (its counter in Seq, its id a
+// UUID) and a state whose ids do not fit are scanned.
 func (s *State) Wait(id string) *Wait {
 	if n := suffixNum(id, "-w"); n > 0 {
 		i, found := slices.BinarySearchFunc(s.Waits, n, func(w *Wait, n int64) int {
-			return cmp.Compare(suffixNum(w.ID, "-w"), n)
+			return cmp.Compare(w.num(), n)
 		})
 		if found && s.Waits[i].ID == id {
 			return s.Waits[i]
 		}
-		if numbered(s.Waits, func(w *Wait) bool { return suffixNum(w.ID, "-w") > 0 }) {
+		if numbered(s.Waits, func(w *Wait) bool { return w.num() > 0 }) {
 			return nil // the search is exact: the wait is gone
 		}
+		for _, w := range s.Waits {
+			if w.ID == id {
+				return w
+			}
+		}
+		return nil
 	}
+	return s.unnumberedWait(id)
+}
+
+// unnumberedWait finds the wait whose id, carrying no counter, is id
+// (a call wait) through callWaits.
+func (s *State) unnumberedWait(id string) *Wait {
+	if w := s.callWaits[id]; w != nil && s.waitIndex(w) >= 0 {
+		return w
+	}
+	s.callWaits = map[string]*Wait{}
 	for _, w := range s.Waits {
-		if w.ID == id {
-			return w
+		if suffixNum(w.ID, "-w") == 0 {
+			s.callWaits[w.ID] = w
 		}
 	}
-	return nil
+	return s.callWaits[id]
 }
 
 // SignalThrow asks the runtime to broadcast a signal after the step commits.
@@ -114,9 +146,9 @@ type SignalThrow struct {
 
 // waitIndex returns the position of w in the state's waits, or -1.
 func (s *State) waitIndex(w *Wait) int {
-	if n := suffixNum(w.ID, "-w"); n > 0 {
+	if n := w.num(); n > 0 {
 		i, found := slices.BinarySearchFunc(s.Waits, n, func(o *Wait, n int64) int {
-			return cmp.Compare(suffixNum(o.ID, "-w"), n)
+			return cmp.Compare(o.num(), n)
 		})
 		if found && s.Waits[i] == w {
 			return i

@@ -347,6 +347,14 @@ func (x *executor) newWait(t *Track, kind WaitKind, nodeID string) *Wait {
 	return x.allocTrackWait(kind, nodeID, t.Scope, t.ID)
 }
 
+// newCallWait adds the wait of call activity nodeID on track t. Its id is
+// the child instance's id: minted fresh by Options.MintIDFunc (or, without
+// one, NameBasedID), never built from this instance's id, so ids stay
+// short however deep a call chain goes. Its counter goes to Seq.
+func (x *executor) newCallWait(t *Track, nodeID string) *Wait {
+	return x.addWait(&Wait{Kind: WaitCall, NodeID: nodeID, ScopeID: t.Scope, TrackID: t.ID}, true)
+}
+
 // allocWait adds a wait. Ids are zero-padded so that, within one step (equal
 // CreatedAt), their text order is their creation order: subscriptions are
 // served oldest first.
@@ -356,9 +364,27 @@ func (x *executor) allocWait(kind WaitKind, nodeID string, s scope.ID) *Wait {
 
 // allocTrackWait adds a wait of track (none for "").
 func (x *executor) allocTrackWait(kind WaitKind, nodeID string, s scope.ID, track string) *Wait {
+	return x.addWait(&Wait{Kind: kind, NodeID: nodeID, ScopeID: s, TrackID: track}, false)
+}
+
+// addWait numbers w, names it (a fresh id for a call wait, else
+// "<instance>-w%06d") and adds it to the state.
+func (x *executor) addWait(w *Wait, call bool) *Wait {
 	x.st.NextWait++
-	w := &Wait{ID: fmt.Sprintf("%s-w%06d", x.st.InstanceID, x.st.NextWait), Kind: kind, NodeID: nodeID, ScopeID: s, TrackID: track, CreatedAt: x.now}
+	w.CreatedAt = x.now
+	switch {
+	case !call:
+		w.ID = fmt.Sprintf("%s-w%06d", x.st.InstanceID, x.st.NextWait)
+	case x.opts.MintIDFunc != nil:
+		w.ID, w.Seq = x.opts.MintIDFunc(), int64(x.st.NextWait)
+	default:
+		w.ID, w.Seq = NameBasedID(x.st.InstanceID, int64(x.st.NextWait)), int64(x.st.NextWait)
+	}
+	track := w.TrackID
 	x.st.Waits = append(x.st.Waits, w)
+	if x.st.callWaits != nil && call {
+		x.st.callWaits[w.ID] = w
+	}
 	if x.st.waitsOf != nil && track != "" {
 		x.st.waitsOf[track] = append(x.st.waitsOf[track], w)
 	}

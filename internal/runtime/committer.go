@@ -130,6 +130,15 @@ func (c *committer) write(batch []commitRequest) {
 		if err == nil {
 			c.metrics.commitBatches.Add(1)
 			c.metrics.count(recs)
+			// The store numbered the instances it created in recs, a copy:
+			// hand the numbers back to the requests' own records.
+			k := 0
+			for _, r := range batch {
+				for j := range r.recs {
+					r.recs[j].Instance.Number = recs[k].Instance.Number
+					k++
+				}
+			}
 		}
 		for _, r := range batch {
 			r.reply <- err

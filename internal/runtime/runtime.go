@@ -34,7 +34,9 @@ type Options struct {
 	// NewID mints instance and deployment ids; nil means UUID version 7.
 	NewID func() string
 	// Engine bounds each step; a deployment refuses a model that could
-	// not run within these bounds (engine.Options.ModelLimits).
+	// not run within these bounds (engine.Options.ModelLimits). Its
+	// MintIDFunc, when nil, becomes NewID: a called child's id is minted
+	// like any instance's.
 	Engine engine.Options
 	// MaxTimerStartsPerSecond caps how many instances the timer start
 	// events of one process key start per second of the clock; due starts
@@ -221,6 +223,11 @@ func New(store Store, opts Options) *Runtime {
 	}
 	if r.newID == nil {
 		r.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	if r.engine.MintIDFunc == nil {
+		// A call activity's child gets a fresh id from the same source as
+		// every instance, never one built from its parent's.
+		r.engine.MintIDFunc = r.newID
 	}
 	return r
 }
@@ -734,7 +741,7 @@ func (r *Runtime) Instance(ctx context.Context, id InstanceID) (InstanceView, er
 		return InstanceView{}, err
 	}
 	for _, c := range children {
-		v.Children = append(v.Children, ChildView{InstanceID: c.ID, NodeID: c.ParentNodeID, Status: c.Status})
+		v.Children = append(v.Children, ChildView{InstanceID: c.ID, Number: c.Number, ProcessKey: c.ProcessKey, NodeID: c.ParentNodeID, Status: c.Status})
 	}
 	return v, nil
 }
@@ -756,7 +763,7 @@ func startedView(proc *bpmn.Process, w *work, st *engine.State) InstanceView {
 	}
 	for _, rec := range w.recs[1:] {
 		if rec.Instance.ParentID == v.ID {
-			v.Children = append(v.Children, ChildView{InstanceID: rec.Instance.ID, NodeID: rec.Instance.ParentNodeID, Status: rec.Instance.Status})
+			v.Children = append(v.Children, ChildView{InstanceID: rec.Instance.ID, Number: rec.Instance.Number, ProcessKey: rec.Instance.ProcessKey, NodeID: rec.Instance.ParentNodeID, Status: rec.Instance.Status})
 		}
 	}
 	return v

@@ -68,7 +68,13 @@ type DefinitionRecord struct {
 
 // InstanceRow is the queryable summary of an instance.
 type InstanceRow struct {
-	ID             InstanceID
+	ID InstanceID
+	// Number is the instance's short number among the instances of its
+	// process key (every version), 1, 2, 3… in start order: what people
+	// read and search ("order-approval #1042"). The store assigns it when
+	// it commits the step that creates the instance and sets it in the
+	// committed StepRecord; a step that creates an instance leaves it 0.
+	Number         int64
 	ProcessKey     string
 	ProcessVersion int
 	Status         string
@@ -256,6 +262,9 @@ const MaxListTotal = 10_000
 
 // InstanceFilter selects instances for listing. Empty fields match all.
 type InstanceFilter struct {
+	// Number selects the instances with that number (one per process key;
+	// with ProcessKey, at most one).
+	Number         int64
 	ProcessKey     string
 	ProcessVersion int
 	Status         string
@@ -310,7 +319,10 @@ type Store interface {
 	// CommitSteps commits a batch of steps of distinct instances in one
 	// transaction (group commit): all or nothing. On ErrConflict the caller
 	// retries the steps one by one to find the culprit. It sets the ID of
-	// every Outbox row of steps in place (meaningful only on success).
+	// every Outbox row of steps in place, and the Number of every instance
+	// a step creates (PrevRevision 0): the next numbers of its process
+	// key, handed out atomically in the commit, so no two instances of a
+	// key share one (meaningful only on success).
 	CommitSteps(ctx context.Context, steps []StepRecord) error
 	// Instance returns an instance with its whole state; ErrNotFound if absent.
 	Instance(ctx context.Context, id InstanceID) (StoredInstance, error)

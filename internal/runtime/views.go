@@ -123,6 +123,9 @@ type TrackView struct {
 // ChildView links a called child instance.
 type ChildView struct {
 	InstanceID InstanceID
+	// Number and ProcessKey name the child for people ("sub #7").
+	Number     int64
+	ProcessKey string
 	NodeID     string
 	Status     string
 }

@@ -97,9 +97,20 @@
 // server_secrets table (0007) keeps secrets made on a database's first
 // start (ServerSecret), such as the key that signs job keys.
 // A wait whose id names its instance ("<instance UUID>-w000001", every
-// wait the engine creates) leaves instance_id NULL: the instance's waits
-// are then a range of the primary key, and waits_instance indexes only
-// the others (start timers, other ids).
+// wait the engine creates but a call's) leaves instance_id NULL: the
+// instance's waits are then a range of the primary key, and
+// waits_instance indexes only the others (start timers, a call activity's
+// wait, whose id is its child's fresh UUID, other ids).
+//
+// # Instance numbers
+//
+// Every instance has a number among the instances of its process key
+// (instances.number, migration 0012), 1, 2, 3… in start order: CommitSteps
+// raises the key's counter in instance_numbers once per batch and hands
+// the run out (sqlstore.NumberOrder: a caller before the children it
+// calls), reporting each number back in the committed StepRecord. A number
+// is never reused; instances_number (number, process_key) keeps them
+// unique and serves the number filter.
 //
 // # Outbox
 //

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // State formats of instances.state_format (migration 0005).
@@ -27,9 +28,15 @@ const (
 	// insertInstanceSQL creates an instance; no row comes back if the id
 	// exists.
 	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-		    parent_node_id, created_at, updated_after, ended_at, revision, state_format, state)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)
+		    parent_node_id, created_at, updated_after, ended_at, revision, state_format, state, number)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?, ?)
 		ON CONFLICT (id) DO NOTHING`
+	// bumpNumberSQL raises the instance counter of a process key by a
+	// batch's count and returns the last number of the run. Arguments:
+	// process key, count.
+	bumpNumberSQL = `INSERT INTO instance_numbers (process_key, last) VALUES (?1, ?2)
+		ON CONFLICT (process_key) DO UPDATE SET last = last + excluded.last
+		RETURNING last`
 	// updateInstanceSQL moves the mutable columns; the identity columns
 	// (process key, parent, created_at) never change after creation. The
 	// process version changes when the instance is migrated. A legacy
@@ -62,7 +69,7 @@ const (
 	// instanceColumns selects an InstanceRow; scanInstance reads it
 	// (updated_after is relative to created_at).
 	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-		created_at, updated_after, ended_at, revision`
+		created_at, updated_after, ended_at, revision, number`
 	// selectInstanceSQL reads an instance and its parts in one statement
 	// (one snapshot without an explicit transaction): a row with t = 0 for
 	// the instance, then one row with t = 1 per part. Arguments: id, id.
@@ -73,7 +80,7 @@ const (
 		FROM instance_parts p JOIN kinds k ON k.id = p.kind
 		WHERE p.instance_seq = (SELECT seq FROM instances WHERE id = ?)`
 	// nullInstanceColumns pads the part rows of selectInstanceSQL.
-	nullInstanceColumns  = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	nullInstanceColumns  = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = ?`
 	selectSeqSQL         = `SELECT seq FROM instances WHERE id = ?`
 	// selectPartsSQL pages the parts of one kind by ord (the primary key
@@ -119,6 +126,9 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	}
 	var failed runtime.InstanceID
 	err := db.writeWith(ctx, func(st *txStmts) error {
+		if err := numberInstances(st, steps); err != nil {
+			return err
+		}
 		for i := range steps {
 			if err := commitStep(st, &steps[i]); err != nil {
 				failed = steps[i].Instance.ID
@@ -132,6 +142,38 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 			return fmt.Errorf("store: commit step of instance %s: %w", failed, err)
 		}
 		return fmt.Errorf("store: commit %d steps: %w", len(steps), err)
+	}
+	return nil
+}
+
+// numberInstances sets the Number of every instance steps create: one
+// counter update per process key of the batch (instance_numbers, migration
+// 0012) hands out a run of numbers, given in sqlstore.NumberOrder. The
+// transaction is the writer's, so no other commit can take the same run;
+// a failed commit rolls the counter back with everything else.
+func numberInstances(st *txStmts, steps []runtime.StepRecord) error {
+	order := sqlstore.NumberOrder(steps)
+	var keys []string
+	count := map[string]int64{}
+	for _, i := range order {
+		k := steps[i].Instance.ProcessKey
+		if count[k] == 0 {
+			keys = append(keys, k)
+		}
+		count[k]++
+	}
+	next := make(map[string]int64, len(keys))
+	for _, k := range keys {
+		var last int64
+		if err := st.queryRow(bumpNumberSQL, k, count[k]).Scan(&last); err != nil {
+			return fmt.Errorf("number instances of %s: %w", k, err)
+		}
+		next[k] = last - count[k] + 1
+	}
+	for _, i := range order {
+		k := steps[i].Instance.ProcessKey
+		steps[i].Instance.Number = next[k]
+		next[k]++
 	}
 	return nil
 }
@@ -176,7 +218,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 		res, err = st.exec(insertInstanceSQL,
 			dbID(in.ID), in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, dbID(in.ParentID),
 			in.ParentNodeID, created, encodeTime(in.UpdatedAt)-created, encodeOptTime(in.EndedAt),
-			in.Revision, header)
+			in.Revision, header, in.Number)
 		if err == nil {
 			seq, err = insertedRow(res)
 			if errors.Is(err, sql.ErrNoRows) {
@@ -339,13 +381,14 @@ func scanInstance(row interface{ Scan(...any) error }, lead ...any) (runtime.Ins
 	var (
 		in               runtime.InstanceRow
 		created, updated int64
-		ended            sql.NullInt64
+		ended, number    sql.NullInt64
 	)
 	dest := append(lead, idDest(&in.ID), &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
-		idDest(&in.ParentID), &in.ParentNodeID, &created, &updated, &ended, &in.Revision)
+		idDest(&in.ParentID), &in.ParentNodeID, &created, &updated, &ended, &in.Revision, &number)
 	if err := row.Scan(dest...); err != nil {
 		return in, err
 	}
+	in.Number = number.Int64
 	in.CreatedAt = decodeTime(created)
 	in.UpdatedAt = decodeTime(created + updated)
 	in.EndedAt = decodeOptTime(ended)
@@ -390,7 +433,7 @@ func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, err
 		)
 		if err := rs.Scan(&t, &format, &state, &kind, partKeyDest{id, &key}, &ord, &data,
 			&row.id, &row.key, &row.version, &row.status, &row.businessKey, &row.parentID, &row.parentNodeID,
-			&row.created, &row.updated, &row.ended, &row.revision); err != nil {
+			&row.created, &row.updated, &row.ended, &row.revision, &row.number); err != nil {
 			return si, err
 		}
 		if t.Int64 == 0 {
@@ -421,6 +464,7 @@ type nullInstance struct {
 	id, parentID                               dbID
 	key, status, businessKey, parentNodeID     sql.NullString
 	version, created, updated, revision, ended sql.NullInt64
+	number                                     sql.NullInt64
 }
 
 // instance returns the scanned row.
@@ -429,7 +473,7 @@ func (r nullInstance) instance() runtime.InstanceRow {
 		ID: runtime.InstanceID(r.id), ProcessKey: r.key.String, ProcessVersion: int(r.version.Int64),
 		Status: r.status.String, BusinessKey: r.businessKey.String, ParentID: runtime.InstanceID(r.parentID),
 		ParentNodeID: r.parentNodeID.String, CreatedAt: decodeTime(r.created.Int64), UpdatedAt: decodeTime(r.created.Int64 + r.updated.Int64),
-		EndedAt: decodeOptTime(r.ended), Revision: r.revision.Int64,
+		EndedAt: decodeOptTime(r.ended), Revision: r.revision.Int64, Number: r.number.Int64,
 	}
 }
 

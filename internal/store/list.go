@@ -46,6 +46,7 @@ type listQuery struct {
 // next column is created_at, so the page comes out of the index in order
 // and costs limit+offset entries, never the number of matches:
 //
+//	number            instances_number (number, process_key): a few rows
 //	parentId          instances_parent (parent_id, created_at)
 //	businessKey       instances_business_key (business_key, created_at)
 //	processKey+version instances_process_version (key, version, status, created_at)
@@ -68,6 +69,9 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 		whereArgs = append(whereArgs, args...)
 	}
 	switch {
+	case f.Number != 0:
+		index = "instances_number"
+		add("number = ?", f.Number)
 	case f.ParentID != "":
 		index = "instances_parent"
 		add("parent_id = ? AND parent_id <> ''", dbID(f.ParentID))
@@ -86,6 +90,9 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 	}
 	if f.ProcessVersion != 0 {
 		add("process_version = ?", f.ProcessVersion)
+	}
+	if f.ParentID != "" && index != "instances_parent" {
+		add("parent_id = ?", dbID(f.ParentID))
 	}
 	if f.BusinessKey != "" && index != "instances_business_key" {
 		add("business_key = ?", f.BusinessKey)

@@ -30,7 +30,7 @@ type stmtCache struct {
 
 // writeQueries are the statements of the writer, prepared by Open.
 var writeQueries = []string{
-	insertInstanceSQL, updateInstanceSQL, instanceStateSQL, replaceStateSQL,
+	insertInstanceSQL, bumpNumberSQL, updateInstanceSQL, instanceStateSQL, replaceStateSQL,
 	upsertPartSQL, updatePartDataSQL, deletePartSQL, deletePartsSQL, insertFactsSQL, upsertIncidentSQL,
 	insertKindSQL, selectKindSQL, selectKindNameSQL,
 	insertWaitSQL, upsertWaitSQL, deleteWaitSQL, deleteInstanceWaitsSQL, waitExistsSQL,

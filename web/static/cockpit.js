@@ -435,6 +435,25 @@
     container.scrollIntoView({ block: 'nearest' });
   });
 
+  // A copy button (copyID in web/templates) puts the full id it names on
+  // the clipboard and says so in its title for a moment.
+  document.addEventListener('click', function (ev) {
+    var b = ev.target.closest && ev.target.closest('button[data-copy]');
+    if (!b) return;
+    ev.preventDefault();
+    var done = function (msg) {
+      var was = b.getAttribute('title');
+      b.setAttribute('title', msg);
+      b.dataset.copied = 'true';
+      setTimeout(function () { b.setAttribute('title', was); delete b.dataset.copied; }, 1500);
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(b.dataset.copy).then(function () { done('Copied'); }, function () { done(b.dataset.copy); });
+    } else {
+      done(b.dataset.copy);
+    }
+  });
+
   // A "select all" button checks every checkbox of its name (the bulk
   // retry's incidents), or clears them when all are checked already.
   document.addEventListener('click', function (ev) {

@@ -286,7 +286,10 @@ type InstanceFilter struct {
 	Status      string
 	BusinessKey string
 	Parent      string
-	Page        int
+	// Number finds an instance by its number: "#1042", "1042" or
+	// "order #1042" (which also sets the process).
+	Number string
+	Page   int
 }
 
 // InstancesLive is the list and its pager.
@@ -304,14 +307,19 @@ type InstancesLive struct {
 
 // InstanceItem is one row of the instance list.
 type InstanceItem struct {
-	ID          string
+	ID string
+	// Number is the instance's number among its process key's.
+	Number      int64
 	ProcessKey  string
 	Version     int
 	Status      string
 	BusinessKey string
 	ParentID    string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// ParentKey and ParentNumber name the parent ("" and 0 when it is gone).
+	ParentKey    string
+	ParentNumber int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 	// Incident: the instance has an open incident; IncidentsInTree: an
 	// instance it called, directly or further down, has one.
 	Incident        bool
@@ -322,6 +330,7 @@ type InstanceItem struct {
 type InstancePage struct {
 	Layout
 	ID         string
+	Number     int64
 	ProcessKey string
 	Version    int
 	XMLURL     string
@@ -414,6 +423,7 @@ type InstanceLive struct {
 // TraceItem is one instance on the call path.
 type TraceItem struct {
 	ID         string
+	Number     int64
 	ProcessKey string
 	Status     string
 	// CallNode is the call activity in this instance that leads to the next item.
@@ -429,6 +439,7 @@ type TraceItem struct {
 // ChildItem is one called instance.
 type ChildItem struct {
 	ID         string
+	Number     int64
 	ProcessKey string
 	NodeID     string
 	// NodeName is the call activity's name ("" when it has none).
@@ -544,8 +555,10 @@ type WaitItem struct {
 type IncidentItem struct {
 	ID         string
 	InstanceID string
-	ProcessKey string
-	NodeID     string
+	// InstanceNumber is the instance's number (0 when not read).
+	InstanceNumber int64
+	ProcessKey     string
+	NodeID         string
 	// NodeName is the element's name in the model ("" when unknown).
 	NodeName  string
 	Kind      string
@@ -557,8 +570,9 @@ type IncidentItem struct {
 	CanRetry bool
 	// RootID and RootKey name the root of the instance's call tree when
 	// another instance called it (and the person may read the root).
-	RootID  string
-	RootKey string
+	RootID     string
+	RootKey    string
+	RootNumber int64
 }
 
 // HistoryItem is one entry of the timeline: a fact told as a sentence
@@ -642,10 +656,12 @@ type TasksLive struct {
 
 // TaskItem is one user task with what the acting user may do with it.
 type TaskItem struct {
-	ID              string
-	Name            string
-	NodeID          string
-	InstanceID      string
+	ID         string
+	Name       string
+	NodeID     string
+	InstanceID string
+	// InstanceNumber is the instance's number among its process key's.
+	InstanceNumber  int64
 	ProcessKey      string
 	ProcessName     string
 	BusinessKey     string

@@ -269,6 +269,7 @@ func InstancesURL(f InstanceFilter) string {
 	set("status", f.Status)
 	set("businessKey", f.BusinessKey)
 	set("parent", f.Parent)
+	set("number", f.Number)
 	if f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))
 	}
@@ -309,6 +310,23 @@ const (
 
 // StaticURL is a static asset's URL.
 func StaticURL(name string) string { return "/static/" + name }
+
+// InstanceLabel names an instance for people: "<process> #<number>",
+// process being its process's name or key. An instance whose number is not
+// known (0) falls back to its shortened id; the full id belongs in the
+// title and the copy button (copyID).
+func InstanceLabel(process string, number int64, id string) string {
+	if number > 0 && process == "" {
+		return "#" + strconv.FormatInt(number, 10)
+	}
+	if number > 0 {
+		return process + " #" + strconv.FormatInt(number, 10)
+	}
+	if process == "" {
+		return ShortID(id)
+	}
+	return process + " " + ShortID(id)
+}
 
 // ShortID shortens a long id for display; the full id stays in links and titles.
 func ShortID(id string) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -91,8 +93,9 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	}
 	sb := &stepBatch{failed: -1}
 	sb.b.BeginTx(pgx.TxOptions{})
+	later := queueNumbers(sb, steps)
 	for i := range steps {
-		if err := queueStep(sb, i, db.node, &steps[i]); err != nil {
+		if err := queueStep(sb, i, db.node, &steps[i], later[i]); err != nil {
 			return fmt.Errorf("pgstore: commit step of instance %s: %w", steps[i].Instance.ID, err)
 		}
 	}
@@ -138,8 +141,32 @@ func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []runtime.S
 	return tx.Commit(ctx)
 }
 
-// queueStep checks step s (the i-th) and queues its statements.
-func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord) error {
+// queueNumbers queues one counter raise per process key the steps create
+// instances of, in key order (so two batches lock the counters in the same
+// order and cannot deadlock on them), and returns for each creating step
+// how many instances of its key the batch numbers after it
+// (sqlstore.NumberOrder): its number is
+// the raised counter less that (insertInstanceSQL).
+func queueNumbers(sb *stepBatch, steps []runtime.StepRecord) []int64 {
+	later := make([]int64, len(steps))
+	count := map[string]int64{}
+	order := sqlstore.NumberOrder(steps)
+	for j := len(order) - 1; j >= 0; j-- {
+		i := order[j]
+		k := steps[i].Instance.ProcessKey
+		later[i] = count[k]
+		count[k]++
+	}
+	keys := slices.Sorted(maps.Keys(count))
+	for _, k := range keys {
+		sb.exec(-1, nil, bumpNumberSQL, k, count[k])
+	}
+	return later
+}
+
+// queueStep checks step s (the i-th) and queues its statements; later is
+// how many instances of its key the batch creates after it (queueNumbers).
+func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later int64) error {
 	in := &s.Instance
 	id := string(in.ID)
 	if id == "" {
@@ -188,7 +215,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord) error {
 	if s.PrevRevision == 0 {
 		sb.queryRow(i, func(row pgx.Row) error {
 			var seq int64
-			err := row.Scan(&seq)
+			err := row.Scan(&seq, &in.Number)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
 			}
@@ -196,7 +223,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord) error {
 		}, insertInstanceSQL,
 			id, in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, string(in.ParentID),
 			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
-			in.Revision, header)
+			in.Revision, header, later)
 	} else {
 		sb.queryRow(i, func(row pgx.Row) error {
 			var seq int64

@@ -41,7 +41,11 @@
 //     LockGuard locks the job's row (FOR UPDATE) while it checks the
 //     token, so no activation slips in before it commits;
 //   - deployments serialize on an advisory lock, so two never mint the
-//     same version.
+//     same version;
+//   - a commit that creates instances first raises each process key's
+//     counter in instance_numbers (INSERT … ON CONFLICT DO UPDATE, in key
+//     order), which holds the key's row until it commits, so two nodes
+//     never hand out the same instance number (migration 0005).
 //
 // A group commit (CommitSteps) is two round trips: BEGIN and every
 // statement of its steps in one pipelined batch, then COMMIT (commit.go).

@@ -15,11 +15,20 @@ import (
 // The statements of a step and of the instance reads.
 const (
 	// insertInstanceSQL creates an instance; no row comes back if the id exists.
+	// Its number is the key's counter (raised for the whole batch by
+	// bumpNumberSQL earlier in the transaction) less $13, the number of
+	// instances of the key the batch creates after this one.
 	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-		    parent_node_id, created_at, updated_at, ended_at, revision, state)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		    parent_node_id, created_at, updated_at, ended_at, revision, state, number)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+		    (SELECT last - $13 FROM instance_numbers WHERE process_key = $2))
 		ON CONFLICT (id) DO NOTHING
-		RETURNING seq`
+		RETURNING seq, number`
+	// bumpNumberSQL raises the instance counter of a process key by the
+	// number of instances of the key a batch creates ($2), locking the
+	// key's row until the commit. Arguments: process key, count.
+	bumpNumberSQL = `INSERT INTO instance_numbers (process_key, last) VALUES ($1, $2)
+		ON CONFLICT (process_key) DO UPDATE SET last = instance_numbers.last + excluded.last`
 	// updateInstanceSQL moves the mutable columns if the revision is still
 	// the one the step was computed from. Under READ COMMITTED a
 	// concurrent update of the row makes this one wait and then re-check
@@ -41,7 +50,7 @@ const (
 
 	// instanceColumns selects an InstanceRow (scanInstance).
 	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-		created_at, updated_at, ended_at, revision`
+		created_at, updated_at, ended_at, revision, number`
 	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = $1`
 	selectStateSQL       = `SELECT seq, state, ` + instanceColumns + ` FROM instances WHERE id = $1`
 	selectPartsSQL       = `SELECT kind, key, ord, data FROM instance_parts WHERE instance_seq = $1 ORDER BY kind, ord, key`
@@ -96,13 +105,14 @@ func scanInstance(row pgx.Row, lead ...any) (runtime.InstanceRow, error) {
 		in               runtime.InstanceRow
 		id, parent       string
 		created, updated int64
-		ended            sql.NullInt64
+		ended, number    sql.NullInt64
 	)
 	dest := append(lead, &id, &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
-		&parent, &in.ParentNodeID, &created, &updated, &ended, &in.Revision)
+		&parent, &in.ParentNodeID, &created, &updated, &ended, &in.Revision, &number)
 	if err := row.Scan(dest...); err != nil {
 		return in, err
 	}
+	in.Number = number.Int64
 	in.ID, in.ParentID = runtime.InstanceID(id), runtime.InstanceID(parent)
 	in.CreatedAt = decodeTime(created)
 	in.UpdatedAt = decodeTime(updated)

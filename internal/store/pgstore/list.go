@@ -15,6 +15,9 @@ import (
 // its arguments in a.
 func listWhere(f runtime.InstanceFilter, a *args) []string {
 	var where []string
+	if f.Number != 0 {
+		where = append(where, "number = "+a.add(f.Number))
+	}
 	if f.ParentID != "" {
 		where = append(where, "parent_id = "+a.add(string(f.ParentID))+" AND parent_id <> ''")
 	}

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -369,4 +370,39 @@ func IncidentAncestryQuery(filter string) string {
 		WHERE up.parent <> '' AND up.depth < ` + strconv.Itoa(MaxCallDepth) + `
 	)
 	SELECT start, id, key, depth FROM up` + filter
+}
+
+// NumberOrder returns the indexes of the steps that create their instance
+// (PrevRevision 0) in the order they take their numbers (instances.number):
+// a caller before the children it calls in the same batch, else batch
+// order. The runtime lists a start's records with its children after
+// their own children (it launches depth first), so batch order alone
+// would number a grandchild before its parent.
+func NumberOrder(steps []runtime.StepRecord) []int {
+	var (
+		order []int
+		at    map[runtime.InstanceID]int
+	)
+	for i := range steps {
+		if steps[i].PrevRevision == 0 {
+			order = append(order, i)
+		}
+	}
+	if len(order) < 2 {
+		return order
+	}
+	at = make(map[runtime.InstanceID]int, len(order))
+	for _, i := range order {
+		at[steps[i].Instance.ID] = i
+	}
+	depth := make(map[int]int, len(order))
+	for _, i := range order {
+		d := 0
+		for p, ok := at[steps[i].Instance.ParentID]; ok && d < len(order); p, ok = at[steps[p].Instance.ParentID] {
+			d++
+		}
+		depth[i] = d
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return depth[a] - depth[b] })
+	return order
 }
