@@ -119,6 +119,8 @@ type Instance struct {
 	ProcessKey  string `json:"processKey"`
 	Status      string `json:"status"`
 	BusinessKey string `json:"businessKey"`
+	// Number is the instance's number within its process key.
+	Number int64 `json:"number"`
 }
 
 // Start starts an instance of the latest version of key.

@@ -60,9 +60,9 @@ func runList(ctx context.Context, e *env) (*Result, error) {
 	if err != nil {
 		return r, err
 	}
-	bk := "bk-0000000"
+	bk, number := "bk-0000000", int64(1)
 	if len(some.Items) > 0 {
-		bk = some.Items[0].BusinessKey
+		bk, number = some.Items[0].BusinessKey, max(some.Items[0].Number, 1)
 	}
 	type query struct {
 		name string
@@ -74,6 +74,8 @@ func runList(ctx context.Context, e *env) (*Result, error) {
 		{"status", url.Values{"status": {"running"}}},
 		{"status", url.Values{"status": {"completed"}}},
 		{"businessKey", url.Values{"businessKey": {bk}}},
+		{"processKey+number", url.Values{"processKey": {keyListA}, "number": {fmt.Sprint(number)}}},
+		{"number", url.Values{"number": {fmt.Sprint(number)}}},
 		{"processKey", url.Values{"processKey": {keyListB}}},
 		{"no filter", url.Values{}},
 		{"deep page by offset", url.Values{"offset": {fmt.Sprint(stored / 2)}}},
