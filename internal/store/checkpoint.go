@@ -18,11 +18,15 @@ import (
 // instead moves the automatic threshold far out (writerAutoCheckpoint) and
 // checkpoints from a connection of its own, in the background, a short
 // while after commits: PASSIVE, so it never blocks the writer or a reader,
-// and late enough that a page written by many commits is copied once.
+// and late enough that a page written by many commits is copied once. The
+// while is short (DefaultCheckpointInterval): at full load the log grows by
+// tens of megabytes a second, and a log that reaches the writer's threshold
+// is checkpointed inside a commit again, with the stall this avoids (at a
+// second the stalls came back; measured with cmd/gobpm-load).
 const (
 	// DefaultCheckpointInterval is how long the background checkpointer
 	// waits after a commit before it checkpoints (Options.CheckpointInterval).
-	DefaultCheckpointInterval = time.Second
+	DefaultCheckpointInterval = 100 * time.Millisecond
 	// writerAutoCheckpoint is the writer's wal_autocheckpoint in pages: the
 	// safety net should the background checkpointer fall behind (64 MiB
 	// of WAL with 4 KiB pages).
