@@ -111,8 +111,13 @@ func TestClientWalkThrough(t *testing.T) {
 	if len(incs) != 1 || incs[0].Message != "warehouse down" {
 		t.Fatalf("incidents = %+v", incs)
 	}
-	if _, err := c.RetryIncident(ctx, incs[0].ID, 2); err != nil {
+	if incs[0].ProcessKey != inst.ProcessKey || incs[0].InstanceNumber != inst.Number || inst.Number < 1 {
+		t.Errorf("incident names %s #%d, want %s #%d", incs[0].ProcessKey, incs[0].InstanceNumber, inst.ProcessKey, inst.Number)
+	}
+	if retried, err := c.RetryIncident(ctx, incs[0].ID, 2); err != nil {
 		t.Fatal(err)
+	} else if retried.InstanceNumber != inst.Number {
+		t.Errorf("retried incident names #%d, want #%d", retried.InstanceNumber, inst.Number)
 	}
 	jobs = must(c.ActivateJobs(ctx, client.ActivateRequest{Type: "reserve-stock", Worker: "w", LockDuration: time.Minute, RequestTimeout: 2 * time.Second}))
 	if len(jobs) != 1 {

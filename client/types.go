@@ -146,14 +146,18 @@ type Track struct {
 
 // Incident is a failure an operator must look at.
 type Incident struct {
-	ID         string  `json:"id"`
-	InstanceID string  `json:"instanceId"`
-	NodeID     *string `json:"nodeId"`
-	ScopeID    *string `json:"scopeId"`
-	Kind       string  `json:"kind"`
-	Message    string  `json:"message"`
-	CreatedAt  string  `json:"createdAt"`
-	ResolvedAt string  `json:"resolvedAt,omitempty"`
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	// ProcessKey and InstanceNumber name the incident's instance for
+	// people ("invoice #7").
+	ProcessKey     string  `json:"processKey"`
+	InstanceNumber int64   `json:"instanceNumber"`
+	NodeID         *string `json:"nodeId"`
+	ScopeID        *string `json:"scopeId"`
+	Kind           string  `json:"kind"`
+	Message        string  `json:"message"`
+	CreatedAt      string  `json:"createdAt"`
+	ResolvedAt     string  `json:"resolvedAt,omitempty"`
 }
 
 // Wait is one thing an instance waits for.

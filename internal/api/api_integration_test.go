@@ -150,12 +150,17 @@ func TestIntegrationIncidentAndCancel(t *testing.T) {
 	if inst["status"] == "completed" {
 		t.Fatalf("no-match instance completed: %v", inst)
 	}
-	if incs := inst["incidents"].([]any); len(incs) != 1 || incs[0].(map[string]any)["nodeId"] != "gw" {
-		t.Errorf("incidents = %v", incs)
+	if incs := inst["incidents"].([]any); len(incs) != 1 || incs[0].(map[string]any)["nodeId"] != "gw" ||
+		incs[0].(map[string]any)["processKey"] != "nomatch" || incs[0].(map[string]any)["instanceNumber"] != inst["number"] {
+		t.Errorf("incidents = %v, want one at gw of nomatch #%v", incs, inst["number"])
 	}
 	items := b.get("/api/v1/incidents?instanceId="+id).wantStatus(t, http.StatusOK).items(t)
-	if len(items) != 1 {
-		t.Errorf("incidents = %v", items)
+	if len(items) != 1 || items[0].(map[string]any)["processKey"] != "nomatch" || items[0].(map[string]any)["instanceNumber"] != inst["number"] {
+		t.Errorf("incidents = %v, want one of nomatch #%v", items, inst["number"])
+	}
+	got := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
+	if incs := got["incidents"].([]any); len(incs) != 1 || incs[0].(map[string]any)["instanceNumber"] != inst["number"] {
+		t.Errorf("instance incidents = %v, want one of nomatch #%v", incs, inst["number"])
 	}
 	b.get("/api/v1/incidents").wantStatus(t, http.StatusOK)
 

@@ -195,13 +195,17 @@ type Track struct {
 
 // Incident is a failure an operator must look at.
 type Incident struct {
-	ID         string  `json:"id"`
-	InstanceID string  `json:"instanceId"`
-	NodeID     *string `json:"nodeId"`
-	ScopeID    *string `json:"scopeId"`
-	Kind       string  `json:"kind"`
-	Message    string  `json:"message"`
-	CreatedAt  string  `json:"createdAt"`
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	// ProcessKey and InstanceNumber name the incident's instance for
+	// people ("invoice #7").
+	ProcessKey     string  `json:"processKey"`
+	InstanceNumber int64   `json:"instanceNumber"`
+	NodeID         *string `json:"nodeId"`
+	ScopeID        *string `json:"scopeId"`
+	Kind           string  `json:"kind"`
+	Message        string  `json:"message"`
+	CreatedAt      string  `json:"createdAt"`
 	// ResolvedAt is omitted while the incident is open.
 	ResolvedAt string `json:"resolvedAt,omitempty"`
 }
@@ -450,7 +454,8 @@ func toScope(sc runtime.ScopeView) Scope {
 
 func toIncident(inc runtime.IncidentRow) Incident {
 	return Incident{
-		ID: inc.ID, InstanceID: string(inc.InstanceID), NodeID: nullable(inc.NodeID), ScopeID: nullable(inc.ScopeID),
+		ID: inc.ID, InstanceID: string(inc.InstanceID), ProcessKey: inc.ProcessKey, InstanceNumber: inc.InstanceNumber,
+		NodeID: nullable(inc.NodeID), ScopeID: nullable(inc.ScopeID),
 		Kind: inc.Kind, Message: inc.Message, CreatedAt: timestamp(inc.CreatedAt), ResolvedAt: timestamp(inc.ResolvedAt),
 	}
 }

@@ -183,7 +183,7 @@ func (f *fakeService) StartInstance(_ context.Context, req runtime.StartRequest)
 		})
 	}
 	if req.BusinessKey == "incident" {
-		v.Incidents = []runtime.IncidentRow{{ID: "inc-1", InstanceID: id, NodeID: "Gateway_1", ScopeID: "sc-1", Kind: "no-outgoing-flow", Message: "no condition matched", CreatedAt: f.now}}
+		v.Incidents = []runtime.IncidentRow{{ID: "inc-1", InstanceID: id, ProcessKey: v.ProcessKey, InstanceNumber: v.Number, NodeID: "Gateway_1", ScopeID: "sc-1", Kind: "no-outgoing-flow", Message: "no condition matched", CreatedAt: f.now}}
 	}
 	f.instances[id] = v
 	f.order = append(f.order, id)

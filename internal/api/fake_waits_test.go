@@ -62,8 +62,8 @@ func newFakeWaits() fakeWaits {
 	w := fakeWaits{
 		jobs: map[string]*fakeJob{},
 		incidents: map[string]*runtime.IncidentRow{
-			"inc-9":  {ID: "inc-9", InstanceID: "inst-1", NodeID: "Send_1", ScopeID: "sc-1", Kind: "job-failed", Message: "smtp down", CreatedAt: now},
-			"inc-10": {ID: "inc-10", InstanceID: "inst-1", NodeID: "Send_1", ScopeID: "sc-1", Kind: "job-failed", Message: "smtp down", CreatedAt: now, ResolvedAt: now},
+			"inc-9":  {ID: "inc-9", InstanceID: "inst-1", ProcessKey: "mail", InstanceNumber: 1, NodeID: "Send_1", ScopeID: "sc-1", Kind: "job-failed", Message: "smtp down", CreatedAt: now},
+			"inc-10": {ID: "inc-10", InstanceID: "inst-1", ProcessKey: "mail", InstanceNumber: 1, NodeID: "Send_1", ScopeID: "sc-1", Kind: "job-failed", Message: "smtp down", CreatedAt: now, ResolvedAt: now},
 		},
 		tasks:       map[string]*runtime.TaskView{},
 		messages:    map[string][]string{"payment": {"order-1"}},

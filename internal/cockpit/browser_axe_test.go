@@ -76,6 +76,19 @@ func TestBrowserAccessibility(t *testing.T) {
 	if _, err := b.rt.ClaimTask(context.Background(), pack.ID, runtime.Actor{User: "ann", Groups: []string{"clerks"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A migration batch of one instance of migr, and another left to plan.
+	b.deploy("migrate_v1.bpmn")
+	moved := b.start("migr", "", map[string]any{"orderId": "o-1"})
+	b.start("migr", "", map[string]any{"orderId": "o-2"})
+	b.deploy("migrate_v2.bpmn")
+	batch, _, err := b.rt.StartMigration(context.Background(), runtime.MigrationPlan{ProcessKey: "migr", SourceVersion: 1, TargetVersion: 2,
+		Mapping: map[string]string{"msg": "msg2"}, InstanceIDs: []runtime.InstanceID{moved.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.AwaitMigration(context.Background(), batch.ID); err != nil {
+		t.Fatal(err)
+	}
 
 	run(t, ctx, "act as ann of the clerks",
 		chromedp.Navigate(b.srv.URL+"/tasks"),
@@ -98,6 +111,8 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"/tasks", `[data-testid="task"]`, ""},
 		{"/tasks?task=" + pack.ID, `[data-testid="task-form"]`, formReady},
 		{"/incidents", `[data-testid="incident"]`, ""},
+		{"/processes/migr/migrate?from=1&to=2&map%3Amsg=msg2", `[data-testid="migrate-instance-link"]`, ""},
+		{"/migrations/" + batch.ID, `[data-testid="migration-item-link"]`, ""},
 		{"/nowhere", `[data-testid="error-message"]`, ""},
 	} {
 		run(t, ctx, "open "+pg.path, chromedp.Navigate(b.srv.URL+pg.path), chromedp.WaitVisible(css(pg.ready)))

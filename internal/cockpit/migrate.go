@@ -150,8 +150,17 @@ func (h *handler) migrateForm(w http.ResponseWriter, r *http.Request, key string
 	for _, pr := range check.Plan {
 		p.Plan = append(p.Plan, pr.Message)
 	}
+	ids := make([]runtime.InstanceID, 0, len(check.Instances))
 	for _, in := range check.Instances {
-		c := templates.InstanceCheck{InstanceID: string(in.InstanceID)}
+		ids = append(ids, in.InstanceID)
+	}
+	rows, err := h.svc.InstanceRows(ctx, ids)
+	if err != nil {
+		return p, 0, err
+	}
+	for _, in := range check.Instances {
+		row := rows[in.InstanceID]
+		c := templates.InstanceCheck{InstanceID: string(in.InstanceID), ProcessKey: row.ProcessKey, Number: row.Number}
 		for _, pr := range in.Problems {
 			c.Problems = append(c.Problems, pr.Message)
 		}
@@ -180,8 +189,20 @@ func (h *handler) migration(w http.ResponseWriter, r *http.Request) {
 	for _, src := range slices.Sorted(maps.Keys(v.Mapping)) {
 		p.Mapping = append(p.Mapping, src+" → "+v.Mapping[src])
 	}
+	// One read names every instance of the batch ("order #7").
+	ids := make([]runtime.InstanceID, 0, len(v.Items))
 	for _, it := range v.Items {
-		p.Items = append(p.Items, templates.MigrationRow{InstanceID: string(it.InstanceID), Status: it.Status, Reason: it.Reason})
+		ids = append(ids, it.InstanceID)
+	}
+	rows, err := h.svc.InstanceRows(r.Context(), ids)
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	for _, it := range v.Items {
+		row := rows[it.InstanceID]
+		p.Items = append(p.Items, templates.MigrationRow{InstanceID: string(it.InstanceID), ProcessKey: row.ProcessKey, Number: row.Number,
+			Status: it.Status, Reason: it.Reason})
 	}
 	h.render(w, r, http.StatusOK, templates.Migration(p))
 }

@@ -2,6 +2,7 @@ package cockpit_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -46,6 +47,25 @@ func TestMigrateFromTheProcessPage(t *testing.T) {
 			t.Errorf("instance %s: %q", id, row.Text())
 		}
 	}
+	// Each instance is named by key and number, its id on hover and in
+	// its copy button, as in the instance list.
+	wantLabels := func(p *page, row, link string) {
+		t.Helper()
+		for _, v := range []runtime.InstanceView{a, c} {
+			r := p.doc.Find(`[data-testid="` + row + `"][data-id="` + string(v.ID) + `"]`)
+			l := r.Find(`[data-testid="` + link + `"]`)
+			if want := fmt.Sprintf("migr #%d", v.Number); v.Number < 1 || strings.TrimSpace(l.Text()) != want {
+				t.Errorf("%s of %s reads %q, want %q", row, v.ID, strings.TrimSpace(l.Text()), want)
+			}
+			if l.AttrOr("title", "") != string(v.ID) || l.AttrOr("href", "") != "/instances/"+string(v.ID) {
+				t.Errorf("%s of %s: title %q, href %q", row, v.ID, l.AttrOr("title", ""), l.AttrOr("href", ""))
+			}
+			if got := r.Find(`[data-testid="copy-id"]`).AttrOr("data-copy", ""); got != string(v.ID) {
+				t.Errorf("%s of %s copies %q", row, v.ID, got)
+			}
+		}
+	}
+	wantLabels(p, "migrate-instance", "migrate-instance-link")
 	if p.testid("migrate-run-form").Length() != 0 {
 		t.Errorf("a plan that does not fit can be run")
 	}
@@ -80,6 +100,7 @@ func TestMigrateFromTheProcessPage(t *testing.T) {
 		p.doc.Find(`[data-testid="migration-item"][data-status="migrated"]`).Length() != 2 {
 		t.Errorf("progress: %s", p.testid("migration").Text())
 	}
+	wantLabels(p, "migration-item", "migration-item-link")
 	for _, id := range []runtime.InstanceID{a.ID, c.ID} {
 		if v := b.instance(id).ProcessVersion; v != 2 {
 			t.Errorf("%s at v%d", id, v)

@@ -754,6 +754,7 @@ func startedView(proc *bpmn.Process, w *work, st *engine.State) InstanceView {
 	v.Incidents = []IncidentRow{}
 	at := map[string]int{}
 	for _, in := range w.recs[0].Incidents { // opened, maybe resolved, in this step: the last word counts
+		in.ProcessKey, in.InstanceNumber = v.ProcessKey, v.Number
 		if i, ok := at[in.ID]; ok {
 			v.Incidents[i] = in
 			continue

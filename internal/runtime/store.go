@@ -125,6 +125,11 @@ type IncidentRow struct {
 	CreatedAt  time.Time
 	// ResolvedAt is zero while the incident is open.
 	ResolvedAt time.Time
+	// ProcessKey and InstanceNumber are those of the incident's instance,
+	// read with the incident (the instance row holds them; a step's
+	// record leaves them empty).
+	ProcessKey     string
+	InstanceNumber int64
 }
 
 // StepRecord is everything one step of one instance writes. The store

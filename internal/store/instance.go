@@ -764,11 +764,14 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 				inc      runtime.IncidentRow
 				created  int64
 				resolved sql.NullInt64
+				key      sql.NullString
+				number   sql.NullInt64
 			)
 			if err := rs.Scan(&inc.ID, idDest(&inc.InstanceID), &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message,
-				&created, &resolved); err != nil {
+				&created, &resolved, &key, &number); err != nil {
 				return err
 			}
+			inc.ProcessKey, inc.InstanceNumber = key.String, number.Int64
 			inc.CreatedAt = decodeTime(created)
 			inc.ResolvedAt = decodeOptTime(resolved)
 			out = append(out, inc)
@@ -790,32 +793,36 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 // incidentsPageQuery is incidentsQuery after a keyset position
 // (arguments: at, at, id) and with a limit (argument last).
 func incidentsPageQuery(byInstance, openOnly, after bool) string {
-	var where []string
-	if byInstance {
-		where = append(where, "instance_id = ?")
-	}
-	if openOnly {
-		where = append(where, "resolved_at IS NULL")
-	}
+	where := incidentsWhere(byInstance, openOnly)
 	if after {
-		where = append(where, "(created_at > ? OR (created_at = ? AND id > ?))")
+		where = append(where, "(c.created_at > ? OR (c.created_at = ? AND c.id > ?))")
 	}
-	return `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
-		FROM incidents` + whereClause(where) + ` ORDER BY created_at, id LIMIT ?`
+	return incidentsSelect + whereClause(where) + ` ORDER BY c.created_at, c.id LIMIT ?`
 }
 
 // incidentsQuery is the query of Incidents: of one instance (argument:
 // its id) or of all, open ones only or all.
 func incidentsQuery(byInstance, openOnly bool) string {
+	return incidentsSelect + whereClause(incidentsWhere(byInstance, openOnly)) + ` ORDER BY c.created_at, c.id`
+}
+
+// incidentsSelect reads incidents (c) with their instance's process key
+// and number: a LEFT JOIN, so SQLite keeps incidents the outer loop (on
+// incidents_instance or incidents_open) and finds each instance by its id.
+const incidentsSelect = `SELECT c.id, c.instance_id, c.node_id, c.scope_id, c.kind, c.message, c.created_at, c.resolved_at,
+		i.process_key, i.number
+	FROM incidents c LEFT JOIN instances i ON i.id = c.instance_id`
+
+// incidentsWhere are the conditions of incidentsQuery.
+func incidentsWhere(byInstance, openOnly bool) []string {
 	var where []string
 	if byInstance {
-		where = append(where, "instance_id = ?")
+		where = append(where, "c.instance_id = ?")
 	}
 	if openOnly {
-		where = append(where, "resolved_at IS NULL")
+		where = append(where, "c.resolved_at IS NULL")
 	}
-	return `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
-		FROM incidents` + whereClause(where) + ` ORDER BY created_at, id`
+	return where
 }
 
 // instanceExists returns runtime.ErrNotFound unless the instance exists.

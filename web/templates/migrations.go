@@ -72,6 +72,9 @@ type MappingRow struct {
 // InstanceCheck is the validation of one instance of a migration plan.
 type InstanceCheck struct {
 	InstanceID string
+	// ProcessKey and Number name the instance for people ("order #7").
+	ProcessKey string
+	Number     int64
 	Problems   []string
 }
 
@@ -96,6 +99,9 @@ type MigrationPage struct {
 // MigrationRow is one instance of a batch with its outcome.
 type MigrationRow struct {
 	InstanceID string
+	// ProcessKey and Number name the instance for people ("order #7").
+	ProcessKey string
+	Number     int64
 	Status     string
 	Reason     string
 }

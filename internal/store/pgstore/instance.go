@@ -257,16 +257,19 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 		where []string
 	)
 	if id != "" {
-		where = append(where, "instance_id = "+a.add(string(id)))
+		where = append(where, "c.instance_id = "+a.add(string(id)))
 	}
 	if f.OpenOnly || id == "" {
-		where = append(where, "resolved_at IS NULL")
+		where = append(where, "c.resolved_at IS NULL")
 	}
 	if f.After != "" {
-		where = append(where, "(created_at, id) > ("+a.add(encodeTime(f.AfterAt))+", "+a.add(f.After)+")")
+		where = append(where, "(c.created_at, c.id) > ("+a.add(encodeTime(f.AfterAt))+", "+a.add(f.After)+")")
 	}
-	query := `SELECT id, instance_id, node_id, scope_id, kind, message, created_at, resolved_at
-		FROM incidents` + whereClause(where) + ` ORDER BY created_at, id LIMIT ` + a.add(limitArg(f.Limit))
+	// The instance's process key and number come in the same query.
+	query := `SELECT c.id, c.instance_id, c.node_id, c.scope_id, c.kind, c.message, c.created_at, c.resolved_at,
+			i.process_key, i.number
+		FROM incidents c LEFT JOIN instances i ON i.id = c.instance_id` + whereClause(where) +
+		` ORDER BY c.created_at, c.id LIMIT ` + a.add(limitArg(f.Limit))
 	var out []runtime.IncidentRow
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -276,8 +279,11 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 				inst     string
 				created  int64
 				resolved sql.NullInt64
+				key      sql.NullString
+				number   sql.NullInt64
 			)
-			err := row.Scan(&inc.ID, &inst, &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message, &created, &resolved)
+			err := row.Scan(&inc.ID, &inst, &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message, &created, &resolved, &key, &number)
+			inc.ProcessKey, inc.InstanceNumber = key.String, number.Int64
 			inc.InstanceID = runtime.InstanceID(inst)
 			inc.CreatedAt = decodeTime(created)
 			inc.ResolvedAt = sqlstore.DecodeOptTime(resolved)

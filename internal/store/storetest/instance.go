@@ -439,10 +439,10 @@ func testIncidents(t *testing.T, open Opener) {
 		{ID: "inc-a1", InstanceID: "a", NodeID: "task", ScopeID: "s1", Kind: "job_failed", Message: "boom", CreatedAt: t0},
 		{ID: "inc-a2", NodeID: "gw", ScopeID: "s0", Kind: "expression", Message: "bad", CreatedAt: t0.Add(time.Second)},
 	}
-	b := NewStep("b", "order", 1)
+	b := NewStep("b", "invoice", 1)
 	b.Incidents = []runtime.IncidentRow{{ID: "inc-b1", InstanceID: "b", Kind: "job_failed", CreatedAt: t0.Add(2 * time.Second)}}
 	c := NewStep("c", "order", 1)
-	MustCommit(t, db, a, b, c)
+	MustCommit(t, db, a, b, c) // a is order #1, b invoice #1, c order #2
 	// Resolve inc-a1 in a later step of a.
 	a2 := NextStep(a, runtime.StatusRunning)
 	resolved := a.Incidents[0]
@@ -486,13 +486,46 @@ func testIncidents(t *testing.T, open Opener) {
 		if err != nil || len(got) != 2 {
 			t.Fatalf("Incidents = %v, %v", got, err)
 		}
+		resolved := resolved
+		resolved.ProcessKey, resolved.InstanceNumber = "order", 1
 		if !reflect.DeepEqual(got[0], resolved) {
 			t.Errorf("resolved incident = %+v, want %+v", got[0], resolved)
 		}
 		want := a.Incidents[1]
 		want.InstanceID = "a"
+		want.ProcessKey, want.InstanceNumber = "order", 1
 		if !reflect.DeepEqual(got[1], want) {
 			t.Errorf("open incident = %+v, want %+v", got[1], want)
+		}
+	})
+	t.Run("each incident names its instance's key and number", func(t *testing.T) {
+		t.Parallel()
+		type named struct {
+			ID, Key string
+			Number  int64
+		}
+		want := []named{{"inc-a2", "order", 1}, {"inc-b1", "invoice", 1}}
+		var got []named
+		f := runtime.IncidentFilter{OpenOnly: true, Limit: 1}
+		for range 3 { // a page at a time: the keyset query reads them too
+			page, err := db.IncidentsPage(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			for _, in := range page {
+				got = append(got, named{in.ID, in.ProcessKey, in.InstanceNumber})
+			}
+			f.After, f.AfterAt = page[0].ID, page[0].CreatedAt
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("IncidentsPage = %+v, want %+v", got, want)
+		}
+		all, err := db.Incidents(ctx, "", true)
+		if err != nil || len(all) != 2 || all[1].ProcessKey != "invoice" || all[1].InstanceNumber != 1 {
+			t.Errorf("Incidents = %+v, %v, want inc-b1 of invoice #1 last", all, err)
 		}
 	})
 	t.Run("an incident id of another instance conflicts", func(t *testing.T) {
