@@ -224,6 +224,9 @@ func TestBrowserInboxCompletesTask(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid="assigned"] [data-testid="task-open"]`)),
 		chromedp.Click(css(`[data-testid="assigned"] [data-testid="task-open"]`)),
 		chromedp.WaitVisible(css(`[data-testid="complete-json"] summary`)),
+		// The task's form is drawn after the page loads, above the JSON
+		// panel: wait for it so the panel does not move under the click.
+		chromedp.WaitVisible(css(`[data-testid="task-form"][data-rendered]`)),
 		chromedp.Click(css(`[data-testid="complete-json"] summary`)),
 		chromedp.WaitVisible(css(`[data-testid="complete-variables"]`)),
 		chromedp.SendKeys(css(`[data-testid="complete-variables"]`), `{"approved": true}`),
