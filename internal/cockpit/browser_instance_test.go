@@ -35,6 +35,16 @@ func TestBrowserInstancePathAndAutoLayout(t *testing.T) {
 	truthy(t, ctx, "the token badge leaves the name readable", fmt.Sprintf(badgeAboveShape, "archive"))
 	run(t, ctx, "unfold a fact's detail", chromedp.Click(css(`[data-testid="fact-raw"] summary`)))
 	truthy(t, ctx, "the raw fact shows", `document.querySelector('[data-testid="fact-raw"][open] code').getBoundingClientRect().height > 0`)
+	// A live refresh re-renders the history; the unfolded detail stays
+	// unfolded, and only that one.
+	truthy(t, ctx, "one fact's detail is unfolded", `(window.__opened = document.querySelector('[data-testid="fact-raw"][open]').dataset.key, document.querySelectorAll('[data-testid="fact-raw"][open]').length === 1)`)
+	truthy(t, ctx, "a refresh of the live region is triggered",
+		`(window.__history = document.querySelector('[data-testid="fact"]'), htmx.trigger(document.getElementById('live'), 'gobpm:changed'), true)`)
+	waitFor(t, ctx, "the history was re-rendered", `document.querySelector('[data-testid="fact"]') !== window.__history`, 5*time.Second)
+	truthy(t, ctx, "the same detail is still unfolded, and no other", `(() => {
+		const open = document.querySelectorAll('[data-testid="fact-raw"][open]');
+		return open.length === 1 && open[0].dataset.key === window.__opened;
+	})()`)
 	shoot(t, ctx, "instance-path.png")
 
 	mi := b.start("approvals", "", map[string]any{"approvers": []any{"ann", "bob"}})

@@ -500,6 +500,43 @@
       });
   }
 
+  // A live refresh re-renders its region with every <details> closed; the
+  // ones the person had opened are opened again, so a refresh never folds
+  // away what they are reading or filling in. A panel is known by its id,
+  // else by its data-testid and data-key (a fact's detail: its sequence
+  // number); a name several closed or open panels share is not restored.
+  var openPanels = null;
+  function panelKey(d) {
+    if (d.id) return '#' + d.id;
+    var t = d.getAttribute('data-testid');
+    if (!t) return '';
+    var k = d.getAttribute('data-key');
+    return k ? t + '/' + k : t;
+  }
+  function panelKeys(region, onlyOpen) {
+    var seen = {};
+    region.querySelectorAll(onlyOpen ? 'details[open]' : 'details').forEach(function (d) {
+      var k = panelKey(d);
+      if (k) seen[k] = (seen[k] || 0) + 1;
+    });
+    return seen;
+  }
+  document.addEventListener('htmx:beforeSwap', function (e) {
+    var region = e.detail.target;
+    if (!region || region.id !== 'live') return;
+    var all = panelKeys(region, false), open = panelKeys(region, true);
+    openPanels = Object.keys(open).filter(function (k) { return all[k] === 1; });
+  });
+  document.addEventListener('htmx:afterSwap', function (e) {
+    var region = e.detail.target;
+    if (!region || region.id !== 'live' || !openPanels) return;
+    var keep = openPanels;
+    openPanels = null;
+    region.querySelectorAll('details').forEach(function (d) {
+      if (keep.indexOf(panelKey(d)) >= 0) d.open = true;
+    });
+  });
+
   canonicalURL();
   document.addEventListener('htmx:afterSettle', applyState);
   if (document.readyState === 'loading') {
