@@ -67,15 +67,11 @@ const (
 	activateJobsSQL = `WITH picked AS (
 		    SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
 		        SELECT id, created_at FROM (
-		            SELECT id, created_at FROM waits INDEXED BY waits_jobs_free
-		            WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
-		              AND name = ? AND (due_at IS NULL OR due_at <= ?)
+		            SELECT id, created_at FROM ` + freeJobsWhere + `
 		            ORDER BY created_at, id LIMIT ?)
 		        UNION ALL
 		        SELECT id, created_at FROM (
-		            SELECT id, created_at FROM waits INDEXED BY waits_jobs_locked
-		            WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
-		              AND name = ? AND lock_expires_at <= ? AND (due_at IS NULL OR due_at <= ?)
+		            SELECT id, created_at FROM ` + expiredLocksWhere + `
 		            ORDER BY created_at, id LIMIT ?)
 		        ORDER BY created_at, id LIMIT ?))
 		UPDATE waits SET lock_owner = ?, lock_user = ?, lock_expires_at = ?,
@@ -84,15 +80,20 @@ const (
 		RETURNING ` + waitColumns
 
 	// activatableJobSQL says whether activateJobsSQL would lock anything,
-	// read on the read pool. Arguments: type, now, type, now, now.
-	activatableJobSQL = `SELECT EXISTS (
-		    SELECT 1 FROM waits INDEXED BY waits_jobs_free
+	// read on the read pool: the same two sets of jobs. Arguments: type,
+	// now, type, now, now.
+	activatableJobSQL = `SELECT EXISTS (SELECT 1 FROM ` + freeJobsWhere + `)
+		  OR EXISTS (SELECT 1 FROM ` + expiredLocksWhere + `)`
+
+	// freeJobsWhere and expiredLocksWhere are the activatable jobs of a
+	// type, without and with an expired lock, each read in its own partial
+	// index. Arguments: type, now (free); type, now, now (expired).
+	freeJobsWhere = `waits INDEXED BY waits_jobs_free
 		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
-		      AND name = ? AND (due_at IS NULL OR due_at <= ?))
-		  OR EXISTS (
-		    SELECT 1 FROM waits INDEXED BY waits_jobs_locked
+		      AND name = ? AND (due_at IS NULL OR due_at <= ?)`
+	expiredLocksWhere = `waits INDEXED BY waits_jobs_locked
 		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
-		      AND name = ? AND lock_expires_at <= ? AND (due_at IS NULL OR due_at <= ?))`
+		      AND name = ? AND lock_expires_at <= ? AND (due_at IS NULL OR due_at <= ?)`
 
 	// nextJobSQL is the earliest time after now at which a job of a type with
 	// retries left is neither backing off nor locked: the earliest backoff
