@@ -99,12 +99,16 @@ var routeRules = map[string]rule{
 	"GET /api/v1/instances/{id}/scopes":                    on(auth.PermRead, auth.KindProcess, keyInstance),
 	"GET /api/v1/instances/{id}/tracks":                    on(auth.PermRead, auth.KindProcess, keyInstance),
 	"GET /api/v1/instances/{id}/waits":                     on(auth.PermRead, auth.KindProcess, keyInstance),
-	"GET /api/v1/instances/{id}/adhoc":                     anyone(),
+	"GET /api/v1/instances/{id}/adhoc":                     on(auth.PermRead, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/cancel":                   on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/modify":                   on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/variables":                on(auth.PermOperate, auth.KindProcess, keyInstance),
-	"POST /api/v1/instances/{id}/adhoc/{scopeId}/activate": anyone(),
-	"POST /api/v1/instances/{id}/adhoc/{scopeId}/complete": anyone(),
+	// Picking an ad-hoc activity or ending a region changes what the
+	// instance does, with variables of the caller's choosing: operate on
+	// its process (the engine then applies the region's own rules: an
+	// acting user, a candidate activity, an open region).
+	"POST /api/v1/instances/{id}/adhoc/{scopeId}/activate": on(auth.PermOperate, auth.KindProcess, keyInstance),
+	"POST /api/v1/instances/{id}/adhoc/{scopeId}/complete": on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/incidents/{id}/retry":                    on(auth.PermOperate, auth.KindProcess, keyIncident),
 	"POST /api/v1/jobs/{key}/complete":                     on(auth.PermWork, auth.KindJobType, keyJob),
 	"POST /api/v1/jobs/{key}/fail":                         on(auth.PermWork, auth.KindJobType, keyJob),

@@ -268,3 +268,39 @@ func TestListsShowWhatThePersonMayRead(t *testing.T) {
 		t.Errorf("the refused claim is recorded as %+v", e)
 	}
 }
+
+// Activating an ad-hoc activity changes what an instance does: the
+// instance page offers Activate only to people who may operate its
+// process, and a viewer's forged activation is refused and changes
+// nothing, while an operator's starts the activity.
+func TestAdHocActivationNeedsOperate(t *testing.T) {
+	t.Parallel()
+	b := setupAuth(t, map[string]auth.Role{"olga": auth.RoleOperator, "vic": auth.RoleViewer}, nil)
+	b.deploy("casework.bpmn")
+	inst := b.start("casework", "c-1", nil)
+	path := "/instances/" + string(inst.ID)
+	olga, vic := b.as("olga"), b.as("vic")
+
+	vp := vic.mustGet(path)
+	scope := vp.testid("region").First().AttrOr("data-scope", "")
+	if scope == "" || vp.testid("candidate").Length() == 0 {
+		t.Fatalf("the viewer sees the region and its candidates:\n%s", vp.testid("adhoc-panel").Text())
+	}
+	if vp.testid("activate").Length() != 0 || vp.testid("adhoc-not-allowed").Length() != 1 {
+		t.Errorf("a viewer is offered Activate")
+	}
+	p := vic.post(activateURL(inst.ID, scope), url.Values{"activity": {"interview"}})
+	if p.status != http.StatusForbidden || !strings.HasPrefix(p.text("error-message"), "Not allowed: vic may not operate") {
+		t.Errorf("a viewer's forged activation: %d %q", p.status, p.text("error-message"))
+	}
+	if regions, err := b.rt.AdHocRegions(context.Background(), inst.ID); err != nil || len(regions[0].Running) != 0 {
+		t.Fatalf("the forged activation started something: %+v %v", regions, err)
+	}
+	if olga.mustGet(path).testid("activate").Length() == 0 {
+		t.Errorf("an operator is not offered Activate")
+	}
+	olga.post(activateURL(inst.ID, scope), url.Values{"activity": {"interview"}})
+	if regions, err := b.rt.AdHocRegions(context.Background(), inst.ID); err != nil || len(regions[0].Running) != 1 {
+		t.Errorf("the operator's activation: %+v %v", regions, err)
+	}
+}

@@ -105,7 +105,7 @@ func (h *handler) routes() []route {
 			action: "cockpit: delete instance", resource: param("instance", "id"), serve: h.deleteInstance},
 		{method: http.MethodPost, pattern: templates.RouteInstanceVars, rule: operate(keyInstance),
 			action: "cockpit: set variables", resource: param("instance", "id"), serve: h.setVariables},
-		{method: http.MethodPost, pattern: templates.RouteAdHocActivate, rule: anyone(),
+		{method: http.MethodPost, pattern: templates.RouteAdHocActivate, rule: operate(keyInstance),
 			action: "cockpit: activate ad-hoc activity", resource: param("instance", "id"), serve: h.activate},
 		{method: http.MethodPost, pattern: templates.RouteTaskClaim, rule: anyone(),
 			action: "cockpit: claim task", resource: param("task", "id"), serve: h.claim},
