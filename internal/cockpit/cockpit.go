@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -138,6 +137,9 @@ type Service interface {
 const (
 	// DefaultMaxUploadBytes caps a deployment upload (all files together).
 	DefaultMaxUploadBytes int64 = 16 << 20
+	// DefaultMaxConcurrentUploads is how many multipart uploads the
+	// cockpit reads at once; more are refused (503) before being read.
+	DefaultMaxConcurrentUploads = 4
 	// maxFormBytes caps every other form.
 	maxFormBytes int64 = 1 << 20
 )
@@ -146,6 +148,10 @@ const (
 type Options struct {
 	// MaxUploadBytes caps a deployment upload; 0 means DefaultMaxUploadBytes.
 	MaxUploadBytes int64
+	// MaxConcurrentUploads caps the multipart uploads read at once (each
+	// may hold MaxUploadBytes in memory); 0 means
+	// DefaultMaxConcurrentUploads.
+	MaxConcurrentUploads int
 	// SecureCookies marks the cookies Secure (behind a TLS proxy); they
 	// are Secure anyway on a request that came over TLS.
 	SecureCookies bool
@@ -172,6 +178,8 @@ type handler struct {
 	vendorMiss bool
 	// pending holds the OIDC logins in progress, by state.
 	pending *pendingLogins
+	// uploads holds a slot per multipart upload being read.
+	uploads chan struct{}
 }
 
 // New returns the cockpit's HTTP handler: every page of templates' routes,
@@ -184,7 +192,11 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	if opts.MaxUploadBytes <= 0 {
 		opts.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady(), pending: newPendingLogins(time.Now)}
+	if opts.MaxConcurrentUploads <= 0 {
+		opts.MaxConcurrentUploads = DefaultMaxConcurrentUploads
+	}
+	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady(), pending: newPendingLogins(time.Now),
+		uploads: make(chan struct{}, opts.MaxConcurrentUploads)}
 	if h.vendorMiss {
 		logger.Warn("cockpit assets missing", slog.String("detail", web.VendorHelpOnMiss))
 	}
@@ -228,48 +240,6 @@ func noStore(next http.Handler) http.Handler {
 		w.Header().Add("Vary", HeaderHXRequest)
 		next.ServeHTTP(w, r)
 	})
-}
-
-// guard protects every state-changing request against cross-site use:
-// http.CrossOriginProtection refuses browser requests from another origin
-// (Sec-Fetch-Site, Origin), and the form must repeat the CSRF cookie's token.
-func (h *handler) guard(next http.Handler) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.fail(w, r, http.StatusForbidden, "This form was sent from another site, so it was refused. Open the cockpit itself and try again.")
-	}))
-	check := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limit := maxFormBytes
-		if r.URL.Path == templates.RouteProcesses {
-			limit = h.opts.MaxUploadBytes
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		if err := parseForm(r, limit); err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				h.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than the limit of %d bytes, so it was refused; nothing changed.", tooBig.Limit))
-				return
-			}
-			h.fail(w, r, http.StatusBadRequest, "The form could not be read, so it was refused; nothing changed. Reload the page and try again.")
-			return
-		}
-		if !checkCSRF(r) {
-			h.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this cockpit, so it was refused. Reload the page and try again.")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-	return cop.Handler(check)
-}
-
-// parseForm reads the body of a form post, a multipart one (the deployment
-// upload) kept in memory up to limit, so that a read error is told apart
-// from a missing token (r.PostFormValue would swallow it).
-func parseForm(r *http.Request, limit int64) error {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		return r.ParseMultipartForm(limit)
-	}
-	return r.ParseForm()
 }
 
 // layout fills what every page shares.

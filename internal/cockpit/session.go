@@ -2,7 +2,6 @@ package cockpit
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -77,23 +76,6 @@ func (h *handler) csrfToken(w http.ResponseWriter, r *http.Request) string {
 	// Later reads in this request see the new token.
 	r.AddCookie(&http.Cookie{Name: CookieCSRF, Value: tok})
 	return tok
-}
-
-// checkCSRF is the second line of defence behind http.CrossOriginProtection
-// (which rejects cross-site browser requests by Sec-Fetch-Site and Origin):
-// the form must repeat the token of the browser's cookie, which another site
-// can neither read nor set.
-func checkCSRF(r *http.Request) bool {
-	c, err := r.Cookie(CookieCSRF)
-	if err != nil || c.Value == "" {
-		return false
-	}
-	got := r.PostFormValue(CSRFField)
-	if got == "" {
-		// multipart forms (the deployment upload) are parsed by FormValue.
-		got = r.FormValue(CSRFField)
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(c.Value)) == 1
 }
 
 // cookieActor returns the acting identity from its cookie (zero when
