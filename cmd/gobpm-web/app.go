@@ -321,7 +321,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load,
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure,
 		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure, Access: m.access, OIDC: m.oidc, OIDCName: m.cfg.OIDC.Name})})
 	handler = bodyDeadline(handler, m.cfg.BodyTimeout)
 	switch {

@@ -76,7 +76,7 @@ func fieldInto(members map[string]json.RawMessage, name string, dst any) (presen
 
 // login handles POST /api/v1/auth/login {user, password}: it opens a
 // cockpit session (cookie gobpm_session, HttpOnly, SameSite=Lax, Secure on
-// HTTPS). Wrong credentials are 401 whatever was wrong; too many failures
+// HTTPS and with Options.SecureCookies). Wrong credentials are 401 whatever was wrong; too many failures
 // are 429 with Retry-After.
 func (s *server) login(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
@@ -116,22 +116,24 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	entry.Actor, entry.Via, entry.Outcome, entry.Status = sess.User, "session", "ok", http.StatusOK
 	acc.Record(entry)
-	SetSessionCookie(w, r, cookie, sess.ExpiresAt)
+	setSessionCookie(w, r, cookie, sess.ExpiresAt, s.opts.SecureCookies)
 	s.writeJSON(w, r, http.StatusOK, SessionState{User: string(sess.User), ExpiresAt: sess.ExpiresAt})
 	return nil
 }
 
-// SetSessionCookie sets the cockpit's session cookie: HttpOnly,
-// SameSite=Lax, Secure when the request came over HTTPS.
-func SetSessionCookie(w http.ResponseWriter, r *http.Request, value string, expires time.Time) {
+// setSessionCookie sets the cockpit's session cookie: HttpOnly,
+// SameSite=Lax, Secure when the request came over HTTPS or secure says the
+// server is reached over HTTPS (behind a TLS proxy: --secure-cookies or an
+// https --public-url).
+func setSessionCookie(w http.ResponseWriter, r *http.Request, value string, expires time.Time, secure bool) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: value, Path: "/", Expires: expires,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure || r.TLS != nil})
 }
 
-// ClearSessionCookie removes the session cookie.
-func ClearSessionCookie(w http.ResponseWriter, r *http.Request) {
+// clearSessionCookie removes the session cookie (Secure as it was set).
+func clearSessionCookie(w http.ResponseWriter, r *http.Request, secure bool) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure || r.TLS != nil})
 }
 
 // logout handles POST /api/v1/auth/logout: it ends the session of the
@@ -150,7 +152,7 @@ func (s *server) logout(w http.ResponseWriter, r *http.Request) error {
 		acc.Record(access.AuditEntry{Actor: c.User, Via: c.Via, Action: "logout", Outcome: "ok", Status: http.StatusNoContent,
 			RequestID: RequestID(r.Context()), Addr: clientAddr(r)})
 	}
-	ClearSessionCookie(w, r)
+	clearSessionCookie(w, r, s.opts.SecureCookies)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -178,6 +178,11 @@ type Options struct {
 	// Ready reports whether start-up is done (running instances resumed),
 	// for GET /readyz; nil means always ready.
 	Ready func() bool
+	// SecureCookies marks the session cookie the login sets Secure on
+	// every answer, for a server reached over HTTPS through a TLS proxy
+	// (--secure-cookies, or an https --public-url); it is Secure anyway on
+	// a request that came over TLS.
+	SecureCookies bool
 	// Fallback serves the requests outside /api/ that no API route takes
 	// (the cockpit, mounted at the root); nil answers them 404 problem+json.
 	// /healthz and /metrics are API routes and never reach it.

@@ -50,8 +50,8 @@ func (h *handler) secure(r *http.Request) bool {
 	return h.opts.SecureCookies || r.TLS != nil
 }
 
-// setSession sets the session cookie as the JSON API does
-// (api.SetSessionCookie): HttpOnly, SameSite=Lax, ending with the session.
+// setSession sets the session cookie as the JSON API's login does:
+// HttpOnly, SameSite=Lax, ending with the session.
 func (h *handler) setSession(w http.ResponseWriter, r *http.Request, value string, expires time.Time) {
 	http.SetCookie(w, &http.Cookie{Name: CookieSession, Value: value, Path: "/", Expires: expires,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.secure(r)})
