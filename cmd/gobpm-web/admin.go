@@ -18,9 +18,13 @@ import (
 // adminUsage is the help of the admin subcommand.
 const adminUsage = `usage:
   gobpm-web admin create --user NAME [--role ROLE] [--no-password] [--db FILE|URL]
-      create a built-in user with a role (default admin, or none); the
-      password is read from the first line of standard input (--no-password:
-      a user who cannot log in and only owns tokens, e.g. a worker)
+      create a built-in user, with a role when --role names one (admin,
+      developer, operator, worker, viewer; without --role the user has no
+      rights until given some); the password is read from the first line of
+      standard input (--no-password: a user who cannot log in and only owns
+      tokens, e.g. a worker)
+  gobpm-web admin grant --user NAME --grant PERM:KIND:PATTERN... [--db FILE|URL]
+      give an existing user grants (e.g. --grant work:job-type:invoice-*)
   gobpm-web admin token --user NAME --name LABEL [--grant PERM:KIND:PATTERN]... [--ttl DURATION] [--db FILE|URL]
       mint an API token for an existing user, optionally restricted to the
       grants given (e.g. --grant work:job-type:invoice-*); prints the token
@@ -41,12 +45,12 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	user := fs.String("user", "", "the user")
-	role := fs.String("role", "admin", "create: the role to give (admin, developer, operator, worker, viewer, or none)")
+	role := fs.String("role", "none", "create: the role to give (admin, developer, operator, worker, viewer, or none)")
 	name := fs.String("name", "", "token: the token's label")
 	ttl := fs.Duration("ttl", 0, "token: lifetime (0: until revoked)")
 	noPassword := fs.Bool("no-password", false, "create: a user who cannot log in, only own tokens (a worker)")
 	var grants []auth.Grant
-	fs.Func("grant", "token: restrict to PERMISSION:KIND:PATTERN (repeatable)", func(v string) error {
+	fs.Func("grant", "grant: give PERMISSION:KIND:PATTERN; token: restrict to it (repeatable)", func(v string) error {
 		parts := strings.SplitN(v, ":", 3)
 		if len(parts) != 3 {
 			return fmt.Errorf("%q is not PERMISSION:KIND:PATTERN", v)
@@ -111,7 +115,25 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 				return err
 			}
 		}
-		fmt.Fprintf(out, "created user %s with role %s\n", *user, *role)
+		if *role == "none" {
+			fmt.Fprintf(out, "created user %s with no role: give it rights with --role or 'gobpm-web admin grant'\n", *user)
+		} else {
+			fmt.Fprintf(out, "created user %s with role %s\n", *user, *role)
+		}
+		return nil
+	case "grant":
+		if len(grants) == 0 {
+			return errors.New("--grant PERMISSION:KIND:PATTERN is required (repeatable)")
+		}
+		if _, err := acc.User(ctx, *user); err != nil {
+			return fmt.Errorf("user %s: %w", *user, err)
+		}
+		for _, g := range grants {
+			if _, err := acc.Grant(ctx, "", access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: *user}, Grant: &g}); err != nil {
+				return fmt.Errorf("grant %s to %s: %w", g, *user, err)
+			}
+			fmt.Fprintf(out, "granted %s to %s\n", g, *user)
+		}
 		return nil
 	case "token":
 		if *name == "" {

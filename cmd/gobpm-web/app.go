@@ -409,7 +409,7 @@ func (m *Main) openAccess(ctx context.Context) error {
 	}
 	m.access = acc
 	if tok := acc.SetupToken(); tok != "" {
-		m.log.Warn("no user exists yet: open /setup in the cockpit with this one-time set-up token to create the first admin, or run 'gobpm-web admin create-user'",
+		m.log.Warn("no user exists yet: open /setup in the cockpit with this one-time set-up token to create the first admin, or run 'gobpm-web admin create --user NAME --role admin' (password on standard input)",
 			"setupToken", tok)
 	}
 	return nil

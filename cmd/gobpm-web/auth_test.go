@@ -85,13 +85,30 @@ func TestAuthBuiltinServer(t *testing.T) {
 	// The CLI works on the same database while the server runs.
 	ctx := context.Background()
 	var out bytes.Buffer
-	if err := runAdmin(ctx, []string{"create", "--db", m.cfg.DB, "--user", "ann"}, func(string) string { return "" },
+	if err := runAdmin(ctx, []string{"create", "--db", m.cfg.DB, "--user", "ann", "--role", "admin"}, func(string) string { return "" },
 		strings.NewReader("correct horse battery\n"), &out); err != nil {
 		t.Fatal(err)
 	}
-	if err := runAdmin(ctx, []string{"create", "--db", m.cfg.DB, "--user", "invoice-worker", "--role", "worker", "--no-password"}, func(string) string { return "" },
+	// The README's narrow worker: a user without a role (the default),
+	// given work on invoice-* jobs, and its token restricted to them.
+	if err := runAdmin(ctx, []string{"create", "--db", m.cfg.DB, "--user", "invoice-worker", "--no-password"}, func(string) string { return "" },
 		nil, &out); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "created user invoice-worker with no role") {
+		t.Errorf("admin create without --role says %q", out.String())
+	}
+	if err := runAdmin(ctx, []string{"grant", "--db", m.cfg.DB, "--user", "invoice-worker", "--grant", "work:job-type:invoice-*"}, func(string) string { return "" },
+		nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := runAdmin(ctx, []string{"grant", "--db", m.cfg.DB, "--user", "nobody-here", "--grant", "work:job-type:invoice-*"}, func(string) string { return "" },
+		nil, &out); err == nil {
+		t.Error("admin grant to an unknown user succeeded")
+	}
+	// The set-up log names the command that exists.
+	if !strings.Contains(logs.String(), "gobpm-web admin create --user NAME --role admin") {
+		t.Errorf("the set-up hint names no real command:\n%s", logs)
 	}
 	out.Reset()
 	if err := runAdmin(ctx, []string{"token", "--db", m.cfg.DB, "--user", "invoice-worker", "--name", "invoices", "--grant", "work:job-type:invoice-*"},
@@ -152,7 +169,7 @@ func TestAuthTLSAndPublicURL(t *testing.T) {
 	base := "https://" + m.Addr()
 
 	var out bytes.Buffer
-	if err := runAdmin(context.Background(), []string{"create", "--db", m.cfg.DB, "--user", "ann"}, func(string) string { return "" },
+	if err := runAdmin(context.Background(), []string{"create", "--db", m.cfg.DB, "--user", "ann", "--role", "admin"}, func(string) string { return "" },
 		strings.NewReader("correct horse battery\n"), &out); err != nil {
 		t.Fatal(err)
 	}
