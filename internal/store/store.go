@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -64,8 +65,9 @@ type DB struct {
 
 var _ runtime.Store = (*DB)(nil)
 
-// Open opens (creating it and its parent directory if needed) the SQLite
-// database at path, applies pending migrations and returns the store.
+// Open opens (creating it and its parent directory if needed, readable by
+// the server's user only) the SQLite database at path, applies pending
+// migrations and returns the store.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	sync, err := synchronousMode(opts.Synchronous)
 	if err != nil {
@@ -75,10 +77,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if readConns <= 0 {
 		readConns = DefaultReadConns
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("store: open %s: %w", path, err)
-		}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 
 	db := &DB{path: path, kinds: &kindCache{ids: map[string]int64{}}, sync: sync}
@@ -231,4 +231,25 @@ func notFound(err error) error {
 		return runtime.ErrNotFound
 	}
 	return err
+}
+
+// createPrivate makes a new database file and the folders above it
+// readable by the server's user only (0600 and 0700; SQLite gives the
+// write-ahead log and its index the database file's mode): the file holds
+// every variable, password hash and token hash. An existing file or folder
+// keeps the mode its operator gave it.
+func createPrivate(path string) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
