@@ -43,7 +43,7 @@ type Service interface {
 	// as its inputs; ENOTFOUND for an unknown key, EINVALID when the
 	// evaluation fails (e.g. a UNIQUE table with two matches), with the
 	// reasons in the message.
-	EvaluateDecision(ctx context.Context, key string, vars map[string]any) (runtime.DecisionResult, error)
+	EvaluateDecision(ctx context.Context, key string, version int, vars map[string]any) (runtime.DecisionResult, error)
 	// StartInstance starts an instance and returns it after its first step
 	// committed; ENOTFOUND for an unknown key or version, EINVALID for bad input.
 	StartInstance(ctx context.Context, req runtime.StartRequest) (runtime.InstanceView, error)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"math"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -58,8 +59,9 @@ func (s *server) decisionXML(w http.ResponseWriter, r *http.Request) error {
 }
 
 // evaluateDecision handles POST /api/v1/decisions/{key}/evaluate:
-// {variables?} → the result of the latest version with the ids of the rules
-// that matched. A failed evaluation (e.g. a UNIQUE table with two matches)
+// {variables?, version?} → the result of that version (the latest when
+// absent) with the ids of the rules that matched; an unknown version is
+// 404. A failed evaluation (e.g. a UNIQUE table with two matches)
 // is 422 decision-failed with the reasons in detail.
 func (s *server) evaluateDecision(w http.ResponseWriter, r *http.Request) error {
 	members, err := s.readJSONObject(w, r)
@@ -70,8 +72,12 @@ func (s *server) evaluateDecision(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	version, _, err := intField(members, "version", 1, math.MaxInt32)
+	if err != nil {
+		return err
+	}
 	key := chi.URLParam(r, "key")
-	res, err := s.svc.EvaluateDecision(r.Context(), key, vars(vs))
+	res, err := s.svc.EvaluateDecision(r.Context(), key, int(version), vars(vs))
 	if err != nil {
 		if runtime.ErrorCode(err) == runtime.EINVALID {
 			return decisionFailed(err)

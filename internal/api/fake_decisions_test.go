@@ -82,7 +82,7 @@ func (f *fakeService) DecisionDefinition(_ context.Context, key string, version 
 	return vs[version-1], nil
 }
 
-func (f *fakeService) EvaluateDecision(_ context.Context, key string, vars map[string]any) (runtime.DecisionResult, error) {
+func (f *fakeService) EvaluateDecision(_ context.Context, key string, _ int, vars map[string]any) (runtime.DecisionResult, error) {
 	if key == "explode" {
 		return runtime.DecisionResult{}, errors.New("decision cache corrupt: /var/lib/secret")
 	}

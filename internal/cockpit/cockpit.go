@@ -115,7 +115,7 @@ type Service interface {
 	DecisionDefinition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error)
 	// EvaluateDecision evaluates the latest version of a decision;
 	// ENOTFOUND, EINVALID when the evaluation fails.
-	EvaluateDecision(ctx context.Context, key string, vars map[string]any) (runtime.DecisionResult, error)
+	EvaluateDecision(ctx context.Context, key string, version int, vars map[string]any) (runtime.DecisionResult, error)
 	// SubscribeChanges subscribes to the changes of the steps committed
 	// from now on (by this node); Close the subscription when done.
 	SubscribeChanges() *runtime.ChangeSubscription

@@ -114,11 +114,17 @@ func (h *handler) decisionXML(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(def.XML)
 }
 
-// evaluate evaluates the latest version of a decision with the form's
-// typed fields and JSON, and shows the result and the matched rules.
+// evaluate evaluates the version of a decision the page showed (the form's
+// version; the latest without one) with the form's typed fields and JSON,
+// and shows the result and the matched rules.
 func (h *handler) evaluate(w http.ResponseWriter, r *http.Request) {
 	key := chi.URLParam(r, "key")
-	p, err := h.decisionPage(w, r, key, 0)
+	v, ok := version(r.PostFormValue("version"))
+	if !ok {
+		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	p, err := h.decisionPage(w, r, key, v)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -146,7 +152,7 @@ func (h *handler) evaluate(w http.ResponseWriter, r *http.Request) {
 			vars[in.Name] = val
 		}
 	}
-	res, err := h.svc.EvaluateDecision(r.Context(), key, vars)
+	res, err := h.svc.EvaluateDecision(r.Context(), key, p.Version, vars)
 	if err != nil {
 		noteStatus(r, statusOf(err))
 		p.Result = &templates.DecisionOutcome{Error: h.plain(r, err)}

@@ -41,7 +41,7 @@ func TestDecisionsReadTheRuntimeClock(t *testing.T) {
 	if inst.Status != runtime.StatusCompleted || inst.Variables["day"] != day {
 		t.Fatalf("instance %s %v", inst.Status, inst.Variables)
 	}
-	out, err := c.rt.EvaluateDecision(ctx, "stamp", nil)
+	out, err := c.rt.EvaluateDecision(ctx, "stamp", 0, nil)
 	if err != nil || out.Result != day {
 		t.Fatalf("evaluate: %v %+v", err, out)
 	}

@@ -48,14 +48,14 @@ func TestBusinessRuleTask(t *testing.T) {
 		t.Fatalf("unique violation: %s %+v", bad.Status, bad.Incidents)
 	}
 	// The decision evaluated directly.
-	out, err := c.rt.EvaluateDecision(ctx, "discount", map[string]any{"customer": "vip", "amount": json.Number("10")})
+	out, err := c.rt.EvaluateDecision(ctx, "discount", 0, map[string]any{"customer": "vip", "amount": json.Number("10")})
 	if err != nil || out.Result != json.Number("0.05") || len(out.MatchedRules) != 1 || out.MatchedRules[0] != "vipSmall" {
 		t.Fatalf("evaluate: %v %+v", err, out)
 	}
-	if _, err := c.rt.EvaluateDecision(ctx, "nope", nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
+	if _, err := c.rt.EvaluateDecision(ctx, "nope", 0, nil); runtime.ErrorCode(err) != runtime.ENOTFOUND {
 		t.Fatalf("unknown decision: %v", err)
 	}
-	if _, err := c.rt.EvaluateDecision(ctx, "discount", map[string]any{"customer": "regular", "amount": json.Number("6000")}); runtime.ErrorCode(err) != runtime.EINVALID {
+	if _, err := c.rt.EvaluateDecision(ctx, "discount", 0, map[string]any{"customer": "regular", "amount": json.Number("6000")}); runtime.ErrorCode(err) != runtime.EINVALID {
 		t.Fatalf("unique violation evaluated directly: %v", err)
 	}
 	// A missing decision: an incident naming it.

@@ -33,7 +33,7 @@ func TestDecisionImportsAcrossFiles(t *testing.T) {
 	ctx := context.Background()
 	mustDeploy(t, b.rt, runtime.File{Name: "main.dmn", Content: []byte(mainDMN)}, runtime.File{Name: "base.dmn", Content: []byte(baseDMN)})
 	check := func(when string) {
-		res, err := b.rt.EvaluateDecision(ctx, "price", nil)
+		res, err := b.rt.EvaluateDecision(ctx, "price", 0, nil)
 		if err != nil || res.Result != json.Number("90") {
 			t.Errorf("%s: price = %v, %v; want 90", when, res.Result, err)
 		}

@@ -314,14 +314,18 @@ type DecisionResult struct {
 	MatchedRules []string
 }
 
-// EvaluateDecision evaluates the latest version of a decision with the
-// given variables as its inputs, at the runtime's clock (Options.Now:
-// FEEL's now() and today()). ENOTFOUND for an unknown key; a failed
-// evaluation (e.g. UNIQUE with two matches) is EINVALID with the reasons.
-func (r *Runtime) EvaluateDecision(ctx context.Context, key string, vars map[string]any) (DecisionResult, error) {
-	defs, ref, err := r.decision(ctx, key, 0)
+// EvaluateDecision evaluates a version of a decision (0: the latest) with
+// the given variables as its inputs, at the runtime's clock (Options.Now:
+// FEEL's now() and today()). ENOTFOUND for an unknown key or version; a
+// failed evaluation (e.g. UNIQUE with two matches) is EINVALID with the
+// reasons.
+func (r *Runtime) EvaluateDecision(ctx context.Context, key string, version int, vars map[string]any) (DecisionResult, error) {
+	defs, ref, err := r.decision(ctx, key, version)
 	if err != nil {
 		if ErrorCode(err) == ENOTFOUND {
+			if version > 0 {
+				return DecisionResult{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("decision %q has no version %d", key, version), Err: err}
+			}
 			return DecisionResult{}, &Error{Code: ENOTFOUND, Message: fmt.Sprintf("decision %q is not deployed", key), Err: err}
 		}
 		return DecisionResult{}, err
