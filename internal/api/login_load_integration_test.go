@@ -129,8 +129,7 @@ func burst(t *testing.T, b *bundle, reqs []*http.Request) (map[int]int, uint64) 
 //
 // It is not parallel: it measures the process's heap.
 func TestConcurrentLoginsKeepMemoryBounded(t *testing.T) {
-	b, acc := loginServer(t, auth.DefaultParams(), nil)
-	_ = acc
+	b, _ := loginServer(t, auth.DefaultParams(), nil)
 	params := auth.DefaultParams()
 	perHash := uint64(params.Memory) * 1024
 	bound := 2*uint64(runtime.GOMAXPROCS(0))*perHash + 200<<20
