@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/auth"
@@ -13,26 +14,33 @@ import (
 // Login checks a built-in user's password and opens a cockpit session. It
 // returns the cookie value (the session id, shown to nobody else) and the
 // session. Repeated failures lock the user name and the client address out
-// for a while (the error then wraps auth.ErrLockedOut). Every wrong answer —
-// unknown user, wrong password, disabled user — is ErrUnauthenticated and
-// takes as long as the others.
+// for a while, and so do too many attempts at once for one name or from one
+// address (the error then wraps auth.ErrLockedOut); both are refused before
+// any hashing. The hash runs in the service's hash pool: when it is full the
+// login is refused with an error wrapping auth.ErrBusy, nothing hashed and
+// no failure counted. Every wrong answer — unknown user, wrong password,
+// disabled user — is ErrUnauthenticated and takes as long as the others.
 func (s *Service) Login(ctx context.Context, user, password, addr string) (string, auth.Session, error) {
 	if s.cfg.Mode != ModeBuiltin {
 		return "", auth.Session{}, &runtime.Error{Code: runtime.EINVALID, Message: "password logins exist only with --auth=builtin"}
 	}
-	if err := s.throttle.Check(user, addr); err != nil {
+	release, err := s.throttle.Begin(user, addr)
+	defer release() // after the outcome is recorded: the attempt counts all along
+	if err != nil {
 		return "", auth.Session{}, err
 	}
 	u, err := s.store.User(ctx, auth.UserID(user))
 	switch {
 	case runtime.ErrorCode(err) == runtime.ENOTFOUND || (err == nil && u.PasswordHash == ""):
-		_ = auth.VerifyPassword(s.dummyHash, password)
+		if err := s.hashing.VerifyPassword(ctx, s.dummyHash, password); notTried(err) {
+			return "", auth.Session{}, fmt.Errorf("access: login %s: %w", user, err)
+		}
 		return "", auth.Session{}, s.loginFailed(user, addr, "no such user, or one without a password")
 	case err != nil:
 		return "", auth.Session{}, fmt.Errorf("access: login %s: %w", user, err)
 	}
-	if err := auth.VerifyPassword(u.PasswordHash, password); err != nil {
-		if errors.Is(err, auth.ErrMalformedHash) {
+	if err := s.hashing.VerifyPassword(ctx, u.PasswordHash, password); err != nil {
+		if notTried(err) || errors.Is(err, auth.ErrMalformedHash) {
 			return "", auth.Session{}, fmt.Errorf("access: login %s: %w", user, err)
 		}
 		return "", auth.Session{}, s.loginFailed(user, addr, "wrong password")
@@ -42,7 +50,8 @@ func (s *Service) Login(ctx context.Context, user, password, addr string) (strin
 	}
 	s.throttle.Success(user, addr)
 	if auth.NeedsRehash(u.PasswordHash, s.cfg.Params) {
-		if h, err := auth.HashPassword(s.cfg.Rand, password, s.cfg.Params); err == nil {
+		// Best effort: a busy pool leaves the old hash for the next login.
+		if h, err := s.hashing.HashPassword(ctx, s.cfg.Rand, password, s.cfg.Params); err == nil {
 			u.PasswordHash = h
 			if err := s.store.UpdateUser(ctx, u); err != nil {
 				return "", auth.Session{}, fmt.Errorf("access: rehash %s: %w", user, err)
@@ -57,6 +66,14 @@ func (s *Service) Login(ctx context.Context, user, password, addr string) (strin
 		return "", auth.Session{}, fmt.Errorf("access: session for %s: %w", user, err)
 	}
 	return cookie, sess, nil
+}
+
+// notTried reports whether err means a password was not checked at all:
+// the hash pool was busy, or the request ended while it waited. Such an
+// attempt is passed on as it is (the API answers 503) and not counted as a
+// failure.
+func notTried(err error) bool {
+	return errors.Is(err, auth.ErrBusy) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // loginFailed counts a failed login and returns the error to answer.
@@ -139,7 +156,7 @@ func (s *Service) CreateUser(ctx context.Context, by auth.UserID, req NewUser) (
 	}
 	u := User{ID: auth.UserID(req.ID), Name: req.Name, CreatedAt: s.now().UTC()}
 	if req.Password != "" {
-		h, err := s.hashNewPassword(req.Password)
+		h, err := s.hashNewPassword(ctx, req.Password)
 		if err != nil {
 			return User{}, err
 		}
@@ -160,13 +177,14 @@ func (s *Service) clearSetup() {
 	s.mu.Unlock()
 }
 
-// hashNewPassword applies the password policy and hashes password.
-func (s *Service) hashNewPassword(password string) (string, error) {
+// hashNewPassword applies the password policy and hashes password in the
+// hash pool (an error wrapping auth.ErrBusy when it is full).
+func (s *Service) hashNewPassword(ctx context.Context, password string) (string, error) {
 	if err := auth.CheckPasswordPolicy(password); err != nil {
 		return "", &runtime.Error{Code: runtime.EINVALID, Field: "password",
 			Message: fmt.Sprintf("the password must be %d to %d characters long", auth.MinPasswordRunes, auth.MaxPasswordBytes), Err: err}
 	}
-	h, err := auth.HashPassword(s.cfg.Rand, password, s.cfg.Params)
+	h, err := s.hashing.HashPassword(ctx, s.cfg.Rand, password, s.cfg.Params)
 	if err != nil {
 		return "", fmt.Errorf("access: hash password: %w", err)
 	}
@@ -194,7 +212,7 @@ func (s *Service) UpdateUser(ctx context.Context, id string, ch UserChange) (Use
 	if ch.Password != nil {
 		if *ch.Password == "" {
 			u.PasswordHash = ""
-		} else if u.PasswordHash, err = s.hashNewPassword(*ch.Password); err != nil {
+		} else if u.PasswordHash, err = s.hashNewPassword(ctx, *ch.Password); err != nil {
 			return User{}, err
 		}
 	}
@@ -338,9 +356,123 @@ type NewToken struct {
 	TTL time.Duration `json:"-"`
 }
 
+// MintTokenBy mints an API token for a request by minter (an API or
+// cockpit caller): the token is at most its minter. It refuses with
+// runtime.EFORBIDDEN, minting nothing:
+//
+//   - a token for another user, unless minter may administer (admin);
+//   - any token while minter acts for another user (act-as), unless the
+//     acting token itself holds admin: acting for someone never yields a
+//     lasting credential of theirs;
+//   - grants that minter's token restrictions do not allow (Field
+//     "grants", naming each grant that exceeds them); a request without
+//     grants from a restricted minter gets the minter's restriction;
+//   - a lifetime beyond the minting token's expiry, or none when it
+//     expires (Field "ttlMs"; refused, not shortened, so the client learns
+//     what it got).
+//
+// Otherwise it is MintToken.
+func (s *Service) MintTokenBy(ctx context.Context, minter Caller, req NewToken) (string, auth.Token, error) {
+	if !minter.Authenticated() {
+		return "", auth.Token{}, &runtime.Error{Code: runtime.EFORBIDDEN, Message: "minting a token needs an authenticated caller"}
+	}
+	if req.Owner == "" {
+		req.Owner = string(minter.User)
+	}
+	if err := mayMintFor(minter, req.Owner); err != nil {
+		return "", auth.Token{}, err
+	}
+	grants, err := grantsWithin(minter, req.Grants)
+	if err != nil {
+		return "", auth.Token{}, err
+	}
+	req.Grants = grants
+	now := s.now()
+	if err := lifetimeWithin(minter, req.TTL, now); err != nil {
+		return "", auth.Token{}, err
+	}
+	return s.mint(ctx, req, now)
+}
+
+// mayMintFor refuses a minter who may not mint a token owned by owner.
+func mayMintFor(minter Caller, owner string) error {
+	admin := minter.ActorAllowed(auth.PermAdmin, auth.KindSystem, "")
+	switch {
+	case minter.Actor != "" && !admin:
+		return &runtime.Error{Code: runtime.EFORBIDDEN, Field: "owner",
+			Message: fmt.Sprintf("%s acts for %s and may not mint tokens while acting for someone: that needs admin on the acting token itself", minter.Actor, minter.User)}
+	case owner != string(minter.User) && !minter.Allowed(auth.PermAdmin, auth.KindSystem, ""):
+		return &runtime.Error{Code: runtime.EFORBIDDEN, Field: "owner", Message: "only an admin may mint a token for another user"}
+	}
+	return nil
+}
+
+// grantsWithin returns the grants a token minted by minter gets for the
+// requested ones: those requested, when the minter's restrictions allow
+// each; the minter's own restriction when none are requested; nil (all the
+// owner may do) from an unrestricted minter.
+func grantsWithin(minter Caller, want []auth.Grant) ([]auth.Grant, error) {
+	rs := minter.Restrictions
+	if len(rs) == 0 {
+		return want, nil
+	}
+	if want == nil {
+		// At most the minter: the grants of its first restriction that all
+		// the others allow too.
+		return append([]auth.Grant{}, auth.Within(rs[0].Grants, rs[1:])...), nil
+	}
+	var excess []string
+	for _, g := range want {
+		if len(auth.Within([]auth.Grant{g}, rs)) == 0 {
+			excess = append(excess, g.String())
+		}
+	}
+	if len(excess) > 0 {
+		return nil, &runtime.Error{Code: runtime.EFORBIDDEN, Field: "grants",
+			Message: fmt.Sprintf("a minted token is at most its minter: %s exceed what this token may do (%s)",
+				strings.Join(excess, ", "), describeRestrictions(rs))}
+	}
+	return want, nil
+}
+
+// describeRestrictions lists what restrictions allow, for a refusal.
+func describeRestrictions(rs []auth.Restriction) string {
+	var parts []string
+	for _, r := range rs {
+		var gs []string
+		for _, g := range r.Grants {
+			gs = append(gs, g.String())
+		}
+		if len(gs) == 0 {
+			gs = []string{"nothing"}
+		}
+		parts = append(parts, strings.Join(gs, ", "))
+	}
+	return strings.Join(parts, "; and ")
+}
+
+// lifetimeWithin refuses a token lifetime (ttl, zero: forever) that would
+// outlive the token minter authenticated with, for a token minted at now.
+func lifetimeWithin(minter Caller, ttl time.Duration, now time.Time) error {
+	limit := minter.TokenExpiresAt
+	if limit.IsZero() || (ttl > 0 && !now.Add(ttl).After(limit)) {
+		return nil
+	}
+	return &runtime.Error{Code: runtime.EFORBIDDEN, Field: "ttlMs",
+		Message: fmt.Sprintf("a minted token may not outlive its minter, which expires at %s: ask for a lifetime of at most %d ms",
+			limit.UTC().Format(time.RFC3339), limit.Sub(now).Milliseconds())}
+}
+
 // MintToken mints an API token for an existing, enabled user and stores
-// its hash. The returned secret is shown once and never again.
+// its hash, with no minter's bounds: for the operator's command line and
+// set-up code. Requests from API or cockpit callers go through
+// MintTokenBy. The returned secret is shown once and never again.
 func (s *Service) MintToken(ctx context.Context, req NewToken) (string, auth.Token, error) {
+	return s.mint(ctx, req, s.now())
+}
+
+// mint mints and stores a token for req at now.
+func (s *Service) mint(ctx context.Context, req NewToken, now time.Time) (string, auth.Token, error) {
 	u, err := s.store.User(ctx, auth.UserID(req.Owner))
 	if err != nil {
 		return "", auth.Token{}, fmt.Errorf("access: token owner %s: %w", req.Owner, err)
@@ -352,7 +484,7 @@ func (s *Service) MintToken(ctx context.Context, req NewToken) (string, auth.Tok
 	if req.Grants != nil {
 		tr.Restriction = &auth.Restriction{Grants: req.Grants}
 	}
-	secret, t, err := auth.MintToken(s.cfg.Rand, s.now().UTC(), tr)
+	secret, t, err := auth.MintToken(s.cfg.Rand, now.UTC(), tr)
 	if err != nil {
 		return "", auth.Token{}, &runtime.Error{Code: runtime.EINVALID, Message: err.Error(), Err: err}
 	}

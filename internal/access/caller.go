@@ -26,6 +26,25 @@ type Caller struct {
 	// Actor is who authenticated when the request acts as another user
 	// (act-as); "" otherwise. Principal.User is then the user acted for.
 	Actor auth.UserID
+	// TokenExpiresAt is when the gobpm API token that authenticated the
+	// caller expires (zero: it never does, or no such token authenticated
+	// the caller). A token the caller mints may not outlive it.
+	TokenExpiresAt time.Time
+
+	// actor is the authenticated principal itself while the caller acts
+	// for another user (Actor set): what the act-as token may do on its
+	// own account, which acting for someone never adds to.
+	actor auth.Principal
+}
+
+// ActorAllowed reports whether whoever authenticated may do perm on the
+// resource of kind whose key is key on their own account: the caller's own
+// rights, or, while it acts for another user, the acting token's.
+func (c Caller) ActorAllowed(perm auth.Permission, kind auth.ResourceKind, key string) bool {
+	if c.Actor == "" {
+		return c.Allowed(perm, kind, key)
+	}
+	return auth.Allowed(c.actor, perm, kind, key)
 }
 
 // Authenticated reports whether the caller is somebody.
@@ -124,7 +143,7 @@ func (s *Service) tokenCaller(ctx context.Context, credential string) (Caller, e
 		return Caller{}, fmt.Errorf("%w: the owner of token %s is disabled or gone", ErrUnauthenticated, t.ID)
 	}
 	s.touchToken(ctx, t.ID)
-	return Caller{Principal: t.Principal(owner), Via: "token:" + string(t.ID)}, nil
+	return Caller{Principal: t.Principal(owner), Via: "token:" + string(t.ID), TokenExpiresAt: t.ExpiresAt}, nil
 }
 
 // touchToken records a token's use, at most once per tokenTouchEvery, in
@@ -198,10 +217,13 @@ func sessionTouchEvery(p auth.SessionPolicy) time.Duration {
 
 // ActAs returns the caller acting for user (the X-Gobpm-User header of an
 // inbox front-end). The caller needs the act-as permission
-// (runtime.EFORBIDDEN otherwise); a built-in user must exist and be
-// enabled. The result has the rights of user, never more than that, and
-// remembers the caller as Actor.
-func (s *Service) ActAs(ctx context.Context, c Caller, user string, groups []string) (Caller, error) {
+// (runtime.EFORBIDDEN otherwise), and user must be a stored user who is
+// enabled (runtime.EFORBIDDEN for an unknown or disabled one, in every
+// mode: gobpm knows nobody else's groups). The result has exactly the
+// rights of user — their own roles and grants and those of the groups the
+// store has them in, never groups a request names — narrowed further by
+// the acting token's restrictions, and remembers the caller as Actor.
+func (s *Service) ActAs(ctx context.Context, c Caller, user string) (Caller, error) {
 	if !c.Allowed(auth.PermActAs, auth.KindSystem, "") {
 		return Caller{}, &runtime.Error{Code: runtime.EFORBIDDEN, Field: "X-Gobpm-User",
 			Message: fmt.Sprintf("%s may not act as another user: that needs the act-as permission", c.User)}
@@ -209,29 +231,22 @@ func (s *Service) ActAs(ctx context.Context, c Caller, user string, groups []str
 	if err := checkID("user", user); err != nil {
 		return Caller{}, err
 	}
-	extra := make([]auth.GroupID, 0, len(groups))
-	for _, g := range groups {
-		if err := checkID("group", g); err != nil {
-			return Caller{}, err
-		}
-		extra = append(extra, auth.GroupID(g))
-	}
-	p, disabled, known, err := s.resolve(ctx, auth.UserID(user), extra)
+	p, disabled, known, err := s.resolve(ctx, auth.UserID(user), nil)
 	if err != nil {
 		return Caller{}, err
 	}
-	if disabled || (!known && s.cfg.Mode == ModeBuiltin) {
+	if disabled || !known {
 		return Caller{}, &runtime.Error{Code: runtime.EFORBIDDEN, Field: "X-Gobpm-User",
 			Message: fmt.Sprintf("user %s does not exist or is disabled", user)}
 	}
 	// The acting token's restrictions still apply: it cannot reach more
 	// through another user than it could itself.
 	p.Restrictions = slices.Concat(p.Restrictions, c.Restrictions)
-	actor := c.User
+	acting := Caller{Principal: p, Via: c.Via, Actor: c.User, TokenExpiresAt: c.TokenExpiresAt, actor: c.Principal}
 	if c.Actor != "" {
-		actor = c.Actor
+		acting.Actor, acting.actor = c.Actor, c.actor
 	}
-	return Caller{Principal: p, Via: c.Via, Actor: actor}, nil
+	return acting, nil
 }
 
 // randomText returns n random bytes as lowercase unpadded base32.

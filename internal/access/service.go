@@ -68,6 +68,10 @@ type Config struct {
 	// Sessions is the cockpit session policy; auth.DefaultSessionPolicy when
 	// zero.
 	Sessions auth.SessionPolicy
+	// HashPool bounds the password hashes that run at once (logins, set-up,
+	// password changes); one with auth.HashPoolConfig's defaults
+	// (GOMAXPROCS slots) when nil.
+	HashPool *auth.HashPool
 	// Params are the argon2id parameters for new password hashes;
 	// auth.DefaultParams when zero.
 	Params auth.Params
@@ -98,6 +102,7 @@ type Service struct {
 	store    Store
 	now      func() time.Time
 	throttle *auth.Throttle
+	hashing  *auth.HashPool
 	log      *slog.Logger
 	audit    *auditWriter
 
@@ -133,7 +138,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Mode == ModeOIDC && cfg.OIDC == nil {
 		return nil, errors.New("access: oidc mode needs an OIDC provider")
 	}
-	s := &Service{cfg: cfg, store: cfg.Store, now: cfg.Now, throttle: cfg.Throttle, log: cfg.Logger,
+	s := &Service{cfg: cfg, store: cfg.Store, now: cfg.Now, throttle: cfg.Throttle, hashing: cfg.HashPool, log: cfg.Logger,
 		resolved: map[auth.UserID]resolvedEntry{}, touched: map[auth.TokenID]time.Time{}}
 	if s.now == nil {
 		s.now = time.Now
@@ -155,6 +160,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			return nil, fmt.Errorf("access: throttle: %w", err)
 		}
 		s.throttle = t
+	}
+	if s.hashing == nil {
+		p, err := auth.NewHashPool(auth.HashPoolConfig{})
+		if err != nil {
+			return nil, fmt.Errorf("access: hash pool: %w", err)
+		}
+		s.hashing = p
 	}
 	if cfg.Mode != ModeNone {
 		h, err := auth.HashPassword(cfg.Rand, "no user has this password", s.cfg.Params)

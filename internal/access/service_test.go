@@ -270,7 +270,7 @@ func TestActAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := svc.Bearer(ctx, secret)
-	if _, err := svc.ActAs(ctx, c, "ann", nil); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
+	if _, err := svc.ActAs(ctx, c, "ann"); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
 		t.Fatalf("act-as without the permission: %v", err)
 	}
 	g, _ := auth.NewGrant(auth.PermActAs, auth.KindSystem, "*")
@@ -278,14 +278,14 @@ func TestActAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ = svc.Bearer(ctx, secret)
-	as, err := svc.ActAs(ctx, c, "ann", nil)
+	as, err := svc.ActAs(ctx, c, "ann")
 	if err != nil || as.User != "ann" || as.Actor != "inbox" || !as.Allowed(auth.PermRead, auth.KindProcess, "x") {
 		t.Fatalf("act as ann: %+v %v", as, err)
 	}
 	if as.Allowed(auth.PermActAs, auth.KindSystem, "") {
 		t.Error("the acted-for user got the front-end's act-as")
 	}
-	if _, err := svc.ActAs(ctx, c, "ghost", nil); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
+	if _, err := svc.ActAs(ctx, c, "ghost"); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
 		t.Errorf("act as an unknown user: %v", err)
 	}
 }

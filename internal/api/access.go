@@ -177,8 +177,10 @@ func callerFrom(ctx context.Context) access.Caller {
 
 // authenticate finds who calls: a bearer credential, else the session
 // cookie, else — without authentication (no access service, or mode none)
-// — the identity headers. With authentication, identity headers need the
-// act-as permission; without it they are refused (400), not ignored. A
+// — the identity headers. With authentication, X-Gobpm-User needs the
+// act-as permission (and then names a stored, enabled user whose own
+// rights apply); without it it is refused (400), not ignored, and
+// X-Gobpm-Groups is always refused (400). A
 // credential that does not authenticate is 401, whatever the route: a
 // client sending a wrong token must learn it, not get a public answer.
 func (s *server) authenticate(next http.Handler) http.Handler {
@@ -228,7 +230,13 @@ func (s *server) callerOf(r *http.Request) (access.Caller, error) {
 		if !c.Authenticated() {
 			return c, unauthenticated("authenticate first: identity headers are honoured only for a caller with the act-as permission")
 		}
-		acting, err := s.access.ActAs(ctx, c, a.User, a.Groups)
+		if len(a.Groups) > 0 {
+			// Acting for someone yields exactly their rights: their groups
+			// come from the store, never from the request.
+			return c, errorf(kindInvalidRequest, HeaderGroups, HeaderGroups+" is not accepted when the server authenticates: "+
+				"a caller acting for a user (act-as, "+HeaderUser+") gets the groups the store has that user in")
+		}
+		acting, err := s.access.ActAs(ctx, c, a.User)
 		if err != nil {
 			if runtime.ErrorCode(err) == runtime.EFORBIDDEN || runtime.ErrorCode(err) == runtime.EINVALID {
 				return c, errorf(kindInvalidRequest, HeaderUser, err.Error())

@@ -76,8 +76,10 @@ func fieldInto(members map[string]json.RawMessage, name string, dst any) (presen
 
 // login handles POST /api/v1/auth/login {user, password}: it opens a
 // cockpit session (cookie gobpm_session, HttpOnly, SameSite=Lax, Secure on
-// HTTPS and with Options.SecureCookies). Wrong credentials are 401 whatever was wrong; too many failures
-// are 429 with Retry-After.
+// HTTPS and with Options.SecureCookies). Wrong credentials are 401
+// whatever was wrong; too many failures, or too many attempts at once for
+// the name or from the address, are 429 with Retry-After; a full hash pool
+// is 503 with Retry-After.
 func (s *server) login(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
@@ -111,14 +113,27 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) error {
 			entry.Status = http.StatusUnauthorized
 			acc.Record(entry)
 			return unauthenticated("wrong user name or password")
+		case errors.Is(err, auth.ErrBusy):
+			entry.Status = http.StatusServiceUnavailable
+			acc.Record(entry)
 		}
-		return err
+		return hashingBusy(w, err)
 	}
 	entry.Actor, entry.Via, entry.Outcome, entry.Status = sess.User, "session", "ok", http.StatusOK
 	acc.Record(entry)
 	setSessionCookie(w, r, cookie, sess.ExpiresAt, s.opts.SecureCookies)
 	s.writeJSON(w, r, http.StatusOK, SessionState{User: string(sess.User), ExpiresAt: sess.ExpiresAt})
 	return nil
+}
+
+// hashingBusy turns err into the 503 problem, with Retry-After, when the
+// password hash pool refused the work (auth.ErrBusy); other errors pass.
+func hashingBusy(w http.ResponseWriter, err error) error {
+	if !errors.Is(err, auth.ErrBusy) {
+		return err
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(auth.BusyRetryAfter/time.Second)))
+	return errorf(kindUnavailable, "", "the server is busy checking other passwords: try again shortly")
 }
 
 // setSessionCookie sets the cockpit's session cookie: HttpOnly,
@@ -183,7 +198,7 @@ func (s *server) setup(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := acc.FirstRun(r.Context(), fields[0], fields[1], fields[2])
 	if err != nil {
-		return err
+		return hashingBusy(w, err)
 	}
 	noteResource(r, "user "+string(u.ID))
 	s.writeJSON(w, r, http.StatusCreated, u)
@@ -249,7 +264,7 @@ func (s *server) createUser(w http.ResponseWriter, r *http.Request) error {
 	noteResource(r, "user "+req.ID)
 	u, err := acc.CreateUser(r.Context(), callerFrom(r.Context()).User, req)
 	if err != nil {
-		return err
+		return hashingBusy(w, err)
 	}
 	s.writeJSON(w, r, http.StatusCreated, u)
 	return nil
@@ -301,7 +316,7 @@ func (s *server) updateUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := acc.UpdateUser(r.Context(), chi.URLParam(r, "id"), ch)
 	if err != nil {
-		return err
+		return hashingBusy(w, err)
 	}
 	s.writeJSON(w, r, http.StatusOK, u)
 	return nil
@@ -516,8 +531,10 @@ func (s *server) listTokens(w http.ResponseWriter, r *http.Request) error {
 }
 
 // createToken handles POST /api/v1/tokens {owner?, name, grants?, ttlMs?}:
-// an admin mints tokens for any user, anyone else for themselves. The
-// answer carries the secret, this once.
+// an admin mints tokens for any user, anyone else for themselves, and a
+// token is at most its minter (access.Service.MintTokenBy: 403 for grants
+// beyond a restricted minter's, a lifetime beyond its expiry, or minting
+// while acting for someone). The answer carries the secret, this once.
 func (s *server) createToken(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
@@ -527,16 +544,9 @@ func (s *server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c := callerFrom(r.Context())
 	var req access.NewToken
 	if req.Owner, err = stringField(members, "owner"); err != nil {
 		return err
-	}
-	if req.Owner == "" {
-		req.Owner = string(c.User)
-	}
-	if req.Owner != string(c.User) && !isAdmin(r) {
-		return errorf(kindForbidden, "owner", "only an admin may mint a token for another user")
 	}
 	if req.Name, err = requiredStringField(members, "name"); err != nil {
 		return err
@@ -549,7 +559,7 @@ func (s *server) createToken(w http.ResponseWriter, r *http.Request) error {
 	} else if ok {
 		req.TTL = millis(ms)
 	}
-	secret, t, err := acc.MintToken(r.Context(), req)
+	secret, t, err := acc.MintTokenBy(r.Context(), callerFrom(r.Context()), req)
 	if err != nil {
 		return err
 	}

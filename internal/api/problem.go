@@ -41,6 +41,7 @@ var (
 	kindConflict             = kind{http.StatusConflict, "conflict", "Conflict"}
 	kindPayloadTooLarge      = kind{http.StatusRequestEntityTooLarge, "payload-too-large", "Payload too large"}
 	kindTooManyRequests      = kind{http.StatusTooManyRequests, "too-many-requests", "Too many requests"}
+	kindUnavailable          = kind{http.StatusServiceUnavailable, "unavailable", "Service unavailable"}
 	kindHeaderTooLarge       = kind{http.StatusRequestHeaderFieldsTooLarge, "header-too-large", "Request header fields too large"}
 	kindUnsupportedMediaType = kind{http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type"}
 	kindInvalidModel         = kind{http.StatusUnprocessableEntity, "invalid-model", "Invalid model"}

@@ -1,7 +1,8 @@
 // Package auth is gobpm's identity and authorization core (DESIGN §10,
 // issue 13): password hashing, API tokens, cockpit sessions, login
 // throttling, OIDC verification and the authorization decision. It holds
-// no state of its own beyond a Throttle's counters and an OIDC's key cache:
+// no state of its own beyond a Throttle's counters, a HashPool's slots and
+// an OIDC's key cache:
 // the store keeps users, tokens and sessions; the API asks this package
 // what they mean.
 //
@@ -15,7 +16,10 @@
 // ($argon2id$v=19$m=…,t=…,p=…$salt$key); VerifyPassword reads the
 // parameters back from it, so DefaultParams can be raised later and
 // NeedsRehash tells which stored hashes to replace at the next login.
-// CheckPasswordPolicy is the rule for setting a password.
+// CheckPasswordPolicy is the rule for setting a password. Every hash holds
+// its Params.Memory (64 MiB by default) while it runs, so a server runs
+// them in one HashPool: GOMAXPROCS at once, a short queue, and ErrBusy for
+// the excess before any hashing.
 //
 // # Tokens and sessions
 //
@@ -33,7 +37,9 @@
 // Roles bundle grants on "*". A Principal is a user with the roles and
 // grants of the user and their groups, and possibly restrictions that
 // narrow a token below its owner. Allowed is the one decision; Filter is the
-// same decision for lists.
+// same decision for lists. Pattern.Contains, Grant.Contains and
+// Restriction.Excess compare grants themselves, so a token minted by a
+// restricted one can be held within it.
 //
 //	dev := auth.Principal{User: "ann", Roles: []auth.Role{auth.RoleDeveloper}}
 //	auth.Allowed(dev, auth.PermDeploy, auth.KindProcess, "order") // true
@@ -42,7 +48,8 @@
 // # Login throttling and OIDC
 //
 // A Throttle locks a user name or client address out after repeated
-// failures, for longer each time. OIDC wraps github.com/coreos/go-oidc: it
+// failures, for longer each time, and (Begin) caps the attempts in flight
+// for each, counting them as failures to come. OIDC wraps github.com/coreos/go-oidc: it
 // verifies the provider's JWT bearer tokens (VerifyBearer) and runs the
 // cockpit's authorization-code login with PKCE (StartLogin, FinishLogin),
 // mapping a claim's values to gobpm groups.

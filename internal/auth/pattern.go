@@ -83,6 +83,27 @@ func (p Pattern) Match(key string) bool {
 		strings.HasPrefix(key, p.prefix) && strings.HasSuffix(key, p.suffix)
 }
 
+// Contains reports whether every key q matches also matches p: "*"
+// contains every pattern, "order-*" contains "order-1", "order-eu-*" and
+// "order-*-eu", and "order" contains only "order". A pattern without '*'
+// contains exactly the patterns equal to it; one with a '*' contains a
+// wildcard pattern when that pattern's prefix starts with p's prefix and
+// its suffix ends with p's suffix (the '*' may stand for the empty run, and
+// for any character, so nothing weaker suffices), and a plain key when p
+// matches it. The zero Pattern contains nothing and is contained by
+// nothing.
+func (p Pattern) Contains(q Pattern) bool {
+	switch {
+	case p.IsZero() || q.IsZero():
+		return false
+	case !q.wild:
+		return p.Match(q.prefix)
+	case !p.wild:
+		return false
+	}
+	return strings.HasPrefix(q.prefix, p.prefix) && strings.HasSuffix(q.suffix, p.suffix)
+}
+
 // IsAny reports whether p is "*".
 func (p Pattern) IsAny() bool { return p.wild && p.prefix == "" && p.suffix == "" }
 

@@ -154,6 +154,17 @@ func (g Grant) Covers(perm Permission, kind ResourceKind, key string) bool {
 	return g.Pattern.Match(key)
 }
 
+// Contains reports whether g allows everything h allows: the same
+// permission on the same kind, on a pattern that contains h's (see
+// Pattern.Contains). An invalid grant contains nothing and is contained by
+// nothing.
+func (g Grant) Contains(h Grant) bool {
+	if g.Permission != h.Permission || g.Kind != h.Kind || g.Validate() != nil || h.Validate() != nil {
+		return false
+	}
+	return g.Pattern.Contains(h.Pattern)
+}
+
 // String returns the grant as "permission kind pattern", e.g.
 // "start process order-*".
 func (g Grant) String() string {

@@ -41,6 +41,32 @@ type Restriction struct {
 	Grants []Grant `json:"grants"`
 }
 
+// Excess returns the grants of want that r does not allow: those that no
+// grant of r contains (see Grant.Contains), in want's order. A token minted
+// under r may carry only grants for which Excess is empty.
+func (r Restriction) Excess(want []Grant) []Grant {
+	var out []Grant
+	for _, w := range want {
+		if !slices.ContainsFunc(r.Grants, func(g Grant) bool { return g.Contains(w) }) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Within returns the grants of want that every restriction of rs allows
+// (see Excess), in want's order: what a token narrowed by all of rs may
+// still be narrowed to. With no restrictions it returns want.
+func Within(want []Grant, rs []Restriction) []Grant {
+	out := make([]Grant, 0, len(want))
+	for _, w := range want {
+		if !slices.ContainsFunc(rs, func(r Restriction) bool { return len(r.Excess([]Grant{w})) > 0 }) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // InGroup reports whether p's user is in group g.
 func (p Principal) InGroup(g GroupID) bool { return slices.Contains(p.Groups, g) }
 

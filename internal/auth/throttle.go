@@ -21,15 +21,34 @@ type Limit struct {
 	LockOut time.Duration
 	// MaxLockOut caps the lock-out's length.
 	MaxLockOut time.Duration
+	// InFlight caps the attempts Begin lets run at once (0: Failures).
+	// Whatever it says, attempts in flight count as failures to come:
+	// Begin refuses once the failures within Window plus those in flight
+	// reach Failures, so concurrency cannot buy more guesses than a
+	// sequence could.
+	InFlight int
 }
 
 func (l Limit) validate(what string) error {
-	if l.Failures < 1 || l.Window <= 0 || l.LockOut <= 0 || l.MaxLockOut < l.LockOut {
-		return fmt.Errorf("throttle %s limit %+v: want failures ≥ 1, window and lock-out > 0, max ≥ lock-out: %w",
+	if l.Failures < 1 || l.Window <= 0 || l.LockOut <= 0 || l.MaxLockOut < l.LockOut || l.InFlight < 0 {
+		return fmt.Errorf("throttle %s limit %+v: want failures ≥ 1, window and lock-out > 0, max ≥ lock-out, in flight ≥ 0: %w",
 			what, l, ErrInvalidConfig)
 	}
 	return nil
 }
+
+// inFlightCap is the most attempts l lets run at once.
+func (l Limit) inFlightCap() int {
+	if l.InFlight == 0 || l.InFlight > l.Failures {
+		return l.Failures
+	}
+	return l.InFlight
+}
+
+// InFlightRetryAfter is what Begin's refusal of an attempt beyond the
+// in-flight caps tells the caller to wait: the attempts in flight end
+// within a hash or two.
+const InFlightRetryAfter = time.Second
 
 // ThrottleConfig configures a Throttle.
 type ThrottleConfig struct {
@@ -52,21 +71,24 @@ type ThrottleConfig struct {
 
 // DefaultThrottleConfig returns the defaults: a user name is locked out
 // after 5 failures in 15 minutes, an address after 50 (many people may share
-// one, behind a NAT), each for 1 minute at first, doubling up to 1 hour;
+// one, behind a NAT), each for 1 minute at first, doubling up to 1 hour; at
+// most 2 attempts for one name and 8 from one address run at once;
 // entries are forgotten after 24 idle hours; at most 10 000 names and 10 000
 // addresses are remembered.
 func DefaultThrottleConfig() ThrottleConfig {
 	return ThrottleConfig{
-		User:       Limit{Failures: 5, Window: 15 * time.Minute, LockOut: time.Minute, MaxLockOut: time.Hour},
-		Address:    Limit{Failures: 50, Window: 15 * time.Minute, LockOut: time.Minute, MaxLockOut: time.Hour},
+		User:       Limit{Failures: 5, Window: 15 * time.Minute, LockOut: time.Minute, MaxLockOut: time.Hour, InFlight: 2},
+		Address:    Limit{Failures: 50, Window: 15 * time.Minute, LockOut: time.Minute, MaxLockOut: time.Hour, InFlight: 8},
 		Forget:     24 * time.Hour,
 		MaxEntries: 10_000,
 	}
 }
 
 // Throttle limits login attempts per user name and per client address, in
-// memory. The login handler calls Check before it verifies a password, then
-// Failure or Success with the outcome. It is safe for concurrent use.
+// memory. The login handler calls Begin before it verifies a password, then
+// Failure or Success with the outcome, then the release Begin returned.
+// (Check is Begin's lock-out test alone, for callers that do not count
+// attempts in flight.) It is safe for concurrent use.
 //
 // Locking a user name out lets anyone who knows the name keep its owner out
 // for a while; the short first lock-out bounds that. Throttle state is lost
@@ -109,6 +131,57 @@ func (t *Throttle) Check(user, addr string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.lockedLocked(user, addr, now)
+}
+
+// Begin returns nil and a release func if a login for user from addr may
+// be tried now, and counts the attempt in flight (for user and for addr)
+// until release is called; the caller records the outcome (Failure or
+// Success) before it calls release, so the attempt is counted all along.
+// It refuses with a *LockedOutError (matching ErrLockedOut) while user or
+// addr is locked out, when either already has its Limit.InFlight attempts
+// running, and when its failures within the window plus its attempts in
+// flight reach its Limit.Failures. An empty user or addr is not checked.
+// Calling release more than once is harmless.
+func (t *Throttle) Begin(user, addr string) (release func(), err error) {
+	now := t.cfg.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.lockedLocked(user, addr, now); err != nil {
+		return func() {}, err
+	}
+	uk, ak := userKey(user), addressKey(addr)
+	if (user != "" && !t.users.mayStart(uk, now)) || (addr != "" && !t.addrs.mayStart(ak, now)) {
+		return func() {}, &LockedOutError{Until: now.Add(InFlightRetryAfter), RetryAfter: InFlightRetryAfter}
+	}
+	if user != "" {
+		t.users.inFlight[uk]++
+	}
+	if addr != "" {
+		t.addrs.inFlight[ak]++
+	}
+	released := false
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if released {
+			return
+		}
+		released = true
+		if user != "" {
+			t.users.finish(uk)
+		}
+		if addr != "" {
+			t.addrs.finish(ak)
+		}
+	}, nil
+}
+
+// InFlight returns how many attempts Begin counts in flight for user and
+// for addr, for metrics and tests.
+func (t *Throttle) InFlight(user, addr string) (forUser, forAddr int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.users.inFlight[userKey(user)], t.addrs.inFlight[addressKey(addr)]
 }
 
 // Failure records a failed login for user from addr and returns what Check
@@ -208,6 +281,11 @@ type throttleSpace struct {
 	maxEntries int
 	entries    map[string]*list.Element // of *throttleEntry
 	order      *list.List               // front: most recently seen
+	// inFlight counts the attempts Begin let start and that have not been
+	// released, by key. It is apart from entries, so evicting an entry never
+	// loses a count; a key leaves it when its last attempt ends, so it holds
+	// no more keys than there are attempts running.
+	inFlight map[string]int
 }
 
 type throttleEntry struct {
@@ -220,7 +298,40 @@ type throttleEntry struct {
 
 func newThrottleSpace(limit Limit, forget time.Duration, maxEntries int) *throttleSpace {
 	return &throttleSpace{limit: limit, forget: forget, maxEntries: maxEntries,
-		entries: map[string]*list.Element{}, order: list.New()}
+		entries: map[string]*list.Element{}, order: list.New(), inFlight: map[string]int{}}
+}
+
+// mayStart reports whether one more attempt for key may run at now: fewer
+// than the limit's in-flight cap run, and the failures within the window
+// plus those running stay below Failures.
+func (s *throttleSpace) mayStart(key string, now time.Time) bool {
+	running := s.inFlight[key]
+	return running < s.limit.inFlightCap() && s.recentFailures(key, now)+running+1 <= s.limit.Failures
+}
+
+// recentFailures counts key's failures within the window before now.
+func (s *throttleSpace) recentFailures(key string, now time.Time) int {
+	e := s.lookup(key, now)
+	if e == nil {
+		return 0
+	}
+	cutoff := now.Add(-s.limit.Window)
+	n := 0
+	for _, at := range e.failures {
+		if at.After(cutoff) {
+			n++
+		}
+	}
+	return n
+}
+
+// finish ends one attempt of key in flight.
+func (s *throttleSpace) finish(key string) {
+	if n := s.inFlight[key]; n > 1 {
+		s.inFlight[key] = n - 1
+	} else {
+		delete(s.inFlight, key)
+	}
 }
 
 // stale reports whether e can be forgotten at now.

@@ -35,6 +35,9 @@ func (h *handler) adminLayout(w http.ResponseWriter, r *http.Request, title, sec
 // access service returns, in words about what was asked (what names the
 // thing, e.g. "a user named ann").
 func (h *handler) adminPlain(r *http.Request, err error, what string) string {
+	if errors.Is(err, auth.ErrBusy) {
+		return "The server is busy checking other passwords. Try again in a moment."
+	}
 	switch runtime.ErrorCode(err) {
 	case runtime.ENOTFOUND:
 		return "There is no " + what + "."
@@ -49,9 +52,18 @@ func (h *handler) adminPlain(r *http.Request, err error, what string) string {
 	return h.plain(r, err)
 }
 
+// adminStatus is statusOf, and 503 for a refusal by the full password
+// hash pool (auth.ErrBusy).
+func adminStatus(err error) int {
+	if errors.Is(err, auth.ErrBusy) {
+		return http.StatusServiceUnavailable
+	}
+	return statusOf(err)
+}
+
 // adminFailed ends a refused administrative act with the reason.
 func (h *handler) adminFailed(w http.ResponseWriter, r *http.Request, to string, err error, what string) {
-	noteStatus(r, statusOf(err))
+	noteStatus(r, adminStatus(err))
 	h.done(w, r, to, "error", h.adminPlain(r, err, what))
 }
 
@@ -95,7 +107,7 @@ func (h *handler) createUser(w http.ResponseWriter, r *http.Request) {
 	noteResource(r, "user "+req.ID)
 	u, err := h.opts.Access.CreateUser(r.Context(), h.caller(r).User, req)
 	if err != nil {
-		status := statusOf(err)
+		status := adminStatus(err)
 		noteStatus(r, status)
 		h.renderUsers(w, r, status, "", templates.UserItem{ID: req.ID, Name: req.Name}, h.adminPlain(r, err, "a user named "+req.ID))
 		return
@@ -521,7 +533,7 @@ func (h *handler) mintToken(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Grants = gs
 	}
-	secret, t, err := h.opts.Access.MintToken(r.Context(), req)
+	secret, t, err := h.opts.Access.MintTokenBy(r.Context(), h.caller(r), req)
 	if err != nil {
 		refuse(statusOf(err), h.adminPlain(r, err, "user named "+form.Owner))
 		return

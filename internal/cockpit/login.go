@@ -102,11 +102,15 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 			h.record(w, r, entry)
 			w.Header().Set("Retry-After", strconv.Itoa(int(locked.RetryAfter.Seconds()+0.5)))
 			h.renderLogin(w, r, http.StatusTooManyRequests, next, user, errFlash(
-				"Too many failed logins for this user name or from this address: logins are refused for "+wait(locked.RetryAfter)+". Try again then, or ask an administrator to set a new password."))
+				"Too many failed logins, or too many at once, for this user name or from this address: logins are refused for "+wait(locked.RetryAfter)+". Try again then, or ask an administrator to set a new password."))
 		case errors.Is(err, access.ErrUnauthenticated):
 			entry.Status = http.StatusUnauthorized
 			h.record(w, r, entry)
 			h.renderLogin(w, r, http.StatusUnauthorized, next, user, errFlash("Wrong user name or password."))
+		case errors.Is(err, auth.ErrBusy):
+			entry.Status = http.StatusServiceUnavailable
+			h.record(w, r, entry)
+			h.renderLogin(w, r, http.StatusServiceUnavailable, next, user, errFlash(hashingBusy(w)))
 		default:
 			entry.Outcome, entry.Status = "error", http.StatusInternalServerError
 			h.record(w, r, entry)
@@ -118,6 +122,13 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	h.record(w, r, entry)
 	h.setSession(w, r, cookie, sess.ExpiresAt)
 	h.done(w, r, next, "ok", "You are logged in as "+string(sess.User)+".")
+}
+
+// hashingBusy sets Retry-After on a refusal by the full password hash pool
+// (auth.ErrBusy) and says what happened.
+func hashingBusy(w http.ResponseWriter) string {
+	w.Header().Set("Retry-After", strconv.Itoa(int(auth.BusyRetryAfter/time.Second)))
+	return "The server is busy checking other passwords. Try again in a moment."
 }
 
 func errFlash(msg string) templates.Flash { return templates.Flash{Kind: "error", Message: msg} }
@@ -198,13 +209,16 @@ func (h *handler) setup(w http.ResponseWriter, r *http.Request) {
 	entry := access.AuditEntry{Action: "cockpit: first-run set-up", Resource: "user " + user}
 	u, err := acc.FirstRun(r.Context(), r.PostFormValue("token"), user, password)
 	if err != nil {
-		entry.Status = statusOf(err)
+		entry.Status = adminStatus(err)
 		h.record(w, r, entry)
 		msg := h.plain(r, err)
-		if runtime.ErrorCode(err) == runtime.EFORBIDDEN {
+		switch {
+		case runtime.ErrorCode(err) == runtime.EFORBIDDEN:
 			msg = "The set-up token is wrong or was used already. Copy it from the server's log (it is printed at start-up while the server has no user)."
+		case errors.Is(err, auth.ErrBusy):
+			msg = hashingBusy(w)
 		}
-		refuse(statusOf(err), msg)
+		refuse(entry.Status, msg)
 		return
 	}
 	entry.Actor, entry.Status = u.ID, http.StatusCreated
