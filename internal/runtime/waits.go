@@ -68,9 +68,37 @@ type TaskFilter struct {
 	// their groups among the candidate groups, or no candidates at all.
 	// Authorization sets it for callers who may not read every process.
 	OfferedTo *Actor
-	Limit     int
-	Offset    int
+	// ProcessKey keeps the tasks of instances of this process key.
+	ProcessKey string
+	// Unassigned keeps the tasks nobody is assigned to.
+	Unassigned bool
+	// CandidateGroupsAny keeps the tasks with at least one of these among
+	// their candidate groups.
+	CandidateGroupsAny []string
+	// DueBefore, when not zero, keeps the tasks with a due date before it.
+	DueBefore time.Time
+	// Order is the order of the list: TaskOrderOldest (the default),
+	// TaskOrderNewest or TaskOrderDue.
+	Order  TaskOrder
+	Limit  int
+	Offset int
 }
+
+// TaskOrder is an order of a task list.
+type TaskOrder string
+
+// The task orders. Ties are broken by creation time, then id, so that
+// paging is stable.
+const (
+	// TaskOrderOldest lists the oldest task first.
+	TaskOrderOldest TaskOrder = ""
+	// TaskOrderNewest lists the newest task first.
+	TaskOrderNewest TaskOrder = "newest"
+	// TaskOrderDue lists by due date, the earliest first and tasks without
+	// one last.
+	TaskOrderDue TaskOrder = "due"
+)
+
 
 // Actor is the identity acting on a user task.
 type Actor struct {

@@ -464,13 +464,32 @@ func tasksQuery(f runtime.TaskFilter) (string, []any) {
 		where = append(where, cond)
 		args = append(args, more...)
 	}
+	if f.ProcessKey != "" {
+		where = append(where, "process_key = ?")
+		args = append(args, f.ProcessKey)
+	}
+	if f.Unassigned {
+		where = append(where, "assignee = ''")
+	}
+	if len(f.CandidateGroupsAny) > 0 {
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(waits.candidate_groups) WHERE json_each.value IN (?"+
+			strings.Repeat(", ?", len(f.CandidateGroupsAny)-1)+"))")
+		for _, g := range f.CandidateGroupsAny {
+			args = append(args, g)
+		}
+	}
+	if !f.DueBefore.IsZero() {
+		where = append(where, "due_at IS NOT NULL AND due_at < ?")
+		args = append(args, encodeTime(f.DueBefore))
+	}
 	return " WHERE " + strings.Join(where, " AND "), args
 }
 
-// Tasks lists the user-task waits matching f, oldest first (creation time,
-// then id), and the total number of matches regardless of paging. Filters
-// combine with AND: Assignee matches exactly, CandidateUser and
-// CandidateGroup match tasks whose candidate list contains the value. Limit
+// Tasks lists the user-task waits matching f in f.Order (oldest first by
+// default: creation time, then id), and the total number of matches
+// regardless of paging. Filters combine with AND: Assignee matches exactly,
+// CandidateUser and CandidateGroup match tasks whose candidate list
+// contains the value, CandidateGroupsAny one containing any of them. Limit
 // 0 means DefaultListLimit; larger than MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRow, int, error) {
 	cond, args := tasksQuery(f)
@@ -481,7 +500,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 		total int
 	)
 	countQuery := `SELECT COUNT(*) FROM waits` + cond
-	pageQuery := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY created_at, id LIMIT ? OFFSET ?`
+	pageQuery := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY ` + sqlstore.TaskOrderBy(f.Order) + ` LIMIT ? OFFSET ?`
 	for _, q := range []string{countQuery, pageQuery} {
 		if err := db.rstmts.warm(ctx, q); err != nil {
 			return nil, 0, fmt.Errorf("store: tasks: %w", err)

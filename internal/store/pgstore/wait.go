@@ -250,6 +250,18 @@ func tasksWhere(f runtime.TaskFilter, a *args) string {
 	if f.OfferedTo != nil {
 		where = append(where, offeredTo(*f.OfferedTo, a))
 	}
+	if f.ProcessKey != "" {
+		where = append(where, "process_key = "+a.add(f.ProcessKey))
+	}
+	if f.Unassigned {
+		where = append(where, "assignee = ''")
+	}
+	if len(f.CandidateGroupsAny) > 0 {
+		where = append(where, "jsonb_exists_any(candidate_groups, "+a.add(f.CandidateGroupsAny)+"::text[])")
+	}
+	if !f.DueBefore.IsZero() {
+		where = append(where, "due_at IS NOT NULL AND due_at < "+a.add(encodeTime(f.DueBefore)))
+	}
 	return " WHERE " + strings.Join(where, " AND ")
 }
 
@@ -267,7 +279,7 @@ func offeredTo(actor runtime.Actor, a *args) string {
 	return cond + ")))"
 }
 
-// Tasks lists user-task waits matching f, oldest first, and the total
+// Tasks lists user-task waits matching f in f.Order, and the total
 // number of matches. Limit 0 means sqlstore.DefaultListLimit; larger than
 // sqlstore.MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRow, int, error) {
@@ -282,7 +294,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 			return err
 		}
 		page := a
-		query := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY created_at, id LIMIT ` +
+		query := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY ` + sqlstore.TaskOrderBy(f.Order) + ` LIMIT ` +
 			page.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + page.add(max(f.Offset, 0))
 		var err error
 		rows, err = queryWaits(ctx, tx, query, page...)

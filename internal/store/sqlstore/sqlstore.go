@@ -406,3 +406,15 @@ func NumberOrder(steps []runtime.StepRecord) []int {
 	slices.SortStableFunc(order, func(a, b int) int { return depth[a] - depth[b] })
 	return order
 }
+
+// TaskOrderBy is the ORDER BY list of a task list's order over the waits
+// table (the same in both stores): ties broken by creation time, then id.
+func TaskOrderBy(o runtime.TaskOrder) string {
+	switch o {
+	case runtime.TaskOrderNewest:
+		return "created_at DESC, id DESC"
+	case runtime.TaskOrderDue:
+		return "due_at IS NULL, due_at, created_at, id"
+	}
+	return "created_at, id"
+}

@@ -628,6 +628,11 @@ func testTasks(t *testing.T, open Opener) {
 		{name: "page", filter: runtime.TaskFilter{Limit: 2, Offset: 1}, want: []string{"t2", "t3"}, wantTotal: 4},
 		{name: "past the end", filter: runtime.TaskFilter{Offset: 10}, wantTotal: 4},
 		{name: "no match", filter: runtime.TaskFilter{Assignee: "ann", InstanceID: "i2"}},
+		{name: "unassigned", filter: runtime.TaskFilter{Unassigned: true}, want: []string{"t2", "t4"}, wantTotal: 2},
+		{name: "any of the groups", filter: runtime.TaskFilter{CandidateGroupsAny: []string{"ops", "sales-eu"}}, want: []string{"t2", "t3", "t4"}, wantTotal: 3},
+		{name: "offered and unassigned", filter: runtime.TaskFilter{OfferedTo: &runtime.Actor{User: "bob"}, Unassigned: true}, want: []string{"t2"}, wantTotal: 1},
+		{name: "newest first", filter: runtime.TaskFilter{Order: runtime.TaskOrderNewest}, want: []string{"t4", "t3", "t2", "t1"}, wantTotal: 4},
+		{name: "newest first, paged", filter: runtime.TaskFilter{Order: runtime.TaskOrderNewest, Limit: 2, Offset: 1}, want: []string{"t3", "t2"}, wantTotal: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -641,6 +646,45 @@ func testTasks(t *testing.T, open Opener) {
 			}
 		})
 	}
+
+	t.Run("process and due date", func(t *testing.T) {
+		t.Parallel()
+		db := open(t)
+		// The runtime gives every wait its instance's process key.
+		task := func(id string, created, dueAt int, key string) runtime.WaitRow {
+			w := Task(id, created, "", nil, nil)
+			w.ProcessKey, w.ProcessVersion = key, 1
+			if dueAt > 0 {
+				w.DueAt = Sec(dueAt)
+			}
+			return w
+		}
+		CreateWithWaits(t, db, "i1", task("a1", 1, 30, "order"), task("a2", 2, 0, "order"), task("a3", 3, 10, "order"))
+		MustCommit(t, db, WithWaits(NewStep("i2", "invoice", 1), task("b1", 4, 5, "invoice")))
+		for _, tc := range []struct {
+			name   string
+			filter runtime.TaskFilter
+			want   []string
+		}{
+			{"process order", runtime.TaskFilter{ProcessKey: "order"}, []string{"a1", "a2", "a3"}},
+			{"process invoice", runtime.TaskFilter{ProcessKey: "invoice"}, []string{"b1"}},
+			{"due before 20", runtime.TaskFilter{DueBefore: Sec(20)}, []string{"a3", "b1"}},
+			{"by due date, none last", runtime.TaskFilter{Order: runtime.TaskOrderDue}, []string{"b1", "a3", "a1", "a2"}},
+			{"order by due date, paged", runtime.TaskFilter{ProcessKey: "order", Order: runtime.TaskOrderDue, Limit: 2}, []string{"a3", "a1"}},
+		} {
+			rows, total, err := db.Tasks(ctx, tc.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTotal := len(tc.want)
+			if tc.filter.Limit > 0 {
+				wantTotal = 3
+			}
+			if ids := WaitIDs(rows); !reflect.DeepEqual(ids, tc.want) || total != wantTotal {
+				t.Errorf("%s: Tasks = %v (total %d), want %v (total %d)", tc.name, ids, total, tc.want, wantTotal)
+			}
+		}
+	})
 
 	t.Run("limit default and cap", func(t *testing.T) {
 		t.Parallel()
