@@ -74,8 +74,7 @@ func (n *Node) references(out *[]Reference) {
 		*out = append(*out, Reference{Element: n.ID, ElementKind: n.Kind, Kind: kind, Key: key, Dynamic: dynamic})
 	}
 	if c := n.Call; c != nil {
-		// A qualified reference is the Resolver's to map at call time.
-		add(RefProcess, c.CalledElement, c.CalledExpr != nil || strings.Contains(c.CalledElement, ":"))
+		add(RefProcess, c.CalledElement, c.Dynamic())
 	}
 	if d := n.Decision; d != nil {
 		add(RefDecision, d.Ref, false) // decisionRef is a literal key (tasks.go)
@@ -93,4 +92,11 @@ func (n *Node) references(out *[]Reference) {
 			}
 		}
 	}
+}
+
+// Dynamic reports whether the callee is known only at run time: given as
+// an expression, or qualified by a namespace prefix (the runtime's
+// Resolver maps it to a key when the call activity is entered).
+func (c *CallDef) Dynamic() bool {
+	return c.CalledExpr != nil || strings.Contains(c.CalledElement, ":")
 }
