@@ -307,15 +307,20 @@ func (m *Main) Run(ctx context.Context) error {
 	if address == "" {
 		address = ln.Addr().String()
 	}
-	opts := m.runtimeOptions()
-	opts.Node = runtime.NodeInfo{Address: address, Version: Version}
-	opts.NodeTimeout, opts.Heartbeat = m.cfg.NodeTimeout, m.cfg.NodeTimeout/5
-	m.rt = runtime.New(db, opts)
-	if err := m.rt.Prepare(ctx); err != nil {
+	// Access first: the runtime checks the dynamic references of running
+	// models against their deployers' rights through it.
+	if err := m.openAccess(ctx); err != nil {
 		m.Close()
 		return err
 	}
-	if err := m.openAccess(ctx); err != nil {
+	opts := m.runtimeOptions()
+	opts.Node = runtime.NodeInfo{Address: address, Version: Version}
+	opts.NodeTimeout, opts.Heartbeat = m.cfg.NodeTimeout, m.cfg.NodeTimeout/5
+	if m.cfg.Auth != access.ModeNone {
+		opts.Reach = m.access
+	}
+	m.rt = runtime.New(db, opts)
+	if err := m.rt.Prepare(ctx); err != nil {
 		m.Close()
 		return err
 	}

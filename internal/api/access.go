@@ -498,26 +498,31 @@ func (s *server) incidentFilter(r *http.Request) (func(runtime.InstanceID) (bool
 	}, nil
 }
 
-// deployGuarded returns ctx with a deploy guard that refuses a deployment
-// declaring any process or decision key the caller may not deploy; nothing
-// is stored then (403).
-func deployGuarded(ctx context.Context) context.Context {
+// deployGuarded returns ctx naming the caller as the deployer and with a
+// deploy guard that refuses a deployment declaring any process or decision
+// key the caller may not deploy, or whose models reach (call, evaluate,
+// create jobs of, signal) anything the caller may not reach; nothing is
+// stored then (403, every refused reach listed).
+func (s *server) deployGuarded(ctx context.Context) context.Context {
 	c := callerFrom(ctx)
+	if s.access != nil {
+		ctx = runtime.WithDeployer(ctx, s.access.Deployer(c))
+	}
 	if c.Via == "none" || c.Unrestricted() {
 		return ctx
 	}
-	return runtime.WithDeployGuard(ctx, func(processes, decisions []string) error {
-		for _, k := range processes {
+	return runtime.WithDeployGuard(ctx, func(plan runtime.DeploymentPlan) error {
+		for _, k := range plan.Processes {
 			if err := check(ctx, auth.PermDeploy, auth.KindProcess, k); err != nil {
 				return err
 			}
 		}
-		for _, k := range decisions {
+		for _, k := range plan.Decisions {
 			if err := check(ctx, auth.PermDeploy, auth.KindDecision, k); err != nil {
 				return err
 			}
 		}
-		return nil
+		return c.ReachRefused(plan.Reaches)
 	})
 }
 

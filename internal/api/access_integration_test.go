@@ -61,13 +61,17 @@ func openAccess(t *testing.T, mode access.Mode, provider *auth.OIDC) (*runtime.R
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	rt := runtime.New(db, runtime.Options{})
-	t.Cleanup(func() { _ = rt.Close() })
 	acc, err := access.New(ctx, access.Config{Mode: mode, Store: db, OIDC: provider, Params: auth.TestParams()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = acc.Close(context.Background()) })
+	opts := runtime.Options{}
+	if mode != access.ModeNone {
+		opts.Reach = acc // as gobpm-web wires it: dynamic references are checked against their deployers
+	}
+	rt := runtime.New(db, opts)
+	t.Cleanup(func() { _ = rt.Close() })
 	return rt, acc
 }
 

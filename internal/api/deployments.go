@@ -38,7 +38,7 @@ func (s *server) deploy(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	res, err := s.svc.Deploy(deployGuarded(r.Context()), files)
+	res, err := s.svc.Deploy(s.deployGuarded(r.Context()), files)
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,27 @@ type Problem struct {
 	// plan's own problems and every selected instance with its problems.
 	MigrationProblems []MigrationProblem       `json:"problems,omitempty"`
 	Instances         []InstanceMigrationCheck `json:"instances,omitempty"`
+	// Refused lists what a refused deployment's models reach beyond the
+	// deployer's rights (forbidden only).
+	Refused []ReachRefusal `json:"refused,omitempty"`
+}
+
+// ReachRefusal is one thing a refused deployment's model reaches that its
+// deployer may not reach.
+type ReachRefusal struct {
+	// Resource is the uploaded file, Process the reaching process's key,
+	// Element the id of the reaching element.
+	Resource string `json:"resource"`
+	Process  string `json:"process"`
+	Element  string `json:"element"`
+	// Reaches is what is reached: process, decision, job-type or signal;
+	// Key its key, job type or signal name.
+	Reaches string `json:"reaches"`
+	Key     string `json:"key"`
+	// Missing are the rights the deployer lacks ("start process payroll").
+	Missing []string `json:"missing"`
+	// Detail explains the refusal to a human.
+	Detail string `json:"detail"`
 }
 
 // ModelError is one reason a deployment was refused.
@@ -123,6 +144,7 @@ func problemFor(err error) (p Problem, internal bool) {
 		de *runtime.DeploymentError
 		me *http.MaxBytesError
 		re *runtime.Error
+		rr *runtime.ReachError
 	)
 	if p, ok := refusedMigrationProblem(err); ok {
 		return p, false
@@ -135,6 +157,13 @@ func problemFor(err error) (p Problem, internal bool) {
 		p.Errors = make([]ModelError, 0, len(de.Problems))
 		for _, pr := range de.Problems {
 			p.Errors = append(p.Errors, ModelError{Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail, Resource: pr.Resource})
+		}
+		return p, false
+	case errors.As(err, &rr):
+		p := newProblem(kindForbidden, reachDetail(rr), "")
+		for _, f := range rr.Refusals {
+			p.Refused = append(p.Refused, ReachRefusal{Resource: f.Resource, Process: f.Process, Element: f.Element,
+				Reaches: string(f.Kind), Key: f.Key, Missing: f.Missing, Detail: f.Detail})
 		}
 		return p, false
 	case errors.As(err, &me):
@@ -168,6 +197,13 @@ func deploymentDetail(de *runtime.DeploymentError) string {
 	default:
 		return "the deployment was refused: " + strconv.Itoa(n) + " problems (see errors)"
 	}
+}
+
+func reachDetail(rr *runtime.ReachError) string {
+	if len(rr.Refusals) == 1 {
+		return "the deployment reaches beyond the deployer's rights; nothing was registered: " + rr.Refusals[0].Detail
+	}
+	return "the deployment reaches beyond the deployer's rights in " + strconv.Itoa(len(rr.Refusals)) + " places (see refused); nothing was registered"
 }
 
 // writeError answers err as problem+json. Internal errors are logged here, and

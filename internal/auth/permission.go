@@ -12,7 +12,9 @@ type Permission string
 // lists; a grant of a permission on another kind is invalid.
 const (
 	// PermDeploy deploys models: a deployment needs it on every process key
-	// and decision key it holds.
+	// and decision key it holds, and on every job type its models create
+	// jobs of (a model reaches only what its deployer may reach: DESIGN §10
+	// "Reach").
 	PermDeploy Permission = "deploy"
 	// PermRead reads definitions and, for processes, their instances,
 	// history, variables, waits and incidents. Lists show only what it
@@ -53,7 +55,9 @@ func ParsePermission(s string) (Permission, error) {
 // Kinds returns the resource kinds p applies to (none for an unknown p).
 func (p Permission) Kinds() []ResourceKind {
 	switch p {
-	case PermDeploy, PermRead, PermStart, PermDelete:
+	case PermDeploy:
+		return []ResourceKind{KindProcess, KindDecision, KindJobType}
+	case PermRead, PermStart, PermDelete:
 		return []ResourceKind{KindProcess, KindDecision}
 	case PermOperate:
 		return []ResourceKind{KindProcess}
@@ -180,12 +184,14 @@ type Role string
 const (
 	// RoleAdmin may do everything gobpm offers on every resource: deploy,
 	// read, start and delete processes and decisions, operate processes,
-	// work every job type, and administer users, groups, tokens and grants.
+	// deploy models creating jobs of and work every job type, and
+	// administer users, groups, tokens and grants.
 	// It does not include PermActAs.
 	RoleAdmin Role = "admin"
 	// RoleDeveloper builds and tries models: deploy, read and start on
-	// processes and decisions, and operate processes (cancel, modify, retry
-	// the instances they try out). No delete, no work, no admin.
+	// processes and decisions, deploy on job types (their models may create
+	// jobs of any type), and operate processes (cancel, modify, retry the
+	// instances they try out). No delete, no work, no admin.
 	RoleDeveloper Role = "developer"
 	// RoleOperator runs production: read and start processes and decisions
 	// and operate processes (cancel, modify, retry incidents, set
@@ -226,13 +232,14 @@ func (r Role) Grants() []Grant {
 		bundle = []perKind{
 			{KindProcess, []Permission{PermDeploy, PermRead, PermStart, PermOperate, PermDelete}},
 			{KindDecision, []Permission{PermDeploy, PermRead, PermStart, PermDelete}},
-			{KindJobType, []Permission{PermWork}},
+			{KindJobType, []Permission{PermDeploy, PermWork}},
 			{KindSystem, []Permission{PermAdmin}},
 		}
 	case RoleDeveloper:
 		bundle = []perKind{
 			{KindProcess, []Permission{PermDeploy, PermRead, PermStart, PermOperate}},
 			{KindDecision, []Permission{PermDeploy, PermRead, PermStart}},
+			{KindJobType, []Permission{PermDeploy}},
 		}
 	case RoleOperator:
 		bundle = []perKind{

@@ -93,6 +93,9 @@ func TestGrantValidateAndJSON(t *testing.T) {
 		{auth.PermOperate, auth.KindProcess, "*", nil},
 		{auth.PermOperate, auth.KindDecision, "*", auth.ErrInvalidGrant},
 		{auth.PermWork, auth.KindJobType, "invoice", nil},
+		{auth.PermDeploy, auth.KindJobType, "payroll-*", nil},
+		{auth.PermStart, auth.KindJobType, "*", auth.ErrInvalidGrant},
+		{auth.PermOperate, auth.KindJobType, "*", auth.ErrInvalidGrant},
 		{auth.PermWork, auth.KindProcess, "*", auth.ErrInvalidGrant},
 		{auth.PermRead, auth.KindJobType, "*", auth.ErrInvalidGrant},
 		{auth.PermAdmin, auth.KindSystem, "*", nil},
@@ -183,11 +186,12 @@ var roleMatrix = map[auth.Role][]string{
 	auth.RoleAdmin: {
 		"deploy process", "read process", "start process", "operate process", "delete process",
 		"deploy decision", "read decision", "start decision", "delete decision",
-		"work job-type", "admin system",
+		"deploy job-type", "work job-type", "admin system",
 	},
 	auth.RoleDeveloper: {
 		"deploy process", "read process", "start process", "operate process",
 		"deploy decision", "read decision", "start decision",
+		"deploy job-type",
 	},
 	auth.RoleOperator: {
 		"read process", "start process", "operate process",

@@ -359,29 +359,31 @@ func parseVariables(s string) (map[string]any, error) {
 	return m, nil
 }
 
-// deployGuarded returns r's context with a deploy guard that refuses a
-// deployment declaring a process or decision key the person may not
-// deploy (nothing is stored then), as the JSON API does.
+// deployGuarded returns r's context naming the person as the deployer and
+// with a deploy guard that refuses a deployment declaring a process or
+// decision key they may not deploy, or whose models reach anything they
+// may not reach (nothing is stored then), as the JSON API does.
 func (h *handler) deployGuarded(r *http.Request) context.Context {
 	ctx := r.Context()
 	if !h.authOn() {
 		return ctx
 	}
 	c := h.caller(r)
+	ctx = runtime.WithDeployer(ctx, h.opts.Access.Deployer(c))
 	if c.Unrestricted() {
 		return ctx
 	}
-	return runtime.WithDeployGuard(ctx, func(processes, decisions []string) error {
+	return runtime.WithDeployGuard(ctx, func(plan runtime.DeploymentPlan) error {
 		for _, set := range []struct {
 			kind auth.ResourceKind
 			keys []string
-		}{{auth.KindProcess, processes}, {auth.KindDecision, decisions}} {
+		}{{auth.KindProcess, plan.Processes}, {auth.KindDecision, plan.Decisions}} {
 			for _, k := range set.keys {
 				if !c.Allowed(auth.PermDeploy, set.kind, k) {
 					return runtime.Errorf(runtime.EFORBIDDEN, "%s may not deploy %s %q; nothing was registered", c.User, set.kind, k)
 				}
 			}
 		}
-		return nil
+		return c.ReachRefused(plan.Reaches)
 	})
 }

@@ -305,6 +305,8 @@ func (x *executor) apply(ev Event) error {
 		switch e := ev.(type) {
 		case CallStarted, CallFailed, ChildEnded, ChildMissing, Orphaned:
 			return x.applyCallEvent(ev)
+		case ReachRefused:
+			return x.reachRefused(e)
 		case AdHocActivated:
 			return x.activate(e)
 		case Modify:

@@ -159,6 +159,9 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	if err != nil {
 		return fail(engine.CodeCallUnresolvable, "call activity %s: %v", c.NodeID, err), nil
 	}
+	if refused, err := r.reachCall(ctx, caller, parent, c, key); err != nil || refused != nil {
+		return refused, err
+	}
 	version, missing, err := r.boundVersion(ctx, key, parent, c)
 	if err != nil {
 		return nil, err
@@ -193,7 +196,7 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 		}
 		return nil, fmt.Errorf("runtime: start child %s: %w", c.ChildID, err)
 	}
-	if next, fx, err = r.settleCalls(ctx, w, proc, businessKey, next, fx, now); err != nil { // its own children inherit its key
+	if next, fx, err = r.settle(ctx, w, proc, businessKey, next, fx, now); err != nil { // its own children inherit its key
 		return nil, err
 	}
 	events := []engine.Event{engine.CallStarted{WaitID: c.ChildID, Key: ref.Key, Version: ref.Version}}

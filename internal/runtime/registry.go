@@ -153,20 +153,20 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 		return DeploymentResult{}, &DeploymentError{Problems: problems}
 	}
 	if guard, ok := ctx.Value(deployGuardKey{}).(DeployGuard); ok {
-		var procs, decs []string
+		plan := DeploymentPlan{Reaches: staticReaches(resources, parsed)}
 		for _, res := range resources {
 			for _, p := range res.Processes {
-				procs = append(procs, p.Key)
+				plan.Processes = append(plan.Processes, p.Key)
 			}
 			for _, d := range res.Decisions {
-				decs = append(decs, d.Key)
+				plan.Decisions = append(plan.Decisions, d.Key)
 			}
 		}
-		if err := guard(procs, decs); err != nil {
+		if err := guard(plan); err != nil {
 			return DeploymentResult{}, err
 		}
 	}
-	rec := DeploymentRecord{ID: r.newID(), DeployedAt: r.now(), Resources: resources}
+	rec := DeploymentRecord{ID: r.newID(), DeployedAt: r.now(), Resources: resources, DeployedBy: deployerFrom(ctx)}
 	refs, decRefs, err := r.store.Deploy(ctx, rec)
 	if err != nil {
 		return DeploymentResult{}, fmt.Errorf("runtime: deploy %s: %w", rec.ID, err)

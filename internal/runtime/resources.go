@@ -5,16 +5,19 @@ import (
 	"fmt"
 )
 
-// DeployGuard decides whether a deployment of these process and decision
-// keys may be registered; a non-nil error refuses the whole deployment
-// before anything is stored. The API passes one that checks the caller's
-// deploy permission on every key the models declare.
-type DeployGuard func(processKeys, decisionKeys []string) error
+// DeployGuard decides whether a deployment may be registered: the process
+// and decision keys its models declare and what they reach by name (see
+// reach.go); a non-nil error refuses the whole deployment before anything
+// is stored. The API passes one that checks the caller's deploy
+// permission on every key, and their right to everything the models reach
+// (a *ReachError listing each refusal).
+type DeployGuard func(plan DeploymentPlan) error
 
 type deployGuardKey struct{}
 
 // WithDeployGuard returns ctx carrying guard for Deploy: once the models
-// parsed and validated, Deploy asks guard about the keys they declare.
+// parsed and validated, Deploy asks guard about the keys they declare and
+// what they reach.
 func WithDeployGuard(ctx context.Context, guard DeployGuard) context.Context {
 	return context.WithValue(ctx, deployGuardKey{}, guard)
 }

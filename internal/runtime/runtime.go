@@ -51,6 +51,11 @@ type Options struct {
 	GroupCommitLinger time.Duration
 	// Resolver maps call activity references to keys; nil means DefaultResolver.
 	Resolver Resolver
+	// Reach checks, when a dynamic reference of a model resolves (a callee
+	// or job type given as an expression), that the model's deployer may
+	// reach it (reach.go); nil checks nothing (a server without
+	// authentication).
+	Reach ReachGuard
 	// OutboxRetry is the first delay before the scheduler retries outbox
 	// rows whose work failed (it doubles up to a minute while nothing
 	// succeeds); 0 means 2 s.
@@ -89,6 +94,9 @@ type Options struct {
 type Runtime struct {
 	store    Store
 	resolver Resolver
+	// reach checks dynamic references; reachers caches their deployers.
+	reach    ReachGuard
+	reachers deployers
 	log      *slog.Logger
 	now      func() time.Time
 	newID    func() string
@@ -218,6 +226,7 @@ func New(store Store, opts Options) *Runtime {
 	}
 	r.cluster, r.self = newCluster(store, opts, r.now().UTC())
 	r.commit = newCommitter(store, opts.GroupCommitMax, cmp.Or(opts.GroupCommitLinger, DefaultGroupCommitLinger), &r.metrics, r.outbox)
+	r.reach = opts.Reach
 	if r.resolver = opts.Resolver; r.resolver == nil {
 		r.resolver = DefaultResolver{}
 	}
@@ -467,7 +476,7 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	}
 	row := InstanceRow{ID: id, ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey, CreatedAt: now}
 	w := &work{}
-	if next, fx, err = r.settleCalls(ctx, w, proc, businessKey, next, fx, now); err != nil {
+	if next, fx, err = r.settle(ctx, w, proc, businessKey, next, fx, now); err != nil {
 		unlock()
 		return "", err
 	}
@@ -560,7 +569,7 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 		return nil, stepError(id, status, ev, err)
 	}
 	w := &work{}
-	if next, fx, err = r.settleCalls(ctx, w, proc, row.BusinessKey, next, fx, now); err != nil {
+	if next, fx, err = r.settle(ctx, w, proc, row.BusinessKey, next, fx, now); err != nil {
 		return nil, err
 	}
 	rec, err := r.record(ctx, row, row.Revision, next, fx, now, legacy)

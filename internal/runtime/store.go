@@ -44,6 +44,10 @@ type DeploymentRecord struct {
 	ID         string
 	DeployedAt time.Time
 	Resources  []Resource
+	// DeployedBy is who deployed it (zero when nobody authenticated: a
+	// server without authentication, or a deployment older than the
+	// record): its models reach only what they may reach (reach.go).
+	DeployedBy Deployer
 }
 
 // DefinitionRef names one registered definition version.
@@ -318,6 +322,9 @@ type Store interface {
 	// DeploymentResources returns the resources of a deployment whose
 	// names end with ext ("" for all), by name.
 	DeploymentResources(ctx context.Context, deploymentID, ext string) ([]Resource, error)
+	// DeployedBy returns who deployed a deployment (the zero Deployer for
+	// one recorded without); ErrNotFound for an unknown id.
+	DeployedBy(ctx context.Context, deploymentID string) (Deployer, error)
 	LatestDecisions(ctx context.Context) ([]DefinitionRecord, error)
 	DecisionVersions(ctx context.Context, key string) ([]DefinitionRecord, error)
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // defTable is a table of immutable (key, version) definitions. Processes and
@@ -50,9 +51,13 @@ func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes
 
 // deploy is Deploy inside tx.
 func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) (processes, decisions []runtime.DefinitionRef, err error) {
+	groups, err := sqlstore.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
+	if err != nil {
+		return nil, nil, err
+	}
 	res, err := tx.ExecContext(ctx,
-		`INSERT INTO deployments (id, deployed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,
-		d.ID, encodeTime(d.DeployedAt))
+		`INSERT INTO deployments (id, deployed_at, deployed_by, deployed_by_groups) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		d.ID, encodeTime(d.DeployedAt), d.DeployedBy.User, groups.String)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,6 +257,27 @@ func queryDefinitions(ctx context.Context, tx *sql.Tx, query string, args ...any
 		recs = append(recs, rec)
 	}
 	return recs, rows.Err()
+}
+
+// DeployedBy returns who deployed a deployment: the zero Deployer for one
+// recorded without (no authentication, or before migration 0013);
+// runtime.ErrNotFound for an unknown id.
+func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (runtime.Deployer, error) {
+	var user, groups string
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT deployed_by, deployed_by_groups FROM deployments WHERE id = ?`, deploymentID).Scan(&user, &groups)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return runtime.Deployer{}, fmt.Errorf("store: deployment %s: %w", deploymentID, runtime.ErrNotFound)
+	}
+	if err != nil {
+		return runtime.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
+	}
+	by := runtime.Deployer{User: user}
+	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
+		return runtime.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
+	}
+	return by, nil
 }
 
 // DeploymentResources returns the resources of one deployment whose names

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // defTable is one of the two tables of immutable (key, version) rows:
@@ -40,8 +42,12 @@ func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, deployLock); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO deployments (id, deployed_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`,
-			d.ID, encodeTime(d.DeployedAt))
+		groups, err := sqlstore.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO deployments (id, deployed_at, deployed_by, deployed_by_groups) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+			d.ID, encodeTime(d.DeployedAt), d.DeployedBy.User, groups.String)
 		if err != nil {
 			return err
 		}
@@ -196,6 +202,25 @@ func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.D
 		return nil, fmt.Errorf("pgstore: versions of %s %s: %w", t.noun, key, err)
 	}
 	return recs, nil
+}
+
+// DeployedBy returns who deployed a deployment: the zero Deployer for one
+// recorded without (no authentication, or before migration 0006);
+// runtime.ErrNotFound for an unknown id.
+func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (runtime.Deployer, error) {
+	var user, groups string
+	err := db.pool.QueryRow(ctx, `SELECT deployed_by, deployed_by_groups FROM deployments WHERE id = $1`, deploymentID).Scan(&user, &groups)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return runtime.Deployer{}, fmt.Errorf("pgstore: deployment %s: %w", deploymentID, runtime.ErrNotFound)
+	}
+	if err != nil {
+		return runtime.Deployer{}, fmt.Errorf("pgstore: deployer of deployment %s: %w", deploymentID, err)
+	}
+	by := runtime.Deployer{User: user}
+	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
+		return runtime.Deployer{}, fmt.Errorf("pgstore: deployer of deployment %s: %w", deploymentID, err)
+	}
+	return by, nil
 }
 
 // DeploymentResources returns the resources of a deployment whose names

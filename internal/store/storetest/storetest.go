@@ -127,6 +127,7 @@ var tests = []struct {
 	{"PartsAllOrNothing", testPartsAllOrNothing},
 	{"Migrations", testMigrations},
 	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
+	{"DeployedBy", testDeployedBy},
 }
 
 // Run runs the whole suite against the stores open returns.
