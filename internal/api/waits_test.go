@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -447,7 +448,7 @@ func TestTasks(t *testing.T) {
 		if due := items[3].(map[string]any)["dueAt"]; due != "2025-03-01T12:00:00Z" {
 			t.Errorf("dueAt = %v", due)
 		}
-		if flt := locked(f, func() runtime.TaskFilter { return f.waits.lastTaskFilter }); flt != (runtime.TaskFilter{Limit: 50}) {
+		if flt := locked(f, func() runtime.TaskFilter { return f.waits.lastTaskFilter }); !reflect.DeepEqual(flt, runtime.TaskFilter{Limit: 50}) {
 			t.Errorf("filter = %+v", flt)
 		}
 	})
@@ -457,7 +458,7 @@ func TestTasks(t *testing.T) {
 		b, f := waitsBundle(t)
 		page := b.get("/api/v1/tasks?assignee=bob&candidateUser=alice&candidateGroup=managers&instanceId=inst-1&limit=2&offset=1").wantStatus(t, http.StatusOK).object(t)
 		want := runtime.TaskFilter{Assignee: "bob", CandidateUser: "alice", CandidateGroup: "managers", InstanceID: "inst-1", Limit: 2, Offset: 1}
-		if flt := locked(f, func() runtime.TaskFilter { return f.waits.lastTaskFilter }); flt != want {
+		if flt := locked(f, func() runtime.TaskFilter { return f.waits.lastTaskFilter }); !reflect.DeepEqual(flt, want) {
 			t.Errorf("filter = %+v, want %+v", flt, want)
 		}
 		if page["limit"] != json.Number("2") || page["offset"] != json.Number("1") || len(page["items"].([]any)) != 0 {

@@ -99,7 +99,6 @@ const (
 	TaskOrderDue TaskOrder = "due"
 )
 
-
 // Actor is the identity acting on a user task.
 type Actor struct {
 	User   string
