@@ -2,8 +2,10 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +24,20 @@ const (
 	maxRetryBackoffMs   = int64(7 * 24 * time.Hour / time.Millisecond)
 	maxRetries          = math.MaxInt32
 )
+
+// holdRetryAfter is the Retry-After, in seconds, of a long poll refused
+// because the caller holds too many: about when one of them may answer.
+const holdRetryAfter = 5
+
+// holdKey names the caller of r for the cap on held requests: the
+// authenticated user, or — anonymous, or in auth mode none, where any
+// header names any user — the client's address.
+func holdKey(r *http.Request) string {
+	if c := callerFrom(r.Context()); c.Via != "none" && c.Via != "" && c.Authenticated() {
+		return "user " + string(c.User)
+	}
+	return "addr " + clientAddr(r)
+}
 
 // callerUser is the user id of the caller of r, the identity a job's lock
 // belongs to: the user who activates a job is the only one who may act on
@@ -86,6 +102,15 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.MaxJobs, req.LockDuration, req.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
 	req.User = callerUser(r)
+	if timeout > 0 {
+		release, ok := s.polls.Acquire(holdKey(r))
+		if !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(holdRetryAfter))
+			return errorf(kindTooManyRequests, "requestTimeoutMs", fmt.Sprintf(
+				"this caller already holds %d long polls open, the most one caller may: wait for one to answer, or activate without requestTimeoutMs", s.polls.Max()))
+		}
+		defer release()
+	}
 
 	jobs, err := s.svc.ActivateJobs(r.Context(), req)
 	if err != nil {

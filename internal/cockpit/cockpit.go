@@ -162,6 +162,11 @@ type Options struct {
 	// OIDCName names the identity provider on the login button ("Log in
 	// with Keycloak"); "your identity provider" when empty.
 	OIDCName string
+	// MaxEventStreams caps the live-update streams (GET /events) one
+	// person (a logged-in user, else a client address) may hold open at
+	// once; one more is 429 with Retry-After and the page polls instead.
+	// 0 means httpsec.DefaultMaxHolds, a negative value no cap.
+	MaxEventStreams int
 }
 
 // handler holds the dependencies of the cockpit's handlers.
@@ -172,6 +177,8 @@ type handler struct {
 	vendorMiss bool
 	// pending holds the OIDC logins in progress, by state.
 	pending *pendingLogins
+	// streams holds the event streams open per person (MaxEventStreams).
+	streams *httpsec.Holds
 }
 
 // New returns the cockpit's HTTP handler: every page of templates' routes,
@@ -184,7 +191,8 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	if opts.MaxUploadBytes <= 0 {
 		opts.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady(), pending: newPendingLogins(time.Now)}
+	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady(), pending: newPendingLogins(time.Now),
+		streams: httpsec.NewHolds(streamCap(opts.MaxEventStreams))}
 	if h.vendorMiss {
 		logger.Warn("cockpit assets missing", slog.String("detail", web.VendorHelpOnMiss))
 	}
