@@ -149,7 +149,7 @@ func (h *handler) streamKey(r *http.Request) string {
 func tooManyStreams(w http.ResponseWriter, r *http.Request, max int) {
 	body, _ := json.Marshal(map[string]any{
 		"type": "https://gobpm.dev/problems/too-many-requests", "title": "Too many requests", "status": http.StatusTooManyRequests,
-		"detail": fmt.Sprintf("this person already holds %d live-update streams open, the most one may: close a cockpit tab", max),
+		"detail":   fmt.Sprintf("this person already holds %d live-update streams open, the most one may: close a cockpit tab", max),
 		"instance": r.URL.Path,
 	})
 	h := w.Header()
