@@ -52,7 +52,7 @@ func TestHugeNumbersRefused(t *testing.T) {
 	if p := b.postJSON("/api/v1/instances/"+id+"/variables", `{"variables":{"x":[1e400]}}`).problem(t, http.StatusBadRequest, "invalid-request"); p.Field != "variables.x[0]" {
 		t.Errorf("set variables: field %q", p.Field)
 	}
-	if got := b.get("/api/v1/instances/" + id).wantStatus(t, http.StatusOK); strings.Contains(string(got.Body), `"x"`) {
+	if got := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK); strings.Contains(string(got.Body), `"x"`) {
 		t.Errorf("a refused variable edit was stored: %s", got.Body)
 	}
 }
