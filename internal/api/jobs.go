@@ -65,7 +65,10 @@ func jobHolder(r *http.Request, members map[string]json.RawMessage) (runtime.Job
 }
 
 // activateJobs handles POST /api/v1/jobs/activate: {type, worker, maxJobs?,
-// lockDurationMs, requestTimeoutMs?}. With requestTimeoutMs > 0 it long-polls:
+// lockDurationMs, requestTimeoutMs?, fetchVariables?}. fetchVariables (a
+// list of names, as Camunda's clients send it) limits each job's variables
+// to those; without it a job carries every variable its task sees. With
+// requestTimeoutMs > 0 it long-polls:
 // the runtime answers as soon as a job appears, or with no jobs when the
 // timeout passes. The request context bounds the wait, so a client that goes
 // away ends it. Each job comes with its public key and a lock token, and
@@ -102,6 +105,9 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.MaxJobs, req.LockDuration, req.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
 	req.User = callerUser(r)
+	if req.FetchVariables, err = variableNamesField(members, "fetchVariables"); err != nil {
+		return err
+	}
 	if timeout > 0 {
 		release, ok := s.polls.Acquire(holdKey(r))
 		if !ok {
@@ -122,6 +128,39 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil
+}
+
+// maxFetchVariables bounds the names one activation's fetchVariables
+// lists.
+const maxFetchVariables = 1000
+
+// variableNamesField decodes an optional member that must be a list of
+// variable names (non-empty strings, at most maxFetchVariables); absent or
+// null gives nil, [] an empty list. Repeated names count once.
+func variableNamesField(members map[string]json.RawMessage, name string) ([]string, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return nil, nil
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return nil, errorf(kindInvalidRequest, name, name+" must be an array of variable names (strings)")
+	}
+	if len(names) > maxFetchVariables {
+		return nil, errorf(kindInvalidRequest, name, fmt.Sprintf("%s names %d variables; at most %d", name, len(names), maxFetchVariables))
+	}
+	out := make([]string, 0, len(names))
+	seen := make(map[string]bool, len(names))
+	for i, n := range names {
+		if n == "" {
+			return nil, errorf(kindInvalidRequest, fmt.Sprintf("%s[%d]", name, i), name+" must not hold an empty name")
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // completeJob handles POST /api/v1/jobs/{key}/complete: {lockToken,
