@@ -569,7 +569,8 @@ func TestAuthInboxShowsOfferedTasks(t *testing.T) {
 	page := w.call("nobody", "GET", "/api/v1/tasks", "").object(t)
 	id := page["items"].([]any)[0].(map[string]any)["id"].(string)
 	w.call("stranger", "GET", "/api/v1/tasks/"+id, "").wantStatus(t, http.StatusNotFound)
-	w.call("stranger", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusForbidden)
+	// Not offered and not readable: unknown to the stranger, not refused.
+	w.call("stranger", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusNotFound)
 	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusOK)
 	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/complete", `{"variables":{"ok":true}}`).wantStatus(t, http.StatusNoContent)
 }
