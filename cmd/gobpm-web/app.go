@@ -23,6 +23,7 @@ import (
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -85,6 +86,10 @@ type Config struct {
 	HistoryTTL time.Duration
 	// BackupDir is where POST /api/v1/admin/backup writes ("" refuses it).
 	BackupDir string
+	// MaxLongPolls and MaxEventStreams cap the job long polls and the
+	// cockpit's live-update streams one caller may hold open at once
+	// (api.Options.MaxLongPolls, cockpit.Options.MaxEventStreams).
+	MaxLongPolls, MaxEventStreams int
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -126,6 +131,8 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	clock := fs.String("clock", def("GOBPM_CLOCK", "real"), "the engine's clock: real, or manual (needs --dev; only POST /api/v1/clock moves it) (GOBPM_CLOCK)")
 	historyTTL := fs.String("history-ttl", getenv("GOBPM_HISTORY_TTL"), "delete ended instances this long after their end unless their model sets gobpm:historyTimeToLive, e.g. 30d, 12h, P30D (empty: keep for ever) (GOBPM_HISTORY_TTL)")
 	fs.StringVar(&c.BackupDir, "backup-dir", getenv("GOBPM_BACKUP_DIR"), "directory POST /api/v1/admin/backup writes into (empty: backups only with 'gobpm-web backup') (GOBPM_BACKUP_DIR)")
+	fs.IntVar(&c.MaxLongPolls, "max-long-polls", httpsec.DefaultMaxHolds, "job activations with requestTimeoutMs one caller (user, or address when anonymous) may hold open at once; more get 429 (negative: no cap)")
+	fs.IntVar(&c.MaxEventStreams, "max-event-streams", httpsec.DefaultMaxHolds, "cockpit live-update streams one person (user, or address when anonymous) may hold open at once; more get 429 (negative: no cap)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -193,6 +200,13 @@ func (c Config) check() error {
 		}
 	}
 	return nil
+}
+
+// overTLS reports whether users reach the server over TLS: it serves TLS
+// itself (--tls-cert), or its public URL is https (a TLS proxy in front).
+// Its answers then carry HSTS.
+func (c Config) overTLS() bool {
+	return c.TLSCert != "" || strings.HasPrefix(strings.ToLower(c.PublicURL), "https://")
 }
 
 // intEnv reads an integer environment variable, fallback when unset.
@@ -326,8 +340,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure,
-		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure, Access: m.access, OIDC: m.oidc, OIDCName: m.cfg.OIDC.Name})})
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure, MaxLongPolls: m.cfg.MaxLongPolls,
+		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure, Access: m.access, OIDC: m.oidc, OIDCName: m.cfg.OIDC.Name,
+			MaxEventStreams: m.cfg.MaxEventStreams})})
 	handler = bodyDeadline(handler, m.cfg.BodyTimeout)
 	switch {
 	case m.cfg.Auth == access.ModeNone:
@@ -336,6 +351,9 @@ func (m *Main) Run(ctx context.Context) error {
 		handler = publicHostOnly(handler, m.cfg.PublicURL)
 	default:
 		m.log.Warn("no --public-url: requests for any Host name are answered; set it to the server's external URL")
+	}
+	if m.cfg.overTLS() {
+		handler = httpsec.StrictTransport(handler) // outermost: refusals carry it too
 	}
 	m.srv = &http.Server{
 		Handler:           handler,

@@ -282,6 +282,9 @@ func (s *server) authorize(r *http.Request) error {
 	}
 	key, err := s.resourceKey(r, ru)
 	if err != nil {
+		if concealable(ru.key) && runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return unknownResource(r, ru.key)
+		}
 		return err
 	}
 	switch ru.key {
@@ -297,8 +300,46 @@ func (s *server) authorize(r *http.Request) error {
 		if c.Allowed(ru.perm, ru.kind, key) {
 			return nil
 		}
+		if conceals(c, ru, key) {
+			return unknownResource(r, ru.key)
+		}
 	}
 	return denied(c, ru.perm, ru.kind, key)
+}
+
+// concealable reports whether a route's resource, named by id in the
+// path, is hidden from callers who may not see it: they get the answer of
+// an unknown id (unknownResource), so probing ids tells nothing.
+func concealable(from keyFrom) bool {
+	return from == keyInstance || from == keyIncident || from == keyJob
+}
+
+// conceals reports whether a refused caller must not learn that the
+// resource exists: an instance or incident of a process they may not read,
+// a job of a type they may not work on (its key came from an activation
+// they could not have made).
+func conceals(c access.Caller, ru rule, key string) bool {
+	switch ru.key {
+	case keyInstance, keyIncident:
+		return !c.Allowed(auth.PermRead, auth.KindProcess, key)
+	case keyJob:
+		return true
+	}
+	return false
+}
+
+// unknownResource is the 404 of a concealable route, the same for an
+// unknown id and for one the caller may not see (same type, same detail,
+// no field).
+func unknownResource(r *http.Request, from keyFrom) error {
+	switch from {
+	case keyInstance:
+		return errorf(kindNotFound, "", "instance "+chi.URLParam(r, "id")+" not found")
+	case keyIncident:
+		return errorf(kindNotFound, "", "incident "+chi.URLParam(r, "id")+" not found")
+	default:
+		return errorf(kindNotFound, "", "job "+chi.URLParam(r, "key")+" not found: it was completed, withdrawn or never existed")
+	}
 }
 
 // denied is the 403 problem for a refused permission.
@@ -496,6 +537,68 @@ func (s *server) incidentFilter(r *http.Request) (func(runtime.InstanceID) (bool
 		seen[id] = readable(key)
 		return seen[id], nil
 	}, nil
+}
+
+// instanceReadable returns whether the caller may read an instance (read
+// on its process), looking each instance up once; an instance that is gone
+// reads as unreadable.
+func (s *server) instanceReadable(r *http.Request) (func(runtime.InstanceID) (bool, error), error) {
+	if readsEverything(r) {
+		return func(runtime.InstanceID) (bool, error) { return true, nil }, nil
+	}
+	look, ok := s.svc.(resourceLookup)
+	if !ok {
+		return nil, errors.New("api: the service cannot look resources up for authorization")
+	}
+	readable := readFilter(r, auth.KindProcess)
+	seen := map[runtime.InstanceID]bool{}
+	return func(id runtime.InstanceID) (bool, error) {
+		if ok, done := seen[id]; done {
+			return ok, nil
+		}
+		key, err := look.InstanceProcessKey(r.Context(), id)
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			seen[id] = false
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		seen[id] = readable(key)
+		return seen[id], nil
+	}, nil
+}
+
+// hideUnreadableLinks removes from an instance's view the links to
+// instances the caller may not read: the called children of processes
+// they may not read are omitted, and so is the calling parent (parent is
+// then null, as for an instance nobody called). Their process key, number
+// and status are not the caller's to see, nor that they exist.
+func (s *server) hideUnreadableLinks(r *http.Request, view *runtime.InstanceView) error {
+	if readsEverything(r) {
+		return nil
+	}
+	readKey := readFilter(r, auth.KindProcess)
+	kids := view.Children[:0:0]
+	for _, c := range view.Children {
+		if readKey(c.ProcessKey) {
+			kids = append(kids, c)
+		}
+	}
+	view.Children = kids
+	if view.ParentID == "" {
+		return nil
+	}
+	readable, err := s.instanceReadable(r)
+	if err != nil {
+		return err
+	}
+	if ok, err := readable(view.ParentID); err != nil {
+		return err
+	} else if !ok {
+		view.ParentID, view.ParentNodeID = "", ""
+	}
+	return nil
 }
 
 // deployGuarded returns ctx naming the caller as the deployer and with a

@@ -187,6 +187,11 @@ type Options struct {
 	// (the cockpit, mounted at the root); nil answers them 404 problem+json.
 	// /healthz and /metrics are API routes and never reach it.
 	Fallback http.Handler
+	// MaxLongPolls caps the job activations with requestTimeoutMs one
+	// caller (an authenticated user, else a client address) may hold open
+	// at once; one more is 429 with Retry-After. 0 means
+	// httpsec.DefaultMaxHolds, a negative value no cap.
+	MaxLongPolls int
 }
 
 func (o Options) withDefaults() Options {
@@ -195,6 +200,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxJSONBytes <= 0 {
 		o.MaxJSONBytes = DefaultMaxJSONBytes
+	}
+	if o.MaxLongPolls == 0 {
+		o.MaxLongPolls = httpsec.DefaultMaxHolds
 	}
 	return o
 }
@@ -206,6 +214,8 @@ type server struct {
 	log    *slog.Logger
 	opts   Options
 	http   *httpMetrics // what the request logger counted, for GET /metrics
+	// polls holds the long polls open per caller (Options.MaxLongPolls).
+	polls *httpsec.Holds
 }
 
 // New returns the HTTP handler of the JSON API: every route of openapi.yaml,
@@ -217,6 +227,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &server{svc: svc, access: opts.Access, log: logger, opts: opts.withDefaults(), http: newHTTPMetrics()}
+	s.polls = httpsec.NewHolds(s.opts.MaxLongPolls)
 
 	r := chi.NewRouter()
 	r.Use(httpsec.Headers, requestID, requestLogger(logger, s.http), s.recoverer, s.headerLimit, middleware.GetHead)

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +71,109 @@ func (s *server) readJSONObject(w http.ResponseWriter, r *http.Request) (map[str
 	if err := json.Unmarshal(body, &members); err != nil {
 		return nil, malformed(err)
 	}
+	if err := refuseHugeNumbers(body); err != nil {
+		return nil, err
+	}
 	return members, nil
+}
+
+// refuseHugeNumbers refuses a body holding a number beyond the range of a
+// float64 (±1.8e308) anywhere, variables included, with a 400 naming its
+// field: such a number has no value in a model's expressions and a client
+// that reads it back as a float64 gets ±Inf or the float maximum, never
+// what it sent. Numbers within range stay exact (json.Number), large
+// integers too. A scan of the raw bytes finds them; only a body that has
+// one is decoded again, to name the field.
+func refuseHugeNumbers(body []byte) error {
+	tok, found := firstHugeNumber(body)
+	if !found {
+		return nil
+	}
+	var v any
+	field := ""
+	if decodeNumbers(body, &v) == nil {
+		field = hugeNumberPath(v, "")
+	}
+	shown := tok
+	if len(shown) > 40 {
+		shown = shown[:20] + "…" + shown[len(shown)-10:]
+	}
+	what := "a number"
+	if field != "" {
+		what = field
+	}
+	return errorf(kindInvalidRequest, field, fmt.Sprintf("%s is %s, beyond the range of a 64-bit floating-point number (±1.8e308): send a smaller number, or the value as a string", what, shown))
+}
+
+// firstHugeNumber scans JSON text for the first number token (outside
+// strings) beyond float64's range.
+func firstHugeNumber(body []byte) (string, bool) {
+	inString, escaped := false, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' || ('0' <= c && c <= '9'):
+			j := i
+			for j < len(body) && strings.IndexByte("0123456789+-.eE", body[j]) >= 0 {
+				j++
+			}
+			if tok := string(body[i:j]); hugeNumber(tok) {
+				return tok, true
+			}
+			i = j - 1
+		}
+	}
+	return "", false
+}
+
+// hugeNumber reports whether a JSON number is beyond float64's range. One
+// without an exponent needs more than 309 digits to be.
+func hugeNumber(tok string) bool {
+	if len(tok) <= 309 && !strings.ContainsAny(tok, "eE") {
+		return false
+	}
+	f, err := strconv.ParseFloat(tok, 64)
+	return err != nil && math.IsInf(f, 0)
+}
+
+// hugeNumberPath returns the path ("variables.items[2].price") of a
+// number beyond float64's range in a decoded value below path, "" if none;
+// object members are visited in name order, so the answer is stable.
+func hugeNumberPath(v any, path string) string {
+	switch v := v.(type) {
+	case json.Number:
+		if hugeNumber(string(v)) {
+			return path
+		}
+	case []any:
+		for i, e := range v {
+			if p := hugeNumberPath(e, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			sub := k
+			if path != "" {
+				sub = path + "." + k
+			}
+			if p := hugeNumberPath(v[k], sub); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // firstInvalidUTF8 returns the offset of the first byte of b that does not

@@ -35,6 +35,9 @@ func (s *server) markIncidents(r *http.Request, items []InstanceSummary) error {
 // instance) has nothing below it: its marks come from its own incidents,
 // without a query — the start answer stays a step's cost.
 func (s *server) writeInstance(w http.ResponseWriter, r *http.Request, status int, view runtime.InstanceView) error {
+	if err := s.hideUnreadableLinks(r, &view); err != nil {
+		return err
+	}
 	out := toInstance(view)
 	if len(view.Children) == 0 {
 		out.IncidentsInTree = false

@@ -107,8 +107,19 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	readable, err := s.instanceReadable(r)
+	if err != nil {
+		return err
+	}
 	out := InstancePage{Items: make([]InstanceSummary, 0, len(rows)), Total: total, Limit: f.Limit, Offset: f.Offset}
 	for _, row := range rows {
+		if row.ParentID != "" {
+			if ok, err := readable(row.ParentID); err != nil {
+				return err
+			} else if !ok {
+				row.ParentID, row.ParentNodeID = "", ""
+			}
+		}
 		out.Items = append(out.Items, toSummary(row))
 	}
 	if err := s.markIncidents(r, out.Items); err != nil {

@@ -2,8 +2,10 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +24,20 @@ const (
 	maxRetryBackoffMs   = int64(7 * 24 * time.Hour / time.Millisecond)
 	maxRetries          = math.MaxInt32
 )
+
+// holdRetryAfter is the Retry-After, in seconds, of a long poll refused
+// because the caller holds too many: about when one of them may answer.
+const holdRetryAfter = 5
+
+// holdKey names the caller of r for the cap on held requests: the
+// authenticated user, or — anonymous, or in auth mode none, where any
+// header names any user — the client's address.
+func holdKey(r *http.Request) string {
+	if c := callerFrom(r.Context()); c.Via != "none" && c.Via != "" && c.Authenticated() {
+		return "user " + string(c.User)
+	}
+	return "addr " + clientAddr(r)
+}
 
 // callerUser is the user id of the caller of r, the identity a job's lock
 // belongs to: the user who activates a job is the only one who may act on
@@ -49,7 +65,10 @@ func jobHolder(r *http.Request, members map[string]json.RawMessage) (runtime.Job
 }
 
 // activateJobs handles POST /api/v1/jobs/activate: {type, worker, maxJobs?,
-// lockDurationMs, requestTimeoutMs?}. With requestTimeoutMs > 0 it long-polls:
+// lockDurationMs, requestTimeoutMs?, fetchVariables?}. fetchVariables (a
+// list of names, as Camunda's clients send it) limits each job's variables
+// to those; without it a job carries every variable its task sees. With
+// requestTimeoutMs > 0 it long-polls:
 // the runtime answers as soon as a job appears, or with no jobs when the
 // timeout passes. The request context bounds the wait, so a client that goes
 // away ends it. Each job comes with its public key and a lock token, and
@@ -86,6 +105,18 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.MaxJobs, req.LockDuration, req.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
 	req.User = callerUser(r)
+	if req.FetchVariables, err = variableNamesField(members, "fetchVariables"); err != nil {
+		return err
+	}
+	if timeout > 0 {
+		release, ok := s.polls.Acquire(holdKey(r))
+		if !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(holdRetryAfter))
+			return errorf(kindTooManyRequests, "requestTimeoutMs", fmt.Sprintf(
+				"this caller already holds %d long polls open, the most one caller may: wait for one to answer, or activate without requestTimeoutMs", s.polls.Max()))
+		}
+		defer release()
+	}
 
 	jobs, err := s.svc.ActivateJobs(r.Context(), req)
 	if err != nil {
@@ -97,6 +128,39 @@ func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil
+}
+
+// maxFetchVariables bounds the names one activation's fetchVariables
+// lists.
+const maxFetchVariables = 1000
+
+// variableNamesField decodes an optional member that must be a list of
+// variable names (non-empty strings, at most maxFetchVariables); absent or
+// null gives nil, [] an empty list. Repeated names count once.
+func variableNamesField(members map[string]json.RawMessage, name string) ([]string, error) {
+	raw := members[name]
+	if isNull(raw) {
+		return nil, nil
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return nil, errorf(kindInvalidRequest, name, name+" must be an array of variable names (strings)")
+	}
+	if len(names) > maxFetchVariables {
+		return nil, errorf(kindInvalidRequest, name, fmt.Sprintf("%s names %d variables; at most %d", name, len(names), maxFetchVariables))
+	}
+	out := make([]string, 0, len(names))
+	seen := make(map[string]bool, len(names))
+	for i, n := range names {
+		if n == "" {
+			return nil, errorf(kindInvalidRequest, fmt.Sprintf("%s[%d]", name, i), name+" must not hold an empty name")
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // completeJob handles POST /api/v1/jobs/{key}/complete: {lockToken,

@@ -62,6 +62,9 @@ type MigrationCheck struct {
 	Problems []MigrationProblem `json:"problems"`
 	// Instances are the selected instances with their problems.
 	Instances []InstanceMigrationCheck `json:"instances"`
+	// UnlistedInstances counts the selected instances left out of
+	// Instances (unlisted): Valid still covers them.
+	UnlistedInstances int `json:"unlistedInstances,omitempty"`
 }
 
 // MigrationItem is one instance of a migration batch with its outcome.
@@ -92,10 +95,12 @@ type Migration struct {
 	Items      []MigrationItem `json:"items"`
 }
 
-// migrationRefused is a refused migration with its check, for the problem.
+// migrationRefused is a refused migration with its check, for the problem;
+// unlisted counts the instances instead of naming them.
 type migrationRefused struct {
-	err   error
-	check runtime.MigrationCheck
+	err      error
+	check    runtime.MigrationCheck
+	unlisted bool
 }
 
 func (e *migrationRefused) Error() string { return e.err.Error() }
@@ -121,24 +126,39 @@ func (s *server) startMigration(w http.ResponseWriter, r *http.Request) error {
 	if err := check(r.Context(), auth.PermOperate, auth.KindProcess, plan.ProcessKey); err != nil {
 		return err
 	}
+	hide := unlisted(r, plan)
 	if dryRun {
 		c, err := s.svc.CheckMigration(r.Context(), plan)
 		if err != nil {
 			return err
 		}
-		s.writeJSON(w, r, http.StatusOK, toMigrationCheck(c))
+		s.writeJSON(w, r, http.StatusOK, toMigrationCheck(c, hide))
 		return nil
 	}
 	view, c, err := s.svc.StartMigration(r.Context(), plan)
 	if err != nil {
 		if code := runtime.ErrorCode(err); code == runtime.EINVALID || code == runtime.ECONFLICT {
-			return &migrationRefused{err: err, check: c}
+			return &migrationRefused{err: err, check: c, unlisted: hide}
 		}
 		return err
 	}
+	out := toMigration(view)
+	if hide {
+		out.Items = []MigrationItem{}
+	}
 	w.Header().Set("Location", "/api/v1/migrations/"+view.ID)
-	s.writeJSON(w, r, http.StatusCreated, toMigration(view))
+	s.writeJSON(w, r, http.StatusCreated, out)
 	return nil
+}
+
+// unlisted reports whether a migration's answer counts its instances
+// instead of naming them: the caller may operate on the process but not
+// read it, and the plan named no instances itself (the runtime selected
+// every migratable one), so the ids would tell the caller of instances
+// they may not see. Instances the caller named are theirs to hear about,
+// and an unknown one reads like one of another process.
+func unlisted(r *http.Request, plan runtime.MigrationPlan) bool {
+	return plan.InstanceIDs == nil && !readFilter(r, auth.KindProcess)(plan.ProcessKey)
 }
 
 // getMigration handles GET /api/v1/migrations/{id}; the caller needs read
@@ -203,8 +223,14 @@ func toMigrationProblems(ps []runtime.MigrationProblem) []MigrationProblem {
 	return out
 }
 
-func toMigrationCheck(c runtime.MigrationCheck) MigrationCheck {
+// toMigrationCheck converts a check; unlisted counts the instances
+// (UnlistedInstances) instead of listing them.
+func toMigrationCheck(c runtime.MigrationCheck, unlisted bool) MigrationCheck {
 	out := MigrationCheck{Valid: c.OK(), Problems: toMigrationProblems(c.Plan), Instances: make([]InstanceMigrationCheck, len(c.Instances))}
+	if unlisted {
+		out.Instances, out.UnlistedInstances = []InstanceMigrationCheck{}, len(c.Instances)
+		return out
+	}
 	for i, in := range c.Instances {
 		out.Instances[i] = InstanceMigrationCheck{InstanceID: string(in.InstanceID), Valid: len(in.Problems) == 0, Problems: toMigrationProblems(in.Problems)}
 	}
@@ -246,7 +272,7 @@ func refusedMigrationProblem(err error) (Problem, bool) {
 		field = re.Field
 	}
 	p := newProblem(k, mr.err.Error(), field)
-	c := toMigrationCheck(mr.check)
-	p.MigrationProblems, p.Instances = c.Problems, c.Instances
+	c := toMigrationCheck(mr.check, mr.unlisted)
+	p.MigrationProblems, p.Instances, p.UnlistedInstances = c.Problems, c.Instances, c.UnlistedInstances
 	return p, true
 }

@@ -86,6 +86,9 @@ type Problem struct {
 	// plan's own problems and every selected instance with its problems.
 	MigrationProblems []MigrationProblem       `json:"problems,omitempty"`
 	Instances         []InstanceMigrationCheck `json:"instances,omitempty"`
+	// UnlistedInstances counts the instances of a refused migration that
+	// Instances leaves out: the caller may not read their process.
+	UnlistedInstances int `json:"unlistedInstances,omitempty"`
 	// Refused lists what a refused deployment's models reach beyond the
 	// deployer's rights (forbidden only).
 	Refused []ReachRefusal `json:"refused,omitempty"`

@@ -57,28 +57,69 @@ func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 // and for whoever may read its process; for anyone else it does not exist
 // (404, not a hint that it does).
 func (s *server) getTask(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.svc.Task(r.Context(), chi.URLParam(r, "id"))
+	t, err := s.visibleTask(r, chi.URLParam(r, "id"))
 	if err != nil {
 		return err
-	}
-	if ok, err := s.mayseeTask(r, t); err != nil {
-		return err
-	} else if !ok {
-		return errorf(kindNotFound, "", "task "+t.ID+" not found")
 	}
 	s.writeJSON(w, r, http.StatusOK, toTask(t))
 	return nil
 }
 
+// visibleTask returns task id if the caller may see it (mayseeTask). An
+// unknown task and one the caller may not see answer the same 404, so a
+// task id tells nobody whether it exists.
+func (s *server) visibleTask(r *http.Request, id string) (runtime.TaskView, error) {
+	t, err := s.svc.Task(r.Context(), id)
+	if err != nil {
+		return t, taskErr(err, id)
+	}
+	if ok, err := s.mayseeTask(r, t); err != nil {
+		return t, err
+	} else if !ok {
+		return t, taskNotFound(id)
+	}
+	return t, nil
+}
+
+// mayActOnTask refuses an act on a task the caller may not see with the
+// 404 of an unknown task: not the 403 or 409 the act itself would answer,
+// which would say that the task exists. A caller who reads every process
+// sees every task, so the act answers for itself.
+func (s *server) mayActOnTask(r *http.Request, id string) error {
+	if readsEverything(r) {
+		return nil
+	}
+	_, err := s.visibleTask(r, id)
+	return err
+}
+
+// taskNotFound is the 404 of an unknown or invisible task.
+func taskNotFound(id string) error {
+	return errorf(kindNotFound, "", "task "+id+" not found: it was completed, withdrawn or never existed")
+}
+
+// taskErr answers every ENOTFOUND of task id as taskNotFound (one shape
+// however the task went missing) and passes other errors on.
+func taskErr(err error, id string) error {
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return taskNotFound(id)
+	}
+	return err
+}
+
 // claimTask handles POST /api/v1/tasks/{id}/claim: the acting user becomes
-// the assignee. Not a candidate → 403; claimed by someone else → 409.
-// Claiming one's own task again changes nothing.
+// the assignee. Not a candidate → 403; claimed by someone else → 409;
+// for a caller who may not read the task's process either is 404, as for
+// an unknown task (mayActOnTask). Claiming one's own task again changes
+// nothing.
 func (s *server) claimTask(w http.ResponseWriter, r *http.Request) error {
 	return s.actOnTask(w, r, s.svc.ClaimTask)
 }
 
 // unclaimTask handles POST /api/v1/tasks/{id}/unclaim: the assignee returns
-// the task to its candidates. Not the assignee → 403; unclaimed → 409.
+// the task to its candidates. Not the assignee → 403; unclaimed → 409;
+// 404 instead for a caller who may neither see the task nor read its
+// process.
 func (s *server) unclaimTask(w http.ResponseWriter, r *http.Request) error {
 	return s.actOnTask(w, r, s.svc.UnclaimTask)
 }
@@ -89,9 +130,13 @@ func (s *server) actOnTask(w http.ResponseWriter, r *http.Request, act func(ctx 
 	if err != nil {
 		return err
 	}
-	t, err := act(r.Context(), chi.URLParam(r, "id"), a)
-	if err != nil {
+	id := chi.URLParam(r, "id")
+	if err := s.mayActOnTask(r, id); err != nil {
 		return err
+	}
+	t, err := act(r.Context(), id, a)
+	if err != nil {
+		return taskErr(err, id)
 	}
 	s.writeJSON(w, r, http.StatusOK, toTask(t))
 	return nil
@@ -99,10 +144,15 @@ func (s *server) actOnTask(w http.ResponseWriter, r *http.Request, act func(ctx 
 
 // completeTask handles POST /api/v1/tasks/{id}/complete: {variables?}. Only
 // the assignee completes (anyone, for a task with neither assignee nor
-// candidates); the form variables merge into the process.
+// candidates); the form variables merge into the process. A task not
+// offered to a caller who may not read its process is 404.
 func (s *server) completeTask(w http.ResponseWriter, r *http.Request) error {
 	a, err := requireActor(r)
 	if err != nil {
+		return err
+	}
+	id := chi.URLParam(r, "id")
+	if err := s.mayActOnTask(r, id); err != nil {
 		return err
 	}
 	members, err := s.readJSONObject(w, r)
@@ -113,8 +163,8 @@ func (s *server) completeTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.svc.CompleteTask(r.Context(), chi.URLParam(r, "id"), a, vs); err != nil {
-		return err
+	if err := s.svc.CompleteTask(r.Context(), id, a, vs); err != nil {
+		return taskErr(err, id)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -98,7 +98,7 @@ func TestActivateJobs(t *testing.T) {
 		}
 		req := locked(f, func() runtime.ActivateRequest { return f.waits.lastActivate })
 		wantReq := runtime.ActivateRequest{Type: "mail", Worker: "w1", MaxJobs: 10, LockDuration: time.Minute}
-		if req != wantReq {
+		if !reflect.DeepEqual(req, wantReq) {
 			t.Errorf("request = %+v, want %+v", req, wantReq)
 		}
 		// Both are locked now: nothing more, and an empty array, not null.
@@ -118,7 +118,7 @@ func TestActivateJobs(t *testing.T) {
 		}
 		req := locked(f, func() runtime.ActivateRequest { return f.waits.lastActivate })
 		wantReq := runtime.ActivateRequest{Type: "mail", Worker: "w2", MaxJobs: 1, LockDuration: 24 * time.Hour, RequestTimeout: 5 * time.Minute}
-		if req != wantReq {
+		if !reflect.DeepEqual(req, wantReq) {
 			t.Errorf("request = %+v, want %+v", req, wantReq)
 		}
 		b.postJSON("/api/v1/jobs/activate", `{"type":"mail","worker":"w2","maxJobs":1000,"lockDurationMs":1}`).wantStatus(t, http.StatusOK)

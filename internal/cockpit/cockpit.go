@@ -168,6 +168,11 @@ type Options struct {
 	// OIDCName names the identity provider on the login button ("Log in
 	// with Keycloak"); "your identity provider" when empty.
 	OIDCName string
+	// MaxEventStreams caps the live-update streams (GET /events) one
+	// person (a logged-in user, else a client address) may hold open at
+	// once; one more is 429 with Retry-After and the page polls instead.
+	// 0 means httpsec.DefaultMaxHolds, a negative value no cap.
+	MaxEventStreams int
 }
 
 // handler holds the dependencies of the cockpit's handlers.
@@ -180,6 +185,8 @@ type handler struct {
 	pending *pendingLogins
 	// uploads holds a slot per multipart upload being read.
 	uploads chan struct{}
+	// streams holds the event streams open per person (MaxEventStreams).
+	streams *httpsec.Holds
 }
 
 // New returns the cockpit's HTTP handler: every page of templates' routes,
@@ -196,7 +203,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		opts.MaxConcurrentUploads = DefaultMaxConcurrentUploads
 	}
 	h := &handler{svc: svc, log: logger, opts: opts, vendorMiss: !web.VendorReady(), pending: newPendingLogins(time.Now),
-		uploads: make(chan struct{}, opts.MaxConcurrentUploads)}
+		uploads: make(chan struct{}, opts.MaxConcurrentUploads), streams: httpsec.NewHolds(streamCap(opts.MaxEventStreams))}
 	if h.vendorMiss {
 		logger.Warn("cockpit assets missing", slog.String("detail", web.VendorHelpOnMiss))
 	}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -42,6 +44,12 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "The topic must be tasks or incidents (or none for every change).")
 		return
 	}
+	release, ok := h.streams.Acquire(h.streamKey(r))
+	if !ok {
+		tooManyStreams(w, r, h.streams.Max())
+		return
+	}
+	defer release()
 	readable := h.readable(r)
 	sub := h.svc.SubscribeChanges()
 	defer sub.Close()
@@ -111,4 +119,43 @@ func changedEvent(c runtime.Change, readable func(string) bool) string {
 		}{c.InstanceID, c.Status})
 	}
 	return "event: changed\ndata: " + string(data) + "\n\n"
+}
+
+// streamRetryAfter is the Retry-After, in seconds, of a stream refused
+// because the person holds too many; the page polls meanwhile.
+const streamRetryAfter = 30
+
+// streamCap is the cap per person of Options.MaxEventStreams.
+func streamCap(n int) int {
+	if n == 0 {
+		return httpsec.DefaultMaxHolds
+	}
+	return n
+}
+
+// streamKey names the person of r for the cap on event streams: the
+// logged-in user, or — without logins, where the acting-as box names
+// anyone, or not logged in — the client's address.
+func (h *handler) streamKey(r *http.Request) string {
+	if s := sessionFrom(r); h.authOn() && s.ok && s.caller.Authenticated() {
+		return "user " + string(s.caller.User)
+	}
+	return "addr " + clientAddr(r)
+}
+
+// tooManyStreams refuses one stream more than the cap with a 429 problem
+// and Retry-After (an EventSource does not show bodies; the page keeps
+// polling).
+func tooManyStreams(w http.ResponseWriter, r *http.Request, max int) {
+	body, _ := json.Marshal(map[string]any{
+		"type": "https://gobpm.dev/problems/too-many-requests", "title": "Too many requests", "status": http.StatusTooManyRequests,
+		"detail":   fmt.Sprintf("this person already holds %d live-update streams open, the most one may: close a cockpit tab", max),
+		"instance": r.URL.Path,
+	})
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Retry-After", strconv.Itoa(streamRetryAfter))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(body)
 }

@@ -113,6 +113,10 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, row := range rows {
 		parent := parents[row.ParentID]
+		if row.ParentID != "" && !readable(parent.ProcessKey) {
+			// A caller the person may not read is not named, nor linked.
+			row.ParentID, parent = "", runtime.InstanceRow{}
+		}
 		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), Number: row.Number, ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
 			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), ParentKey: parent.ProcessKey, ParentNumber: parent.Number,
 			CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})

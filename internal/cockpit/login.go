@@ -1,9 +1,11 @@
 package cockpit
 
 import (
+	"container/list"
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,10 +17,13 @@ import (
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// OIDC logins in progress: how long one may take and how many are kept.
+// OIDC logins in progress: how long one may take and how many are kept,
+// in all and per client address (so that one address cannot fill the
+// table, nor push the logins of others out of it).
 const (
-	oidcLoginTTL  = 10 * time.Minute
-	maxOIDCLogins = 10_000
+	oidcLoginTTL         = 10 * time.Minute
+	maxOIDCLogins        = 10_000
+	maxOIDCLoginsPerAddr = 16
 )
 
 // nextPath keeps the page to return to after a login on this site (see
@@ -249,7 +254,7 @@ func (h *handler) loginOIDC(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusInternalServerError, next, "", errFlash(h.plain(r, err)))
 		return
 	}
-	h.pending.put(req, next)
+	h.pending.put(req, next, clientAddr(r))
 	http.SetCookie(w, &http.Cookie{Name: CookieOIDC, Value: req.State, Path: templates.RouteOIDCCallback, MaxAge: int(oidcLoginTTL / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.secure(r)})
 	http.Redirect(w, r, req.URL, http.StatusSeeOther)
@@ -310,44 +315,73 @@ func (h *handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 }
 
 // pendingLogins keeps the OIDC logins in progress in memory, by state:
-// at most maxOIDCLogins (the oldest goes first), each for oidcLoginTTL.
-// The PKCE verifier and nonce never leave the server.
+// each for oidcLoginTTL, at most maxOIDCLoginsPerAddr started from one
+// client address and maxOIDCLogins in all (the oldest goes first). A
+// login start needs no credential, so these bounds are what keeps a
+// caller from filling memory with them; every operation costs at most
+// maxOIDCLoginsPerAddr steps, however full the table is. The PKCE
+// verifier and nonce never leave the server.
 type pendingLogins struct {
 	now func() time.Time
 	mu  sync.Mutex
-	m   map[string]pendingLogin
+	m   map[string]*pendingLogin // guarded by mu; by state
+	// order holds the logins oldest first (*pendingLogin); as every login
+	// lives oidcLoginTTL, the first to expire is at the front.
+	order  *list.List          // guarded by mu
+	byAddr map[string][]string // guarded by mu; states per address, oldest first
 }
 
 type pendingLogin struct {
+	state   string
 	req     auth.LoginRequest
 	next    string
+	addr    string
 	expires time.Time
+	elem    *list.Element // in order
 }
 
 func newPendingLogins(now func() time.Time) *pendingLogins {
-	return &pendingLogins{now: now, m: map[string]pendingLogin{}}
+	return &pendingLogins{now: now, m: map[string]*pendingLogin{}, order: list.New(), byAddr: map[string][]string{}}
 }
 
-// put keeps a login until it is taken or expires.
-func (p *pendingLogins) put(req auth.LoginRequest, next string) {
+// put keeps a login started from client address addr until it is taken
+// or expires, dropping the expired ones, the oldest of addr's when addr
+// holds maxOIDCLoginsPerAddr, and the oldest of all when the table is
+// full.
+func (p *pendingLogins) put(req auth.LoginRequest, next, addr string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	for s, l := range p.m {
-		if !now.Before(l.expires) {
-			delete(p.m, s)
-		}
+	for e := p.order.Front(); e != nil && !now.Before(e.Value.(*pendingLogin).expires); e = p.order.Front() {
+		p.remove(e.Value.(*pendingLogin).state)
 	}
-	for len(p.m) >= maxOIDCLogins {
-		oldest := ""
-		for s, l := range p.m {
-			if oldest == "" || l.expires.Before(p.m[oldest].expires) {
-				oldest = s
-			}
-		}
-		delete(p.m, oldest)
+	if states := p.byAddr[addr]; len(states) >= maxOIDCLoginsPerAddr {
+		p.remove(states[0])
 	}
-	p.m[req.State] = pendingLogin{req: req, next: next, expires: now.Add(oidcLoginTTL)}
+	if len(p.m) >= maxOIDCLogins {
+		p.remove(p.order.Front().Value.(*pendingLogin).state)
+	}
+	p.remove(req.State) // a state is random: only a replay repeats one
+	l := &pendingLogin{state: req.State, req: req, next: next, addr: addr, expires: now.Add(oidcLoginTTL)}
+	l.elem = p.order.PushBack(l)
+	p.m[req.State] = l
+	p.byAddr[addr] = append(p.byAddr[addr], req.State)
+}
+
+// remove drops the login of state, if kept. Callers hold mu.
+func (p *pendingLogins) remove(state string) {
+	l, ok := p.m[state]
+	if !ok {
+		return
+	}
+	delete(p.m, state)
+	p.order.Remove(l.elem)
+	states := slices.DeleteFunc(p.byAddr[l.addr], func(s string) bool { return s == state })
+	if len(states) == 0 {
+		delete(p.byAddr, l.addr)
+	} else {
+		p.byAddr[l.addr] = states
+	}
 }
 
 // take removes and returns the live login of state; found is false for an
@@ -356,11 +390,18 @@ func (p *pendingLogins) take(state string) (req auth.LoginRequest, next string, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, ok := p.m[state]
-	delete(p.m, state)
+	p.remove(state)
 	if !ok || !p.now().Before(l.expires) {
 		return auth.LoginRequest{}, "/", false
 	}
 	return l.req, l.next, true
+}
+
+// addrLen returns how many logins addr has started and are kept, for tests.
+func (p *pendingLogins) addrLen(addr string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.byAddr[addr])
 }
 
 // len returns how many logins are kept, for tests.

@@ -1,5 +1,7 @@
-// Package httpsec sets the security headers every answer of gobpm's HTTP
-// server carries, API and cockpit alike, in one place.
+// Package httpsec holds the HTTP defences the API and the cockpit share,
+// in one place: the security headers every answer carries (and HSTS on a
+// server reached over TLS), and the per-caller cap on requests held open
+// (long polls, event streams).
 package httpsec
 
 import "net/http"

@@ -80,7 +80,7 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	if len(rows) > 0 {
 		r.metrics.jobsActivated.Add(int64(len(rows)))
 		r.jobHomes.remember(rows)
-		jobs, err := r.jobViews(ctx, rows, tokens[:len(rows)], secret)
+		jobs, err := r.jobViews(ctx, rows, tokens[:len(rows)], secret, req.FetchVariables)
 		return jobs, false, err
 	}
 	if deadline == nil {
@@ -117,11 +117,12 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	return []JobView{}, false, nil
 }
 
-// jobViews reads the variables each job's task sees and gives the i-th
-// job its public key and tokens[i]. It reads each instance's state under
-// its lock (from the cache when it is hot), so a job of a large instance
-// costs its scope chain, not the instance.
-func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string, secret []byte) ([]JobView, error) {
+// jobViews reads the variables each job's task sees (only those named in
+// fetch, when it is not nil) and gives the i-th job its public key and
+// tokens[i]. It reads each instance's state under its lock (from the cache
+// when it is hot), so a job of a large instance costs its scope chain, not
+// the instance.
+func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string, secret []byte, fetch []string) ([]JobView, error) {
 	views := make([]JobView, 0, len(rows))
 	for i, row := range rows {
 		var vars map[string]any
@@ -136,11 +137,11 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 					return err
 				}
 				if snap, ok := engine.RouterJobVariables(proc, st, w); ok {
-					vars = snap
+					vars = pickVars(snap, fetch)
 					return nil
 				}
 			}
-			vars = scope.CloneVars(st.Scopes.Visible(scope.ID(row.ScopeID)))
+			vars = scope.CloneVars(visibleVars(st.Scopes, scope.ID(row.ScopeID), fetch))
 			if w != nil {
 				headers = maps.Clone(w.CustomHeaders)
 			}
@@ -154,6 +155,36 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 			Deadline: row.LockExpiresAt})
 	}
 	return views, nil
+}
+
+// visibleVars returns the variables visible from scope id, only those
+// named in fetch when it is not nil (without copying the others).
+func visibleVars(t *scope.Tree, id scope.ID, fetch []string) map[string]any {
+	if fetch == nil {
+		return t.Visible(id)
+	}
+	out := make(map[string]any, len(fetch))
+	for _, name := range fetch {
+		if v, ok := t.Lookup(id, name); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// pickVars returns the members of vars named in fetch (vars itself when
+// fetch is nil).
+func pickVars(vars map[string]any, fetch []string) map[string]any {
+	if fetch == nil {
+		return vars
+	}
+	out := make(map[string]any, len(fetch))
+	for _, name := range fetch {
+		if v, ok := vars[name]; ok {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // job returns the row of an open job by its wait id; ENOTFOUND for an

@@ -162,9 +162,17 @@ func (r *Runtime) checkInstance(ctx context.Context, plan MigrationPlan, src, ds
 		return nil
 	})
 	if ErrorCode(err) == ENOTFOUND {
-		return []MigrationProblem{{Message: fmt.Sprintf("instance %s not found", id)}}, nil
+		return []MigrationProblem{{Message: notOfProcess(id, plan.ProcessKey)}}, nil
 	}
 	return problems, err
+}
+
+// notOfProcess is the problem of a selected instance that is unknown or
+// runs another process: the same words for both, naming neither the other
+// process nor whether the instance exists, which the migrating caller may
+// not be allowed to know.
+func notOfProcess(id InstanceID, key string) string {
+	return fmt.Sprintf("instance %s is not an instance of process %s", id, key)
 }
 
 // instanceMismatch says why an instance is not one a migration of key
@@ -172,7 +180,7 @@ func (r *Runtime) checkInstance(ctx context.Context, plan MigrationPlan, src, ds
 func instanceMismatch(key string, version int, row InstanceRow, st *engine.State) string {
 	switch {
 	case row.ProcessKey != key:
-		return fmt.Sprintf("instance %s runs process %s, not %s", row.ID, row.ProcessKey, key)
+		return notOfProcess(row.ID, key)
 	case row.ProcessVersion != version:
 		return fmt.Sprintf("instance %s runs version %d of %s, not version %d", row.ID, row.ProcessVersion, key, version)
 	case st.Ended():

@@ -83,7 +83,7 @@ func TestMigrationBatch(t *testing.T) {
 		check, err = b.rt.CheckMigration(ctx, explicit)
 		if err != nil || check.OK() || len(check.Instances[0].Problems) != 0 ||
 			check.Instances[1].Problems[0].Message != fmt.Sprintf("instance %s is terminated", ids[2]) ||
-			check.Instances[2].Problems[0].Message != "instance no-such-instance not found" {
+			check.Instances[2].Problems[0].Message != "instance no-such-instance is not an instance of process migr" {
 			t.Errorf("check %+v %v", check, err)
 		}
 		bad := plan

@@ -119,6 +119,10 @@ type ActivateRequest struct {
 	// RequestTimeout > 0 long-polls: the call waits up to this long for a
 	// job to become activatable.
 	RequestTimeout time.Duration
+	// FetchVariables, when not nil, names the variables each job carries:
+	// only those of them visible from its task (an empty list: none). Nil
+	// carries every visible variable.
+	FetchVariables []string
 }
 
 // JobView is an activated job as a worker sees it.
