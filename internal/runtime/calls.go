@@ -47,7 +47,8 @@ func (DefaultResolver) Resolve(_ context.Context, ref CallRef) (string, error) {
 }
 
 // work is what one command commits together: the stepped instance's record
-// first, then the records of the children it launched, and their effects.
+// first, then the records of the children it launched, and their effects
+// (of a child's, what its after-commit work reads: wakeups).
 type work struct {
 	recs []StepRecord
 	fxs  []engine.Effects
@@ -58,7 +59,7 @@ type work struct {
 func (w *work) add(rec StepRecord, fx engine.Effects) {
 	w.budget.hold(rec)
 	w.recs = append(w.recs, rec)
-	w.fxs = append(w.fxs, fx)
+	w.fxs = append(w.fxs, wakeups(fx))
 }
 
 func (w *work) prepend(rec StepRecord, fx engine.Effects) {
@@ -365,6 +366,7 @@ func mergeEffects(a, b engine.Effects) engine.Effects {
 	a.Decisions = append(a.Decisions, b.Decisions...)
 	a.CancelChildren = append(a.CancelChildren, b.CancelChildren...)
 	a.Fired += b.Fired
+	a.Activations += b.Activations
 	a.Changed = append(a.Changed, b.Changed...) // record writes each part once
 	if b.ParentNotice != nil {
 		a.ParentNotice = b.ParentNotice

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/gobpm/gobpm/internal/engine"
 )
@@ -12,8 +13,8 @@ const (
 	// DefaultCallTreeInstances is the default cap on the child instances
 	// one command launches across its call tree.
 	DefaultCallTreeInstances = 1_000
-	// DefaultCallTreeBytes is the default cap on the encoded state,
-	// history and outbox bytes of the children one command launches.
+	// DefaultCallTreeBytes is the default cap on the memory the records
+	// of the children one command launches hold until it commits.
 	DefaultCallTreeBytes = 32 << 20
 )
 
@@ -41,9 +42,10 @@ type CallTreeLimits struct {
 	// its own step budget still leaves children as much again. A negative
 	// value sets no cap.
 	MaxActivations int
-	// MaxBytes caps the encoded state, history and outbox of the children
-	// one command launches (what it holds in memory until it commits),
-	// counted as each child's record is made; 0 means
+	// MaxBytes caps the memory the records of the children one command
+	// launches hold until it commits (their encoded state, history and
+	// outbox, and their rows), counted as each child's record is made,
+	// once the child's own children are settled; 0 means
 	// DefaultCallTreeBytes, a negative value sets no cap.
 	MaxBytes int64
 }
@@ -113,18 +115,27 @@ func (b *callBudget) hold(rec StepRecord) {
 	b.bytes += recordBytes(rec)
 }
 
-// recordBytes is the size of what a record carries encoded: its state
-// header and parts, its facts' details and its outbox payloads.
+// recordBytes estimates the memory a launched child's record holds until
+// its command commits: what it carries encoded (its state header and
+// parts, its facts' details, its outbox payloads) and its rows at their
+// size in memory. Strings a row shares with the state or the model (ids,
+// element ids, kinds) are not counted again.
 func recordBytes(rec StepRecord) int64 {
 	n := int64(len(rec.Header))
 	for _, p := range rec.Parts {
 		n += int64(len(p.Data))
 	}
 	for _, f := range rec.Facts {
-		n += int64(len(f.Detail))
+		n += int64(len(f.Detail) + len(f.ScopePath))
 	}
 	for _, o := range rec.Outbox {
 		n += int64(len(o.Payload))
 	}
+	n += int64(len(rec.Parts)) * int64(unsafe.Sizeof(engine.Part{}))
+	n += int64(len(rec.RemovedParts)) * int64(unsafe.Sizeof(engine.PartRef{}))
+	n += int64(len(rec.Facts)) * int64(unsafe.Sizeof(FactRow{}))
+	n += int64(len(rec.Incidents)) * int64(unsafe.Sizeof(IncidentRow{}))
+	n += int64(len(rec.Waits)) * int64(unsafe.Sizeof(WaitRow{}))
+	n += int64(len(rec.Outbox)) * int64(unsafe.Sizeof(OutboxRow{}))
 	return n
 }

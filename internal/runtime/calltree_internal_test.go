@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gobpm/gobpm/internal/engine"
 )
@@ -76,15 +77,18 @@ func TestCallBudgetAdmit(t *testing.T) {
 }
 
 // TestCallBudgetSpendAndHold checks what counts: every applied step's
-// activations and every launched child's encoded bytes.
+// activations, and every launched child's encoded bytes and rows.
 func TestCallBudgetSpendAndHold(t *testing.T) {
 	t.Parallel()
 	var b callBudget
 	b.spend(engine.Effects{Activations: 5})
 	b.spend(engine.Effects{Activations: 7})
 	b.hold(StepRecord{Header: make([]byte, 10), Parts: []engine.Part{{Data: make([]byte, 20)}, {Data: make([]byte, 30)}},
-		Facts: []FactRow{{Detail: make([]byte, 40)}}, Outbox: []OutboxRow{{Payload: make([]byte, 50)}}})
-	if b.activations != 12 || b.bytes != 150 || b.launched != 0 {
-		t.Errorf("budget %+v, want 12 activations and 150 bytes", b)
+		Facts: []FactRow{{Detail: make([]byte, 40), ScopePath: "/sub"}}, Outbox: []OutboxRow{{Payload: make([]byte, 50)}},
+		Waits: []WaitRow{{}}, Incidents: []IncidentRow{{}}, RemovedParts: []engine.PartRef{{}}})
+	rows := 2*unsafe.Sizeof(engine.Part{}) + unsafe.Sizeof(FactRow{}) + unsafe.Sizeof(OutboxRow{}) +
+		unsafe.Sizeof(WaitRow{}) + unsafe.Sizeof(IncidentRow{}) + unsafe.Sizeof(engine.PartRef{})
+	if want := 154 + int64(rows); b.activations != 12 || b.bytes != want || b.launched != 0 {
+		t.Errorf("budget %+v, want 12 activations and %d bytes", b, want)
 	}
 }
