@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -90,5 +91,23 @@ func TestCallBudgetSpendAndHold(t *testing.T) {
 		unsafe.Sizeof(WaitRow{}) + unsafe.Sizeof(IncidentRow{}) + unsafe.Sizeof(engine.PartRef{})
 	if want := 154 + int64(rows); b.activations != 12 || b.bytes != want || b.launched != 0 {
 		t.Errorf("budget %+v, want 12 activations and %d bytes", b, want)
+	}
+}
+
+// TestWakeups checks that a launched child's effects keep what
+// afterCommit reads besides the record (job and timer waits, by kind and
+// name) and drop what its record already holds.
+func TestWakeups(t *testing.T) {
+	t.Parallel()
+	fx := engine.Effects{
+		Facts: []engine.Fact{{Kind: engine.FactIncidentCreated}},
+		Waits: []engine.Wait{{ID: "j", Kind: engine.WaitJob, Name: "mail"}, {ID: "u", Kind: engine.WaitTask, Name: "review"},
+			{ID: "t", Kind: engine.WaitTimer, Name: "late"}},
+		Changed: []engine.PartRef{{}}, Activations: 3,
+	}
+	got := wakeups(fx)
+	want := []engine.Wait{{Kind: engine.WaitJob, Name: "mail"}, {Kind: engine.WaitTimer, Name: "late"}}
+	if !reflect.DeepEqual(got, engine.Effects{Waits: want}) {
+		t.Errorf("wakeups = %+v, want only %+v", got, want)
 	}
 }
