@@ -297,6 +297,13 @@ func (x *executor) applyCallEvent(ev Event) error {
 		default:
 			x.throwError(t, t.Scope, e.ErrorCode, fmt.Sprintf("called instance %s failed: %s", w.ID, e.ErrorMessage), true)
 		}
+	case CallRefused:
+		w, t, err := x.openWait(e.WaitID, WaitCall)
+		if err != nil {
+			return err
+		}
+		x.consumeWait(w) // no child was launched: there is none to terminate
+		x.incident(t, IncidentCallTreeBudget, e.Message)
 	case ChildMissing:
 		w, t, err := x.openWait(e.WaitID, WaitCall)
 		if err != nil {

@@ -76,6 +76,9 @@ type Effects struct {
 	Signals []SignalThrow
 	// Fired counts the waits the step's event fired (messages, signals, timers).
 	Fired int
+	// Activations counts the element activations the step made (what
+	// Options.MaxActivations bounds), for the runtime's call-tree budget.
+	Activations int
 	// Calls are child instances to launch (call activities reached).
 	Calls []Call
 	// CancelChildren are child instances whose call was withdrawn

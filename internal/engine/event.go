@@ -203,6 +203,20 @@ type CallFailed struct {
 // Kind implements Event.
 func (CallFailed) Kind() string { return "call-failed" }
 
+// CallRefused reports a call the runtime did not launch because the
+// command would pass its call-tree budget (the children one step may
+// launch across its call tree, their element activations, their bytes):
+// the call activity stops in an IncidentCallTreeBudget incident carrying
+// Message, which names the bound. Retrying it enters the call activity
+// again, in a command (and budget) of its own.
+type CallRefused struct {
+	WaitID  string
+	Message string
+}
+
+// Kind implements Event.
+func (CallRefused) Kind() string { return "call-refused" }
+
 // ChildMissing reports that a call's child instance record is gone: the
 // call stops in an incident (never a silent re-launch).
 type ChildMissing struct {

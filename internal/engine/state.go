@@ -95,6 +95,9 @@ const (
 	IncidentUnhandled    = "unhandled-error"
 	IncidentTimer        = "timer-invalid"
 	IncidentChildMissing = "child-missing"
+	// IncidentCallTreeBudget: the runtime did not launch a call because
+	// the command would pass its call-tree budget (CallRefused).
+	IncidentCallTreeBudget = "call-tree-budget-exceeded"
 )
 
 // State is the checkpoint of one instance: everything needed to resume it.

@@ -143,6 +143,7 @@ func Apply(p *bpmn.Process, st *State, ev Event, now time.Time, opts Options) (*
 		x.noticeParent()
 	}
 	x.finishChanges()
+	x.fx.Activations = x.spent
 	return x.st, x.fx, nil
 }
 
@@ -303,7 +304,7 @@ func (x *executor) apply(ev Event) error {
 			return fmt.Errorf("engine: %s on instance %s: status is %s: %w", ev.Kind(), x.st.InstanceID, x.st.Status, ErrInvalidTransition)
 		}
 		switch e := ev.(type) {
-		case CallStarted, CallFailed, ChildEnded, ChildMissing, Orphaned:
+		case CallStarted, CallFailed, CallRefused, ChildEnded, ChildMissing, Orphaned:
 			return x.applyCallEvent(ev)
 		case ReachRefused:
 			return x.reachRefused(e)

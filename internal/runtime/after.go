@@ -68,3 +68,18 @@ func (r *Runtime) afterCommit(ctx context.Context, rec StepRecord, fx engine.Eff
 		r.performOutbox(ctx, row)
 	}
 }
+
+// wakeups keeps of a step's effects only what afterCommit reads besides
+// the record: the job and timer waits it wakes workers and the scheduler
+// for. A command keeps the effects of every child it launches until it
+// commits; their records hold the rest, so it need not hold each child's
+// facts and waits twice (calltree.go). Keep it in step with afterCommit.
+func wakeups(fx engine.Effects) engine.Effects {
+	var waits []engine.Wait
+	for _, w := range fx.Waits {
+		if w.Kind == engine.WaitJob || w.Kind == engine.WaitTimer {
+			waits = append(waits, engine.Wait{Kind: w.Kind, Name: w.Name})
+		}
+	}
+	return engine.Effects{Waits: waits}
+}

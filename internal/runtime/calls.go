@@ -47,15 +47,19 @@ func (DefaultResolver) Resolve(_ context.Context, ref CallRef) (string, error) {
 }
 
 // work is what one command commits together: the stepped instance's record
-// first, then the records of the children it launched, and their effects.
+// first, then the records of the children it launched, and their effects
+// (of a child's, what its after-commit work reads: wakeups).
 type work struct {
 	recs []StepRecord
 	fxs  []engine.Effects
+	// budget is the command's account against its CallTreeLimits.
+	budget callBudget
 }
 
 func (w *work) add(rec StepRecord, fx engine.Effects) {
+	w.budget.hold(rec)
 	w.recs = append(w.recs, rec)
-	w.fxs = append(w.fxs, fx)
+	w.fxs = append(w.fxs, wakeups(fx))
 }
 
 func (w *work) prepend(rec StepRecord, fx engine.Effects) {
@@ -87,6 +91,7 @@ func (w *work) afterCommit(ctx context.Context, r *Runtime) {
 func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, businessKey string, st *engine.State, fx engine.Effects, now time.Time) (*engine.State, engine.Effects, error) {
 	calls, decisions := fx.Calls, fx.Decisions
 	fx.Calls, fx.Decisions = nil, nil
+	w.budget.spend(fx)
 	for len(calls) > 0 || len(decisions) > 0 {
 		var events []engine.Event
 		switch {
@@ -111,6 +116,7 @@ func (r *Runtime) settleCalls(ctx context.Context, w *work, proc *bpmn.Process, 
 				return nil, fx, fmt.Errorf("runtime: %s in %s: %w", ev.Kind(), st.InstanceID, err)
 			}
 			st = next
+			w.budget.spend(more)
 			calls = append(calls, more.Calls...)
 			decisions = append(decisions, more.Decisions...)
 			more.Calls, more.Decisions = nil, nil
@@ -150,8 +156,12 @@ func (r *Runtime) evaluate(ctx context.Context, req engine.DecisionRequest, now 
 
 // launch resolves and starts one child. It returns the events for the
 // caller: CallStarted (and ChildEnded when the child ended at once), or
-// CallFailed with a classified code.
+// CallFailed with a classified code, or CallRefused when the command's
+// call-tree budget has no room for it (calltree.go).
 func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, businessKey string, parent *engine.State, c engine.Call, now time.Time) ([]engine.Event, error) {
+	if why := w.budget.admit(r.callTree, c.NodeID); why != "" {
+		return []engine.Event{engine.CallRefused{WaitID: c.ChildID, Message: why}}, nil
+	}
 	fail := func(code, format string, args ...any) []engine.Event {
 		return []engine.Event{engine.CallFailed{WaitID: c.ChildID, Code: code, Message: fmt.Sprintf(format, args...)}}
 	}
@@ -359,6 +369,7 @@ func mergeEffects(a, b engine.Effects) engine.Effects {
 	a.Decisions = append(a.Decisions, b.Decisions...)
 	a.CancelChildren = append(a.CancelChildren, b.CancelChildren...)
 	a.Fired += b.Fired
+	a.Activations += b.Activations
 	a.Changed = append(a.Changed, b.Changed...) // record writes each part once
 	if b.ParentNotice != nil {
 		a.ParentNotice = b.ParentNotice

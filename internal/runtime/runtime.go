@@ -38,6 +38,10 @@ type Options struct {
 	// MintIDFunc, when nil, becomes NewID: a called child's id is minted
 	// like any instance's.
 	Engine engine.Options
+	// CallTree bounds the work one command may create across its call
+	// tree: the children call activities launch with their caller, their
+	// element activations and their bytes (calltree.go).
+	CallTree CallTreeLimits
 	// MaxTimerStartsPerSecond caps how many instances the timer start
 	// events of one process key start per second of the clock; due starts
 	// beyond it wait for the following seconds (scheduler.go). 0 means
@@ -101,6 +105,8 @@ type Runtime struct {
 	now      func() time.Time
 	newID    func() string
 	engine   engine.Options
+	// callTree bounds what one command launches across its call tree.
+	callTree CallTreeLimits
 	// idempotencyWindow is how long idempotency keys are remembered.
 	idempotencyWindow time.Duration
 
@@ -182,6 +188,7 @@ func New(store Store, opts Options) *Runtime {
 		now:               opts.Now,
 		newID:             opts.NewID,
 		engine:            opts.Engine,
+		callTree:          opts.CallTree.withDefaults(opts.Engine),
 		idempotencyWindow: cmp.Or(opts.IdempotencyWindow, DefaultIdempotencyWindow),
 		defs:              newCache[*bpmn.Process](),
 		decs:              newCache[*dmn.Definitions](),
