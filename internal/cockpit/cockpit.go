@@ -122,6 +122,8 @@ type Service interface {
 	// InstanceRows returns the rows of the instances ids that exist, by
 	// id, in one read.
 	InstanceRows(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.InstanceRow, error)
+	// Task returns one open user task; ENOTFOUND once it is gone.
+	Task(ctx context.Context, id string) (runtime.TaskView, error)
 	// Form returns the Camunda Form with an id deployed with a process
 	// version; ENOTFOUND.
 	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)

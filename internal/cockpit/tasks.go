@@ -2,19 +2,25 @@ package cockpit
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// inboxLimit caps each task query of the inbox.
-const inboxLimit = 500
+// inboxPageSize is how many tasks a page of the inbox shows per list.
+const inboxPageSize = 50
+
+// maxInboxPage bounds the page number (its offset must stay small).
+const maxInboxPage = 100000
 
 func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -25,6 +31,14 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "The inbox filter is not one the page offers: show mine, groups or unassigned; due overdue, today or week; sort newest or due.")
 		return
 	}
+	if raw := q.Get("page"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > maxInboxPage {
+			h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("The page must be a whole number from 1 to %d.", maxInboxPage))
+			return
+		}
+		f.Page = n
+	}
 	p := templates.TasksPage{Layout: h.layout(w, r, "Tasks", templates.NavTasks), Filter: f}
 	a := h.actor(r)
 	if a.User == "" {
@@ -33,7 +47,8 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	inbox, err := h.inbox(ctx, a)
+	now := h.svc.Clock().Now
+	inbox, err := h.inbox(ctx, a, f, now)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -42,12 +57,11 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	now := h.svc.Clock().Now
 	seen := map[string]string{}
 	var open *templates.TaskItem
-	keep := func(items []templates.TaskItem) []templates.TaskItem {
-		var out []templates.TaskItem
-		for _, it := range items {
+	dress := func(items []templates.TaskItem) {
+		for i := range items {
+			it := &items[i]
 			it.Age = age(now.Sub(it.CreatedAt))
 			it.Overdue = !it.DueAt.IsZero() && it.DueAt.Before(now)
 			opened := f
@@ -55,23 +69,26 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 			it.OpenURL = templates.TasksURL(opened)
 			seen[it.ProcessKey] = it.ProcessName
 			if it.ID == f.Task {
-				cp := it
+				cp := *it
 				open = &cp
 			}
-			if !taskMatches(f, it, a, now) {
-				p.Live.Hidden++
-				continue
-			}
-			out = append(out, it)
 		}
-		sortTasks(out, f.Sort)
-		return out
 	}
-	p.Live.Assigned, p.Live.Claimable = keep(inbox.Assigned), keep(inbox.Claimable)
-	for key, name := range seen {
-		p.Processes = append(p.Processes, templates.ProcessOption{Key: key, Name: name})
+	dress(inbox.Assigned)
+	dress(inbox.Claimable)
+	p.Live = inbox
+	if p.Processes, err = h.inboxProcesses(ctx, r, seen, f.Process); err != nil {
+		h.failErr(w, r, err)
+		return
 	}
-	sort.Slice(p.Processes, func(i, j int) bool { return p.Processes[i].Key < p.Processes[j].Key })
+	if f.Task != "" && open == nil {
+		// A task opened from another page of the list: show it when it
+		// is still offered to the person.
+		if open, err = h.offeredTask(ctx, a, f); err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+	}
 	if open != nil && !isLivePoll(r) {
 		back := f
 		back.Task = ""
@@ -83,64 +100,60 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.Tasks(p))
 }
 
+// inboxProcesses lists the processes the inbox's process filter offers: the
+// processes of the tasks shown, the one filtered on, and every process the
+// person may read (a task worker who may read none sees those of their
+// tasks), by key.
+func (h *handler) inboxProcesses(ctx context.Context, r *http.Request, seen map[string]string, selected string) ([]templates.ProcessOption, error) {
+	defs, err := h.svc.Processes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, d := range defs {
+		if h.may(r, auth.PermRead, auth.KindProcess, d.Key) {
+			names[d.Key] = d.Name
+		}
+	}
+	for key, name := range seen {
+		names[key] = name
+	}
+	if _, ok := names[selected]; selected != "" && !ok {
+		names[selected] = ""
+	}
+	out := make([]templates.ProcessOption, 0, len(names))
+	for key, name := range names {
+		out = append(out, templates.ProcessOption{Key: key, Name: name})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+// offeredTask finds the task f opens among the tasks offered to a, as an
+// inbox item (nil when it is not offered to them, or gone).
+func (h *handler) offeredTask(ctx context.Context, a runtime.Actor, f templates.TaskFilter) (*templates.TaskItem, error) {
+	t, err := h.svc.Task(ctx, f.Task)
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	it := taskItem(t, a)
+	if t.Assignee != a.User && !(t.Assignee == "" && it.CanClaim) {
+		return nil, nil
+	}
+	items := []templates.TaskItem{it}
+	if err := h.describeTasks(ctx, items); err != nil {
+		return nil, err
+	}
+	it = items[0]
+	it.OpenURL = templates.TasksURL(f)
+	return &it, nil
+}
+
 // oneOf reports whether s is one of the allowed values.
 func oneOf(s string, allowed ...string) bool { return slices.Contains(allowed, s) }
-
-// taskMatches reports whether a task passes the inbox filter.
-func taskMatches(f templates.TaskFilter, it templates.TaskItem, a runtime.Actor, now time.Time) bool {
-	switch f.Show {
-	case templates.TasksMine:
-		if it.Assignee != a.User {
-			return false
-		}
-	case templates.TasksGroups:
-		mine := false
-		for _, g := range a.Groups {
-			mine = mine || slices.Contains(it.CandidateGroups, g)
-		}
-		if it.Assignee != "" || !mine {
-			return false
-		}
-	case templates.TasksUnassigned:
-		if it.Assignee != "" {
-			return false
-		}
-	}
-	if f.Process != "" && it.ProcessKey != f.Process {
-		return false
-	}
-	y, m, d := now.Date()
-	endOfDay := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
-	switch f.Due {
-	case templates.DueOverdue:
-		return it.Overdue
-	case templates.DueToday:
-		return !it.DueAt.IsZero() && it.DueAt.Before(endOfDay)
-	case templates.DueWeek:
-		return !it.DueAt.IsZero() && it.DueAt.Before(endOfDay.AddDate(0, 0, 6))
-	}
-	return true
-}
-
-// sortTasks orders the inbox: oldest first (the default), newest first,
-// or by due date (tasks without one last), the oldest first on a tie.
-func sortTasks(items []templates.TaskItem, by string) {
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i], items[j]
-		switch by {
-		case templates.SortNewest:
-			return a.CreatedAt.After(b.CreatedAt)
-		case templates.SortDue:
-			if a.DueAt.IsZero() != b.DueAt.IsZero() {
-				return !a.DueAt.IsZero()
-			}
-			if !a.DueAt.Equal(b.DueAt) {
-				return a.DueAt.Before(b.DueAt)
-			}
-		}
-		return a.CreatedAt.Before(b.CreatedAt)
-	})
-}
 
 // age says how long a task has waited, roughly: "just now", "5 minutes",
 // "3 hours", "2 days".
@@ -279,45 +292,105 @@ func visibleVars(v runtime.InstanceView, scopeID string) map[string]any {
 	return out
 }
 
-// inbox gathers the tasks of a: assigned to the user, and claimable — offered
-// to the user or one of the groups, or to anyone (no candidates). What the
-// user may do with each follows the runtime's claim rules; the runtime
-// still decides when the user acts.
-func (h *handler) inbox(ctx context.Context, a runtime.Actor) (templates.TasksLive, error) {
-	var live templates.TasksLive
-	seen := map[string]bool{}
-	add := func(f runtime.TaskFilter) error {
-		f.Limit = inboxLimit
-		ts, _, err := h.svc.Tasks(ctx, f)
+// inbox reads the page of a's tasks the filter asks for, in two lists:
+// those assigned to the user, and those the user may claim (unassigned and
+// offered to the user, one of the groups, or anyone: no candidates), each
+// filtered, sorted and counted by the store, so every count is exact
+// whatever the number of tasks. The filter "mine" pages the assigned list,
+// and every other the claimable one (the assigned list shows its first
+// page). What the user may do with each follows the runtime's claim rules;
+// the runtime still decides when the user acts.
+func (h *handler) inbox(ctx context.Context, a runtime.Actor, f templates.TaskFilter, now time.Time) (templates.TasksLive, error) {
+	live := templates.TasksLive{Paged: "claimable"}
+	if f.Show == templates.TasksMine {
+		live.Paged = "assigned"
+	}
+	page := max(f.Page, 1)
+	base := runtime.TaskFilter{ProcessKey: f.Process, DueBefore: dueBefore(f.Due, now), Limit: inboxPageSize}
+	switch f.Sort {
+	case templates.SortNewest:
+		base.Order = runtime.TaskOrderNewest
+	case templates.SortDue:
+		base.Order = runtime.TaskOrderDue
+	}
+	list := func(tf runtime.TaskFilter, paged bool) ([]templates.TaskItem, int, error) {
+		if paged {
+			tf.Offset = (page - 1) * inboxPageSize
+		}
+		ts, total, err := h.svc.Tasks(ctx, tf)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
+		items := make([]templates.TaskItem, 0, len(ts))
 		for _, t := range ts {
-			if seen[t.ID] {
-				continue
-			}
-			seen[t.ID] = true
-			it := taskItem(t, a)
-			switch {
-			case t.Assignee == a.User:
-				live.Assigned = append(live.Assigned, it)
-			case t.Assignee == "" && it.CanClaim:
-				live.Claimable = append(live.Claimable, it)
-			}
+			items = append(items, taskItem(t, a))
 		}
-		return nil
+		return items, total, nil
 	}
-	filters := []runtime.TaskFilter{{Assignee: a.User}, {CandidateUser: a.User}}
-	for _, g := range a.Groups {
-		filters = append(filters, runtime.TaskFilter{CandidateGroup: g})
-	}
-	filters = append(filters, runtime.TaskFilter{}) // tasks open to anyone
-	for _, f := range filters {
-		if err := add(f); err != nil {
+	var err error
+	if f.Show == "" || f.Show == templates.TasksMine {
+		mine := base
+		mine.Assignee = a.User
+		if live.Assigned, live.AssignedTotal, err = list(mine, live.Paged == "assigned"); err != nil {
 			return live, err
 		}
 	}
+	if f.Show != templates.TasksMine {
+		claim := base
+		claim.OfferedTo, claim.Unassigned = &a, true
+		if f.Show == templates.TasksGroups {
+			claim.CandidateGroupsAny = a.Groups
+		}
+		// A person in no group has no task offered to a group of theirs.
+		if f.Show != templates.TasksGroups || len(a.Groups) > 0 {
+			if live.Claimable, live.ClaimableTotal, err = list(claim, live.Paged == "claimable"); err != nil {
+				return live, err
+			}
+		}
+	}
+	// Every task offered to the person, to say how many the filter leaves out.
+	_, offered, err := h.svc.Tasks(ctx, runtime.TaskFilter{OfferedTo: &a, Limit: 1})
+	if err != nil {
+		return live, err
+	}
+	live.Hidden = max(offered-live.AssignedTotal-live.ClaimableTotal, 0)
+	total, shown := live.ClaimableTotal, len(live.Claimable)
+	if live.Paged == "assigned" {
+		total, shown = live.AssignedTotal, len(live.Assigned)
+	}
+	if shown > 0 {
+		live.First = (page-1)*inboxPageSize + 1
+		live.Last = live.First + shown - 1
+	}
+	at := func(n int) string {
+		g := f
+		g.Task, g.Page = "", n
+		return templates.TasksURL(g)
+	}
+	if page > 1 {
+		live.PrevURL = at(min(page-1, max((total+inboxPageSize-1)/inboxPageSize, 1)))
+	}
+	if page*inboxPageSize < total {
+		live.NextURL = at(page + 1)
+	}
 	return live, nil
+}
+
+// dueBefore is the due date bound of an inbox filter (zero: none): overdue
+// is before now, today before the end of the day, week before the end of
+// the sixth day after today.
+func dueBefore(due string, now time.Time) time.Time {
+	y, m, d := now.Date()
+	endOfDay := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+	switch due {
+	case templates.DueOverdue:
+		return now
+	case templates.DueToday:
+		return endOfDay
+	case templates.DueWeek:
+		return endOfDay.AddDate(0, 0, 6)
+	}
+	return time.Time{}
 }
 
 // taskItem maps a task with what a may do with it, by the runtime's rules:

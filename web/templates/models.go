@@ -643,6 +643,8 @@ type TaskFilter struct {
 	Due     string
 	Sort    string
 	Task    string
+	// Page is the page of the inbox's longer list, from 1 (0 reads as 1).
+	Page int
 }
 
 // TasksLive is the inbox content.
@@ -650,6 +652,16 @@ type TasksLive struct {
 	NoUser    bool
 	Assigned  []TaskItem
 	Claimable []TaskItem
+	// AssignedTotal and ClaimableTotal count every task of each list the
+	// filter keeps, on every page.
+	AssignedTotal, ClaimableTotal int
+	// Paged names the list the page numbers page ("assigned" with the
+	// filter "mine", else "claimable"); the other list shows its first
+	// page. First and Last number the paged list's tasks shown (from 1).
+	Paged       string
+	First, Last int
+	// PrevURL and NextURL link the neighbouring pages ("" at the ends).
+	PrevURL, NextURL string
 	// Hidden counts the person's tasks the filter leaves out.
 	Hidden int
 }

@@ -228,6 +228,9 @@ func TasksURL(f TaskFilter) string {
 			q.Set(k, v)
 		}
 	}
+	if f.Page > 1 {
+		q.Set("page", strconv.Itoa(f.Page))
+	}
 	if len(q) == 0 {
 		return RouteTasks
 	}
