@@ -10,6 +10,21 @@ import (
 // is 0.
 const DefaultMaxSteps = 1 << 20
 
+// The step prices of strings: a string a built-in reads or writes
+// character by character (upper case, substring, string(), string join,
+// replace's result) costs a step per textBytesPerStep bytes; one only
+// compared or copied whole (=, <, +) a step per cmpBytesPerStep bytes.
+const (
+	textBytesPerStep = 16
+	cmpBytesPerStep  = 256
+)
+
+// textCost is the step cost of reading or writing s character by character.
+func textCost(n int) int { return n / textBytesPerStep }
+
+// cmpCost is the step cost of comparing or copying n bytes whole.
+func cmpCost(n int) int { return n / cmpBytesPerStep }
+
 // checkEvery is how many steps pass between two looks at the wall-clock
 // deadline and the cancellation channel (see evaluator.checkpoint): often
 // enough that a burning evaluation stops within microseconds of its
@@ -22,9 +37,11 @@ const checkEvery = 1 << 12
 //
 // The step budget is the bound that matters: it is charged by the work
 // done — one step per loop iteration, filter element, function call, list
-// element a built-in touches, element compared by =, sort comparison
-// (n·log n), 256 bytes of string a built-in reads or writes, and about 16
-// instructions of the regular-expression matcher — so the same expression
+// element a built-in touches (two for a decimal operation), value compared
+// by =, sort comparison (n·log n), 16 bytes of string a built-in reads or
+// writes character by character (256 compared or copied whole), 4
+// instructions of the regular-expression matcher, one node of the
+// back-reference matcher, 2 per number of the result — so the same expression
 // on the same data always stops at the same step. Timeout and Done are a
 // safety net for whatever the steps under-price; they make an evaluation
 // that would run past them fail, and so are not deterministic.

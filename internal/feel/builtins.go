@@ -543,7 +543,7 @@ func fnListContains(ev *evaluator, a []any) any {
 
 func fnSum(ev *evaluator, a []any) any {
 	l := a[0].([]any)
-	if len(l) == 0 || !ev.tick(len(l)) {
+	if len(l) == 0 || !ev.tick(2*len(l)) { // a decimal addition per element
 		return nil
 	}
 	sum := new(apd.Decimal)

@@ -261,7 +261,7 @@ func (ev *evaluator) flatten(out *[]any, l []any, depth int) bool {
 // operation on each.
 func (ev *evaluator) numbers(name string, a []any) ([]*apd.Decimal, bool) {
 	l := a[0].([]any)
-	if !ev.tick(len(l)) {
+	if !ev.tick(2 * len(l)) {
 		return nil, false
 	}
 	out := make([]*apd.Decimal, len(l))

@@ -112,7 +112,7 @@ func fnReplace(ev *evaluator, a []any) any {
 	if err != nil {
 		return ev.fail(err)
 	}
-	if !ev.tick(len(out) >> 8) {
+	if !ev.tick(textCost(len(out))) {
 		return nil
 	}
 	return out
@@ -185,7 +185,7 @@ func fnStringJoin(ev *evaluator, a []any) any {
 			return ev.fail(errStringTooLong)
 		}
 	}
-	if !ev.tick(len(l) + b.Len()>>8) {
+	if !ev.tick(len(l) + textCost(b.Len())) {
 		return nil
 	}
 	return b.String()

@@ -123,14 +123,16 @@ func (ev *evaluator) clock() time.Time {
 }
 
 // argCost is the step cost of calling a built-in with args: one step,
-// plus one per 256 bytes of string and per 16 list elements, so that
-// loops over big values spend their budget in proportion to the work.
+// plus one per 16 bytes of string (the string functions read them
+// character by character) and per 16 list elements, so that loops over
+// big values spend their budget in proportion to the work. Built-ins
+// that do more than look at their arguments charge the rest themselves.
 func argCost(args []any) int {
 	c := 1
 	for _, a := range args {
 		switch x := a.(type) {
 		case string:
-			c += len(x) >> 8
+			c += textCost(len(x))
 		case []any:
 			c += len(x) >> 4
 		}
@@ -527,7 +529,7 @@ func (ev *evaluator) arith(op string, a, b any) any {
 			if len(x)+len(y) > maxStringLen {
 				return ev.fail(errStringTooLong)
 			}
-			if !ev.tick((len(x) + len(y)) >> 8) {
+			if !ev.tick(cmpCost(len(x) + len(y))) {
 				return nil
 			}
 			return x + y

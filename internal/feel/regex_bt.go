@@ -20,7 +20,7 @@ import (
 var errBackref = errors.New("back-reference")
 
 // btWorkPerStep is how many visited nodes one step pays for.
-const btWorkPerStep = 4
+const btWorkPerStep = 1
 
 // btMaxDepth bounds the nesting of one search (every node matched
 // nests the rest of the match), so that a long input cannot grow the

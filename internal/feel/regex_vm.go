@@ -143,7 +143,7 @@ type vmMachine struct {
 }
 
 // vmWorkPerStep is how many instruction visits one step pays for.
-const vmWorkPerStep = 16
+const vmWorkPerStep = 4
 
 func (re *vmRegex) newMachine(spend spendFunc) *vmMachine {
 	n := len(re.prog.Inst)

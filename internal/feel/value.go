@@ -313,6 +313,9 @@ func (ev *evaluator) export(v any, depth int) (any, error) {
 	case nil, bool, string:
 		return x, nil
 	case *apd.Decimal:
+		if !ev.tick(1) { // writing a decimal out is dearer than most values
+			return nil, ev.spendErr()
+		}
 		return json.Number(numText(x)), nil
 	case []any:
 		out := make([]any, len(x))
@@ -363,6 +366,9 @@ func (ev *evaluator) exportNative(v any, depth int) (any, error) {
 	}
 	switch x := norm(v).(type) {
 	case *apd.Decimal:
+		if !ev.tick(1) { // writing a decimal out is dearer than most values
+			return nil, ev.spendErr()
+		}
 		return json.Number(numText(x)), nil
 	case []any:
 		out := make([]any, len(x))
@@ -447,7 +453,7 @@ func (ev *evaluator) equal(a, b any, depth int) any {
 		}
 	case string:
 		if y, ok := b.(string); ok {
-			if len(x) == len(y) && !ev.tick(len(x)>>8) {
+			if len(x) == len(y) && !ev.tick(cmpCost(len(x))) {
 				return nil
 			}
 			return x == y
@@ -532,7 +538,7 @@ func (ev *evaluator) compare(a, b any) (c int, ok bool) {
 		}
 	case string:
 		if y, ok := b.(string); ok {
-			if !ev.tick(min(len(x), len(y)) >> 8) {
+			if !ev.tick(cmpCost(min(len(x), len(y)))) {
 				return 0, false
 			}
 			switch {
@@ -627,7 +633,7 @@ func (ev *evaluator) toString(v any, depth int) (string, bool) {
 	case bool:
 		return strconv.FormatBool(x), true
 	case string:
-		if !ev.tick(len(x) >> 8) {
+		if !ev.tick(textCost(len(x))) {
 			return "", false
 		}
 		if depth > 0 {
