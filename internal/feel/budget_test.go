@@ -14,7 +14,7 @@ const (
 	dagC   = `a: for i in 1..110 return i, b: for i in 1..110 return a, c: for i in 1..110 return b`
 	longS  = `s0: "aaaaaaaaaaaaaaaa", s1: s0+s0, s2: s1+s1, s3: s2+s2, s4: s3+s3, s5: s4+s4, s6: s5+s5, s7: s6+s6, s8: s7+s7`
 	halfMB = longS + `, s9: s8+s8, s10: s9+s9, s11: s10+s10, s12: s11+s11, s13: s12+s12, s14: s13+s13, s15: s14+s14` // s15: 512 KiB
-	kib4   = longS                                                                                               // s8: 4 KiB
+	kib4   = longS                                                                                                   // s8: 4 KiB
 )
 
 // burning lists, one row per built-in or operator that can burn, an
