@@ -42,7 +42,7 @@ func TestIntegrationBurningScriptIsAnIncidentNamingTheBudget(t *testing.T) {
 		t.Fatalf("incidents = %v, want one at burnIt", incs)
 	}
 	inc := incs[0].(map[string]any)
-	if msg, _ := inc["message"].(string); inc["nodeId"] != "burnIt" || !strings.Contains(msg, "exceeded") || !strings.Contains(msg, "steps") {
+	if msg, _ := inc["message"].(string); inc["nodeId"] != "burnIt" || !strings.Contains(msg, "exceeded the step limit") {
 		t.Errorf("incident = %v, want one at burnIt naming the step budget", inc)
 	}
 	listed := false

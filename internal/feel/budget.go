@@ -129,7 +129,7 @@ func (ev *evaluator) tick(n int) bool {
 	m := ev.meter
 	m.steps += n
 	if m.steps > m.max {
-		ev.fail(budgetErrorf("evaluation exceeded %d steps", m.max))
+		ev.fail(budgetErrorf("evaluation exceeded the step limit of %d", m.max))
 		return false
 	}
 	if m.steps >= m.nextCheck && !ev.checkpoint() {

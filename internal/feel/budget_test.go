@@ -124,3 +124,50 @@ func abbreviate(v any) string {
 	}
 	return s
 }
+
+// limitedScope is a scope that sets its evaluations' limits.
+type limitedScope struct {
+	mapScope
+	limits Limits
+}
+
+func (s limitedScope) EvalLimits() Limits { return s.limits }
+
+// TestLimitsStopAnEvaluation: the step budget, the wall-clock deadline
+// and the cancellation channel each stop an endless-looking evaluation
+// with the budget error naming what stopped it; the scope's limits apply
+// to Eval, EvalValue, EvalErrors and unary tests alike.
+func TestLimitsStopAnEvaluation(t *testing.T) {
+	t.Parallel()
+	cancelled := make(chan struct{})
+	close(cancelled)
+	huge := 1 << 40
+	for _, tc := range []struct {
+		name   string
+		limits Limits
+		want   string
+	}{
+		{"steps", Limits{MaxSteps: 5000}, "exceeded the step limit of 5000"},
+		{"deadline", Limits{MaxSteps: huge, Timeout: time.Millisecond}, "wall-clock deadline"},
+		{"cancelled", Limits{MaxSteps: huge, Done: cancelled}, "cancelled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			scope := limitedScope{mapScope: mapScope{}, limits: tc.limits}
+			p := mustCompile(t, `count(for i in 1..100000, j in 1..100000 return 0)`)
+			_, errEval := p.Eval(scope)
+			_, errValue := p.EvalValue(scope)
+			_, _, errErrors := p.EvalErrors(scope)
+			u, err := CompileUnaryTests(`count(for i in 1..100000, j in 1..100000 return 0) > ?`, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errMatch := u.Match(1, scope)
+			for name, err := range map[string]error{"Eval": errEval, "EvalValue": errValue, "EvalErrors": errErrors, "Match": errMatch} {
+				if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%s: %v, want the budget error naming %q", name, err, tc.want)
+				}
+			}
+		})
+	}
+}
