@@ -110,9 +110,9 @@ type meter struct {
 	started   time.Time // the first checkpoint, when timeout > 0
 }
 
-// newMeter readies the budget of one evaluation.
-func newMeter(l Limits) *meter {
-	m := &meter{limits: l, max: l.MaxSteps, timeout: l.Timeout, done: l.Done, nextCheck: checkEvery}
+// makeMeter readies the budget of one evaluation.
+func makeMeter(l Limits) meter {
+	m := meter{limits: l, max: l.MaxSteps, timeout: l.Timeout, done: l.Done, nextCheck: checkEvery}
 	if m.max <= 0 {
 		m.max = DefaultMaxSteps
 	}

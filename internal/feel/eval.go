@@ -71,12 +71,15 @@ type evaluator struct {
 	quiet   bool // record no runtime errors (Eval, EvalValue, Match)
 	now     func() time.Time
 	meter   *meter // the budget, shared with the evaluators of nested parts
+	own     meter  // the budget meter points to, for the top evaluator
 	calls   int
 }
 
 // newEvaluator readies the evaluator of one evaluation.
 func newEvaluator(now func() time.Time, l Limits, quiet bool) *evaluator {
-	return &evaluator{now: now, meter: newMeter(l), quiet: quiet}
+	ev := &evaluator{now: now, quiet: quiet, own: makeMeter(l)}
+	ev.meter = &ev.own // one allocation for both
+	return ev
 }
 
 // sub returns an evaluator for a nested part (range()'s text) that spends
