@@ -66,6 +66,8 @@ type Snapshot struct {
 	Lookup func(name string) (any, bool)
 	// Now is the time of the step asking; expressions read it as now().
 	Now time.Time
+	// Limits bound the router's expression evaluations (Options.Eval).
+	Limits expr.Limits
 }
 
 // Router decides what runs next inside an ad-hoc region. It never writes
@@ -199,6 +201,9 @@ func (v snapshotScope) Lookup(name string) (any, bool) {
 
 // Now returns the snapshot's step time (snapshotScope is a feel.Clock).
 func (v snapshotScope) Now() time.Time { return v.s.Now }
+
+// EvalLimits returns the snapshot's limits (snapshotScope is a feel.Limited).
+func (v snapshotScope) EvalLimits() expr.Limits { return v.s.Limits }
 
 // WaitOffer mirrors a manual region's open offer as a wait (owned by the
 // region's scope), so the offer is queryable like any other wait state.
@@ -340,7 +345,7 @@ func (x *executor) snapshot(n *bpmn.Node, r *Region, trigger string, skip *Track
 	}
 	tree, s := x.st.Scopes, r.ScopeID
 	return Snapshot{Region: n.ID, Activities: acts, Completed: maps.Clone(r.Completed), Running: x.running(r, skip), Trigger: trigger,
-		Lookup: func(name string) (any, bool) { return tree.Lookup(s, name) }, Now: x.now}
+		Lookup: func(name string) (any, bool) { return tree.Lookup(s, name) }, Now: x.now, Limits: x.opts.Eval}
 }
 
 // running lists the inner activities running in a region (once per

@@ -168,7 +168,7 @@ func (x *executor) callReturned(t *Track, n *bpmn.Node, childID string, vars map
 		local bool
 	}
 	var writes []write
-	child := childView{vars: vars, id: childID, businessKey: x.st.BusinessKey, now: x.now}
+	child := childView{vars: vars, id: childID, businessKey: x.st.BusinessKey, now: x.now, limits: x.opts.Eval}
 	for _, out := range n.Call.Out {
 		switch {
 		case out.All:
@@ -209,7 +209,11 @@ type childView struct {
 	vars            map[string]any
 	id, businessKey string
 	now             time.Time
+	limits          expr.Limits
 }
+
+// EvalLimits returns the step's limits (childView is a feel.Limited).
+func (v childView) EvalLimits() expr.Limits { return v.limits }
 
 func (v childView) Lookup(name string) (any, bool) {
 	val, ok := v.vars[name]

@@ -74,6 +74,13 @@ type Options struct {
 	// (version 5 layout: SHA-1 of the instance id and the wait counter,
 	// see NameBasedID), so a step stays reproducible.
 	MintIDFunc func() string
+	// Eval bounds every expression evaluation of a step: its step budget
+	// (0: the default), a wall-clock deadline and a cancellation channel.
+	// An evaluation that hits one is an incident naming it. The engine
+	// passes these through to the evaluator and reads no clock itself:
+	// the runtime sets the deadline; pure engine tests leave it zero and
+	// stay deterministic.
+	Eval expr.Limits
 }
 
 // WithDefaults returns o with every zero field set to its default: the
@@ -980,7 +987,7 @@ func (x *executor) view(s scope.ID) expr.Scope { return x.viewAt(s) }
 
 // viewAt is view as its concrete type.
 func (x *executor) viewAt(s scope.ID) scopeView {
-	return scopeView{tree: x.st.Scopes, id: s, now: x.now, instanceID: x.st.InstanceID, businessKey: x.st.BusinessKey}
+	return scopeView{tree: x.st.Scopes, id: s, now: x.now, instanceID: x.st.InstanceID, businessKey: x.st.BusinessKey, limits: x.opts.Eval}
 }
 
 // scopeView is an expression scope over the scope tree. It is a
@@ -992,7 +999,12 @@ type scopeView struct {
 	now  time.Time
 	// instanceID and businessKey answer Camunda 7's execution object.
 	instanceID, businessKey string
+	limits                  expr.Limits
 }
+
+// EvalLimits returns the limits of the evaluations against the view
+// (feel.Limited): the engine's Options.Eval.
+func (v scopeView) EvalLimits() expr.Limits { return v.limits }
 
 // Execution returns the instance's id and business key (juel.Execution).
 func (v scopeView) Execution() (processInstanceID, businessKey string) {

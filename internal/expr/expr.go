@@ -49,6 +49,17 @@ type Scope interface {
 	Lookup(name string) (value any, ok bool)
 }
 
+// Limits bound the work of one FEEL evaluation: a step budget charged by
+// the work done, and optionally a wall-clock deadline and a cancellation
+// channel (see feel.Limits). A Scope that also has an
+// EvalLimits() Limits method (feel.Limited) sets the limits of the
+// evaluations against it; the engine's scopes pass the runtime's.
+type Limits = feel.Limits
+
+// ErrBudget is wrapped by the error of an evaluation that hit one of its
+// limits (steps, deadline, cancellation, sizes): errors.Is finds it.
+var ErrBudget = feel.ErrBudget
+
 // MapScope is a Scope over a plain map.
 type MapScope map[string]any
 

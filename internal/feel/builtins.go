@@ -437,7 +437,10 @@ func fnString(ev *evaluator, a []any) any {
 	if a[0] == nil {
 		return nil
 	}
-	s, ok := toString(a[0], 0)
+	s, ok := ev.toString(a[0], 0)
+	if ev.err != nil {
+		return nil
+	}
 	if !ok {
 		return ev.errorf("string: cannot convert a %s", typeName(a[0]))
 	}
@@ -524,10 +527,15 @@ func validNumber(s string) bool {
 	return i == len(s)
 }
 
-func fnListContains(_ *evaluator, a []any) any {
+// fnListContains compares element by element: each comparison spends
+// the steps of = (one per value compared).
+func fnListContains(ev *evaluator, a []any) any {
 	for _, el := range a[0].([]any) {
-		if equal(el, a[1], 0) == true {
+		if ev.equal(el, a[1], 0) == true {
 			return true
+		}
+		if ev.err != nil {
+			return nil
 		}
 	}
 	return false
@@ -535,7 +543,7 @@ func fnListContains(_ *evaluator, a []any) any {
 
 func fnSum(ev *evaluator, a []any) any {
 	l := a[0].([]any)
-	if len(l) == 0 {
+	if len(l) == 0 || !ev.tick(2*len(l)) { // a decimal addition per element
 		return nil
 	}
 	sum := new(apd.Decimal)
@@ -557,13 +565,16 @@ func fnSum(ev *evaluator, a []any) any {
 // extreme returns the minimum (sign -1) or maximum (sign 1) of
 // comparable values.
 func (ev *evaluator) extreme(name string, l []any, sign int) any {
-	if len(l) == 0 {
+	if len(l) == 0 || !ev.tick(len(l)) {
 		return nil
 	}
 	best := norm(l[0])
 	for _, el := range l[1:] {
 		el = norm(el)
-		c, ok := compare(el, best)
+		c, ok := ev.compare(el, best)
+		if ev.err != nil {
+			return nil
+		}
 		if !ok {
 			return ev.errorf("%s: cannot compare a %s with a %s", name, typeName(el), typeName(best))
 		}
@@ -571,7 +582,7 @@ func (ev *evaluator) extreme(name string, l []any, sign int) any {
 			best = el
 		}
 	}
-	if _, ok := compare(best, best); !ok {
+	if _, ok := ev.compare(best, best); !ok {
 		return ev.errorf("%s: a %s has no order", name, typeName(best))
 	}
 	return best

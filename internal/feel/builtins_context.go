@@ -110,7 +110,7 @@ func init() {
 		}
 		return out
 	})
-	register("is", "value1, value2", func(_ *evaluator, a []any) any { return is(a[0], a[1]) })
+	register("is", "value1, value2", func(ev *evaluator, a []any) any { return ev.is(a[0], a[1]) })
 }
 
 // contextPut returns a copy of c with the value at the key path set (a
@@ -143,8 +143,8 @@ func contextPut(c *ctxVal, keys []any, v any, depth int) any {
 
 // is reports whether a and b are the same value of the same type: unlike
 // =, a time or date and time in one zone is not another zone's (or
-// offset's) same instant.
-func is(a, b any) any {
+// offset's) same instant. Lists and contexts cost what = costs.
+func (ev *evaluator) is(a, b any) any {
 	a, b = norm(a), norm(b)
 	if typeName(a) != typeName(b) {
 		return false
@@ -156,7 +156,7 @@ func is(a, b any) any {
 		y := b.(DateTime)
 		return x.date == y.date && sameTime(x.time, y.time)
 	}
-	return equal(a, b, 0) == true
+	return ev.equal(a, b, 0) == true
 }
 
 // sameTime compares two times field by field: local time, and the same

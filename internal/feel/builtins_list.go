@@ -73,9 +73,12 @@ func init() {
 		}
 		out := []any{}
 		for i, el := range l {
-			if equal(el, a[1], 0) == true {
+			if ev.equal(el, a[1], 0) == true {
 				out = append(out, intDec(i+1))
 			}
+		}
+		if ev.err != nil {
+			return nil
 		}
 		return out
 	})
@@ -204,9 +207,12 @@ outer:
 			return nil
 		}
 		for _, o := range others {
-			if equal(o, el, 0) == true {
+			if ev.equal(o, el, 0) == true {
 				continue outer
 			}
+		}
+		if ev.err != nil {
+			return nil
 		}
 		others = append(others, el)
 		out = append(out, el)
@@ -250,9 +256,14 @@ func (ev *evaluator) flatten(out *[]any, l []any, depth int) bool {
 }
 
 // numbers returns the elements of a list argument as numbers, recording
-// an error for any other element.
+// an error for any other element. It spends a step per element: the
+// functions over numbers (product, mean, stddev, …) do a decimal
+// operation on each.
 func (ev *evaluator) numbers(name string, a []any) ([]*apd.Decimal, bool) {
 	l := a[0].([]any)
+	if !ev.tick(2 * len(l)) {
+		return nil, false
+	}
 	out := make([]*apd.Decimal, len(l))
 	for i, el := range l {
 		d, ok := norm(el).(*apd.Decimal)
@@ -312,10 +323,15 @@ func fnMean(ev *evaluator, a []any) any {
 	return decResult(z, cond, err)
 }
 
-func sortedNumbers(ns []*apd.Decimal) []*apd.Decimal {
+// sortedNumbers sorts a copy of ns, spending n·log₂ n steps (the
+// comparisons of a sort); false when the budget is gone.
+func (ev *evaluator) sortedNumbers(ns []*apd.Decimal) ([]*apd.Decimal, bool) {
+	if !ev.tick(sortCost(len(ns))) {
+		return nil, false
+	}
 	s := append([]*apd.Decimal(nil), ns...)
 	sort.SliceStable(s, func(i, j int) bool { return s[i].Cmp(s[j]) < 0 })
-	return s
+	return s, true
 }
 
 func fnMedian(ev *evaluator, a []any) any {
@@ -323,7 +339,10 @@ func fnMedian(ev *evaluator, a []any) any {
 	if !ok || len(ns) == 0 {
 		return nil
 	}
-	s := sortedNumbers(ns)
+	s, ok := ev.sortedNumbers(ns)
+	if !ok {
+		return nil
+	}
 	if len(s)%2 == 1 {
 		return s[len(s)/2]
 	}
@@ -374,10 +393,13 @@ func toAnyList(ns []*apd.Decimal) []any {
 // fnMode returns the most frequent numbers, ascending.
 func fnMode(ev *evaluator, a []any) any {
 	ns, ok := ev.numbers("mode", a)
-	if !ok || !ev.tick(len(ns)) {
+	if !ok {
 		return nil
 	}
-	s := sortedNumbers(ns)
+	s, ok := ev.sortedNumbers(ns)
+	if !ok {
+		return nil
+	}
 	best := 0
 	var out []any
 	for i := 0; i < len(s); {
@@ -403,6 +425,9 @@ func fnMode(ev *evaluator, a []any) any {
 // makes the result null unless a deciding value is found, any other
 // element is an error.
 func (ev *evaluator) allAny(name string, l []any, conj bool) any {
+	if !ev.tick(len(l)) {
+		return nil
+	}
 	var res any = conj
 	for _, el := range l {
 		switch el = norm(el); el {
@@ -436,7 +461,7 @@ func fnSort(ev *evaluator, a []any) any {
 			return false
 		}
 		if f == nil {
-			c, ok := compare(out[i], out[j])
+			c, ok := ev.compare(out[i], out[j])
 			if !ok {
 				bad = true
 			}
@@ -455,4 +480,13 @@ func fnSort(ev *evaluator, a []any) any {
 		return ev.errorf("sort: the elements cannot be ordered")
 	}
 	return out
+}
+
+// sortCost is the step cost of sorting n elements: n·log₂ n comparisons.
+func sortCost(n int) int {
+	c := 0
+	for m := n; m > 1; m >>= 1 {
+		c += n
+	}
+	return c
 }

@@ -39,15 +39,19 @@ func init() {
 	register("range", "from:string", fnRange)
 }
 
-// rcmp compares endpoints and remembers a failed comparison.
-type rcmp struct{ bad bool }
+// rcmp compares endpoints and remembers a failed comparison; ev pays for
+// comparing strings.
+type rcmp struct {
+	ev  *evaluator
+	bad bool
+}
 
 func (c *rcmp) cmp(a, b any) int {
 	if a == nil || b == nil {
 		c.bad = true
 		return 0
 	}
-	r, ok := compare(a, b)
+	r, ok := c.ev.compare(a, b)
 	if !ok {
 		c.bad = true
 	}
@@ -78,8 +82,11 @@ func rangeFn(name string, f func(c *rcmp, a, b *Range) bool) func(*evaluator, []
 		if !ok1 || !ok2 || a.op == "!=" || b.op == "!=" {
 			return ev.errorf("%s: the arguments must be ranges or points, not a %s and a %s", name, typeName(args[0]), typeName(args[1]))
 		}
-		c := &rcmp{}
+		c := &rcmp{ev: ev}
 		r := f(c, a, b)
+		if ev.err != nil {
+			return nil
+		}
 		if c.bad {
 			return ev.errorf("%s: cannot compare the endpoints of a %s and a %s", name, typeName(args[0]), typeName(args[1]))
 		}
@@ -146,7 +153,7 @@ func fnRange(ev *evaluator, a []any) any {
 	if !ok || !rangeEndpoint(r.lo) || !rangeEndpoint(r.hi) {
 		return bad()
 	}
-	sub := &evaluator{now: ev.now, quiet: true}
+	sub := ev.sub(true)
 	v := sub.eval(r, nil)
 	if v == nil {
 		return bad()

@@ -27,7 +27,11 @@ func init() {
 		if re == nil {
 			return nil
 		}
-		return re.MatchString(a[0].(string))
+		ok, err := matchString(re, a[0].(string), ev.tick)
+		if err != nil {
+			return ev.fail(err)
+		}
+		return ok
 	})
 	register("replace", "input:string, pattern:string, replacement:string, [flags:string?]", fnReplace)
 	register("split", "string:string, delimiter:string", func(ev *evaluator, a []any) any {
@@ -35,10 +39,19 @@ func init() {
 		if re == nil {
 			return nil
 		}
-		if re.MatchString("") {
+		if empty, err := matchString(re, "", ev.tick); empty || err != nil {
+			if err != nil {
+				return ev.fail(err)
+			}
 			return ev.errorf("split: the delimiter %q matches the empty string", a[1])
 		}
-		parts := re.Split(a[0].(string), -1)
+		parts, err := splitAll(re, a[0].(string), ev.tick)
+		if err != nil {
+			return ev.fail(err)
+		}
+		if !ev.tick(len(parts)) {
+			return nil
+		}
 		out := make([]any, len(parts))
 		for i, p := range parts {
 			out[i] = p
@@ -49,7 +62,9 @@ func init() {
 }
 
 // regexArg compiles pattern a[0] with the optional flags a[1], recording
-// an error when either is invalid.
+// an error when either is invalid, and pays for compiling it (whether
+// the compiled pattern was cached or not, so the budget never depends on
+// the cache).
 func (ev *evaluator) regexArg(name string, a []any) matcher {
 	pat := a[0].(string)
 	flags := ""
@@ -59,6 +74,9 @@ func (ev *evaluator) regexArg(name string, a []any) matcher {
 	re, err := compileRegex(pat, flags)
 	if err != nil {
 		ev.errorf("%s: invalid regular expression %q: %v", name, pat, err)
+		return nil
+	}
+	if !ev.tick(re.cost()) {
 		return nil
 	}
 	return re
@@ -74,7 +92,10 @@ func fnReplace(ev *evaluator, a []any) any {
 	if re == nil {
 		return nil
 	}
-	if re.MatchString("") {
+	if empty, err := matchString(re, "", ev.tick); empty || err != nil {
+		if err != nil {
+			return ev.fail(err)
+		}
 		return ev.errorf("replace: the pattern %q matches the empty string", a[1])
 	}
 	literal := len(a) > 3 && a[3] != nil && strings.ContainsRune(a[3].(string), 'q')
@@ -83,16 +104,16 @@ func fnReplace(ev *evaluator, a []any) any {
 		tmpl = strings.ReplaceAll(repl, "$", "$$")
 	} else {
 		var ok bool
-		if tmpl, ok = xpathReplacement(repl, re.NumSubexp()); !ok {
+		if tmpl, ok = xpathReplacement(repl, re.numSubexp()); !ok {
 			return ev.errorf("replace: invalid replacement %q", repl)
 		}
 	}
-	if int64(len(s))*int64(len(tmpl)+1) > 64<<20 {
-		return ev.fail(errStringTooLong)
+	out, err := replaceAll(re, s, tmpl, ev.tick)
+	if err != nil {
+		return ev.fail(err)
 	}
-	out := re.ReplaceAllString(s, tmpl)
-	if len(out) > maxStringLen {
-		return ev.fail(errStringTooLong)
+	if !ev.tick(textCost(len(out))) {
+		return nil
 	}
 	return out
 }
@@ -163,6 +184,9 @@ func fnStringJoin(ev *evaluator, a []any) any {
 		if b.Len() > maxStringLen {
 			return ev.fail(errStringTooLong)
 		}
+	}
+	if !ev.tick(len(l) + textCost(b.Len())) {
+		return nil
 	}
 	return b.String()
 }

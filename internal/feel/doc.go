@@ -144,17 +144,26 @@
 // and string(); temporal.go and temporal_ops.go the temporal types;
 // unary.go the unary tests; builtins*.go the library by topic (each
 // built-in declares its parameters' types, checked before it runs);
-// regex.go translates XPath regular expressions to RE2, regex_bt.go
-// matches those with back-references.
+// regex.go translates XPath regular expressions to RE2, regex_vm.go runs
+// them on a Pike VM that pays for its work, regex_bt.go matches those
+// with back-references; budget.go holds the limits.
 //
 // # Limits
 //
 // Compile rejects sources longer than MaxSourceLen bytes and nesting
-// deeper than MaxDepth. One evaluation may take at most about a million
-// steps (loop iterations, filter elements, function calls, built-in
-// work by argument size) and nest user function calls 256 deep; it
-// refuses to build strings longer than 1 MiB. Exceeding a limit is an
-// Eval error. No input makes Compile or Eval panic.
+// deeper than MaxDepth. One evaluation may take at most DefaultMaxSteps
+// steps (about a million), charged by the work done: loop iterations,
+// filter elements, function calls, every list element a built-in touches,
+// every value = compares (nested lists and contexts element by element),
+// n·log n for a sort, strings by their length, the instructions of the
+// regular-expression matcher, the values of the result. It nests user
+// function calls 256 deep and refuses to build strings longer than 1 MiB
+// and patterns that compile to more than 32,768 instructions. A Scope
+// that implements Limited sets other limits: a step budget, a wall-clock
+// deadline (a safety net; the steps are the deterministic bound) and a
+// cancellation channel. Exceeding a limit is an Eval error wrapping
+// ErrBudget — never a value a condition could branch on. No input makes
+// Compile or Eval panic.
 //
 // This package imports nothing else from gobpm. Zones of @"…@Europe/Paris"
 // come from the system's zoneinfo or the embedded time/tzdata.

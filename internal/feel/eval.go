@@ -14,21 +14,11 @@ import (
 // that no expression (however nested its loops or recursive its
 // functions) can run away.
 const (
-	// maxSteps bounds loop iterations, filter elements, function calls
-	// and list-function element visits in one evaluation.
-	maxSteps = 1 << 20
 	// maxCallDepth bounds nested calls of user-defined functions.
 	maxCallDepth = 256
 	// maxErrors bounds the runtime errors one evaluation records; later
 	// ones are counted but not kept.
 	maxErrors = 32
-)
-
-var (
-	errStringTooLong = fmt.Errorf("feel: string longer than %d bytes", maxStringLen)
-	errTooManySteps  = fmt.Errorf("feel: evaluation exceeded %d steps", maxSteps)
-	errRangeTooLarge = fmt.Errorf("feel: a range to iterate over has more than %d elements (the step limit)", maxSteps)
-	errCallsTooDeep  = fmt.Errorf("feel: function calls nested deeper than %d", maxCallDepth)
 )
 
 // env is a chain of name bindings: context-literal entries, iteration
@@ -80,8 +70,22 @@ type evaluator struct {
 	dropped int  // runtime errors beyond maxErrors
 	quiet   bool // record no runtime errors (Eval, EvalValue, Match)
 	now     func() time.Time
-	steps   int
+	meter   *meter // the budget, shared with the evaluators of nested parts
+	own     meter  // the budget meter points to, for the top evaluator
 	calls   int
+}
+
+// newEvaluator readies the evaluator of one evaluation.
+func newEvaluator(now func() time.Time, l Limits, quiet bool) *evaluator {
+	ev := &evaluator{now: now, quiet: quiet, own: makeMeter(l)}
+	ev.meter = &ev.own // one allocation for both
+	return ev
+}
+
+// sub returns an evaluator for a nested part (range()'s text) that spends
+// from the same budget.
+func (ev *evaluator) sub(quiet bool) *evaluator {
+	return &evaluator{now: ev.now, meter: ev.meter, quiet: quiet}
 }
 
 func (ev *evaluator) fail(err error) any {
@@ -114,16 +118,6 @@ func (ev *evaluator) runtimeErrors() []RuntimeError {
 	return ev.errs
 }
 
-// tick spends n steps of the budget; false means the budget is gone.
-func (ev *evaluator) tick(n int) bool {
-	ev.steps += n
-	if ev.steps > maxSteps {
-		ev.fail(errTooManySteps)
-		return false
-	}
-	return ev.err == nil
-}
-
 func (ev *evaluator) clock() time.Time {
 	if ev.now != nil {
 		return ev.now()
@@ -132,14 +126,16 @@ func (ev *evaluator) clock() time.Time {
 }
 
 // argCost is the step cost of calling a built-in with args: one step,
-// plus one per 256 bytes of string and per 16 list elements, so that
-// loops over big values spend their budget in proportion to the work.
+// plus one per 16 bytes of string (the string functions read them
+// character by character) and per 16 list elements, so that loops over
+// big values spend their budget in proportion to the work. Built-ins
+// that do more than look at their arguments charge the rest themselves.
 func argCost(args []any) int {
 	c := 1
 	for _, a := range args {
 		switch x := a.(type) {
 		case string:
-			c += len(x) >> 8
+			c += textCost(len(x))
 		case []any:
 			c += len(x) >> 4
 		}
@@ -159,7 +155,7 @@ func (ev *evaluator) eval(n node, e *env) any {
 		v, ok := e.find(n.name)
 		if !ok {
 			if b := builtins[n.name]; b != nil {
-				return &builtinFn{b: b, now: ev.now} // a built-in as a value: abs, sum
+				return &builtinFn{b: b, now: ev.now, limits: ev.meter.limits} // a built-in as a value: abs, sum
 			}
 			if strings.Contains(n.name, ".") {
 				return ev.dottedName(n.name, e)
@@ -235,7 +231,7 @@ func (ev *evaluator) eval(n node, e *env) any {
 		}
 		return ev.call(f, args, n.names)
 	case funcNode:
-		return &lambda{params: n.params, types: n.types, body: n.body, env: e, now: ev.now}
+		return &lambda{params: n.params, types: n.types, body: n.body, env: e, now: ev.now, limits: ev.meter.limits}
 	case forNode:
 		return ev.forLoop(n, e)
 	case quantNode:
@@ -280,7 +276,7 @@ func (ev *evaluator) rangeLit(n rangeNode, e *env) any {
 		}
 	}
 	if lo != nil && hi != nil {
-		c, ok := compare(lo, hi)
+		c, ok := ev.compare(lo, hi)
 		if !ok {
 			return ev.errorf("a range cannot go from a %s to a %s", typeName(lo), typeName(hi))
 		}
@@ -361,7 +357,7 @@ func (ev *evaluator) matches(x, tv any) any {
 		return ev.inRange(x, t)
 	case []any:
 		if _, isList := x.([]any); isList {
-			if equal(x, t, 0) == true {
+			if ev.equal(x, t, 0) == true {
 				return true
 			}
 		}
@@ -370,9 +366,12 @@ func (ev *evaluator) matches(x, tv any) any {
 			el = norm(el)
 			var m any
 			if r, ok := el.(*Range); ok {
+				if !ev.tick(1) {
+					return nil
+				}
 				m = ev.inRange(x, r)
 			} else {
-				m = equal(x, el, 0)
+				m = ev.equal(x, el, 0)
 				if m == nil {
 					m = false
 				}
@@ -384,7 +383,7 @@ func (ev *evaluator) matches(x, tv any) any {
 		}
 		return res
 	}
-	m := equal(x, tv, 0)
+	m := ev.equal(x, tv, 0)
 	if m == nil {
 		return ev.errorf("cannot compare a %s with a %s", typeName(x), typeName(tv))
 	}
@@ -397,7 +396,7 @@ func (ev *evaluator) inRange(x any, r *Range) any {
 	if x == nil {
 		return ev.errorf("null is in no range")
 	}
-	res := inRange(x, r)
+	res := ev.inRangeOf(x, r)
 	if res == nil {
 		if r.op == "" && (r.lo == nil || r.hi == nil) {
 			return ev.errorf("%s has a null endpoint", r.String())
@@ -421,6 +420,9 @@ func (ev *evaluator) path(v any, name string) any {
 	case []any:
 		// A projection: an element without the entry gives null, quietly
 		// (lists of contexts of different shapes are normal).
+		if !ev.tick(len(x)) {
+			return nil
+		}
 		out := make([]any, len(x))
 		for i, el := range x {
 			el = norm(el)
@@ -530,7 +532,7 @@ func (ev *evaluator) arith(op string, a, b any) any {
 			if len(x)+len(y) > maxStringLen {
 				return ev.fail(errStringTooLong)
 			}
-			if !ev.tick((len(x) + len(y)) >> 8) {
+			if !ev.tick(cmpCost(len(x) + len(y))) {
 				return nil
 			}
 			return x + y
@@ -582,7 +584,7 @@ func (ev *evaluator) opError(op string, a, b any) any {
 // (null = null); other mismatched types give null and an error. The
 // order comparisons < <= > >= need two values of one ordered type.
 func (ev *evaluator) cmp(op string, a, b any) any {
-	r := cmpOp(op, a, b)
+	r := ev.cmpOp(op, a, b)
 	if r == nil {
 		switch {
 		case op != "=" && op != "!=" && (a == nil || b == nil):

@@ -166,11 +166,11 @@ func (p *Program) Source() string { return p.src }
 // (a range or a function), a resource limit is exceeded or a Function
 // from the scope fails.
 func (p *Program) Eval(scope Scope) (any, error) {
-	v, err := p.run(scope)
+	ev, v, err := p.run(scope)
 	if err != nil {
 		return nil, err
 	}
-	return export(v, 0)
+	return ev.export(v, 0)
 }
 
 // ToJSON converts a FEEL-native value (as EvalValue returns, or as a
@@ -185,11 +185,11 @@ func ToJSON(v any) (any, error) { return export(v, 0) }
 // result: as Eval, plus Date, Time, DateTime, Duration, YearsMonths,
 // Function and *Range values (also inside lists and contexts).
 func (p *Program) EvalValue(scope Scope) (any, error) {
-	v, err := p.run(scope)
+	ev, v, err := p.run(scope)
 	if err != nil {
 		return nil, err
 	}
-	return exportNative(v, 0)
+	return ev.exportNative(v, 0)
 }
 
 // Prepare converts v (in any form a Scope may hold) to the form FEEL
@@ -217,19 +217,21 @@ func (p *Program) EvalErrors(scope Scope) (any, []RuntimeError, error) {
 	if ev.err != nil {
 		return nil, ev.runtimeErrors(), ev.err
 	}
-	out, err := exportNative(v, 0)
+	out, err := ev.exportNative(v, 0)
 	return out, ev.runtimeErrors(), err
 }
 
 func (p *Program) evaluator(scope Scope, quiet bool) *evaluator {
-	return &evaluator{now: clockOf(scope, p.now), quiet: quiet}
+	return newEvaluator(clockOf(scope, p.now), limitsOf(scope), quiet)
 }
 
-func (p *Program) run(scope Scope) (any, error) {
+// run evaluates the program; the evaluator it returns has the rest of
+// the budget, for converting the result.
+func (p *Program) run(scope Scope) (*evaluator, any, error) {
 	ev := p.evaluator(scope, true)
 	v := ev.eval(p.root, &env{root: scope})
 	if ev.err != nil {
-		return nil, ev.err
+		return nil, nil, ev.err
 	}
-	return v, nil
+	return ev, v, nil
 }

@@ -30,6 +30,7 @@ type lambda struct {
 	body   node
 	env    *env
 	now    func() time.Time
+	limits Limits // those of the evaluation that made it, for calls from Go
 }
 
 // Params returns the parameter names.
@@ -45,7 +46,7 @@ func (l *lambda) Call(args []any) (any, error) {
 // CallErrors calls the function like Call and also returns the runtime
 // errors of the call (see Program.EvalErrors).
 func (l *lambda) CallErrors(args []any) (any, []RuntimeError, error) {
-	ev := &evaluator{now: l.now}
+	ev := newEvaluator(l.now, l.limits, false)
 	in := make([]any, len(args))
 	for i, a := range args {
 		in[i] = norm(a)
@@ -54,15 +55,16 @@ func (l *lambda) CallErrors(args []any) (any, []RuntimeError, error) {
 	if ev.err != nil {
 		return nil, ev.runtimeErrors(), ev.err
 	}
-	out, err := exportNative(v, 0)
+	out, err := ev.exportNative(v, 0)
 	return out, ev.runtimeErrors(), err
 }
 
 // builtinFn is a built-in function used as a value (passed to a
 // function, bound in a context): abs, sum.
 type builtinFn struct {
-	b   *builtin
-	now func() time.Time
+	b      *builtin
+	now    func() time.Time
+	limits Limits // those of the evaluation that made it, for calls from Go
 }
 
 // Params returns the parameter names of the built-in's first signature.
@@ -82,12 +84,12 @@ func (f *builtinFn) Call(args []any) (any, error) {
 
 // CallErrors calls the built-in and returns its runtime errors.
 func (f *builtinFn) CallErrors(args []any) (any, []RuntimeError, error) {
-	ev := &evaluator{now: f.now}
+	ev := newEvaluator(f.now, f.limits, false)
 	v := ev.call(f, normList(args), nil)
 	if ev.err != nil {
 		return nil, ev.runtimeErrors(), ev.err
 	}
-	out, err := exportNative(v, 0)
+	out, err := ev.exportNative(v, 0)
 	return out, ev.runtimeErrors(), err
 }
 
@@ -168,7 +170,7 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 	}
 	ext := make([]any, len(args))
 	for i, a := range args {
-		v, err := exportNative(a, 0)
+		v, err := ev.exportNative(a, 0)
 		if err != nil {
 			return ev.fail(err)
 		}
@@ -237,9 +239,9 @@ func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 			ev.errorf("cannot iterate from a date to a %s", typeName(hi))
 			return nil, false
 		}
-		days, ok, tooMany := intSeq(intDec64(a.epochDays()), intDec64(b.epochDays()), loClosed, hiClosed)
+		days, ok, tooMany := intSeq(intDec64(a.epochDays()), intDec64(b.epochDays()), loClosed, hiClosed, ev.left())
 		if tooMany {
-			ev.fail(errRangeTooLarge) // a limit, never a null to branch on
+			ev.fail(ev.rangeTooLarge()) // a limit, never a null to branch on
 			return nil, false
 		}
 		if !ok {
@@ -252,9 +254,9 @@ func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 		}
 		return days, true
 	}
-	s, ok, tooMany := intSeq(lo, hi, loClosed, hiClosed)
+	s, ok, tooMany := intSeq(lo, hi, loClosed, hiClosed, ev.left())
 	if tooMany {
-		ev.fail(errRangeTooLarge) // a limit, never a null to branch on
+		ev.fail(ev.rangeTooLarge()) // a limit, never a null to branch on
 		return nil, false
 	}
 	if !ok {
@@ -264,8 +266,10 @@ func (ev *evaluator) seq(lo, hi any, loClosed, hiClosed bool) ([]any, bool) {
 }
 
 // intSeq lists the integers from lo to hi (descending when hi < lo).
-// tooMany reports a sequence longer than the evaluation's step budget.
-func intSeq(lo, hi any, loClosed, hiClosed bool) (out []any, ok, tooMany bool) {
+// tooMany reports a sequence longer than the steps left of the
+// evaluation's budget (each element costs one to iterate over), so that
+// no sequence is built that could not be gone through.
+func intSeq(lo, hi any, loClosed, hiClosed bool, left int) (out []any, ok, tooMany bool) {
 	a, ok1 := intArg(lo)
 	b, ok2 := intArg(hi)
 	if !ok1 || !ok2 {
@@ -285,7 +289,7 @@ func intSeq(lo, hi any, loClosed, hiClosed bool) (out []any, ok, tooMany bool) {
 	if n <= 0 {
 		return []any{}, true, false
 	}
-	if n > maxSteps {
+	if n > left {
 		return nil, false, true
 	}
 	out = make([]any, 0, n)
@@ -335,11 +339,11 @@ func (ev *evaluator) quantified(n quantNode, e *env) any {
 // instanceOf implements `v instance of t`: the type of v, with no
 // conversion (1 is not an instance of list<number>, [1] not of number).
 // null is an instance of Null only.
+// It spends a step per value it looks at (the elements of a list<T>).
 func (ev *evaluator) instanceOf(v any, t *feelType) any {
-	return instanceOf(v, t)
-}
-
-func instanceOf(v any, t *feelType) any {
+	if !ev.tick(1) {
+		return nil
+	}
 	v = norm(v)
 	if t.kind == "Null" {
 		return v == nil
@@ -354,7 +358,7 @@ func instanceOf(v any, t *feelType) any {
 		if t.check == nil {
 			return false
 		}
-		x, err := exportNative(v, 0)
+		x, err := ev.exportNative(v, 0)
 		return err == nil && t.check(x)
 	case "list":
 		l, ok := v.([]any)
@@ -363,7 +367,7 @@ func instanceOf(v any, t *feelType) any {
 		}
 		if t.elem != nil {
 			for _, el := range l {
-				if el = norm(el); el != nil && instanceOf(el, t.elem) != true {
+				if el = norm(el); el != nil && ev.instanceOf(el, t.elem) != true {
 					return false
 				}
 			}
@@ -379,7 +383,7 @@ func instanceOf(v any, t *feelType) any {
 			if !ok {
 				return false
 			}
-			if fv != nil && instanceOf(fv, t.fields[i]) != true {
+			if fv != nil && ev.instanceOf(fv, t.fields[i]) != true {
 				return false
 			}
 		}
@@ -391,7 +395,7 @@ func instanceOf(v any, t *feelType) any {
 		}
 		if t.elem != nil {
 			for _, ep := range []any{r.lo, r.hi} {
-				if ep != nil && instanceOf(ep, t.elem) != true {
+				if ep != nil && ev.instanceOf(ep, t.elem) != true {
 					return false
 				}
 			}

@@ -14,7 +14,8 @@ import (
 
 // FEEL's matches, replace and split take XML Schema / XPath regular
 // expressions (XPath and XQuery Functions and Operators 3.1 §5.6). They
-// are translated to Go's RE2 syntax, which runs in linear time:
+// are translated to Go's RE2 syntax and run on a Pike VM that pays for
+// its work from the evaluation's budget (regex_vm.go):
 //
 //   - character classes become explicit code point ranges, so class
 //     subtraction ([A-Z-[OI]]), the multi-character escapes (\s \d \w
@@ -23,7 +24,7 @@ import (
 //   - '.' matches any character but \n and \r (any character with the
 //     flag s);
 //   - a pattern with back-references (\1) runs on a small backtracking
-//     matcher instead (regex_bt.go), with a step budget;
+//     matcher instead (regex_bt.go), which pays for its work too;
 //   - the flags are s, m, i, x (white space in the pattern is ignored
 //     outside classes) and q (the pattern is a literal string).
 //
@@ -87,7 +88,7 @@ func compileRegex(pat, flags string) (matcher, error) {
 	if prefix != "" {
 		src = "(?" + prefix + ")" + src
 	}
-	re, err := regexp.Compile(src)
+	re, err := compileVM(src)
 	if err != nil {
 		return nil, err
 	}

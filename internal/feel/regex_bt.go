@@ -9,24 +9,26 @@ import (
 
 // A backtracking matcher for the XPath regular expressions RE2 cannot
 // run: those with back-references ((a)\1). It parses the pattern into a
-// small tree and matches by backtracking with a step budget (an
-// expression that would need more steps does not match), so that no
-// pattern can run away.
-
-// matcher is what matches, replace and split need of a compiled pattern;
-// *regexp.Regexp and *btRegex implement it.
-type matcher interface {
-	MatchString(s string) bool
-	Split(s string, n int) []string
-	ReplaceAllString(src, repl string) string
-	NumSubexp() int
-}
+// small tree and matches by backtracking. Backtracking can take time
+// exponential in the input, so every node it visits is paid for from the
+// evaluation's budget (see spendFunc): a search that runs out fails the
+// evaluation with the budget error — it never reads as "no match" — and
+// the nesting of the search is bounded, so no pattern can exhaust the
+// stack.
 
 // errBackref marks a pattern that needs the backtracking matcher.
 var errBackref = errors.New("back-reference")
 
-// btMaxSteps bounds the work of one match.
-const btMaxSteps = 1 << 20
+// btWorkPerStep is how many visited nodes one step pays for.
+const btWorkPerStep = 1
+
+// btMaxDepth bounds the nesting of one search (every node matched
+// nests the rest of the match), so that a long input cannot grow the
+// stack without bound.
+const btMaxDepth = 1 << 14
+
+// errBacktrackTooDeep fails a search that would nest deeper.
+var errBacktrackTooDeep = budgetErrorf("the regular expression with back-references nests deeper than %d while matching", btMaxDepth)
 
 type btKind uint8
 
@@ -56,6 +58,7 @@ type btRegex struct {
 	groups    int
 	ci        bool // case-insensitive back-references
 	multiline bool
+	steps     int // compile cost
 }
 
 // compileBacktrack parses pat (already stripped for the flag x) for the
@@ -69,7 +72,7 @@ func compileBacktrack(pat string, dotAll, ci, multiline bool) (*btRegex, error) 
 	if p.i < len(p.src) {
 		return nil, errors.New("unmatched ')'")
 	}
-	return &btRegex{root: root, groups: p.groups, ci: ci, multiline: multiline}, nil
+	return &btRegex{root: root, groups: p.groups, ci: ci, multiline: multiline, steps: len(pat)}, nil
 }
 
 func (p *rxParser) btAlt(depth int) (*btNode, error) {
@@ -222,17 +225,43 @@ func (p *rxParser) btQuantifier(atom *btNode) (*btNode, error) {
 	return rep, nil
 }
 
-// btState is one match attempt.
+// btState is one search.
 type btState struct {
 	re    *btRegex
 	s     string
 	caps  []int
-	steps int
+	work  int // nodes visited and not yet paid for
+	depth int
+	spend spendFunc
+	broke bool // the budget is gone, or the nesting too deep (tooDeep)
+	// tooDeep: the search nested deeper than btMaxDepth.
+	tooDeep bool
+}
+
+// visit pays for one node; false stops the search.
+func (st *btState) visit() bool {
+	if st.broke {
+		return false
+	}
+	st.work++
+	if st.work >= btWorkPerStep {
+		if !st.spend(st.work / btWorkPerStep) {
+			st.broke = true
+			return false
+		}
+		st.work %= btWorkPerStep
+	}
+	return true
 }
 
 func (st *btState) match(n *btNode, pos int, k func(int) bool) bool {
-	st.steps++
-	if st.steps > btMaxSteps {
+	if !st.visit() {
+		return false
+	}
+	st.depth++
+	defer func() { st.depth-- }()
+	if st.depth > btMaxDepth {
+		st.broke, st.tooDeep = true, true
 		return false
 	}
 	switch n.kind {
@@ -329,102 +358,40 @@ func (st *btState) repeat(n *btNode, pos, count int, k func(int) bool) bool {
 	return k(pos) || more()
 }
 
-// find returns the submatch positions of the leftmost match at or after
-// start, or nil.
-func (re *btRegex) find(s string, start int) []int {
-	st := &btState{re: re, s: s, caps: make([]int, 2*(re.groups+1))}
-	for pos := start; pos <= len(s); {
-		for i := range st.caps {
-			st.caps[i] = -1
-		}
-		end := -1
-		if st.match(re.root, pos, func(e int) bool { end = e; return true }) {
-			st.caps[0], st.caps[1] = pos, end
-			return append([]int(nil), st.caps...)
-		}
-		if pos == len(s) || st.steps > btMaxSteps {
-			return nil
-		}
-		_, size := utf8.DecodeRuneInString(s[pos:])
-		pos += size
-	}
-	return nil
-}
-
-// findAll returns every non-overlapping match.
-func (re *btRegex) findAll(s string) [][]int {
-	var out [][]int
-	for pos := 0; pos <= len(s); {
-		m := re.find(s, pos)
-		if m == nil {
-			break
-		}
-		out = append(out, m)
-		if m[1] == m[0] {
-			if m[1] == len(s) {
+func (re *btRegex) searcher(spend spendFunc) finder {
+	st := &btState{re: re, caps: make([]int, 2*(re.groups+1)), spend: spend}
+	return func(s string, start int) ([]int, error) {
+		st.s = s
+		for pos := start; pos <= len(s); {
+			for i := range st.caps {
+				st.caps[i] = -1
+			}
+			end := -1
+			if st.match(re.root, pos, func(e int) bool { end = e; return true }) {
+				st.caps[0], st.caps[1] = pos, end
+				return append([]int(nil), st.caps...), nil
+			}
+			if st.broke {
+				if st.tooDeep {
+					return nil, errBacktrackTooDeep
+				}
+				return nil, errSpent
+			}
+			if pos == len(s) {
 				break
 			}
-			_, size := utf8.DecodeRuneInString(s[m[1]:])
-			pos = m[1] + size
-		} else {
-			pos = m[1]
+			_, size := utf8.DecodeRuneInString(s[pos:])
+			pos += size
 		}
+		return nil, nil
 	}
-	return out
 }
 
-// MatchString reports whether s contains a match.
-func (re *btRegex) MatchString(s string) bool { return re.find(s, 0) != nil }
+// numSubexp returns the number of capturing groups.
+func (re *btRegex) numSubexp() int { return re.groups }
 
-// NumSubexp returns the number of capturing groups.
-func (re *btRegex) NumSubexp() int { return re.groups }
-
-// Split splits s around the matches (n < 0: all).
-func (re *btRegex) Split(s string, n int) []string {
-	var out []string
-	last := 0
-	for _, m := range re.findAll(s) {
-		if n > 0 && len(out) == n-1 {
-			break
-		}
-		out = append(out, s[last:m[0]])
-		last = m[1]
-	}
-	return append(out, s[last:])
-}
-
-// ReplaceAllString replaces every match by repl, expanding ${n} and $$
-// (the forms xpathReplacement writes).
-func (re *btRegex) ReplaceAllString(s, repl string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range re.findAll(s) {
-		b.WriteString(s[last:m[0]])
-		for i := 0; i < len(repl); i++ {
-			if repl[i] != '$' || i+1 >= len(repl) {
-				b.WriteByte(repl[i])
-				continue
-			}
-			if repl[i+1] == '$' {
-				b.WriteByte('$')
-				i++
-				continue
-			}
-			if repl[i+1] == '{' {
-				end := strings.IndexByte(repl[i:], '}')
-				if n, err := strconv.Atoi(repl[i+2 : i+end]); err == nil && n <= re.groups && m[2*n] >= 0 {
-					b.WriteString(s[m[2*n]:m[2*n+1]])
-				}
-				i += end
-				continue
-			}
-			b.WriteByte('$')
-		}
-		last = m[1]
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
+// cost is the compile cost: the pattern's length.
+func (re *btRegex) cost() int { return re.steps }
 
 // has reports whether r is in the set.
 func (s *runeSet) has(r rune) bool {

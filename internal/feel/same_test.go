@@ -56,7 +56,7 @@ func evalInternal(tb testing.TB, src string) any {
 	if err != nil {
 		tb.Fatalf("Compile(%q): %v", src, err)
 	}
-	v, err := p.run(testScope)
+	_, v, err := p.run(testScope)
 	if err != nil {
 		tb.Fatalf("Eval(%q): %v", src, err)
 	}

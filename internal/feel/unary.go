@@ -60,7 +60,7 @@ func (t *unaryTest) precompute() bool {
 		_, ok1 := n.lo.(litNode)
 		_, ok2 := n.hi.(litNode)
 		if ok1 && ok2 {
-			ev := &evaluator{quiet: true}
+			ev := newEvaluator(nil, Limits{}, true)
 			if r, ok := ev.rangeLit(n, nil).(*Range); ok {
 				t.op, t.rng = "in", r
 				return true
@@ -163,13 +163,14 @@ func (u *UnaryTests) Match(input any, scope Scope) (bool, error) {
 
 // matchFast matches constant tests without an evaluator.
 func (u *UnaryTests) matchFast(x any) bool {
+	var ev *evaluator // constants against one input: nothing to meter
 	var res any = false
 	for _, t := range u.tests {
 		var m any
 		if t.op == "in" {
-			m = inRange(x, t.rng)
+			m = ev.inRangeOf(x, t.rng)
 		} else {
-			m = cmpOp(t.op, x, t.val)
+			m = ev.cmpOp(t.op, x, t.val)
 		}
 		res = or3(res, m)
 		if res == true {
@@ -195,7 +196,7 @@ func (u *UnaryTests) match(input any, scope Scope, quiet bool) (bool, []RuntimeE
 	if u.any {
 		return true, nil, nil
 	}
-	ev := &evaluator{now: clockOf(scope, u.now), quiet: quiet}
+	ev := newEvaluator(clockOf(scope, u.now), limitsOf(scope), quiet)
 	x := norm(input)
 	e := (&env{root: scope}).with("?", x)
 	var res any = false

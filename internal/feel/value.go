@@ -281,10 +281,30 @@ func canonicalNumber(s string) bool {
 }
 
 // export converts an internal value to the JSON shape Eval returns
-// (see ToJSON).
-func export(v any, depth int) (any, error) {
+// (see ToJSON), outside any evaluation.
+func export(v any, depth int) (any, error) { return (*evaluator)(nil).export(v, depth) }
+
+// exportNative converts an internal value to the form EvalValue returns,
+// outside any evaluation.
+func exportNative(v any, depth int) (any, error) { return (*evaluator)(nil).exportNative(v, depth) }
+
+// spendErr is the error of a conversion that ran out of budget.
+func (ev *evaluator) spendErr() error {
+	if ev.err != nil {
+		return ev.err
+	}
+	return ErrBudget
+}
+
+// export converts an internal value to the JSON shape Eval returns
+// (see ToJSON), one step per value: a list holding the same big list many
+// times is a small value to build but a big one to write out.
+func (ev *evaluator) export(v any, depth int) (any, error) {
 	if depth > maxValueDepth {
-		return nil, fmt.Errorf("feel: result nested deeper than %d levels", maxValueDepth)
+		return nil, budgetErrorf("result nested deeper than %d levels", maxValueDepth)
+	}
+	if !ev.tick(1) {
+		return nil, ev.spendErr()
 	}
 	if n, ok := v.(json.Number); ok && canonicalNumber(string(n)) {
 		return n, nil // already as numText would write it
@@ -293,25 +313,28 @@ func export(v any, depth int) (any, error) {
 	case nil, bool, string:
 		return x, nil
 	case *apd.Decimal:
+		if !ev.tick(1) { // writing a decimal out is dearer than most values
+			return nil, ev.spendErr()
+		}
 		return json.Number(numText(x)), nil
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			ev, err := export(e, depth+1)
+			v, err := ev.export(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = ev
+			out[i] = v
 		}
 		return out, nil
 	case *ctxVal:
 		out := make(map[string]any, x.len())
 		for k, e := range x.vals {
-			ev, err := export(e, depth+1)
+			v, err := ev.export(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = ev
+			out[k] = v
 		}
 		return out, nil
 	case *Range:
@@ -333,31 +356,38 @@ func export(v any, depth int) (any, error) {
 
 // exportNative converts an internal value to the form EvalValue returns:
 // numbers become json.Number; temporal values, ranges and functions stay.
-func exportNative(v any, depth int) (any, error) {
+// It spends one step per value, as export does.
+func (ev *evaluator) exportNative(v any, depth int) (any, error) {
 	if depth > maxValueDepth {
-		return nil, fmt.Errorf("feel: result nested deeper than %d levels", maxValueDepth)
+		return nil, budgetErrorf("result nested deeper than %d levels", maxValueDepth)
+	}
+	if !ev.tick(1) {
+		return nil, ev.spendErr()
 	}
 	switch x := norm(v).(type) {
 	case *apd.Decimal:
+		if !ev.tick(1) { // writing a decimal out is dearer than most values
+			return nil, ev.spendErr()
+		}
 		return json.Number(numText(x)), nil
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			ev, err := exportNative(e, depth+1)
+			v, err := ev.exportNative(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = ev
+			out[i] = v
 		}
 		return out, nil
 	case *ctxVal:
 		out := make(map[string]any, x.len())
 		for k, e := range x.vals {
-			ev, err := exportNative(e, depth+1)
+			v, err := ev.exportNative(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = ev
+			out[k] = v
 		}
 		return out, nil
 	case foreign:
@@ -400,14 +430,20 @@ func typeName(v any) string {
 	return "unknown"
 }
 
+// equal is FEEL = outside any evaluation (of constants, in tests).
+func equal(a, b any, depth int) any { return (*evaluator)(nil).equal(a, b, depth) }
+
 // equal implements FEEL =. It returns true, false, or nil (null) when the
-// operands have different types. null equals only null.
-func equal(a, b any, depth int) any {
+// operands have different types. null equals only null. It spends a step
+// per value compared (lists and contexts element by element) and per 256
+// bytes of equally long strings; when the budget is gone it returns null
+// (and the evaluation fails).
+func (ev *evaluator) equal(a, b any, depth int) any {
 	a, b = norm(a), norm(b)
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	if depth > maxValueDepth {
+	if depth > maxValueDepth || !ev.tick(1) {
 		return nil
 	}
 	switch x := a.(type) {
@@ -417,6 +453,9 @@ func equal(a, b any, depth int) any {
 		}
 	case string:
 		if y, ok := b.(string); ok {
+			if len(x) == len(y) && !ev.tick(cmpCost(len(x))) {
+				return nil
+			}
 			return x == y
 		}
 	case *apd.Decimal:
@@ -432,7 +471,7 @@ func equal(a, b any, depth int) any {
 			return false
 		}
 		for i := range x {
-			e := equal(x[i], y[i], depth+1)
+			e := ev.equal(x[i], y[i], depth+1)
 			if e != true {
 				return e
 			}
@@ -451,7 +490,7 @@ func equal(a, b any, depth int) any {
 			if !ok {
 				return false
 			}
-			e := equal(xv, yv, depth+1)
+			e := ev.equal(xv, yv, depth+1)
 			if e != true {
 				return e
 			}
@@ -474,18 +513,23 @@ func equal(a, b any, depth int) any {
 		if x.loClosed != y.loClosed || x.hiClosed != y.hiClosed || x.op != y.op {
 			return false
 		}
-		lo := equal(x.lo, y.lo, depth+1)
+		lo := ev.equal(x.lo, y.lo, depth+1)
 		if lo != true {
 			return lo
 		}
-		return equal(x.hi, y.hi, depth+1)
+		return ev.equal(x.hi, y.hi, depth+1)
 	}
 	return nil
 }
 
+// compare orders a and b outside any evaluation.
+func compare(a, b any) (c int, ok bool) { return (*evaluator)(nil).compare(a, b) }
+
 // compare orders a and b. ok is false when they are not both numbers or
-// both strings (booleans, lists and so on have no order).
-func compare(a, b any) (c int, ok bool) {
+// both strings (booleans, lists and so on have no order). Strings cost a
+// step per 256 bytes of the shorter one; the caller pays for the
+// comparison itself.
+func (ev *evaluator) compare(a, b any) (c int, ok bool) {
 	a, b = norm(a), norm(b)
 	switch x := a.(type) {
 	case *apd.Decimal:
@@ -494,6 +538,9 @@ func compare(a, b any) (c int, ok bool) {
 		}
 	case string:
 		if y, ok := b.(string); ok {
+			if !ev.tick(cmpCost(min(len(x), len(y)))) {
+				return 0, false
+			}
 			switch {
 			case x < y:
 				return -1, true
@@ -509,18 +556,18 @@ func compare(a, b any) (c int, ok bool) {
 }
 
 // cmpOp applies a comparison operator; the result is true, false or nil.
-func cmpOp(op string, a, b any) any {
+func (ev *evaluator) cmpOp(op string, a, b any) any {
 	switch op {
 	case "=":
-		return equal(a, b, 0)
+		return ev.equal(a, b, 0)
 	case "!=":
-		e := equal(a, b, 0)
+		e := ev.equal(a, b, 0)
 		if e == nil {
 			return nil
 		}
 		return !e.(bool)
 	}
-	c, ok := compare(a, b)
+	c, ok := ev.compare(a, b)
 	if !ok {
 		return nil
 	}
@@ -539,9 +586,9 @@ func cmpOp(op string, a, b any) any {
 
 // inRange reports whether x lies in r: true, false, or nil when x cannot
 // be compared with an endpoint.
-func inRange(x any, r *Range) any {
+func (ev *evaluator) inRangeOf(x any, r *Range) any {
 	if r.op == "!=" {
-		e := equal(x, r.lo, 0)
+		e := ev.equal(x, r.lo, 0)
 		if e == nil {
 			return nil
 		}
@@ -551,7 +598,7 @@ func inRange(x any, r *Range) any {
 		return nil // a null endpoint compares with nothing
 	}
 	if r.lo != nil {
-		c, ok := compare(x, r.lo)
+		c, ok := ev.compare(x, r.lo)
 		if !ok {
 			return nil
 		}
@@ -560,7 +607,7 @@ func inRange(x any, r *Range) any {
 		}
 	}
 	if r.hi != nil {
-		c, ok := compare(x, r.hi)
+		c, ok := ev.compare(x, r.hi)
 		if !ok {
 			return nil
 		}
@@ -571,9 +618,13 @@ func inRange(x any, r *Range) any {
 	return true
 }
 
-// toString renders v as FEEL's string() does.
-func toString(v any, depth int) (string, bool) {
-	if depth > maxValueDepth {
+// toString renders v as FEEL's string() does, outside any evaluation.
+func toString(v any, depth int) (string, bool) { return (*evaluator)(nil).toString(v, depth) }
+
+// toString renders v as FEEL's string() does, a step per value and per
+// 256 bytes of string written.
+func (ev *evaluator) toString(v any, depth int) (string, bool) {
+	if depth > maxValueDepth || !ev.tick(1) {
 		return "", false
 	}
 	switch x := norm(v).(type) {
@@ -582,6 +633,9 @@ func toString(v any, depth int) (string, bool) {
 	case bool:
 		return strconv.FormatBool(x), true
 	case string:
+		if !ev.tick(textCost(len(x))) {
+			return "", false
+		}
 		if depth > 0 {
 			return quote(x), true
 		}
@@ -594,7 +648,7 @@ func toString(v any, depth int) (string, bool) {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			s, ok := toString(e, depth+1)
+			s, ok := ev.toString(e, depth+1)
 			if !ok || len(b)+len(s) > maxStringLen {
 				return "", false
 			}
@@ -607,7 +661,7 @@ func toString(v any, depth int) (string, bool) {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			s, ok := toString(x.vals[k], depth+1)
+			s, ok := ev.toString(x.vals[k], depth+1)
 			if !ok || len(b)+len(k)+len(s) > maxStringLen {
 				return "", false
 			}
@@ -617,8 +671,8 @@ func toString(v any, depth int) (string, bool) {
 		}
 		return string(append(b, '}')), true
 	case *Range:
-		lo, ok1 := toString(x.lo, depth+1)
-		hi, ok2 := toString(x.hi, depth+1)
+		lo, ok1 := ev.toString(x.lo, depth+1)
+		hi, ok2 := ev.toString(x.hi, depth+1)
 		if !ok1 || !ok2 {
 			return "", false
 		}

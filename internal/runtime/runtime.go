@@ -36,7 +36,8 @@ type Options struct {
 	// Engine bounds each step; a deployment refuses a model that could
 	// not run within these bounds (engine.Options.ModelLimits). Its
 	// MintIDFunc, when nil, becomes NewID: a called child's id is minted
-	// like any instance's.
+	// like any instance's. Its Eval.Timeout, when 0, becomes
+	// DefaultEvalTimeout (a negative one sets no deadline).
 	Engine engine.Options
 	// CallTree bounds the work one command may create across its call
 	// tree: the children call activities launch with their caller, their
@@ -179,6 +180,11 @@ func (r *Runtime) BeginShutdown() {
 	r.drainOnce.Do(func() { close(r.draining) })
 }
 
+// DefaultEvalTimeout is the wall-clock deadline of one expression
+// evaluation (engine.Options.Eval.Timeout) when none is configured: a
+// safety net behind the step budget, which stops every runaway first.
+const DefaultEvalTimeout = 2 * time.Second
+
 // New returns a Runtime over store. Call Resume once at start-up and Close at
 // shutdown.
 func New(store Store, opts Options) *Runtime {
@@ -244,6 +250,11 @@ func New(store Store, opts Options) *Runtime {
 		// A call activity's child gets a fresh id from the same source as
 		// every instance, never one built from its parent's.
 		r.engine.MintIDFunc = r.newID
+	}
+	if r.engine.Eval.Timeout == 0 {
+		// The engine reads no clock: the deadline of its evaluations is
+		// the runtime's to set (the evaluator measures it).
+		r.engine.Eval.Timeout = DefaultEvalTimeout
 	}
 	return r
 }
