@@ -11,7 +11,7 @@ import (
 )
 
 // TestMigration0005NumbersInstances takes a database back to before 0005
-// (no numbers), fills it as gobpm then wrote it (called children with the
+// (no numbers, and none of the migrations after it), fills it as gobpm then wrote it (called children with the
 // ids the engine used to build, "<parent>-w000001", growing per level),
 // and opens it again: every instance gets a number per process key in
 // start order, the counters go on from there, and the old ids resolve.
@@ -21,8 +21,11 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 	url := pgtest.URL(t)
 	db := mustOpen(t, url, pgstore.Options{})
 	for _, q := range []string{
+		// Migrations apply in order above the newest recorded, so the
+		// later ones go back too (0006: deployers).
+		`ALTER TABLE deployments DROP COLUMN deployed_by`, `ALTER TABLE deployments DROP COLUMN deployed_by_groups`,
 		`DROP INDEX instances_number`, `DROP TABLE instance_numbers`, `ALTER TABLE instances DROP COLUMN number`,
-		`DELETE FROM schema_migrations WHERE version = 5`,
+		`DELETE FROM schema_migrations WHERE version >= 5`,
 	} {
 		if _, err := db.Pool().Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
