@@ -14,9 +14,11 @@ import (
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
-// A group commit is two round trips to the server, whatever it writes:
-// the transaction's BEGIN and every statement of every step go in one
-// pipelined batch (pgx.Batch), then COMMIT. The statements of a step find
+// A group commit is two round trips to the server for up to
+// maxBatchStatements statements: the transaction's BEGIN and every
+// statement of every step go in one pipelined batch (pgx.Batch), then
+// COMMIT; a larger commit sends its statements as several such batches in
+// one transaction. The statements of a step find
 // their instance by id (seqOf) rather than by the seq its insert returns,
 // so none waits for another's answer. Each statement's answer is checked
 // as it is read (a stale revision, a lock lost, a row of another
@@ -43,17 +45,39 @@ const (
 // then says why (whyNotUpdated).
 var errNotUpdated = errors.New("instance not updated")
 
-// stepBatch is the pipelined batch of a group commit.
+// maxBatchStatements is how many statements one pipelined batch of a
+// group commit holds. pgx encodes a whole batch before sending it, so a
+// commit that writes much (a step that launched a thousand called
+// children) goes as several batches in one transaction, and the memory it
+// holds is that of one batch, not of the whole commit.
+const maxBatchStatements = 2000
+
+// stepBatch is the pipelined batch of a group commit: one pgx.Batch, or
+// several sent in turn in one transaction when the commit has more than
+// maxBatchStatements statements.
 type stepBatch struct {
-	b pgx.Batch
+	bs []*pgx.Batch
 	// failed is the step whose statement failed first (-1: none).
 	failed int
+}
+
+// queue adds a statement to the last batch, starting a new one when it is
+// full. The first batch begins the transaction.
+func (sb *stepBatch) queue(query string, args ...any) *pgx.QueuedQuery {
+	if len(sb.bs) == 0 {
+		first := &pgx.Batch{}
+		first.BeginTx(pgx.TxOptions{})
+		sb.bs = append(sb.bs, first)
+	} else if sb.bs[len(sb.bs)-1].Len() >= maxBatchStatements {
+		sb.bs = append(sb.bs, &pgx.Batch{})
+	}
+	return sb.bs[len(sb.bs)-1].Queue(query, args...)
 }
 
 // exec adds a statement of step i whose command tag check checks (nil:
 // any success).
 func (sb *stepBatch) exec(i int, check func(pgconn.CommandTag) error, query string, args ...any) {
-	sb.b.Queue(query, args...).Fn = func(br pgx.BatchResults) error {
+	sb.queue(query, args...).Fn = func(br pgx.BatchResults) error {
 		ct, err := br.Exec()
 		if err == nil && check != nil {
 			err = check(ct)
@@ -64,7 +88,7 @@ func (sb *stepBatch) exec(i int, check func(pgconn.CommandTag) error, query stri
 
 // queryRow adds a statement of step i whose one row scan reads.
 func (sb *stepBatch) queryRow(i int, scan func(pgx.Row) error, query string, args ...any) {
-	sb.b.Queue(query, args...).QueryRow(func(row pgx.Row) error { return sb.fail(i, scan(row)) })
+	sb.queue(query, args...).QueryRow(func(row pgx.Row) error { return sb.fail(i, scan(row)) })
 }
 
 // fail records step i as the failed one when err is its first failure.
@@ -92,7 +116,6 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 		return nil
 	}
 	sb := &stepBatch{failed: -1}
-	sb.b.BeginTx(pgx.TxOptions{})
 	later := queueNumbers(sb, steps)
 	for i := range steps {
 		if err := queueStep(sb, i, db.node, &steps[i], later[i]); err != nil {
@@ -117,28 +140,41 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 }
 
 // runStepBatch sends the batch on a connection of its own, checks every
-// answer and commits, or rolls back on the first failure.
+// answer and commits, or rolls back on the first failure. The first batch
+// carries the transaction's BEGIN (a commit of one batch is two round
+// trips in all); the others follow in the same transaction, each once the
+// one before answered.
 func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []runtime.StepRecord) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	br := conn.SendBatch(ctx, &sb.b)
+	br := conn.SendBatch(ctx, sb.bs[0])
 	tx := br.Tx()
 	if tx == nil { // the batch failed before BEGIN ran
 		return br.Close()
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	err = br.Close()
+	if err := sb.checked(ctx, tx, steps, br.Close()); err != nil {
+		return err
+	}
+	for _, b := range sb.bs[1:] {
+		if err := sb.checked(ctx, tx, steps, tx.SendBatch(ctx, b).Close()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// checked turns the error of a sent batch into the commit's: an instance
+// update that matched no row says why (whyNotUpdated).
+func (sb *stepBatch) checked(ctx context.Context, tx pgx.Tx, steps []runtime.StepRecord, err error) error {
 	if errors.Is(err, errNotUpdated) {
 		s := &steps[sb.failed]
 		return whyNotUpdated(ctx, tx, s.Instance.ID, s.PrevRevision)
 	}
-	if err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return err
 }
 
 // queueNumbers queues one counter raise per process key the steps create
