@@ -467,6 +467,14 @@
   // initTaskForm draws the opened task's Camunda Form with form-js and,
   // on Complete, validates it there and sends its values as typed JSON
   // (numbers stay numbers); the Complete button waits for the form.
+  //
+  // form-js buffers what is typed for 300 ms by default and commits it on
+  // blur. A submit that comes sooner without a blur (a browser that does
+  // not focus a clicked button, as Safari and Firefox on macOS do) then
+  // missed the last keys, and any re-render of the form in those 300 ms
+  // (a number field commits its initial value 300 ms after the form is
+  // drawn) reset the field to the stale value. With debounce off every
+  // key reaches the form's data at once: there is never input to flush.
   function initTaskForm() {
     var el = document.getElementById('task-form');
     var form = document.querySelector('[data-form-submit="task-form"]');
@@ -476,16 +484,16 @@
     loadScript(el.dataset.viewer)
       .then(function () {
         if (typeof window.GobpmForm !== 'function') throw new Error('the form viewer did not load');
-        var fjs = new window.GobpmForm({ container: el });
+        var fjs = new window.GobpmForm({ container: el, debounce: false });
         return fjs.importSchema(JSON.parse(el.dataset.schema), JSON.parse(el.dataset.values || '{}')).then(function () {
           form.addEventListener('submit', function (ev) {
             var res = fjs.submit();
-            var bad = Object.keys(res.errors || {});
+            var bad = formProblems(fjs, res.errors || {});
             if (bad.length) {
               ev.preventDefault();
               errors.hidden = false;
               errors.textContent = 'Check ' + bad.length + ' field' + (bad.length === 1 ? '' : 's') + ' of the form before completing: ' +
-                bad.map(function (k) { return (res.errors[k] || []).join(', '); }).join('; ') + '.';
+                bad.join('; ') + '.';
               return;
             }
             form.querySelector('input[name=variables]').value = JSON.stringify(res.data);
@@ -498,6 +506,26 @@
         el.dataset.rendered = 'error';
         el.textContent = 'The form could not be drawn (' + (err && err.message ? err.message : err) + '): complete the task with JSON below.';
       });
+  }
+
+  // formProblems names each field form-js refused, by its label, with its
+  // messages ("Weight (kg): Field is required"): form-js ends each message
+  // with a full stop, which the sentence around them supplies once. A field
+  // inside a repeated group carries its errors per row, nested.
+  function formProblems(fjs, errs) {
+    var registry = fjs.get('formFieldRegistry');
+    var flat = function (v) {
+      if (typeof v === 'string') return [v];
+      var out = [];
+      Object.keys(v || {}).forEach(function (k) { out = out.concat(flat(v[k])); });
+      return out;
+    };
+    return Object.keys(errs).map(function (id) {
+      var field = registry.get(id);
+      var name = (field && (field.label || field.key)) || id;
+      var said = flat(errs[id]).map(function (m) { return String(m).replace(/[.\s]+$/, ''); });
+      return said.length ? name + ': ' + said.join(', ') : name;
+    });
   }
 
   // A live refresh re-renders its region with every <details> closed; the
