@@ -1,25 +1,71 @@
-// gobpm cockpit: live regions and the diagram. htmx polls each live region
-// (see LiveTrigger in web/templates); bpmn-js draws the diagram once and the
-// overlays are redrawn from the region's #diagram-state after every refresh.
+// gobpm cockpit: live regions and the diagram. This script drives each
+// page's live region (see LiveTrigger in web/templates); bpmn-js draws the
+// diagram once and the overlays are redrawn from the region's
+// #diagram-state after every refresh.
 (function () {
   'use strict';
 
-  // A live region skips a refresh while focus is in one of its fields, so
-  // typing is never interrupted. Forms a person fills are also marked
-  // hx-preserve, so a refresh keeps what they typed.
-  window.gobpmCanRefresh = function (region) {
-    var a = document.activeElement;
-    if (!a || !region.contains(a)) return true;
-    return !/^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName);
-  };
-
+  // Live refresh. The region's hx-trigger names two events and no filter:
+  // the Content-Security-Policy allows no eval, so htmx runs with
+  // allowEval off (the htmx-config meta tag) and could not evaluate one.
+  // This script decides when the region refreshes and sends the events:
+  // gobpm:changed for a pushed change, gobpm:poll for the timer.
+  //
   // Pushed updates: /events streams a "changed" event for each committed
-  // step the page may show; the live region then refreshes once (changes
-  // in a burst are taken together). While the stream is open the 2-second
-  // poll stops (gobpmPoll); when it breaks, polling resumes until the
-  // browser has reconnected.
+  // step the page may show; the region then refreshes once (changes in a
+  // burst are taken together). While the stream is open the region polls
+  // only every 30 seconds (steps of other cluster nodes are not pushed);
+  // while it is closed or broken, every 2 seconds.
+  //
+  // A refresh waits while the person is busy in the region — focus in one
+  // of its fields or buttons, or an open panel holding fields a swap would
+  // discard (not hx-preserve) — and happens once they are done (focus
+  // leaves, the panel closes).
+  var pollEvery = 2000;
+  var pollWhilePushed = 15; // polls skipped per poll made while pushed: 30 s
+  var live = null;
   var pushed = false;
-  window.gobpmPoll = function (region) { return !pushed && window.gobpmCanRefresh(region); };
+  var held = null; // the refresh waiting for the person, if any
+
+  function busy(region) {
+    var a = document.activeElement;
+    if (a && region.contains(a) && /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName)) return true;
+    return Array.prototype.some.call(region.querySelectorAll('details[open]'), function (d) {
+      return !d.closest('[hx-preserve]') && !!d.querySelector('input:not([type=hidden]), textarea, select');
+    });
+  }
+
+  function refresh(kind) {
+    if (!live) return;
+    if (busy(live)) {
+      hold(kind);
+      return;
+    }
+    window.htmx.trigger(live, kind);
+  }
+
+  // hold keeps one refresh until the person is done; a pushed change
+  // outranks a poll (the tests and the counters tell them apart).
+  function hold(kind) {
+    if (held) {
+      if (kind === 'gobpm:changed') held = kind;
+      return;
+    }
+    held = kind;
+    var check = function () {
+      // Focus moves after focusout: look once it has landed.
+      setTimeout(function () {
+        if (!held || busy(live)) return;
+        live.removeEventListener('focusout', check);
+        live.removeEventListener('toggle', check, true);
+        var k = held;
+        held = null;
+        refresh(k);
+      }, 0);
+    };
+    live.addEventListener('focusout', check);
+    live.addEventListener('toggle', check, true); // toggle does not bubble
+  }
 
   function eventsURL() {
     var m = location.pathname.match(/^\/instances\/([^/]+)$/);
@@ -29,28 +75,25 @@
     return '/events';
   }
 
-  function initPush() {
-    var live = document.getElementById('live');
-    if (!live || typeof window.EventSource === 'undefined' || typeof window.htmx === 'undefined') return;
+  function initLive() {
+    live = document.getElementById('live');
+    if (!live || typeof window.htmx === 'undefined') {
+      live = null;
+      return;
+    }
+    var ticks = 0;
+    setInterval(function () {
+      ticks++;
+      if (!pushed || ticks % pollWhilePushed === 0) refresh('gobpm:poll');
+    }, pollEvery);
+    if (typeof window.EventSource === 'undefined') return;
     var es = new EventSource(eventsURL());
     var pending = null;
-    var refresh = function () {
-      pending = null;
-      if (!window.gobpmCanRefresh(live)) {
-        // Typing in the region: refresh once the person leaves the field.
-        live.addEventListener('focusout', function later() {
-          live.removeEventListener('focusout', later);
-          setTimeout(function () { window.htmx.trigger(live, 'gobpm:changed'); }, 0);
-        });
-        return;
-      }
-      window.htmx.trigger(live, 'gobpm:changed');
-    };
     es.addEventListener('open', function () { pushed = true; live.dataset.push = 'on'; });
     es.addEventListener('error', function () { pushed = false; live.dataset.push = 'off'; });
     es.addEventListener('changed', function () {
       live.dataset.pushed = String(Number(live.dataset.pushed || 0) + 1);
-      if (!pending) pending = setTimeout(refresh, 150);
+      if (!pending) pending = setTimeout(function () { pending = null; refresh('gobpm:changed'); }, 150);
     });
     window.addEventListener('pagehide', function () { es.close(); });
   }
@@ -570,13 +613,13 @@
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);
     document.addEventListener('DOMContentLoaded', initTaskForm);
-    document.addEventListener('DOMContentLoaded', initPush);
+    document.addEventListener('DOMContentLoaded', initLive);
     document.addEventListener('DOMContentLoaded', initDecision);
     document.addEventListener('DOMContentLoaded', initModeler);
   } else {
     initDiagram();
     initTaskForm();
-    initPush();
+    initLive();
     initDecision();
     initModeler();
   }
