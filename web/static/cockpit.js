@@ -35,8 +35,17 @@
     });
   }
 
+  // liveMode is what the region's content asks for (data-live on an
+  // element inside it, see LivePoll and LiveFinal in web/templates):
+  // "poll", every 2 s even while pushed (what it shows is not pushed);
+  // "final", no refresh any more (nothing it shows changes); else "".
+  function liveMode() {
+    var m = live.querySelector('[data-live]');
+    return m ? m.getAttribute('data-live') : '';
+  }
+
   function refresh(kind) {
-    if (!live) return;
+    if (!live || liveMode() === 'final') return;
     if (busy(live)) {
       hold(kind);
       return;
@@ -84,7 +93,7 @@
     var ticks = 0;
     setInterval(function () {
       ticks++;
-      if (!pushed || ticks % pollWhilePushed === 0) refresh('gobpm:poll');
+      if (!pushed || liveMode() === 'poll' || ticks % pollWhilePushed === 0) refresh('gobpm:poll');
     }, pollEvery);
     if (typeof window.EventSource === 'undefined') return;
     var es = new EventSource(eventsURL());

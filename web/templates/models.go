@@ -25,6 +25,16 @@ const FragmentLive = "live"
 // so the script holds a refresh back while the person types in the region.
 const LiveTrigger = "gobpm:changed, gobpm:poll"
 
+// Values of data-live on an element inside a live region, which tell
+// cockpit.js how the region refreshes beyond a pushed change: LivePoll,
+// every two seconds even while the push stream is open (what it shows is
+// not pushed: a migration batch's progress); LiveFinal, never again
+// (nothing it shows changes any more: a finished batch).
+const (
+	LivePoll  = "poll"
+	LiveFinal = "final"
+)
+
 // HTMXConfig is htmx's configuration (the htmx-config meta tag of every
 // page): no eval of attribute expressions (hx-trigger filters, hx-on,
 // js: values), which the Content-Security-Policy (script-src 'self')
