@@ -11,11 +11,12 @@ RUN mkdir -p /out && cp -r node_modules/bpmn-js/dist/assets/bpmn-font /out/ && \
     node_modules/bpmn-js/dist/bpmn-navigated-viewer.production.min.js \
     node_modules/bpmn-js/dist/assets/bpmn-js.css node_modules/bpmn-js/dist/assets/diagram-js.css \
     node_modules/@bpmn-io/form-js-viewer/dist/assets/form-js.css \
-    node_modules/dmn-js/dist/dmn-navigated-viewer.production.min.js node_modules/dmn-js/dist/assets/dmn-js-shared.css \
+    node_modules/dmn-js/dist/assets/dmn-js-shared.css \
     node_modules/dmn-js/dist/assets/dmn-js-drd.css node_modules/dmn-js/dist/assets/dmn-js-decision-table.css \
     node_modules/dmn-js/dist/assets/dmn-js-literal-expression.css node_modules/dmn-js/dist/assets/dmn-js-boxed-expression.css /out/ && \
     node_modules/.bin/esbuild web/bundle/autolayout.js --bundle --minify --format=iife --outfile=/out/bpmn-auto-layout.min.js && \
-    node_modules/.bin/esbuild web/bundle/formviewer.js --bundle --minify --format=iife --outfile=/out/form-js-viewer.min.js
+    node_modules/.bin/esbuild web/bundle/formviewer.js --bundle --minify --format=iife --outfile=/out/form-js-viewer.min.js && \
+    node_modules/.bin/esbuild web/bundle/dmnviewer.js --bundle --minify --format=iife --outfile=/out/dmn-navigated-viewer.min.js
 
 FROM golang:1.26 AS build
 # The version the binary reports (--version, the cockpit's footer):

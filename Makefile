@@ -15,14 +15,14 @@ VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js \
 	node_modules/bpmn-js/dist/assets/bpmn-js.css \
 	node_modules/bpmn-js/dist/bpmn-modeler.production.min.js \
 	node_modules/@bpmn-io/form-js-viewer/dist/assets/form-js.css \
-	node_modules/dmn-js/dist/dmn-navigated-viewer.production.min.js \
 	node_modules/dmn-js/dist/assets/dmn-js-shared.css \
 	node_modules/dmn-js/dist/assets/dmn-js-drd.css \
 	node_modules/dmn-js/dist/assets/dmn-js-decision-table.css \
 	node_modules/dmn-js/dist/assets/dmn-js-literal-expression.css \
 	node_modules/dmn-js/dist/assets/dmn-js-boxed-expression.css
 # The cockpit's npm ES modules, bundled by esbuild into one classic script each: entry:output.
-VENDOR_BUNDLES := web/bundle/autolayout.js:bpmn-auto-layout.min.js web/bundle/formviewer.js:form-js-viewer.min.js
+VENDOR_BUNDLES := web/bundle/autolayout.js:bpmn-auto-layout.min.js web/bundle/formviewer.js:form-js-viewer.min.js \
+	web/bundle/dmnviewer.js:dmn-navigated-viewer.min.js
 TEMPL_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ)
 
 .DEFAULT_GOAL := help

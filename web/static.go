@@ -32,8 +32,9 @@ const (
 	// FormCSSFile its stylesheet (make vendor).
 	FormViewerFile = "vendor/form-js-viewer.min.js"
 	FormCSSFile    = "vendor/form-js.css"
-	// DMNViewerFile is npm dmn-js's navigated viewer (make vendor).
-	DMNViewerFile = "vendor/dmn-navigated-viewer.production.min.js"
+	// DMNViewerFile is npm dmn-js's navigated viewer bundled by esbuild
+	// (make vendor): its production build, unlike the one dmn-js ships.
+	DMNViewerFile = "vendor/dmn-navigated-viewer.min.js"
 	// BPMNModelerFile is npm bpmn-js's modeler, BPMNFontCSSFile the
 	// palette's icon font (make vendor).
 	BPMNModelerFile  = "vendor/bpmn-modeler.production.min.js"

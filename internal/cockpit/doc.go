@@ -41,16 +41,19 @@
 //
 // Every page has a live region that htmx refreshes with the HX-Request
 // header; the handler then renders only the templates.FragmentLive
-// fragment of the same page. What changed is pushed: cockpit.js opens
-// GET /events (server-sent events, events.go) for the page's instance or
-// list, and each committed step the page shows (as far as the person may
-// read it) refreshes the region once. While that stream is open the region
-// does not poll but every 30 seconds (steps of other cluster nodes are not
-// pushed); without it — no EventSource, a proxy that buffers, a broken
-// connection until the browser reconnects — it polls every two seconds.
-// The diagram sits outside that region, so it is imported once; forms a
-// person fills are outside it or marked hx-preserve, and a region does not
-// refresh while focus is in one of its fields. A poll whose session ended
+// fragment of the same page. htmx evaluates nothing (allowEval is off: the
+// Content-Security-Policy allows no eval): the region's trigger names two
+// events, and cockpit.js decides when to send them. What changed is
+// pushed: cockpit.js opens GET /events (server-sent events, events.go) for
+// the page's instance or list, and each committed step the page shows (as
+// far as the person may read it) refreshes the region once. While that
+// stream is open the region does not poll but every 30 seconds (steps of
+// other cluster nodes are not pushed); without it — no EventSource, a
+// proxy that buffers, a broken connection until the browser reconnects —
+// it polls every two seconds. The diagram sits outside that region, so it
+// is imported once; forms a person fills are outside it or marked
+// hx-preserve, and a refresh waits while focus is in one of the region's
+// fields or a panel with fields is open there. A poll whose session ended
 // sends htmx to the login page (HX-Redirect).
 //
 // # Example

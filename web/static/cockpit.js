@@ -1,25 +1,80 @@
-// gobpm cockpit: live regions and the diagram. htmx polls each live region
-// (see LiveTrigger in web/templates); bpmn-js draws the diagram once and the
-// overlays are redrawn from the region's #diagram-state after every refresh.
+// gobpm cockpit: live regions and the diagram. This script drives each
+// page's live region (see LiveTrigger in web/templates); bpmn-js draws the
+// diagram once and the overlays are redrawn from the region's
+// #diagram-state after every refresh.
 (function () {
   'use strict';
 
-  // A live region skips a refresh while focus is in one of its fields, so
-  // typing is never interrupted. Forms a person fills are also marked
-  // hx-preserve, so a refresh keeps what they typed.
-  window.gobpmCanRefresh = function (region) {
-    var a = document.activeElement;
-    if (!a || !region.contains(a)) return true;
-    return !/^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName);
-  };
-
+  // Live refresh. The region's hx-trigger names two events and no filter:
+  // the Content-Security-Policy allows no eval, so htmx runs with
+  // allowEval off (the htmx-config meta tag) and could not evaluate one.
+  // This script decides when the region refreshes and sends the events:
+  // gobpm:changed for a pushed change, gobpm:poll for the timer.
+  //
   // Pushed updates: /events streams a "changed" event for each committed
-  // step the page may show; the live region then refreshes once (changes
-  // in a burst are taken together). While the stream is open the 2-second
-  // poll stops (gobpmPoll); when it breaks, polling resumes until the
-  // browser has reconnected.
+  // step the page may show; the region then refreshes once (changes in a
+  // burst are taken together). While the stream is open the region polls
+  // only every 30 seconds (steps of other cluster nodes are not pushed);
+  // while it is closed or broken, every 2 seconds.
+  //
+  // A refresh waits while the person is busy in the region — focus in one
+  // of its fields or buttons, or an open panel holding fields a swap would
+  // discard (not hx-preserve) — and happens once they are done (focus
+  // leaves, the panel closes).
+  var pollEvery = 2000;
+  var pollWhilePushed = 15; // polls skipped per poll made while pushed: 30 s
+  var live = null;
   var pushed = false;
-  window.gobpmPoll = function (region) { return !pushed && window.gobpmCanRefresh(region); };
+  var held = null; // the refresh waiting for the person, if any
+
+  function busy(region) {
+    var a = document.activeElement;
+    if (a && region.contains(a) && /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(a.tagName)) return true;
+    return Array.prototype.some.call(region.querySelectorAll('details[open]'), function (d) {
+      return !d.closest('[hx-preserve]') && !!d.querySelector('input:not([type=hidden]), textarea, select');
+    });
+  }
+
+  // liveMode is what the region's content asks for (data-live on an
+  // element inside it, see LivePoll and LiveFinal in web/templates):
+  // "poll", every 2 s even while pushed (what it shows is not pushed);
+  // "final", no refresh any more (nothing it shows changes); else "".
+  function liveMode() {
+    var m = live.querySelector('[data-live]');
+    return m ? m.getAttribute('data-live') : '';
+  }
+
+  function refresh(kind) {
+    if (!live || liveMode() === 'final') return;
+    if (busy(live)) {
+      hold(kind);
+      return;
+    }
+    window.htmx.trigger(live, kind);
+  }
+
+  // hold keeps one refresh until the person is done; a pushed change
+  // outranks a poll (the tests and the counters tell them apart).
+  function hold(kind) {
+    if (held) {
+      if (kind === 'gobpm:changed') held = kind;
+      return;
+    }
+    held = kind;
+    var check = function () {
+      // Focus moves after focusout: look once it has landed.
+      setTimeout(function () {
+        if (!held || busy(live)) return;
+        live.removeEventListener('focusout', check);
+        live.removeEventListener('toggle', check, true);
+        var k = held;
+        held = null;
+        refresh(k);
+      }, 0);
+    };
+    live.addEventListener('focusout', check);
+    live.addEventListener('toggle', check, true); // toggle does not bubble
+  }
 
   function eventsURL() {
     var m = location.pathname.match(/^\/instances\/([^/]+)$/);
@@ -29,28 +84,25 @@
     return '/events';
   }
 
-  function initPush() {
-    var live = document.getElementById('live');
-    if (!live || typeof window.EventSource === 'undefined' || typeof window.htmx === 'undefined') return;
+  function initLive() {
+    live = document.getElementById('live');
+    if (!live || typeof window.htmx === 'undefined') {
+      live = null;
+      return;
+    }
+    var ticks = 0;
+    setInterval(function () {
+      ticks++;
+      if (!pushed || liveMode() === 'poll' || ticks % pollWhilePushed === 0) refresh('gobpm:poll');
+    }, pollEvery);
+    if (typeof window.EventSource === 'undefined') return;
     var es = new EventSource(eventsURL());
     var pending = null;
-    var refresh = function () {
-      pending = null;
-      if (!window.gobpmCanRefresh(live)) {
-        // Typing in the region: refresh once the person leaves the field.
-        live.addEventListener('focusout', function later() {
-          live.removeEventListener('focusout', later);
-          setTimeout(function () { window.htmx.trigger(live, 'gobpm:changed'); }, 0);
-        });
-        return;
-      }
-      window.htmx.trigger(live, 'gobpm:changed');
-    };
     es.addEventListener('open', function () { pushed = true; live.dataset.push = 'on'; });
     es.addEventListener('error', function () { pushed = false; live.dataset.push = 'off'; });
     es.addEventListener('changed', function () {
       live.dataset.pushed = String(Number(live.dataset.pushed || 0) + 1);
-      if (!pending) pending = setTimeout(refresh, 150);
+      if (!pending) pending = setTimeout(function () { pending = null; refresh('gobpm:changed'); }, 150);
     });
     window.addEventListener('pagehide', function () { es.close(); });
   }
@@ -467,6 +519,14 @@
   // initTaskForm draws the opened task's Camunda Form with form-js and,
   // on Complete, validates it there and sends its values as typed JSON
   // (numbers stay numbers); the Complete button waits for the form.
+  //
+  // form-js buffers what is typed for 300 ms by default and commits it on
+  // blur. A submit that comes sooner without a blur (a browser that does
+  // not focus a clicked button, as Safari and Firefox on macOS do) then
+  // missed the last keys, and any re-render of the form in those 300 ms
+  // (a number field commits its initial value 300 ms after the form is
+  // drawn) reset the field to the stale value. With debounce off every
+  // key reaches the form's data at once: there is never input to flush.
   function initTaskForm() {
     var el = document.getElementById('task-form');
     var form = document.querySelector('[data-form-submit="task-form"]');
@@ -476,16 +536,16 @@
     loadScript(el.dataset.viewer)
       .then(function () {
         if (typeof window.GobpmForm !== 'function') throw new Error('the form viewer did not load');
-        var fjs = new window.GobpmForm({ container: el });
+        var fjs = new window.GobpmForm({ container: el, debounce: false });
         return fjs.importSchema(JSON.parse(el.dataset.schema), JSON.parse(el.dataset.values || '{}')).then(function () {
           form.addEventListener('submit', function (ev) {
             var res = fjs.submit();
-            var bad = Object.keys(res.errors || {});
+            var bad = formProblems(fjs, res.errors || {});
             if (bad.length) {
               ev.preventDefault();
               errors.hidden = false;
               errors.textContent = 'Check ' + bad.length + ' field' + (bad.length === 1 ? '' : 's') + ' of the form before completing: ' +
-                bad.map(function (k) { return (res.errors[k] || []).join(', '); }).join('; ') + '.';
+                bad.join('; ') + '.';
               return;
             }
             form.querySelector('input[name=variables]').value = JSON.stringify(res.data);
@@ -498,6 +558,26 @@
         el.dataset.rendered = 'error';
         el.textContent = 'The form could not be drawn (' + (err && err.message ? err.message : err) + '): complete the task with JSON below.';
       });
+  }
+
+  // formProblems names each field form-js refused, by its label, with its
+  // messages ("Weight (kg): Field is required"): form-js ends each message
+  // with a full stop, which the sentence around them supplies once. A field
+  // inside a repeated group carries its errors per row, nested.
+  function formProblems(fjs, errs) {
+    var registry = fjs.get('formFieldRegistry');
+    var flat = function (v) {
+      if (typeof v === 'string') return [v];
+      var out = [];
+      Object.keys(v || {}).forEach(function (k) { out = out.concat(flat(v[k])); });
+      return out;
+    };
+    return Object.keys(errs).map(function (id) {
+      var field = registry.get(id);
+      var name = (field && (field.label || field.key)) || id;
+      var said = flat(errs[id]).map(function (m) { return String(m).replace(/[.\s]+$/, ''); });
+      return said.length ? name + ': ' + said.join(', ') : name;
+    });
   }
 
   // A live refresh re-renders its region with every <details> closed; the
@@ -542,13 +622,13 @@
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);
     document.addEventListener('DOMContentLoaded', initTaskForm);
-    document.addEventListener('DOMContentLoaded', initPush);
+    document.addEventListener('DOMContentLoaded', initLive);
     document.addEventListener('DOMContentLoaded', initDecision);
     document.addEventListener('DOMContentLoaded', initModeler);
   } else {
     initDiagram();
     initTaskForm();
-    initPush();
+    initLive();
     initDecision();
     initModeler();
   }

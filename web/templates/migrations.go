@@ -117,3 +117,12 @@ func joinComma(list []string) string {
 	}
 	return out
 }
+
+// migrationLive is how a batch's live region refreshes: by polling while
+// it runs, not at all once it finished.
+func migrationLive(status string) string {
+	if status == "running" {
+		return LivePoll
+	}
+	return LiveFinal
+}

@@ -16,12 +16,30 @@ import "time"
 // FragmentLive names the part of a page that htmx polling refreshes.
 const FragmentLive = "live"
 
-// LiveTrigger is the htmx trigger of every live region, unless the person
-// is typing in a form inside it (see cockpit.js): a pushed change
-// (gobpm:changed, from the server-sent events of /events), else every two
-// seconds while no push connection is open, and every 30 seconds anyway
-// (changes committed by another node of a cluster are not pushed).
-const LiveTrigger = "gobpm:changed [gobpmCanRefresh(this)], every 2s [gobpmPoll(this)], every 30s [gobpmCanRefresh(this)]"
+// LiveTrigger is the htmx trigger of every live region: two events that
+// cockpit.js sends, gobpm:changed for a change pushed by the server-sent
+// events of /events, gobpm:poll for its timer (every two seconds while no
+// push connection is open, every 30 seconds anyway: changes committed by
+// another node of a cluster are not pushed). It has no filter: the
+// Content-Security-Policy allows no eval, and HTMXConfig turns htmx's off,
+// so the script holds a refresh back while the person types in the region.
+const LiveTrigger = "gobpm:changed, gobpm:poll"
+
+// Values of data-live on an element inside a live region, which tell
+// cockpit.js how the region refreshes beyond a pushed change: LivePoll,
+// every two seconds even while the push stream is open (what it shows is
+// not pushed: a migration batch's progress); LiveFinal, never again
+// (nothing it shows changes any more: a finished batch).
+const (
+	LivePoll  = "poll"
+	LiveFinal = "final"
+)
+
+// HTMXConfig is htmx's configuration (the htmx-config meta tag of every
+// page): no eval of attribute expressions (hx-trigger filters, hx-on,
+// js: values), which the Content-Security-Policy (script-src 'self')
+// refuses; no script tags in swapped content; no inline indicator styles.
+const HTMXConfig = `{"allowEval":false,"allowScriptTags":false,"includeIndicatorStyles":false}`
 
 // Nav entries, to highlight the current one.
 const (

@@ -297,7 +297,7 @@ const (
 // The npm dmn-js viewer and its stylesheets, relative to StaticURL
 // (make vendor copies them).
 const (
-	DMNViewerFile = "vendor/dmn-navigated-viewer.production.min.js"
+	DMNViewerFile = "vendor/dmn-navigated-viewer.min.js"
 	DMNSharedCSS  = "vendor/dmn-js-shared.css"
 	DMNDRDCSS     = "vendor/dmn-js-drd.css"
 	DMNTableCSS   = "vendor/dmn-js-decision-table.css"
