@@ -20,6 +20,12 @@ import (
 // a loop or multi-instance activity has its own. A completed
 // sub-process's entry owns the entries recorded inside it (Entry.Inner).
 //
+// An activity is compensable once it has completed as a whole: the entries
+// of a loop's or multi-instance activity's iterations wait (Entry.Body)
+// until the body completes, so a throw while the body still runs
+// compensates none of them, as BPMN (10.7: an active activity is not
+// compensated) and Camunda 7 say; a body cancelled takes them with it.
+//
 // A compensation throw claims the unclaimed entries of its scope (or of
 // one activity, activityRef) and opens a compensation run scope
 // (scopeKindCompensation) that runs their handlers one at a time, in
@@ -68,6 +74,10 @@ type Entry struct {
 	Handler scope.ID `json:"handler,omitempty"`
 	// Cause is the throw event (or cancel end event) that claimed it.
 	Cause string `json:"cause,omitempty"`
+	// Body is the loop or multi-instance body an iteration's entry waits
+	// for: the entry can be compensated only once the body has completed
+	// (it is cleared then), and goes when the body is cancelled.
+	Body scope.ID `json:"body,omitempty"`
 }
 
 func (e *Entry) clone() *Entry {
@@ -194,12 +204,16 @@ func (x *executor) prepareEntry(t *Track, n *bpmn.Node) *Entry {
 	}
 	owner := x.compOwner(t.Scope)
 	var chain []*scope.Scope
+	body := scope.ID("")
 	for s := t.Scope; s != owner; {
 		sc := x.st.Scopes.Get(s)
 		if sc == nil {
 			break
 		}
 		chain = append(chain, sc)
+		if sc.Kind == scope.KindBody && body == "" {
+			body = sc.ID
+		}
 		s = sc.Parent
 	}
 	vars := map[string]any{}
@@ -216,7 +230,7 @@ func (x *executor) prepareEntry(t *Track, n *bpmn.Node) *Entry {
 	if len(vars) == 0 {
 		vars = nil
 	}
-	return &Entry{Owner: owner, NodeID: n.ID, Vars: vars, Inner: inner}
+	return &Entry{Owner: owner, NodeID: n.ID, Vars: vars, Inner: inner, Body: body}
 }
 
 // recordEntry adds a prepared entry to the state.
@@ -230,14 +244,26 @@ func (x *executor) recordEntry(e *Entry) {
 	x.markEntry(e)
 }
 
-// dropEntries discards the entries owned by scope s, and the ones they own.
+// bodyCompleted makes the entries of body s's iterations compensable: the
+// loop or multi-instance activity has completed as a whole.
+func (x *executor) bodyCompleted(s scope.ID) {
+	for _, e := range x.st.Entries {
+		if e.Body == s {
+			e.Body = ""
+			x.markEntry(e)
+		}
+	}
+}
+
+// dropEntries discards the entries owned by scope s (or, s a body, those
+// of its iterations still waiting for it), and the ones they own.
 func (x *executor) dropEntries(s scope.ID) {
 	if len(x.st.Entries) == 0 {
 		return
 	}
 	var inner []scope.ID
 	x.st.Entries = slices.DeleteFunc(x.st.Entries, func(e *Entry) bool {
-		if e.Owner != s {
+		if e.Owner != s && e.Body != s {
 			return false
 		}
 		x.markEntry(e)
@@ -306,11 +332,12 @@ func (x *executor) throwCompensation(t *Track, n *bpmn.Node) bool {
 }
 
 // claimable returns the unclaimed entries owned by scope owner (of
-// activity ref only, unless ref is ""), the latest completion first.
+// activity ref only, unless ref is ""), the latest completion first; an
+// iteration's entry whose body still runs is not compensable yet.
 func (x *executor) claimable(owner scope.ID, ref string) []*Entry {
 	var out []*Entry
 	for _, e := range x.st.Entries {
-		if e.Owner == owner && e.Run == "" && (ref == "" || e.NodeID == ref) {
+		if e.Owner == owner && e.Run == "" && e.Body == "" && (ref == "" || e.NodeID == ref) {
 			out = append(out, e)
 		}
 	}

@@ -41,7 +41,7 @@ const (
 	blockTimer
 	blockMessage
 	blockEscalation
-	blockCompensable // a job with a compensation boundary event and its handler (a job or user task)
+	blockCompensable // a job (or a parallel multi-instance job) with a compensation boundary event and its handler (a job or user task)
 	blockCompensate  // 0–2 compensable blocks, then a compensation throw event compensating its scope
 	blockMultiple    // a multiple (or parallel multiple) catch of a message and a timer
 	blockSequence
@@ -88,6 +88,7 @@ type block struct {
 	minutes  int      // timer catch: PT<minutes>M
 	name     string   // message name or escalation code
 	userUndo bool     // a compensable block's handler is a user task (else a job)
+	multi    bool     // a compensable block's job is a parallel multi-instance (two iterations)
 	parallel bool     // a multiple catch waits for all its events
 	children []*block // sequence or parallel branches
 	ends     []endKind
@@ -218,11 +219,13 @@ func (g *generator) block(depth int, inSub bool, composite ...int) *block {
 		b.name = rapid.SampledFrom(escalationCodes).Draw(g.t, "escalation")
 	case blockCompensable:
 		b.userUndo = rapid.Bool().Draw(g.t, "userUndo")
+		b.multi = rapid.IntRange(0, 3).Draw(g.t, "multi") == 0
 	case blockCompensate:
 		// Mostly right after work it undoes, so compensation runs often.
 		for range rapid.IntRange(0, 2).Draw(g.t, "compensable") {
 			g.blocks++
-			b.children = append(b.children, &block{kind: blockCompensable, userUndo: rapid.Bool().Draw(g.t, "userUndo")})
+			b.children = append(b.children, &block{kind: blockCompensable, userUndo: rapid.Bool().Draw(g.t, "userUndo"),
+				multi: rapid.IntRange(0, 3).Draw(g.t, "multi") == 0})
 		}
 	case blockMultiple:
 		b.name = rapid.SampledFrom(catchNames).Draw(g.t, "message")
@@ -452,7 +455,13 @@ func (e *emitter) block(c *container, b *block) (in, out string) {
 		return id, id
 	case blockCompensable:
 		id := e.id("booked")
-		c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"/>`, id)
+		if b.multi {
+			// A throw on a parallel branch may come while an iteration
+			// still runs: the activity is not compensable until both end.
+			c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>`, id)
+		} else {
+			c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"/>`, id)
+		}
 		c.add(`<boundaryEvent id="%s_comp" attachedToRef="%s"><compensateEventDefinition/></boundaryEvent>`, id, id)
 		if b.userUndo {
 			c.add(`<userTask id="%s_undo" isForCompensation="true"/>`, id)
