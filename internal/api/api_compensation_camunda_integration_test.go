@@ -10,18 +10,25 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// deployCamunda7 deploys a model of the engine's Camunda 7 fixtures and
-// returns the deployment answer.
-func deployCamunda7(t *testing.T, b *bundle, name string) map[string]any {
+// camunda7Model reads a model of the engine's Camunda 7 fixtures.
+func camunda7Model(t *testing.T, name string) string {
 	t.Helper()
 	xml, err := os.ReadFile(filepath.Join("..", "engine", "testdata", "camunda7", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b.postMultipart("/api/v1/deployments", part{filename: name, content: string(xml)}).wantStatus(t, http.StatusCreated).object(t)
+	return string(xml)
+}
+
+// deployCamunda7 deploys a model of the engine's Camunda 7 fixtures and
+// returns the deployment answer.
+func deployCamunda7(t *testing.T, b *bundle, name string) map[string]any {
+	t.Helper()
+	return b.postMultipart("/api/v1/deployments", part{filename: name, content: camunda7Model(t, name)}).wantStatus(t, http.StatusCreated).object(t)
 }
 
 // openTasks returns the ids of the instance's open user tasks on node.
@@ -69,4 +76,46 @@ func TestIntegrationCompensationActiveMultiInstance(t *testing.T) {
 	if got := compensationHistory(t, b, id); len(got) != 1 || got[0] != "compensation-thrown throwCompensate" {
 		t.Fatalf("history %v: want the throw alone", got)
 	}
+}
+
+// TestIntegrationCompensationEventSubProcessCamunda
+// (testCompensationEventSubProcessWithScope): Camunda's compensation event
+// sub-process with isForCompensation="true" deploys and compensates the
+// flight, the hotel and the customer record in turn; waitForCompletion on
+// its start event deploys too, with a warning naming the start event.
+func TestIntegrationCompensationEventSubProcessCamunda(t *testing.T) {
+	t.Parallel()
+	const name = "CompensateEventTest.testCompensationEventSubProcess.bpmn20.xml"
+	t.Run("runs", func(t *testing.T) {
+		t.Parallel()
+		b, _, _ := setupRealClock(t)
+		if w := deployCamunda7(t, b, name)["warnings"].([]any); len(w) != 0 {
+			t.Fatalf("warnings %v", w)
+		}
+		id := startProcess(t, b, "bookingProcess", `{}`)
+		completeTask(t, b, openTasks(t, b, id, "bookFlight")[0], `{}`)
+		completeTask(t, b, openTasks(t, b, id, "bookHotel")[0], `{}`)
+		completeTask(t, b, openTasks(t, b, id, "validateBooking")[0], `{"valid":false}`)
+		for _, node := range []string{"cancelFlight", "cancelHotel", "updateCustomerRecord"} {
+			tasks := b.get("/api/v1/tasks?instanceId="+id).wantStatus(t, http.StatusOK).items(t)
+			if len(tasks) != 1 || tasks[0].(map[string]any)["nodeId"] != node {
+				t.Fatalf("tasks %v, want %s alone", tasks, node)
+			}
+			completeTask(t, b, tasks[0].(map[string]any)["id"].(string), `{}`)
+		}
+		if s := instanceStatus(t, b, id); s != "completed" {
+			t.Fatalf("status %v", s)
+		}
+	})
+	t.Run("waitForCompletion warns", func(t *testing.T) {
+		t.Parallel()
+		b, _, _ := setupRealClock(t)
+		xml := strings.Replace(camunda7Model(t, name), `<bpmn2:compensateEventDefinition id="CompensateEventDefinition_3" />`,
+			`<bpmn2:compensateEventDefinition id="CompensateEventDefinition_3" waitForCompletion="true"/>`, 1)
+		res := b.postMultipart("/api/v1/deployments", part{filename: name, content: xml}).wantStatus(t, http.StatusCreated).object(t)
+		w := res["warnings"].([]any)
+		if len(w) != 1 || w[0].(map[string]any)["element"] != "compensationStartEvent" || w[0].(map[string]any)["resource"] != name {
+			t.Fatalf("warnings %v, want one on compensationStartEvent", w)
+		}
+	})
 }

@@ -412,6 +412,10 @@ type Definitions struct {
 	Processes []*Process
 	// Imports records <import> elements (namespace, location); they are not resolved.
 	Imports []Import
+	// Warnings are problems that did not refuse the model: an attribute
+	// gobpm ignores, as Camunda 7 does (waitForCompletion on a
+	// compensation start event).
+	Warnings []Problem
 }
 
 // Import is a recorded <import> element.

@@ -87,6 +87,7 @@ func parse(data []byte, lim Limits) (*Definitions, error) {
 			}
 		}
 	}
+	defs.Warnings = p.warnings
 	return defs, nil
 }
 
@@ -105,6 +106,8 @@ type parser struct {
 	limits   Limits
 	lines    map[*etree.Element]int
 	problems problems
+	// warnings are problems that do not refuse the model (Definitions.Warnings).
+	warnings problems
 	// exprLang is the document's expressionLanguage.
 	exprLang string
 	// nodes indexes every flow node of the document by id, supported or not.
