@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -118,4 +119,28 @@ func TestIntegrationCompensationEventSubProcessCamunda(t *testing.T) {
 			t.Fatalf("warnings %v, want one on compensationStartEvent", w)
 		}
 	})
+}
+
+// TestIntegrationCompensationSubProcessHandlerAndInner (issue 31 item 6):
+// compensating a sub-process with a compensation boundary event and
+// compensable inner activities runs its handler (a user task), then undoes
+// the inner activities, the latest first.
+func TestIntegrationCompensationSubProcessHandlerAndInner(t *testing.T) {
+	t.Parallel()
+	b, _, _ := setupRealClock(t)
+	xml, err := os.ReadFile(filepath.Join("..", "engine", "testdata", "compensation_sub_boundary.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.postMultipart("/api/v1/deployments", part{filename: "sub_boundary.bpmn", content: string(xml)}).wantStatus(t, http.StatusCreated)
+	id := startProcess(t, b, "subBoundary", `{"log":[]}`)
+	undo := openTasks(t, b, id, "undoBooking")
+	if len(undo) != 1 {
+		t.Fatalf("%d undoBooking tasks, want 1", len(undo))
+	}
+	completeTask(t, b, undo[0], `{}`)
+	inst := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
+	if log := inst["variables"].(map[string]any)["log"]; inst["status"] != "completed" || !reflect.DeepEqual(log, []any{"undo flight", "undo hotel"}) {
+		t.Fatalf("status %v log %v", inst["status"], log)
+	}
 }

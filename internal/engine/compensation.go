@@ -32,7 +32,12 @@ import (
 // reverse order of completion, each in a scopeKindCompensating scope whose
 // variables are the snapshot: the handler activity of a compensation
 // boundary event, a sub-process's compensation event sub-process, or a
-// nested run over the sub-process's inner entries. A compensated entry is
+// nested run over the sub-process's inner entries. A sub-process with a
+// compensation boundary event and compensable activities inside records
+// two entries (Entry.InnerOnly): compensating it runs its boundary handler
+// first, then its inner activities, the latest first (Camunda 7 runs both;
+// a compensation event sub-process instead compensates the inner
+// activities itself, by its throws). A compensated entry is
 // gone (each completion is compensated once). With waitForCompletion the
 // throwing track waits in the run's host; the run, a child scope of the
 // throw's scope, keeps that scope from draining either way.
@@ -78,6 +83,15 @@ type Entry struct {
 	// for: the entry can be compensated only once the body has completed
 	// (it is cleared then), and goes when the body is cancelled.
 	Body scope.ID `json:"body,omitempty"`
+	// InnerOnly marks the entry of a sub-process that has a compensation
+	// boundary event and compensable activities inside: it compensates the
+	// inner entries only, and the boundary handler has an entry of its own,
+	// recorded right after it (so, the later completion, it runs first).
+	InnerOnly bool `json:"innerOnly,omitempty"`
+	// then is an entry recorded right after this one (the boundary handler's
+	// entry of an InnerOnly entry); only between prepareEntry and
+	// recordEntry.
+	then *Entry
 }
 
 func (e *Entry) clone() *Entry {
@@ -230,7 +244,14 @@ func (x *executor) prepareEntry(t *Track, n *bpmn.Node) *Entry {
 	if len(vars) == 0 {
 		vars = nil
 	}
-	return &Entry{Owner: owner, NodeID: n.ID, Vars: vars, Inner: inner, Body: body}
+	e := &Entry{Owner: owner, NodeID: n.ID, Vars: vars, Inner: inner, Body: body}
+	if n.CompensatedBy != nil && inner != "" {
+		// Compensating the sub-process runs its boundary handler and
+		// compensates its inner activities, as Camunda 7 does: two entries.
+		own := &Entry{Owner: owner, NodeID: n.ID, Vars: scope.CloneVars(vars), Body: body}
+		e.InnerOnly, e.then = true, own
+	}
+	return e
 }
 
 // recordEntry adds a prepared entry to the state.
@@ -238,10 +259,13 @@ func (x *executor) recordEntry(e *Entry) {
 	if e == nil {
 		return
 	}
+	then := e.then
+	e.then = nil
 	x.st.NextEntry++
 	e.ID = "c" + strconv.Itoa(x.st.NextEntry)
 	x.st.Entries = append(x.st.Entries, e)
 	x.markEntry(e)
+	x.recordEntry(then)
 }
 
 // bodyCompleted makes the entries of body s's iterations compensable: the
@@ -395,20 +419,21 @@ func (x *executor) nextEntry(run scope.ID) {
 	}
 	detail := map[string]any{"entry": next.ID, "cause": next.Cause}
 	switch {
-	case n.CompensatedBy != nil:
+	case n.CompensatedBy != nil && !next.InnerOnly:
 		detail["handler"] = n.CompensatedBy.ID
 		h := x.openHandler(run, n.CompensatedBy.ID, next)
 		x.fact(FactCompensationStarted, n.ID, h.ID, "", detail)
 		x.newTrack(h.ID, n.CompensatedBy.ID, "")
-	case n.CompensationSub != nil:
+	case n.CompensationSub != nil && !next.InnerOnly:
 		detail["handler"] = n.CompensationSub.ID
 		h := x.openHandler(run, n.CompensationSub.ID, next)
 		x.fact(FactCompensationStarted, n.ID, h.ID, "", detail)
 		x.fact(FactScopeOpened, n.CompensationSub.ID, h.ID, "", map[string]any{"compensating": n.ID})
 		x.newTrack(h.ID, n.CompensationSub.Trigger.ID, "")
 	default:
-		// A sub-process without handler of its own: its inner entries are
-		// compensated, in a nested run that sees its snapshot.
+		// A sub-process without handler of its own, or the inner part of
+		// one with a boundary handler: its inner entries are compensated,
+		// in a nested run that sees its snapshot.
 		inner := x.claimable(next.Inner, "")
 		r := x.openRun(run, n.ID, inner, next.Vars)
 		if r == nil {

@@ -104,6 +104,9 @@ type subProcess struct {
 	endCode  string
 	boundary *boundaryEvent
 	handlers []*eventSub
+	// compensable: the sub-process has a compensation boundary event and
+	// its handler (a job), besides any compensable activities inside.
+	compensable bool
 }
 
 // boundaryEvent is a boundary event on a sub-process.
@@ -277,6 +280,7 @@ func (g *generator) subProcess(depth int) *subProcess {
 	default:
 		s.end = endNone
 	}
+	s.compensable = rapid.IntRange(0, 3).Draw(g.t, "subCompensable") == 0
 	if rapid.Bool().Draw(g.t, "hasBoundary") {
 		tr := g.trigger("boundary")
 		s.boundary = &boundaryEvent{trig: tr, interrupting: tr.kind == trigError || rapid.Bool().Draw(g.t, "boundaryInterrupting")}
@@ -546,6 +550,11 @@ func (e *emitter) subProcess(c *container, s *subProcess) (in, out string) {
 	c.add(`<subProcess id="%s">`, id)
 	c.sb.WriteString(indent(inner.sb.String()))
 	c.add(`</subProcess>`)
+	if s.compensable {
+		c.add(`<boundaryEvent id="%s_comp" attachedToRef="%s"><compensateEventDefinition/></boundaryEvent>`, id, id)
+		c.add(`<serviceTask id="%s_undo" isForCompensation="true" gobpm:type="undo" gobpm:retries="2"/>`, id)
+		c.add(`<association id="%s_assoc" sourceRef="%s_comp" targetRef="%s_undo"/>`, id, id, id)
+	}
 	if s.boundary == nil {
 		return id, id
 	}
