@@ -144,3 +144,28 @@ func TestIntegrationCompensationSubProcessHandlerAndInner(t *testing.T) {
 		t.Fatalf("status %v log %v", inst["status"], log)
 	}
 }
+
+// TestIntegrationCompensationConcurrentHandlers
+// (testCompensateActivityRefMiActivity, issue 31 item 8): a model drawn
+// for Camunda starts its five "Cancel Hotel" handlers together, as
+// Camunda 7 does; the instance ends once all five are done.
+func TestIntegrationCompensationConcurrentHandlers(t *testing.T) {
+	t.Parallel()
+	b, _, _ := setupRealClock(t)
+	deployCamunda7(t, b, "CompensateEventTest.testCompensateActivityRefMiActivity.bpmn20.xml")
+	id := startProcess(t, b, "compensateProcess", `{}`)
+	for _, task := range openTasks(t, b, id, "bookHotel") {
+		completeTask(t, b, task, `{}`)
+	}
+	completeTask(t, b, openTasks(t, b, id, "task")[0], `{"accept":false}`)
+	undo := openTasks(t, b, id, "undoBookHotel")
+	if len(undo) != 5 {
+		t.Fatalf("%d Cancel Hotel tasks open, want 5 together", len(undo))
+	}
+	for _, task := range undo {
+		completeTask(t, b, task, `{}`)
+	}
+	if s := instanceStatus(t, b, id); s != "completed" {
+		t.Fatalf("status %v", s)
+	}
+}

@@ -243,3 +243,29 @@ func (p *parser) resolveActivityRef(r compRef) {
 		n.Event.Activity = t.node
 	}
 }
+
+// concurrentCompensation reads how the handlers of process e's compensation
+// throws run (Process.ConcurrentCompensation): gobpm:compensation
+// "concurrent" or "sequential"; without it, concurrently when the document
+// declares the Camunda 7 or Camunda 8 namespace, as Camunda starts them.
+func (p *parser) concurrentCompensation(e *etree.Element) bool {
+	if v, ok := nsAttr(e, NamespaceGobpm, "compensation"); ok {
+		switch strings.TrimSpace(v) {
+		case "concurrent":
+			return true
+		case "sequential":
+			return false
+		default:
+			p.problems.add(p.label(e), RuleInvalidAttribute, "gobpm:compensation=%q: want \"concurrent\" (handlers start together) or \"sequential\" (one at a time, the latest completion first)", v)
+			return false
+		}
+	}
+	for el := e; el != nil; el = el.Parent() {
+		for _, a := range el.Attr {
+			if (a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")) && (a.Value == NamespaceCamunda || a.Value == NamespaceZeebe) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -70,3 +70,34 @@ func MustParseBytes(tb testing.TB, data []byte) *Definitions {
 	}
 	return defs
 }
+
+// TestParseCompensationMode (issue 31 item 8): gobpm:compensation on a
+// process chooses how its compensation handlers run; the Camunda
+// namespaces choose "concurrent" by default; another value is refused.
+func TestParseCompensationMode(t *testing.T) {
+	t.Parallel()
+	const camunda = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" xmlns:gobpm="urn:gobpm:1" id="d" targetNamespace="urn:t">`
+	const plain = `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:gobpm="urn:gobpm:1" id="d" targetNamespace="urn:t">`
+	const body = `<startEvent id="s"/></process></definitions>`
+	tests := []struct {
+		name, head, attr string
+		want             bool
+	}{
+		{"plain", plain, "", false},
+		{"camunda", camunda, "", true},
+		{"zeebe", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="urn:t">`, "", true},
+		{"plain, concurrent", plain, ` gobpm:compensation="concurrent"`, true},
+		{"camunda, sequential", camunda, ` gobpm:compensation="sequential"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			defs := MustParseBytes(t, []byte(tt.head+`<process id="p" isExecutable="true"`+tt.attr+`>`+body))
+			if got := defs.Processes[0].ConcurrentCompensation; got != tt.want {
+				t.Errorf("ConcurrentCompensation = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	verr := MustFail(t, []byte(plain+`<process id="p" isExecutable="true" gobpm:compensation="parallel">`+body))
+	checkProblems(t, verr, []want{{"p", RuleInvalidAttribute, `gobpm:compensation="parallel"`}}, false)
+}

@@ -396,7 +396,7 @@ func (p *parser) foreign(e *etree.Element) {
 
 // knownGobpm lists the gobpm attributes each element accepts.
 var knownGobpm = map[string]map[string]bool{
-	"process":     {"historyTimeToLive": true},
+	"process":     {"historyTimeToLive": true, "compensation": true},
 	"scriptTask":  {"resultVariable": true},
 	"serviceTask": {"type": true, "retries": true},
 	"sendTask":    {"type": true, "retries": true},
@@ -447,6 +447,7 @@ func (p *parser) process(e *etree.Element) *Process {
 		proc.VersionTag = strings.TrimSpace(z.SelectAttrValue("value", ""))
 	}
 	proc.HistoryTimeToLive = p.historyTimeToLive(e)
+	proc.ConcurrentCompensation = p.concurrentCompensation(e)
 	p.procs[proc.Graph] = proc.ID
 	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true, proc: proc})
 	return proc

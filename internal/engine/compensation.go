@@ -399,18 +399,41 @@ func (x *executor) openRun(parent scope.ID, cause string, entries []*Entry, vars
 }
 
 // nextEntry starts the handler of the latest claimed entry of run, or
-// finishes the run when none is left.
+// finishes the run when none is left and no handler runs. With
+// Process.ConcurrentCompensation (Camunda's behaviour) it starts every
+// claimed entry's handler at once, the latest first; otherwise one at a
+// time, each once the previous one has completed.
 func (x *executor) nextEntry(run scope.ID) {
-	var next *Entry
-	for _, e := range x.st.Entries {
-		if e.Run == run && e.Handler == "" && (next == nil || entryNum(e.ID) > entryNum(next.ID)) {
-			next = e
+	concurrent := x.proc.ConcurrentCompensation
+	for {
+		var next *Entry
+		running := false
+		for _, e := range x.st.Entries {
+			if e.Run != run {
+				continue
+			}
+			if e.Handler != "" {
+				running = true
+			} else if next == nil || entryNum(e.ID) > entryNum(next.ID) {
+				next = e
+			}
+		}
+		switch {
+		case next == nil && !running:
+			x.finishRun(run)
+			return
+		case next == nil, running && !concurrent:
+			return
+		}
+		x.startEntry(run, next)
+		if !concurrent || x.st.Scopes.Get(run) == nil {
+			return // one at a time, or the run finished meanwhile
 		}
 	}
-	if next == nil {
-		x.finishRun(run)
-		return
-	}
+}
+
+// startEntry starts the handler of claimed entry next of run.
+func (x *executor) startEntry(run scope.ID, next *Entry) {
 	n := x.proc.Node(next.NodeID)
 	if n == nil {
 		x.dropEntry(next) // not in this version's model: nothing can undo it

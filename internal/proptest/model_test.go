@@ -127,6 +127,9 @@ type eventSub struct {
 type model struct {
 	body     *block
 	handlers []*eventSub
+	// concurrent: gobpm:compensation="concurrent", the handlers a throw
+	// claims start together (Camunda's way) instead of one at a time.
+	concurrent bool
 }
 
 // generator draws a model within the size budget.
@@ -147,6 +150,7 @@ func genModel(t *rapid.T) *model {
 	// The process body is always a composite: a lone leaf exercises little.
 	m := &model{body: g.block(0, false, blockWeights[blockSequence:]...)}
 	m.handlers = g.handlers(0, false)
+	m.concurrent = rapid.Bool().Draw(t, "concurrentCompensation")
 	return m
 }
 
@@ -392,7 +396,11 @@ func (m *model) toXML(key string) (string, map[string]bool) {
 	for _, c := range escalationCodes {
 		fmt.Fprintf(&sb, `  <escalation id="esc_%s" escalationCode="%s"/>`+"\n", c, c)
 	}
-	fmt.Fprintf(&sb, `  <process id="%s" isExecutable="true">`+"\n", key)
+	mode := "sequential"
+	if m.concurrent {
+		mode = "concurrent"
+	}
+	fmt.Fprintf(&sb, `  <process id="%s" isExecutable="true" gobpm:compensation="%s">`+"\n", key, mode)
 	sb.WriteString(root.sb.String())
 	sb.WriteString("  </process>\n</definitions>\n")
 	return sb.String(), e.spawners
