@@ -18,19 +18,28 @@ type compRef struct {
 // checkCompensation; none: the whole scope) and whether its token waits
 // for the handlers (waitForCompletion, default true). On a catch — a
 // compensation boundary event or the start of a compensation event
-// sub-process — neither attribute means anything, so both are refused
-// there, as Camunda 7 refuses them.
+// sub-process — neither attribute means anything: activityRef is refused
+// there, and so is waitForCompletion on a boundary event; on the start of
+// a compensation event sub-process waitForCompletion is ignored with a
+// warning (Definitions.Warnings), as Camunda 7 ignores it.
 func (p *parser) compensateDef(e, def *etree.Element, ev *EventDef) {
 	p.common(def)
 	ev.WaitForCompletion = p.boolAttr(def, "waitForCompletion", true)
 	if !isCatch(e.Tag) {
 		return
 	}
+	ev.WaitForCompletion = false
 	for _, a := range []string{"activityRef", "waitForCompletion"} {
-		if def.SelectAttr(a) != nil {
-			p.problems.add(p.label(e), RuleInvalidCompensation,
-				"%s on the compensateEventDefinition of a %s is not allowed: only a compensation throw event names an activity or waits", a, e.Tag)
+		if def.SelectAttr(a) == nil {
+			continue
 		}
+		if a == "waitForCompletion" && e.Tag == "startEvent" {
+			p.warnings.add(p.label(e), RuleInvalidCompensation,
+				"waitForCompletion on the compensation start event of an event sub-process is ignored: only a compensation throw event waits for its handlers")
+			continue
+		}
+		p.problems.add(p.label(e), RuleInvalidCompensation,
+			"%s on the compensateEventDefinition of a %s is not allowed: only a compensation throw event names an activity or waits", a, e.Tag)
 	}
 }
 
@@ -115,8 +124,12 @@ func (p *parser) checkCompensation() {
 				switch {
 				case adhoc:
 					p.problems.add(label, RuleUnsupported, "compensation inside ad-hoc sub-process %q is not supported yet", c.id)
+				case node.TriggeredByEvent && (node.Trigger == nil || !isTrigger(node.Trigger, TriggerCompensation)):
+					p.problems.add(label, RuleInvalidCompensation, "only a compensation event sub-process can be a compensation handler (isForCompensation); %q does not start with a compensation start event", node.ID)
 				case node.TriggeredByEvent:
-					p.problems.add(label, RuleInvalidCompensation, "an event sub-process cannot be a compensation handler (isForCompensation)")
+					// A compensation event sub-process is its container's
+					// compensation handler: isForCompensation="true" only
+					// says so (Camunda 7's models carry it).
 				case len(node.Incoming) > 0 || len(node.Outgoing) > 0 || n.incomingRefs > 0:
 					p.problems.add(label, RuleInvalidCompensation, "compensation handler %q must not have sequence flows: it runs only when its activity is compensated", node.ID)
 				case len(node.Boundaries) > 0:
@@ -229,4 +242,30 @@ func (p *parser) resolveActivityRef(r compRef) {
 	default:
 		n.Event.Activity = t.node
 	}
+}
+
+// concurrentCompensation reads how the handlers of process e's compensation
+// throws run (Process.ConcurrentCompensation): gobpm:compensation
+// "concurrent" or "sequential"; without it, concurrently when the document
+// declares the Camunda 7 or Camunda 8 namespace, as Camunda starts them.
+func (p *parser) concurrentCompensation(e *etree.Element) bool {
+	if v, ok := nsAttr(e, NamespaceGobpm, "compensation"); ok {
+		switch strings.TrimSpace(v) {
+		case "concurrent":
+			return true
+		case "sequential":
+			return false
+		default:
+			p.problems.add(p.label(e), RuleInvalidAttribute, "gobpm:compensation=%q: want \"concurrent\" (handlers start together) or \"sequential\" (one at a time, the latest completion first)", v)
+			return false
+		}
+	}
+	for el := e; el != nil; el = el.Parent() {
+		for _, a := range el.Attr {
+			if (a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns")) && (a.Value == NamespaceCamunda || a.Value == NamespaceZeebe) {
+				return true
+			}
+		}
+	}
+	return false
 }

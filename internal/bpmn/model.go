@@ -412,6 +412,10 @@ type Definitions struct {
 	Processes []*Process
 	// Imports records <import> elements (namespace, location); they are not resolved.
 	Imports []Import
+	// Warnings are problems that did not refuse the model: an attribute
+	// gobpm ignores, as Camunda 7 does (waitForCompletion on a
+	// compensation start event).
+	Warnings []Problem
 }
 
 // Import is a recorded <import> element.
@@ -440,6 +444,13 @@ type Process struct {
 	// IO is the process's ioSpecification: its contract as a callee (nil = none:
 	// it takes no inputs and returns no outputs).
 	IO *IOSpec
+	// ConcurrentCompensation says that the handlers a compensation throw
+	// claims start together, as Camunda 7 starts them, instead of one at a
+	// time, the latest completion first: the default for a model drawn for
+	// Camunda (the camunda: or zeebe: namespace declared), or chosen by
+	// gobpm:compensation="concurrent" (gobpm:compensation="sequential"
+	// keeps the order for a Camunda model).
+	ConcurrentCompensation bool
 	// Namespaces maps the namespace prefixes declared on <definitions> to
 	// their URIs (for resolving qualified calledElement references).
 	Namespaces map[string]string

@@ -87,6 +87,7 @@ func parse(data []byte, lim Limits) (*Definitions, error) {
 			}
 		}
 	}
+	defs.Warnings = p.warnings
 	return defs, nil
 }
 
@@ -105,6 +106,8 @@ type parser struct {
 	limits   Limits
 	lines    map[*etree.Element]int
 	problems problems
+	// warnings are problems that do not refuse the model (Definitions.Warnings).
+	warnings problems
 	// exprLang is the document's expressionLanguage.
 	exprLang string
 	// nodes indexes every flow node of the document by id, supported or not.
@@ -393,7 +396,7 @@ func (p *parser) foreign(e *etree.Element) {
 
 // knownGobpm lists the gobpm attributes each element accepts.
 var knownGobpm = map[string]map[string]bool{
-	"process":     {"historyTimeToLive": true},
+	"process":     {"historyTimeToLive": true, "compensation": true},
 	"scriptTask":  {"resultVariable": true},
 	"serviceTask": {"type": true, "retries": true},
 	"sendTask":    {"type": true, "retries": true},
@@ -444,6 +447,7 @@ func (p *parser) process(e *etree.Element) *Process {
 		proc.VersionTag = strings.TrimSpace(z.SelectAttrValue("value", ""))
 	}
 	proc.HistoryTimeToLive = p.historyTimeToLive(e)
+	proc.ConcurrentCompensation = p.concurrentCompensation(e)
 	p.procs[proc.Graph] = proc.ID
 	p.contents(e, &container{g: proc.Graph, id: p.label(e), checkShape: true, proc: proc})
 	return proc

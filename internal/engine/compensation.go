@@ -20,13 +20,24 @@ import (
 // a loop or multi-instance activity has its own. A completed
 // sub-process's entry owns the entries recorded inside it (Entry.Inner).
 //
+// An activity is compensable once it has completed as a whole: the entries
+// of a loop's or multi-instance activity's iterations wait (Entry.Body)
+// until the body completes, so a throw while the body still runs
+// compensates none of them, as BPMN (10.7: an active activity is not
+// compensated) and Camunda 7 say; a body cancelled takes them with it.
+//
 // A compensation throw claims the unclaimed entries of its scope (or of
 // one activity, activityRef) and opens a compensation run scope
 // (scopeKindCompensation) that runs their handlers one at a time, in
 // reverse order of completion, each in a scopeKindCompensating scope whose
 // variables are the snapshot: the handler activity of a compensation
 // boundary event, a sub-process's compensation event sub-process, or a
-// nested run over the sub-process's inner entries. A compensated entry is
+// nested run over the sub-process's inner entries. A sub-process with a
+// compensation boundary event and compensable activities inside records
+// two entries (Entry.InnerOnly): compensating it runs its boundary handler
+// first, then its inner activities, the latest first (Camunda 7 runs both;
+// a compensation event sub-process instead compensates the inner
+// activities itself, by its throws). A compensated entry is
 // gone (each completion is compensated once). With waitForCompletion the
 // throwing track waits in the run's host; the run, a child scope of the
 // throw's scope, keeps that scope from draining either way.
@@ -68,6 +79,19 @@ type Entry struct {
 	Handler scope.ID `json:"handler,omitempty"`
 	// Cause is the throw event (or cancel end event) that claimed it.
 	Cause string `json:"cause,omitempty"`
+	// Body is the loop or multi-instance body an iteration's entry waits
+	// for: the entry can be compensated only once the body has completed
+	// (it is cleared then), and goes when the body is cancelled.
+	Body scope.ID `json:"body,omitempty"`
+	// InnerOnly marks the entry of a sub-process that has a compensation
+	// boundary event and compensable activities inside: it compensates the
+	// inner entries only, and the boundary handler has an entry of its own,
+	// recorded right after it (so, the later completion, it runs first).
+	InnerOnly bool `json:"innerOnly,omitempty"`
+	// then is an entry recorded right after this one (the boundary handler's
+	// entry of an InnerOnly entry); only between prepareEntry and
+	// recordEntry.
+	then *Entry
 }
 
 func (e *Entry) clone() *Entry {
@@ -194,12 +218,16 @@ func (x *executor) prepareEntry(t *Track, n *bpmn.Node) *Entry {
 	}
 	owner := x.compOwner(t.Scope)
 	var chain []*scope.Scope
+	body := scope.ID("")
 	for s := t.Scope; s != owner; {
 		sc := x.st.Scopes.Get(s)
 		if sc == nil {
 			break
 		}
 		chain = append(chain, sc)
+		if sc.Kind == scope.KindBody && body == "" {
+			body = sc.ID
+		}
 		s = sc.Parent
 	}
 	vars := map[string]any{}
@@ -216,7 +244,14 @@ func (x *executor) prepareEntry(t *Track, n *bpmn.Node) *Entry {
 	if len(vars) == 0 {
 		vars = nil
 	}
-	return &Entry{Owner: owner, NodeID: n.ID, Vars: vars, Inner: inner}
+	e := &Entry{Owner: owner, NodeID: n.ID, Vars: vars, Inner: inner, Body: body}
+	if n.CompensatedBy != nil && inner != "" {
+		// Compensating the sub-process runs its boundary handler and
+		// compensates its inner activities, as Camunda 7 does: two entries.
+		own := &Entry{Owner: owner, NodeID: n.ID, Vars: scope.CloneVars(vars), Body: body}
+		e.InnerOnly, e.then = true, own
+	}
+	return e
 }
 
 // recordEntry adds a prepared entry to the state.
@@ -224,20 +259,35 @@ func (x *executor) recordEntry(e *Entry) {
 	if e == nil {
 		return
 	}
+	then := e.then
+	e.then = nil
 	x.st.NextEntry++
 	e.ID = "c" + strconv.Itoa(x.st.NextEntry)
 	x.st.Entries = append(x.st.Entries, e)
 	x.markEntry(e)
+	x.recordEntry(then)
 }
 
-// dropEntries discards the entries owned by scope s, and the ones they own.
+// bodyCompleted makes the entries of body s's iterations compensable: the
+// loop or multi-instance activity has completed as a whole.
+func (x *executor) bodyCompleted(s scope.ID) {
+	for _, e := range x.st.Entries {
+		if e.Body == s {
+			e.Body = ""
+			x.markEntry(e)
+		}
+	}
+}
+
+// dropEntries discards the entries owned by scope s (or, s a body, those
+// of its iterations still waiting for it), and the ones they own.
 func (x *executor) dropEntries(s scope.ID) {
 	if len(x.st.Entries) == 0 {
 		return
 	}
 	var inner []scope.ID
 	x.st.Entries = slices.DeleteFunc(x.st.Entries, func(e *Entry) bool {
-		if e.Owner != s {
+		if e.Owner != s && e.Body != s {
 			return false
 		}
 		x.markEntry(e)
@@ -306,11 +356,12 @@ func (x *executor) throwCompensation(t *Track, n *bpmn.Node) bool {
 }
 
 // claimable returns the unclaimed entries owned by scope owner (of
-// activity ref only, unless ref is ""), the latest completion first.
+// activity ref only, unless ref is ""), the latest completion first; an
+// iteration's entry whose body still runs is not compensable yet.
 func (x *executor) claimable(owner scope.ID, ref string) []*Entry {
 	var out []*Entry
 	for _, e := range x.st.Entries {
-		if e.Owner == owner && e.Run == "" && (ref == "" || e.NodeID == ref) {
+		if e.Owner == owner && e.Run == "" && e.Body == "" && (ref == "" || e.NodeID == ref) {
 			out = append(out, e)
 		}
 	}
@@ -348,18 +399,41 @@ func (x *executor) openRun(parent scope.ID, cause string, entries []*Entry, vars
 }
 
 // nextEntry starts the handler of the latest claimed entry of run, or
-// finishes the run when none is left.
+// finishes the run when none is left and no handler runs. With
+// Process.ConcurrentCompensation (Camunda's behaviour) it starts every
+// claimed entry's handler at once, the latest first; otherwise one at a
+// time, each once the previous one has completed.
 func (x *executor) nextEntry(run scope.ID) {
-	var next *Entry
-	for _, e := range x.st.Entries {
-		if e.Run == run && e.Handler == "" && (next == nil || entryNum(e.ID) > entryNum(next.ID)) {
-			next = e
+	concurrent := x.proc.ConcurrentCompensation
+	for {
+		var next *Entry
+		running := false
+		for _, e := range x.st.Entries {
+			if e.Run != run {
+				continue
+			}
+			if e.Handler != "" {
+				running = true
+			} else if next == nil || entryNum(e.ID) > entryNum(next.ID) {
+				next = e
+			}
+		}
+		switch {
+		case next == nil && !running:
+			x.finishRun(run)
+			return
+		case next == nil, running && !concurrent:
+			return
+		}
+		x.startEntry(run, next)
+		if !concurrent || x.st.Scopes.Get(run) == nil {
+			return // one at a time, or the run finished meanwhile
 		}
 	}
-	if next == nil {
-		x.finishRun(run)
-		return
-	}
+}
+
+// startEntry starts the handler of claimed entry next of run.
+func (x *executor) startEntry(run scope.ID, next *Entry) {
 	n := x.proc.Node(next.NodeID)
 	if n == nil {
 		x.dropEntry(next) // not in this version's model: nothing can undo it
@@ -368,20 +442,21 @@ func (x *executor) nextEntry(run scope.ID) {
 	}
 	detail := map[string]any{"entry": next.ID, "cause": next.Cause}
 	switch {
-	case n.CompensatedBy != nil:
+	case n.CompensatedBy != nil && !next.InnerOnly:
 		detail["handler"] = n.CompensatedBy.ID
 		h := x.openHandler(run, n.CompensatedBy.ID, next)
 		x.fact(FactCompensationStarted, n.ID, h.ID, "", detail)
 		x.newTrack(h.ID, n.CompensatedBy.ID, "")
-	case n.CompensationSub != nil:
+	case n.CompensationSub != nil && !next.InnerOnly:
 		detail["handler"] = n.CompensationSub.ID
 		h := x.openHandler(run, n.CompensationSub.ID, next)
 		x.fact(FactCompensationStarted, n.ID, h.ID, "", detail)
 		x.fact(FactScopeOpened, n.CompensationSub.ID, h.ID, "", map[string]any{"compensating": n.ID})
 		x.newTrack(h.ID, n.CompensationSub.Trigger.ID, "")
 	default:
-		// A sub-process without handler of its own: its inner entries are
-		// compensated, in a nested run that sees its snapshot.
+		// A sub-process without handler of its own, or the inner part of
+		// one with a boundary handler: its inner entries are compensated,
+		// in a nested run that sees its snapshot.
 		inner := x.claimable(next.Inner, "")
 		r := x.openRun(run, n.ID, inner, next.Vars)
 		if r == nil {

@@ -799,6 +799,7 @@ func (x *executor) completeScope(s scope.ID, reason string) {
 	x.disarmScope(s)
 	x.closeRegion(s, "drained")
 	x.closeBody(s)
+	x.bodyCompleted(s) // a loop or multi-instance activity's iterations become compensable
 	if sc := x.st.Scopes.Get(s); sc != nil && sc.Kind == scopeKindCompensating {
 		x.handlerDone(sc)
 		return

@@ -41,7 +41,7 @@ const (
 	blockTimer
 	blockMessage
 	blockEscalation
-	blockCompensable // a job with a compensation boundary event and its handler (a job or user task)
+	blockCompensable // a job (or a parallel multi-instance job) with a compensation boundary event and its handler (a job or user task)
 	blockCompensate  // 0–2 compensable blocks, then a compensation throw event compensating its scope
 	blockMultiple    // a multiple (or parallel multiple) catch of a message and a timer
 	blockSequence
@@ -88,6 +88,7 @@ type block struct {
 	minutes  int      // timer catch: PT<minutes>M
 	name     string   // message name or escalation code
 	userUndo bool     // a compensable block's handler is a user task (else a job)
+	multi    bool     // a compensable block's job is a parallel multi-instance (two iterations)
 	parallel bool     // a multiple catch waits for all its events
 	children []*block // sequence or parallel branches
 	ends     []endKind
@@ -103,6 +104,9 @@ type subProcess struct {
 	endCode  string
 	boundary *boundaryEvent
 	handlers []*eventSub
+	// compensable: the sub-process has a compensation boundary event and
+	// its handler (a job), besides any compensable activities inside.
+	compensable bool
 }
 
 // boundaryEvent is a boundary event on a sub-process.
@@ -123,6 +127,9 @@ type eventSub struct {
 type model struct {
 	body     *block
 	handlers []*eventSub
+	// concurrent: gobpm:compensation="concurrent", the handlers a throw
+	// claims start together (Camunda's way) instead of one at a time.
+	concurrent bool
 }
 
 // generator draws a model within the size budget.
@@ -143,6 +150,7 @@ func genModel(t *rapid.T) *model {
 	// The process body is always a composite: a lone leaf exercises little.
 	m := &model{body: g.block(0, false, blockWeights[blockSequence:]...)}
 	m.handlers = g.handlers(0, false)
+	m.concurrent = rapid.Bool().Draw(t, "concurrentCompensation")
 	return m
 }
 
@@ -218,11 +226,13 @@ func (g *generator) block(depth int, inSub bool, composite ...int) *block {
 		b.name = rapid.SampledFrom(escalationCodes).Draw(g.t, "escalation")
 	case blockCompensable:
 		b.userUndo = rapid.Bool().Draw(g.t, "userUndo")
+		b.multi = rapid.IntRange(0, 3).Draw(g.t, "multi") == 0
 	case blockCompensate:
 		// Mostly right after work it undoes, so compensation runs often.
 		for range rapid.IntRange(0, 2).Draw(g.t, "compensable") {
 			g.blocks++
-			b.children = append(b.children, &block{kind: blockCompensable, userUndo: rapid.Bool().Draw(g.t, "userUndo")})
+			b.children = append(b.children, &block{kind: blockCompensable, userUndo: rapid.Bool().Draw(g.t, "userUndo"),
+				multi: rapid.IntRange(0, 3).Draw(g.t, "multi") == 0})
 		}
 	case blockMultiple:
 		b.name = rapid.SampledFrom(catchNames).Draw(g.t, "message")
@@ -274,6 +284,7 @@ func (g *generator) subProcess(depth int) *subProcess {
 	default:
 		s.end = endNone
 	}
+	s.compensable = rapid.IntRange(0, 3).Draw(g.t, "subCompensable") == 0
 	if rapid.Bool().Draw(g.t, "hasBoundary") {
 		tr := g.trigger("boundary")
 		s.boundary = &boundaryEvent{trig: tr, interrupting: tr.kind == trigError || rapid.Bool().Draw(g.t, "boundaryInterrupting")}
@@ -385,7 +396,11 @@ func (m *model) toXML(key string) (string, map[string]bool) {
 	for _, c := range escalationCodes {
 		fmt.Fprintf(&sb, `  <escalation id="esc_%s" escalationCode="%s"/>`+"\n", c, c)
 	}
-	fmt.Fprintf(&sb, `  <process id="%s" isExecutable="true">`+"\n", key)
+	mode := "sequential"
+	if m.concurrent {
+		mode = "concurrent"
+	}
+	fmt.Fprintf(&sb, `  <process id="%s" isExecutable="true" gobpm:compensation="%s">`+"\n", key, mode)
 	sb.WriteString(root.sb.String())
 	sb.WriteString("  </process>\n</definitions>\n")
 	return sb.String(), e.spawners
@@ -452,7 +467,13 @@ func (e *emitter) block(c *container, b *block) (in, out string) {
 		return id, id
 	case blockCompensable:
 		id := e.id("booked")
-		c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"/>`, id)
+		if b.multi {
+			// A throw on a parallel branch may come while an iteration
+			// still runs: the activity is not compensable until both end.
+			c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"><multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></serviceTask>`, id)
+		} else {
+			c.add(`<serviceTask id="%s" gobpm:type="work" gobpm:retries="2"/>`, id)
+		}
 		c.add(`<boundaryEvent id="%s_comp" attachedToRef="%s"><compensateEventDefinition/></boundaryEvent>`, id, id)
 		if b.userUndo {
 			c.add(`<userTask id="%s_undo" isForCompensation="true"/>`, id)
@@ -537,6 +558,11 @@ func (e *emitter) subProcess(c *container, s *subProcess) (in, out string) {
 	c.add(`<subProcess id="%s">`, id)
 	c.sb.WriteString(indent(inner.sb.String()))
 	c.add(`</subProcess>`)
+	if s.compensable {
+		c.add(`<boundaryEvent id="%s_comp" attachedToRef="%s"><compensateEventDefinition/></boundaryEvent>`, id, id)
+		c.add(`<serviceTask id="%s_undo" isForCompensation="true" gobpm:type="undo" gobpm:retries="2"/>`, id)
+		c.add(`<association id="%s_assoc" sourceRef="%s_comp" targetRef="%s_undo"/>`, id, id, id)
+	}
 	if s.boundary == nil {
 		return id, id
 	}

@@ -137,6 +137,9 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 			}
 			continue
 		}
+		for _, w := range defs.Warnings {
+			warnings = append(warnings, Problem{Resource: name, Element: w.Element, Rule: string(w.Rule), Detail: w.Detail})
+		}
 		for _, p := range defs.Processes {
 			if prev, dup := owner[p.ID]; dup {
 				problems = append(problems, Problem{Resource: name, Element: p.ID, Rule: "duplicate-process-key",
