@@ -123,6 +123,10 @@ type eventSub struct {
 type model struct {
 	body     *block
 	handlers []*eventSub
+	// messageStart makes the process's only start a message start event
+	// (of a message the driver never sends): started by key, the instance
+	// begins there (engine.DirectStart).
+	messageStart bool
 }
 
 // generator draws a model within the size budget.
@@ -143,6 +147,7 @@ func genModel(t *rapid.T) *model {
 	// The process body is always a composite: a lone leaf exercises little.
 	m := &model{body: g.block(0, false, blockWeights[blockSequence:]...)}
 	m.handlers = g.handlers(0, false)
+	m.messageStart = rapid.Bool().Draw(t, "messageStart")
 	return m
 }
 
@@ -362,7 +367,11 @@ func (e *emitter) flow(c *container, from, to string) {
 func (m *model) toXML(key string) (string, map[string]bool) {
 	e := &emitter{spawners: map[string]bool{}}
 	root := &container{}
-	root.add(`<startEvent id="start"/>`)
+	if m.messageStart {
+		root.add(`<startEvent id="start"><messageEventDefinition messageRef="msg_begin"/></startEvent>`)
+	} else {
+		root.add(`<startEvent id="start"/>`)
+	}
 	in, out := e.block(root, m.body)
 	e.flow(root, "start", in)
 	root.add(`<endEvent id="end"/>`)
@@ -376,6 +385,7 @@ func (m *model) toXML(key string) (string, map[string]bool) {
 	for _, n := range messageNames {
 		fmt.Fprintf(&sb, `  <message id="msg_%s" name="%s" gobpm:correlationKey="=key"/>`+"\n", n, n)
 	}
+	sb.WriteString(`  <message id="msg_begin" name="begin"/>` + "\n")
 	for _, n := range signalNames {
 		fmt.Fprintf(&sb, `  <signal id="sig_%s" name="%s"/>`+"\n", n, n)
 	}
