@@ -1,9 +1,11 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,55 @@ func TestIntegrationStartAtTheOnlyStartEvent(t *testing.T) {
 	p := b.postJSON("/api/v1/processes/twoMessages/instances", `{}`).problem(t, http.StatusBadRequest, "invalid-request")
 	if !strings.Contains(p.Detail, "no none start event and 2 triggered ways to start") {
 		t.Errorf("detail %q", p.Detail)
+	}
+}
+
+// TestIntegrationTriggerReceiveTask: a receive task without a messageRef
+// (Camunda 7's ReceiveTaskTest.testWaitStateBehavior) waits as a wait of
+// kind trigger until an operator triggers it with variables; the act is in
+// the history (by) and in the audit trail; a viewer may not, another wait
+// id is 404 and a trigger of an ended instance 409.
+func TestIntegrationTriggerReceiveTask(t *testing.T) {
+	t.Parallel()
+	w := setupAuth(t)
+	xml, err := os.ReadFile("../engine/testdata/camunda7/ReceiveTaskTest.testWaitStateBehavior.bpmn20.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.call("admin", "POST", "/api/v1/deployments", string(xml)).wantStatus(t, http.StatusCreated)
+	id := w.call("admin", "POST", "/api/v1/processes/receiveTask/instances", `{}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string)
+	waits := w.call("viewer", "GET", "/api/v1/instances/"+id+"/waits", "").wantStatus(t, http.StatusOK).items(t)
+	if len(waits) != 1 || waits[0].(map[string]any)["kind"] != "trigger" || waits[0].(map[string]any)["nodeId"] != "waitState" {
+		t.Fatalf("waits %v", waits)
+	}
+	wait := waits[0].(map[string]any)["id"].(string)
+	path := "/api/v1/instances/" + id + "/waits/" + wait + "/trigger"
+
+	w.call("viewer", "POST", path, `{"variables":{"ok":true}}`).wantStatus(t, http.StatusForbidden)
+	w.call("operator", "POST", "/api/v1/instances/"+id+"/waits/"+id+"-w000099/trigger", `{}`).problem(t, http.StatusNotFound, "not-found")
+	inst := w.call("operator", "POST", path, `{"variables":{"ok":true}}`).wantStatus(t, http.StatusOK).object(t)
+	if inst["status"] != "completed" || inst["variables"].(map[string]any)["ok"] != true {
+		t.Fatalf("instance %v", inst)
+	}
+	w.call("operator", "POST", path, `{}`).wantStatus(t, http.StatusConflict)
+
+	var by any
+	for _, it := range w.call("viewer", "GET", "/api/v1/instances/"+id+"/history", "").wantStatus(t, http.StatusOK).items(t) {
+		if f := it.(map[string]any); f["kind"] == "event-triggered" {
+			by = f["detail"].(map[string]any)["by"]
+		}
+	}
+	if by != "u-operator" {
+		t.Errorf("event-triggered by %v, want u-operator", by)
+	}
+	var audit []string
+	for _, it := range w.call("admin", "GET", "/api/v1/audit?limit=50", "").wantStatus(t, http.StatusOK).items(t) {
+		e := it.(map[string]any)
+		if e["action"] == "POST /api/v1/instances/{id}/waits/{waitId}/trigger" {
+			audit = append(audit, fmt.Sprintf("%v %v", e["actor"], e["outcome"]))
+		}
+	}
+	if want := []string{"u-operator failed", "u-operator ok", "u-operator failed", "u-viewer denied"}; !slices.Equal(audit, want) {
+		t.Errorf("audit of the trigger route, newest first: %q, want %q", audit, want)
 	}
 }

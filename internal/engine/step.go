@@ -324,6 +324,8 @@ func (x *executor) apply(ev Event) error {
 			return x.completeRegion(e)
 		case DecisionEvaluated:
 			return x.decisionEvaluated(e)
+		case WaitTriggered:
+			return x.triggerWait(e)
 		}
 		if routed, err := x.applyRouterJobEvent(ev); routed {
 			return err

@@ -44,6 +44,7 @@ const (
 	blockCompensable // a job with a compensation boundary event and its handler (a job or user task)
 	blockCompensate  // 0–2 compensable blocks, then a compensation throw event compensating its scope
 	blockMultiple    // a multiple (or parallel multiple) catch of a message and a timer
+	blockReceive     // a receive task without a messageRef: it waits to be triggered by its wait id
 	blockSequence
 	blockParallel
 	blockLink // a link throw, its catch, then a block: the token jumps between them
@@ -168,6 +169,7 @@ var blockWeights = []int{
 	blockCompensable: 2,
 	blockCompensate:  1,
 	blockMultiple:    1,
+	blockReceive:     1,
 	blockSequence:    4,
 	blockParallel:    4,
 	blockLink:        1,
@@ -492,6 +494,10 @@ func (e *emitter) block(c *container, b *block) (in, out string) {
 		id := e.id("multiple")
 		c.add(`<intermediateCatchEvent id="%s" parallelMultiple="%t"><messageEventDefinition messageRef="msg_%s"/><timerEventDefinition><timeDuration>PT%dM</timeDuration></timerEventDefinition></intermediateCatchEvent>`,
 			id, b.parallel, b.name, b.minutes)
+		return id, id
+	case blockReceive:
+		id := e.id("receive")
+		c.add(`<receiveTask id="%s"/>`, id)
 		return id, id
 	case blockLink:
 		id := e.id("link")
