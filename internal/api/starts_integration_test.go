@@ -101,3 +101,41 @@ func TestIntegrationTriggerReceiveTask(t *testing.T) {
 		t.Errorf("audit of the trigger route, newest first: %q, want %q", audit, want)
 	}
 }
+
+// TestIntegrationModifyUnderAnAncestor: activating the task inside two
+// nested sub-processes with the instance's root scope (two levels up)
+// opens new instances of both sub-processes under it, as Camunda 7 does
+// for an ancestor activity instance; naming a scope inside the element's
+// container stays 400.
+func TestIntegrationModifyUnderAnAncestor(t *testing.T) {
+	t.Parallel()
+	b, _, _ := setupRealClock(t)
+	deployFile(t, b, "../engine/testdata/camunda7/SubProcessTest.testNestedSimpleSubProcess.bpmn20.xml")
+	id := startProcess(t, b, "nestedSimpleSubProcess", `{}`)
+	count := func(inst map[string]any, node string) int {
+		n := 0
+		for _, s := range inst["scopes"].([]any) {
+			if s.(map[string]any)["nodeId"] == node {
+				n++
+			}
+		}
+		return n
+	}
+	inst := b.postJSON("/api/v1/instances/"+id+"/modify", `{"instructions":[{"activate":{"nodeId":"innerSubProcessTask","scopeId":"root"}}]}`).wantStatus(t, http.StatusOK).object(t)
+	if count(inst, "outerSubProcess") != 2 || count(inst, "innerSubProcess") != 2 {
+		t.Fatalf("scopes %v", inst["scopes"])
+	}
+	if tasks := b.get("/api/v1/tasks?instanceId="+id).wantStatus(t, http.StatusOK).items(t); len(tasks) != 2 {
+		t.Fatalf("tasks %v", tasks)
+	}
+	var inner string
+	for _, s := range inst["scopes"].([]any) {
+		if sc := s.(map[string]any); sc["nodeId"] == "innerSubProcess" {
+			inner = sc["id"].(string)
+		}
+	}
+	p := b.postJSON("/api/v1/instances/"+id+"/modify", `{"instructions":[{"activate":{"nodeId":"afterSubProcessTask","scopeId":"`+inner+`"}}]}`).problem(t, http.StatusBadRequest, "invalid-request")
+	if !strings.Contains(p.Detail, "or of a container around it") {
+		t.Errorf("detail %q", p.Detail)
+	}
+}
