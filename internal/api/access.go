@@ -103,6 +103,9 @@ var routeRules = map[string]rule{
 	"POST /api/v1/instances/{id}/cancel":                 on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/modify":                 on(auth.PermOperate, auth.KindProcess, keyInstance),
 	"POST /api/v1/instances/{id}/variables":              on(auth.PermOperate, auth.KindProcess, keyInstance),
+	// Triggering a receive task without a messageRef moves the instance on
+	// with variables of the caller's choosing, as a message would.
+	"POST /api/v1/instances/{id}/waits/{waitId}/trigger": on(auth.PermOperate, auth.KindProcess, keyInstance),
 	// Picking an ad-hoc activity or ending a region changes what the
 	// instance does, with variables of the caller's choosing: operate on
 	// its process (the engine then applies the region's own rules: an

@@ -194,6 +194,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/adhoc/none/activate", `{"activityId":"x"}`, "ado"},
 		{"POST", "/api/v1/instances/" + instID + "/adhoc/none/complete", `{}`, "ado"},
 		{"POST", "/api/v1/instances/" + instID + "/variables", `{"variables":{"x":1}}`, "ado"},
+		{"POST", "/api/v1/instances/" + instID + "/waits/none/trigger", `{}`, "ado"}, // 404 for those allowed: no such wait
 		{"GET", "/api/v1/incidents", "", "adov"},
 		{"POST", "/api/v1/jobs/activate", `{"type":"nothing","worker":"w","maxJobs":1,"lockDurationMs":1000}`, "aw"},
 		{"POST", "/api/v1/jobs/" + jobKey + "/extend", `{"lockDurationMs":1000}`, "aw"},
@@ -299,6 +300,9 @@ func routeOf(path string) string {
 	params := names[segs[2]]
 	for i := 3; i < len(segs) && i-3 < len(params); i++ {
 		if p := params[i-3]; p != "" && !(segs[2] == "jobs" && segs[3] == "activate") {
+			if p == "{scopeId}" && segs[4] == "waits" {
+				p = "{waitId}"
+			}
 			segs[i] = p
 		}
 	}

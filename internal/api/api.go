@@ -119,6 +119,11 @@ type Service interface {
 	// scope) by the write rule, or into that scope itself with local, and
 	// returns the instance; ENOTFOUND for an unknown instance or scope.
 	SetVariables(ctx context.Context, id runtime.InstanceID, scopeID string, vars map[string]any, local bool) (runtime.InstanceView, error)
+	// TriggerWait continues a receive task without a messageRef (its
+	// trigger wait waitID) with vars and returns the instance; ENOTFOUND for
+	// an unknown instance or a wait that is no open trigger wait of it,
+	// ECONFLICT for an ended instance.
+	TriggerWait(ctx context.Context, id runtime.InstanceID, waitID string, vars map[string]any) (runtime.InstanceView, error)
 	// Waits lists what an instance waits for, oldest first; ENOTFOUND for an
 	// unknown instance.
 	Waits(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error)
@@ -259,6 +264,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 		r.Post("/instances/{id}/modify", s.handle(s.modifyInstance))
 		r.Post("/instances/{id}/variables", s.handle(s.setVariables))
 		r.Get("/instances/{id}/waits", s.handle(s.listWaits))
+		r.Post("/instances/{id}/waits/{waitId}/trigger", s.handle(s.triggerWait))
 		r.Get("/instances/{id}/adhoc", s.handle(s.listAdHoc))
 		r.Post("/instances/{id}/adhoc/{scopeId}/activate", s.handle(s.activateAdHoc))
 		r.Delete("/instances/{id}", s.handle(s.deleteInstance))

@@ -191,9 +191,11 @@
 //     or zeebe:assignmentDefinition / zeebe:taskSchedule. A value starting
 //     with "=", "${" or "#{" is a compiled expression, anything else a
 //     literal.
-//   - receiveTask with a messageRef (Node.Event, a message trigger;
-//     without one it is RuleMissingReference: Camunda 7's trigger of an
-//     execution by id has no gobpm API). instantiate="true"
+//   - receiveTask with a messageRef (Node.Event, a message trigger), or
+//     without one (Node.Event nil): it then waits until it is triggered by
+//     its wait id, as Camunda 7 signals the execution; such a task cannot
+//     instantiate the process or follow an event-based gateway
+//     (RuleMissingReference, RuleInvalidEventGateway). instantiate="true"
 //     (Node.Instantiate) makes it start the process: at process level,
 //     without incoming flows, it is one of Process.EventStarts.
 //   - businessRuleTask (KindBusinessRuleTask, Node.Decision; DESIGN §8,
@@ -471,8 +473,7 @@
 // the same with what to use instead):
 //   - what Camunda 7 runs and gobpm does not: a conditional start event of
 //     a process (Camunda starts instances by evaluating every deployed
-//     condition outside any instance), a receiveTask without messageRef
-//     (resumed by execution id), humanPerformer / potentialOwner /
+//     condition outside any instance), humanPerformer / potentialOwner /
 //     performer / resourceRole, Java and script implementations and
 //     listeners, JUEL beans, timer start expressions, camunda:variableName
 //     and variableEvents, CMMN case calls, tenants, decision version

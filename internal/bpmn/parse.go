@@ -788,6 +788,10 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	case "receiveTask":
 		n.Event = p.receiveTask(e)
 		n.Instantiate = p.boolAttr(e, "instantiate", false)
+		if n.Event == nil && n.Instantiate {
+			p.problems.add(label, RuleMissingReference,
+				"an instantiating receiveTask needs a messageRef: it starts an instance when its message arrives, and without one nothing could reach it before the instance exists")
+		}
 	case "businessRuleTask":
 		n.Decision = p.businessRuleTask(e)
 	case "adHocSubProcess":

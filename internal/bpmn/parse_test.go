@@ -324,7 +324,6 @@ func TestParseRejects(t *testing.T) {
 			{"badMessageRef", RuleMissingReference, `"nope"`},
 			{"noSignalRef", RuleMissingReference, "needs a signalRef"},
 			{"badSignalRef", RuleMissingReference, `"m" names no signal`},
-			{"noReceiveRef", RuleMissingReference, "receiveTask needs a messageRef"},
 			{"badSendRef", RuleMissingReference, `"ghost"`},
 			{"noEscalationRef", RuleMissingReference, "escalationRef"},
 			{"codeless", RuleMissingAttribute, "errorCode"},

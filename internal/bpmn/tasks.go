@@ -232,15 +232,17 @@ func (p *parser) binding(label string, s source) *Binding {
 	return &Binding{Expr: x}
 }
 
-// receiveTask reads the message a receive task waits for.
+// receiveTask reads the message a receive task waits for. Without a
+// messageRef it returns nil: the task waits until it is triggered by its
+// wait id (Camunda 7's signal of the execution), which an instantiating
+// receive task or one after an event-based gateway cannot be
+// (checkReceiveTrigger).
 func (p *parser) receiveTask(e *etree.Element) *EventDef {
 	label := p.label(e)
 	ev := &EventDef{Kind: TriggerMessage}
 	ref := strings.TrimSpace(attr(e, "messageRef"))
 	if ref == "" {
-		p.problems.add(label, RuleMissingReference,
-			"receiveTask needs a messageRef: it waits for a message by name (and correlation key); Camunda 7's receive task without one waits for a trigger of its execution by id, which gobpm has no API for")
-		return ev
+		return nil
 	}
 	if m, ok := lookup(p.messages, ref); ok {
 		ev.MessageName, ev.CorrelationKey = m.name, m.key

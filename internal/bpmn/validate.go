@@ -292,7 +292,7 @@ func (p *parser) checkEventGateway(n *nodeInfo) {
 		t := f.Target
 		if !eventGatewayTarget(t) {
 			p.problems.add(label, RuleInvalidEventGateway,
-				"sequence flow %q leads to %s %q; an event-based gateway must lead to timer, message or signal intermediate catch events (or multiple ones of those, not parallel multiple: the gateway takes the first event) or receive tasks",
+				"sequence flow %q leads to %s %q; an event-based gateway must lead to timer, message or signal intermediate catch events (or multiple ones of those, not parallel multiple: the gateway takes the first event) or receive tasks with a messageRef",
 				f.ID, t.Kind, t.ID)
 			continue
 		}
@@ -307,7 +307,7 @@ func (p *parser) checkEventGateway(n *nodeInfo) {
 func eventGatewayTarget(n *Node) bool {
 	switch n.Kind {
 	case KindReceiveTask:
-		return true
+		return n.Event != nil // one triggered by its wait id has no event the gateway could race
 	case KindIntermediateCatchEvent:
 		if n.Event == nil || n.Event.Kind == TriggerParallelMultiple {
 			return false // a gateway takes the first event; all of them cannot be first

@@ -397,6 +397,10 @@ func (g *migrator) checkWait(w *Wait) {
 		if tn.Call == nil {
 			g.problem(sn.ID, "%s waits for a called instance but %s is a %s in the target version", sn.ID, tn.ID, tn.Kind)
 		}
+	case WaitTrigger:
+		if tn.Kind != bpmn.KindReceiveTask || tn.Event != nil {
+			g.problem(sn.ID, "%s waits to be triggered but %s is not a receive task without a messageRef in the target version", sn.ID, tn.ID)
+		}
 	default:
 		k := waitTrigger(w.Kind)
 		if triggerOf(tn, k) == nil {

@@ -43,9 +43,11 @@ type CancelTarget struct {
 }
 
 // ActivateTarget names an element to start: a new track on it, in scope
-// ScopeID when given (which must be an instance of the element's
-// container), else in the one open instance of the container, opened
-// (with its parents) when there is none. Variables are set in that scope.
+// ScopeID when given — an instance of the element's container, or of a
+// container around it, under which new instances of the containers in
+// between are opened (Camunda 7's ancestor activity instance) — else in
+// the one open instance of the container, opened (with its parents) when
+// there is none. Variables are set in the scope the track starts in.
 type ActivateTarget struct {
 	NodeID    string
 	ScopeID   scope.ID
@@ -129,7 +131,8 @@ func (x *executor) checkInstruction(in Instruction) error {
 			return err
 		}
 		if a.ScopeID != "" {
-			return x.checkHome(n, a.ScopeID)
+			_, err := x.checkHome(n, a.ScopeID)
+			return err
 		}
 		_, err := x.homeOf(n, false)
 		return err
@@ -225,8 +228,16 @@ func (x *executor) modifyActivate(a ActivateTarget) error {
 		if home, err = x.homeOf(n, true); err != nil {
 			return err
 		}
-	} else if err := x.checkHome(n, home); err != nil {
-		return err
+	} else {
+		chain, err := x.checkHome(n, home)
+		if err != nil {
+			return err
+		}
+		for _, owner := range chain {
+			if home, err = x.openContainer(n, home, owner); err != nil {
+				return err
+			}
+		}
 	}
 	if len(a.Variables) > 0 {
 		sc := x.st.Scopes.Get(home)
@@ -244,13 +255,38 @@ func (x *executor) modifyActivate(a ActivateTarget) error {
 	return nil
 }
 
-// checkHome refuses a scope that is not an open instance of n's container.
-func (x *executor) checkHome(n *bpmn.Node, s scope.ID) error {
+// checkHome refuses a scope that is not an open instance of n's container
+// or of a container around it. For an ancestor it returns the containers
+// between, outermost first, whose new instances the activation opens under
+// s; each must be one a modification may open.
+func (x *executor) checkHome(n *bpmn.Node, s scope.ID) ([]*bpmn.Node, error) {
 	if x.st.Scopes.Get(s) == nil {
-		return fmt.Errorf("activate %s: instance has no open scope %q: %w", n.ID, s, ErrInvalidModification)
+		return nil, fmt.Errorf("activate %s: instance has no open scope %q: %w", n.ID, s, ErrInvalidModification)
 	}
-	if x.graphOf(s) != n.Parent {
-		return fmt.Errorf("activate %s: scope %s is not an instance of %s: %w", n.ID, s, containerName(n), ErrInvalidModification)
+	at := x.graphOf(s)
+	var chain []*bpmn.Node
+	for g := n.Parent; g != at; g = g.Owner.Parent {
+		if g.Owner == nil {
+			return nil, fmt.Errorf("activate %s: scope %s is not an instance of %s or of a container around it: %w", n.ID, s, containerName(n), ErrInvalidModification)
+		}
+		chain = append(chain, g.Owner)
+	}
+	slices.Reverse(chain)
+	for _, owner := range chain {
+		if err := openable(n, owner); err != nil {
+			return nil, err
+		}
+	}
+	return chain, nil
+}
+
+// openable refuses a container a modification cannot open to start n in
+// it: a multi-instance or loop activity, an event sub-process, a
+// compensation handler.
+func openable(n, owner *bpmn.Node) error {
+	if owner.Loop != nil || owner.TriggeredByEvent || owner.ForCompensation {
+		return fmt.Errorf("activate %s: no instance of %s is open, and a %s is not opened by a modification; activate %s itself: %w",
+			n.ID, owner.ID, containerKind(owner), owner.ID, ErrInvalidModification)
 	}
 	return nil
 }
@@ -276,14 +312,19 @@ func (x *executor) homeOf(n *bpmn.Node, open bool) (scope.ID, error) {
 		return "", fmt.Errorf("activate %s: %s has %d open instances (%v); name one with scopeId: %w", n.ID, containerName(n), len(found), found, ErrAmbiguousScope)
 	}
 	owner := g.Owner
-	if owner.Loop != nil || owner.TriggeredByEvent || owner.ForCompensation {
-		return "", fmt.Errorf("activate %s: no instance of %s is open, and a %s is not opened by a modification; activate %s itself: %w",
-			n.ID, owner.ID, containerKind(owner), owner.ID, ErrInvalidModification)
+	if err := openable(n, owner); err != nil {
+		return "", err
 	}
 	parent, err := x.homeOf(owner, open)
 	if err != nil || !open {
 		return "", err
 	}
+	return x.openContainer(n, parent, owner)
+}
+
+// openContainer opens a new instance of sub-process owner in scope parent,
+// hosted by a track of its own, to start n inside it, and returns it.
+func (x *executor) openContainer(n *bpmn.Node, parent scope.ID, owner *bpmn.Node) (scope.ID, error) {
 	host := x.newTrack(parent, owner.ID, "")
 	x.queue = slices.DeleteFunc(x.queue, func(id string) bool { return id == host.ID }) // it hosts, it does not run
 	child, err := x.st.Scopes.Open(parent, owner.ID, owner.Sub.DataNames)

@@ -207,7 +207,8 @@ func TestModifyRefusals(t *testing.T) {
 		{"two targets", st, Modify{Instructions: []Instruction{{Cancel: &CancelTarget{NodeID: "a", TrackID: "t1"}}}}, ErrInvalidModification},
 		{"cancel and activate at once", st, Modify{Instructions: []Instruction{{Cancel: &CancelTarget{NodeID: "a"}, Activate: &ActivateTarget{NodeID: "c"}}}}, ErrInvalidModification},
 		{"a boundary event", st, Modify{Instructions: []Instruction{activateNode("late")}}, ErrInvalidModification},
-		{"scope of another container", st, Modify{Instructions: []Instruction{{Activate: &ActivateTarget{NodeID: "b", ScopeID: scope.RootID}}}}, ErrInvalidModification},
+		// An ancestor of the element's container is accepted (modify_ancestor_test.go); an inner scope is not.
+		{"scope of another container", twice, Modify{Instructions: []Instruction{{Activate: &ActivateTarget{NodeID: "c", ScopeID: subScopes(twice)[0]}}}}, ErrInvalidModification},
 		{"ambiguous container", twice, Modify{Instructions: []Instruction{activateNode("b")}}, ErrAmbiguousScope},
 		{"ended instance", ended, Modify{Instructions: []Instruction{activateNode("c")}}, ErrInvalidTransition},
 	}

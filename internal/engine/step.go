@@ -230,6 +230,15 @@ func (x *executor) apply(ev Event) error {
 		if x.st.NextFact != 0 || len(x.st.Tracks) != 0 {
 			return fmt.Errorf("engine: start instance %s: already started: %w", x.st.InstanceID, ErrInvalidTransition)
 		}
+		if e.StartNode == "" {
+			n, err := DirectStart(x.proc)
+			if err != nil {
+				return fmt.Errorf("engine: start instance %s: %w: %w", x.st.InstanceID, err, ErrInvalidTransition)
+			}
+			if n != nil {
+				e.StartNode = n.ID
+			}
+		}
 		root := x.st.Scopes.Get(scope.RootID)
 		x.st.Scopes.Touch(scope.RootID)
 		root.Vars = scope.CloneVars(e.Variables)
@@ -268,9 +277,6 @@ func (x *executor) apply(ev Event) error {
 				x.deliver(t, n, payload)
 			}
 			return nil
-		}
-		if len(x.proc.Graph.Starts) == 0 {
-			return fmt.Errorf("engine: start instance %s: process %s has no none start event: %w", x.st.InstanceID, x.proc.ID, ErrInvalidTransition)
 		}
 		x.armScope(scope.RootID)
 		x.seed(x.proc.Graph, scope.RootID)
@@ -325,6 +331,8 @@ func (x *executor) apply(ev Event) error {
 			return x.completeRegion(e)
 		case DecisionEvaluated:
 			return x.decisionEvaluated(e)
+		case WaitTriggered:
+			return x.triggerWait(e)
 		}
 		if routed, err := x.applyRouterJobEvent(ev); routed {
 			return err

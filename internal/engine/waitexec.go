@@ -485,6 +485,10 @@ func parseDueDate(txt string, now time.Time) (time.Time, error) {
 
 // catchEvent parks a track on an intermediate catch event or receive task.
 func (x *executor) catchEvent(t *Track, n *bpmn.Node) {
+	if n.Kind == bpmn.KindReceiveTask && n.Event == nil {
+		x.awaitTrigger(t, n)
+		return
+	}
 	if n.Event == nil || n.Event.Kind == bpmn.TriggerLink {
 		// A link catch is reached from its throw and passes straight on.
 		x.complete(t, n)
@@ -722,7 +726,11 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 	}
 	x.markTrack(t)
 	x.fx.Fired++
-	x.fact(FactEventTriggered, n.ID, w.ScopeID, t.ID, map[string]any{"kind": string(w.Kind), "waitId": w.ID})
+	detail := map[string]any{"kind": string(w.Kind), "waitId": w.ID}
+	if w.Kind == WaitTrigger && x.by != "" {
+		detail["by"] = x.by
+	}
+	x.fact(FactEventTriggered, n.ID, w.ScopeID, t.ID, detail)
 	switch {
 	case w.Boundary && n.Event.Kind == bpmn.TriggerParallelMultiple:
 		// An interrupting parallel multiple boundary event (bpmn refuses a
@@ -749,7 +757,7 @@ func (x *executor) fire(w *Wait, vars map[string]any) {
 		if len(vars) > 0 && !x.stillActive(t, n) {
 			return // a condition the payload satisfied interrupted the catch
 		}
-		if n.Event.Kind == bpmn.TriggerParallelMultiple && x.awaiting(t, n, false) {
+		if n.Event != nil && n.Event.Kind == bpmn.TriggerParallelMultiple && x.awaiting(t, n, false) {
 			return // a parallel multiple catch waits for all its events
 		}
 		t.State = TrackReady

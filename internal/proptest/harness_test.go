@@ -173,6 +173,7 @@ const (
 	actCancel     = "cancel"
 	actRetry      = "retry-incident"
 	actCancelIncd = "cancel-on-incident"
+	actTrigger    = "trigger-wait"
 )
 
 // action is one recorded driver step. Target is a wait or incident id with
@@ -266,6 +267,8 @@ func (r *run) enabled(ctx context.Context, drain bool) ([]action, error) {
 			sigs[w.Name] = sigs[w.Name] || !drain || !r.spawners[w.NodeID]
 		case runtime.WaitTimer:
 			timers = true
+		case runtime.WaitTrigger:
+			out = append(out, action{Kind: actTrigger, Target: r.local(w.ID)})
 		}
 	}
 	for _, n := range sortedKeys(msgs) {
@@ -378,6 +381,8 @@ func (r *run) do(ctx context.Context, a action, seq int) (string, error) {
 		_, err = rt.Cancel(ctx, r.id)
 	case actRetry:
 		_, err = rt.RetryIncident(ctx, r.global(a.Target), 1)
+	case actTrigger:
+		_, err = rt.TriggerWait(ctx, r.id, r.global(a.Target), vars)
 	default:
 		return "", fmt.Errorf("unknown action %q", a.Kind)
 	}

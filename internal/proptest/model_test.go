@@ -44,6 +44,7 @@ const (
 	blockCompensable // a job (or a parallel multi-instance job) with a compensation boundary event and its handler (a job or user task)
 	blockCompensate  // 0–2 compensable blocks, then a compensation throw event compensating its scope
 	blockMultiple    // a multiple (or parallel multiple) catch of a message and a timer
+	blockReceive     // a receive task without a messageRef: it waits to be triggered by its wait id
 	blockSequence
 	blockParallel
 	blockLink // a link throw, its catch, then a block: the token jumps between them
@@ -130,6 +131,10 @@ type model struct {
 	// concurrent: gobpm:compensation="concurrent", the handlers a throw
 	// claims start together (Camunda's way) instead of one at a time.
 	concurrent bool
+	// messageStart makes the process's only start a message start event
+	// (of a message the driver never sends): started by key, the instance
+	// begins there (engine.DirectStart).
+	messageStart bool
 }
 
 // generator draws a model within the size budget.
@@ -151,6 +156,7 @@ func genModel(t *rapid.T) *model {
 	m := &model{body: g.block(0, false, blockWeights[blockSequence:]...)}
 	m.handlers = g.handlers(0, false)
 	m.concurrent = rapid.Bool().Draw(t, "concurrentCompensation")
+	m.messageStart = rapid.Bool().Draw(t, "messageStart")
 	return m
 }
 
@@ -171,6 +177,7 @@ var blockWeights = []int{
 	blockCompensable: 2,
 	blockCompensate:  1,
 	blockMultiple:    1,
+	blockReceive:     1,
 	blockSequence:    4,
 	blockParallel:    4,
 	blockLink:        1,
@@ -373,7 +380,11 @@ func (e *emitter) flow(c *container, from, to string) {
 func (m *model) toXML(key string) (string, map[string]bool) {
 	e := &emitter{spawners: map[string]bool{}}
 	root := &container{}
-	root.add(`<startEvent id="start"/>`)
+	if m.messageStart {
+		root.add(`<startEvent id="start"><messageEventDefinition messageRef="msg_begin"/></startEvent>`)
+	} else {
+		root.add(`<startEvent id="start"/>`)
+	}
 	in, out := e.block(root, m.body)
 	e.flow(root, "start", in)
 	root.add(`<endEvent id="end"/>`)
@@ -387,6 +398,7 @@ func (m *model) toXML(key string) (string, map[string]bool) {
 	for _, n := range messageNames {
 		fmt.Fprintf(&sb, `  <message id="msg_%s" name="%s" gobpm:correlationKey="=key"/>`+"\n", n, n)
 	}
+	sb.WriteString(`  <message id="msg_begin" name="begin"/>` + "\n")
 	for _, n := range signalNames {
 		fmt.Fprintf(&sb, `  <signal id="sig_%s" name="%s"/>`+"\n", n, n)
 	}
@@ -503,6 +515,10 @@ func (e *emitter) block(c *container, b *block) (in, out string) {
 		id := e.id("multiple")
 		c.add(`<intermediateCatchEvent id="%s" parallelMultiple="%t"><messageEventDefinition messageRef="msg_%s"/><timerEventDefinition><timeDuration>PT%dM</timeDuration></timerEventDefinition></intermediateCatchEvent>`,
 			id, b.parallel, b.name, b.minutes)
+		return id, id
+	case blockReceive:
+		id := e.id("receive")
+		c.add(`<receiveTask id="%s"/>`, id)
 		return id, id
 	case blockLink:
 		id := e.id("link")

@@ -233,7 +233,7 @@ func (s *stats) add(xml string, actions []action, r *run, ctx context.Context) {
 			s.facts[f.Kind]++
 		}
 	}
-	for _, el := range []string{"<subProcess id=\"sub", `triggeredByEvent`, "<boundaryEvent", "terminateEventDefinition", "<parallelGateway", "errorEventDefinition errorRef", "intermediateThrowEvent", "compensateEventDefinition", "linkEventDefinition", `parallelMultiple="true"`, `parallelMultiple="false"`, "multiInstanceLoopCharacteristics", `gobpm:compensation="concurrent"`} {
+	for _, el := range []string{"<subProcess id=\"sub", `triggeredByEvent`, "<boundaryEvent", "terminateEventDefinition", "<parallelGateway", "errorEventDefinition errorRef", "intermediateThrowEvent", "compensateEventDefinition", "linkEventDefinition", "<receiveTask", `parallelMultiple="true"`, `parallelMultiple="false"`, "multiInstanceLoopCharacteristics", `gobpm:compensation="concurrent"`} {
 		s.elements[el] += strings.Count(xml, el)
 	}
 }

@@ -202,7 +202,11 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	next, fx, err := engine.Apply(proc, child, engine.Start{Variables: contractInputs(c, proc)}, now, r.engine)
 	if err != nil {
 		if errors.Is(err, engine.ErrInvalidTransition) {
-			return fail(engine.CodeCallContract, "call activity %s: process %s has no none start event", c.NodeID, key), nil
+			why := error(err)
+			if _, refused := engine.DirectStart(proc); refused != nil {
+				why = refused
+			}
+			return fail(engine.CodeCallContract, "call activity %s: %v", c.NodeID, why), nil
 		}
 		return nil, fmt.Errorf("runtime: start child %s: %w", c.ChildID, err)
 	}

@@ -488,7 +488,11 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	if err != nil {
 		unlock()
 		if errors.Is(err, engine.ErrInvalidTransition) {
-			return "", &Error{Code: EINVALID, Message: fmt.Sprintf("process %s cannot be started directly: it has no none start event", ref.Key), Err: err}
+			why := error(err)
+			if _, refused := engine.DirectStart(proc); refused != nil && startNode == "" {
+				why = refused
+			}
+			return "", &Error{Code: EINVALID, Message: fmt.Sprintf("process %s cannot be started directly: %v", ref.Key, why), Err: err}
 		}
 		return "", fmt.Errorf("runtime: start %s: %w", ref.Key, err)
 	}
