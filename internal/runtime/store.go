@@ -12,6 +12,12 @@ import (
 type InstanceID string
 
 // Instance statuses, as the API shows them.
+//
+// StatusRunning: active, no open incident of its own. StatusFailed: either
+// stopped on at least one open incident (not ended: it goes on once every
+// incident is retried) or — with an end time, State.Failure set — ended by
+// an error it could not handle and handed to its caller (final).
+// StatusCompleted and StatusTerminated (cancelled) are final.
 const (
 	StatusRunning    = "running"
 	StatusCompleted  = "completed"
