@@ -99,9 +99,13 @@ type InstanceSummary struct {
 	ID string `json:"id"`
 	// Number is the instance's short number among the instances of its
 	// process key, 1, 2, 3… in start order: "order #1042" names it.
-	Number      int64         `json:"number"`
-	ProcessKey  string        `json:"processKey"`
-	Version     int           `json:"version"`
+	Number     int64  `json:"number"`
+	ProcessKey string `json:"processKey"`
+	Version    int    `json:"version"`
+	// Status is running, completed, terminated or failed; failed without
+	// EndedAt is an instance stopped on an open incident (Incident), with
+	// EndedAt one ended by an error it could not handle (openapi.yaml's
+	// InstanceStatus).
 	Status      string        `json:"status"`
 	BusinessKey string        `json:"businessKey"`
 	Parent      *InstanceLink `json:"parent"`
@@ -109,7 +113,8 @@ type InstanceSummary struct {
 	UpdatedAt   string        `json:"updatedAt"`
 	// EndedAt is omitted while the instance runs.
 	EndedAt string `json:"endedAt,omitempty"`
-	// Incident: the instance has an open incident.
+	// Incident: the instance has an open incident of its own; its status
+	// is then "failed" without EndedAt until the incident is retried.
 	Incident bool `json:"incident"`
 	// IncidentsInTree: an instance it called, directly or further down,
 	// has an open incident.

@@ -130,6 +130,9 @@ type Service interface {
 	// IncidentMarks says which of ids have open incidents themselves or
 	// further down their call tree (absent: neither), in one lookup.
 	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)
+	// ElementCounts counts the tokens and open incidents at each element
+	// over every running or failed instance of a process version.
+	ElementCounts(ctx context.Context, key string, version int) ([]runtime.ElementCount, error)
 	// IncidentTrees places every instance with an open incident in its
 	// call tree (its process key, the root and the root's key).
 	IncidentTrees(ctx context.Context) (map[runtime.InstanceID]runtime.IncidentTree, error)

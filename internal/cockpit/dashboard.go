@@ -46,15 +46,17 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Live.OpenIncidents = len(open.rows)
-	// Stuck trees: the roots with an open incident anywhere in their call
-	// tree, counted under the root's process.
+	// Stuck: the instances of each process with an open incident in
+	// themselves or anywhere below them in their call tree — the
+	// incident's instance and every caller above it, whatever the depth.
 	stuck := map[string]map[runtime.InstanceID]bool{}
 	for _, in := range open.rows {
-		t := open.trees[in.InstanceID]
-		if stuck[t.RootKey] == nil {
-			stuck[t.RootKey] = map[runtime.InstanceID]bool{}
+		for _, at := range stuckBy(in, open.trees[in.InstanceID]) {
+			if stuck[at.Key] == nil {
+				stuck[at.Key] = map[runtime.InstanceID]bool{}
+			}
+			stuck[at.Key][at.ID] = true
 		}
-		stuck[t.RootKey][t.RootID] = true
 	}
 	for i := range p.Live.Processes {
 		p.Live.Processes[i].Stuck = len(stuck[p.Live.Processes[i].Key])
@@ -105,6 +107,16 @@ func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.Live.MyTasks = offered
 	}
 	h.render(w, r, http.StatusOK, templates.Dashboard(p))
+}
+
+// stuckBy returns the instances an open incident leaves stuck: its own
+// and every caller above it (tree.Path; the instance alone when the
+// incident was raised after its tree was read).
+func stuckBy(in runtime.IncidentRow, tree runtime.IncidentTree) []runtime.TreeInstance {
+	if len(tree.Path) == 0 {
+		return []runtime.TreeInstance{{ID: in.InstanceID, Key: tree.ProcessKey}}
+	}
+	return tree.Path
 }
 
 // maxListTotal is where ListInstances stops counting: a total of

@@ -3,6 +3,7 @@ package cockpit
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,9 +39,11 @@ func (h *handler) incidents(w http.ResponseWriter, r *http.Request) {
 	f := templates.IncidentFilter{
 		Process: strings.TrimSpace(q.Get("process")),
 		Root:    strings.TrimSpace(q.Get("root")),
+		Under:   strings.TrimSpace(q.Get("under")),
 		Element: strings.TrimSpace(q.Get("element")),
 		Kind:    strings.TrimSpace(q.Get("kind")),
 		Age:     strings.TrimSpace(q.Get("age")),
+		Message: q.Get("message"),
 	}
 	age, ok := incidentAge(f.Age)
 	if !ok {
@@ -57,19 +60,27 @@ func (h *handler) incidents(w http.ResponseWriter, r *http.Request) {
 	keys, kinds := map[string]bool{}, map[string]bool{}
 	rows := open.rows
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].CreatedAt.After(rows[j].CreatedAt) })
+	groups := map[string]*templates.IncidentGroup{}
 	for _, in := range rows {
 		item := h.incidentItem(r, in, open.trees)
 		keys[item.ProcessKey], kinds[in.Kind] = true, true
 		if item.RootKey != "" {
 			keys[item.RootKey] = true
 		}
-		if !incidentMatches(f, item, age, now) {
+		anyMessage := f
+		anyMessage.Message = ""
+		if !incidentMatches(anyMessage, item, open.trees[in.InstanceID], age, now) {
+			continue
+		}
+		addToGroup(groups, f, in)
+		if f.Message != "" && in.Message != f.Message {
 			continue
 		}
 		p.Live.Items = append(p.Live.Items, item)
 		p.Live.CanRetry = p.Live.CanRetry || item.CanRetry
 	}
 	p.Live.Total = len(rows)
+	p.Live.Groups = sortedGroups(groups)
 	if err := h.nameIncidents(r.Context(), p.Live.Items); err != nil {
 		h.failErr(w, r, err)
 		return
@@ -78,18 +89,54 @@ func (h *handler) incidents(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, templates.Incidents(p))
 }
 
+// addToGroup counts incident in in the group of its error message; f is
+// the page's filter, which the group's link keeps.
+func addToGroup(groups map[string]*templates.IncidentGroup, f templates.IncidentFilter, in runtime.IncidentRow) {
+	g := groups[in.Message]
+	if g == nil {
+		f.Message = in.Message
+		g = &templates.IncidentGroup{Message: in.Message, URL: templates.IncidentsURL(f)}
+		groups[in.Message] = g
+	}
+	g.Count++
+	if !slices.Contains(g.Kinds, in.Kind) {
+		g.Kinds = append(g.Kinds, in.Kind)
+		slices.Sort(g.Kinds)
+	}
+}
+
+// sortedGroups lists the groups, the largest first (then by message).
+func sortedGroups(groups map[string]*templates.IncidentGroup) []templates.IncidentGroup {
+	out := make([]templates.IncidentGroup, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
 // incidentMatches reports whether an incident passes the filter: process
 // is its instance's process, root the process at the root of its call tree
-// (its own when nothing called it), element a part of its element id,
-// age how long it has been open at least.
-func incidentMatches(f templates.IncidentFilter, in templates.IncidentItem, age time.Duration, now time.Time) bool {
+// (its own when nothing called it), under a process of its instance or of
+// a caller above it (tree is its call tree), element a part of its element
+// id, age how long it has been open at least, message its exact message.
+func incidentMatches(f templates.IncidentFilter, in templates.IncidentItem, tree runtime.IncidentTree, age time.Duration, now time.Time) bool {
 	root := in.RootKey
 	if in.RootID == "" {
 		root = in.ProcessKey
 	}
+	under := f.Under == "" || in.ProcessKey == f.Under ||
+		slices.ContainsFunc(tree.Path, func(t runtime.TreeInstance) bool { return t.Key == f.Under })
 	switch {
 	case f.Process != "" && in.ProcessKey != f.Process,
 		f.Root != "" && root != f.Root,
+		!under,
+		f.Message != "" && in.Message != f.Message,
 		f.Element != "" && !strings.Contains(strings.ToLower(in.NodeID), strings.ToLower(f.Element)),
 		f.Kind != "" && in.Kind != f.Kind,
 		age > 0 && now.Sub(in.CreatedAt) < age:

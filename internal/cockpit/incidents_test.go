@@ -42,17 +42,18 @@ func TestIncidentsRollUp(t *testing.T) {
 	root, lone := stuckTree(t, b)
 	leaf := leafOf(t, b, root)
 
-	// The dashboard counts the stuck trees under their root's process and
-	// leads to their incidents.
+	// The dashboard counts, per process, the instances with an open
+	// incident in themselves or below them — the grandparent, the caller
+	// and both picky instances — and leads to those incidents.
 	d := b.mustGet("/")
 	stuck := func(key string) string {
 		return strings.TrimSpace(d.doc.Find(`[data-testid="process-status-row"][data-key="` + key + `"] [data-testid="count-stuck"]`).Text())
 	}
-	if stuck("grandparent") != "⚠ 1" || stuck("picky") != "⚠ 1" || stuck("caller") != "0" {
+	if stuck("grandparent") != "⚠ 1" || stuck("picky") != "⚠ 2" || stuck("caller") != "⚠ 1" {
 		t.Errorf("stuck: grandparent %q, picky %q, caller %q", stuck("grandparent"), stuck("picky"), stuck("caller"))
 	}
 	link := d.doc.Find(`[data-testid="process-status-row"][data-key="grandparent"] [data-testid="count-stuck"]`).AttrOr("href", "")
-	if link != "/incidents?root=grandparent" {
+	if link != "/incidents?under=grandparent" {
 		t.Fatalf("stuck link %q", link)
 	}
 
@@ -97,6 +98,8 @@ func TestIncidentsRollUp(t *testing.T) {
 	}{
 		{"process=picky", 2},
 		{"root=picky", 1},
+		{"under=caller", 1},
+		{"under=picky", 2},
 		{"element=ROUT", 2},
 		{"element=nowhere", 0},
 		{"kind=nope", 0},

@@ -167,8 +167,8 @@ func TestInstanceListFiltersAndPaging(t *testing.T) {
 	}
 	p = b.mustGet("/instances?parent=" + url.QueryEscape(string(parent.ID)))
 	rows := p.testid("instance-row")
-	if rows.Length() != 1 || rows.Find(`[data-testid="incident-flag"]`).Length() != 1 {
-		t.Errorf("the child of the caller is listed with its incident flag:\n%s", p.body)
+	if rows.Length() != 1 || rows.Find(`[data-testid="status"]`).Text() != "incident" {
+		t.Errorf("the child of the caller is listed as stopped on its incident:\n%s", p.body)
 	}
 	p = b.mustGet("/instances?process=caller")
 	if row := p.testid("instance-row"); row.Find(`[data-testid="incident-in-tree"]`).Length() != 1 ||

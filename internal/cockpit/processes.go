@@ -19,10 +19,6 @@ import (
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// sampleInstances caps how many running instances a definition page reads
-// to count tokens per element (the most recent ones; the page says so).
-const sampleInstances = 100
-
 func (h *handler) processes(w http.ResponseWriter, r *http.Request) {
 	p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
 	if err := h.fillProcesses(r, &p); err != nil {
@@ -191,54 +187,29 @@ func hasDiagram(xml []byte) bool {
 	return bytes.Contains(xml, []byte("BPMNDiagram")) && bytes.Contains(xml, []byte("BPMNShape"))
 }
 
-// processLive counts active tokens and open incidents per element over the
-// most recent failed, then running, instances of a version (at most
-// sampleInstances; failed first, since an open incident fails its instance),
-// naming the elements by names.
+// processLive counts the active tokens and open incidents per element over
+// every running or failed instance of a version, exactly (the store's
+// token index: one read, whatever the number of instances), naming the
+// elements by names.
 func (h *handler) processLive(ctx context.Context, key string, v int, names map[string]string) (templates.ProcessLive, error) {
-	counts := map[string]*templates.ElementCount{}
-	at := func(node string) *templates.ElementCount {
-		c := counts[node]
-		if c == nil {
-			c = &templates.ElementCount{NodeID: node}
-			counts[node] = c
-		}
-		return c
-	}
 	var live templates.ProcessLive
 	for _, status := range []string{runtime.StatusFailed, runtime.StatusRunning} {
-		rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: key, ProcessVersion: v, Status: status, Limit: sampleInstances})
+		total, err := h.countInstances(ctx, runtime.InstanceFilter{ProcessKey: key, ProcessVersion: v, Status: status})
 		if err != nil {
 			return live, err
 		}
-		live.Running = addTotals(live.Running, listTotal(total))
-		for _, row := range rows {
-			if live.Sampled >= sampleInstances {
-				break
-			}
-			iv, err := h.svc.Instance(ctx, row.ID)
-			if err != nil {
-				if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-					continue
-				}
-				return live, err
-			}
-			live.Sampled++
-			if iv.TrackCount > len(iv.Tracks) {
-				live.TokensCut = true
-			}
-			for _, node := range tokenNodes(iv.Tracks, iv.Scopes) {
-				at(node).Active++
-			}
-			for _, in := range iv.Incidents {
-				if in.ResolvedAt.IsZero() {
-					at(in.NodeID).Incidents++
-				}
-			}
-		}
+		live.Running = addTotals(live.Running, total)
+	}
+	rows, err := h.svc.ElementCounts(ctx, key, v)
+	if err != nil {
+		return live, err
+	}
+	counts := make(map[string]*templates.ElementCount, len(rows))
+	for _, r := range rows {
+		counts[r.NodeID] = &templates.ElementCount{NodeID: r.NodeID, Active: r.Tokens, Incidents: r.Incidents}
 	}
 	live.Elements = sortedCounts(counts, names)
-	live.State = stateJSON(live.Elements, live.TokensCut, nil)
+	live.State = stateJSON(live.Elements, false, nil)
 	return live, nil
 }
 

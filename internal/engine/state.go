@@ -17,6 +17,12 @@ import (
 const FormatVersion = 1
 
 // Instance statuses.
+//
+// StatusRunning: active, no open incident of its own. StatusFailed: either
+// stopped on at least one open incident (not ended: it goes on once every
+// incident is retried) or — with an end time, State.Failure set — ended by
+// an error it could not handle and handed to its caller (final).
+// StatusCompleted and StatusTerminated (cancelled) are final.
 const (
 	StatusRunning    = "running"
 	StatusCompleted  = "completed"

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 )
 
 // IncidentAncestor links an instance with an open incident to one of the
@@ -61,6 +63,16 @@ type IncidentTree struct {
 	// nothing called it), RootKey the root's process key.
 	RootID  InstanceID
 	RootKey string
+	// Path is the instance itself and every caller above it, up to the
+	// root, in that order: the instances an open incident here leaves
+	// stuck.
+	Path []TreeInstance
+}
+
+// TreeInstance names one instance of a call tree and its process.
+type TreeInstance struct {
+	ID  InstanceID
+	Key string
 }
 
 // IncidentTrees places every instance with an open incident in its call
@@ -70,17 +82,16 @@ func (r *Runtime) IncidentTrees(ctx context.Context) (map[InstanceID]IncidentTre
 	if err != nil {
 		return nil, fmt.Errorf("incident trees: %w", err)
 	}
+	slices.SortStableFunc(rows, func(a, b IncidentAncestor) int { return cmp.Compare(a.Depth, b.Depth) })
 	out := map[InstanceID]IncidentTree{}
-	depth := map[InstanceID]int{}
 	for _, a := range rows {
 		t := out[a.InstanceID]
 		if a.Depth == 0 {
 			t.ProcessKey = a.AncestorKey
 		}
-		if d, ok := depth[a.InstanceID]; !ok || a.Depth > d {
-			depth[a.InstanceID] = a.Depth
-			t.RootID, t.RootKey = a.AncestorID, a.AncestorKey
-		}
+		// Rows come by depth: the last one is the root.
+		t.RootID, t.RootKey = a.AncestorID, a.AncestorKey
+		t.Path = append(t.Path, TreeInstance{ID: a.AncestorID, Key: a.AncestorKey})
 		out[a.InstanceID] = t
 	}
 	return out, nil

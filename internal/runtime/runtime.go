@@ -290,7 +290,8 @@ func (r *Runtime) Resume(ctx context.Context) (int, error) {
 // Prepare is the part of start-up that must finish before anything else
 // touches the store: the job-key secret (made on a new database), the
 // after-commit work left in the outbox (oldest first) and the upgrade of
-// checkpoints written before migration 0005. Requests may be served once
+// checkpoints written before migration 0005, then the token index of the
+// instances stored before it existed (tokens.go). Requests may be served once
 // it returns; ResumeInstances can run alongside them (each instance is
 // resumed under its own lock).
 func (r *Runtime) Prepare(ctx context.Context) error {
@@ -308,6 +309,9 @@ func (r *Runtime) Prepare(ctx context.Context) error {
 	}
 	if err := r.upgradeLegacy(ctx); err != nil {
 		return fmt.Errorf("runtime: resume: %w", err)
+	}
+	if err := r.indexPendingTokens(ctx); err != nil {
+		return fmt.Errorf("runtime: prepare: %w", err)
 	}
 	return nil
 }
@@ -721,6 +725,7 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 		return StepRecord{}, err
 	}
 	rec.Parts = put
+	rec.Tokens, rec.RemovedTokens = tokenChanges(st, put, rec.RemovedParts)
 	rec.Facts = make([]FactRow, 0, len(fx.Facts))
 	for i := range fx.Facts {
 		f := &fx.Facts[i]

@@ -12,6 +12,12 @@ import (
 type InstanceID string
 
 // Instance statuses, as the API shows them.
+//
+// StatusRunning: active, no open incident of its own. StatusFailed: either
+// stopped on at least one open incident (not ended: it goes on once every
+// incident is retried) or — with an end time, State.Failure set — ended by
+// an error it could not handle and handed to its caller (final).
+// StatusCompleted and StatusTerminated (cancelled) are final.
 const (
 	StatusRunning    = "running"
 	StatusCompleted  = "completed"
@@ -163,6 +169,14 @@ type StepRecord struct {
 	Waits []WaitRow
 	// RemovedWaits are wait ids to delete (completed, withdrawn, fired).
 	RemovedWaits []string
+	// Tokens are the instance's tokens the step created or moved, inserted
+	// or replaced by track id; RemovedTokens are the track ids whose token
+	// is gone (the track ended, or it now hosts a loop body and no longer
+	// counts). Together they keep the store's token index (ElementCounts)
+	// exact at the cost of what the step changed. A step that ends its
+	// instance also drops every token it still has indexed.
+	Tokens        []TokenRow
+	RemovedTokens []string
 	// Outbox is the after-commit work the step asks for, written in the
 	// step's transaction (InstanceID and CreatedAt are the step's when
 	// empty). CommitSteps sets each row's ID in place once it is written.
@@ -183,6 +197,24 @@ type StepRecord struct {
 	// with ErrConflict. A schedule another node fired or took over
 	// meanwhile thus starts nothing.
 	FiresStartTimer string
+}
+
+// TokenRow is one token of an instance as the store indexes it for
+// counting: a live track and the element it stands on.
+type TokenRow struct {
+	TrackID string
+	NodeID  string
+}
+
+// ElementCount is what stands at one element of a process version over
+// all its running or failed instances.
+type ElementCount struct {
+	NodeID string
+	// Tokens counts the tokens at the element (a track hosting a loop or
+	// multi-instance body is not one: its iterations are).
+	Tokens int
+	// Incidents counts the open incidents raised at the element.
+	Incidents int
 }
 
 // LockGuard names a job and the hash of the lock token it must still hold
@@ -377,6 +409,21 @@ type Store interface {
 	// InstanceRows returns the rows of the instances ids that exist, in
 	// one query (in no particular order); unknown ids are left out.
 	InstanceRows(ctx context.Context, ids []InstanceID) ([]InstanceRow, error)
+	// ElementCounts counts, over every running or failed instance of a
+	// process version, the indexed tokens (StepRecord.Tokens) and the open
+	// incidents at each element; elements with neither are absent. Its
+	// cost follows the tokens and open incidents of that version, never
+	// the size of the instances' states.
+	ElementCounts(ctx context.Context, key string, version int) ([]ElementCount, error)
+	// TokensPending returns at most limit instances (limit <= 0: all)
+	// whose tokens are not indexed yet (the instances that were running
+	// when the token index was added), in creation order.
+	TokensPending(ctx context.Context, limit int) ([]InstanceID, error)
+	// IndexTokens replaces every indexed token of an instance with tokens
+	// and clears its pending mark (TokensPending), in one transaction,
+	// provided the instance's revision is still revision: ErrConflict
+	// otherwise, ErrNotFound for an unknown instance.
+	IndexTokens(ctx context.Context, id InstanceID, revision int64, tokens []TokenRow) error
 
 	// Wait returns one wait row by id; ErrNotFound if absent.
 	Wait(ctx context.Context, id string) (WaitRow, error)

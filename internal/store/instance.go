@@ -251,6 +251,9 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := applyWaits(st, in, s.PrevRevision == 0, s.Waits, s.RemovedWaits); err != nil {
 		return err
 	}
+	if err := applyTokens(st, seq, in, s.Tokens, s.RemovedTokens); err != nil {
+		return err
+	}
 	if err := insertIdempotency(st, s.Idempotency); err != nil {
 		return err
 	}

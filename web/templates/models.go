@@ -268,12 +268,8 @@ type ProcessLive struct {
 	// State is the JSON the diagram overlays are drawn from.
 	State string
 	// Running counts the running and failed instances of this version;
-	// Sampled of them were read for the counts.
+	// Elements counts over all of them.
 	Running Total
-	Sampled int
-	// TokensCut is true when a sampled instance has more tokens than its
-	// first page, which alone is counted.
-	TokensCut bool
 }
 
 // ElementCount is the activity on one element.
@@ -761,14 +757,33 @@ const (
 type IncidentFilter struct {
 	Process string
 	Root    string
+	// Under keeps the incidents of an instance of this process or of any
+	// instance it called, directly or further down (what leaves such an
+	// instance stuck).
+	Under   string
 	Element string
 	Kind    string
 	Age     string
+	// Message keeps the incidents with exactly this error message.
+	Message string
+}
+
+// IncidentGroup is the open incidents that share one error message.
+type IncidentGroup struct {
+	Message string
+	Count   int
+	// Kinds are the incident kinds met in the group, in order.
+	Kinds []string
+	// URL lists the group's incidents (the page's filter plus the message).
+	URL string
 }
 
 // IncidentsLive is the incident list.
 type IncidentsLive struct {
 	Items []IncidentItem
+	// Groups are the incidents the filter keeps (its message aside) by
+	// error message, the largest group first.
+	Groups []IncidentGroup
 	// Total counts the open incidents before the filter.
 	Total int
 	// CanRetry shows the bulk retry: some listed incident may be retried.

@@ -248,7 +248,7 @@ func IncidentRetryURL(id string) string { return "/incidents/" + url.PathEscape(
 // IncidentsURL is the incidents page with a filter.
 func IncidentsURL(f IncidentFilter) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"process": f.Process, "root": f.Root, "element": f.Element, "kind": f.Kind, "age": f.Age} {
+	for k, v := range map[string]string{"process": f.Process, "root": f.Root, "under": f.Under, "element": f.Element, "kind": f.Kind, "age": f.Age, "message": f.Message} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -257,6 +257,21 @@ func IncidentsURL(f IncidentFilter) string {
 		return RouteIncidents
 	}
 	return RouteIncidents + "?" + q.Encode()
+}
+
+// withoutMessage is f without its message filter.
+func withoutMessage(f IncidentFilter) IncidentFilter {
+	f.Message = ""
+	return f
+}
+
+// groupMessage shows an incident group's message ("(no message)" for
+// incidents without one).
+func groupMessage(m string) string {
+	if m == "" {
+		return "(no message)"
+	}
+	return m
 }
 
 // InstancesURL is the instance list with a filter.

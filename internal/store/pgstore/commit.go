@@ -307,6 +307,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 	if err := queueWaits(sb, i, in, s.Waits, s.RemovedWaits); err != nil {
 		return err
 	}
+	queueTokens(sb, i, in, s.Tokens, s.RemovedTokens)
 	if row := s.Idempotency; row != nil {
 		sb.exec(i, nil, sweepIdempotencySQL, encodeTime(row.ExpiredBefore))
 		answer := string(row.Answer)

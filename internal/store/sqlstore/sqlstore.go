@@ -418,3 +418,35 @@ func TaskOrderBy(o runtime.TaskOrder) string {
 	}
 	return "created_at, id"
 }
+
+// ElementCounts gathers the per-element counts of ElementCounts from the
+// rows of its two GROUP BY queries, tokens then incidents (each row: an
+// element id and a count), by element id.
+type ElementCounts struct {
+	at  map[string]int
+	out []runtime.ElementCount
+}
+
+// Add adds n tokens (incidents false) or open incidents at node.
+func (c *ElementCounts) Add(node string, n int, incidents bool) {
+	if c.at == nil {
+		c.at = map[string]int{}
+	}
+	i, ok := c.at[node]
+	if !ok {
+		i = len(c.out)
+		c.at[node] = i
+		c.out = append(c.out, runtime.ElementCount{NodeID: node})
+	}
+	if incidents {
+		c.out[i].Incidents += n
+	} else {
+		c.out[i].Tokens += n
+	}
+}
+
+// List returns the counts by element id.
+func (c *ElementCounts) List() []runtime.ElementCount {
+	slices.SortFunc(c.out, func(a, b runtime.ElementCount) int { return strings.Compare(a.NodeID, b.NodeID) })
+	return c.out
+}

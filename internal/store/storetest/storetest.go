@@ -97,6 +97,8 @@ var tests = []struct {
 	{"History", testHistory},
 	{"Incidents", testIncidents},
 	{"IncidentAncestry", testIncidentAncestry},
+	{"ElementCounts", testElementCounts},
+	{"IndexTokens", testIndexTokens},
 	{"InstanceRows", testInstanceRows},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
