@@ -41,7 +41,7 @@ func TestStatusWordsAreTrue(t *testing.T) {
 	if len(kids) != 1 {
 		t.Fatalf("children %v", caller["children"])
 	}
-	child := b.get("/api/v1/instances/" + kids[0].(map[string]any)["instanceId"].(string)).wantStatus(t, http.StatusOK).object(t)
+	child := b.get("/api/v1/instances/"+kids[0].(map[string]any)["instanceId"].(string)).wantStatus(t, http.StatusOK).object(t)
 
 	for _, tt := range []struct {
 		name     string
