@@ -131,6 +131,9 @@ var routeRules = map[string]rule{
 	// new ones), so it needs operate on every process.
 	"POST /api/v1/messages": on(auth.PermOperate, auth.KindProcess, keyNone),
 	"POST /api/v1/signals":  on(auth.PermOperate, auth.KindProcess, keyNone),
+	// Evaluating conditions starts instances: start on the process named,
+	// else the handler evaluates only the processes the caller may start.
+	"POST /api/v1/conditions/evaluate": on(auth.PermStart, auth.KindProcess, keyHandler),
 
 	"GET /api/v1/users":                           system(auth.PermAdmin),
 	"POST /api/v1/users":                          system(auth.PermAdmin),

@@ -202,6 +202,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"GET", "/api/v1/tasks/none", "", "*"},
 		{"POST", "/api/v1/messages", `{"name":"none"}`, "ado"},
 		{"POST", "/api/v1/signals", `{"name":"none"}`, "ado"},
+		{"POST", "/api/v1/conditions/evaluate", `{}`, "ado"}, // 404 for those allowed: no conditional start deployed
 		{"GET", "/api/v1/users", "", "a"},
 		{"POST", "/api/v1/users", `{"id":"new-user"}`, "a"},
 		{"GET", "/api/v1/users/victim", "", "a"},

@@ -147,6 +147,13 @@ type Service interface {
 	CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
 	// BroadcastSignal triggers every wait for the signal and returns how many.
 	BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error)
+	// EvaluateConditions evaluates the conditional start events (of the
+	// latest versions, or of the named version) against the request's
+	// variables and starts an instance at each one that holds, returning
+	// them; ENOTFOUND when none is deployed, EINVALID wrapping
+	// runtime.ErrConditionFailed when a condition fails to evaluate
+	// (nothing started).
+	EvaluateConditions(ctx context.Context, req runtime.ConditionsRequest) ([]runtime.InstanceView, error)
 
 	// Metrics returns the runtime's counters since start (GET /metrics).
 	Metrics() runtime.Metrics
@@ -286,6 +293,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 
 		r.Post("/messages", s.handle(s.correlateMessage))
 		r.Post("/signals", s.handle(s.broadcastSignal))
+		r.Post("/conditions/evaluate", s.handle(s.evaluateConditions))
 
 		r.Post("/auth/login", s.handle(s.login))
 		r.Post("/auth/logout", s.handle(s.logout))

@@ -35,21 +35,30 @@ func (s *server) markIncidents(r *http.Request, items []InstanceSummary) error {
 // instance) has nothing below it: its marks come from its own incidents,
 // without a query — the start answer stays a step's cost.
 func (s *server) writeInstance(w http.ResponseWriter, r *http.Request, status int, view runtime.InstanceView) error {
-	if err := s.hideUnreadableLinks(r, &view); err != nil {
+	out, err := s.instanceBody(r, view)
+	if err != nil {
 		return err
+	}
+	s.writeJSON(w, r, status, out)
+	return nil
+}
+
+// instanceBody is the answer of GET /api/v1/instances/{id} for view: links
+// the caller may not read hidden, incident marks set.
+func (s *server) instanceBody(r *http.Request, view runtime.InstanceView) (Instance, error) {
+	if err := s.hideUnreadableLinks(r, &view); err != nil {
+		return Instance{}, err
 	}
 	out := toInstance(view)
 	if len(view.Children) == 0 {
 		out.IncidentsInTree = false
 		out.Incident = slices.ContainsFunc(view.Incidents, func(in runtime.IncidentRow) bool { return in.ResolvedAt.IsZero() })
-		s.writeJSON(w, r, status, out)
-		return nil
+		return out, nil
 	}
 	page := []InstanceSummary{out.InstanceSummary}
 	if err := s.markIncidents(r, page); err != nil {
-		return err
+		return Instance{}, err
 	}
 	out.InstanceSummary = page[0]
-	s.writeJSON(w, r, status, out)
-	return nil
+	return out, nil
 }

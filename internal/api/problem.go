@@ -46,6 +46,7 @@ var (
 	kindUnsupportedMediaType = kind{http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type"}
 	kindInvalidModel         = kind{http.StatusUnprocessableEntity, "invalid-model", "Invalid model"}
 	kindDecisionFailed       = kind{http.StatusUnprocessableEntity, "decision-failed", "Decision failed"}
+	kindConditionFailed      = kind{http.StatusUnprocessableEntity, "condition-failed", "Condition failed"}
 	kindInternal             = kind{http.StatusInternalServerError, "internal", "Internal server error"}
 	// kindClientClosed is for the log only: the client has gone and never
 	// sees the answer (nginx's 499 convention).

@@ -349,8 +349,11 @@
 // these is RuleInvalidCompensation. Compensation inside an ad-hoc
 // sub-process is not supported yet.
 //
-// A conditional start event at process level is refused ("use a
-// conditional event sub-process"). A conditionalEventDefinition needs one
+// A conditional start event at process level is one of
+// Process.EventStarts: an evaluate-conditions call starts an instance there
+// when its condition holds against the call's variables. Inside a plain
+// sub-process it is refused, as every triggered start. A
+// conditionalEventDefinition needs one
 // <condition>, compiled through the expression seam (its language
 // attribute, else the document's expressionLanguage) into
 // EventDef.Condition; Camunda's camunda:variableName and
@@ -471,9 +474,7 @@
 // and instantiating gateways and receive tasks. What it still refuses
 // (RuleUnsupported, the reason in the problem's detail; the README lists
 // the same with what to use instead):
-//   - what Camunda 7 runs and gobpm does not: a conditional start event of
-//     a process (Camunda starts instances by evaluating every deployed
-//     condition outside any instance), humanPerformer / potentialOwner /
+//   - what Camunda 7 runs and gobpm does not: humanPerformer / potentialOwner /
 //     performer / resourceRole, Java and script implementations and
 //     listeners, JUEL beans, timer start expressions, camunda:variableName
 //     and variableEvents, CMMN case calls, tenants, decision version

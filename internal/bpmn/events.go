@@ -139,7 +139,7 @@ var triggers = map[string]TriggerKind{
 // is allowed, inside an event sub-process only eventSubStartTriggers
 // (checked by event).
 var allowedTriggers = map[string][]TriggerKind{
-	"startEvent":             {TriggerNone, TriggerTimer, TriggerMessage, TriggerSignal},
+	"startEvent":             {TriggerNone, TriggerTimer, TriggerMessage, TriggerSignal, TriggerConditional},
 	"intermediateCatchEvent": {TriggerTimer, TriggerMessage, TriggerSignal, TriggerConditional, TriggerLink},
 	"intermediateThrowEvent": {TriggerNone, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerLink, TriggerCompensation},
 	"endEvent":               {TriggerNone, TriggerTerminate, TriggerMessage, TriggerSignal, TriggerError, TriggerEscalation, TriggerCompensation, TriggerCancel},
@@ -262,11 +262,6 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 			p.problems.add(label, RuleInvalidAttribute,
 				"an error start event always interrupts its scope; isInterrupting=\"false\" is not allowed")
 		}
-	case e.Tag == "startEvent" && kind == TriggerConditional:
-		p.conditionDef(label, def)
-		p.problems.add(label, RuleUnsupported, "conditional start events are not supported yet; use a conditional event sub-process")
-		info.triggeredStart = true
-		return false
 	case !allows(e.Tag, kind):
 		if kind == TriggerNone {
 			p.problems.add(label, RuleUnsupported, "%s without an event definition is not supported yet", e.Tag)

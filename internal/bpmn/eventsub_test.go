@@ -166,7 +166,6 @@ func TestParseRejectsEventSubProcesses(t *testing.T) {
 			{"nestedStart", RuleMissingReference, "needs a messageRef"},
 		}},
 		{"reject_conditional.bpmn", []want{
-			{"condStart", RuleUnsupported, "conditional start events are not supported yet; use a conditional event sub-process"},
 			{"noCondition", RuleInvalidExpression, "has no condition"},
 			{"emptyCondition", RuleInvalidExpression, "condition is empty"},
 			{"badCondition", RuleInvalidExpression, `condition "x >"`},

@@ -441,7 +441,6 @@ func TestParseUnsupported(t *testing.T) {
 		name, body, element, detail string
 	}{
 		{"complexGateway", `<complexGateway id="x"/>`, "x", "complexGateway"},
-		{"conditionalStart", `<startEvent id="x"><conditionalEventDefinition><condition>a</condition></conditionalEventDefinition></startEvent>`, "x", "use a conditional event sub-process"},
 		{"conditionalEnd", `<endEvent id="x"><conditionalEventDefinition><condition>a</condition></conditionalEventDefinition></endEvent>`, "x", "endEvent with conditionalEventDefinition"},
 		{"eventDefinitionRef", `<intermediateCatchEvent id="x"><eventDefinitionRef>td</eventDefinitionRef></intermediateCatchEvent>`, "x", "eventDefinitionRef"},
 		{"eventSubProcessLoop", `<subProcess id="x" triggeredByEvent="true"><multiInstanceLoopCharacteristics/><startEvent id="in"><signalEventDefinition signalRef="s"/></startEvent></subProcess>`, "x", "multiInstanceLoopCharacteristics"},

@@ -60,6 +60,10 @@ type Limits = feel.Limits
 // limits (steps, deadline, cancellation, sizes): errors.Is finds it.
 var ErrBudget = feel.ErrBudget
 
+// ErrUnknownVariable is wrapped by the error of a JUEL evaluation that read
+// a variable its scope does not hold (FEEL reads such a name as null).
+var ErrUnknownVariable = juel.ErrUnknownIdentifier
+
 // MapScope is a Scope over a plain map.
 type MapScope map[string]any
 
