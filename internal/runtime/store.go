@@ -316,6 +316,20 @@ type InstanceFilter struct {
 	// any run of characters ("order-*"); an empty clause matches nothing.
 	// Authorization fills it with what the caller may read.
 	ProcessKeyPatterns [][]string
+	// Element keeps the instances with a token at that element (indexed by
+	// the token index) or an open incident there: waiting or failed there.
+	Element string
+	// IncidentMessage keeps the instances with an open incident whose
+	// message is exactly this text, or starts with it when
+	// IncidentMessagePrefix is set.
+	IncidentMessage       string
+	IncidentMessagePrefix bool
+	// CreatedAfter and CreatedBefore bound the creation time, EndedAfter
+	// and EndedBefore the end time (an instance that has not ended has
+	// none and matches no end bound): After is inclusive, Before
+	// exclusive; the zero time leaves that side open.
+	CreatedAfter, CreatedBefore time.Time
+	EndedAfter, EndedBefore     time.Time
 	// Limit caps the page size (the store caps it too); Offset skips rows.
 	Limit  int
 	Offset int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
@@ -112,6 +113,7 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 		}
 		add("("+strings.Join(ors, " OR ")+")", args...)
 	}
+	addRowFilters(f, add)
 
 	var q listQuery
 	// The count ignores paging; an unfiltered count is left to the planner.
@@ -146,6 +148,51 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 		listOrder + ` LIMIT ? OFFSET ?)` + listOrder
 	q.pageArgs = append(q.pageArgs, limit, offset)
 	return q
+}
+
+// Row filters of ListInstances: each looks up one instance's rows by an
+// index keyed by that instance (the token index's primary key,
+// incidents_instance), never a scan.
+const (
+	// elementCond: a token at the element, or an open incident there.
+	elementCond = `(EXISTS (SELECT 1 FROM instance_tokens t WHERE t.instance_seq = instances.seq AND t.node_id = ?)
+		OR EXISTS (SELECT 1 FROM incidents c INDEXED BY incidents_instance
+			WHERE c.instance_id = instances.id AND c.node_id = ? AND c.resolved_at IS NULL))`
+	// incidentMessageCond: an open incident with exactly that message.
+	incidentMessageCond = `EXISTS (SELECT 1 FROM incidents c INDEXED BY incidents_instance
+		WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND c.message = ?)`
+	// incidentPrefixCond: an open incident whose message starts with the
+	// text (arguments: its length in characters, the text).
+	incidentPrefixCond = `EXISTS (SELECT 1 FROM incidents c INDEXED BY incidents_instance
+		WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND substr(c.message, 1, ?) = ?)`
+)
+
+// addRowFilters adds the conditions of f's element, incident and time
+// filters. The creation bounds narrow the range of the list's index
+// (created_at follows its equality prefix); the rest apply to the rows it
+// yields.
+func addRowFilters(f runtime.InstanceFilter, add func(cond string, args ...any)) {
+	if f.Element != "" {
+		add(elementCond, f.Element, f.Element)
+	}
+	switch {
+	case f.IncidentMessagePrefix:
+		add(incidentPrefixCond, utf8.RuneCountInString(f.IncidentMessage), f.IncidentMessage)
+	case f.IncidentMessage != "":
+		add(incidentMessageCond, f.IncidentMessage)
+	}
+	if !f.CreatedAfter.IsZero() {
+		add("created_at >= ?", encodeTime(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		add("created_at < ?", encodeTime(f.CreatedBefore))
+	}
+	if !f.EndedAfter.IsZero() {
+		add("ended_at >= ?", encodeTime(f.EndedAfter))
+	}
+	if !f.EndedBefore.IsZero() {
+		add("ended_at < ?", encodeTime(f.EndedBefore))
+	}
 }
 
 // globOf turns a key pattern ('*' matches any run of characters, every

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -43,6 +44,35 @@ func listWhere(f runtime.InstanceFilter, a *args) []string {
 			ors[i] = "process_key LIKE " + a.add(likeOf(p))
 		}
 		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	return append(where, rowFilters(f, a)...)
+}
+
+// rowFilters are the conditions of f's element, incident and time filters.
+// The element and incident ones look up one instance's rows by the token
+// index's primary key and incidents_instance.
+func rowFilters(f runtime.InstanceFilter, a *args) []string {
+	var where []string
+	if f.Element != "" {
+		el := a.add(f.Element)
+		where = append(where, `(EXISTS (SELECT 1 FROM instance_tokens t WHERE t.instance_seq = instances.seq AND t.node_id = `+el+`)
+			OR EXISTS (SELECT 1 FROM incidents c WHERE c.instance_id = instances.id AND c.node_id = `+el+` AND c.resolved_at IS NULL))`)
+	}
+	if f.IncidentMessage != "" || f.IncidentMessagePrefix {
+		msg := a.add(f.IncidentMessage)
+		match := "c.message = " + msg
+		if f.IncidentMessagePrefix {
+			match = "starts_with(c.message, " + msg + "::text)"
+		}
+		where = append(where, `EXISTS (SELECT 1 FROM incidents c WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND `+match+`)`)
+	}
+	for _, b := range []struct {
+		cond string
+		at   time.Time
+	}{{"created_at >= ", f.CreatedAfter}, {"created_at < ", f.CreatedBefore}, {"ended_at >= ", f.EndedAfter}, {"ended_at < ", f.EndedBefore}} {
+		if !b.at.IsZero() {
+			where = append(where, b.cond+a.add(encodeTime(b.at)))
+		}
 	}
 	return where
 }

@@ -99,6 +99,7 @@ var tests = []struct {
 	{"IncidentAncestry", testIncidentAncestry},
 	{"ElementCounts", testElementCounts},
 	{"IndexTokens", testIndexTokens},
+	{"ListFilters", testListFilters},
 	{"InstanceRows", testInstanceRows},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
