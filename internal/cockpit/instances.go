@@ -76,6 +76,13 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		}
 		page = n
 	}
+	rf := runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
+		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
+		Limit: pageSize, Offset: (page - 1) * pageSize}
+	if problem := readListFilters(q, &f, &rf); problem != "" {
+		h.fail(w, r, http.StatusBadRequest, problem)
+		return
+	}
 	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f}
 	defs, err := h.svc.Processes(ctx)
 	if err != nil {
@@ -88,9 +95,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 			p.ProcessKeys = append(p.ProcessKeys, d.Key)
 		}
 	}
-	rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
-		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
-		Limit: pageSize, Offset: (page - 1) * pageSize})
+	rows, total, err := h.svc.ListInstances(ctx, rf)
 	if err != nil {
 		h.failErr(w, r, err)
 		return

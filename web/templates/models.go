@@ -303,7 +303,16 @@ type InstanceFilter struct {
 	// Number finds an instance by its number: "#1042", "1042" or
 	// "order #1042" (which also sets the process).
 	Number string
-	Page   int
+	// Element keeps the instances waiting or failed at that element id.
+	Element string
+	// IncidentMessage keeps the instances with an open incident with
+	// that message, or one starting with it when it ends in '*'.
+	IncidentMessage string
+	// StartedFrom, StartedTo, EndedFrom and EndedTo are days
+	// (2025-03-14, UTC), both ends included.
+	StartedFrom, StartedTo string
+	EndedFrom, EndedTo     string
+	Page                   int
 }
 
 // InstancesLive is the list and its pager.

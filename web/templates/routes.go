@@ -288,6 +288,12 @@ func InstancesURL(f InstanceFilter) string {
 	set("businessKey", f.BusinessKey)
 	set("parent", f.Parent)
 	set("number", f.Number)
+	set("element", f.Element)
+	set("incidentMessage", f.IncidentMessage)
+	set("startedFrom", f.StartedFrom)
+	set("startedTo", f.StartedTo)
+	set("endedFrom", f.EndedFrom)
+	set("endedTo", f.EndedTo)
 	if f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))
 	}
