@@ -83,7 +83,8 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, problem)
 		return
 	}
-	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f}
+	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f,
+		CanOperate: h.mayAny(r, auth.PermOperate, auth.KindProcess)}
 	defs, err := h.svc.Processes(ctx)
 	if err != nil {
 		h.failErr(w, r, err)

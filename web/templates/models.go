@@ -290,7 +290,10 @@ type InstancesPage struct {
 	Layout
 	Filter      InstanceFilter
 	ProcessKeys []string
-	Live        InstancesLive
+	// CanOperate shows the selection's cancel and retry: the person may
+	// operate instances of some process (each is checked on its own).
+	CanOperate bool
+	Live       InstancesLive
 }
 
 // InstanceFilter is the list's query string.

@@ -31,13 +31,17 @@ const (
 	RouteIncidents      = "/incidents"
 	RouteIncidentRetry  = "/incidents/{id}/retry"
 	RouteIncidentsRetry = "/incidents/retry"
-	RouteEvents         = "/events"
-	RouteDecisions      = "/decisions"
-	RouteDecision       = "/decisions/{key}"
-	RouteDecisionXML    = "/decisions/{key}/versions/{version}/xml"
-	RouteDecisionEval   = "/decisions/{key}/evaluate"
-	RouteIdentity       = "/identity"
-	RouteStatic         = "/static/*"
+	// RouteInstancesCancel cancels, RouteInstancesRetry retries the open
+	// incidents of, the instances selected in the list.
+	RouteInstancesCancel = "/instances/cancel"
+	RouteInstancesRetry  = "/instances/retry"
+	RouteEvents          = "/events"
+	RouteDecisions       = "/decisions"
+	RouteDecision        = "/decisions/{key}"
+	RouteDecisionXML     = "/decisions/{key}/versions/{version}/xml"
+	RouteDecisionEval    = "/decisions/{key}/evaluate"
+	RouteIdentity        = "/identity"
+	RouteStatic          = "/static/*"
 
 	// Logins (--auth builtin or oidc).
 	RouteLogin        = "/login"
