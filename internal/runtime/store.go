@@ -330,6 +330,14 @@ type InstanceFilter struct {
 	// exclusive; the zero time leaves that side open.
 	CreatedAfter, CreatedBefore time.Time
 	EndedAfter, EndedBefore     time.Time
+	// SortBy orders the list by a column other than the creation time:
+	// one of the Sort* constants ("" is SortCreated). Ascending reverses
+	// the order (newest first, or the largest first, by default). Ties
+	// fall back to the creation time and the store's order, so paging
+	// neither skips nor repeats; a sort other than SortCreated reads every
+	// match to order them (the store caps nothing here: narrow the filter).
+	SortBy    string
+	Ascending bool
 	// Limit caps the page size (the store caps it too); Offset skips rows.
 	Limit  int
 	Offset int
@@ -341,6 +349,15 @@ type InstanceFilter struct {
 	// instance fails with ErrNotFound.
 	After InstanceID
 }
+
+// The columns an instance list sorts by (InstanceFilter.SortBy).
+const (
+	SortCreated = "created"
+	SortNumber  = "number"
+	SortProcess = "process"
+	SortStatus  = "status"
+	SortEnded   = "ended"
+)
 
 // Store is the persistence the runtime needs. Implementations own their
 // transactions. Errors: ErrNotFound for unknown ids, ErrConflict for a

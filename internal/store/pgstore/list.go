@@ -107,6 +107,14 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		rows  []runtime.InstanceRow
 		total int
 	)
+	key, ok := sqlstore.SortKey(f.SortBy)
+	if !ok {
+		return nil, 0, runtime.Errorf(runtime.EINVALID, "pgstore: list instances: unknown sort %q", f.SortBy)
+	}
+	dir, cmp := " DESC", "<"
+	if f.Ascending {
+		dir, cmp = " ASC", ">"
+	}
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var a args
 		where := listWhere(f, &a)
@@ -117,14 +125,20 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		}
 		a = a[:len(a)-1]
 		if f.After != "" {
-			var at, seq int64
-			if err := tx.QueryRow(ctx, `SELECT created_at, seq FROM instances WHERE id = $1`, string(f.After)).Scan(&at, &seq); err != nil {
+			var (
+				k       any
+				at, seq int64
+			)
+			if err := tx.QueryRow(ctx, `SELECT `+key+`, created_at, seq FROM instances WHERE id = $1`, string(f.After)).Scan(&k, &at, &seq); err != nil {
 				return fmt.Errorf("cursor %s: %w", f.After, notFound(err))
 			}
-			where = append(where, "(created_at, seq) < ("+a.add(at)+", "+a.add(seq)+")")
+			// Ties on the key fall back to created_at and seq in the
+			// same direction: a row-value comparison is the cursor.
+			where = append(where, "("+key+", created_at, seq) "+cmp+" ("+a.add(k)+", "+a.add(at)+", "+a.add(seq)+")")
 		}
 		page := `SELECT ` + instanceColumns + ` FROM instances` + whereClause(where) +
-			` ORDER BY created_at DESC, seq DESC LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
+			` ORDER BY ` + key + dir + `, created_at` + dir + `, seq` + dir +
+			` LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
 		var err error
 		rows, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, page, a...)
 		return err

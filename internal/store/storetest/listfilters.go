@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -122,4 +123,87 @@ func equalIDs(a, b []runtime.InstanceID) bool {
 		}
 	}
 	return true
+}
+
+// testListSort: ListInstances sorts by number, process, status, end time
+// and creation time, both ways, ties falling back to the creation order,
+// and keyset pages of one row join up to the whole sorted list; an unknown
+// sort is refused.
+func testListSort(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	const (
+		a = runtime.InstanceID("01900000-0000-7000-8000-0000000000e1")
+		b = runtime.InstanceID("01900000-0000-7000-8000-0000000000e2")
+		c = runtime.InstanceID("text-id-e3")
+		d = runtime.InstanceID("01900000-0000-7000-8000-0000000000e4")
+	)
+	step := func(id runtime.InstanceID, key string, created time.Time) runtime.StepRecord {
+		s := NewStep(id, key, 1)
+		s.Instance.CreatedAt, s.Instance.UpdatedAt = created, created
+		return s
+	}
+	// Created a, b, c, d (the store numbers them per key): a zeta #1
+	// running; b alpha #1 completed last; c alpha #2 completed first; d
+	// zeta #2 failed.
+	sa, sb := step(a, "zeta", t0), step(b, "alpha", t0.Add(time.Hour))
+	sc, sd := step(c, "alpha", t0.Add(2*time.Hour)), step(d, "zeta", t0.Add(3*time.Hour))
+	sd.Instance.Status = runtime.StatusFailed
+	MustCommit(t, db, sa, sb, sc, sd)
+	sc2 := NextStep(sc, runtime.StatusCompleted)
+	MustCommit(t, db, sc2)
+	sb2 := NextStep(sb, runtime.StatusCompleted)
+	sb2.Instance.UpdatedAt = sc2.Instance.UpdatedAt.Add(time.Hour)
+	sb2.Instance.EndedAt = sb2.Instance.UpdatedAt
+	MustCommit(t, db, sb2)
+
+	for _, tt := range []struct {
+		sortBy    string
+		ascending bool
+		want      []runtime.InstanceID
+	}{
+		{"", false, []runtime.InstanceID{d, c, b, a}},
+		{runtime.SortCreated, true, []runtime.InstanceID{a, b, c, d}},
+		{runtime.SortNumber, false, []runtime.InstanceID{d, c, b, a}},
+		{runtime.SortNumber, true, []runtime.InstanceID{a, b, c, d}},
+		{runtime.SortProcess, true, []runtime.InstanceID{b, c, a, d}},
+		{runtime.SortProcess, false, []runtime.InstanceID{d, a, c, b}},
+		{runtime.SortStatus, true, []runtime.InstanceID{b, c, d, a}},
+		{runtime.SortEnded, false, []runtime.InstanceID{b, c, d, a}},
+		{runtime.SortEnded, true, []runtime.InstanceID{a, d, c, b}},
+	} {
+		f := runtime.InstanceFilter{SortBy: tt.sortBy, Ascending: tt.ascending}
+		rows, total, err := db.ListInstances(ctx, f)
+		if err != nil {
+			t.Fatalf("sort %q ascending %v: %v", tt.sortBy, tt.ascending, err)
+		}
+		if got := ids(rows); !equalIDs(got, tt.want) || total != 4 {
+			t.Errorf("sort %q ascending %v: got %v (total %d), want %v", tt.sortBy, tt.ascending, got, total, tt.want)
+		}
+		var paged []runtime.InstanceID
+		f.Limit = 1
+		for range 5 {
+			rows, _, err := db.ListInstances(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 0 {
+				break
+			}
+			paged = append(paged, rows[0].ID)
+			f.After = rows[0].ID
+		}
+		if !equalIDs(paged, tt.want) {
+			t.Errorf("sort %q ascending %v: keyset pages %v, want %v", tt.sortBy, tt.ascending, paged, tt.want)
+		}
+		f.After, f.Limit, f.Offset = "", 2, 2
+		if rows, _, err := db.ListInstances(ctx, f); err != nil || !equalIDs(ids(rows), tt.want[2:]) {
+			t.Errorf("sort %q ascending %v: offset page %v, %v; want %v", tt.sortBy, tt.ascending, ids(rows), err, tt.want[2:])
+		}
+	}
+	var rerr *runtime.Error
+	if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{SortBy: "color"}); !errors.As(err, &rerr) || rerr.Code != runtime.EINVALID {
+		t.Errorf("an unknown sort: %v, want %s", err, runtime.EINVALID)
+	}
 }

@@ -100,6 +100,7 @@ var tests = []struct {
 	{"ElementCounts", testElementCounts},
 	{"IndexTokens", testIndexTokens},
 	{"ListFilters", testListFilters},
+	{"ListSort", testListSort},
 	{"InstanceRows", testInstanceRows},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
