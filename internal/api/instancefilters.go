@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -23,6 +24,9 @@ func readListFilters(r *http.Request, f *runtime.InstanceFilter) error {
 		f.IncidentMessage, f.IncidentMessagePrefix = prefix, true
 	default:
 		f.IncidentMessage = exact
+	}
+	if err := readSort(r, f); err != nil {
+		return err
 	}
 	for _, b := range []struct {
 		name string
@@ -50,4 +54,24 @@ func queryTime(r *http.Request, name string) (time.Time, error) {
 			fmt.Sprintf("query parameter %s must be an RFC 3339 time such as 2025-03-14T15:09:26Z, not %q", name, s))
 	}
 	return t, nil
+}
+
+// listSorts are the columns the sort parameter names.
+var listSorts = map[string]bool{
+	runtime.SortCreated: true, runtime.SortNumber: true, runtime.SortProcess: true, runtime.SortStatus: true, runtime.SortEnded: true,
+}
+
+// readSort reads the sort parameter: a column, descending (the largest,
+// newest first), or "+column" ascending; "-column" is descending too.
+func readSort(r *http.Request, f *runtime.InstanceFilter) error {
+	s := r.URL.Query().Get("sort")
+	if s == "" {
+		return nil
+	}
+	col := strings.TrimLeft(s, "+- ")
+	if !listSorts[col] || len(s)-len(col) > 1 {
+		return errorf(kindInvalidRequest, "sort", fmt.Sprintf("sort must be created, number, process, status or ended, with + for ascending, not %q", s))
+	}
+	f.SortBy, f.Ascending = col, s[0] == '+' || s[0] == ' '
+	return nil
 }

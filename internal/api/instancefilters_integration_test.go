@@ -99,3 +99,50 @@ func TestIntegrationListInstanceFilters(t *testing.T) {
 		}
 	}
 }
+
+// GET /api/v1/instances sorts by a column both ways (`+` ascending),
+// pages a sorted list by cursor, and refuses an unknown column.
+func TestIntegrationListInstanceSort(t *testing.T) {
+	t.Parallel()
+	b, _, clock := setupRealClock(t)
+	b.postXML("/api/v1/deployments", reviewModel).wantStatus(t, http.StatusCreated)
+	b.postXML("/api/v1/deployments", noMatchModel).wantStatus(t, http.StatusCreated)
+	var started []string // review, nomatch, review
+	for _, key := range []string{"review", "nomatch", "review"} {
+		started = append(started, b.postJSON("/api/v1/processes/"+key+"/instances", `{}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string))
+		clock.Advance(time.Minute)
+	}
+	ids := func(items []any) string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it.(map[string]any)["id"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	for query, want := range map[string][]string{
+		"sort=process":    {started[2], started[0], started[1]},
+		"sort=%2Bprocess": {started[1], started[0], started[2]},
+		"sort=-status":    {started[2], started[0], started[1]},
+		"sort=%2Bcreated": {started[0], started[1], started[2]},
+	} {
+		if got := ids(b.get("/api/v1/instances?"+query).wantStatus(t, http.StatusOK).items(t)); got != strings.Join(want, ",") {
+			t.Errorf("%s: %s, want %s", query, got, strings.Join(want, ","))
+		}
+	}
+	var paged []string
+	page := b.get("/api/v1/instances?sort=%2Bprocess&limit=1").wantStatus(t, http.StatusOK).object(t)
+	for range 4 {
+		paged = append(paged, ids(page["items"].([]any)))
+		next, ok := page["nextCursor"].(string)
+		if !ok {
+			break
+		}
+		page = b.get("/api/v1/instances?sort=%2Bprocess&limit=1&cursor=" + next).wantStatus(t, http.StatusOK).object(t)
+	}
+	if got := strings.Trim(strings.Join(paged, ","), ","); got != strings.Join([]string{started[1], started[0], started[2]}, ",") {
+		t.Errorf("cursor pages of +process: %s", got)
+	}
+	if p := b.get("/api/v1/instances?sort=color").problem(t, http.StatusBadRequest, "invalid-request"); p.Field != "sort" {
+		t.Errorf("unknown sort: field %q", p.Field)
+	}
+}
