@@ -137,7 +137,7 @@ func TestIntegrationListInstanceSort(t *testing.T) {
 		if !ok {
 			break
 		}
-		page = b.get("/api/v1/instances?sort=%2Bprocess&limit=1&cursor=" + next).wantStatus(t, http.StatusOK).object(t)
+		page = b.get("/api/v1/instances?sort=%2Bprocess&limit=1&cursor="+next).wantStatus(t, http.StatusOK).object(t)
 	}
 	if got := strings.Trim(strings.Join(paged, ","), ","); got != strings.Join([]string{started[1], started[0], started[2]}, ",") {
 		t.Errorf("cursor pages of +process: %s", got)
