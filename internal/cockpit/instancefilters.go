@@ -13,6 +13,11 @@ import (
 // input's value), read as a UTC day as the cockpit shows times in UTC.
 const dayLayout = "2006-01-02"
 
+// listSorts are the columns the list sorts by.
+var listSorts = map[string]bool{
+	runtime.SortCreated: true, runtime.SortNumber: true, runtime.SortProcess: true, runtime.SortStatus: true, runtime.SortEnded: true,
+}
+
 // readListFilters reads the element, incident message and date filters of
 // the instance list's query into f (as typed, for the form) and into rf
 // (for the store). It returns a sentence for the person when a filter is
@@ -26,6 +31,14 @@ func readListFilters(q url.Values, f *templates.InstanceFilter, rf *runtime.Inst
 		rf.IncidentMessage, rf.IncidentMessagePrefix = m, true
 	} else {
 		rf.IncidentMessage = f.IncidentMessage
+	}
+	f.Sort = strings.TrimSpace(q.Get("sort"))
+	if f.Sort != "" {
+		col := strings.TrimPrefix(f.Sort, "+")
+		if !listSorts[col] {
+			return "The list sorts by created, number, process, status or ended (+ first for the smallest first)."
+		}
+		rf.SortBy, rf.Ascending = col, col != f.Sort
 	}
 	for _, d := range []struct {
 		name     string

@@ -77,3 +77,41 @@ func TestInstanceListFilters(t *testing.T) {
 		t.Errorf("a malformed date answered %d", got.status)
 	}
 }
+
+// TestInstanceListSort: a column heading sorts the list by it, largest
+// first, and a second click (the heading of the sorted column) reverses
+// it; the filters stay; an unknown column is refused.
+func TestInstanceListSort(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deploy("review.bpmn", "picky.bpmn")
+	r := b.start("review", "r-1", nil)
+	p := b.start("picky", "p-1", nil)
+	rows := func(pg *page) string {
+		var out []string
+		pg.testid("instance-row").Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("data-id", "")) })
+		return strings.Join(out, ",")
+	}
+	list := b.mustGet("/instances?businessKey=")
+	href := list.testid("sort-process").AttrOr("href", "")
+	if href != "/instances?sort=process" {
+		t.Fatalf("process heading links %q", href)
+	}
+	desc := b.mustGet(href)
+	if got, want := rows(desc), string(r.ID)+","+string(p.ID); got != want {
+		t.Errorf("by process, largest first: %s, want %s", got, want)
+	}
+	if !strings.HasSuffix(desc.text("sort-process"), "↓") {
+		t.Errorf("sorted heading %q", desc.text("sort-process"))
+	}
+	asc := b.mustGet(desc.testid("sort-process").AttrOr("href", ""))
+	if got, want := rows(asc), string(p.ID)+","+string(r.ID); got != want {
+		t.Errorf("by process, smallest first: %s, want %s", got, want)
+	}
+	if got := b.mustGet("/instances?status=running&sort=process").testid("sort-status").AttrOr("href", ""); got != "/instances?sort=status&status=running" {
+		t.Errorf("status heading keeps the filter: %q", got)
+	}
+	if bad := b.get("/instances?sort=colour"); bad.status != http.StatusBadRequest {
+		t.Errorf("an unknown sort answered %d", bad.status)
+	}
+}

@@ -125,7 +125,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), Number: row.Number, ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
 			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), ParentKey: parent.ProcessKey, ParentNumber: parent.Number,
-			CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
+			CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, EndedAt: row.EndedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
 	}
 	if page > 1 {
 		prev := f

@@ -315,7 +315,11 @@ type InstanceFilter struct {
 	// (2025-03-14, UTC), both ends included.
 	StartedFrom, StartedTo string
 	EndedFrom, EndedTo     string
-	Page                   int
+	// Sort is the column the list is sorted by (created, number,
+	// process, status, ended), largest first, or smallest first after a
+	// '+'; "" is newest first.
+	Sort string
+	Page int
 }
 
 // InstancesLive is the list and its pager.
@@ -346,6 +350,7 @@ type InstanceItem struct {
 	ParentNumber int64
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	EndedAt      time.Time
 	// Incident: the instance has an open incident; IncidentsInTree: an
 	// instance it called, directly or further down, has one.
 	Incident        bool

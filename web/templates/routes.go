@@ -298,6 +298,7 @@ func InstancesURL(f InstanceFilter) string {
 	set("startedTo", f.StartedTo)
 	set("endedFrom", f.EndedFrom)
 	set("endedTo", f.EndedTo)
+	set("sort", f.Sort)
 	if f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))
 	}
@@ -305,6 +306,35 @@ func InstancesURL(f InstanceFilter) string {
 		return RouteInstances
 	}
 	return RouteInstances + "?" + q.Encode()
+}
+
+// SortURL is the list of f sorted by column: largest first, or smallest
+// first when it is sorted by column largest first already (a click on a
+// sorted column's heading reverses it). It starts at the first page.
+func SortURL(f InstanceFilter, column string) string {
+	if f.Sort == column || (f.Sort == "" && column == "created") {
+		f.Sort = "+" + column
+	} else {
+		f.Sort = column
+	}
+	f.Page = 0
+	return InstancesURL(f)
+}
+
+// SortMark is the arrow after a column's heading: ↓ sorted largest first,
+// ↑ smallest first, "" not sorted by it.
+func SortMark(f InstanceFilter, column string) string {
+	switch f.Sort {
+	case column:
+		return " ↓"
+	case "+" + column:
+		return " ↑"
+	case "":
+		if column == "created" {
+			return " ↓"
+		}
+	}
+	return ""
 }
 
 // AutoLayoutFile is the bundled npm bpmn-auto-layout, relative to
