@@ -82,6 +82,9 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := readListFilters(r, &f); err != nil {
+		return err
+	}
 	if f.Number, err = queryInt(r, "number", 0, 1, math.MaxInt64); err != nil {
 		return err
 	}

@@ -76,7 +76,15 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		}
 		page = n
 	}
-	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f}
+	rf := runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
+		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
+		Limit: pageSize, Offset: (page - 1) * pageSize}
+	if problem := readListFilters(q, &f, &rf); problem != "" {
+		h.fail(w, r, http.StatusBadRequest, problem)
+		return
+	}
+	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f,
+		CanOperate: h.mayAny(r, auth.PermOperate, auth.KindProcess)}
 	defs, err := h.svc.Processes(ctx)
 	if err != nil {
 		h.failErr(w, r, err)
@@ -88,9 +96,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 			p.ProcessKeys = append(p.ProcessKeys, d.Key)
 		}
 	}
-	rows, total, err := h.svc.ListInstances(ctx, runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
-		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
-		Limit: pageSize, Offset: (page - 1) * pageSize})
+	rows, total, err := h.svc.ListInstances(ctx, rf)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -119,7 +125,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Live.Rows = append(p.Live.Rows, templates.InstanceItem{ID: string(row.ID), Number: row.Number, ProcessKey: row.ProcessKey, Version: row.ProcessVersion,
 			Status: row.Status, BusinessKey: row.BusinessKey, ParentID: string(row.ParentID), ParentKey: parent.ProcessKey, ParentNumber: parent.Number,
-			CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
+			CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, EndedAt: row.EndedAt, Incident: marks[row.ID].Own, IncidentsInTree: marks[row.ID].InTree})
 	}
 	if page > 1 {
 		prev := f

@@ -121,6 +121,10 @@ func (h *handler) routes() []route {
 		{method: http.MethodGet, pattern: templates.RouteMigration, rule: read, serve: h.migration},
 		{method: http.MethodPost, pattern: templates.RouteIncidentsRetry, rule: operate(keyList),
 			action: "cockpit: retry incidents", serve: h.retryMany},
+		{method: http.MethodPost, pattern: templates.RouteInstancesCancel, rule: operate(keyList),
+			action: "cockpit: cancel instances", serve: h.cancelSelected},
+		{method: http.MethodPost, pattern: templates.RouteInstancesRetry, rule: operate(keyList),
+			action: "cockpit: retry instances", serve: h.retrySelected},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: public(), serve: h.loginPage},

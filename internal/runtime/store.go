@@ -316,6 +316,28 @@ type InstanceFilter struct {
 	// any run of characters ("order-*"); an empty clause matches nothing.
 	// Authorization fills it with what the caller may read.
 	ProcessKeyPatterns [][]string
+	// Element keeps the instances with a token at that element (indexed by
+	// the token index) or an open incident there: waiting or failed there.
+	Element string
+	// IncidentMessage keeps the instances with an open incident whose
+	// message is exactly this text, or starts with it when
+	// IncidentMessagePrefix is set.
+	IncidentMessage       string
+	IncidentMessagePrefix bool
+	// CreatedAfter and CreatedBefore bound the creation time, EndedAfter
+	// and EndedBefore the end time (an instance that has not ended has
+	// none and matches no end bound): After is inclusive, Before
+	// exclusive; the zero time leaves that side open.
+	CreatedAfter, CreatedBefore time.Time
+	EndedAfter, EndedBefore     time.Time
+	// SortBy orders the list by a column other than the creation time:
+	// one of the Sort* constants ("" is SortCreated). Ascending reverses
+	// the order (newest first, or the largest first, by default). Ties
+	// fall back to the creation time and the store's order, so paging
+	// neither skips nor repeats; a sort other than SortCreated reads every
+	// match to order them (the store caps nothing here: narrow the filter).
+	SortBy    string
+	Ascending bool
 	// Limit caps the page size (the store caps it too); Offset skips rows.
 	Limit  int
 	Offset int
@@ -327,6 +349,15 @@ type InstanceFilter struct {
 	// instance fails with ErrNotFound.
 	After InstanceID
 }
+
+// The columns an instance list sorts by (InstanceFilter.SortBy).
+const (
+	SortCreated = "created"
+	SortNumber  = "number"
+	SortProcess = "process"
+	SortStatus  = "status"
+	SortEnded   = "ended"
+)
 
 // Store is the persistence the runtime needs. Implementations own their
 // transactions. Errors: ErrNotFound for unknown ids, ErrConflict for a

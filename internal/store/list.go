@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
@@ -58,12 +59,75 @@ type listQuery struct {
 // The other filters of f apply to the rows the index yields (a rare
 // businessKey or parent has few rows; a version without a key is a scan).
 func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
-	var (
-		index     string
-		byStatus  bool // the index has status right before created_at
-		where     []string
-		whereArgs []any
-	)
+	index, byStatus, where, whereArgs := listConds(f)
+	add := func(cond string, args ...any) {
+		where = append(where, cond)
+		whereArgs = append(whereArgs, args...)
+	}
+
+	var q listQuery
+	// The count ignores paging; an unfiltered count is left to the planner.
+	countFrom := ` FROM instances INDEXED BY ` + index
+	if len(where) == 0 {
+		countFrom = ` FROM instances`
+	}
+	q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(where) + ` LIMIT ?)`
+	q.countArgs = append(append([]any{}, whereArgs...), MaxListTotal+1)
+
+	if hasAfter {
+		add("created_at <= ? AND (created_at < ? OR seq < ?)", afterAt, afterAt, afterSeq)
+	}
+	from := ` FROM instances INDEXED BY ` + index
+	if !byStatus || f.Status != "" {
+		q.page = `SELECT ` + instanceColumns + from + whereClause(where) + listOrder + ` LIMIT ? OFFSET ?`
+		q.pageArgs = append(whereArgs, limit, offset)
+		return q
+	}
+	// One range of the index per status, merged. The arms carry only the
+	// keys (created_at and seq, both in the index: no table reads for the
+	// rows an offset skips); the page's rows are read by seq at the end.
+	arms := make([]string, len(instanceStatuses))
+	for i, s := range instanceStatuses {
+		// s is one of the constant statuses, never input.
+		arms[i] = `SELECT * FROM (SELECT created_at, seq` + from +
+			whereClause(append(where[:len(where):len(where)], "status = '"+s+"'")) + listOrder + ` LIMIT ?)`
+		q.pageArgs = append(q.pageArgs, whereArgs...)
+		q.pageArgs = append(q.pageArgs, limit+offset)
+	}
+	q.page = `SELECT ` + instanceColumns + ` FROM instances WHERE seq IN (SELECT seq FROM (` + strings.Join(arms, ` UNION ALL `) + `)` +
+		listOrder + ` LIMIT ? OFFSET ?)` + listOrder
+	q.pageArgs = append(q.pageArgs, limit, offset)
+	return q
+}
+
+// sortedPage is the page query of a list sorted by the column expression
+// key (sqlstore.SortKey), after the row whose key, created_at and seq are
+// after if hasAfter. Its ties fall back to created_at and seq in the same
+// direction, so a row-value comparison is the keyset cursor. The matches
+// are read in full and sorted (top limit+offset): a sort by a column no
+// index orders.
+func sortedPage(f runtime.InstanceFilter, key string, limit, offset int, hasAfter bool, after []any) (string, []any) {
+	_, _, where, args := listConds(f)
+	dir, cmp := " DESC", "<"
+	if f.Ascending {
+		dir, cmp = " ASC", ">"
+	}
+	if hasAfter {
+		where = append(where, "("+key+", created_at, seq) "+cmp+" (?, ?, ?)")
+		args = append(args, after...)
+	}
+	order := " ORDER BY " + key + dir + ", created_at" + dir + ", seq" + dir
+	return `SELECT ` + instanceColumns + ` FROM instances` + whereClause(where) + order + ` LIMIT ? OFFSET ?`, append(args, limit, offset)
+}
+
+// isSorted reports whether f asks for another order than newest first.
+func isSorted(f runtime.InstanceFilter) bool {
+	return (f.SortBy != "" && f.SortBy != runtime.SortCreated) || f.Ascending
+}
+
+// listConds returns the index of f's list (see buildList), whether it has
+// status right before created_at, and f's conditions with their arguments.
+func listConds(f runtime.InstanceFilter) (index string, byStatus bool, where []string, whereArgs []any) {
 	add := func(cond string, args ...any) {
 		where = append(where, cond)
 		whereArgs = append(whereArgs, args...)
@@ -112,40 +176,53 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 		}
 		add("("+strings.Join(ors, " OR ")+")", args...)
 	}
+	addRowFilters(f, add)
+	return index, byStatus, where, whereArgs
+}
 
-	var q listQuery
-	// The count ignores paging; an unfiltered count is left to the planner.
-	countFrom := ` FROM instances INDEXED BY ` + index
-	if len(where) == 0 {
-		countFrom = ` FROM instances`
-	}
-	q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(where) + ` LIMIT ?)`
-	q.countArgs = append(append([]any{}, whereArgs...), MaxListTotal+1)
+// Row filters of ListInstances: each looks up one instance's rows by an
+// index keyed by that instance (the token index's primary key,
+// incidents_instance), never a scan.
+const (
+	// elementCond: a token at the element, or an open incident there.
+	elementCond = `(EXISTS (SELECT 1 FROM instance_tokens t WHERE t.instance_seq = instances.seq AND t.node_id = ?)
+		OR EXISTS (SELECT 1 FROM incidents c INDEXED BY incidents_instance
+			WHERE c.instance_id = instances.id AND c.node_id = ? AND c.resolved_at IS NULL))`
+	// incidentMessageCond: an open incident with exactly that message.
+	incidentMessageCond = `EXISTS (SELECT 1 FROM incidents c INDEXED BY incidents_instance
+		WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND c.message = ?)`
+	// incidentPrefixCond: an open incident whose message starts with the
+	// text (arguments: its length in characters, the text).
+	incidentPrefixCond = `EXISTS (SELECT 1 FROM incidents c INDEXED BY incidents_instance
+		WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND substr(c.message, 1, ?) = ?)`
+)
 
-	if hasAfter {
-		add("created_at <= ? AND (created_at < ? OR seq < ?)", afterAt, afterAt, afterSeq)
+// addRowFilters adds the conditions of f's element, incident and time
+// filters. The creation bounds narrow the range of the list's index
+// (created_at follows its equality prefix); the rest apply to the rows it
+// yields.
+func addRowFilters(f runtime.InstanceFilter, add func(cond string, args ...any)) {
+	if f.Element != "" {
+		add(elementCond, f.Element, f.Element)
 	}
-	from := ` FROM instances INDEXED BY ` + index
-	if !byStatus || f.Status != "" {
-		q.page = `SELECT ` + instanceColumns + from + whereClause(where) + listOrder + ` LIMIT ? OFFSET ?`
-		q.pageArgs = append(whereArgs, limit, offset)
-		return q
+	switch {
+	case f.IncidentMessagePrefix:
+		add(incidentPrefixCond, utf8.RuneCountInString(f.IncidentMessage), f.IncidentMessage)
+	case f.IncidentMessage != "":
+		add(incidentMessageCond, f.IncidentMessage)
 	}
-	// One range of the index per status, merged. The arms carry only the
-	// keys (created_at and seq, both in the index: no table reads for the
-	// rows an offset skips); the page's rows are read by seq at the end.
-	arms := make([]string, len(instanceStatuses))
-	for i, s := range instanceStatuses {
-		// s is one of the constant statuses, never input.
-		arms[i] = `SELECT * FROM (SELECT created_at, seq` + from +
-			whereClause(append(where[:len(where):len(where)], "status = '"+s+"'")) + listOrder + ` LIMIT ?)`
-		q.pageArgs = append(q.pageArgs, whereArgs...)
-		q.pageArgs = append(q.pageArgs, limit+offset)
+	if !f.CreatedAfter.IsZero() {
+		add("created_at >= ?", encodeTime(f.CreatedAfter))
 	}
-	q.page = `SELECT ` + instanceColumns + ` FROM instances WHERE seq IN (SELECT seq FROM (` + strings.Join(arms, ` UNION ALL `) + `)` +
-		listOrder + ` LIMIT ? OFFSET ?)` + listOrder
-	q.pageArgs = append(q.pageArgs, limit, offset)
-	return q
+	if !f.CreatedBefore.IsZero() {
+		add("created_at < ?", encodeTime(f.CreatedBefore))
+	}
+	if !f.EndedAfter.IsZero() {
+		add("ended_at >= ?", encodeTime(f.EndedAfter))
+	}
+	if !f.EndedBefore.IsZero() {
+		add("ended_at < ?", encodeTime(f.EndedBefore))
+	}
 }
 
 // globOf turns a key pattern ('*' matches any run of characters, every
@@ -192,6 +269,13 @@ const cursorSQL = `SELECT created_at, seq FROM instances WHERE id = ?`
 func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
 	limit := sqlstore.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
+	key, ok := sqlstore.SortKey(f.SortBy)
+	if !ok {
+		return nil, 0, runtime.Errorf(runtime.EINVALID, "store: list instances: unknown sort %q", f.SortBy)
+	}
+	if isSorted(f) {
+		return db.listSorted(ctx, f, key, limit, offset)
+	}
 	// The statements' text depends on the filter's shape, not its values:
 	// prepare them (once per shape) before the transaction takes a reader.
 	shape := buildList(f, limit, offset, f.After != "", 0, 0)
@@ -217,6 +301,47 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		}
 		var err error
 		rows, err = queryInstances(st, q.page, q.pageArgs...)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list instances: %w", err)
+	}
+	return rows, total, nil
+}
+
+// listSorted is ListInstances for a sorted list (isSorted).
+func (db *DB) listSorted(ctx context.Context, f runtime.InstanceFilter, key string, limit, offset int) ([]runtime.InstanceRow, int, error) {
+	count := buildList(f, limit, offset, false, 0, 0)
+	page, _ := sortedPage(f, key, limit, offset, f.After != "", nil)
+	cursor := `SELECT ` + key + `, created_at, seq FROM instances WHERE id = ?`
+	for _, query := range []string{count.count, page, cursor} {
+		if err := db.rstmts.warm(ctx, query); err != nil {
+			return nil, 0, fmt.Errorf("store: list instances: %w", err)
+		}
+	}
+	var (
+		rows  []runtime.InstanceRow
+		total int
+	)
+	err := db.readWith(ctx, func(st *txStmts) error {
+		var after []any
+		if f.After != "" {
+			var (
+				k       any
+				at, seq int64
+			)
+			err := st.queryRow(cursor, dbID(f.After)).Scan(&k, &at, &seq)
+			if err != nil {
+				return fmt.Errorf("cursor %s: %w", f.After, notFound(err))
+			}
+			after = []any{k, at, seq}
+		}
+		if err := st.queryRow(count.count, count.countArgs...).Scan(&total); err != nil {
+			return err
+		}
+		query, args := sortedPage(f, key, limit, offset, f.After != "", after)
+		var err error
+		rows, err = queryInstances(st, query, args...)
 		return err
 	})
 	if err != nil {

@@ -211,6 +211,39 @@
     container.appendChild(p);
   }
 
+  // elementTarget is where a click on a diagram element leads: on a
+  // process page, the instances of this version waiting or failed at a
+  // flow node; on an instance page, the instance a call activity called
+  // (the list of them when it called several). '' when nowhere.
+  function elementTarget(element) {
+    var links = document.getElementById('diagram-links');
+    var bo = element && element.businessObject;
+    if (!links || !bo || typeof bo.$instanceOf !== 'function' || element.type === 'label') return '';
+    if (links.dataset.elementUrl !== undefined) {
+      if (!bo.$instanceOf('bpmn:FlowNode')) return '';
+      var base = links.dataset.elementUrl;
+      return base + (base.indexOf('?') < 0 ? '?' : '&') + 'element=' + encodeURIComponent(element.id);
+    }
+    if (links.dataset.childrenUrl !== undefined && bo.$instanceOf('bpmn:CallActivity')) {
+      var rows = document.querySelectorAll('[data-testid="child"][data-node="' + CSS.escape(element.id) + '"] a[data-testid="child-link"]');
+      if (rows.length === 1) return rows[0].getAttribute('href');
+      if (rows.length > 1) return links.dataset.childrenUrl;
+    }
+    return '';
+  }
+
+  // initDiagramClicks makes the elements with a target clickable.
+  function initDiagramClicks() {
+    var bus = viewer.get('eventBus');
+    bus.on('element.hover', function (e) {
+      if (e.gfx) e.gfx.style.cursor = elementTarget(e.element) ? 'pointer' : '';
+    });
+    bus.on('element.click', function (e) {
+      var to = elementTarget(e.element);
+      if (to) location.assign(to);
+    });
+  }
+
   function initDiagram() {
     container = document.getElementById('diagram');
     if (!container) return;
@@ -239,6 +272,7 @@
       .then(function () {
         viewer.get('canvas').zoom('fit-viewport', 'auto');
         container.dataset.rendered = 'true';
+        initDiagramClicks();
         applyState();
       })
       .catch(function (err) {

@@ -290,7 +290,10 @@ type InstancesPage struct {
 	Layout
 	Filter      InstanceFilter
 	ProcessKeys []string
-	Live        InstancesLive
+	// CanOperate shows the selection's cancel and retry: the person may
+	// operate instances of some process (each is checked on its own).
+	CanOperate bool
+	Live       InstancesLive
 }
 
 // InstanceFilter is the list's query string.
@@ -303,7 +306,20 @@ type InstanceFilter struct {
 	// Number finds an instance by its number: "#1042", "1042" or
 	// "order #1042" (which also sets the process).
 	Number string
-	Page   int
+	// Element keeps the instances waiting or failed at that element id.
+	Element string
+	// IncidentMessage keeps the instances with an open incident with
+	// that message, or one starting with it when it ends in '*'.
+	IncidentMessage string
+	// StartedFrom, StartedTo, EndedFrom and EndedTo are days
+	// (2025-03-14, UTC), both ends included.
+	StartedFrom, StartedTo string
+	EndedFrom, EndedTo     string
+	// Sort is the column the list is sorted by (created, number,
+	// process, status, ended), largest first, or smallest first after a
+	// '+'; "" is newest first.
+	Sort string
+	Page int
 }
 
 // InstancesLive is the list and its pager.
@@ -334,6 +350,7 @@ type InstanceItem struct {
 	ParentNumber int64
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	EndedAt      time.Time
 	// Incident: the instance has an open incident; IncidentsInTree: an
 	// instance it called, directly or further down, has one.
 	Incident        bool

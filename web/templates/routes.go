@@ -31,13 +31,17 @@ const (
 	RouteIncidents      = "/incidents"
 	RouteIncidentRetry  = "/incidents/{id}/retry"
 	RouteIncidentsRetry = "/incidents/retry"
-	RouteEvents         = "/events"
-	RouteDecisions      = "/decisions"
-	RouteDecision       = "/decisions/{key}"
-	RouteDecisionXML    = "/decisions/{key}/versions/{version}/xml"
-	RouteDecisionEval   = "/decisions/{key}/evaluate"
-	RouteIdentity       = "/identity"
-	RouteStatic         = "/static/*"
+	// RouteInstancesCancel cancels, RouteInstancesRetry retries the open
+	// incidents of, the instances selected in the list.
+	RouteInstancesCancel = "/instances/cancel"
+	RouteInstancesRetry  = "/instances/retry"
+	RouteEvents          = "/events"
+	RouteDecisions       = "/decisions"
+	RouteDecision        = "/decisions/{key}"
+	RouteDecisionXML     = "/decisions/{key}/versions/{version}/xml"
+	RouteDecisionEval    = "/decisions/{key}/evaluate"
+	RouteIdentity        = "/identity"
+	RouteStatic          = "/static/*"
 
 	// Logins (--auth builtin or oidc).
 	RouteLogin        = "/login"
@@ -288,6 +292,13 @@ func InstancesURL(f InstanceFilter) string {
 	set("businessKey", f.BusinessKey)
 	set("parent", f.Parent)
 	set("number", f.Number)
+	set("element", f.Element)
+	set("incidentMessage", f.IncidentMessage)
+	set("startedFrom", f.StartedFrom)
+	set("startedTo", f.StartedTo)
+	set("endedFrom", f.EndedFrom)
+	set("endedTo", f.EndedTo)
+	set("sort", f.Sort)
 	if f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))
 	}
@@ -295,6 +306,35 @@ func InstancesURL(f InstanceFilter) string {
 		return RouteInstances
 	}
 	return RouteInstances + "?" + q.Encode()
+}
+
+// SortURL is the list of f sorted by column: largest first, or smallest
+// first when it is sorted by column largest first already (a click on a
+// sorted column's heading reverses it). It starts at the first page.
+func SortURL(f InstanceFilter, column string) string {
+	if f.Sort == column || (f.Sort == "" && column == "created") {
+		f.Sort = "+" + column
+	} else {
+		f.Sort = column
+	}
+	f.Page = 0
+	return InstancesURL(f)
+}
+
+// SortMark is the arrow after a column's heading: ↓ sorted largest first,
+// ↑ smallest first, "" not sorted by it.
+func SortMark(f InstanceFilter, column string) string {
+	switch f.Sort {
+	case column:
+		return " ↓"
+	case "+" + column:
+		return " ↑"
+	case "":
+		if column == "created" {
+			return " ↓"
+		}
+	}
+	return ""
 }
 
 // AutoLayoutFile is the bundled npm bpmn-auto-layout, relative to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -44,6 +45,35 @@ func listWhere(f runtime.InstanceFilter, a *args) []string {
 		}
 		where = append(where, "("+strings.Join(ors, " OR ")+")")
 	}
+	return append(where, rowFilters(f, a)...)
+}
+
+// rowFilters are the conditions of f's element, incident and time filters.
+// The element and incident ones look up one instance's rows by the token
+// index's primary key and incidents_instance.
+func rowFilters(f runtime.InstanceFilter, a *args) []string {
+	var where []string
+	if f.Element != "" {
+		el := a.add(f.Element)
+		where = append(where, `(EXISTS (SELECT 1 FROM instance_tokens t WHERE t.instance_seq = instances.seq AND t.node_id = `+el+`)
+			OR EXISTS (SELECT 1 FROM incidents c WHERE c.instance_id = instances.id AND c.node_id = `+el+` AND c.resolved_at IS NULL))`)
+	}
+	if f.IncidentMessage != "" || f.IncidentMessagePrefix {
+		msg := a.add(f.IncidentMessage)
+		match := "c.message = " + msg
+		if f.IncidentMessagePrefix {
+			match = "starts_with(c.message, " + msg + "::text)"
+		}
+		where = append(where, `EXISTS (SELECT 1 FROM incidents c WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND `+match+`)`)
+	}
+	for _, b := range []struct {
+		cond string
+		at   time.Time
+	}{{"created_at >= ", f.CreatedAfter}, {"created_at < ", f.CreatedBefore}, {"ended_at >= ", f.EndedAfter}, {"ended_at < ", f.EndedBefore}} {
+		if !b.at.IsZero() {
+			where = append(where, b.cond+a.add(encodeTime(b.at)))
+		}
+	}
 	return where
 }
 
@@ -77,6 +107,14 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		rows  []runtime.InstanceRow
 		total int
 	)
+	key, ok := sqlstore.SortKey(f.SortBy)
+	if !ok {
+		return nil, 0, runtime.Errorf(runtime.EINVALID, "pgstore: list instances: unknown sort %q", f.SortBy)
+	}
+	dir, cmp := " DESC", "<"
+	if f.Ascending {
+		dir, cmp = " ASC", ">"
+	}
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var a args
 		where := listWhere(f, &a)
@@ -87,14 +125,20 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		}
 		a = a[:len(a)-1]
 		if f.After != "" {
-			var at, seq int64
-			if err := tx.QueryRow(ctx, `SELECT created_at, seq FROM instances WHERE id = $1`, string(f.After)).Scan(&at, &seq); err != nil {
+			var (
+				k       any
+				at, seq int64
+			)
+			if err := tx.QueryRow(ctx, `SELECT `+key+`, created_at, seq FROM instances WHERE id = $1`, string(f.After)).Scan(&k, &at, &seq); err != nil {
 				return fmt.Errorf("cursor %s: %w", f.After, notFound(err))
 			}
-			where = append(where, "(created_at, seq) < ("+a.add(at)+", "+a.add(seq)+")")
+			// Ties on the key fall back to created_at and seq in the
+			// same direction: a row-value comparison is the cursor.
+			where = append(where, "("+key+", created_at, seq) "+cmp+" ("+a.add(k)+", "+a.add(at)+", "+a.add(seq)+")")
 		}
 		page := `SELECT ` + instanceColumns + ` FROM instances` + whereClause(where) +
-			` ORDER BY created_at DESC, seq DESC LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
+			` ORDER BY ` + key + dir + `, created_at` + dir + `, seq` + dir +
+			` LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
 		var err error
 		rows, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, page, a...)
 		return err

@@ -450,3 +450,23 @@ func (c *ElementCounts) List() []runtime.ElementCount {
 	slices.SortFunc(c.out, func(a, b runtime.ElementCount) int { return strings.Compare(a.NodeID, b.NodeID) })
 	return c.out
 }
+
+// SortKey is the SQL expression an instance list sorts by for
+// runtime.InstanceFilter.SortBy, the same in both stores' dialects: a
+// number never given sorts as 0, an instance not ended as 0 too. ok is
+// false for a column it does not know.
+func SortKey(sortBy string) (expr string, ok bool) {
+	switch sortBy {
+	case "", runtime.SortCreated:
+		return "created_at", true
+	case runtime.SortNumber:
+		return "COALESCE(number, 0)", true
+	case runtime.SortProcess:
+		return "process_key", true
+	case runtime.SortStatus:
+		return "status", true
+	case runtime.SortEnded:
+		return "COALESCE(ended_at, 0)", true
+	}
+	return "", false
+}

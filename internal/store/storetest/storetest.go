@@ -99,6 +99,8 @@ var tests = []struct {
 	{"IncidentAncestry", testIncidentAncestry},
 	{"ElementCounts", testElementCounts},
 	{"IndexTokens", testIndexTokens},
+	{"ListFilters", testListFilters},
+	{"ListSort", testListSort},
 	{"InstanceRows", testInstanceRows},
 	{"RunningInstances", testRunningInstances},
 	{"Outbox", testOutbox},
