@@ -565,6 +565,15 @@ type WaitItem struct {
 	Error    string
 }
 
+// IncidentKindJob is the kind of the incident of a job whose retries ran
+// out (the engine's IncidentJobFailed): the only kind a retry gives retries.
+const IncidentKindJob = "job-failed"
+
+// TakesRetries reports whether a retry of the incident gives a job new
+// retries; other incidents (a decision, an expression failing) just run
+// the step again.
+func (in IncidentItem) TakesRetries() bool { return in.Kind == IncidentKindJob }
+
 // IncidentItem is an incident, possibly of another instance.
 type IncidentItem struct {
 	ID         string
