@@ -257,7 +257,12 @@ func noStore(next http.Handler) http.Handler {
 // layout fills what every page shares.
 func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav string) templates.Layout {
 	a := h.actor(r)
+	var manual time.Time
+	if c := h.svc.Clock(); c.Manual {
+		manual = c.Now
+	}
 	return templates.Layout{
+		ManualClock:   manual,
 		Title:         title,
 		Nav:           nav,
 		Actor:         templates.Actor{User: a.User, Groups: a.Groups},

@@ -72,6 +72,10 @@ type Layout struct {
 	Auth bool
 	// Can says which parts of the cockpit the person may use.
 	Can Can
+	// ManualClock is the time of the runtime's manual clock (--clock
+	// manual), shown in the header so nobody mistakes it for the time;
+	// zero when the clock is the real one.
+	ManualClock time.Time
 }
 
 // Can says what the person looking at a page may do, for the navigation
