@@ -258,8 +258,10 @@ func noStore(next http.Handler) http.Handler {
 func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav string) templates.Layout {
 	a := h.actor(r)
 	var manual time.Time
-	if c := h.svc.Clock(); c.Manual {
-		manual = c.Now
+	if h.svc != nil { // a cockpit without a runtime still answers its 404s
+		if c := h.svc.Clock(); c.Manual {
+			manual = c.Now
+		}
 	}
 	return templates.Layout{
 		ManualClock:   manual,
