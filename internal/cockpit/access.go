@@ -36,12 +36,19 @@ func (h *handler) authOn() bool {
 	return h.opts.Access != nil && h.opts.Access.Mode() != access.ModeNone
 }
 
-// identify finds who the session cookie authenticates, for every page and
-// action; it refuses nothing (requireLogin does).
+// identify finds who the session cookie authenticates (without logins,
+// who the acting-as box names), for every page and action, and names them
+// to the runtime as the acting user; it refuses nothing (requireLogin
+// does).
 func (h *handler) identify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.authOn() || strings.HasPrefix(r.URL.Path, "/static/") {
+		if strings.HasPrefix(r.URL.Path, "/static/") {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if !h.authOn() {
+			// The acting-as box's person, as the API takes X-Gobpm-User.
+			next.ServeHTTP(w, r.WithContext(runtime.WithActingUser(r.Context(), cookieActor(r).User)))
 			return
 		}
 		s := &session{}
@@ -57,7 +64,13 @@ func (h *handler) identify(next http.Handler) http.Handler {
 				s.err = err
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
+		ctx := context.WithValue(r.Context(), sessionKey{}, s)
+		if s.ok {
+			// Cancels, retries, variable changes and migrations record who
+			// asked, as they do through the API.
+			ctx = runtime.WithActingUser(ctx, string(s.caller.User))
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -257,7 +257,14 @@ func noStore(next http.Handler) http.Handler {
 // layout fills what every page shares.
 func (h *handler) layout(w http.ResponseWriter, r *http.Request, title, nav string) templates.Layout {
 	a := h.actor(r)
+	var manual time.Time
+	if h.svc != nil { // a cockpit without a runtime still answers its 404s
+		if c := h.svc.Clock(); c.Manual {
+			manual = c.Now
+		}
+	}
 	return templates.Layout{
+		ManualClock:   manual,
 		Title:         title,
 		Nav:           nav,
 		Actor:         templates.Actor{User: a.User, Groups: a.Groups},

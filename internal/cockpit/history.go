@@ -123,7 +123,9 @@ func historyItems(facts []runtime.FactRow, names map[string]string) []templates.
 				delete(claimedBy, f.NodeID)
 			}
 		}
-		tell(&it, f, d)
+		if !tellAdHoc(&it, f.Kind, f.Detail, names) {
+			tell(&it, f, d)
+		}
 		out = append(out, it)
 	}
 	return out

@@ -357,6 +357,23 @@
     'bpmn:AdHocSubProcess': [['gobpm:router', 'Router'], ['gobpm:selection', 'Selection'], ['gobpm:retries', 'Router job retries']]
   };
 
+  // fitBesidePalette fits the diagram into the part of the modeler's
+  // canvas right of its palette (which floats over the canvas's left
+  // edge), never enlarging it past 100 %, and centres it vertically: a
+  // plain fit-viewport put the start event under the palette.
+  function fitBesidePalette(canvas, container) {
+    canvas.zoom('fit-viewport', 'auto');
+    var palette = container.querySelector('.djs-palette');
+    var vb = canvas.viewbox();
+    var inner = vb.inner, outer = vb.outer, pad = 24;
+    if (!palette || !inner.width || !inner.height) return;
+    var room = palette.getBoundingClientRect().right - container.getBoundingClientRect().left + pad;
+    var scale = Math.min(1, (outer.width - room - pad) / inner.width, (outer.height - 2 * pad) / inner.height);
+    if (!(scale > 0)) return;
+    var width = outer.width / scale, height = outer.height / scale;
+    canvas.viewbox({ x: inner.x - room / scale, y: inner.y - (height - inner.height) / 2, width: width, height: height });
+  }
+
   // initModeler opens the model in the bpmn-js Modeler with a small panel
   // for the selected element, and deploys it as the next version; a
   // refusal marks each problem on the element it names.
@@ -446,7 +463,7 @@
       .then(function (got) { return auto ? window.gobpmLayoutProcess(got[0]) : got[0]; })
       .then(function (xml) { return modeler.importXML(xml); })
       .then(function () {
-        modeler.get('canvas').zoom('fit-viewport', 'auto');
+        fitBesidePalette(modeler.get('canvas'), el);
         modeler.get('eventBus').on('selection.changed', function (e) { show(e.newSelection[0]); });
         modeler.get('eventBus').on('commandStack.changed', function () { el.dataset.dirty = 'true'; });
         deploy.disabled = false;

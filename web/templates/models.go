@@ -72,6 +72,10 @@ type Layout struct {
 	Auth bool
 	// Can says which parts of the cockpit the person may use.
 	Can Can
+	// ManualClock is the time of the runtime's manual clock (--clock
+	// manual), shown in the header so nobody mistakes it for the time;
+	// zero when the clock is the real one.
+	ManualClock time.Time
 }
 
 // Can says what the person looking at a page may do, for the navigation
@@ -581,6 +585,15 @@ type WaitItem struct {
 	Retries  int
 	Error    string
 }
+
+// IncidentKindJob is the kind of the incident of a job whose retries ran
+// out (the engine's IncidentJobFailed): the only kind a retry gives retries.
+const IncidentKindJob = "job-failed"
+
+// TakesRetries reports whether a retry of the incident gives a job new
+// retries; other incidents (a decision, an expression failing) just run
+// the step again.
+func (in IncidentItem) TakesRetries() bool { return in.Kind == IncidentKindJob }
 
 // IncidentItem is an incident, possibly of another instance.
 type IncidentItem struct {
