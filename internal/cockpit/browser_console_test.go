@@ -2,6 +2,8 @@ package cockpit_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +39,11 @@ type pageWatch struct {
 	ctx context.Context
 	mu  sync.Mutex
 	got []chromedp.ConsoleMessage // console errors since the last check, owned under mu
+	// barrier carries the text of every info message the console logs:
+	// clean logs a marker and waits for it, so every message a page logged
+	// before it has been read.
+	barrier chan string
+	marks   int
 }
 
 // watchPages installs problemHook in every new document of the browser
@@ -46,7 +53,7 @@ func watchPages(t *testing.T, ctx context.Context) *pageWatch {
 	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: problemHook}); err != nil {
 		t.Fatalf("install the problem hook: %v", err)
 	}
-	w := &pageWatch{t: t, ctx: ctx}
+	w := &pageWatch{t: t, ctx: ctx, barrier: make(chan string, 16)}
 	cctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
 	msgs := chromedp.Console(cctx)
@@ -54,6 +61,10 @@ func watchPages(t *testing.T, ctx context.Context) *pageWatch {
 		for m, err := range msgs {
 			if err != nil {
 				return
+			}
+			if m.Type == chromedp.ConsoleInfo && strings.HasPrefix(m.Text, barrierPrefix) {
+				w.barrier <- m.Text
+				continue
 			}
 			if m.Type == chromedp.ConsoleError || m.IsException() {
 				w.mu.Lock()
@@ -65,6 +76,9 @@ func watchPages(t *testing.T, ctx context.Context) *pageWatch {
 	return w
 }
 
+// barrierPrefix begins the console markers of pageWatch.clean.
+const barrierPrefix = "gobpm-console-barrier-"
+
 // clean fails the test with every problem the page at path reported since
 // the last check. The browser logs a page answered with an error status
 // (404 for an unknown page, 422 for a refused upload) as a failed load:
@@ -73,8 +87,19 @@ func (w *pageWatch) clean(path string) {
 	w.t.Helper()
 	noted := eval[[]string](w.t, w.ctx, "the noted problems", `(() => { const p = window.__problems || []; window.__problems = []; return p; })()`)
 	here := eval[string](w.t, w.ctx, "the page's address", `location.href`)
-	// Console messages travel on their own: let the ones of this page arrive.
-	time.Sleep(200 * time.Millisecond)
+	// Console messages travel on their own: log a marker and wait for it,
+	// so the messages the page logged before it have all been read.
+	w.marks++
+	mark := fmt.Sprintf("%s%d", barrierPrefix, w.marks)
+	eval[bool](w.t, w.ctx, "the console marker", `(console.info(`+strconv.Quote(mark)+`), true)`)
+	guard := time.After(30 * time.Second) // against a hang, not a timing
+	for seen := ""; seen != mark; {
+		select {
+		case seen = <-w.barrier:
+		case <-guard:
+			w.t.Fatalf("%s: the console never delivered its marker %q", path, mark)
+		}
+	}
 	w.mu.Lock()
 	msgs := w.got
 	w.got = nil
