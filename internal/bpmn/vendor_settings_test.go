@@ -4,7 +4,7 @@ import "testing"
 
 // TestVendorSettingsWithExecutionMeaningAreRefused checks the settings with execution meaning that
 // gobpm does not have: each is refused naming its element, the rule and
-// what to do instead (DESIGN §2.4).
+// what to do instead (docs/architecture.md#deployment).
 func TestVendorSettingsWithExecutionMeaningAreRefused(t *testing.T) {
 	t.Parallel()
 	verr := MustFail(t, MustRead(t, "vendor_settings_refused.bpmn"))
