@@ -16,7 +16,7 @@ const (
 )
 
 // hintGobpm points a refused vendor setting to gobpm's own attributes.
-const hintGobpm = "gobpm does not read it; remove it or use the gobpm: equivalent (README, "Model extensions")"
+const hintGobpm = "gobpm does not read it; remove it or use the gobpm: equivalent (README, Model extensions)"
 
 // camundaHarmless are Camunda 7 attributes accepted anywhere without
 // effect: transaction boundaries and job exclusivity (gobpm decides them
@@ -154,7 +154,7 @@ func (p *parser) vendorAttrs(e *etree.Element) {
 			}
 		case namespaceActiviti, namespaceFlowable:
 			if !flowableHarmless[a.Key] {
-				p.problems.add(p.label(named), RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, "Model extensions")", flowablePrefix(a.NamespaceURI()), a.Key, e.Tag)
+				p.problems.add(p.label(named), RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, Model extensions)", flowablePrefix(a.NamespaceURI()), a.Key, e.Tag)
 			}
 		}
 	}
@@ -200,7 +200,7 @@ func (p *parser) otherVendorExtension(owner, c *etree.Element) {
 			p.problems.add(label, RuleUnsupported, "camunda:%s on %s is not supported: %s", c.Tag, owner.Tag, hintGobpm)
 		}
 	case namespaceActiviti, namespaceFlowable:
-		p.problems.add(label, RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, "Model extensions")", flowablePrefix(c.NamespaceURI()), c.Tag, owner.Tag)
+		p.problems.add(label, RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, Model extensions)", flowablePrefix(c.NamespaceURI()), c.Tag, owner.Tag)
 	}
 }
 
