@@ -184,6 +184,29 @@ func ProcessXMLURL(key string, v int) string {
 	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
 }
 
+// ProcessXMLDownloadURL serves the deployed XML of a version as a download
+// (an attachment named by ProcessFileName).
+func ProcessXMLDownloadURL(key string, v int) string {
+	return ProcessXMLURL(key, v) + "?download=1"
+}
+
+// ProcessFileName names a downloaded version's XML: the process key and
+// version, "-edited" for the modeler's unsaved model, with characters a
+// file name should not carry replaced by "_".
+func ProcessFileName(key string, v int, edited bool) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, key)
+	name += "-v" + strconv.Itoa(v)
+	if edited {
+		name += "-edited"
+	}
+	return name + ".bpmn"
+}
+
 // ProcessStartURL is where the start form posts.
 func ProcessStartURL(key string) string {
 	return "/processes/" + url.PathEscape(key) + "/instances"
