@@ -41,7 +41,11 @@ func fieldIs(t *testing.T, ctx context.Context, key, value, dialect string) {
 func deployFromModeler(t *testing.T, ctx context.Context, b *bundle, key string) string {
 	t.Helper()
 	run(t, ctx, "deploy", chromedp.Click(css(`[data-testid="modeler-deploy"]`)))
-	waitFor(t, ctx, "version 2 is shown", `location.pathname === '/processes/`+key+`' && location.search === '?version=2'`, 15*time.Second)
+	shown := `location.pathname === '/processes/` + key + `' && location.search === '?version=2'`
+	waitFor(t, ctx, "version 2 is shown or the deployment refused", shown+` || (document.querySelector('[data-testid="modeler-outcome"]') || {}).textContent`, 15*time.Second)
+	if !eval[bool](t, ctx, "version 2 is shown", shown) {
+		t.Fatalf("the deployment was refused: %s", eval[string](t, ctx, "the outcome", `document.querySelector('[data-testid="modeler-outcome"]').textContent`))
+	}
 	def, err := b.rt.Definition(context.Background(), key, 2)
 	if err != nil {
 		t.Fatalf("version 2: %v", err)
@@ -53,7 +57,8 @@ func deployFromModeler(t *testing.T, ctx context.Context, b *bundle, key string)
 // extension elements hold them, and edited there: the saved model has the
 // new job type in zeebe:taskDefinition, a new assignee in its
 // zeebe:assignmentDefinition, its other zeebe settings untouched and no
-// gobpm: attribute. Download XML saves the edited, undeployed model.
+// gobpm: attribute; a task drawn anew gets its job type in zeebe: too, the
+// model's dialect. Download XML saves the edited, undeployed model.
 func TestBrowserModelerEditsZeebeSettings(t *testing.T) {
 	ctx := browser(t)
 	b := setup(t)
@@ -78,6 +83,18 @@ func TestBrowserModelerEditsZeebeSettings(t *testing.T) {
 	retype(t, ctx, prop("gobpm:candidateGroups"), "auditors")
 	retype(t, ctx, prop("gobpm:assignee"), "ann")
 	shoot(t, ctx, "modeler-zeebe.png")
+	truthy(t, ctx, "draw a new service task after “Approve the payment” and select it", `(() => {
+		const m = window.gobpmModeler;
+		const approve = m.get('elementRegistry').get('approve');
+		const shape = m.get('modeling').appendShape(approve, { type: 'bpmn:ServiceTask' }, { x: approve.x + 50, y: approve.y + 200 });
+		shape.businessObject.id = 'refund';
+		m.get('elementRegistry').updateId(shape, 'refund');
+		m.get('selection').select(shape);
+		return true;
+	})()`)
+	run(t, ctx, "its panel", chromedp.WaitVisible(css(prop("gobpm:type"))))
+	fieldIs(t, ctx, "gobpm:type", "", "zeebe")
+	retype(t, ctx, prop("gobpm:type"), "refund")
 
 	run(t, ctx, "download the edited model", chromedp.Click(css(`[data-testid="modeler-download"]`)))
 	saved := waitForFile(t, filepath.Join(downloads, "zeebepay-v1-edited.bpmn"))
@@ -93,6 +110,7 @@ func TestBrowserModelerEditsZeebeSettings(t *testing.T) {
 		`<zeebe:taskDefinition type="charge-card-v2" retries="5" />`,
 		`<zeebe:assignmentDefinition candidateGroups="auditors" assignee="ann" />`,
 		`<zeebe:input source="=amount" target="sum" />`,
+		`<zeebe:taskDefinition type="refund" />`,
 	} {
 		if !strings.Contains(xml, want) {
 			t.Errorf("version 2 lacks %s:\n%s", want, xml)
@@ -101,7 +119,7 @@ func TestBrowserModelerEditsZeebeSettings(t *testing.T) {
 	if gobpmAttr.MatchString(xml) || strings.Contains(xml, "xmlns:gobpm") {
 		t.Errorf("version 2 has gobpm: attributes beside the zeebe ones:\n%s", xml)
 	}
-	if strings.Count(xml, "zeebe:taskDefinition") != 1 || strings.Count(xml, "zeebe:assignmentDefinition") != 1 {
+	if strings.Count(xml, "zeebe:taskDefinition") != 2 || strings.Count(xml, "zeebe:assignmentDefinition") != 1 {
 		t.Errorf("each zeebe setting is written once:\n%s", xml)
 	}
 }

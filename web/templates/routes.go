@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Route patterns of the cockpit: the one place its paths are spelled. The
@@ -191,11 +192,11 @@ func ProcessXMLDownloadURL(key string, v int) string {
 }
 
 // ProcessFileName names a downloaded version's XML: the process key and
-// version, "-edited" for the modeler's unsaved model, with characters a
-// file name should not carry replaced by "_".
+// version, "-edited" for the modeler's unsaved model; anything in the key
+// but letters, digits, "-", "_" and "." (a path separator, say) becomes "_".
 func ProcessFileName(key string, v int, edited bool) string {
 	name := strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+		if r == '-' || r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return r
 		}
 		return '_'
