@@ -598,8 +598,12 @@
         place();
         input.addEventListener('change', function () { set(input.value.trim()); place(); el.dataset.dirty = 'true'; });
         l.appendChild(input);
-        if (f) l.appendChild(hint);
         fields.appendChild(l);
+        if (f) {
+          hint.id = 'prop-where-' + fields.children.length;
+          input.setAttribute('aria-describedby', hint.id);
+          fields.appendChild(hint);
+        }
       };
       add('name', 'Name', bo.name, function (v) { modeler.get('modeling').updateProperties(element, { name: v || undefined }); });
       (modelerFields[element.type] || []).forEach(function (f) {
