@@ -589,6 +589,10 @@ type AdHocActivated struct {
 // Kind implements Event.
 func (AdHocActivated) Kind() string { return "adhoc-activated" }
 
+// applyRunning starts the candidates a manual ad-hoc region was asked to
+// start.
+func (e AdHocActivated) applyRunning(x *executor) error { return x.activate(e) }
+
 // activations lists what e starts.
 func (e AdHocActivated) activations() []Activation {
 	var out []Activation
@@ -606,6 +610,9 @@ type AdHocCompleted struct {
 
 // Kind implements Event.
 func (AdHocCompleted) Kind() string { return "adhoc-completed" }
+
+// applyRunning completes the ad-hoc region it names.
+func (e AdHocCompleted) applyRunning(x *executor) error { return x.completeRegion(e) }
 
 func activityIDs(acts []Activation) []string {
 	out := make([]string, len(acts))

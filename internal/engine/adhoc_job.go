@@ -121,42 +121,36 @@ func (x *executor) withdrawRouterJob(r *Region) {
 	x.markRegion(r.ScopeID)
 }
 
-// applyRouterJobEvent applies a job event to a router job: the answer, a
-// failure or a BPMN error. It reports false for any other job.
-func (x *executor) applyRouterJobEvent(ev Event) (bool, error) {
-	var key string
-	switch e := ev.(type) {
-	case JobCompleted:
-		key = e.Key
-	case JobFailed:
-		key = e.Key
-	case JobErrorThrown:
-		key = e.Key
-	}
+// routerRef is a router job with the open region it routes and the region's
+// ad-hoc sub-process.
+type routerRef struct {
+	w *Wait
+	n *bpmn.Node
+	r *Region
+}
+
+// routerJobOf finds the router job a job event names by key, for the
+// event's handler to apply the event to it: the answer, a failure or a
+// BPMN error. It reports false for any other job (and for an unknown or
+// finished one: openWait says so); answered is a completion carrying an
+// answer, which only a router job takes.
+func (x *executor) routerJobOf(key string, answered bool) (routerRef, bool, error) {
 	w := x.st.Wait(key)
 	if w == nil {
-		return false, nil // unknown or finished: applyWaitEvent says so
+		return routerRef{}, false, nil // unknown or finished: the handler's openWait says so
 	}
 	if !IsRouterJob(w) {
-		if c, ok := ev.(JobCompleted); ok && c.Answered {
-			return true, fmt.Errorf("engine: complete job %s with activate: it is not the job of an ad-hoc router: %w", key, ErrInvalidTransition)
+		if answered {
+			return routerRef{}, true, fmt.Errorf("engine: complete job %s with activate: it is not the job of an ad-hoc router: %w", key, ErrInvalidTransition)
 		}
-		return false, nil
+		return routerRef{}, false, nil
 	}
 	r := x.st.region(w.ScopeID)
 	n := x.proc.Node(w.NodeID)
 	if r == nil || n == nil || n.AdHoc == nil || r.RouterJob != w.ID {
-		return true, fmt.Errorf("engine: router job %s has no open region %s: %w", w.ID, w.ScopeID, ErrCheckpoint)
+		return routerRef{}, true, fmt.Errorf("engine: router job %s has no open region %s: %w", w.ID, w.ScopeID, ErrCheckpoint)
 	}
-	switch e := ev.(type) {
-	case JobCompleted:
-		return true, x.routerAnswered(w, n, r, e)
-	case JobFailed:
-		x.routerJobFailed(w, r, e)
-	case JobErrorThrown:
-		x.routerJobError(w, n, r, e)
-	}
-	return true, nil
+	return routerRef{w: w, n: n, r: r}, true, nil
 }
 
 // routerAnswered applies a router job's answer: the job is consumed; an

@@ -23,6 +23,9 @@ type ReachRefused struct {
 // Kind implements Event.
 func (ReachRefused) Kind() string { return "reach-refused" }
 
+// applyRunning drops the refused wait and opens its incident.
+func (e ReachRefused) applyRunning(x *executor) error { return x.reachRefused(e) }
+
 // reachRefused drops the refused call or job wait and opens the incident.
 func (x *executor) reachRefused(e ReachRefused) error {
 	w := x.st.Wait(e.WaitID)
