@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Region is the progress of an open ad-hoc sub-process (DESIGN §6); it lives
+// Region is the progress of an open ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes); it lives
 // in the checkpoint as long as the region's scope is open.
 type Region struct {
 	ScopeID scope.ID `json:"scope"`

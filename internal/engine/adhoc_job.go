@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Router jobs (DESIGN §6, gobpm:router="job"). Each time a job router is
+// Router jobs (gobpm:router="job", docs/scopes.md#ad-hoc-sub-processes). Each time a job router is
 // asked — the region opens, an inner activity completes, an operator
 // retries a failed answer — the region gets a job of type
 // gobpm:routerType instead of an immediate answer. The job is a wait of
@@ -263,8 +263,8 @@ func (x *executor) start(r *Region, acts []Activation, by string, extra map[stri
 	}
 }
 
-// writeRegionVars writes variables a decider answered with by the rule of
-// DESIGN §4 from the region's scope.
+// writeRegionVars writes variables a decider answered with by the write
+// rule (docs/scopes.md#variables) from the region's scope.
 func (x *executor) writeRegionVars(r *Region, n *bpmn.Node, vars map[string]any, by string) {
 	for _, k := range sortedKeys(vars) {
 		at, err := x.st.Scopes.Set(r.ScopeID, k, scope.CloneValue(vars[k]))
@@ -304,7 +304,8 @@ func (x *executor) routerIncident(r *Region, w *Wait, kind, msg string) {
 
 // routerJobError throws a BPMN error a router job's worker raised at the
 // ad-hoc sub-process, as an error of the activity: an error boundary event
-// on it, or the scopes around it (DESIGN §5.4), catch it.
+// on it, or the scopes around it (docs/scopes.md#errors-and-escalations),
+// catch it.
 func (x *executor) routerJobError(w *Wait, n *bpmn.Node, r *Region, e JobErrorThrown) {
 	x.withdrawRouterJob(r)
 	x.writeRegionVars(r, n, e.Variables, "router job "+w.Name)
@@ -346,7 +347,8 @@ func (x *executor) writeActivation(t *Track, sc *scope.Scope) {
 }
 
 // RouterJobVariables returns the variables a worker gets with router job
-// w of state st (DESIGN §6): the snapshot the router decides on, read now.
+// w of state st (docs/scopes.md#ad-hoc-sub-processes): the snapshot the
+// router decides on, read now.
 //
 //	region      {id, name, scopeId, selection, ordering}
 //	progress    {completed: {activityId: count}, running: [activityId], trigger, triggers}

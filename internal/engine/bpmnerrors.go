@@ -7,7 +7,8 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// throwError propagates a BPMN error from track t (DESIGN §5.4): first the
+// throwError propagates a BPMN error from track t
+// (docs/scopes.md#errors-and-escalations): first the
 // error boundaries of t's activity (when atActivity), then scope by scope
 // outward from scope from: an error event sub-process declared in the scope,
 // or an error boundary on the scope's host sub-process. At one level a
@@ -60,8 +61,9 @@ func (x *executor) throwEscalation(t *Track, code string) {
 // thrown by t, and runs the first it finds. It reports whether one caught it.
 func (x *executor) catchAtLevels(t *Track, from scope.ID, kind bpmn.TriggerKind, code string) bool {
 	// skip is the event sub-process whose handler scope the walk just left:
-	// an event a handler re-throws goes past it to the next level (DESIGN
-	// §5.5, absorb vs re-throw), it never catches its own re-throw.
+	// an event a handler re-throws goes past it to the next level (a
+	// handler absorbs what it catches; what it throws again is the next
+	// level's), it never catches its own re-throw.
 	skip := ""
 	for s := from; s != ""; {
 		sc := x.st.Scopes.Get(s)

@@ -21,7 +21,7 @@ func (x *executor) chain() []string {
 }
 
 // callActivity parks t on a call wait and asks the runtime to launch the
-// child (DESIGN §5.7). The wait's id becomes the child's instance id, so
+// child (docs/scopes.md#call-activities). The wait's id becomes the child's instance id, so
 // the caller's checkpoint records the awaited child from the first step.
 // A dynamic callee, version, version tag and business key are evaluated
 // here, and so is what the child starts with; a failing expression stops
@@ -154,7 +154,8 @@ func (x *executor) callInputs(t *Track, n *bpmn.Node, c *Call) (map[string]any, 
 // callReturned writes what a completed child handed back (vars): by
 // Camunda 7's camunda:out when the call activity has some, else as the
 // call activity's result (deliver: locals of its io scope under Zeebe
-// output mappings, else by the write rule of DESIGN §4). childID names the
+// output mappings, else by the write rule, docs/scopes.md#variables).
+// childID names the
 // child for camunda:out's sourceExpression (execution.processInstanceId).
 // A failing sourceExpression raises an incident on t and reports false.
 func (x *executor) callReturned(t *Track, n *bpmn.Node, childID string, vars map[string]any) bool {
@@ -359,7 +360,8 @@ func (x *executor) consumeWait(w *Wait) {
 }
 
 // failInstance ends a called child that cannot handle an error: everything
-// is cancelled and the error goes to the caller (DESIGN §5.7 outcomes).
+// is cancelled and the error goes to the caller (the outcomes in
+// docs/scopes.md#call-activities).
 func (x *executor) failInstance(code, msg string) {
 	x.cancelScope(scope.RootID, "unhandled error "+code)
 	for _, in := range slices.Clone(x.st.Incidents) {

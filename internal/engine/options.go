@@ -35,7 +35,7 @@ const maxDecodedSlots = 1 << 26
 
 // Options bound what one step may do. Zero values pick the defaults.
 type Options struct {
-	// MaxScopeDepth caps the nesting of scopes (DESIGN §5.6); 0 means
+	// MaxScopeDepth caps the nesting of scopes (docs/scopes.md#limits); 0 means
 	// DefaultMaxScopeDepth.
 	MaxScopeDepth int
 	// MaxActivations caps element activations in one step, so a loop of
@@ -51,7 +51,7 @@ type Options struct {
 	// whose condition still holds after that many, stop in an incident
 	// naming the limit. 0 means DefaultMaxIterations.
 	MaxIterations int
-	// MaxCallDepth caps the call chain (DESIGN §5.6); 0 means
+	// MaxCallDepth caps the call chain (docs/scopes.md#limits); 0 means
 	// DefaultMaxCallDepth.
 	MaxCallDepth int
 	// MinTimerPeriod is the timer floor: the shortest period a timer

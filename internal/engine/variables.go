@@ -53,7 +53,8 @@ func (x *executor) setVar(t *Track, name string, v any) {
 	x.fact(FactVariableSet, t.Node, at, t.ID, map[string]any{"name": name})
 }
 
-// mergeVars writes variables by the rule of DESIGN §4 from t's scope.
+// mergeVars writes variables by the write rule (docs/scopes.md#variables)
+// from t's scope.
 func (x *executor) mergeVars(t *Track, vars map[string]any) {
 	names := make([]string, 0, len(vars))
 	for k := range vars {
