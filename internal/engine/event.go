@@ -6,6 +6,8 @@ import (
 )
 
 // Event is something that happens to an instance. Each step applies one.
+// Every event type of this package carries its handler; Apply refuses an
+// Event of any other type as an invalid transition.
 type Event interface {
 	// Kind names the event in history facts and errors.
 	Kind() string
