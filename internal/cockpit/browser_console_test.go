@@ -148,7 +148,8 @@ func TestBrowserPagesReportNoErrors(t *testing.T) {
 		ctx := browser(t)
 		w := watchPages(t, ctx)
 		b := setup(t)
-		b.deploy("grandparent.bpmn", "caller.bpmn", "picky.bpmn", "review.bpmn", "parcel.bpmn", "pack.form", "discount.dmn", "tiers.dmn")
+		b.deploy("grandparent.bpmn", "caller.bpmn", "picky.bpmn", "review.bpmn", "parcel.bpmn", "pack.form", "discount.dmn", "tiers.dmn",
+			"zeebepay.bpmn", "camundaship.bpmn")
 		root, _ := stuckTree(t, b)
 		review := b.start("review", "claim-1", nil)
 		parcel := b.start("parcel", "order-1", map[string]any{"customer": "Ada"})
@@ -172,6 +173,8 @@ func TestBrowserPagesReportNoErrors(t *testing.T) {
 			{"/processes", `[data-testid="processes"]`, ""},
 			{"/processes/review", `[data-testid="elements"]`, diagramDrawn},
 			{"/processes/review/edit", `#modeler`, modelerReady},
+			{"/processes/zeebepay/edit", `#modeler`, modelerReady},
+			{"/processes/camundaship/edit", `#modeler`, modelerReady},
 			{"/instances", `[data-testid="instances"]`, ""},
 			{"/instances/" + string(review.ID), `[data-testid="history"]`, diagramDrawn},
 			{"/instances/" + string(root.ID), `[data-testid="call-trace"]`, diagramDrawn},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"sort"
 	"strconv"
@@ -248,11 +249,17 @@ func stateJSON(els []templates.ElementCount, partial bool, path *pathTaken) stri
 	return string(b)
 }
 
-// processXML serves the deployed XML the diagram is drawn from.
+// processXML serves the deployed XML the diagram is drawn from; with
+// ?download=1 as an attachment named by the key and version.
 func (h *handler) processXML(w http.ResponseWriter, r *http.Request) {
 	v, ok := version(chi.URLParam(r, "version"))
 	if !ok || v == 0 {
 		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
+		return
+	}
+	download := r.URL.Query().Get("download")
+	if download != "" && download != "1" {
+		h.fail(w, r, http.StatusBadRequest, "download must be 1 to save the XML as a file, or absent to show it.")
 		return
 	}
 	def, err := h.svc.Definition(r.Context(), chi.URLParam(r, "key"), v)
@@ -266,6 +273,10 @@ func (h *handler) processXML(w http.ResponseWriter, r *http.Request) {
 	// valid BPMN): a browser opening the XML link must run none of it in the
 	// cockpit's origin. cockpit.js's fetch of the document is unaffected.
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	if download == "1" {
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment",
+			map[string]string{"filename": templates.ProcessFileName(def.Key, def.Version, false)}))
+	}
 	_, _ = w.Write(def.XML)
 }
 

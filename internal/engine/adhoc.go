@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Region is the progress of an open ad-hoc sub-process (DESIGN §6); it lives
+// Region is the progress of an open ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes); it lives
 // in the checkpoint as long as the region's scope is open.
 type Region struct {
 	ScopeID scope.ID `json:"scope"`
@@ -589,6 +589,10 @@ type AdHocActivated struct {
 // Kind implements Event.
 func (AdHocActivated) Kind() string { return "adhoc-activated" }
 
+// applyRunning starts the candidates a manual ad-hoc region was asked to
+// start.
+func (e AdHocActivated) applyRunning(x *executor) error { return x.activate(e) }
+
 // activations lists what e starts.
 func (e AdHocActivated) activations() []Activation {
 	var out []Activation
@@ -606,6 +610,9 @@ type AdHocCompleted struct {
 
 // Kind implements Event.
 func (AdHocCompleted) Kind() string { return "adhoc-completed" }
+
+// applyRunning completes the ad-hoc region it names.
+func (e AdHocCompleted) applyRunning(x *executor) error { return x.completeRegion(e) }
 
 func activityIDs(acts []Activation) []string {
 	out := make([]string, len(acts))

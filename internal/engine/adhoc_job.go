@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Router jobs (DESIGN §6, gobpm:router="job"). Each time a job router is
+// Router jobs (gobpm:router="job", docs/scopes.md#ad-hoc-sub-processes). Each time a job router is
 // asked — the region opens, an inner activity completes, an operator
 // retries a failed answer — the region gets a job of type
 // gobpm:routerType instead of an immediate answer. The job is a wait of
@@ -121,42 +121,36 @@ func (x *executor) withdrawRouterJob(r *Region) {
 	x.markRegion(r.ScopeID)
 }
 
-// applyRouterJobEvent applies a job event to a router job: the answer, a
-// failure or a BPMN error. It reports false for any other job.
-func (x *executor) applyRouterJobEvent(ev Event) (bool, error) {
-	var key string
-	switch e := ev.(type) {
-	case JobCompleted:
-		key = e.Key
-	case JobFailed:
-		key = e.Key
-	case JobErrorThrown:
-		key = e.Key
-	}
+// routerRef is a router job with the open region it routes and the region's
+// ad-hoc sub-process.
+type routerRef struct {
+	w *Wait
+	n *bpmn.Node
+	r *Region
+}
+
+// routerJobOf finds the router job a job event names by key, for the
+// event's handler to apply the event to it: the answer, a failure or a
+// BPMN error. It reports false for any other job (and for an unknown or
+// finished one: openWait says so); answered is a completion carrying an
+// answer, which only a router job takes.
+func (x *executor) routerJobOf(key string, answered bool) (routerRef, bool, error) {
 	w := x.st.Wait(key)
 	if w == nil {
-		return false, nil // unknown or finished: applyWaitEvent says so
+		return routerRef{}, false, nil // unknown or finished: the handler's openWait says so
 	}
 	if !IsRouterJob(w) {
-		if c, ok := ev.(JobCompleted); ok && c.Answered {
-			return true, fmt.Errorf("engine: complete job %s with activate: it is not the job of an ad-hoc router: %w", key, ErrInvalidTransition)
+		if answered {
+			return routerRef{}, true, fmt.Errorf("engine: complete job %s with activate: it is not the job of an ad-hoc router: %w", key, ErrInvalidTransition)
 		}
-		return false, nil
+		return routerRef{}, false, nil
 	}
 	r := x.st.region(w.ScopeID)
 	n := x.proc.Node(w.NodeID)
 	if r == nil || n == nil || n.AdHoc == nil || r.RouterJob != w.ID {
-		return true, fmt.Errorf("engine: router job %s has no open region %s: %w", w.ID, w.ScopeID, ErrCheckpoint)
+		return routerRef{}, true, fmt.Errorf("engine: router job %s has no open region %s: %w", w.ID, w.ScopeID, ErrCheckpoint)
 	}
-	switch e := ev.(type) {
-	case JobCompleted:
-		return true, x.routerAnswered(w, n, r, e)
-	case JobFailed:
-		x.routerJobFailed(w, r, e)
-	case JobErrorThrown:
-		x.routerJobError(w, n, r, e)
-	}
-	return true, nil
+	return routerRef{w: w, n: n, r: r}, true, nil
 }
 
 // routerAnswered applies a router job's answer: the job is consumed; an
@@ -269,8 +263,8 @@ func (x *executor) start(r *Region, acts []Activation, by string, extra map[stri
 	}
 }
 
-// writeRegionVars writes variables a decider answered with by the rule of
-// DESIGN §4 from the region's scope.
+// writeRegionVars writes variables a decider answered with by the write
+// rule (docs/scopes.md#variables) from the region's scope.
 func (x *executor) writeRegionVars(r *Region, n *bpmn.Node, vars map[string]any, by string) {
 	for _, k := range sortedKeys(vars) {
 		at, err := x.st.Scopes.Set(r.ScopeID, k, scope.CloneValue(vars[k]))
@@ -310,7 +304,8 @@ func (x *executor) routerIncident(r *Region, w *Wait, kind, msg string) {
 
 // routerJobError throws a BPMN error a router job's worker raised at the
 // ad-hoc sub-process, as an error of the activity: an error boundary event
-// on it, or the scopes around it (DESIGN §5.4), catch it.
+// on it, or the scopes around it (docs/scopes.md#errors-and-escalations),
+// catch it.
 func (x *executor) routerJobError(w *Wait, n *bpmn.Node, r *Region, e JobErrorThrown) {
 	x.withdrawRouterJob(r)
 	x.writeRegionVars(r, n, e.Variables, "router job "+w.Name)
@@ -352,7 +347,8 @@ func (x *executor) writeActivation(t *Track, sc *scope.Scope) {
 }
 
 // RouterJobVariables returns the variables a worker gets with router job
-// w of state st (DESIGN §6): the snapshot the router decides on, read now.
+// w of state st (docs/scopes.md#ad-hoc-sub-processes): the snapshot the
+// router decides on, read now.
 //
 //	region      {id, name, scopeId, selection, ordering}
 //	progress    {completed: {activityId: count}, running: [activityId], trigger, triggers}

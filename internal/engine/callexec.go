@@ -21,7 +21,7 @@ func (x *executor) chain() []string {
 }
 
 // callActivity parks t on a call wait and asks the runtime to launch the
-// child (DESIGN §5.7). The wait's id becomes the child's instance id, so
+// child (docs/scopes.md#call-activities). The wait's id becomes the child's instance id, so
 // the caller's checkpoint records the awaited child from the first step.
 // A dynamic callee, version, version tag and business key are evaluated
 // here, and so is what the child starts with; a failing expression stops
@@ -154,7 +154,8 @@ func (x *executor) callInputs(t *Track, n *bpmn.Node, c *Call) (map[string]any, 
 // callReturned writes what a completed child handed back (vars): by
 // Camunda 7's camunda:out when the call activity has some, else as the
 // call activity's result (deliver: locals of its io scope under Zeebe
-// output mappings, else by the write rule of DESIGN §4). childID names the
+// output mappings, else by the write rule, docs/scopes.md#variables).
+// childID names the
 // child for camunda:out's sourceExpression (execution.processInstanceId).
 // A failing sourceExpression raises an incident on t and reports false.
 func (x *executor) callReturned(t *Track, n *bpmn.Node, childID string, vars map[string]any) bool {
@@ -266,67 +267,88 @@ func describeValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// applyCallEvent applies the events about a call activity's child.
-func (x *executor) applyCallEvent(ev Event) error {
-	switch e := ev.(type) {
-	case CallStarted:
-		w, t, err := x.openWait(e.WaitID, WaitCall)
-		if err != nil {
-			return err
-		}
-		x.fact(FactCallStarted, w.NodeID, w.ScopeID, t.ID, map[string]any{"childId": w.ID, "key": e.Key, "version": e.Version})
-	case CallFailed:
-		w, t, err := x.openWait(e.WaitID, WaitCall)
-		if err != nil {
-			return err
-		}
-		x.consumeWait(w)
-		t.State = TrackReady
-		x.throwError(t, t.Scope, e.Code, e.Message, true)
-	case ChildEnded:
-		w, t, err := x.openWait(e.WaitID, WaitCall)
-		if err != nil {
-			return err
-		}
-		x.consumeWait(w)
-		x.fact(FactCallEnded, w.NodeID, w.ScopeID, t.ID, map[string]any{"childId": w.ID, "status": e.Status, "errorCode": e.ErrorCode})
-		t.State = TrackReady
-		switch e.Status {
-		case StatusCompleted:
-			if x.callReturned(t, x.proc.Node(w.NodeID), w.ID, e.Outputs) {
-				x.finishActivity(t, w)
-			}
-		case StatusTerminated:
-			x.throwError(t, t.Scope, CodeChildTerminated, fmt.Sprintf("called instance %s was terminated", w.ID), true)
-		default:
-			x.throwError(t, t.Scope, e.ErrorCode, fmt.Sprintf("called instance %s failed: %s", w.ID, e.ErrorMessage), true)
-		}
-	case CallRefused:
-		w, t, err := x.openWait(e.WaitID, WaitCall)
-		if err != nil {
-			return err
-		}
-		x.consumeWait(w) // no child was launched: there is none to terminate
-		x.incident(t, IncidentCallTreeBudget, e.Message)
-	case ChildMissing:
-		w, t, err := x.openWait(e.WaitID, WaitCall)
-		if err != nil {
-			return err
-		}
-		x.consumeWait(w)
-		x.incident(t, IncidentChildMissing, fmt.Sprintf("the called instance %s awaited by %s is missing; it is not launched again", w.ID, w.NodeID))
-	case Orphaned:
-		if x.st.Ended() {
-			return fmt.Errorf("engine: orphan instance %s: status is %s: %w", x.st.InstanceID, x.st.Status, ErrInvalidTransition)
-		}
-		parent := ""
-		if x.st.Parent != nil {
-			parent = x.st.Parent.InstanceID
-		}
-		x.failInstance("gobpm.call.orphaned", fmt.Sprintf("the calling instance %s is missing; a called instance never runs orphaned", parent))
-	default:
-		return fmt.Errorf("engine: event %T: %w", ev, ErrInvalidTransition)
+// applyRunning records that the child of a call wait was launched,
+// with the key and version it runs.
+func (e CallStarted) applyRunning(x *executor) error {
+	w, t, err := x.openWait(e.WaitID, WaitCall)
+	if err != nil {
+		return err
 	}
+	x.fact(FactCallStarted, w.NodeID, w.ScopeID, t.ID, map[string]any{"childId": w.ID, "key": e.Key, "version": e.Version})
+	return nil
+}
+
+// applyRunning throws the error of a call that could not be
+// launched at its call activity.
+func (e CallFailed) applyRunning(x *executor) error {
+	w, t, err := x.openWait(e.WaitID, WaitCall)
+	if err != nil {
+		return err
+	}
+	x.consumeWait(w)
+	t.State = TrackReady
+	x.throwError(t, t.Scope, e.Code, e.Message, true)
+	return nil
+}
+
+// applyRunning hands a child's outcome to its call activity: a
+// completed child's outputs continue it, a failed or terminated child
+// throws an error there.
+func (e ChildEnded) applyRunning(x *executor) error {
+	w, t, err := x.openWait(e.WaitID, WaitCall)
+	if err != nil {
+		return err
+	}
+	x.consumeWait(w)
+	x.fact(FactCallEnded, w.NodeID, w.ScopeID, t.ID, map[string]any{"childId": w.ID, "status": e.Status, "errorCode": e.ErrorCode})
+	t.State = TrackReady
+	switch e.Status {
+	case StatusCompleted:
+		if x.callReturned(t, x.proc.Node(w.NodeID), w.ID, e.Outputs) {
+			x.finishActivity(t, w)
+		}
+	case StatusTerminated:
+		x.throwError(t, t.Scope, CodeChildTerminated, fmt.Sprintf("called instance %s was terminated", w.ID), true)
+	default:
+		x.throwError(t, t.Scope, e.ErrorCode, fmt.Sprintf("called instance %s failed: %s", w.ID, e.ErrorMessage), true)
+	}
+	return nil
+}
+
+// applyRunning stops a call activity whose child was not launched
+// in a call-tree-budget incident.
+func (e CallRefused) applyRunning(x *executor) error {
+	w, t, err := x.openWait(e.WaitID, WaitCall)
+	if err != nil {
+		return err
+	}
+	x.consumeWait(w) // no child was launched: there is none to terminate
+	x.incident(t, IncidentCallTreeBudget, e.Message)
+	return nil
+}
+
+// applyRunning stops a call activity whose child is gone in an
+// incident.
+func (e ChildMissing) applyRunning(x *executor) error {
+	w, t, err := x.openWait(e.WaitID, WaitCall)
+	if err != nil {
+		return err
+	}
+	x.consumeWait(w)
+	x.incident(t, IncidentChildMissing, fmt.Sprintf("the called instance %s awaited by %s is missing; it is not launched again", w.ID, w.NodeID))
+	return nil
+}
+
+// applyRunning ends a called child whose caller is gone.
+func (Orphaned) applyRunning(x *executor) error {
+	if x.st.Ended() {
+		return fmt.Errorf("engine: orphan instance %s: status is %s: %w", x.st.InstanceID, x.st.Status, ErrInvalidTransition)
+	}
+	parent := ""
+	if x.st.Parent != nil {
+		parent = x.st.Parent.InstanceID
+	}
+	x.failInstance("gobpm.call.orphaned", fmt.Sprintf("the calling instance %s is missing; a called instance never runs orphaned", parent))
 	return nil
 }
 
@@ -338,7 +360,8 @@ func (x *executor) consumeWait(w *Wait) {
 }
 
 // failInstance ends a called child that cannot handle an error: everything
-// is cancelled and the error goes to the caller (DESIGN §5.7 outcomes).
+// is cancelled and the error goes to the caller (the outcomes in
+// docs/scopes.md#call-activities).
 func (x *executor) failInstance(code, msg string) {
 	x.cancelScope(scope.RootID, "unhandled error "+code)
 	for _, in := range slices.Clone(x.st.Incidents) {

@@ -48,7 +48,7 @@ func completeOldest(t *testing.T, p *bpmn.Process, st *State, node string) *Stat
 	return stepWith(t, p, st, TaskCompleted{TaskID: waitAt(t, st, WaitTask, node).ID, User: "u"}, t0)
 }
 
-// TestCompensationConcurrentHandlers (issue 31 item 8): a model drawn for
+// TestCompensationConcurrentHandlers: a model drawn for
 // Camunda (the camunda: namespace) starts the handlers a throw claims
 // together, as Camunda 7 does — the five "Cancel Hotel" tasks of
 // testCompensateActivityRefMiActivity, and Cancel Hotel and Cancel Flight

@@ -8,7 +8,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Compensation (DESIGN §5.8).
+// Compensation (docs/scopes.md#tracks, its compensation paragraphs).
 //
 // Completing an activity that can be compensated — it has a compensation
 // boundary event, or it is a sub-process with a compensation event
@@ -539,8 +539,8 @@ func (x *executor) finishRun(run scope.ID) {
 	x.checkDrain(sc.Parent)
 }
 
-// cancelTransaction runs cancel end event n reached by track t (DESIGN
-// §5.8): every other track and nested scope of the transaction is
+// cancelTransaction runs cancel end event n reached by track t (the
+// compensation paragraphs of docs/scopes.md#tracks): every other track and nested scope of the transaction is
 // cancelled, its completed activities are compensated, then it is left by
 // its cancel boundary event.
 func (x *executor) cancelTransaction(t *Track, n *bpmn.Node) {

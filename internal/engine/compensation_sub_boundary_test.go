@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestCompensationSubProcessHandlerAndInner (issue 31 item 6): compensating
+// TestCompensationSubProcessHandlerAndInner: compensating
 // a completed sub-process that has a compensation boundary event and inner
 // activities with handlers runs both, as Camunda 7 does: the sub-process's
 // own handler first (a user task: the throw waits for it), then the inner

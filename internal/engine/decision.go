@@ -53,6 +53,10 @@ type DecisionEvaluated struct {
 // Kind implements Event.
 func (DecisionEvaluated) Kind() string { return "decision-evaluated" }
 
+// applyRunning continues a business rule task with its decision's
+// result, or stops it in an incident with the decision's error.
+func (e DecisionEvaluated) applyRunning(x *executor) error { return x.decisionEvaluated(e) }
+
 // businessRuleTask asks for the task's decision to be evaluated.
 func (x *executor) businessRuleTask(t *Track, n *bpmn.Node) {
 	if n.Decision == nil {

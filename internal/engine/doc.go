@@ -1,4 +1,5 @@
-// Package engine is gobpm's pure step function (DESIGN §2.3, §3):
+// Package engine is gobpm's pure step function
+// (docs/architecture.md#rules-of-the-engine):
 //
 //	Step(process, state, event, now) → (state', effects)
 //
@@ -26,7 +27,7 @@
 // track moves into: the inputs are its variables, so a job, a user task, a
 // decision or a called child sees them by walk-up; when the element
 // completes its outputs are evaluated there and written to the enclosing
-// scope by the write rule of DESIGN §4, and the io scope closes. With
+// scope by the write rule (docs/scopes.md#variables), and the io scope closes. With
 // Zeebe-style outputs the element's results (a job's or user task's
 // variables, a message payload, a script's or decision's result, a
 // child's variables) are set in the io scope, so only mapped values leave

@@ -6,6 +6,8 @@ import (
 )
 
 // Event is something that happens to an instance. Each step applies one.
+// Every event type of this package carries its handler; Apply refuses an
+// Event of any other type as an invalid transition.
 type Event interface {
 	// Kind names the event in history facts and errors.
 	Kind() string
@@ -48,7 +50,7 @@ type Resume struct{}
 func (Resume) Kind() string { return "resume" }
 
 // JobCompleted completes a job: its variables merge into the task's scope
-// (DESIGN §4) and the task is left.
+// by the write rule (docs/scopes.md#variables) and the task is left.
 type JobCompleted struct {
 	Key       string
 	Variables map[string]any
@@ -253,7 +255,7 @@ var (
 )
 
 // VariablesSet writes variables into a scope (the root when ScopeID is
-// empty) by the rule of DESIGN §4: an operator fixing data before retrying
+// empty) by the write rule (docs/scopes.md#variables): an operator fixing data before retrying
 // an incident, or a person editing an instance. Conditions are evaluated
 // afterwards like after any step.
 type VariablesSet struct {

@@ -26,7 +26,7 @@ func (x *executor) graphOf(s scope.ID) *bpmn.Graph {
 }
 
 // armScope arms the event sub-processes declared in scope s's graph
-// (DESIGN §5.5): timer, message, signal and conditional starts become waits
+// (docs/scopes.md#boundary-events-and-event-sub-processes): timer, message, signal and conditional starts become waits
 // owned by the scope; error and escalation starts are matched when thrown.
 func (x *executor) armScope(s scope.ID) {
 	g := x.graphOf(s)
@@ -222,7 +222,8 @@ func (x *executor) startHandler(s scope.ID, esp *bpmn.Node, vars map[string]any)
 	}
 }
 
-// setVarsAt writes variables by the rule of DESIGN §4 from scope s.
+// setVarsAt writes variables by the write rule (docs/scopes.md#variables)
+// from scope s.
 func (x *executor) setVarsAt(s scope.ID, by *Track, vars map[string]any) {
 	names := make([]string, 0, len(vars))
 	for k := range vars {

@@ -11,7 +11,8 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Body is a running loop or multi-instance body (ADR-023 §2.8): a scope
+// Body is a running loop or multi-instance body
+// (docs/scopes.md#loops-and-multi-instance): a scope
 // whose iterations are child scopes. It lives in the checkpoint while the
 // body's scope is open.
 type Body struct {

@@ -110,7 +110,7 @@ func BenchmarkStartManyIterations(b *testing.B) {
 // multi-instance body of n open iterations, as the runtime does it: Apply on
 // the instance's own state, then the header and the parts the step changed
 // encoded for the store. One op is one step; its cost must not grow with n
-// (DESIGN §3: a step costs what it changes).
+// (a step costs what it changes, not what the instance holds).
 func BenchmarkCompleteOneOfMany(b *testing.B) {
 	p := mustProcess(b, "mi_prop.bpmn")
 	for _, n := range []int{10, 10_000, 100_000} {

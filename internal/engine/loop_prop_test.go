@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// TestMultiInstanceOutputOrderProperty is the property test of issue 9: a
+// TestMultiInstanceOutputOrderProperty is the property test of output order: a
 // multi-instance user task over a random collection of 0..20 items,
 // sequential or parallel, whose iterations are completed in a random order,
 // each writing a distinct output element. Whatever the order:

@@ -10,13 +10,13 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// Variable mappings (DESIGN §8). An element with mappings that has no
+// Variable mappings (docs/scopes.md#variable-mappings). An element with mappings that has no
 // scope of its own (a task, an event, a call activity) gets one while it
 // runs: an "io" scope, child of the scope it sits in, that its track moves
 // into. Its inputs are the io scope's local variables (a job, a user task,
 // a decision, a called child read them by walk-up); its outputs are
 // evaluated there when the element completes and written to the enclosing
-// scope by the write rule of DESIGN §4; then the io scope closes and the
+// scope by the write rule (docs/scopes.md#variables); then the io scope closes and the
 // track continues in the enclosing scope. A sub-process (embedded, ad-hoc,
 // event) applies its mappings to its own scope instead.
 
@@ -155,7 +155,7 @@ func (x *executor) inputs(t *Track, n *bpmn.Node, s scope.ID) ([]string, map[str
 
 // outputs evaluates n's output mappings in scope from (the element's io
 // scope, or a sub-process's own) and writes them from scope to (the
-// enclosing one) by the rule of DESIGN §4: all or nothing. A nested target
+// enclosing one) by the write rule (docs/scopes.md#variables): all or nothing. A nested target
 // path merges into the variable as the enclosing scope sees it. A failure
 // raises an incident on t (Done) and reports false.
 func (x *executor) outputs(t *Track, n *bpmn.Node, from, to scope.ID) bool {
@@ -196,8 +196,8 @@ func (x *executor) outputs(t *Track, n *bpmn.Node, from, to scope.ID) bool {
 // deliver writes the variables element n completes with (a job's, a user
 // task's, a message's or signal's, a script's or decision's result): with
 // Zeebe-style output mappings they become variables of n's io scope, so
-// only the mapped values leave it; otherwise they are written by the rule
-// of DESIGN §4 from t's scope.
+// only the mapped values leave it; otherwise they are written by the write
+// rule (docs/scopes.md#variables) from t's scope.
 func (x *executor) deliver(t *Track, n *bpmn.Node, vars map[string]any) {
 	io := x.ioScope(t)
 	if io == nil || n == nil || io.NodeID != n.ID || !localResults(n) {
@@ -224,7 +224,8 @@ func (x *executor) writeLocals(t *Track, sc *scope.Scope, names []string, vals m
 	}
 }
 
-// setVarFrom writes a variable by the rule of DESIGN §4 from scope s.
+// setVarFrom writes a variable by the write rule (docs/scopes.md#variables)
+// from scope s.
 func (x *executor) setVarFrom(t *Track, s scope.ID, name string, v any) {
 	at, err := x.st.Scopes.Set(s, name, v)
 	if err != nil {

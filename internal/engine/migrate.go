@@ -41,6 +41,9 @@ type Migrate struct {
 // Kind implements Event.
 func (Migrate) Kind() string { return "migrate" }
 
+// applyRunning moves the instance to another version of its process.
+func (e Migrate) applyRunning(x *executor) error { return x.migrate(e) }
+
 // FactInstanceMigrated records a migration: detail fromVersion,
 // toVersion, by and the elements that changed id (mapping).
 const FactInstanceMigrated = "instance-migrated"

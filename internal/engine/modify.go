@@ -26,6 +26,9 @@ type Modify struct {
 // Kind implements Event.
 func (Modify) Kind() string { return "modify" }
 
+// applyRunning cancels and starts elements as the instructions say.
+func (e Modify) applyRunning(x *executor) error { return x.modify(e) }
+
 // Instruction is one change of a Modify: exactly one of Cancel and Activate.
 type Instruction struct {
 	Cancel   *CancelTarget

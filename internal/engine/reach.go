@@ -4,7 +4,8 @@ import "fmt"
 
 // IncidentReach is an incident of an element whose dynamic reference (a
 // callee or a job type given as an expression) resolved to something the
-// model's deployer may not reach (DESIGN §10 "Reach"). Retrying it runs
+// model's deployer may not reach (the Reach paragraph of
+// docs/security.md#authorization). Retrying it runs
 // the element again: the reference is evaluated and checked anew.
 const IncidentReach = "reach-refused"
 
@@ -22,6 +23,9 @@ type ReachRefused struct {
 
 // Kind implements Event.
 func (ReachRefused) Kind() string { return "reach-refused" }
+
+// applyRunning drops the refused wait and opens its incident.
+func (e ReachRefused) applyRunning(x *executor) error { return x.reachRefused(e) }
 
 // reachRefused drops the refused call or job wait and opens the incident.
 func (x *executor) reachRefused(e ReachRefused) error {

@@ -125,7 +125,7 @@ var reviewCases = []reviewCase{
 		},
 	},
 	{
-		// DESIGN §5.5: a handler that ends by throwing the same event hands
+		// A handler that ends by throwing the same event hands
 		// it to the host's boundary; it must not catch its own re-throw.
 		name: "a non-interrupting escalation handler that re-throws reaches the boundary", file: "review_escalation_rethrow.bpmn",
 		check: func(t *testing.T, file string) {

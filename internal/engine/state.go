@@ -69,7 +69,7 @@ type Track struct {
 	// continues by leaving the element instead of running it again.
 	Done bool `json:"done,omitempty"`
 	// Inputs are the variables an ad-hoc activation gave the activity the
-	// track starts (DESIGN §6): written into the activity's own scope when
+	// track starts (docs/scopes.md#ad-hoc-sub-processes): written into the activity's own scope when
 	// it is entered (again after a retry), dropped when it is left. The map
 	// is replaced, never changed in place (clones share it).
 	Inputs map[string]any `json:"inputs,omitempty"`
@@ -144,7 +144,7 @@ type State struct {
 	// Bodies are the running loop and multi-instance bodies.
 	Bodies []*Body `json:"bodies,omitempty"`
 	// Entries are the completed activities that can still be compensated
-	// (DESIGN §5.8), in completion order.
+	// (docs/scopes.md#tracks), in completion order.
 	Entries   []*Entry `json:"entries,omitempty"`
 	NextEntry int      `json:"nextEntry,omitempty"`
 

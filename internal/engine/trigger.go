@@ -24,6 +24,10 @@ type WaitTriggered struct {
 // Kind implements Event.
 func (WaitTriggered) Kind() string { return "wait-triggered" }
 
+// applyRunning continues the trigger wait of a receive task without a
+// messageRef.
+func (e WaitTriggered) applyRunning(x *executor) error { return x.triggerWait(e) }
+
 // awaitTrigger parks track t on receive task n, which has no messageRef.
 func (x *executor) awaitTrigger(t *Track, n *bpmn.Node) {
 	w := x.newWait(t, WaitTrigger, n.ID)

@@ -345,17 +345,183 @@
       .catch(function (err) { fail('The decision could not be drawn: ' + (err && err.message ? err.message : err)); });
   }
 
-  // The gobpm attributes the modeler's panel edits, by element type: the
-  // name and, for some types, a standard attribute are edited too.
-  var modelerFields = {
-    'bpmn:ServiceTask': [['gobpm:type', 'Job type'], ['gobpm:retries', 'Retries']],
-    'bpmn:SendTask': [['gobpm:type', 'Job type'], ['gobpm:retries', 'Retries']],
-    'bpmn:UserTask': [['gobpm:assignee', 'Assignee'], ['gobpm:candidateUsers', 'Candidate users'],
-      ['gobpm:candidateGroups', 'Candidate groups'], ['gobpm:dueDate', 'Due date'], ['gobpm:formRef', 'Form id']],
-    'bpmn:CallActivity': [['calledElement', 'Called process']],
-    'bpmn:BusinessRuleTask': [['gobpm:decisionRef', 'Decision'], ['gobpm:resultVariable', 'Result variable']],
-    'bpmn:AdHocSubProcess': [['gobpm:router', 'Router'], ['gobpm:selection', 'Selection'], ['gobpm:retries', 'Router job retries']]
+  // The namespaces of the engine-settings dialects the modeler's panel
+  // reads and writes: gobpm's own, Camunda 8's (zeebe) and Camunda 7's.
+  var dialectNS = {
+    gobpm: 'urn:gobpm:1',
+    zeebe: 'http://camunda.org/schema/zeebe/1.0',
+    camunda: 'http://camunda.org/schema/1.0/bpmn'
   };
+
+  // Spellings of a setting: an attribute of the element in a dialect's
+  // namespace (attr), an attribute of a zeebe extension element (ext,
+  // attr), or a standard BPMN attribute (d: 'bpmn'). blank: a blank value
+  // counts as absent, as the parser reads it.
+  var gAttr = function (a, o) { return Object.assign({ d: 'gobpm', attr: a }, o); };
+  var zExt = function (e, a, o) { return Object.assign({ d: 'zeebe', ext: e, attr: a }, o); };
+  var cAttr = function (a, o) { return Object.assign({ d: 'camunda', attr: a }, o); };
+  var blank = { blank: true };
+
+  // The settings the modeler's panel edits, by element type, each with its
+  // spellings in the parser's precedence (internal/bpmn: gobpm > zeebe >
+  // camunda; a call's zeebe:calledElement processId over calledElement; a
+  // form as the inbox reads it, taskform.go). The first spelling found is
+  // shown and edited in place; a setting the element lacks is written in
+  // the dialect the element (else the model) already uses, gobpm without
+  // one, and its other spellings are removed.
+  var jobFields = [
+    { key: 'gobpm:type', label: 'Job type', at: [gAttr('type'), zExt('taskDefinition', 'type'), cAttr('topic', { external: true })] },
+    { key: 'gobpm:retries', label: 'Retries', at: [gAttr('retries'), zExt('taskDefinition', 'retries')] }
+  ];
+  var modelerFields = {
+    'bpmn:ServiceTask': jobFields,
+    'bpmn:SendTask': jobFields,
+    'bpmn:UserTask': [
+      { key: 'gobpm:assignee', label: 'Assignee', at: [gAttr('assignee', blank), zExt('assignmentDefinition', 'assignee', blank), cAttr('assignee', blank)] },
+      { key: 'gobpm:candidateUsers', label: 'Candidate users', at: [gAttr('candidateUsers', blank), zExt('assignmentDefinition', 'candidateUsers', blank), cAttr('candidateUsers', blank)] },
+      { key: 'gobpm:candidateGroups', label: 'Candidate groups', at: [gAttr('candidateGroups', blank), zExt('assignmentDefinition', 'candidateGroups', blank), cAttr('candidateGroups', blank)] },
+      { key: 'gobpm:dueDate', label: 'Due date', at: [gAttr('dueDate', blank), zExt('taskSchedule', 'dueDate', blank), cAttr('dueDate', blank)] },
+      { key: 'gobpm:formRef', label: 'Form id', at: [zExt('formDefinition', 'formId'), gAttr('formRef', blank), cAttr('formRef', blank)] }
+    ],
+    'bpmn:CallActivity': [
+      { key: 'calledElement', label: 'Called process', at: [zExt('calledElement', 'processId', blank), { d: 'bpmn', attr: 'calledElement' }] }
+    ],
+    'bpmn:BusinessRuleTask': [
+      { key: 'gobpm:decisionRef', label: 'Decision', at: [gAttr('decisionRef'), zExt('calledDecision', 'decisionId'), cAttr('decisionRef')] },
+      { key: 'gobpm:resultVariable', label: 'Result variable', at: [gAttr('resultVariable'), zExt('calledDecision', 'resultVariable'), cAttr('resultVariable')] }
+    ],
+    'bpmn:AdHocSubProcess': [
+      { key: 'gobpm:router', label: 'Router', at: [gAttr('router')] },
+      { key: 'gobpm:selection', label: 'Selection', at: [gAttr('selection')] },
+      { key: 'gobpm:retries', label: 'Router job retries', at: [gAttr('retries')] }
+    ]
+  };
+
+  // modelerSettings reads and writes the settings of modelerFields on the
+  // modeler's business objects. bpmn-js has no descriptors for the gobpm,
+  // zeebe and camunda namespaces, so their attributes are kept in $attrs
+  // under the document's own prefix and zeebe's extension elements as
+  // generic elements; both round-trip through saveXML unchanged.
+  function modelerSettings(modeler) {
+    var defs = function () { return modeler.getDefinitions(); };
+    // prefix is the prefix the document binds to dialect d's namespace,
+    // else the dialect's own name.
+    var prefix = function (d) {
+      var a = defs().$attrs;
+      for (var k in a) {
+        if (k.indexOf('xmlns:') === 0 && a[k] === dialectNS[d]) return k.slice(6);
+      }
+      return d;
+    };
+    var values = function (bo) { return (bo.extensionElements && bo.extensionElements.values) || []; };
+    var extOf = function (bo, d, name) {
+      return values(bo).filter(function (v) {
+        var ns = v.$descriptor && v.$descriptor.ns;
+        return ns && ns.uri === dialectNS[d] && ns.localName === name;
+      })[0];
+    };
+    var has = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
+    // get returns the value of spelling s on bo, undefined when absent.
+    var get = function (bo, s) {
+      if (s.d === 'bpmn') return bo.get(s.attr);
+      if (s.ext) {
+        var x = extOf(bo, s.d, s.ext);
+        return x && has(x, s.attr) ? x[s.attr] : undefined;
+      }
+      return bo.$attrs[prefix(s.d) + ':' + s.attr];
+    };
+    var present = function (bo, s) {
+      var v = get(bo, s);
+      return v !== undefined && v !== null && !(s.blank && String(v).trim() === '');
+    };
+    // read returns the spelling in effect and its value, or null.
+    var read = function (bo, f) {
+      var s = f.at.filter(function (s) { return present(bo, s); })[0];
+      return s ? { s: s, value: String(get(bo, s)) } : null;
+    };
+    // uses says whether bo carries anything of dialect d.
+    var uses = function (bo, d) {
+      var p = prefix(d) + ':';
+      return Object.keys(bo.$attrs || {}).some(function (k) { return k.indexOf(p) === 0; }) ||
+        values(bo).some(function (v) { return v.$descriptor && v.$descriptor.ns && v.$descriptor.ns.uri === dialectNS[d]; });
+    };
+    var order = ['gobpm', 'zeebe', 'camunda'];
+    var modelDialect = function () {
+      var all = modeler.get('elementRegistry').getAll().map(function (e) { return e.businessObject; });
+      return order.filter(function (d) { return all.some(function (bo) { return bo && uses(bo, d); }); })[0];
+    };
+    // target is the spelling a new value of f on bo is written in.
+    var target = function (bo, f) {
+      var cur = read(bo, f);
+      if (cur) return cur.s;
+      var d = order.filter(function (d) { return uses(bo, d); })[0] || modelDialect() || 'gobpm';
+      var mine = function (s) { return s.d === d; };
+      var own = function (s) { return s.d === 'gobpm' || s.d === 'bpmn'; };
+      return f.at.filter(mine)[0] || f.at.filter(own)[0];
+    };
+    var put = function (bo, s, v) {
+      if (s.d === 'bpmn') {
+        bo.set(s.attr, v);
+        return;
+      }
+      if (!s.ext) {
+        var k = prefix(s.d) + ':' + s.attr;
+        if (v === undefined) {
+          delete bo.$attrs[k];
+          if (s.external && bo.$attrs[prefix(s.d) + ':type'] === 'external') delete bo.$attrs[prefix(s.d) + ':type'];
+        } else {
+          bo.$attrs[k] = v;
+          if (s.external) bo.$attrs[prefix(s.d) + ':type'] = 'external';
+        }
+        return;
+      }
+      putExt(bo, s, v);
+    };
+    var putExt = function (bo, s, v) {
+      var moddle = modeler.get('moddle');
+      var x = extOf(bo, s.d, s.ext);
+      if (v === undefined) {
+        if (!x) return;
+        delete x[s.attr];
+        var left = Object.keys(x).filter(function (k) { return k.charAt(0) !== '$'; });
+        if (!left.length && !(x.$children && x.$children.length) && !x.$body) {
+          bo.extensionElements.values.splice(bo.extensionElements.values.indexOf(x), 1);
+          if (!bo.extensionElements.values.length) bo.set('extensionElements', undefined);
+        }
+        return;
+      }
+      if (!x) {
+        if (!bo.extensionElements) {
+          bo.set('extensionElements', moddle.create('bpmn:ExtensionElements', { values: [] }));
+          bo.extensionElements.$parent = bo;
+        }
+        x = moddle.createAny(prefix(s.d) + ':' + s.ext, dialectNS[s.d], {});
+        x.$parent = bo.extensionElements;
+        bo.extensionElements.get('values').push(x);
+      }
+      x[s.attr] = v;
+    };
+    // write sets f on bo to v (blank: removed) in its target spelling and
+    // removes its other spellings: one dialect per setting.
+    var write = function (bo, f, v) {
+      var to = target(bo, f);
+      f.at.forEach(function (s) { if (s !== to) put(bo, s, undefined); });
+      put(bo, to, v === '' ? undefined : v);
+    };
+    // where names the spelling f is shown from or would be written in.
+    var where = function (bo, f) {
+      var s = target(bo, f);
+      if (s.d === 'bpmn') return s.attr;
+      return s.ext ? s.d + ':' + s.ext + ' ' + s.attr : s.d + ':' + s.attr;
+    };
+    return {
+      read: function (bo, f) { var r = read(bo, f); return r ? r.value : ''; },
+      write: write,
+      where: where,
+      dialect: function (bo, f) { return target(bo, f).d; },
+      prefix: prefix
+    };
+  }
 
   // fitBesidePalette fits the diagram into the part of the modeler's
   // canvas right of its palette (which floats over the canvas's left
@@ -394,7 +560,8 @@
     }
     var modeler = new window.BpmnJS({ container: el });
     window.gobpmModeler = modeler;
-    var attrs = function (bo) { return bo.$attrs; };
+    var settings = modelerSettings(modeler);
+    var download = document.getElementById('modeler-download');
     var show = function (element) {
       fields.textContent = '';
       if (!element || element.type === 'bpmn:Process' || element.type === 'label') {
@@ -410,7 +577,9 @@
       head.appendChild(document.createTextNode(element.type.replace('bpmn:', '') + ' '));
       head.appendChild(code);
       fields.appendChild(head);
-      var add = function (name, label, value, set) {
+      // add adds a field; f (a setting of modelerFields) says where its
+      // value is kept, shown under the field.
+      var add = function (name, label, value, set, f) {
         var l = document.createElement('label');
         l.textContent = label + ' ';
         var input = document.createElement('input');
@@ -418,23 +587,27 @@
         input.value = value || '';
         input.dataset.attr = name;
         input.setAttribute('data-testid', 'prop');
-        input.addEventListener('change', function () { set(input.value.trim()); el.dataset.dirty = 'true'; });
+        var hint = document.createElement('small');
+        hint.className = 'muted prop-where';
+        hint.setAttribute('data-testid', 'prop-where');
+        var place = function () {
+          if (!f) return;
+          input.dataset.dialect = settings.dialect(bo, f);
+          hint.textContent = settings.where(bo, f);
+        };
+        place();
+        input.addEventListener('change', function () { set(input.value.trim()); place(); el.dataset.dirty = 'true'; });
         l.appendChild(input);
         fields.appendChild(l);
+        if (f) {
+          hint.id = 'prop-where-' + fields.children.length;
+          input.setAttribute('aria-describedby', hint.id);
+          fields.appendChild(hint);
+        }
       };
       add('name', 'Name', bo.name, function (v) { modeler.get('modeling').updateProperties(element, { name: v || undefined }); });
       (modelerFields[element.type] || []).forEach(function (f) {
-        if (f[0].indexOf('gobpm:') === 0) {
-          add(f[0], f[1], attrs(bo)[f[0]], function (v) {
-            if (v) { attrs(bo)[f[0]] = v; } else { delete attrs(bo)[f[0]]; }
-          });
-        } else {
-          add(f[0], f[1], bo.get(f[0]), function (v) {
-            var p = {};
-            p[f[0]] = v || undefined;
-            modeler.get('modeling').updateProperties(element, p);
-          });
-        }
+        add(f.key, f.label, settings.read(bo, f), function (v) { settings.write(bo, f, v); }, f);
       });
     };
     var mark = function (problems) {
@@ -467,14 +640,38 @@
         modeler.get('eventBus').on('selection.changed', function (e) { show(e.newSelection[0]); });
         modeler.get('eventBus').on('commandStack.changed', function () { el.dataset.dirty = 'true'; });
         deploy.disabled = false;
+        download.disabled = false;
         el.dataset.rendered = 'true';
       })
       .catch(function (err) { say('The model could not be opened: ' + (err && err.message ? err.message : err), 'error'); });
+    // saved is the edited model's XML, the gobpm namespace declared
+    // when the panel wrote gobpm attributes the document binds no prefix
+    // for (a Camunda model keeps its own namespaces only).
+    var saved = function () {
+      var defs = modeler.getDefinitions();
+      var gobpm = modeler.get('elementRegistry').getAll().some(function (e) {
+        return e.businessObject && Object.keys(e.businessObject.$attrs || {}).some(function (k) { return k.indexOf('gobpm:') === 0; });
+      });
+      if (gobpm && settings.prefix('gobpm') === 'gobpm') defs.$attrs['xmlns:gobpm'] = dialectNS.gobpm;
+      return modeler.saveXML({ format: true });
+    };
+    download.addEventListener('click', function () {
+      saved()
+        .then(function (res) {
+          var a = document.createElement('a');
+          a.href = URL.createObjectURL(new Blob([res.xml], { type: 'application/xml' }));
+          a.download = el.dataset.filename;
+          a.hidden = true;
+          document.body.appendChild(a);
+          a.click();
+          a.remove();
+          setTimeout(function () { URL.revokeObjectURL(a.href); }, 60000);
+        })
+        .catch(function (err) { say('The model could not be saved: ' + (err && err.message ? err.message : err), 'error'); });
+    });
     deploy.addEventListener('click', function () {
       deploy.disabled = true;
-      var defs = modeler.getDefinitions();
-      defs.$attrs['xmlns:gobpm'] = 'urn:gobpm:1';
-      modeler.saveXML({ format: true })
+      saved()
         .then(function (res) {
           var body = new URLSearchParams();
           body.set('csrf', el.dataset.csrf);

@@ -880,8 +880,9 @@ type DecisionOutcome struct {
 }
 
 // ModelerPage opens a deployed process version in the bpmn-js Modeler, with
-// a panel for the gobpm attributes of the selected element, and deploys
-// the edited model as the next version.
+// a panel for the engine settings of the selected element (gobpm:, zeebe:
+// or camunda:, as the element has them), deploys the edited model as the
+// next version and downloads it as ProcessFileName(Key, Version, true).
 type ModelerPage struct {
 	Layout
 	Key      string

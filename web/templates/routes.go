@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Route patterns of the cockpit: the one place its paths are spelled. The
@@ -182,6 +183,29 @@ func ProcessEditURL(key string, v int) string {
 // ProcessXMLURL serves the deployed XML of a version.
 func ProcessXMLURL(key string, v int) string {
 	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/xml"
+}
+
+// ProcessXMLDownloadURL serves the deployed XML of a version as a download
+// (an attachment named by ProcessFileName).
+func ProcessXMLDownloadURL(key string, v int) string {
+	return ProcessXMLURL(key, v) + "?download=1"
+}
+
+// ProcessFileName names a downloaded version's XML: the process key and
+// version, "-edited" for the modeler's unsaved model; anything in the key
+// but letters, digits, "-", "_" and "." (a path separator, say) becomes "_".
+func ProcessFileName(key string, v int, edited bool) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return '_'
+	}, key)
+	name += "-v" + strconv.Itoa(v)
+	if edited {
+		name += "-edited"
+	}
+	return name + ".bpmn"
 }
 
 // ProcessStartURL is where the start form posts.

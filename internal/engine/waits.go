@@ -2,10 +2,12 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
@@ -155,4 +157,148 @@ func (s *State) waitIndex(w *Wait) int {
 		}
 	}
 	return slices.Index(s.Waits, w)
+}
+
+// openWait finds an open wait of a kind and its track.
+func (x *executor) openWait(id string, kind WaitKind) (*Wait, *Track, error) {
+	w := x.st.Wait(id)
+	if w == nil || w.Kind != kind {
+		return nil, nil, fmt.Errorf("engine: %s %s in instance %s: %w", kind, id, x.st.InstanceID, ErrUnknownWait)
+	}
+	if w.Handler {
+		return w, nil, nil // an event sub-process's wait belongs to its scope
+	}
+	t := x.st.Track(w.TrackID)
+	if t == nil {
+		return nil, nil, fmt.Errorf("engine: %s %s has no track: %w", kind, id, ErrCheckpoint)
+	}
+	x.markTrack(t) // an event on a wait moves its track on
+	return w, t, nil
+}
+
+// finishActivity completes the activity a job or user task belongs to.
+func (x *executor) finishActivity(t *Track, w *Wait) {
+	n := x.node(t)
+	if n == nil {
+		return
+	}
+	t.State = TrackReady
+	switch {
+	case n.Kind == bpmn.KindEndEvent:
+		x.finishEndEvent(t, n)
+	case n.Kind == bpmn.KindIntermediateThrowEvent:
+		x.thrown(t, n) // the message is sent; a multiple throw throws the rest
+	default:
+		x.complete(t, n)
+	}
+}
+
+func (x *executor) newWait(t *Track, kind WaitKind, nodeID string) *Wait {
+	return x.allocTrackWait(kind, nodeID, t.Scope, t.ID)
+}
+
+// newCallWait adds the wait of call activity nodeID on track t. Its id is
+// the child instance's id: minted fresh by Options.MintIDFunc (or, without
+// one, NameBasedID), never built from this instance's id, so ids stay
+// short however deep a call chain goes. Its counter goes to Seq.
+func (x *executor) newCallWait(t *Track, nodeID string) *Wait {
+	return x.addWait(&Wait{Kind: WaitCall, NodeID: nodeID, ScopeID: t.Scope, TrackID: t.ID}, true)
+}
+
+// allocWait adds a wait. Ids are zero-padded so that, within one step (equal
+// CreatedAt), their text order is their creation order: subscriptions are
+// served oldest first.
+func (x *executor) allocWait(kind WaitKind, nodeID string, s scope.ID) *Wait {
+	return x.allocTrackWait(kind, nodeID, s, "")
+}
+
+// allocTrackWait adds a wait of track (none for "").
+func (x *executor) allocTrackWait(kind WaitKind, nodeID string, s scope.ID, track string) *Wait {
+	return x.addWait(&Wait{Kind: kind, NodeID: nodeID, ScopeID: s, TrackID: track}, false)
+}
+
+// addWait numbers w, names it (a fresh id for a call wait, else
+// "<instance>-w%06d") and adds it to the state.
+func (x *executor) addWait(w *Wait, call bool) *Wait {
+	x.st.NextWait++
+	w.CreatedAt = x.now
+	switch {
+	case !call:
+		w.ID = fmt.Sprintf("%s-w%06d", x.st.InstanceID, x.st.NextWait)
+	case x.opts.MintIDFunc != nil:
+		w.ID, w.Seq = x.opts.MintIDFunc(), int64(x.st.NextWait)
+	default:
+		w.ID, w.Seq = NameBasedID(x.st.InstanceID, int64(x.st.NextWait)), int64(x.st.NextWait)
+	}
+	track := w.TrackID
+	x.st.Waits = append(x.st.Waits, w)
+	if x.st.callWaits != nil && call {
+		x.st.callWaits[w.ID] = w
+	}
+	if x.st.waitsOf != nil && track != "" {
+		x.st.waitsOf[track] = append(x.st.waitsOf[track], w)
+	}
+	x.touch(w.ID)
+	return w
+}
+
+// withdrawWaits removes every wait of track t (its own and its boundaries').
+func (x *executor) withdrawWaits(t *Track) {
+	if x.sw != nil {
+		for _, w := range x.sw.waits[t.ID] {
+			if !x.sw.goneWaits[w] {
+				x.removeWait(w)
+			}
+		}
+		return
+	}
+	for _, w := range slices.Clone(x.st.trackWaits(t.ID)) {
+		x.removeWait(w)
+	}
+}
+
+func (x *executor) removeWait(w *Wait) {
+	if x.sw != nil {
+		x.sw.goneWaits[w] = true // endSweep drops it from the list
+	} else if i := x.st.waitIndex(w); i >= 0 {
+		x.st.Waits = slices.Delete(x.st.Waits, i, i+1)
+		if x.st.waitsOf != nil && w.TrackID != "" {
+			mine := slices.DeleteFunc(x.st.waitsOf[w.TrackID], func(o *Wait) bool { return o == w })
+			if len(mine) == 0 {
+				delete(x.st.waitsOf, w.TrackID)
+			} else {
+				x.st.waitsOf[w.TrackID] = mine
+			}
+		}
+	}
+	x.touch(w.ID)
+	for _, in := range slices.Clone(x.st.Incidents) {
+		if in.WaitID == w.ID {
+			x.resolveIncidentID(in.ID, "job withdrawn")
+		}
+	}
+	if w.Kind == WaitCall && !slices.Contains(x.consumed, w.ID) {
+		x.fx.CancelChildren = append(x.fx.CancelChildren, w.ID) // the call was withdrawn: cascade
+	}
+}
+
+func (x *executor) touch(id string) {
+	if x.touchedSet == nil {
+		x.touchedSet = map[string]bool{}
+	}
+	if !x.touchedSet[id] {
+		x.touchedSet[id] = true
+		x.touched = append(x.touched, id)
+	}
+}
+
+// finishWaits turns the touched wait ids into the step's wait effects.
+func (x *executor) finishWaits() {
+	for _, id := range x.touched {
+		if w := x.st.Wait(id); w != nil {
+			x.fx.Waits = append(x.fx.Waits, *w.clone())
+		} else {
+			x.fx.RemovedWaits = append(x.fx.RemovedWaits, id)
+		}
+	}
 }

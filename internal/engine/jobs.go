@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
+)
+
+// Default retry schedule of a failed job without an explicit backoff.
+const (
+	retryBase = time.Second
+	retryMax  = 5 * time.Minute
+)
+
+// applyRunning completes a job: its variables are delivered to the
+// task's scope and the activity is left; a router job takes its answer.
+func (e JobCompleted) applyRunning(x *executor) error {
+	j, routed, err := x.routerJobOf(e.Key, e.Answered)
+	switch {
+	case err != nil:
+		return err
+	case routed:
+		return x.routerAnswered(j.w, j.n, j.r, e)
+	}
+	w, t, err := x.openWait(e.Key, WaitJob)
+	if err != nil {
+		return err
+	}
+	n := x.proc.Node(t.Node)
+	x.deliver(t, n, e.Variables)
+	if !x.stillActive(t, n) {
+		return nil // a condition the variables satisfied interrupted the task
+	}
+	x.finishActivity(t, w)
+	return nil
+}
+
+// applyRunning counts a failed attempt on a job; out of retries, it
+// opens an incident. A router job's failure is the region's.
+func (e JobFailed) applyRunning(x *executor) error {
+	j, routed, err := x.routerJobOf(e.Key, false)
+	switch {
+	case err != nil:
+		return err
+	case routed:
+		x.routerJobFailed(j.w, j.r, e)
+		return nil
+	}
+	w, t, err := x.openWait(e.Key, WaitJob)
+	if err != nil {
+		return err
+	}
+	x.failJob(t, w, e)
+	return nil
+}
+
+// applyRunning throws a BPMN error a job's worker reported at the
+// job's activity. A router job's error is the region's.
+func (e JobErrorThrown) applyRunning(x *executor) error {
+	j, routed, err := x.routerJobOf(e.Key, false)
+	switch {
+	case err != nil:
+		return err
+	case routed:
+		x.routerJobError(j.w, j.n, j.r, e)
+		return nil
+	}
+	w, t, err := x.openWait(e.Key, WaitJob)
+	if err != nil {
+		return err
+	}
+	x.mergeVars(t, e.Variables)
+	x.removeWait(w)
+	detail := e.ErrorMessage
+	if detail == "" {
+		detail = "thrown by the worker of job " + w.ID
+	}
+	x.throwError(t, t.Scope, e.Code, detail, true)
+	return nil
+}
+
+func (x *executor) createJob(t *Track, n *bpmn.Node) {
+	typ := n.Job.Type
+	if n.Job.TypeExpr != nil {
+		// A job type given as an expression is evaluated in the scope the
+		// job is created in (its inputs included), once per job.
+		v, err := n.Job.TypeExpr.Eval(x.view(t.Scope))
+		if err != nil {
+			x.incident(t, IncidentExpression, fmt.Sprintf("job type of %s: %v", n.ID, err))
+			return
+		}
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			x.incident(t, IncidentExpression, fmt.Sprintf("job type of %s: %s yields %s, not a non-empty string", n.ID, n.Job.TypeExpr.Source(), describeValue(v)))
+			return
+		}
+		typ = s
+	}
+	w := x.newWait(t, WaitJob, n.ID)
+	w.Name = typ
+	w.CustomHeaders = maps.Clone(n.Job.Headers)
+	w.Retries = n.Job.Retries
+	t.State = TrackWaiting
+	x.fact(FactJobCreated, n.ID, t.Scope, t.ID, map[string]any{"jobKey": w.ID, "type": w.Name})
+	if w.Retries <= 0 {
+		x.openIncident(t, w.ID, IncidentJobFailed, "the job was created with no retries")
+	}
+	x.armBoundaries(t, n)
+}
+
+// countFailure records a failed attempt on job w: one failure more, the
+// retries left, the error message and the backoff until it may be
+// activated again.
+func (x *executor) countFailure(w *Wait, e JobFailed) {
+	w.Failures++
+	if e.Decrement {
+		w.Retries = max(w.Retries-1, 0)
+	} else {
+		w.Retries = max(e.Retries, 0)
+	}
+	w.ErrorMessage = e.ErrorMessage
+	backoff := e.Backoff
+	if backoff <= 0 {
+		backoff = defaultBackoff(w.Failures, e.Jitter)
+	}
+	w.DueAt = x.now.Add(backoff)
+	x.touch(w.ID)
+}
+
+func (x *executor) failJob(t *Track, w *Wait, e JobFailed) {
+	x.countFailure(w, e)
+	x.fact(FactJobFailed, w.NodeID, w.ScopeID, t.ID, map[string]any{"jobKey": w.ID, "retries": w.Retries, "errorMessage": e.ErrorMessage})
+	if w.Retries == 0 {
+		w.DueAt = time.Time{}
+		msg := e.ErrorMessage
+		if msg == "" {
+			msg = "the job failed and has no retries left"
+		}
+		x.openIncident(t, w.ID, IncidentJobFailed, msg)
+	}
+}
+
+// defaultBackoff is 1 s doubling per failure up to 5 min, scaled by 1 ± jitter/5.
+func defaultBackoff(failures int, jitter float64) time.Duration {
+	d := float64(retryBase) * math.Pow(2, float64(max(failures-1, 0)))
+	d = min(d, float64(retryMax))
+	if jitter >= 0 && jitter < 1 {
+		d *= 1 + (jitter*2-1)/5
+	}
+	return time.Duration(d)
+}
