@@ -167,3 +167,14 @@ func ParseVariableFilter(s string) (VariableFilter, error) {
 	}
 	return VariableFilter{Name: name, Value: key}, nil
 }
+
+// RootScopeRemoved reports whether removed names the root scope's part (a
+// state without top-level variables: the index drops them all).
+func RootScopeRemoved(removed []PartRef) bool {
+	for _, r := range removed {
+		if r.Kind == RootScopeKind && r.Key == RootScopeKey {
+			return true
+		}
+	}
+	return false
+}

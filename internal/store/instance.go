@@ -254,7 +254,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := applyTokens(st, seq, in, s.Tokens, s.RemovedTokens); err != nil {
 		return err
 	}
-	if err := applyVariables(st, seq, s.Parts, s.PrevRevision == 0); err != nil {
+	if err := applyVariables(st, seq, s.Parts, s.RemovedParts, s.PrevRevision == 0); err != nil {
 		return err
 	}
 	if err := insertIdempotency(st, s.Idempotency); err != nil {

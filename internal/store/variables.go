@@ -43,11 +43,20 @@ func init() {
 // step that wrote parts: when they hold the root scope, the variables
 // whose value key changed are written and the ones gone deleted (read
 // against the indexed rows, so an unchanged variable costs no write).
-// created says the instance is new (nothing indexed yet).
-func applyVariables(st *txStmts, seq int64, parts []runtime.Part, created bool) error {
+// created says the instance is new (nothing indexed yet). A step that
+// removes the root scope without writing it drops every row.
+func applyVariables(st *txStmts, seq int64, parts []runtime.Part, removed []runtime.PartRef, created bool) error {
 	vars, ok, err := runtime.RootVariables(parts)
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		if runtime.RootScopeRemoved(removed) {
+			if _, err := st.exec(deleteInstanceVariablesSQL, seq); err != nil {
+				return fmt.Errorf("unindex variables: %w", err)
+			}
+		}
+		return nil
 	}
 	old := map[string]string{}
 	if !created {
@@ -97,7 +106,7 @@ func reindexVariables(st *txStmts, seq int64, parts []runtime.Part) error {
 	if _, err := st.exec(deleteInstanceVariablesSQL, seq); err != nil {
 		return fmt.Errorf("unindex variables: %w", err)
 	}
-	if err := applyVariables(st, seq, parts, true); err != nil {
+	if err := applyVariables(st, seq, parts, nil, true); err != nil {
 		return err
 	}
 	_, err := st.exec(deletePendingVariablesSQL, seq)

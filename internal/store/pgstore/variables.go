@@ -51,11 +51,15 @@ func variableColumns(vars []runtime.IndexedVariable) (names, values []string) {
 }
 
 // queueVariables queues the update of the variable index of instance id
-// when the step's parts hold its root scope.
-func queueVariables(sb *stepBatch, i int, id string, parts []runtime.Part) error {
+// when the step's parts hold its root scope; a step that removes the root
+// scope without writing it drops every row.
+func queueVariables(sb *stepBatch, i int, id string, parts []runtime.Part, removed []runtime.PartRef) error {
 	vars, ok, err := runtime.RootVariables(parts)
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok && !runtime.RootScopeRemoved(removed) {
+		return nil
 	}
 	names, values := variableColumns(vars)
 	sb.exec(i, nil, stepIndexVariablesSQL, id, names, values)

@@ -106,6 +106,16 @@ func testVariableIndex(t *testing.T, open Opener) {
 	check("untouched by a step without the root scope", []runtime.InstanceID{b}, "orderId", `"B-2"`)
 	check("ended instance", []runtime.InstanceID{c}, "orderId", `"C-3"`)
 
+	// A step that removes the root scope (no top-level variables left).
+	sd2 := NextStep(sd, runtime.StatusRunning)
+	sd2.Parts = append(sd2.Parts, rootScope(`{"gone":1}`))
+	MustCommit(t, h, sd2)
+	check("written", []runtime.InstanceID{d}, "gone", "1")
+	sd3 := NextStep(sd2, runtime.StatusRunning)
+	sd3.RemovedParts = append(sd3.RemovedParts, runtime.PartRef{Kind: runtime.RootScopeKind, Key: runtime.RootScopeKey})
+	MustCommit(t, h, sd3)
+	check("root scope removed", nil, "gone", "1")
+
 	// A pending mark (the migration's) and a lost index: the next open
 	// rebuilds the rows from the stored root scopes.
 	for _, q := range []string{`DELETE FROM instance_variables`, `INSERT INTO instance_variables_pending (instance_seq) SELECT seq FROM instances`} {
