@@ -120,8 +120,9 @@ type rootScopePart struct {
 
 // RootVariables returns the top-level variables of an instance, by name,
 // from the parts a step wrote: ok is false when parts do not hold the
-// root scope (the step changed no top-level variable). The store calls it
-// on the parts of every step it commits to keep its variable index exact.
+// root scope (the step changed no top-level variable). Data that is not
+// a JSON scope holds no variables. The store calls it on the parts of
+// every step it commits to keep its variable index exact.
 func RootVariables(parts []Part) (vars []IndexedVariable, ok bool, err error) {
 	for _, p := range parts {
 		if p.Kind != RootScopeKind || p.Key != RootScopeKey {
@@ -129,7 +130,9 @@ func RootVariables(parts []Part) (vars []IndexedVariable, ok bool, err error) {
 		}
 		var sc rootScopePart
 		if err := json.Unmarshal(p.Data, &sc); err != nil {
-			return nil, false, fmt.Errorf("runtime: decode root scope part: %w", err)
+			// Not a scope the engine wrote (the store keeps parts opaque
+			// and takes any bytes): it holds no variable to index.
+			return []IndexedVariable{}, true, nil
 		}
 		vars = make([]IndexedVariable, 0, len(sc.Vars))
 		for name, raw := range sc.Vars {
