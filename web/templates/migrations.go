@@ -71,9 +71,8 @@ const SelectedField = "instance"
 // MigrateSelectedURL is the migration page of the instances ids of
 // process key's version from, chosen in the instance list.
 func MigrateSelectedURL(key string, from int, ids []string) string {
-	u := MigrateURL(key, from, 0)
-	q := url.Values{SelectedField: ids}
-	return u + "&" + q.Encode()
+	q := url.Values{"from": {strconv.Itoa(from)}, SelectedField: ids}
+	return "/processes/" + url.PathEscape(key) + "/migrate?" + q.Encode()
 }
 
 // MappingRow is one source element and the target element it maps to
