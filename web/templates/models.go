@@ -315,6 +315,10 @@ type InstanceFilter struct {
 	// IncidentMessage keeps the instances with an open incident with
 	// that message, or one starting with it when it ends in '*'.
 	IncidentMessage string
+	// Vars keep the instances whose top-level variables have these
+	// values, each written name=value with the value as JSON
+	// (orderId="A-17", amount=120), as typed.
+	Vars []string
 	// StartedFrom, StartedTo, EndedFrom and EndedTo are days
 	// (2025-03-14, UTC), both ends included.
 	StartedFrom, StartedTo string
