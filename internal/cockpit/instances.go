@@ -275,7 +275,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		root := v.Scopes[0]
 		p.ScopeOptions = append([]templates.ScopeOption{{ID: root.ID, Label: root.Path}}, p.ScopeOptions...)
 	}
-	p.Live.Variables = varItems(v.Variables)
+	p.Live.Variables = editRows(v.Variables)
 	if !ended && mayHaveRegions(defXML) {
 		regions, err := h.svc.AdHocRegions(ctx, v.ID)
 		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
@@ -501,8 +501,8 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 	var opts []templates.ScopeOption
 	var build func(s runtime.ScopeView) templates.ScopeNode
 	build = func(s runtime.ScopeView) templates.ScopeNode {
-		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tokens[s.ID],
-			Kind: s.Kind, Index: s.Index}
+		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: editRows(s.Variables), Tracks: tokens[s.ID],
+			Kind: s.Kind, Index: s.Index, Root: s.ParentID == "" && len(known) > 0 && s.ID == known[0].ID}
 		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID], transactions[s.NodeID])
 		if name := names[s.NodeID]; name != "" && strings.HasPrefix(n.Label, s.NodeID) {
 			n.Label = name + strings.TrimPrefix(n.Label, s.NodeID) // the element's name; its id on hover
@@ -799,6 +799,10 @@ func (h *handler) deleteInstance(w http.ResponseWriter, r *http.Request) {
 // setVariables writes variables from the instance page's form; a refused
 // write shows the form again with what was typed.
 func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) {
+	if r.PostFormValue("mode") != "" {
+		h.setVariable(w, r) // one variable's editor or a scope's add form
+		return
+	}
 	id := runtime.InstanceID(chi.URLParam(r, "id"))
 	form := templates.VariablesForm{ScopeID: r.PostFormValue("scope"), JSON: r.PostFormValue("variables"), Local: r.PostFormValue("local") == "true"}
 	refuse := func(status int, msg string) {
