@@ -303,7 +303,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	if err != nil {
 		return p, err
 	}
-	p.Live.History = historyItems(facts, names)
+	p.Live.History = historyItems(facts, names, flowEnds(defXML))
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts, names)
 	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial(), pathOf(facts))
@@ -635,9 +635,9 @@ func varItems(vars map[string]any) []templates.VarItem {
 }
 
 // factDetail renders the detail of a history fact: compensation facts in
-// words (what is undone, by which handler, thrown by what), any other as
-// its JSON.
-func factDetail(kind string, raw json.RawMessage) string {
+// words (what is undone, by which handler, thrown by what: elements by
+// their names), any other as its JSON.
+func factDetail(kind string, raw json.RawMessage, names map[string]string) string {
 	var d struct {
 		Activities  []string `json:"activities"`
 		ActivityRef string   `json:"activityRef"`
@@ -659,11 +659,11 @@ func factDetail(kind string, raw json.RawMessage) string {
 	case "compensation-thrown":
 		what := "nothing completed to undo"
 		if len(d.Activities) > 0 {
-			what = "undoes " + countedList(d.Activities) + ", the latest first"
+			what = "undoes " + countedList(d.Activities, names) + ", the latest first"
 		}
 		parts = append(parts, what)
 		if d.ActivityRef != "" {
-			parts = append(parts, "only "+d.ActivityRef)
+			parts = append(parts, "only "+nameOf(d.ActivityRef, names))
 		}
 		if d.Cancel {
 			parts = append(parts, "the transaction is cancelled")
@@ -672,25 +672,26 @@ func factDetail(kind string, raw json.RawMessage) string {
 		}
 	case "compensation-started":
 		if d.Handler != "" {
-			parts = append(parts, "undone by "+d.Handler)
+			parts = append(parts, "undone by "+nameOf(d.Handler, names))
 		} else {
 			parts = append(parts, "undone through its own activities")
 		}
 		if d.Cause != "" {
-			parts = append(parts, "thrown by "+d.Cause)
+			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
 		}
 	case "compensation-completed":
 		parts = append(parts, "done")
 		if d.Cause != "" {
-			parts = append(parts, "thrown by "+d.Cause)
+			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
-// countedList names activities in order, a run of the same one once with
-// its count: "chargeCard, bookHotel ×5, bookFlight".
-func countedList(ids []string) string {
+// countedList names activities in order (by name, else id), a run of the
+// same one once with its count: "Charge the card, Book the hotel ×5,
+// bookFlight".
+func countedList(ids []string, names map[string]string) string {
 	var out []string
 	for i := 0; i < len(ids); {
 		j := i
@@ -698,9 +699,9 @@ func countedList(ids []string) string {
 			j++
 		}
 		if n := j - i; n > 1 {
-			out = append(out, fmt.Sprintf("%s ×%d", ids[i], n))
+			out = append(out, fmt.Sprintf("%s ×%d", nameOf(ids[i], names), n))
 		} else {
-			out = append(out, ids[i])
+			out = append(out, nameOf(ids[i], names))
 		}
 		i = j
 	}
