@@ -8,10 +8,15 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// editorOf selects a part of the root variables panel's editor of a
-// variable.
+// editorOf selects a part of the root variables panel's open editor of
+// a variable.
 func editorOf(name, part string) string {
-	return `[data-testid="variables"] [data-name="` + name + `"] [data-testid="variable-edit"] ` + part
+	return `[data-testid="variables"] [data-name="` + name + `"] #var-edit ` + part
+}
+
+// editLink selects the root variables panel's edit link of a variable.
+func editLink(name string) string {
+	return `[data-testid="variables"] [data-name="` + name + `"] [data-testid="variable-edit-link"]`
 }
 
 // A number variable is edited by typing and one click; an invalid number
@@ -28,7 +33,7 @@ func TestBrowserEditsVariables(t *testing.T) {
 
 	run(t, ctx, "open the instance", chromedp.Navigate(b.srv.URL+path), chromedp.WaitVisible(css(`[data-testid="variables"]`)))
 	run(t, ctx, "edit the amount and save",
-		chromedp.Click(css(editorOf("amount", "summary"))),
+		chromedp.Click(css(editLink("amount"))),
 		chromedp.WaitVisible(css(editorOf("amount", `[name="value"]`))),
 		chromedp.Clear(css(editorOf("amount", `[name="value"]`))),
 		chromedp.SendKeys(css(editorOf("amount", `[name="value"]`)), "43"),
@@ -39,7 +44,7 @@ func TestBrowserEditsVariables(t *testing.T) {
 
 	truthy(t, ctx, "mark the page", `(window.__samePage = true)`)
 	run(t, ctx, "try an invalid number",
-		chromedp.Click(css(editorOf("amount", "summary"))),
+		chromedp.Click(css(editLink("amount"))),
 		chromedp.WaitVisible(css(editorOf("amount", `[name="value"]`))),
 		chromedp.Clear(css(editorOf("amount", `[name="value"]`))),
 		chromedp.SendKeys(css(editorOf("amount", `[name="value"]`)), "abc"),

@@ -186,6 +186,10 @@ func (h *handler) instance(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
+	if q := r.URL.Query(); q.Get(templates.ParamVar) != "" {
+		// An edit link: that variable's editor open.
+		p.VarOpen = templates.VarForm{Scope: q.Get(templates.ParamVarScope), Name: q.Get(templates.ParamVar)}
+	}
 	h.render(w, r, http.StatusOK, templates.Instance(p))
 }
 
@@ -801,7 +805,7 @@ func (h *handler) deleteInstance(w http.ResponseWriter, r *http.Request) {
 // write shows the form again with what was typed.
 func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("mode") != "" {
-		h.setVariable(w, r) // one variable's editor or a scope's add form
+		h.setVariable(w, r) // one variable's editor or the "add variable" form
 		return
 	}
 	id := runtime.InstanceID(chi.URLParam(r, "id"))

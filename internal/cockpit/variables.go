@@ -157,9 +157,9 @@ func position(s string, off int) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// setVariable writes one variable from its editor or a scope's "add
-// variable" form (into that scope itself); a refused value shows the page
-// again with the form open, what was typed and why.
+// setVariable writes one variable from its editor or the "add variable"
+// form into the scope named (itself, local); a refused value shows the
+// page again with the form open, what was typed and why.
 func (h *handler) setVariable(w http.ResponseWriter, r *http.Request) {
 	id := runtime.InstanceID(chi.URLParam(r, "id"))
 	form := templates.VarForm{Scope: r.PostFormValue("scope"), Name: strings.TrimSpace(r.PostFormValue("name")),

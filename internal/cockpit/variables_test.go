@@ -33,7 +33,12 @@ func TestVariablesShownWithTypeAndEditor(t *testing.T) {
 			t.Errorf("%s: type %q, want %q", name, got, want)
 		}
 	}
-	edit := func(name string) *goquery.Selection { return row(p, name).Find(`[data-testid="variable-edit"]`) }
+	if href := row(p, "note").Find(`[data-testid="variable-edit-link"]`).AttrOr("href", ""); href != "?var=note#var-edit" {
+		t.Errorf("the edit link: %q", href)
+	}
+	edit := func(name string) *goquery.Selection {
+		return row(b.mustGet("/instances/"+string(inst.ID)+"?var="+name), name).Find(`details[data-testid="variable-edit"][open]`)
+	}
 	if v, _ := edit("note").Find(`input[name="value"]`).Attr("value"); v != "hi there" {
 		t.Errorf("a string is edited without its quotes: %q", v)
 	}
@@ -44,13 +49,14 @@ func TestVariablesShownWithTypeAndEditor(t *testing.T) {
 		t.Errorf("JSON is edited in the JSON editor, indented: %q", v)
 	}
 	lr := row(p, "long")
+	le := edit("long")
 	if v := lr.Find(`[data-testid="variable-value"]`).Text(); len(v) > 400 || !strings.HasSuffix(v, "…") {
 		t.Errorf("a long value is shown cut: %d bytes", len(v))
 	}
 	if v := lr.Find(`[data-testid="variable-show-all"] [data-testid="variable-full"]`).Text(); v != `"`+long+`"` {
 		t.Errorf("show all holds the whole value: %d bytes", len(v))
 	}
-	if ta := lr.Find(`[data-testid="variable-edit"] textarea[name="value"]`); ta.Length() != 1 || lr.Find(`[data-testid="variable-edit"] option[selected]`).Text() != "json" {
+	if ta := le.Find(`textarea[name="value"]`); ta.Length() != 1 || le.Find(`option[selected]`).Text() != "json" {
 		t.Error("a long value is edited as JSON")
 	}
 	if p.testid("variable-add").Length() == 0 {
@@ -137,12 +143,16 @@ func TestVariableAddedToAScope(t *testing.T) {
 	b.deploy("approvals.bpmn")
 	inst := b.start("approvals", "", map[string]any{"approvers": []any{"ann", "bob"}})
 	path := "/instances/" + string(inst.ID)
-	it := b.mustGet(path).doc.Find(`[data-testid="scope"][data-kind="iteration"]`).First()
+	p := b.mustGet(path)
+	it := p.doc.Find(`[data-testid="scope"][data-kind="iteration"]`).First()
 	scope := it.AttrOr("data-scope", "")
-	if scope == "" || it.Find(`[data-testid="variable-add"]`).Length() == 0 {
-		t.Fatalf("no iteration scope with an add form")
+	if scope == "" || p.doc.Find(`[data-testid="var-scope"] option[value="`+scope+`"]`).Length() != 1 {
+		t.Fatalf("the add form does not offer the iteration scope %q", scope)
 	}
-	p := b.post(path+"/variables", url.Values{"mode": {"add"}, "scope": {scope}, "name": {"remark"}, "type": {"string"}, "value": {"late"}})
+	if it.Find(`[data-testid="variable-edit-link"]`).Length() == 0 {
+		t.Error("an iteration's variables have no edit link")
+	}
+	p = b.post(path+"/variables", url.Values{"mode": {"add"}, "scope": {scope}, "name": {"remark"}, "type": {"string"}, "value": {"late"}})
 	if p.text("flash") != "Set remark." {
 		t.Fatalf("add: %d %q", p.status, p.text("flash"))
 	}

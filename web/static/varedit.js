@@ -1,10 +1,12 @@
-// gobpm cockpit: the instance page's variable editor. Each variable's
-// "edit" form and each scope's "add variable" form (varForm in
-// web/templates) is checked by its type before it is sent: a number field
-// refuses "abc", a JSON field refuses invalid JSON naming the line and
-// column. The server checks the same again (the forms work without this
-// script). Listeners sit on the document, so forms a live refresh swaps in
-// are covered too.
+// gobpm cockpit: the instance page's variable editor. A variable's "edit"
+// link loads the page with its editor open; here it swaps the live region
+// instead (htmx), keeping the diagram and the scroll, and puts the focus
+// in the value. The editor and the "add variable" form (varForm in
+// web/templates) are checked by their type before they are sent: a number
+// field refuses "abc", a JSON field refuses invalid JSON naming the line
+// and column. The server checks the same again (everything works without
+// this script). Listeners sit on the document, so what a live refresh
+// swaps in is covered too.
 (function () {
   'use strict';
 
@@ -130,6 +132,20 @@
   function isVarForm(el) {
     return el && el.matches && el.matches('form[data-var-form]');
   }
+
+  document.addEventListener('click', function (e) {
+    var a = e.target && e.target.closest ? e.target.closest('a[data-var-edit]') : null;
+    var live = document.getElementById('live');
+    if (!a || !live || typeof window.htmx === 'undefined' || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    window.htmx.ajax('GET', a.getAttribute('href'), { target: live, swap: 'innerHTML' }).then(function () {
+      var field = document.querySelector('#var-edit [name="value"]');
+      if (field) {
+        field.focus();
+        field.scrollIntoView({ block: 'nearest' });
+      }
+    });
+  });
 
   document.addEventListener('submit', function (e) {
     var form = e.target;

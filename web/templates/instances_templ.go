@@ -1800,7 +1800,7 @@ func instanceLive(p InstancePage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = varEditTable(p.Live.Variables, "variables", "", p.Editing()).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = varEditTable(p.Live.Variables, "variables", p.Editing()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2880,12 +2880,12 @@ func scopeNode(s ScopeNode, ed VarEditing) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if s.Root && len(s.Variables) > 0 {
+		if s.Root {
 			templ_7745c5c3_Err = varRows(s.Variables, "scope-variables", s.ID, VarEditing{}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		} else if !s.Root && (len(s.Variables) > 0 || ed.On) {
+		} else {
 			templ_7745c5c3_Err = varRows(s.Variables, "scope-variables", s.ID, ed).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

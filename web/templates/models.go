@@ -377,6 +377,9 @@ type InstancePage struct {
 	// VarRefused is the one-variable editor the server refused, shown
 	// again open with its error.
 	VarRefused VarForm
+	// VarOpen is the variable whose editor the page shows open (its
+	// edit link's ParamVarScope and ParamVar).
+	VarOpen VarForm
 	// CanOperate shows the cancel button, the modify form and the
 	// variables form (the operate permission on the instance's process).
 	CanOperate bool

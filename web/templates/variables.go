@@ -1,6 +1,9 @@
 package templates
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // Variable types the instance page's variable editor offers (see VarRow).
 const (
@@ -38,12 +41,25 @@ type VarRow struct {
 
 // VarEditing is what the variable tables of an instance page need to
 // offer editing: On when the person may edit (operate, instance not ended).
+// A row offers an "edit" link (VarEditURL: the page again with that
+// variable's editor open, Open); the page has one "add variable" form.
 type VarEditing struct {
 	On         bool
 	InstanceID string
 	CSRF       string
+	// Here is the page's URL, which the edit links keep.
+	Here string
+	// Scopes are the scopes the add form can write into.
+	Scopes []ScopeOption
+	// Open is the editor the page was asked to show open (Scope, Name).
+	Open VarForm
 	// Refused is the form the server refused, shown again with its error.
 	Refused VarForm
+}
+
+// Shows reports whether the editor of name in scope is shown open.
+func (e VarEditing) Shows(scope, name string) bool {
+	return e.On && (e.Refused.Matches(scope, name, false) || (e.Open.Name == name && e.Open.Scope == scope))
 }
 
 // VarForm is the content of one variable's editor, or of the "add
@@ -60,9 +76,9 @@ type VarForm struct {
 }
 
 // Matches reports whether f is the refused form of the editor of name in
-// scope (or of its add form when add is set).
+// scope (or the add form, whatever its scope, when add is set).
 func (f VarForm) Matches(scope, name string, add bool) bool {
-	return f.Error != "" && f.Scope == scope && f.Add == add && (add || f.Name == name)
+	return f.Error != "" && f.Add == add && (add || (f.Scope == scope && f.Name == name))
 }
 
 // Editor returns the form an editor shows: the refused one when it is
@@ -93,6 +109,15 @@ func varFormTestID(add bool) string {
 	return "variable-edit"
 }
 
+// varFormID is the id of an open editor (VarEditAnchor) or of the add
+// form.
+func varFormID(add bool) string {
+	if add {
+		return "variable-add"
+	}
+	return VarEditAnchor
+}
+
 // varMode is the form's mode field: "add" or "edit".
 func varMode(add bool) string {
 	if add {
@@ -110,5 +135,32 @@ const (
 // Editing is what the page's variable tables need to offer editing: on
 // for a person who may operate on a running instance.
 func (p InstancePage) Editing() VarEditing {
-	return VarEditing{On: p.CanOperate && !p.Live.Ended, InstanceID: p.ID, CSRF: p.CSRF, Refused: p.VarRefused}
+	return VarEditing{On: p.CanOperate && !p.Live.Ended, InstanceID: p.ID, CSRF: p.CSRF, Here: p.Here, Scopes: p.ScopeOptions,
+		Open: p.VarOpen, Refused: p.VarRefused}
+}
+
+// Query parameters of the instance page's edit links: the scope and the
+// name of the variable whose editor is open.
+const (
+	ParamVarScope = "vscope"
+	ParamVar      = "var"
+)
+
+// VarEditAnchor is the id of the open variable editor, which its link
+// scrolls to.
+const VarEditAnchor = "var-edit"
+
+// VarEditURL is the instance page at here (its other parameters kept)
+// with the editor of name in scope open, as a link relative to it.
+func VarEditURL(here, scope, name string) string {
+	q := url.Values{}
+	if u, err := url.Parse(here); err == nil {
+		q = u.Query()
+	}
+	q.Del(ParamVarScope)
+	if scope != "" {
+		q.Set(ParamVarScope, scope)
+	}
+	q.Set(ParamVar, name)
+	return "?" + q.Encode() + "#" + VarEditAnchor
 }
