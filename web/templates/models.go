@@ -378,6 +378,12 @@ type InstancePage struct {
 	ScopeOptions []ScopeOption
 	// Variables keeps the variables form's content when it was refused.
 	Variables VariablesForm
+	// VarRefused is the one-variable editor the server refused, shown
+	// again open with its error.
+	VarRefused VarForm
+	// VarOpen is the variable whose editor the page shows open (its
+	// edit link's ParamVarScope and ParamVar).
+	VarOpen VarForm
 	// CanOperate shows the cancel button, the modify form and the
 	// variables form (the operate permission on the instance's process).
 	CanOperate bool
@@ -446,7 +452,8 @@ type InstanceLive struct {
 	// token page's.
 	ScopePage Paging
 	TrackPage Paging
-	Variables []VarItem
+	// Variables are the root scope's.
+	Variables []VarRow
 	// Waits are the first of WaitCount open waits.
 	Waits     []WaitItem
 	WaitCount int
@@ -545,9 +552,12 @@ type ScopeNode struct {
 	LoopCounter string
 	State       string
 	Handlers    []HandlerItem
-	Variables   []VarItem
+	Variables   []VarRow
 	Tracks      []TrackItem
 	Children    []ScopeNode
+	// Root is the instance's root scope, whose variables the variables
+	// panel edits (the tree shows them only).
+	Root bool
 }
 
 // HandlerItem is an armed event handler.
