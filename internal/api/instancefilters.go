@@ -9,13 +9,17 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// readListFilters reads the element, incident and time filters of GET
-// /api/v1/instances into f: element, incidentMessage (exact) or
-// incidentMessagePrefix, createdAfter, createdBefore, endedAfter and
-// endedBefore (RFC 3339 times; After inclusive, Before exclusive).
+// readListFilters reads the element, incident, variable and time filters
+// of GET /api/v1/instances into f: element, incidentMessage (exact) or
+// incidentMessagePrefix, var (repeated name=JSON value), createdAfter,
+// createdBefore, endedAfter and endedBefore (RFC 3339 times; After
+// inclusive, Before exclusive).
 func readListFilters(r *http.Request, f *runtime.InstanceFilter) error {
 	q := r.URL.Query()
 	f.Element = q.Get("element")
+	if err := readVariableFilters(q["var"], f); err != nil {
+		return err
+	}
 	exact, prefix := q.Get("incidentMessage"), q.Get("incidentMessagePrefix")
 	switch {
 	case exact != "" && prefix != "":
@@ -73,5 +77,22 @@ func readSort(r *http.Request, f *runtime.InstanceFilter) error {
 		return errorf(kindInvalidRequest, "sort", fmt.Sprintf("sort must be created, number, process, status or ended, with + for ascending, not %q", s))
 	}
 	f.SortBy, f.Ascending = col, s[0] == '+' || s[0] == ' '
+	return nil
+}
+
+// readVariableFilters reads the var parameters (each name=value, the
+// value as JSON) into f: the instances whose top-level variables have all
+// these values.
+func readVariableFilters(vars []string, f *runtime.InstanceFilter) error {
+	if len(vars) > runtime.MaxVariableFilters {
+		return errorf(kindInvalidRequest, "var", fmt.Sprintf("at most %d var filters, not %d", runtime.MaxVariableFilters, len(vars)))
+	}
+	for _, v := range vars {
+		vf, err := runtime.ParseVariableFilter(v)
+		if err != nil {
+			return errorf(kindInvalidRequest, "var", err.Error())
+		}
+		f.Variables = append(f.Variables, vf)
+	}
 	return nil
 }

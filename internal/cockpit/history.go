@@ -71,8 +71,9 @@ type factFields struct {
 // before an element completed are told with the completion ("ann
 // completed «Check the claim» with 2 variables"), their facts folded
 // beneath it; a user task's completion names the person who had claimed
-// it. names are the model's element names by id.
-func historyItems(facts []runtime.FactRow, names map[string]string) []templates.HistoryItem {
+// it. names are the model's element names by id, flows its sequence
+// flows' ends (flowEnds).
+func historyItems(facts []runtime.FactRow, names map[string]string, flows map[string]flowEnd) []templates.HistoryItem {
 	var out []templates.HistoryItem
 	claimedBy := map[string]string{} // node → who holds its task
 	for i := 0; i < len(facts); i++ {
@@ -124,15 +125,16 @@ func historyItems(facts []runtime.FactRow, names map[string]string) []templates.
 			}
 		}
 		if !tellAdHoc(&it, f.Kind, f.Detail, names) {
-			tell(&it, f, d)
+			tell(&it, f, d, names, flows)
 		}
 		out = append(out, it)
 	}
 	return out
 }
 
-// tell fills the sentence of one fact.
-func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields) {
+// tell fills the sentence of one fact, naming elements and flows by
+// their names in the model.
+func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields, names map[string]string, flows map[string]flowEnd) {
 	switch f.Kind {
 	case factInstanceStarted:
 		it.Verb = "Started"
@@ -164,7 +166,7 @@ func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields) {
 			it.Verb = "Completed"
 		}
 		if d.Flow != "" {
-			it.Rest = "and took flow " + d.Flow
+			it.Rest = "and took " + flowWords(d.Flow, names, flows)
 		}
 	case factElementTerminated:
 		it.Verb = "Cancelled"
@@ -248,7 +250,7 @@ func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields) {
 		if it.NodeID != "" {
 			it.Verb += " at"
 		}
-		it.Detail = factDetail(f.Kind, f.Detail)
+		it.Detail = factDetail(f.Kind, f.Detail, names)
 	}
 }
 

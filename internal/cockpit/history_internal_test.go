@@ -25,7 +25,7 @@ func TestFactDetail(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := factDetail(tt.kind, json.RawMessage(tt.raw)); got != tt.want {
+			if got := factDetail(tt.kind, json.RawMessage(tt.raw), nil); got != tt.want {
 				t.Errorf("factDetail = %q\nwant         %q", got, tt.want)
 			}
 		})

@@ -3,6 +3,7 @@ package cockpit
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/auth"
@@ -90,4 +91,92 @@ func (h *handler) eachSelected(w http.ResponseWriter, r *http.Request, verb stri
 		return
 	}
 	h.done(w, r, to, "error", msg+" Not "+verb+": "+strings.Join(refused, "; ")+".")
+}
+
+// migrateSelected takes the instances selected in the list to the
+// migration page of their process version, where the person chooses the
+// target version and the mapping, validates and runs the plan for just
+// them. A selection of several processes or versions, or with instances
+// that do not exist or the person may not operate, is refused with what
+// it holds, not trimmed silently.
+func (h *handler) migrateSelected(w http.ResponseWriter, r *http.Request) {
+	to := localPath(r.PostFormValue("return"), templates.RouteInstances)
+	ids := r.PostForm["instance"]
+	switch {
+	case len(ids) == 0:
+		h.done(w, r, to, "error", "Select the instances to migrate first.")
+		return
+	case len(ids) > maxBulkInstances:
+		h.done(w, r, to, "error", fmt.Sprintf("At most %d instances can be selected at once.", maxBulkInstances))
+		return
+	}
+	noteResource(r, "instances "+strings.Join(ids, ", "))
+	key, version, problem, err := h.selectionVersion(r, ids)
+	if err != nil {
+		h.actFailed(w, r, to, err)
+		return
+	}
+	if problem != "" {
+		h.done(w, r, to, "error", problem)
+		return
+	}
+	versions, err := h.svc.ProcessVersions(r.Context(), key)
+	if err != nil {
+		h.actFailed(w, r, to, err)
+		return
+	}
+	if len(versions) < 2 {
+		h.done(w, r, to, "error", fmt.Sprintf("Process %s has only one version: deploy a changed model first.", key))
+		return
+	}
+	http.Redirect(w, r, templates.MigrateSelectedURL(key, version, ids), http.StatusSeeOther)
+}
+
+// selectionVersion returns the one process key and version of the
+// instances ids, or a sentence saying why the selection has none: an
+// unknown instance, one the person may not operate, or instances of
+// several processes or versions (counted by version).
+func (h *handler) selectionVersion(r *http.Request, ids []string) (key string, version int, problem string, err error) {
+	want := make([]runtime.InstanceID, len(ids))
+	for i, s := range ids {
+		want[i] = runtime.InstanceID(s)
+	}
+	rows, err := h.svc.InstanceRows(r.Context(), want)
+	if err != nil {
+		return "", 0, "", err
+	}
+	count := map[string]int{}
+	var (
+		groups  []string
+		missing []string
+	)
+	for _, id := range want {
+		row, ok := rows[id]
+		if !ok {
+			missing = append(missing, string(id))
+			continue
+		}
+		if !h.may(r, auth.PermOperate, auth.KindProcess, row.ProcessKey) {
+			return "", 0, fmt.Sprintf("You may not operate instances of %s, and the selection holds some.", row.ProcessKey), nil
+		}
+		g := fmt.Sprintf("%s v%d", row.ProcessKey, row.ProcessVersion)
+		if count[g] == 0 {
+			groups = append(groups, g)
+		}
+		count[g]++
+		key, version = row.ProcessKey, row.ProcessVersion
+	}
+	switch {
+	case len(missing) > 0:
+		return "", 0, "Not migrated: these instances do not exist: " + strings.Join(missing, ", ") + ".", nil
+	case len(groups) > 1:
+		slices.Sort(groups)
+		parts := make([]string, len(groups))
+		for i, g := range groups {
+			parts[i] = fmt.Sprintf("%d of %s", count[g], g)
+		}
+		return "", 0, "Migrate selected moves instances of one process version; the selection holds " + strings.Join(parts, ", ") +
+			". Select instances of one version only (filter the list by process and version).", nil
+	}
+	return key, version, "", nil
 }

@@ -1,6 +1,7 @@
 package cockpit
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -18,11 +19,14 @@ var listSorts = map[string]bool{
 	runtime.SortCreated: true, runtime.SortNumber: true, runtime.SortProcess: true, runtime.SortStatus: true, runtime.SortEnded: true,
 }
 
-// readListFilters reads the element, incident message and date filters of
-// the instance list's query into f (as typed, for the form) and into rf
-// (for the store). It returns a sentence for the person when a filter is
-// malformed.
+// readListFilters reads the element, incident message, variable and date
+// filters of the instance list's query into f (as typed, for the form) and
+// into rf (for the store). It returns a sentence for the person when a
+// filter is malformed.
 func readListFilters(q url.Values, f *templates.InstanceFilter, rf *runtime.InstanceFilter) (problem string) {
+	if problem := readVarFilters(q["var"], f, rf); problem != "" {
+		return problem
+	}
 	f.Element = strings.TrimSpace(q.Get("element"))
 	f.IncidentMessage = strings.TrimSpace(q.Get("incidentMessage"))
 	rf.Element = f.Element
@@ -64,6 +68,28 @@ func readListFilters(q url.Values, f *templates.InstanceFilter, rf *runtime.Inst
 			day = day.AddDate(0, 0, 1)
 		}
 		*d.bound = day
+	}
+	return ""
+}
+
+// readVarFilters reads the list's variable filters (each name=value with
+// the value as JSON; empty fields are the form's spare one) into f and rf.
+func readVarFilters(vars []string, f *templates.InstanceFilter, rf *runtime.InstanceFilter) (problem string) {
+	for _, v := range vars {
+		if v = strings.TrimSpace(v); v != "" {
+			f.Vars = append(f.Vars, v)
+		}
+	}
+	if len(f.Vars) > runtime.MaxVariableFilters {
+		return fmt.Sprintf("The list takes at most %d variable filters.", runtime.MaxVariableFilters)
+	}
+	for _, v := range f.Vars {
+		vf, err := runtime.ParseVariableFilter(v)
+		if err != nil {
+			msg := err.Error()
+			return strings.ToUpper(msg[:1]) + msg[1:] + "."
+		}
+		rf.Variables = append(rf.Variables, vf)
 	}
 	return ""
 }

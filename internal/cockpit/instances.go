@@ -186,6 +186,10 @@ func (h *handler) instance(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
+	if q := r.URL.Query(); q.Get(templates.ParamVar) != "" {
+		// An edit link: that variable's editor open.
+		p.VarOpen = templates.VarForm{Scope: q.Get(templates.ParamVarScope), Name: q.Get(templates.ParamVar)}
+	}
 	h.render(w, r, http.StatusOK, templates.Instance(p))
 }
 
@@ -275,7 +279,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		root := v.Scopes[0]
 		p.ScopeOptions = append([]templates.ScopeOption{{ID: root.ID, Label: root.Path}}, p.ScopeOptions...)
 	}
-	p.Live.Variables = varItems(v.Variables)
+	p.Live.Variables = editRows(v.Variables)
 	if !ended && mayHaveRegions(defXML) {
 		regions, err := h.svc.AdHocRegions(ctx, v.ID)
 		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
@@ -303,7 +307,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	if err != nil {
 		return p, err
 	}
-	p.Live.History = historyItems(facts, names)
+	p.Live.History = historyItems(facts, names, flowEnds(defXML))
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts, names)
 	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial(), pathOf(facts))
@@ -501,8 +505,8 @@ func scopeTree(scopes []runtime.ScopeView, tracks []runtime.TrackView, known []r
 	var opts []templates.ScopeOption
 	var build func(s runtime.ScopeView) templates.ScopeNode
 	build = func(s runtime.ScopeView) templates.ScopeNode {
-		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: varItems(s.Variables), Tracks: tokens[s.ID],
-			Kind: s.Kind, Index: s.Index}
+		n := templates.ScopeNode{ID: s.ID, Path: s.Path, NodeID: s.NodeID, State: s.State, Variables: editRows(s.Variables), Tracks: tokens[s.ID],
+			Kind: s.Kind, Index: s.Index, Root: s.ParentID == "" && len(known) > 0 && s.ID == known[0].ID}
 		n.Label, n.Counters, n.LoopCounter = scopeLabel(s, byID[s.ParentID], transactions[s.NodeID])
 		if name := names[s.NodeID]; name != "" && strings.HasPrefix(n.Label, s.NodeID) {
 			n.Label = name + strings.TrimPrefix(n.Label, s.NodeID) // the element's name; its id on hover
@@ -635,9 +639,9 @@ func varItems(vars map[string]any) []templates.VarItem {
 }
 
 // factDetail renders the detail of a history fact: compensation facts in
-// words (what is undone, by which handler, thrown by what), any other as
-// its JSON.
-func factDetail(kind string, raw json.RawMessage) string {
+// words (what is undone, by which handler, thrown by what: elements by
+// their names), any other as its JSON.
+func factDetail(kind string, raw json.RawMessage, names map[string]string) string {
 	var d struct {
 		Activities  []string `json:"activities"`
 		ActivityRef string   `json:"activityRef"`
@@ -659,11 +663,11 @@ func factDetail(kind string, raw json.RawMessage) string {
 	case "compensation-thrown":
 		what := "nothing completed to undo"
 		if len(d.Activities) > 0 {
-			what = "undoes " + countedList(d.Activities) + ", the latest first"
+			what = "undoes " + countedList(d.Activities, names) + ", the latest first"
 		}
 		parts = append(parts, what)
 		if d.ActivityRef != "" {
-			parts = append(parts, "only "+d.ActivityRef)
+			parts = append(parts, "only "+nameOf(d.ActivityRef, names))
 		}
 		if d.Cancel {
 			parts = append(parts, "the transaction is cancelled")
@@ -672,25 +676,26 @@ func factDetail(kind string, raw json.RawMessage) string {
 		}
 	case "compensation-started":
 		if d.Handler != "" {
-			parts = append(parts, "undone by "+d.Handler)
+			parts = append(parts, "undone by "+nameOf(d.Handler, names))
 		} else {
 			parts = append(parts, "undone through its own activities")
 		}
 		if d.Cause != "" {
-			parts = append(parts, "thrown by "+d.Cause)
+			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
 		}
 	case "compensation-completed":
 		parts = append(parts, "done")
 		if d.Cause != "" {
-			parts = append(parts, "thrown by "+d.Cause)
+			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
-// countedList names activities in order, a run of the same one once with
-// its count: "chargeCard, bookHotel ×5, bookFlight".
-func countedList(ids []string) string {
+// countedList names activities in order (by name, else id), a run of the
+// same one once with its count: "Charge the card, Book the hotel ×5,
+// bookFlight".
+func countedList(ids []string, names map[string]string) string {
 	var out []string
 	for i := 0; i < len(ids); {
 		j := i
@@ -698,9 +703,9 @@ func countedList(ids []string) string {
 			j++
 		}
 		if n := j - i; n > 1 {
-			out = append(out, fmt.Sprintf("%s ×%d", ids[i], n))
+			out = append(out, fmt.Sprintf("%s ×%d", nameOf(ids[i], names), n))
 		} else {
-			out = append(out, ids[i])
+			out = append(out, nameOf(ids[i], names))
 		}
 		i = j
 	}
@@ -799,6 +804,10 @@ func (h *handler) deleteInstance(w http.ResponseWriter, r *http.Request) {
 // setVariables writes variables from the instance page's form; a refused
 // write shows the form again with what was typed.
 func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) {
+	if r.PostFormValue("mode") != "" {
+		h.setVariable(w, r) // one variable's editor or the "add variable" form
+		return
+	}
 	id := runtime.InstanceID(chi.URLParam(r, "id"))
 	form := templates.VariablesForm{ScopeID: r.PostFormValue("scope"), JSON: r.PostFormValue("variables"), Local: r.PostFormValue("local") == "true"}
 	refuse := func(status int, msg string) {

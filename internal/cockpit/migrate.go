@@ -72,7 +72,7 @@ func (h *handler) migrationPlan(r *http.Request, key string, form url.Values) (r
 	if !ok1 || !ok2 || from == 0 || to == 0 {
 		return runtime.MigrationPlan{}, runtime.Errorf(runtime.EINVALID, "choose the version to migrate from and the one to migrate to")
 	}
-	plan := runtime.MigrationPlan{ProcessKey: key, SourceVersion: from, TargetVersion: to}
+	plan := runtime.MigrationPlan{ProcessKey: key, SourceVersion: from, TargetVersion: to, InstanceIDs: selectedIDs(form)}
 	for name, vals := range form {
 		src, ok := strings.CutPrefix(name, templates.MappingField(""))
 		if !ok || src == "" || len(vals) == 0 || vals[0] == "" || vals[0] == src {
@@ -114,6 +114,7 @@ func (h *handler) migrateForm(w http.ResponseWriter, r *http.Request, key string
 		}
 	}
 	p.From, p.To = from, to
+	p.Selected = form[templates.SelectedField]
 	sources, err := h.svc.Elements(ctx, key, from)
 	if err != nil {
 		return p, 0, err
@@ -127,7 +128,7 @@ func (h *handler) migrateForm(w http.ResponseWriter, r *http.Request, key string
 		inTarget[e.ID] = true
 		p.Targets = append(p.Targets, templates.ElementOption{ID: e.ID, Label: elementLabel(e)})
 	}
-	plan := runtime.MigrationPlan{ProcessKey: key, SourceVersion: from, TargetVersion: to}
+	plan := runtime.MigrationPlan{ProcessKey: key, SourceVersion: from, TargetVersion: to, InstanceIDs: selectedIDs(form)}
 	for _, e := range sources {
 		row := templates.MappingRow{Source: templates.ElementOption{ID: e.ID, Label: elementLabel(e)}}
 		chosen := form.Get(templates.MappingField(e.ID))
@@ -205,4 +206,15 @@ func (h *handler) migration(w http.ResponseWriter, r *http.Request) {
 			Status: it.Status, Reason: it.Reason})
 	}
 	h.render(w, r, http.StatusOK, templates.Migration(p))
+}
+
+// selectedIDs are the instances a migration form names (the ones chosen
+// in the instance list), nil for none: every running or failed instance
+// of the source version.
+func selectedIDs(form url.Values) []runtime.InstanceID {
+	var ids []runtime.InstanceID
+	for _, s := range form[templates.SelectedField] {
+		ids = append(ids, runtime.InstanceID(s))
+	}
+	return ids
 }

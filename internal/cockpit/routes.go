@@ -125,6 +125,8 @@ func (h *handler) routes() []route {
 			action: "cockpit: cancel instances", serve: h.cancelSelected},
 		{method: http.MethodPost, pattern: templates.RouteInstancesRetry, rule: operate(keyList),
 			action: "cockpit: retry instances", serve: h.retrySelected},
+		{method: http.MethodPost, pattern: templates.RouteInstancesMigrate, rule: operate(keyList),
+			action: "cockpit: migrate selected instances", serve: h.migrateSelected},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: public(), serve: h.loginPage},

@@ -324,6 +324,10 @@ type InstanceFilter struct {
 	// IncidentMessagePrefix is set.
 	IncidentMessage       string
 	IncidentMessagePrefix bool
+	// Variables keeps the instances whose top-level (process-instance
+	// scope) variables have all these values, exactly (see
+	// VariableValueKey), looked up in the store's variable index.
+	Variables []VariableFilter
 	// CreatedAfter and CreatedBefore bound the creation time, EndedAfter
 	// and EndedBefore the end time (an instance that has not ended has
 	// none and matches no end bound): After is inclusive, Before

@@ -254,6 +254,9 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := applyTokens(st, seq, in, s.Tokens, s.RemovedTokens); err != nil {
 		return err
 	}
+	if err := applyVariables(st, seq, s.Parts, s.RemovedParts, s.PrevRevision == 0); err != nil {
+		return err
+	}
 	if err := insertIdempotency(st, s.Idempotency); err != nil {
 		return err
 	}
@@ -635,7 +638,10 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 		if _, err := st.exec(deletePartsSQL, seq); err != nil {
 			return err
 		}
-		return writeParts(st, seq, id, parts, false)
+		if err := writeParts(st, seq, id, parts, false); err != nil {
+			return err
+		}
+		return reindexVariables(st, seq, parts)
 	})
 	if err != nil {
 		return fmt.Errorf("store: replace state of instance %s: %w", id, err)

@@ -211,6 +211,9 @@ func addRowFilters(f runtime.InstanceFilter, add func(cond string, args ...any))
 	case f.IncidentMessage != "":
 		add(incidentMessageCond, f.IncidentMessage)
 	}
+	for _, v := range f.Variables {
+		add(variableCond, v.Name, v.Value)
+	}
 	if !f.CreatedAfter.IsZero() {
 		add("created_at >= ?", encodeTime(f.CreatedAfter))
 	}

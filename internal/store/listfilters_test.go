@@ -8,9 +8,10 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// TestListFilterPlans checks that the element and incident filters of
-// ListInstances look up each instance's tokens and incidents by an index
-// (the token index's primary key, incidents_instance) instead of scanning
+// TestListFilterPlans checks that the element, variable and incident
+// filters of ListInstances look up each instance's tokens, variables and
+// incidents by an index (the token and variable indexes' primary keys,
+// incidents_instance) instead of scanning
 // those tables, and that the page still comes out of the list's index in
 // order.
 // SQLite-only (not in storetest): it reads SQLite's EXPLAIN QUERY PLAN.
@@ -27,6 +28,10 @@ func TestListFilterPlans(t *testing.T) {
 			[]string{"instances_status", "USING PRIMARY KEY (instance_seq=?)", "USING INDEX incidents_instance (instance_id=?)"}},
 		{"element of a version", runtime.InstanceFilter{ProcessKey: "ship", ProcessVersion: 1, Element: "pack", Status: runtime.StatusRunning},
 			[]string{"instances_process_version", "USING PRIMARY KEY (instance_seq=?)"}},
+		{"variable", runtime.InstanceFilter{Variables: []runtime.VariableFilter{{Name: "orderId", Value: `"A-17"`}}},
+			[]string{"instances_status", "USING PRIMARY KEY (instance_seq=? AND name=?)"}},
+		{"two variables of a process", runtime.InstanceFilter{ProcessKey: "ship", Variables: []runtime.VariableFilter{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}},
+			[]string{"instances_process", "USING PRIMARY KEY (instance_seq=? AND name=?)"}},
 		{"message", runtime.InstanceFilter{ProcessKey: "ship", IncidentMessage: "boom"},
 			[]string{"instances_process", "USING INDEX incidents_instance (instance_id=?)"}},
 		{"message prefix", runtime.InstanceFilter{IncidentMessage: "bo", IncidentMessagePrefix: true, Status: runtime.StatusFailed},

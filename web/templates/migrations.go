@@ -58,6 +58,21 @@ type MigratePage struct {
 	// Valid is true when the plan and every instance passed (and there is
 	// at least one instance): the Run button shows.
 	Valid bool
+	// Selected are the instances chosen in the instance list (all of
+	// version From): the plan migrates only them, and From stays fixed.
+	// Empty: every running or failed instance of From.
+	Selected []string
+}
+
+// SelectedField is the form field naming one selected instance of a
+// migration (repeated).
+const SelectedField = "instance"
+
+// MigrateSelectedURL is the migration page of the instances ids of
+// process key's version from, chosen in the instance list.
+func MigrateSelectedURL(key string, from int, ids []string) string {
+	q := url.Values{"from": {strconv.Itoa(from)}, SelectedField: ids}
+	return "/processes/" + url.PathEscape(key) + "/migrate?" + q.Encode()
 }
 
 // MappingRow is one source element and the target element it maps to

@@ -315,6 +315,10 @@ type InstanceFilter struct {
 	// IncidentMessage keeps the instances with an open incident with
 	// that message, or one starting with it when it ends in '*'.
 	IncidentMessage string
+	// Vars keep the instances whose top-level variables have these
+	// values, each written name=value with the value as JSON
+	// (orderId="A-17", amount=120), as typed.
+	Vars []string
 	// StartedFrom, StartedTo, EndedFrom and EndedTo are days
 	// (2025-03-14, UTC), both ends included.
 	StartedFrom, StartedTo string
@@ -374,6 +378,12 @@ type InstancePage struct {
 	ScopeOptions []ScopeOption
 	// Variables keeps the variables form's content when it was refused.
 	Variables VariablesForm
+	// VarRefused is the one-variable editor the server refused, shown
+	// again open with its error.
+	VarRefused VarForm
+	// VarOpen is the variable whose editor the page shows open (its
+	// edit link's ParamVarScope and ParamVar).
+	VarOpen VarForm
 	// CanOperate shows the cancel button, the modify form and the
 	// variables form (the operate permission on the instance's process).
 	CanOperate bool
@@ -442,7 +452,8 @@ type InstanceLive struct {
 	// token page's.
 	ScopePage Paging
 	TrackPage Paging
-	Variables []VarItem
+	// Variables are the root scope's.
+	Variables []VarRow
 	// Waits are the first of WaitCount open waits.
 	Waits     []WaitItem
 	WaitCount int
@@ -541,9 +552,12 @@ type ScopeNode struct {
 	LoopCounter string
 	State       string
 	Handlers    []HandlerItem
-	Variables   []VarItem
+	Variables   []VarRow
 	Tracks      []TrackItem
 	Children    []ScopeNode
+	// Root is the instance's root scope, whose variables the variables
+	// panel edits (the tree shows them only).
+	Root bool
 }
 
 // HandlerItem is an armed event handler.

@@ -36,13 +36,16 @@ const (
 	// incidents of, the instances selected in the list.
 	RouteInstancesCancel = "/instances/cancel"
 	RouteInstancesRetry  = "/instances/retry"
-	RouteEvents          = "/events"
-	RouteDecisions       = "/decisions"
-	RouteDecision        = "/decisions/{key}"
-	RouteDecisionXML     = "/decisions/{key}/versions/{version}/xml"
-	RouteDecisionEval    = "/decisions/{key}/evaluate"
-	RouteIdentity        = "/identity"
-	RouteStatic          = "/static/*"
+	// RouteInstancesMigrate takes the instances selected in the list to
+	// the migration page of their process version (one version only).
+	RouteInstancesMigrate = "/instances/migrate"
+	RouteEvents           = "/events"
+	RouteDecisions        = "/decisions"
+	RouteDecision         = "/decisions/{key}"
+	RouteDecisionXML      = "/decisions/{key}/versions/{version}/xml"
+	RouteDecisionEval     = "/decisions/{key}/evaluate"
+	RouteIdentity         = "/identity"
+	RouteStatic           = "/static/*"
 
 	// Logins (--auth builtin or oidc).
 	RouteLogin        = "/login"
@@ -318,6 +321,9 @@ func InstancesURL(f InstanceFilter) string {
 	set("number", f.Number)
 	set("element", f.Element)
 	set("incidentMessage", f.IncidentMessage)
+	for _, v := range f.Vars {
+		q.Add("var", v)
+	}
 	set("startedFrom", f.StartedFrom)
 	set("startedTo", f.StartedTo)
 	set("endedFrom", f.EndedFrom)

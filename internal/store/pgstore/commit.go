@@ -308,6 +308,9 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 		return err
 	}
 	queueTokens(sb, i, in, s.Tokens, s.RemovedTokens)
+	if err := queueVariables(sb, i, id, s.Parts, s.RemovedParts); err != nil {
+		return err
+	}
 	if row := s.Idempotency; row != nil {
 		sb.exec(i, nil, sweepIdempotencySQL, encodeTime(row.ExpiredBefore))
 		answer := string(row.Answer)

@@ -190,7 +190,10 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 		if _, err := tx.Exec(ctx, deletePartsSQL, seq); err != nil {
 			return err
 		}
-		return writeParts(ctx, tx, seq, parts)
+		if err := writeParts(ctx, tx, seq, parts); err != nil {
+			return err
+		}
+		return reindexVariables(ctx, tx, seq, parts)
 	})
 	if err != nil {
 		return fmt.Errorf("pgstore: replace state of instance %s: %w", id, err)

@@ -66,6 +66,10 @@ func rowFilters(f runtime.InstanceFilter, a *args) []string {
 		}
 		where = append(where, `EXISTS (SELECT 1 FROM incidents c WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND `+match+`)`)
 	}
+	for _, v := range f.Variables {
+		where = append(where, `EXISTS (SELECT 1 FROM instance_variables v WHERE v.instance_seq = instances.seq AND v.name = `+
+			a.add(v.Name)+` AND v.value = `+a.add(v.Value)+`)`)
+	}
 	for _, b := range []struct {
 		cond string
 		at   time.Time

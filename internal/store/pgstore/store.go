@@ -95,6 +95,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
 	}
+	if err := db.indexPendingVariables(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: open %s: %w", name, err)
+	}
 	db.wake = newWaker(pool, node)
 	return db, nil
 }

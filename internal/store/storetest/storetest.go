@@ -99,6 +99,7 @@ var tests = []struct {
 	{"IncidentAncestry", testIncidentAncestry},
 	{"ElementCounts", testElementCounts},
 	{"IndexTokens", testIndexTokens},
+	{"VariableIndex", testVariableIndex},
 	{"ListFilters", testListFilters},
 	{"ListSort", testListSort},
 	{"InstanceRows", testInstanceRows},
