@@ -3,7 +3,6 @@ package runtime_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
