@@ -91,10 +91,11 @@ deps: ## Say which optional test dependencies are missing (nothing is installed;
 	@command -v npm >/dev/null || echo "note: npm is not installed (Debian: apt-get install nodejs npm); the cockpit's assets are missing$${CI:+ — with CI=true the asset tests fail}"
 
 .PHONY: lint
-lint: ## gofmt and go vet.
+lint: ## gofmt, go vet and staticcheck (every check; staticcheck.conf).
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "not gofmt-clean:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 .PHONY: fuzz
 fuzz: ## Fuzz the BPMN, FEEL and JUEL parsers, the instance-state decoder and the store's packed form for 30 s each.

@@ -46,7 +46,7 @@ type tracker struct {
 	lat      Recorder      // latency of instances started at or after from
 	tokens   chan struct{} // in-flight bound of a closed loop; nil for open loops
 
-	started, completed, inWindow, foreign atomic.Int64
+	started, completed, inWindow atomic.Int64
 
 	mu   sync.Mutex
 	open map[string]openEntry // guarded by mu

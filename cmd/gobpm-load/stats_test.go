@@ -162,7 +162,9 @@ func TestTrackerPairsEitherOrder(t *testing.T) {
 	t0 := time.Now()
 	tr := newTracker(t0, t0.Add(time.Second), 2)
 	ctx := context.Background()
-	if !tr.acquire(ctx, t0.Add(time.Hour)) || !tr.acquire(ctx, t0.Add(time.Hour)) {
+	first := tr.acquire(ctx, t0.Add(time.Hour))
+	second := tr.acquire(ctx, t0.Add(time.Hour))
+	if !first || !second {
 		t.Fatal("tokens refused")
 	}
 	if tr.acquire(ctx, time.Now().Add(10*time.Millisecond)) {

@@ -36,6 +36,7 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, o
 		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), backupUsage)
 	}
 	if *to == "" {
+		//lint:ignore ST1005 the usage text follows the message, as the command prints it
 		return errors.New("--to is required\n" + backupUsage)
 	}
 	if _, err := os.Stat(*db); err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// The call-activity restart contract (DESIGN §5.7) against the real server:
+// The call-activity restart contract (docs/scopes.md#call-activities) against the real server:
 // testdata/calls-levels.bpmn is levelA, which forks into two call
 // activities (callB1, callB2) on levelB, which calls levelC (callC), which
 // waits on a user task. One A instance therefore holds two B children and

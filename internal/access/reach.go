@@ -9,7 +9,7 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// A model reaches only what its deployer may reach (DESIGN §10 "Reach").
+// A model reaches only what its deployer may reach (docs/security.md "Reach").
 // ReachNeeds is the one place that says which rights each kind of reach
 // takes: the rights a caller would need to do the same thing through the
 // API themselves.

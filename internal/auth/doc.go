@@ -1,5 +1,5 @@
-// Package auth is gobpm's identity and authorization core (DESIGN §10,
-// issue 13): password hashing, API tokens, cockpit sessions, login
+// Package auth is gobpm's identity and authorization core
+// (docs/security.md): password hashing, API tokens, cockpit sessions, login
 // throttling, OIDC verification and the authorization decision. It holds
 // no state of its own beyond a Throttle's counters, a HashPool's slots and
 // an OIDC's key cache:

@@ -30,11 +30,11 @@ const (
 	testKID          = "key-1"
 )
 
-// testIdP is an OpenID provider in the test process, on 127.0.0.1: a
+// testIDP is an OpenID provider in the test process, on 127.0.0.1: a
 // discovery document, a JWKS with one RSA key, and a token endpoint that
 // checks the client's secret and the PKCE verifier of codes the test
 // issued.
-type testIdP struct {
+type testIDP struct {
 	tb       testing.TB
 	srv      *httptest.Server
 	key      *rsa.PrivateKey
@@ -58,13 +58,13 @@ type pendingCode struct {
 	challenge, idToken string
 }
 
-func newTestIdP(tb testing.TB) *testIdP {
+func newTestIDP(tb testing.TB) *testIDP {
 	tb.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &testIdP{tb: tb, key: key, codes: map[string]pendingCode{}}
+	p := &testIDP{tb: tb, key: key, codes: map[string]pendingCode{}}
 	p.published = []publishedKey{{testKID, &key.PublicKey}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
@@ -80,7 +80,7 @@ func newTestIdP(tb testing.TB) *testIdP {
 	return p
 }
 
-func (p *testIdP) discovery(w http.ResponseWriter, _ *http.Request) {
+func (p *testIDP) discovery(w http.ResponseWriter, _ *http.Request) {
 	p.mu.Lock()
 	iss := p.issuer
 	p.mu.Unlock()
@@ -96,7 +96,7 @@ func (p *testIdP) discovery(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-func (p *testIdP) jwks(w http.ResponseWriter, _ *http.Request) {
+func (p *testIDP) jwks(w http.ResponseWriter, _ *http.Request) {
 	p.mu.Lock()
 	p.jwksHits++
 	published := p.published
@@ -115,13 +115,13 @@ func (p *testIdP) jwks(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
 }
 
-func (p *testIdP) keyFetches() int {
+func (p *testIDP) keyFetches() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.jwksHits
 }
 
-func (p *testIdP) token(w http.ResponseWriter, r *http.Request) {
+func (p *testIDP) token(w http.ResponseWriter, r *http.Request) {
 	refuse := func(why string) {
 		p.mu.Lock()
 		p.exchanges = append(p.exchanges, "refused: "+why)
@@ -170,7 +170,7 @@ func (p *testIdP) token(w http.ResponseWriter, r *http.Request) {
 // authorization URL the relying party built and issues a code bound to its
 // code challenge, for an ID token with claims (nonce added from the URL
 // unless claims set one).
-func (p *testIdP) authorize(loginURL string, claims map[string]any) string {
+func (p *testIDP) authorize(loginURL string, claims map[string]any) string {
 	p.tb.Helper()
 	u, err := url.Parse(loginURL)
 	if err != nil {
@@ -190,7 +190,7 @@ func (p *testIdP) authorize(loginURL string, claims map[string]any) string {
 
 // claims returns a valid token's claims for audience, with over applied
 // (a nil value deletes a claim).
-func (p *testIdP) claims(audience any, over map[string]any) map[string]any {
+func (p *testIDP) claims(audience any, over map[string]any) map[string]any {
 	c := map[string]any{
 		"iss": p.srv.URL, "sub": "u-123", "aud": audience,
 		"iat": t0.Unix(), "exp": t0.Add(time.Hour).Unix(),
@@ -209,13 +209,13 @@ func (p *testIdP) claims(audience any, over map[string]any) map[string]any {
 
 // sign makes a compact JWS of claims with key (alg RS256 or none), naming
 // testKID.
-func (p *testIdP) sign(key *rsa.PrivateKey, alg string, claims map[string]any) string {
+func (p *testIDP) sign(key *rsa.PrivateKey, alg string, claims map[string]any) string {
 	p.tb.Helper()
 	return p.signKID(key, testKID, alg, claims)
 }
 
 // signKID is sign naming key id kid ("" names none).
-func (p *testIdP) signKID(key *rsa.PrivateKey, kid, alg string, claims map[string]any) string {
+func (p *testIDP) signKID(key *rsa.PrivateKey, kid, alg string, claims map[string]any) string {
 	p.tb.Helper()
 	h := map[string]string{"alg": alg, "typ": "JWT"}
 	if kid != "" {
@@ -246,7 +246,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (p *testIdP) config(mutate func(*auth.OIDCConfig)) auth.OIDCConfig {
+func (p *testIDP) config(mutate func(*auth.OIDCConfig)) auth.OIDCConfig {
 	cfg := auth.OIDCConfig{
 		IssuerURL:    p.srv.URL,
 		ClientID:     testClientID,
@@ -269,7 +269,7 @@ func (p *testIdP) config(mutate func(*auth.OIDCConfig)) auth.OIDCConfig {
 	return cfg
 }
 
-func (p *testIdP) relyingParty(mutate func(*auth.OIDCConfig)) *auth.OIDC {
+func (p *testIDP) relyingParty(mutate func(*auth.OIDCConfig)) *auth.OIDC {
 	p.tb.Helper()
 	o, err := auth.NewOIDC(context.Background(), p.config(mutate))
 	if err != nil {
@@ -280,7 +280,7 @@ func (p *testIdP) relyingParty(mutate func(*auth.OIDCConfig)) *auth.OIDC {
 
 func TestOIDCVerifyBearer(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := newTestIDP(t)
 	rp := idp.relyingParty(nil)
 	otherKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -356,7 +356,7 @@ func TestOIDCVerifyBearer(t *testing.T) {
 
 func TestOIDCGroupMapping(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := newTestIDP(t)
 	tests := []struct {
 		name   string
 		mutate func(*auth.OIDCConfig)
@@ -406,7 +406,7 @@ func TestOIDCGroupMapping(t *testing.T) {
 
 func TestOIDCLogin(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := newTestIDP(t)
 	rp := idp.relyingParty(nil)
 	start := func(t *testing.T, seed byte) auth.LoginRequest {
 		t.Helper()
@@ -512,7 +512,7 @@ func TestOIDCLogin(t *testing.T) {
 
 func TestOIDCKeyFetching(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := newTestIDP(t)
 	clock := newFakeClock()
 	rp := idp.relyingParty(func(c *auth.OIDCConfig) { c.Now = clock.Now; c.KeyRefresh = 30 * time.Second })
 	verify := func(raw string) error {
@@ -602,7 +602,7 @@ var errAny = errors.New("any error")
 
 func TestNewOIDCRefuses(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := newTestIDP(t)
 	tests := []struct {
 		name   string
 		mutate func(*auth.OIDCConfig)

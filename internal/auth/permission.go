@@ -13,7 +13,7 @@ type Permission string
 const (
 	// PermDeploy deploys models: a deployment needs it on every process key
 	// and decision key it holds, and on every job type its models create
-	// jobs of (a model reaches only what its deployer may reach: DESIGN §10
+	// jobs of (a model reaches only what its deployer may reach: docs/security.md
 	// "Reach").
 	PermDeploy Permission = "deploy"
 	// PermRead reads definitions and, for processes, their instances,

@@ -10,7 +10,7 @@ import (
 	"github.com/gobpm/gobpm/internal/expr"
 )
 
-// The built-in routers of an ad-hoc sub-process (DESIGN §6, §8).
+// The built-in routers of an ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes, §8).
 const (
 	RouterStandard   = "standard"
 	RouterExpression = "expression"
@@ -22,11 +22,11 @@ const (
 )
 
 // missingRouter is the detail of the problem for an ad-hoc sub-process
-// without gobpm:router: DESIGN §6 has no default router and no routing by
+// without gobpm:router: docs/scopes.md#ad-hoc-sub-processes has no default router and no routing by
 // declaration order.
 const missingRouter = "an ad-hoc sub-process needs gobpm:router (standard, expression, sequence or job); there is no default router"
 
-// adHoc reads the configuration of an ad-hoc sub-process e (DESIGN §6, §8):
+// adHoc reads the configuration of an ad-hoc sub-process e (docs/scopes.md#ad-hoc-sub-processes, §8):
 // gobpm:router and the attribute its router needs, gobpm:selection, the
 // standard ordering and cancelRemainingInstances, and its completionCondition
 // elements (conds). Camunda 8's zeebe:adHoc activeElementsCollection stands
@@ -223,7 +223,7 @@ func (p *parser) sequenceIDs(label, v string) []string {
 	return out
 }
 
-// adHocShape checks the graph of an ad-hoc sub-process (DESIGN §6): at
+// adHocShape checks the graph of an ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes): at
 // least one activity (event sub-processes do not count: their event, not
 // the router, starts them), every gateway reachable by a flow (the router
 // starts only activities), and gobpm:sequence naming inner activities.

@@ -198,7 +198,7 @@ func TestParseAdHocAccepted(t *testing.T) {
 					t.Errorf("AdHoc = %+v", a)
 				}
 			}},
-		// gobpm wins over zeebe (DESIGN §8 precedence).
+		// gobpm wins over zeebe (README#model-extensions precedence).
 		{"gobpmOverZeebe", `<adHocSubProcess id="x" gobpm:router="standard"><extensionElements><zeebe:adHoc activeElementsCollection="=[]"/></extensionElements><task id="a"/></adHocSubProcess>`,
 			func(t *testing.T, n *Node) {
 				if a := n.AdHoc; a.Router != RouterStandard || a.RouterExpr != nil {
@@ -225,7 +225,7 @@ func TestParseAdHocAccepted(t *testing.T) {
 				}
 			}},
 		// Call activities, transactions and event sub-processes behave inside
-		// a region as in any scope (DESIGN §6, content).
+		// a region as in any scope (docs/scopes.md#ad-hoc-sub-processes, content).
 		{"content", `<adHocSubProcess id="x" gobpm:router="standard"><task id="a"/><callActivity id="call" calledElement="c"/>` +
 			`<transaction id="tx"><startEvent id="ts"/><task id="b"/><sequenceFlow id="tb" sourceRef="ts" targetRef="b"/></transaction>` +
 			`<subProcess id="esp" triggeredByEvent="true"><startEvent id="es"><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent>` +

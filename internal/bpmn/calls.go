@@ -126,7 +126,7 @@ var camundaCallRefused = []struct{ key, hint string }{
 	{"caseTenantId", "calling a CMMN case is not supported"},
 }
 
-// callActivity reads what a call activity calls (DESIGN §5.7, §8): the
+// callActivity reads what a call activity calls (docs/scopes.md#call-activities, §8): the
 // callee key from calledElement or zeebe:calledElement processId (a key,
 // or an expression evaluated on entry), the version binding from
 // gobpm:version, zeebe:calledElement bindingType or
@@ -384,7 +384,7 @@ type callAssoc struct {
 // callAssociation checks a dataInputAssociation or dataOutputAssociation
 // of a call activity: it must connect one of the call's own data inputs
 // (outputs) with a data object or property of the same name, as gobpm
-// binds call I/O by name (DESIGN §8); anything that would map data is
+// binds call I/O by name (README#model-extensions); anything that would map data is
 // refused by dataAssociation.
 func (p *parser) callAssociation(a *etree.Element, label string, io *ioDecl) {
 	var sources, targets []string
@@ -467,7 +467,7 @@ var globalTasks = map[string]NodeKind{
 }
 
 // globalTask reads a global task into a one-task process registered under
-// its id (DESIGN §5.7): "<id>.start" → the task (id <id>) → "<id>.end",
+// its id (docs/scopes.md#call-activities): "<id>.start" → the task (id <id>) → "<id>.end",
 // through flows "<id>.in" and "<id>.out". It returns nil after reporting a
 // problem that leaves nothing to register.
 func (p *parser) globalTask(e *etree.Element) *Process {

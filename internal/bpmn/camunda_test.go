@@ -7,8 +7,8 @@ import (
 	"github.com/gobpm/gobpm/internal/expr"
 )
 
-// TestParseCamundaGaps checks the Camunda 7 and 8 settings of issue 14's
-// section 4 that real models carry: each is read into the model, or
+// TestParseCamundaGaps checks the smaller Camunda 7 and 8 settings that
+// real models carry: each is read into the model, or
 // accepted without effect where gobpm's behaviour already matches.
 func TestParseCamundaGaps(t *testing.T) {
 	t.Parallel()

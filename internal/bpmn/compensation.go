@@ -13,7 +13,7 @@ type compRef struct {
 	ref  string
 }
 
-// compensateDef reads a compensateEventDefinition (DESIGN §5.8) into ev. A
+// compensateDef reads a compensateEventDefinition (docs/scopes.md#tracks) into ev. A
 // throw may name one activity to compensate (activityRef, resolved by
 // checkCompensation; none: the whole scope) and whether its token waits
 // for the handlers (waitForCompletion, default true). On a catch — a
@@ -49,7 +49,7 @@ func isTrigger(n *Node, kind TriggerKind) bool {
 }
 
 // checkCompensation wires and checks compensation and transactions
-// (DESIGN §5.8), after flows, boundary events and event sub-process
+// (docs/scopes.md#tracks), after flows, boundary events and event sub-process
 // triggers are resolved:
 //   - a compensation boundary event has no outgoing sequence flow and
 //     exactly one association to an isForCompensation activity of its

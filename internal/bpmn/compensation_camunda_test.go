@@ -14,7 +14,7 @@ func compensationESP(attrs, def string) []byte {
 <sequenceFlow id="ef" sourceRef="es" targetRef="ee"/><endEvent id="ee"/></subProcess></subProcess>`)
 }
 
-// TestParseCamundaCompensationEventSubProcess (issue 31 item 4): Camunda
+// TestParseCamundaCompensationEventSubProcess: Camunda
 // 7's compensation event sub-processes carry isForCompensation="true",
 // which gobpm accepts as what it is (the container's compensation
 // handler); waitForCompletion on their start event means nothing and is
@@ -71,7 +71,7 @@ func MustParseBytes(tb testing.TB, data []byte) *Definitions {
 	return defs
 }
 
-// TestParseCompensationMode (issue 31 item 8): gobpm:compensation on a
+// TestParseCompensationMode: gobpm:compensation on a
 // process chooses how its compensation handlers run; the Camunda
 // namespaces choose "concurrent" by default; another value is refused.
 func TestParseCompensationMode(t *testing.T) {

@@ -192,7 +192,7 @@ var camunda7Expect = map[string][]want{
 	// Parser inputs (SCENARIOS.md "Parser inputs").
 	"parse/BpmnParseTest.testParseWithBpmnNamespacePrefix.bpmn20.xml": nil,
 	// Upstream rejects a sub-process without start event; gobpm accepts it
-	// on purpose: DESIGN §5.2 flow-less seeding starts its Task_1.
+	// on purpose: docs/scopes.md#instantiation flow-less seeding starts its Task_1.
 	"parse/BpmnParseTest.testInvalidSubProcessWithoutStartEvent.bpmn": nil,
 	"parse/BpmnParseTest.testInvalidSequenceFlowInAndOutEventSubProcess.bpmn20.xml": {
 		{"StartEvent_2", RuleStartShape, `event sub-process "SubProcess_1" has no event definition`},
@@ -315,7 +315,7 @@ func TestConformanceCamunda7EventSubProcesses(t *testing.T) {
 
 // TestConformanceFlowable pins the verdict on the unmodified Flowable
 // ad-hoc models (SCENARIOS.md F1-F9): they declare no gobpm:router, and
-// gobpm has no default router (DESIGN §6), so each is refused naming the
+// gobpm has no default router (docs/scopes.md#ad-hoc-sub-processes), so each is refused naming the
 // missing router and nothing else. The translated copies under
 // testdata/flowable are checked by TestParseFlowableTranslations.
 func TestConformanceFlowable(t *testing.T) {

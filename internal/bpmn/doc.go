@@ -1,9 +1,11 @@
 // Package bpmn reads BPMN 2.0 XML into a validated, immutable process graph.
 //
 // It owns the model types the engine executes (Definitions, Process, Graph,
-// Node, Flow), the XML parser and every deployment-time check of DESIGN §2.4
-// ("fail at deployment, not at runtime"), §5.2 (sub-process instantiation
-// shapes), §6 (ad-hoc sub-processes) and of loops (issue 9). It is a leaf:
+// Node, Flow), the XML parser and every deployment-time check: "fail at
+// deployment, not at runtime" (docs/architecture.md#deployment), the
+// instantiation shapes of sub-processes (docs/scopes.md#instantiation),
+// ad-hoc sub-processes (docs/scopes.md#ad-hoc-sub-processes) and loops
+// (docs/scopes.md#loops-and-multi-instance). It is a leaf:
 // it imports the standard library, etree, x/text, the expression seam
 // internal/expr and the timer-format parser internal/timer, and never
 // runtime, store, api or any package with I/O.
@@ -60,7 +62,7 @@
 //     below). A property on a task is refused, except the
 //     one named __targetRef_placeholder that the Camunda Modeler writes
 //     when a data object or store is associated with the task.
-//   - adHocSubProcess (KindAdHocSubProcess, DESIGN §6): an embedded
+//   - adHocSubProcess (KindAdHocSubProcess, docs/scopes.md#ad-hoc-sub-processes): an embedded
 //     sub-process (Node.Sub; boundary events, data and flows as usual)
 //     whose router, not its flows, starts the inner activities, so its
 //     Graph.Starts is always empty. Node.AdHoc holds gobpm:router —
@@ -95,7 +97,7 @@
 //     activities, transactions and event sub-processes inside behave as in
 //     any scope; an event sub-process is no candidate of the router. An ad-hoc
 //     sub-process cannot itself be an event sub-process.
-//   - Loops (Node.Loop, issue 9) on tasks of every supported kind,
+//   - Loops (Node.Loop) on tasks of every supported kind,
 //     embedded and ad-hoc sub-processes and call activities (not on event
 //     sub-processes; on events and gateways they are refused as unknown
 //     children). multiInstanceLoopCharacteristics: isSequential;
@@ -120,7 +122,7 @@
 //     loopCondition (optional), TestBefore (default false), LoopMaximum
 //     (an integer >= 0; 0, like absent, means no maximum). A standard
 //     loop with neither condition nor maximum runs once.
-//   - callActivity (KindCallActivity, Node.Call; DESIGN §5.7, §8): the
+//   - callActivity (KindCallActivity, Node.Call; docs/scopes.md#call-activities, §8): the
 //     callee key from the standard calledElement, or from
 //     zeebe:calledElement processId (when both are literal keys they must
 //     agree; otherwise zeebe's wins), kept as written — a
@@ -158,7 +160,7 @@
 //     data input/output of the same variable name; one that would rename
 //     (different names), reads a data store, carries a transformation or
 //     assignment, or names no parameter of the call is refused.
-//   - Event sub-processes (subProcess triggeredByEvent="true", DESIGN §5.5)
+//   - Event sub-processes (subProcess triggeredByEvent="true", docs/scopes.md#boundary-events-and-event-sub-processes)
 //     in a process or in any sub-process, nested ones included: a
 //     KindSubProcess node with TriggeredByEvent set, listed in its
 //     container's Graph.EventSubs as well as Graph.Nodes. Its graph (Sub)
@@ -198,8 +200,8 @@
 //     (RuleMissingReference, RuleInvalidEventGateway). instantiate="true"
 //     (Node.Instantiate) makes it start the process: at process level,
 //     without incoming flows, it is one of Process.EventStarts.
-//   - businessRuleTask (KindBusinessRuleTask, Node.Decision; DESIGN §8,
-//     issue 8): the engine evaluates the latest version of a deployed DMN
+//   - businessRuleTask (KindBusinessRuleTask, Node.Decision;
+//     README#model-extensions): the engine evaluates the latest version of a deployed DMN
 //     decision. DecisionDef.Ref is gobpm:decisionRef, zeebe:calledDecision
 //     decisionId or camunda:decisionRef — required, a literal decision key
 //     (empty is RuleMissingAttribute; an expression is refused as not
@@ -233,7 +235,7 @@
 //     operationRef (a web service operation, also as a child of
 //     messageEventDefinition) are refused: gobpm runs the task itself.
 //
-// Variable mappings (Node.Mappings, DESIGN §8) are read from
+// Variable mappings (Node.Mappings, README#model-extensions) are read from
 // gobpm:input / gobpm:output extension elements (attributes source and
 // target), else zeebe:ioMapping (zeebe:input, zeebe:output), else
 // camunda:inputOutput (camunda:inputParameter, camunda:outputParameter);
@@ -265,7 +267,7 @@
 // refused. On any other element an ioSpecification is refused, as its
 // inputs and outputs would be dropped.
 //
-// Global tasks (DESIGN §5.7) at definitions level — globalTask,
+// Global tasks (docs/scopes.md#call-activities) at definitions level — globalTask,
 // globalManualTask (a KindTask), globalUserTask (gobpm/camunda/zeebe
 // assignment as on userTask), globalScriptTask (script, scriptLanguage
 // or scriptFormat, resultVariable) and globalBusinessRuleTask (the
@@ -332,7 +334,7 @@
 //	                        escalation, conditional, compensation, cancel
 //	                        (on a transaction, interrupting only)
 //
-// Compensation and transactions (DESIGN §5.8; checkCompensation): an
+// Compensation and transactions (docs/scopes.md#tracks; checkCompensation): an
 // activity's compensation boundary event has no outgoing flow and one
 // association to an isForCompensation activity of its container
 // (Node.ForCompensation: no flows, no boundary events, never seeded),

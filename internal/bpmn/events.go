@@ -147,7 +147,7 @@ var allowedTriggers = map[string][]TriggerKind{
 }
 
 // eventSubStartTriggers are the triggers the start event of an event
-// sub-process may carry (DESIGN §5.5); it must carry exactly one.
+// sub-process may carry (docs/scopes.md#boundary-events-and-event-sub-processes); it must carry exactly one.
 var eventSubStartTriggers = []TriggerKind{
 	TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional, TriggerCompensation,
 }
@@ -205,7 +205,7 @@ func (p *parser) event(e *etree.Element, info *nodeInfo, c *container) bool {
 		def = defs[0]
 	}
 	if e.Tag == "startEvent" && def != nil && c.g.Owner != nil && !c.eventSub {
-		// DESIGN §5.2: a plain sub-process starts only through a None start,
+		// docs/scopes.md#instantiation: a plain sub-process starts only through a None start,
 		// whatever the trigger. Inside a container that is itself rejected
 		// (ad-hoc, transaction), stay quiet: that container is reported.
 		if def.Tag == "conditionalEventDefinition" {

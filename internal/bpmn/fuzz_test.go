@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 		`<task id="t"><extensionElements><c:inputOutput><c:inputParameter name="x"><c:list><c:value>${a}</c:value><c:map><c:entry key="k">v</c:entry></c:map></c:list></c:inputParameter><c:outputParameter name="y">Hi ${x}</c:outputParameter></c:inputOutput></extensionElements></task>` +
 		`<callActivity id="c" calledElement="${k}" c:calledElementBinding="versionTag" c:calledElementVersionTag="v"><extensionElements><c:in variables="all"/><c:in businessKey="${b}"/><c:out source="r" target="q" local="true"/><gobpm:input source="=1" target="i"/></extensionElements></callActivity>` +
 		`<endEvent id="e"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="c"/><sequenceFlow id="f3" sourceRef="c" targetRef="e"/></process></definitions>`))
-	// Camunda's small gaps (issue 14 section 4): scripts, job-worker script
+	// Camunda's small gaps: scripts, job-worker script
 	// tasks, headers, properties, job type expressions, the placeholder.
 	f.Add([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:c="http://camunda.org/schema/1.0/bpmn" xmlns:z="http://camunda.org/schema/zeebe/1.0"><process id="p" c:jobPriority="1">` +
 		`<startEvent id="s" c:asyncAfter="true"/><scriptTask id="a"><extensionElements><z:script expression="=1" resultVariable="r"/></extensionElements></scriptTask>` +
@@ -142,7 +142,7 @@ func checkGraph(t *testing.T, p *Process, g *Graph) {
 }
 
 // checkAdHoc asserts the invariants of an accepted ad-hoc sub-process
-// (DESIGN §6): a router with what it needs, no seeding, no start or end
+// (docs/scopes.md#ad-hoc-sub-processes): a router with what it needs, no seeding, no start or end
 // events, at least one activity, a sequence of its own inner activities.
 func checkAdHoc(t *testing.T, n *Node) {
 	t.Helper()

@@ -19,7 +19,8 @@ type loopRef struct {
 	output bool
 }
 
-// loop reads the loop characteristics lc of activity e (issue 9):
+// loop reads the loop characteristics lc of activity e
+// (docs/scopes.md#loops-and-multi-instance):
 // multiInstanceLoopCharacteristics or standardLoopCharacteristics.
 func (p *parser) loop(e, lc *etree.Element) *Loop {
 	label := p.label(e)

@@ -8,7 +8,7 @@ import (
 	"github.com/beevik/etree"
 )
 
-// Variable mappings (DESIGN §8, issue 14): Camunda 7's camunda:inputOutput,
+// Variable mappings (docs/scopes.md#variable-mappings): Camunda 7's camunda:inputOutput,
 // Camunda 8's zeebe:ioMapping and gobpm's own gobpm:input / gobpm:output
 // extension elements, read into Node.Mappings.
 

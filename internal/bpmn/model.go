@@ -33,7 +33,7 @@ const (
 	KindCallActivity           NodeKind = "callActivity"
 	KindAdHocSubProcess        NodeKind = "adHocSubProcess"
 	KindBusinessRuleTask       NodeKind = "businessRuleTask"
-	// KindTransaction is a transaction sub-process (DESIGN §5.8): an
+	// KindTransaction is a transaction sub-process (docs/scopes.md#tracks): an
 	// embedded sub-process whose cancel end event compensates its completed
 	// activities and leaves it by its cancel boundary event.
 	KindTransaction NodeKind = "transaction"
@@ -50,7 +50,7 @@ type DecisionDef struct {
 	Map string
 }
 
-// AdHocDef configures an ad-hoc sub-process (DESIGN §6).
+// AdHocDef configures an ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes).
 type AdHocDef struct {
 	// Router is "standard", "expression", "sequence" or "job" (gobpm:router, required).
 	Router string
@@ -119,7 +119,7 @@ const (
 	// TriggerLink is a link event: an intermediate throw continues at the
 	// intermediate catch of the same name in the same process level.
 	TriggerLink TriggerKind = "link"
-	// TriggerCompensation is a compensation event (DESIGN §5.8): thrown by
+	// TriggerCompensation is a compensation event (docs/scopes.md#tracks): thrown by
 	// an intermediate throw or end event, caught by a compensation boundary
 	// event (whose handler activity undoes its host) or the start of a
 	// compensation event sub-process.
@@ -298,7 +298,7 @@ type CallVar struct {
 	Target string
 	// Local is local="true": an in reads only the call activity's own
 	// (local) variables; an out writes the call activity's scope itself
-	// instead of by the write rule of DESIGN §4.
+	// instead of by the write rule of docs/scopes.md#variables.
 	Local bool
 }
 
@@ -319,10 +319,10 @@ const (
 	MappingCamunda7 MappingStyle = "camunda7"
 )
 
-// Mappings are an element's input and output variable mappings (DESIGN §8).
+// Mappings are an element's input and output variable mappings (README#model-extensions).
 // Inputs are evaluated when the element is entered and create variables
 // local to its scope; outputs are evaluated when it completes, in its
-// scope, and written to the enclosing scope by the write rule of DESIGN §4.
+// scope, and written to the enclosing scope by the write rule of docs/scopes.md#variables.
 type Mappings struct {
 	Style   MappingStyle
 	Inputs  []Mapping

@@ -11,7 +11,7 @@ import (
 const (
 	// NamespaceModel is the BPMN 2.0 semantic model namespace.
 	NamespaceModel = "http://www.omg.org/spec/BPMN/20100524/MODEL"
-	// NamespaceGobpm is the namespace of gobpm's extension attributes (DESIGN §8).
+	// NamespaceGobpm is the namespace of gobpm's extension attributes (README#model-extensions).
 	NamespaceGobpm = "urn:gobpm:1"
 	// NamespaceCamunda is the Camunda 7 extension namespace; equivalents of
 	// gobpm attributes are accepted from it.
@@ -172,7 +172,7 @@ type container struct {
 	// checkShape is false inside unsupported containers (transaction)
 	// and ad-hoc sub-processes, whose instantiation differs.
 	checkShape bool
-	// adhoc marks the graph of an ad-hoc sub-process (DESIGN §6): its
+	// adhoc marks the graph of an ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes): its
 	// router starts the inner activities, so it has no start events, no
 	// end events and no Graph.Starts; adHocShape checks it.
 	adhoc bool
@@ -342,7 +342,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 		}
 	}
 	p.checkHeaders()
-	// Global tasks are callable one-task processes (DESIGN §5.7); a
+	// Global tasks are callable one-task processes (docs/scopes.md#call-activities); a
 	// document holding only global tasks is a library of them.
 	defs.Processes = append(defs.Processes, globals...)
 	ns := namespaces(root)
@@ -509,8 +509,9 @@ func (p *parser) contentsChild(ch *etree.Element, c *container) {
 		// handler activity (checkCompensation).
 		p.assocs = append(p.assocs, assoc{label: p.label(ch), source: strings.TrimSpace(attr(ch, "sourceRef")), target: strings.TrimSpace(attr(ch, "targetRef"))})
 	case "ioSpecification":
-		// A process's ioSpecification is its contract as a callee (DESIGN
-		// §8); sub-processes' are refused by activity.
+		// A process's ioSpecification is its contract as a callee
+		// (docs/scopes.md#call-activities); sub-processes' are refused by
+		// activity.
 		if c.proc == nil || c.proc.IO != nil {
 			p.unsupported(ch, fmt.Sprintf("%s in %s", ch.Tag, c.id))
 			return
@@ -582,7 +583,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 	switch {
 	case !c.adhoc:
 	case e.Tag == "startEvent" || e.Tag == "endEvent":
-		// DESIGN §6: the router starts the inner activities and the region
+		// docs/scopes.md#ad-hoc-sub-processes: the router starts the inner activities and the region
 		// completes when it drains.
 		p.problems.add(label, RuleAdHocContent,
 			"%s inside ad-hoc sub-process %q is not allowed: its router starts the inner activities and it completes when nothing runs in it", e.Tag, c.id)
@@ -659,7 +660,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 		}
 	}
 	p.implementation(e, label)
-	// A compensation handler (DESIGN §5.8): checkCompensation wires it to
+	// A compensation handler (docs/scopes.md#tracks): checkCompensation wires it to
 	// its compensation boundary event.
 	n.ForCompensation = p.boolAttr(e, "isForCompensation", false)
 	info.defaultRef = strings.TrimSpace(attr(e, "default"))
@@ -667,13 +668,13 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 	switch e.Tag {
 	case "subProcess":
 		n.Sub = &Graph{Owner: n}
-		// An event sub-process (DESIGN §5.5) is a sub-process node without
+		// An event sub-process (docs/scopes.md#boundary-events-and-event-sub-processes) is a sub-process node without
 		// flows; its graph starts at its single triggered start event,
 		// which eventSubShape finds.
 		n.TriggeredByEvent = p.boolAttr(e, "triggeredByEvent", false)
 		sub = &container{g: n.Sub, id: label, checkShape: ok, eventSub: n.TriggeredByEvent}
 	case "transaction":
-		// DESIGN §5.8: an embedded sub-process whose cancel end event
+		// docs/scopes.md#tracks: an embedded sub-process whose cancel end event
 		// compensates it and leaves by its cancel boundary event. Only the
 		// compensating method is executable.
 		n.Kind = KindTransaction
@@ -685,7 +686,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 			p.problems.add(label, RuleUnsupported, "transaction method=%q is not supported: gobpm runs the compensating method (##Compensate) only", m)
 		}
 	case "adHocSubProcess":
-		// DESIGN §6: a variant of the embedded sub-process whose router,
+		// docs/scopes.md#ad-hoc-sub-processes: a variant of the embedded sub-process whose router,
 		// not its flows, starts the inner activities.
 		n.Kind = KindAdHocSubProcess
 		n.Sub = &Graph{Owner: n}
@@ -719,7 +720,7 @@ func (p *parser) activity(e *etree.Element, info *nodeInfo) bool {
 			p.dataAssociation(c, label)
 			assocs = append(assocs, c)
 		case "ioSpecification":
-			// Only a call activity binds its I/O (DESIGN §8); elsewhere
+			// Only a call activity binds its I/O (README#model-extensions); elsewhere
 			// the data inputs and outputs would be dropped.
 			if e.Tag != "callActivity" || io != nil {
 				p.unsupported(c, "ioSpecification in "+e.Tag)

@@ -53,7 +53,7 @@ const (
 	// RuleUnsupportedLanguage: an expression or script language other than FEEL.
 	RuleUnsupportedLanguage Rule = "unsupported-language"
 	// RuleStartShape: a process or sub-process has an instantiation shape
-	// rejected by DESIGN §5.2 (no start, several None starts, a None start
+	// rejected by docs/scopes.md#instantiation (no start, several None starts, a None start
 	// mixed with flow-less nodes, a triggered start in a plain
 	// sub-process) or an event sub-process one rejected by §5.5 (not
 	// exactly one start event, a start without trigger, flow-less nodes
@@ -85,7 +85,7 @@ const (
 	// or signal intermediate catch event (conditional ones are not allowed)
 	// or a receive task with a single incoming flow.
 	RuleInvalidEventGateway Rule = "invalid-event-gateway"
-	// RuleAdHocContent: an ad-hoc sub-process (DESIGN §6) holding a start
+	// RuleAdHocContent: an ad-hoc sub-process (docs/scopes.md#ad-hoc-sub-processes) holding a start
 	// or end event, a gateway nothing leads to (its router starts only
 	// activities), or no activity at all.
 	RuleAdHocContent Rule = "adhoc-content"

@@ -67,6 +67,7 @@ func parseCamundaTimeToLive(s string) (time.Duration, error) {
 			}
 		}
 	}
+	//lint:ignore ST1005 the sentence starts with a product name
 	return 0, errors.New(`Camunda 7 takes a whole number of days ("30") or days as an ISO 8601 duration ("P30D")`)
 }
 

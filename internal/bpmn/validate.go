@@ -397,7 +397,7 @@ func (p *parser) checkCondition(f *flowInfo) {
 }
 
 // checkEventSubFlow rejects a sequence flow into or out of an event
-// sub-process (DESIGN §5.5): it is started by its trigger only and ends
+// sub-process (docs/scopes.md#boundary-events-and-event-sub-processes): it is started by its trigger only and ends
 // without leaving a token behind.
 func (p *parser) checkEventSubFlow(f *flowInfo) {
 	if s := f.flow.Source; s != nil && s.TriggeredByEvent {
@@ -408,7 +408,7 @@ func (p *parser) checkEventSubFlow(f *flowInfo) {
 	}
 }
 
-// eventSubShape checks the graph of an event sub-process (DESIGN §5.5):
+// eventSubShape checks the graph of an event sub-process (docs/scopes.md#boundary-events-and-event-sub-processes):
 // exactly one start event, which event has checked to carry a single
 // supported trigger, and no other node without incoming flows (nothing
 // seeds them). It fills the owner's Trigger and Interrupting; Graph.Starts
@@ -449,7 +449,7 @@ func (p *parser) eventSubShape(c *container) {
 }
 
 // checkShape computes Graph.Starts and Process.EventStarts and checks the
-// instantiation shape of DESIGN §5.2. Only activities and gateways count as
+// instantiation shape of docs/scopes.md#instantiation. Only activities and gateways count as
 // flow-less nodes: events never get a token by seeding, and neither do
 // event sub-processes, which only their trigger starts.
 func (p *parser) checkShape(c *container) {

@@ -16,7 +16,7 @@ const (
 )
 
 // hintGobpm points a refused vendor setting to gobpm's own attributes.
-const hintGobpm = "gobpm does not read it; remove it or use the gobpm: equivalent (README, DESIGN §8)"
+const hintGobpm = "gobpm does not read it; remove it or use the gobpm: equivalent (README, Model extensions)"
 
 // camundaHarmless are Camunda 7 attributes accepted anywhere without
 // effect: transaction boundaries and job exclusivity (gobpm decides them
@@ -126,7 +126,7 @@ var flowableHarmless = map[string]bool{
 
 // vendorAttrs reports Camunda 7, Camunda 8 and Activiti/Flowable attributes
 // on the BPMN element e that gobpm neither reads nor knows to be without
-// effect: accepting them would drop their behaviour silently (DESIGN §2.4).
+// effect: accepting them would drop their behaviour silently (docs/architecture.md#deployment).
 func (p *parser) vendorAttrs(e *etree.Element) {
 	// An event definition is named by its event, as its other problems are.
 	named := e
@@ -154,7 +154,7 @@ func (p *parser) vendorAttrs(e *etree.Element) {
 			}
 		case namespaceActiviti, namespaceFlowable:
 			if !flowableHarmless[a.Key] {
-				p.problems.add(p.label(named), RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, DESIGN §8)", flowablePrefix(a.NamespaceURI()), a.Key, e.Tag)
+				p.problems.add(p.label(named), RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, Model extensions)", flowablePrefix(a.NamespaceURI()), a.Key, e.Tag)
 			}
 		}
 	}
@@ -200,7 +200,7 @@ func (p *parser) otherVendorExtension(owner, c *etree.Element) {
 			p.problems.add(label, RuleUnsupported, "camunda:%s on %s is not supported: %s", c.Tag, owner.Tag, hintGobpm)
 		}
 	case namespaceActiviti, namespaceFlowable:
-		p.problems.add(label, RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, DESIGN §8)", flowablePrefix(c.NamespaceURI()), c.Tag, owner.Tag)
+		p.problems.add(label, RuleUnsupported, "%s:%s on %s is not supported: Activiti/Flowable extensions are not read; use the gobpm: equivalent (README, Model extensions)", flowablePrefix(c.NamespaceURI()), c.Tag, owner.Tag)
 	}
 }
 

@@ -40,7 +40,7 @@ type rule struct {
 }
 
 func public() rule { return rule{public: true} }
-func anyone() rule { return rule{} }
+func anyone() rule { return rule{key: keyNone} }
 func admin() rule  { return rule{perm: auth.PermAdmin, kind: auth.KindSystem} }
 func on(p auth.Permission, k auth.ResourceKind, from keyFrom) rule {
 	return rule{perm: p, kind: k, key: from}

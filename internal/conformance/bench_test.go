@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// The runtime benchmark of issue 9 ("a parallel multi-instance over 1,000
+// The multi-instance runtime benchmark ("a parallel multi-instance over 1,000
 // items started and completed") through the real runtime over SQLite. It
 // lives here because this package already drives the runtime over a real
 // store; the engine-only counterpart is BenchmarkMultiInstance1000 in

@@ -43,12 +43,6 @@ type scenarioRun struct {
 // one is a row with a single run.
 func one(steps string) []scenarioRun { return []scenarioRun{{steps: steps}} }
 
-// Missing features, as skip reasons.
-const (
-	needsMultiInstance = "multi-instance (issue 9)"
-	needsCallActivity  = "call activity (issue 5)"
-)
-
 const (
 	c7sub   = "camunda7/subprocess/"
 	c7end   = "camunda7/event/end/"
@@ -102,10 +96,10 @@ var scenarios = []scenario{
 	{row: "9", files: []string{c7end + "TerminateEndEventTest.testTerminateInSubProcessConcurrent.bpmn"}, runs: one(
 		`start terminateEndEventExample; expect open user tasks {preNormalEnd}; expect scope tree process › preNormalEnd;
 		complete preNormalEnd; expect ended`)},
-	{row: "10", needs: needsMultiInstance, files: []string{c7end + "TerminateEndEventTest.testTerminateInSubProcessMultiInstance.bpmn"}, runs: one(
+	{row: "10", files: []string{c7end + "TerminateEndEventTest.testTerminateInSubProcessMultiInstance.bpmn"}, runs: one(
 		`start terminateEndEventExample; expect open user tasks {preNormalEnd}; expect scope tree process › preNormalEnd;
 		complete preNormalEnd; expect ended`)},
-	{row: "11", needs: needsCallActivity, files: []string{c7end + "TerminateEndEventTest.testTerminateInCallActivity.bpmn",
+	{row: "11", files: []string{c7end + "TerminateEndEventTest.testTerminateInCallActivity.bpmn",
 		c7end + "TerminateEndEventTest.subProcessTerminate.bpmn"}, runs: one(
 		`start terminateEndEventExample; expect open user tasks {preNormalEnd}; expect running children 0;
 		expect scope tree process › preNormalEnd; complete preNormalEnd; expect ended`)},
@@ -122,11 +116,11 @@ var scenarios = []scenario{
 			expect open user tasks {taskA, taskC}; complete taskC; expect open user tasks {taskA}; complete taskA;
 			expect open user tasks {taskD}; complete taskD; expect ended`},
 	}},
-	{row: "15", needs: needsCallActivity, files: []string{c7err + "BoundaryErrorEventTest.testCatchErrorOnCallActivity-parent.bpmn20.xml",
+	{row: "15", files: []string{c7err + "BoundaryErrorEventTest.testCatchErrorOnCallActivity-parent.bpmn20.xml",
 		c7err + "BoundaryErrorEventTest.subprocess.bpmn20.xml"}, runs: one(
 		`start catchErrorOnCallActivity; expect open user tasks {task}; complete task; expect running children 0;
 		expect open user tasks {escalatedTask}; complete escalatedTask; expect ended`)},
-	{row: "16", needs: needsCallActivity, files: []string{c7err + "BoundaryErrorEventTest.testCatchErrorThrownByCallActivityOnSubprocess.bpmn20.xml",
+	{row: "16", files: []string{c7err + "BoundaryErrorEventTest.testCatchErrorThrownByCallActivityOnSubprocess.bpmn20.xml",
 		c7err + "BoundaryErrorEventTest.subprocess.bpmn20.xml"}, runs: one(
 		`start catchErrorOnSubprocess; expect open user tasks {task}; complete task; expect running children 0;
 		expect open user tasks {escalatedTask}; complete escalatedTask; expect ended`)},
@@ -197,7 +191,7 @@ var scenarios = []scenario{
 	// The Flowable rows deploy gobpm's translations (internal/bpmn/testdata/
 	// flowable, README there): the unmodified files are refused at
 	// deployment — "an ad-hoc sub-process needs gobpm:router" (no default
-	// router, DESIGN §6/§8; TestConformanceFlowable in internal/bpmn pins it,
+	// router, docs/scopes.md#ad-hoc-sub-processes/§8; TestConformanceFlowable in internal/bpmn pins it,
 	// and TestScenarios re-checks it through the runtime when the shared
 	// folder is present). The translations add only gobpm:router="standard"
 	// gobpm:selection="manual" gobpm:reoffer="true": Flowable's semantics (a
@@ -310,7 +304,9 @@ func TestScenarioTable(t *testing.T) {
 	for i := 1; i <= 9; i++ {
 		want[fmt.Sprintf("F%d", i)] = true
 	}
-	allowedNeeds := map[string]string{"10": needsMultiInstance, "11": needsCallActivity, "15": needsCallActivity, "16": needsCallActivity}
+	// Every row runs: multi-instance (row 10) and call activities (rows 11,
+	// 15, 16), once skipped as unbuilt, run like the rest.
+	allowedNeeds := map[string]string{}
 	seen := map[string]bool{}
 	for _, sc := range scenarios {
 		if !want[sc.row] || seen[sc.row] {

@@ -428,14 +428,14 @@ func TestAdHocEventSubProcesses(t *testing.T) {
 	}
 	// The interrupting timer cancels A and closes the offer; the region
 	// ends when its handler does.
-	st, fx := run(t, file, st, TimerFired{WaitID: waitAt(t, st, WaitTimer, "onTimeout").ID}, t0.Add(time.Hour))
+	st, _ = run(t, file, st, TimerFired{WaitID: waitAt(t, st, WaitTimer, "onTimeout").ID}, t0.Add(time.Hour))
 	if got := tasks(st); !slices.Equal(got, []string{"escalate"}) {
 		t.Fatalf("after the timer: tasks %v", got)
 	}
 	if _, _, err := Step(mustProcess(t, file), st, AdHocActivated{ScopeID: string(regionAt(t, st, "region").ScopeID), ActivityID: "B", User: "ann"}, t0, Options{}); !errors.Is(err, ErrInvalidTransition) {
 		t.Fatalf("activating in an interrupted region: %v", err)
 	}
-	st, fx = complete(t, file, st, "escalate")
+	st, fx := complete(t, file, st, "escalate")
 	if got := tasks(st); !slices.Equal(got, []string{"after"}) || len(st.Regions) != 0 {
 		t.Fatalf("after the handler: tasks %v regions %+v", got, st.Regions)
 	}

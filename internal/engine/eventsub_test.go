@@ -208,7 +208,7 @@ func TestConditionalEvents(t *testing.T) {
 		t.Fatalf("intermediate conditional did not fire")
 	}
 	// The interrupting conditional event sub-process ends everything.
-	st, fx = run(t, file, st, TaskCompleted{TaskID: waitAt(t, st, WaitTask, "review").ID, User: "u", Variables: map[string]any{"cancelled": true}}, t0)
+	st, _ = run(t, file, st, TaskCompleted{TaskID: waitAt(t, st, WaitTask, "review").ID, User: "u", Variables: map[string]any{"cancelled": true}}, t0)
 	if !st.Ended() {
 		t.Fatalf("status %s", st.Status)
 	}

@@ -32,11 +32,6 @@ type env struct {
 	root   Scope
 }
 
-func (e *env) lookup(name string) any {
-	v, _ := e.find(name)
-	return v
-}
-
 // find looks name up; ok is false when nothing binds it.
 func (e *env) find(name string) (any, bool) {
 	for ; e != nil; e = e.parent {

@@ -265,18 +265,6 @@ func newNameSet(names []string) *nameSet {
 	return ns
 }
 
-// names returns every name in the set.
-func (ns *nameSet) all() []string {
-	var out []string
-	if ns == nil {
-		return nil
-	}
-	for _, l := range ns.byFirst {
-		out = append(out, l...)
-	}
-	return out
-}
-
 // match returns the longest known name at the start of s (a space in the
 // name matches any run of white space) and the bytes it spans; the match
 // must end at a word boundary.

@@ -718,13 +718,6 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-func abs64(a int64) int64 {
-	if a < 0 {
-		return -a
-	}
-	return a
-}
-
 // daysFromCivil counts days from 1970-01-01 to y-m-d (H. Hinnant's algorithm).
 func daysFromCivil(y, m, d int64) int64 {
 	if m <= 2 {

@@ -522,9 +522,6 @@ func (ev *evaluator) equal(a, b any, depth int) any {
 	return nil
 }
 
-// compare orders a and b outside any evaluation.
-func compare(a, b any) (c int, ok bool) { return (*evaluator)(nil).compare(a, b) }
-
 // compare orders a and b. ok is false when they are not both numbers or
 // both strings (booleans, lists and so on have no order). Strings cost a
 // step per 256 bytes of the shorter one; the caller pays for the

@@ -26,7 +26,7 @@ const (
 	cancelOdds = 150 // one action in cancelOdds (when drawn) cancels the instance
 )
 
-// TestScopeProperty is the property test of issue 4: for random nestings of
+// TestScopeProperty is the scope model's property test: for random nestings of
 // sub-processes, parallel forks, boundary events and event sub-processes,
 // driven by random event orders, every instance ends (completed or
 // terminated) with no track, only the root scope, no armed handler, no open

@@ -3,7 +3,6 @@ package runtime_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -164,6 +163,6 @@ func BenchmarkHistoryRetention(b *testing.B) {
 	b.ReportMetric(float64(total-free)*4096/(1<<20), "MiB-used")
 	b.ReportMetric(float64(deleted), "deleted")
 	if b.N >= 10000 && deleted < b.N-2000 {
-		b.Fatal(fmt.Sprintf("the cleaner deleted %d of %d instances", deleted, b.N))
+		b.Fatalf("the cleaner deleted %d of %d instances", deleted, b.N)
 	}
 }

@@ -1,6 +1,6 @@
 // Package scope owns the execution-scope tree of one process instance
-// (DESIGN §5.1): scopes with ids and display paths, their local data
-// containers, variable walk-up and the write rule of DESIGN §4.
+// (docs/scopes.md#scopes): scopes with ids and display paths, their local data
+// containers, variable walk-up and the write rule of docs/scopes.md#variables.
 //
 // A Tree is plain data: it serializes to JSON as part of the instance
 // checkpoint and has no I/O, no clock and no locking. The engine's single

@@ -230,7 +230,7 @@ func (t *Tree) Visible(id ID) map[string]any {
 	return out
 }
 
-// Set writes a variable by the rule of DESIGN §4: the innermost scope from id
+// Set writes a variable by the rule of docs/scopes.md#variables: the innermost scope from id
 // upward that already holds the name gets the value; otherwise the name is
 // created at the root. (Declared names are created null when their scope
 // opens, so "the scope that declares it" already holds them.) It returns the

@@ -2,12 +2,12 @@ package bpmn
 
 import "testing"
 
-// TestParseReviewRefused checks the settings with execution meaning that
+// TestVendorSettingsWithExecutionMeaningAreRefused checks the settings with execution meaning that
 // gobpm does not have: each is refused naming its element, the rule and
-// what to do instead (DESIGN §2.4).
-func TestParseReviewRefused(t *testing.T) {
+// what to do instead (docs/architecture.md#deployment).
+func TestVendorSettingsWithExecutionMeaningAreRefused(t *testing.T) {
 	t.Parallel()
-	verr := MustFail(t, MustRead(t, "review_vendor_refused.bpmn"))
+	verr := MustFail(t, MustRead(t, "vendor_settings_refused.bpmn"))
 	checkProblems(t, verr, []want{
 		{"m1", RuleUnsupported, `name="=orderName": a message name expression is not supported yet`},
 		{"s1", RuleUnsupported, "a signal name expression"},
@@ -37,11 +37,11 @@ func TestParseReviewRefused(t *testing.T) {
 	}, true)
 }
 
-// TestParseReviewAccepted checks the settings accepted without effect:
+// TestVendorSettingsWithoutExecutionMeaningAreAccepted checks the settings accepted without effect:
 // they have no execution meaning for gobpm (doc.go).
-func TestParseReviewAccepted(t *testing.T) {
+func TestVendorSettingsWithoutExecutionMeaningAreAccepted(t *testing.T) {
 	t.Parallel()
-	defs := MustParseFile(t, "review_vendor_accepted.bpmn")
+	defs := MustParseFile(t, "vendor_settings_accepted.bpmn")
 	if n := defs.Processes[0].Node("job"); n == nil || n.Job == nil || n.Job.Type != "x" {
 		t.Fatalf("job = %+v", n)
 	}
@@ -50,9 +50,9 @@ func TestParseReviewAccepted(t *testing.T) {
 	}
 }
 
-// TestParseReviewCamundaReadOnlyWhereRead checks that a Camunda attribute the
+// TestCamundaAttributeRefusedWhereNothingReadsIt checks that a Camunda attribute the
 // parser reads on one element is refused where nothing reads it.
-func TestParseReviewCamundaReadOnlyWhereRead(t *testing.T) {
+func TestCamundaAttributeRefusedWhereNothingReadsIt(t *testing.T) {
 	t.Parallel()
 	data := []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" xmlns:gobpm="urn:gobpm:1" id="d" targetNamespace="urn:t">
 <process id="p" isExecutable="true"><startEvent id="s"/>
