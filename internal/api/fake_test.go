@@ -336,3 +336,8 @@ func (f *fakeService) Incidents(_ context.Context, id runtime.InstanceID, openOn
 	}
 	return out, nil
 }
+
+// Form answers no form: the fake deploys none.
+func (f *fakeService) Form(_ context.Context, key string, version int, id string) (runtime.FormView, error) {
+	return runtime.FormView{}, runtime.Errorf(runtime.ENOTFOUND, "form %q is not deployed with %s version %d", id, key, version)
+}
