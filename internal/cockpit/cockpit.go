@@ -78,6 +78,8 @@ type Service interface {
 	RetryIncident(ctx context.Context, id string, retries int) (runtime.IncidentRow, error)
 	// Tasks returns a page of user tasks and the total.
 	Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.TaskView, int, error)
+	// CompletedTasks lists completed user tasks, the latest first, and the total.
+	CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error)
 	// ClaimTask makes a the assignee; EFORBIDDEN, ECONFLICT.
 	ClaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
 	// UnclaimTask clears the assignee; EFORBIDDEN, ECONFLICT.

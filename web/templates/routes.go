@@ -26,6 +26,8 @@ const (
 	RouteInstanceModify = "/instances/{id}/modify"
 	RouteAdHocActivate  = "/instances/{id}/adhoc/{scope}/activate"
 	RouteTasks          = "/tasks"
+	RouteTasksStart     = "/tasks/start"
+	RouteTasksStartKey  = "/tasks/start/{key}"
 	RouteTaskClaim      = "/tasks/{id}/claim"
 	RouteTaskUnclaim    = "/tasks/{id}/unclaim"
 	RouteTaskComplete   = "/tasks/{id}/complete"
