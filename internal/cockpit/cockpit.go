@@ -129,6 +129,8 @@ type Service interface {
 	// Form returns the Camunda Form with an id deployed with a process
 	// version; ENOTFOUND.
 	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)
+	// StartForm reads a process version's None start event and the form it links.
+	StartForm(ctx context.Context, key string, version int) (runtime.StartFormView, error)
 	// IncidentMarks says which of ids have open incidents themselves or
 	// further down their call tree (absent: neither), in one lookup.
 	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/xml"
 	"strings"
+
+	"github.com/gobpm/gobpm/internal/bpmn"
 )
 
 // The namespaces of the attributes that link a form to an element.
@@ -116,4 +118,53 @@ func (r *Runtime) describeTasks(ctx context.Context, tasks []TaskView) error {
 		t.FormID = FormRef(doc, t.NodeID)
 	}
 	return nil
+}
+
+// StartFormView is what starting a process version by hand offers: its
+// None start event and the Camunda Form that event links, if any.
+type StartFormView struct {
+	// Version is the process version read (the latest for version 0).
+	Version int
+	// StartEventID is the None start event's id ("" when the process has none).
+	StartEventID string
+	// FormID is the linked form's id ("" when none); Form is the form, nil
+	// when none is linked or the linked one was not deployed with the version.
+	FormID string
+	Form   *FormView
+}
+
+// StartForm reads the start form of a process version (0: the latest):
+// the Camunda Form its None start event links (zeebe:formDefinition,
+// camunda:formRef, gobpm:formRef, camunda:formKey), deployed with it.
+// ENOTFOUND for an unknown process or version.
+func (r *Runtime) StartForm(ctx context.Context, key string, version int) (StartFormView, error) {
+	proc, ref, err := r.process(ctx, key, version)
+	if err != nil {
+		return StartFormView{}, notFoundOr(err, "process %s version %d not found", key, version)
+	}
+	out := StartFormView{Version: ref.Version}
+	for _, n := range proc.Graph.Starts {
+		if n.Kind == bpmn.KindStartEvent {
+			out.StartEventID = n.ID
+			break
+		}
+	}
+	if out.StartEventID == "" {
+		return out, nil
+	}
+	def, err := r.store.Definition(ctx, key, ref.Version)
+	if err != nil {
+		return StartFormView{}, notFoundOr(err, "process %s version %d not found", key, ref.Version)
+	}
+	if out.FormID = FormRef(def.XML, out.StartEventID); out.FormID == "" {
+		return out, nil
+	}
+	form, err := r.Form(ctx, key, ref.Version, out.FormID)
+	switch {
+	case err == nil:
+		out.Form = &form
+	case ErrorCode(err) != ENOTFOUND:
+		return StartFormView{}, err
+	}
+	return out, nil
 }

@@ -270,6 +270,9 @@ func TasksURL(f TaskFilter) string {
 	return RouteTasks + "?" + q.Encode()
 }
 
+// StartProcessURL is the inbox's start form of a process.
+func StartProcessURL(key string) string { return RouteTasksStart + "/" + url.PathEscape(key) }
+
 // TaskActionURL is a task's action path: claim, unclaim or complete.
 func TaskActionURL(id, action string) string {
 	return "/tasks/" + url.PathEscape(id) + "/" + action
