@@ -200,6 +200,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/jobs/" + jobKey + "/extend", `{"lockDurationMs":1000}`, "aw"},
 		{"GET", "/api/v1/tasks", "", "*"},
 		{"GET", "/api/v1/tasks/none", "", "*"},
+		{"GET", "/api/v1/tasks/none/form", "", "*"},
 		{"POST", "/api/v1/messages", `{"name":"none"}`, "ado"},
 		{"POST", "/api/v1/signals", `{"name":"none"}`, "ado"},
 		{"POST", "/api/v1/conditions/evaluate", `{}`, "ado"}, // 404 for those allowed: no conditional start deployed

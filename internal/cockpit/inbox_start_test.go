@@ -37,8 +37,14 @@ func TestInboxStartsAProcess(t *testing.T) {
 	if action := p.testid("start-form-submit").AttrOr("action", ""); action != "/tasks/start/request" {
 		t.Fatalf("the start form posts to %q", action)
 	}
+	if v := p.testid("start-form-submit").Find(`input[name="version"]`).AttrOr("value", ""); v != "1" {
+		t.Errorf("the start form pins version %q, want 1", v)
+	}
+	if bad := b.post("/tasks/start/request", url.Values{"version": {"x"}}); bad.status != http.StatusBadRequest || !strings.Contains(bad.text("flash"), "version") {
+		t.Errorf("a bad version: %d %q", bad.status, bad.text("flash"))
+	}
 
-	p = b.post("/tasks/start/request", url.Values{"businessKey": {"L-7"}, "variables": {`{"who":"Ann","days":3}`}})
+	p = b.post("/tasks/start/request", url.Values{"version": {"1"}, "businessKey": {"L-7"}, "variables": {`{"who":"Ann","days":3}`}})
 	if !strings.HasPrefix(p.text("flash"), "Started request v1") || p.testid("started").Length() != 1 {
 		t.Fatalf("after the start: %d %q", p.status, p.text("flash"))
 	}

@@ -137,12 +137,19 @@ func (h *handler) startChoice(ctx context.Context, key string) (templates.StartC
 func (h *handler) startFromInbox(w http.ResponseWriter, r *http.Request) {
 	key := chi.URLParam(r, "key")
 	bk, raw := strings.TrimSpace(r.PostFormValue("businessKey")), r.PostFormValue("variables")
+	// The version whose form was filled in: a version deployed meanwhile
+	// may ask for other values.
+	v, ok := version(r.PostFormValue("version"))
+	if !ok {
+		h.renderStartChoice(w, r, http.StatusBadRequest, bk, raw, templates.Flash{Kind: "error", Message: "The version must be a positive whole number."})
+		return
+	}
 	vars, err := parseVariables(raw)
 	if err != nil {
 		h.renderStartChoice(w, r, http.StatusBadRequest, bk, raw, templates.Flash{Kind: "error", Message: err.Error()})
 		return
 	}
-	inst, err := h.svc.StartInstance(r.Context(), runtime.StartRequest{ProcessKey: key, BusinessKey: bk, Variables: vars})
+	inst, err := h.svc.StartInstance(r.Context(), runtime.StartRequest{ProcessKey: key, Version: v, BusinessKey: bk, Variables: vars})
 	if err != nil {
 		if runtime.ErrorCode(err) == runtime.EINTERNAL {
 			h.actFailed(w, r, templates.StartProcessURL(key), err)
