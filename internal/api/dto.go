@@ -276,6 +276,28 @@ type Task struct {
 	FormURL string  `json:"formUrl,omitempty"`
 }
 
+// CompletedTask is a user task someone completed.
+type CompletedTask struct {
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+	Name       string `json:"name"`
+	ProcessKey string `json:"processKey"`
+	// BusinessKey is the instance's, null when it has none.
+	BusinessKey *string `json:"businessKey"`
+	CompletedBy string  `json:"completedBy"`
+	CreatedAt   string  `json:"createdAt"`
+	CompletedAt string  `json:"completedAt"`
+}
+
+// CompletedTaskPage is the answer of GET /api/v1/completed-tasks.
+type CompletedTaskPage struct {
+	Items  []CompletedTask `json:"items"`
+	Total  int             `json:"total"`
+	Limit  int             `json:"limit"`
+	Offset int             `json:"offset"`
+}
+
 // TaskForm is the answer of GET /api/v1/tasks/{id}/form: the Camunda Form
 // that completes the task.
 type TaskForm struct {

@@ -78,4 +78,19 @@ func TestIntegrationTaskCarriesProcessBusinessKeyAndForm(t *testing.T) {
 	}
 	b.get("/api/v1/tasks/"+plain["id"].(string)+"/form").problem(t, http.StatusNotFound, "not-found")
 	b.get("/api/v1/tasks/nope/form").problem(t, http.StatusNotFound, "not-found")
+
+	// The completed task is listed with who completed it.
+	page := b.get("/api/v1/completed-tasks?processKey=formed").wantStatus(t, http.StatusOK).object(t)
+	done := page["items"].([]any)
+	if page["total"] != json.Number("1") || len(done) != 1 {
+		t.Fatalf("completed = %v", page)
+	}
+	c := done[0].(map[string]any)
+	if c["id"] != taskID || c["completedBy"] != "kermit" || c["businessKey"] != "case-7" || c["nodeId"] != "fill" || c["instanceId"] != id {
+		t.Errorf("completed task = %v", c)
+	}
+	if page := b.get("/api/v1/completed-tasks?completedBy=nobody").wantStatus(t, http.StatusOK).object(t); page["total"] != json.Number("0") {
+		t.Errorf("completed by nobody = %v", page)
+	}
+	b.get("/api/v1/completed-tasks?limit=0").problem(t, http.StatusBadRequest, "invalid-request")
 }
