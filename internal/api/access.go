@@ -123,6 +123,8 @@ var routeRules = map[string]rule{
 	// whoever may read its process.
 	"GET /api/v1/tasks":                anyone(),
 	"GET /api/v1/tasks/{id}":           anyone(),
+	"GET /api/v1/tasks/{id}/form":      anyone(),
+	"GET /api/v1/completed-tasks":      anyone(),
 	"POST /api/v1/tasks/{id}/claim":    anyone(),
 	"POST /api/v1/tasks/{id}/unclaim":  anyone(),
 	"POST /api/v1/tasks/{id}/complete": anyone(),

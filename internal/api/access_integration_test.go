@@ -200,6 +200,8 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/jobs/" + jobKey + "/extend", `{"lockDurationMs":1000}`, "aw"},
 		{"GET", "/api/v1/tasks", "", "*"},
 		{"GET", "/api/v1/tasks/none", "", "*"},
+		{"GET", "/api/v1/tasks/none/form", "", "*"},
+		{"GET", "/api/v1/completed-tasks", "", "*"},
 		{"POST", "/api/v1/messages", `{"name":"none"}`, "ado"},
 		{"POST", "/api/v1/signals", `{"name":"none"}`, "ado"},
 		{"POST", "/api/v1/conditions/evaluate", `{}`, "ado"}, // 404 for those allowed: no conditional start deployed
@@ -582,6 +584,20 @@ func TestAuthInboxShowsOfferedTasks(t *testing.T) {
 	w.call("stranger", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusNotFound)
 	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/claim", "").wantStatus(t, http.StatusOK)
 	w.call("nobody", "POST", "/api/v1/tasks/"+id+"/complete", `{"variables":{"ok":true}}`).wantStatus(t, http.StatusNoContent)
+
+	// The completion is listed for the clerk who did it and for the
+	// viewer; the stranger, who completed none, sees none, whatever they ask.
+	completed := func(role, query string) json.Number {
+		return w.call(role, "GET", "/api/v1/completed-tasks"+query, "").wantStatus(t, http.StatusOK).object(t)["total"].(json.Number)
+	}
+	for _, c := range []struct {
+		role, query string
+		want        json.Number
+	}{{"nobody", "", "1"}, {"viewer", "", "1"}, {"viewer", "?completedBy=u-nobody", "1"}, {"stranger", "", "0"}, {"stranger", "?completedBy=u-nobody", "0"}} {
+		if got := completed(c.role, c.query); got != c.want {
+			t.Errorf("completed tasks for %s%s: %s, want %s", c.role, c.query, got, c.want)
+		}
+	}
 }
 
 // TestAuthJobsBelongToTheirWorker: the lock token of a job activated with

@@ -104,6 +104,10 @@ type Service interface {
 
 	// Tasks returns a page of user tasks matching f and the total count.
 	Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.TaskView, int, error)
+	// CompletedTasks returns a page of completed user tasks, the latest first, and the total.
+	CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error)
+	// Form returns the Camunda Form with an id deployed with a process version.
+	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)
 	// Task returns one user task; ENOTFOUND if absent.
 	Task(ctx context.Context, id string) (runtime.TaskView, error)
 	// ClaimTask makes a the assignee; EFORBIDDEN if a is not a candidate,
@@ -287,6 +291,8 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 
 		r.Get("/tasks", s.handle(s.listTasks))
 		r.Get("/tasks/{id}", s.handle(s.getTask))
+		r.Get("/tasks/{id}/form", s.handle(s.getTaskForm))
+		r.Get("/completed-tasks", s.handle(s.listCompletedTasks))
 		r.Post("/tasks/{id}/claim", s.handle(s.claimTask))
 		r.Post("/tasks/{id}/unclaim", s.handle(s.unclaimTask))
 		r.Post("/tasks/{id}/complete", s.handle(s.completeTask))

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"net/url"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -264,6 +265,45 @@ type Task struct {
 	CreatedAt       string   `json:"createdAt"`
 	// DueAt is omitted when the task has no due date.
 	DueAt string `json:"dueAt,omitempty"`
+	// ProcessKey and ProcessVersion name the task's process version.
+	ProcessKey     string `json:"processKey"`
+	ProcessVersion int    `json:"processVersion"`
+	// BusinessKey is the instance's business key, null when it has none.
+	BusinessKey *string `json:"businessKey"`
+	// FormID is the id of the Camunda Form the task links, null when none;
+	// FormURL is then the route that returns its schema.
+	FormID  *string `json:"formId"`
+	FormURL string  `json:"formUrl,omitempty"`
+}
+
+// CompletedTask is a user task someone completed.
+type CompletedTask struct {
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	NodeID     string `json:"nodeId"`
+	Name       string `json:"name"`
+	ProcessKey string `json:"processKey"`
+	// BusinessKey is the instance's, null when it has none.
+	BusinessKey *string `json:"businessKey"`
+	CompletedBy string  `json:"completedBy"`
+	CreatedAt   string  `json:"createdAt"`
+	CompletedAt string  `json:"completedAt"`
+}
+
+// CompletedTaskPage is the answer of GET /api/v1/completed-tasks.
+type CompletedTaskPage struct {
+	Items  []CompletedTask `json:"items"`
+	Total  int             `json:"total"`
+	Limit  int             `json:"limit"`
+	Offset int             `json:"offset"`
+}
+
+// TaskForm is the answer of GET /api/v1/tasks/{id}/form: the Camunda Form
+// that completes the task.
+type TaskForm struct {
+	ID       string          `json:"id"`
+	Resource string          `json:"resource"`
+	Schema   json.RawMessage `json:"schema"`
 }
 
 // TaskPage is the answer of GET /api/v1/tasks.
@@ -489,11 +529,17 @@ func jobHeaders(h map[string]string) map[string]string {
 }
 
 func toTask(t runtime.TaskView) Task {
-	return Task{
+	out := Task{
 		ID: t.ID, InstanceID: string(t.InstanceID), NodeID: t.NodeID, Name: t.Name, Assignee: nullable(t.Assignee),
 		CandidateUsers: strs(t.CandidateUsers), CandidateGroups: strs(t.CandidateGroups),
 		CreatedAt: timestamp(t.CreatedAt), DueAt: timestamp(t.DueAt),
+		ProcessKey: t.ProcessKey, ProcessVersion: t.ProcessVersion,
+		BusinessKey: nullable(t.BusinessKey), FormID: nullable(t.FormID),
 	}
+	if t.FormID != "" {
+		out.FormURL = "/api/v1/tasks/" + url.PathEscape(t.ID) + "/form"
+	}
+	return out
 }
 
 // strs maps a nil slice to an empty one.

@@ -336,3 +336,13 @@ func (f *fakeService) Incidents(_ context.Context, id runtime.InstanceID, openOn
 	}
 	return out, nil
 }
+
+// Form answers no form: the fake deploys none.
+func (f *fakeService) Form(_ context.Context, key string, version int, id string) (runtime.FormView, error) {
+	return runtime.FormView{}, runtime.Errorf(runtime.ENOTFOUND, "form %q is not deployed with %s version %d", id, key, version)
+}
+
+// CompletedTasks answers none: the fake keeps no completions.
+func (f *fakeService) CompletedTasks(_ context.Context, flt runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error) {
+	return []runtime.CompletedTaskRow{}, 0, nil
+}

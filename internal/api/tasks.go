@@ -65,6 +65,25 @@ func (s *server) getTask(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// getTaskForm handles GET /api/v1/tasks/{id}/form: the Camunda Form the
+// task links (404 when it links none or its form is not deployed), for
+// those who may see the task.
+func (s *server) getTaskForm(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.visibleTask(r, chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	if t.FormID == "" {
+		return errorf(kindNotFound, "", "task "+t.ID+" links no form: its inbox form is generated from its variables")
+	}
+	f, err := s.svc.Form(r.Context(), t.ProcessKey, t.ProcessVersion, t.FormID)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, r, http.StatusOK, TaskForm{ID: f.ID, Resource: f.Resource, Schema: f.Schema})
+	return nil
+}
+
 // visibleTask returns task id if the caller may see it (mayseeTask). An
 // unknown task and one the caller may not see answer the same 404, so a
 // task id tells nobody whether it exists.

@@ -437,7 +437,7 @@ func TestTasks(t *testing.T) {
 			t.Errorf("page = %v", page)
 		}
 		items := page["items"].([]any)
-		want := `{"assignee":null,"candidateGroups":["managers"],"candidateUsers":["alice"],"createdAt":"2025-03-01T11:00:00Z","id":"task-1","instanceId":"inst-1","name":"Approve order","nodeId":"Approve"}`
+		want := `{"assignee":null,"businessKey":null,"candidateGroups":["managers"],"candidateUsers":["alice"],"createdAt":"2025-03-01T11:00:00Z","formId":null,"id":"task-1","instanceId":"inst-1","name":"Approve order","nodeId":"Approve","processKey":"","processVersion":0}`
 		if s := mustJSON(t, items[0]); s != want {
 			t.Errorf("task = %s, want %s", s, want)
 		}

@@ -149,7 +149,7 @@ func TestBrowserPagesReportNoErrors(t *testing.T) {
 		w := watchPages(t, ctx)
 		b := setup(t)
 		b.deploy("grandparent.bpmn", "caller.bpmn", "picky.bpmn", "review.bpmn", "parcel.bpmn", "pack.form", "discount.dmn", "tiers.dmn",
-			"zeebepay.bpmn", "camundaship.bpmn")
+			"zeebepay.bpmn", "camundaship.bpmn", "request.bpmn", "request.form")
 		root, _ := stuckTree(t, b)
 		review := b.start("review", "claim-1", nil)
 		parcel := b.start("parcel", "order-1", map[string]any{"customer": "Ada"})
@@ -180,6 +180,11 @@ func TestBrowserPagesReportNoErrors(t *testing.T) {
 			{"/instances/" + string(root.ID), `[data-testid="call-trace"]`, diagramDrawn},
 			{"/tasks", `[data-testid="task"]`, ""},
 			{"/tasks?task=" + pack.ID, `[data-testid="task-form"]`, formReady},
+			{"/tasks?show=completed", `[data-testid="completed-heading"]`, ""},
+			{"/tasks/start", `[data-testid="startable"]`, ""},
+			{"/tasks/start/request", `[data-testid="start-form"]`, startFormReady},
+			{"/tasks/start/review", `[data-testid="start-json-form"]`, ""},
+			{"/tasks/start?started=" + string(review.ID), `[data-testid="started"]`, ""},
 			{"/incidents", `[data-testid="incident"]`, ""},
 			{"/decisions", `[data-testid="decision-link"]`, ""},
 			{"/decisions/discount", `#dmn`, dmnDrawn},
@@ -221,6 +226,8 @@ func TestBrowserPagesReportNoErrors(t *testing.T) {
 		for _, pg := range []struct{ path, ready string }{
 			{"/", `[data-testid="process-status"]`},
 			{"/tasks", `[data-testid="task"]`},
+			{"/tasks?show=completed", `[data-testid="completed-heading"]`},
+			{"/tasks/start", `[data-testid="startable"]`},
 			{"/admin/users", `[data-testid="user-form"]`},
 			{"/admin/users/ada", `[data-testid="session-user"]`},
 			{"/admin/groups", `[data-testid="group-form"]`},

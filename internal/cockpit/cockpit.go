@@ -78,6 +78,8 @@ type Service interface {
 	RetryIncident(ctx context.Context, id string, retries int) (runtime.IncidentRow, error)
 	// Tasks returns a page of user tasks and the total.
 	Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.TaskView, int, error)
+	// CompletedTasks lists completed user tasks, the latest first, and the total.
+	CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error)
 	// ClaimTask makes a the assignee; EFORBIDDEN, ECONFLICT.
 	ClaimTask(ctx context.Context, id string, a runtime.Actor) (runtime.TaskView, error)
 	// UnclaimTask clears the assignee; EFORBIDDEN, ECONFLICT.
@@ -127,6 +129,8 @@ type Service interface {
 	// Form returns the Camunda Form with an id deployed with a process
 	// version; ENOTFOUND.
 	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)
+	// StartForm reads a process version's None start event and the form it links.
+	StartForm(ctx context.Context, key string, version int) (runtime.StartFormView, error)
 	// IncidentMarks says which of ids have open incidents themselves or
 	// further down their call tree (absent: neither), in one lookup.
 	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)

@@ -168,6 +168,12 @@ func (h *handler) routes() []route {
 		{method: http.MethodPost, pattern: templates.RouteAdminTokenRevoke, rule: admin(),
 			action: "cockpit: revoke token", resource: param("token", "id"), serve: h.revokeToken},
 		{method: http.MethodGet, pattern: templates.RouteAdminAudit, rule: admin(), serve: h.audit},
+
+		// Starting from the inbox: the list shows the processes the person may start.
+		{method: http.MethodGet, pattern: templates.RouteTasksStart, rule: anyone(), serve: h.startablePage},
+		{method: http.MethodGet, pattern: templates.RouteTasksStartKey, rule: on(auth.PermStart, auth.KindProcess, keyParam), serve: h.startChoicePage},
+		{method: http.MethodPost, pattern: templates.RouteTasksStartKey, rule: on(auth.PermStart, auth.KindProcess, keyParam),
+			action: "cockpit: start instance from the inbox", resource: param("process", "key"), serve: h.startFromInbox},
 	}
 }
 

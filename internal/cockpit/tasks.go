@@ -25,10 +25,10 @@ const maxInboxPage = 100000
 func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := templates.TaskFilter{Show: q.Get("show"), Process: q.Get("process"), Due: q.Get("due"), Sort: q.Get("sort"), Task: q.Get("task")}
-	if !oneOf(f.Show, "", templates.TasksMine, templates.TasksGroups, templates.TasksUnassigned) ||
+	if !oneOf(f.Show, "", templates.TasksMine, templates.TasksGroups, templates.TasksUnassigned, templates.TasksCompleted) ||
 		!oneOf(f.Due, "", templates.DueOverdue, templates.DueToday, templates.DueWeek) ||
 		!oneOf(f.Sort, templates.SortOldest, templates.SortNewest, templates.SortDue) {
-		h.fail(w, r, http.StatusBadRequest, "The inbox filter is not one the page offers: show mine, groups or unassigned; due overdue, today or week; sort newest or due.")
+		h.fail(w, r, http.StatusBadRequest, "The inbox filter is not one the page offers: show mine, groups, unassigned or completed; due overdue, today or week; sort newest or due.")
 		return
 	}
 	if raw := q.Get("page"); raw != "" {
@@ -44,6 +44,10 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 	if a.User == "" {
 		p.Live.NoUser = true
 		h.render(w, r, http.StatusOK, templates.Tasks(p))
+		return
+	}
+	if f.Show == templates.TasksCompleted {
+		h.completedTasksPage(w, r, p, a)
 		return
 	}
 	ctx := r.Context()

@@ -604,6 +604,7 @@ func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event
 	}
 	rec.Idempotency = takeClaim(ctx, id)
 	rec.LockGuard = guard
+	rec.CompletedTasks = completedTasks(ctx, id, fx, now)
 	w.prepend(rec, fx)
 	if err := r.commit.commitAll(w.recs); err != nil {
 		if rec.Idempotency != nil { // only the step that took the key gives it back

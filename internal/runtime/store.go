@@ -169,6 +169,9 @@ type StepRecord struct {
 	Waits []WaitRow
 	// RemovedWaits are wait ids to delete (completed, withdrawn, fired).
 	RemovedWaits []string
+	// CompletedTasks are the user tasks a person completed in the step,
+	// kept for the inbox's list of completed tasks (CompletedTasks).
+	CompletedTasks []CompletedTaskRow
 	// Tokens are the instance's tokens the step created or moved, inserted
 	// or replaced by track id; RemovedTokens are the track ids whose token
 	// is gone (the track ended, or it now hosts a loop body and no longer
@@ -489,6 +492,10 @@ type Store interface {
 	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
 	// Tasks lists user-task waits matching f, oldest first, and the total.
 	Tasks(ctx context.Context, f TaskFilter) ([]WaitRow, int, error)
+	// CompletedTasks returns a page of the completed user tasks matching f,
+	// the latest completion first (ties: task id descending), and the
+	// total count regardless of paging.
+	CompletedTasks(ctx context.Context, f CompletedTaskFilter) ([]CompletedTaskRow, int, error)
 	// DueTimers returns timer and start-timer waits with DueAt <= now, earliest first, at most limit.
 	DueTimers(ctx context.Context, now time.Time, limit int) ([]WaitRow, error)
 	// NextTimer returns the earliest DueAt of any timer or start-timer wait.

@@ -19,7 +19,8 @@ func taskView(w WaitRow) TaskView {
 		groups = []string{}
 	}
 	return TaskView{ID: w.ID, InstanceID: w.InstanceID, NodeID: w.NodeID, Name: w.Name, Assignee: w.Assignee,
-		CandidateUsers: users, CandidateGroups: groups, CreatedAt: w.CreatedAt, DueAt: w.DueAt}
+		CandidateUsers: users, CandidateGroups: groups, CreatedAt: w.CreatedAt, DueAt: w.DueAt,
+		ProcessKey: w.ProcessKey, ProcessVersion: w.ProcessVersion}
 }
 
 // Tasks lists open user tasks matching f and the total count.
@@ -31,6 +32,9 @@ func (r *Runtime) Tasks(ctx context.Context, f TaskFilter) ([]TaskView, int, err
 	out := make([]TaskView, 0, len(rows))
 	for _, w := range rows {
 		out = append(out, taskView(w))
+	}
+	if err := r.describeTasks(ctx, out); err != nil {
+		return nil, 0, fmt.Errorf("runtime: tasks: %w", err)
 	}
 	return out, total, nil
 }
@@ -44,7 +48,11 @@ func (r *Runtime) Task(ctx context.Context, id string) (TaskView, error) {
 		}
 		return TaskView{}, err
 	}
-	return taskView(row), nil
+	out := []TaskView{taskView(row)}
+	if err := r.describeTasks(ctx, out); err != nil {
+		return TaskView{}, fmt.Errorf("runtime: task %s: %w", id, err)
+	}
+	return out[0], nil
 }
 
 // ClaimTask makes the actor the task's assignee: only a candidate may claim
@@ -69,7 +77,7 @@ func (r *Runtime) CompleteTask(ctx context.Context, id string, a Actor, vars map
 	if err != nil {
 		return err
 	}
-	_, err = r.step(ctx, t.InstanceID, engine.TaskCompleted{TaskID: id, User: a.User, Groups: a.Groups, Variables: vars}, nil)
+	_, err = r.step(withCompletion(ctx, t, a.User), t.InstanceID, engine.TaskCompleted{TaskID: id, User: a.User, Groups: a.Groups, Variables: vars}, nil)
 	return err
 }
 

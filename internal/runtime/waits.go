@@ -194,4 +194,12 @@ type TaskView struct {
 	CandidateGroups []string
 	CreatedAt       time.Time
 	DueAt           time.Time
+	// ProcessKey and ProcessVersion name the task's process version;
+	// BusinessKey is its instance's ("" when none).
+	ProcessKey     string
+	ProcessVersion int
+	BusinessKey    string
+	// FormID is the id of the Camunda Form the task's element links ("":
+	// none); Form reads it (with ProcessKey and ProcessVersion).
+	FormID string
 }

@@ -257,6 +257,9 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 	if err := applyVariables(st, seq, s.Parts, s.RemovedParts, s.PrevRevision == 0); err != nil {
 		return err
 	}
+	if err := insertCompletedTasks(st, seq, s.CompletedTasks); err != nil {
+		return err
+	}
 	if err := insertIdempotency(st, s.Idempotency); err != nil {
 		return err
 	}

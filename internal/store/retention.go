@@ -133,6 +133,9 @@ func deleteInstance(st *txStmts, seq int64, id runtime.InstanceID) error {
 	if _, err := st.exec(deleteInstanceVariablesSQL, seq); err != nil {
 		return fmt.Errorf("delete indexed variables: %w", err)
 	}
+	if _, err := st.exec(deleteCompletedTasksSQL, seq); err != nil {
+		return fmt.Errorf("delete completed tasks: %w", err)
+	}
 	if _, err := st.exec(deleteIncidentsSQL, dbID(id)); err != nil {
 		return fmt.Errorf("delete incidents: %w", err)
 	}

@@ -683,12 +683,14 @@ const (
 	TasksMine       = "mine"
 	TasksGroups     = "groups"
 	TasksUnassigned = "unassigned"
-	DueOverdue      = "overdue"
-	DueToday        = "today"
-	DueWeek         = "week"
-	SortOldest      = ""
-	SortNewest      = "newest"
-	SortDue         = "due"
+	// TasksCompleted shows the completed tasks instead of the open ones.
+	TasksCompleted = "completed"
+	DueOverdue     = "overdue"
+	DueToday       = "today"
+	DueWeek        = "week"
+	SortOldest     = ""
+	SortNewest     = "newest"
+	SortDue        = "due"
 )
 
 // TaskFilter is the inbox's query string: Show is "" (everything for the
@@ -722,6 +724,12 @@ type TasksLive struct {
 	PrevURL, NextURL string
 	// Hidden counts the person's tasks the filter leaves out.
 	Hidden int
+	// Completed is the page of completed tasks the filter "completed"
+	// shows (Paged "completed"), of CompletedTotal; CompletedByAnyone says
+	// whether it lists everyone's completions or the person's own.
+	Completed         []CompletedTaskItem
+	CompletedTotal    int
+	CompletedByAnyone bool
 }
 
 // TaskItem is one user task with what the acting user may do with it.

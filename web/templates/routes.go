@@ -26,6 +26,8 @@ const (
 	RouteInstanceModify = "/instances/{id}/modify"
 	RouteAdHocActivate  = "/instances/{id}/adhoc/{scope}/activate"
 	RouteTasks          = "/tasks"
+	RouteTasksStart     = "/tasks/start"
+	RouteTasksStartKey  = "/tasks/start/{key}"
 	RouteTaskClaim      = "/tasks/{id}/claim"
 	RouteTaskUnclaim    = "/tasks/{id}/unclaim"
 	RouteTaskComplete   = "/tasks/{id}/complete"
@@ -267,6 +269,9 @@ func TasksURL(f TaskFilter) string {
 	}
 	return RouteTasks + "?" + q.Encode()
 }
+
+// StartProcessURL is the inbox's start form of a process.
+func StartProcessURL(key string) string { return RouteTasksStart + "/" + url.PathEscape(key) }
 
 // TaskActionURL is a task's action path: claim, unclaim or complete.
 func TaskActionURL(id, action string) string {

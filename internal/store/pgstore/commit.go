@@ -311,6 +311,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 	if err := queueVariables(sb, i, id, s.Parts, s.RemovedParts); err != nil {
 		return err
 	}
+	queueCompletedTasks(sb, i, in, s.CompletedTasks)
 	if row := s.Idempotency; row != nil {
 		sb.exec(i, nil, sweepIdempotencySQL, encodeTime(row.ExpiredBefore))
 		answer := string(row.Answer)

@@ -22,8 +22,9 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 	db := mustOpen(t, url, pgstore.Options{})
 	for _, q := range []string{
 		// Migrations apply in order above the newest recorded, so the
-		// later ones go back too (0008: the variable index, 0007: the
-		// token index, 0006: deployers).
+		// later ones go back too (0009: completed tasks, 0008: the variable
+		// index, 0007: the token index, 0006: deployers).
+		`DROP TABLE completed_tasks`,
 		`DROP TABLE instance_variables`, `DROP TABLE instance_variables_pending`,
 		`DROP TABLE instance_tokens`, `DROP TABLE instance_tokens_pending`,
 		`ALTER TABLE deployments DROP COLUMN deployed_by`, `ALTER TABLE deployments DROP COLUMN deployed_by_groups`,

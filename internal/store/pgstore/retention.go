@@ -126,6 +126,7 @@ func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id runtime.Instan
 		{deleteFactsSQL, seq},
 		{deletePartsSQL, seq},
 		{deleteVariablesSQL, seq},
+		{deleteCompletedTasksSQL, seq},
 		{deleteIncidentsSQL, string(id)},
 		{deleteInstanceWaitsSQL, string(id)},
 	} {

@@ -118,6 +118,7 @@ var tests = []struct {
 	{"NextJobAvailable", testNextJobAvailable},
 	{"ExtendJobLock", testExtendJobLock},
 	{"Tasks", testTasks},
+	{"CompletedTasks", testCompletedTasks},
 	{"Timers", testTimers},
 	{"MessageSubscriptions", testMessageSubscriptions},
 	{"SignalSubscriptions", testSignalSubscriptions},
