@@ -516,25 +516,6 @@ func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, erro
 	return r.Instance(ctx, id)
 }
 
-// step applies ev to instance id through the step pipeline (runStep,
-// step.go). When needed is non-nil and returns false for the loaded state,
-// nothing is stepped.
-func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
-	return r.stepGuarded(ctx, id, ev, needed, nil)
-}
-
-// stepGuarded is step for an act on a job: with guard non-nil the step
-// commits only while the job still holds the caller's lock token (the
-// store checks it in the step's transaction), else it fails with
-// ErrLockLost.
-func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (engine.Effects, error) {
-	spec := stepSpec{id: id, ev: ev, guard: guard}
-	if needed != nil {
-		spec.skip = func(_ InstanceRow, st *engine.State) (bool, error) { return !needed(st), nil }
-	}
-	return r.runStep(ctx, spec)
-}
-
 // acquire returns the state of instance id for its lock holder: the cached
 // one (removed from the cache) or the store's, decoded. legacy reports a
 // state the store still holds as a format-1 checkpoint.

@@ -80,6 +80,25 @@ type stepped struct {
 	st *engine.State
 }
 
+// step applies ev to instance id through the step pipeline (runStep).
+// When needed is non-nil and returns false for the loaded state, nothing
+// is stepped.
+func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
+	return r.stepGuarded(ctx, id, ev, needed, nil)
+}
+
+// stepGuarded is step for an act on a job: with guard non-nil the step
+// commits only while the job still holds the caller's lock token (the
+// store checks it in the step's transaction), else it fails with
+// ErrLockLost.
+func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (engine.Effects, error) {
+	spec := stepSpec{id: id, ev: ev, guard: guard}
+	if needed != nil {
+		spec.skip = func(_ InstanceRow, st *engine.State) (bool, error) { return !needed(st), nil }
+	}
+	return r.runStep(ctx, spec)
+}
+
 // runStep runs spec through the pipeline (see above) and returns the
 // stepped instance's effects once its after-commit work has run.
 func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, error) {
