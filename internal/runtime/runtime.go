@@ -487,19 +487,9 @@ func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref Definitio
 	_, err := r.runStep(ctx, stepSpec{
 		id:    id,
 		ev:    engine.Start{Variables: vars, StartNode: startNode},
-		start: &startSpec{proc: proc, ref: ref, businessKey: businessKey},
+		start: startSpec{proc: proc, ref: ref, businessKey: businessKey, startNode: startNode},
 		extra: extra,
 		view:  view,
-		refused: func(err error) error {
-			if errors.Is(err, engine.ErrInvalidTransition) {
-				why := error(err)
-				if _, refused := engine.DirectStart(proc); refused != nil && startNode == "" {
-					why = refused
-				}
-				return &Error{Code: EINVALID, Message: fmt.Sprintf("process %s cannot be started directly: %v", ref.Key, why), Err: err}
-			}
-			return fmt.Errorf("runtime: start %s: %w", ref.Key, err)
-		},
 	})
 	if err != nil {
 		return "", err

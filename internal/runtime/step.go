@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,9 +43,9 @@ type stepSpec struct {
 	id InstanceID
 	// ev is the event applied.
 	ev engine.Event
-	// start, when set, creates the instance: nothing is loaded, and its
-	// whole state is recorded.
-	start *startSpec
+	// start, when its proc is set, creates the instance: nothing is
+	// loaded, and its whole state is recorded.
+	start startSpec
 	// skip, when set, looks at the loaded state first: a reason to do
 	// nothing (skip) or an error, and the state goes back unchanged.
 	skip func(row InstanceRow, st *engine.State) (bool, error)
@@ -58,8 +59,6 @@ type stepSpec struct {
 	guard *LockGuard
 	// extra adds to the record, committed in the same transaction.
 	extra func(*StepRecord)
-	// refused classifies an engine refusal of ev; nil means stepError.
-	refused func(error) error
 	// label names the step in a failed commit's error; "" means ev.Kind().
 	label string
 	// view, when set, receives the view of the instance as the step left
@@ -67,11 +66,38 @@ type stepSpec struct {
 	view *InstanceView
 }
 
-// startSpec is what a step creating an instance starts from.
+// startSpec is what a step creating an instance starts from: its model
+// and version, its business key and the start it was asked at ("" for the
+// None start).
 type startSpec struct {
 	proc        *bpmn.Process
 	ref         DefinitionRef
 	businessKey string
+	startNode   string
+}
+
+// creates reports whether the step creates its instance.
+func (s *stepSpec) creates() bool { return s.start.proc != nil }
+
+// refusal classifies the engine's refusal of the step's event.
+func (s *stepSpec) refusal(status string, err error) error {
+	if s.creates() {
+		return startRefusal(s.start, err)
+	}
+	return stepError(s.id, status, s.ev, err)
+}
+
+// startRefusal is the error of a start the engine refused: a process
+// whose start cannot be triggered directly is EINVALID, saying why.
+func startRefusal(s startSpec, err error) error {
+	if errors.Is(err, engine.ErrInvalidTransition) {
+		why := error(err)
+		if _, refused := engine.DirectStart(s.proc); refused != nil && s.startNode == "" {
+			why = refused
+		}
+		return &Error{Code: EINVALID, Message: fmt.Sprintf("process %s cannot be started directly: %v", s.ref.Key, why), Err: err}
+	}
+	return fmt.Errorf("runtime: start %s: %w", s.ref.Key, err)
 }
 
 // stepped is what a committed step leaves for its caller.
@@ -103,14 +129,14 @@ func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Even
 // stepped instance's effects once its after-commit work has run.
 func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, error) {
 	out, err := r.stepOnce(ctx, spec)
-	for attempt := 1; err != nil && spec.start == nil && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
+	for attempt := 1; err != nil && !spec.creates() && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
 		r.metrics.staleSteps.Add(1)
 		out, err = r.stepOnce(ctx, spec)
 	}
 	if err != nil {
 		return engine.Effects{}, err
 	}
-	if spec.start != nil {
+	if spec.creates() {
 		r.log.Debug("instance started", "instance_id", spec.id, "definition_key", spec.start.ref.Key, "status", out.st.Status)
 	}
 	out.w.afterCommit(ctx, r)
@@ -129,16 +155,13 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 		return stepped{w: &work{}}, err
 	}
 	now := r.now().UTC()
-	if spec.start != nil {
+	if spec.creates() {
 		row.CreatedAt = now
 	}
 	status := st.Status
 	next, fx, err := engine.Apply(proc, st, spec.ev, now, r.engine) // st is this step's own: no copy needed
 	if err != nil {
-		if spec.refused != nil {
-			return stepped{}, spec.refused(err)
-		}
-		return stepped{}, stepError(spec.id, status, spec.ev, err)
+		return stepped{}, spec.refusal(status, err)
 	}
 	w := &work{}
 	if next, fx, err = r.settle(ctx, w, proc, row.BusinessKey, next, fx, now); err != nil {
@@ -161,7 +184,7 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 // it applies. A nil state (and nil error) means the spec found nothing to
 // do; whole reports a state to record whole (new, or stored legacy).
 func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (InstanceRow, *engine.State, *bpmn.Process, bool, error) {
-	if s := spec.start; s != nil {
+	if s := spec.start; spec.creates() {
 		st := engine.NewState(string(spec.id), s.ref.Key, s.ref.Version)
 		st.BusinessKey = s.businessKey
 		row := InstanceRow{ID: spec.id, ProcessKey: s.ref.Key, ProcessVersion: s.ref.Version, BusinessKey: s.businessKey}
@@ -192,7 +215,7 @@ func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (InstanceRow, *e
 // the step took goes back if the commit fails.
 func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row InstanceRow, st *engine.State, fx engine.Effects, now time.Time, whole bool) error {
 	prev := row.Revision
-	if spec.start != nil {
+	if spec.creates() {
 		prev = 0
 	}
 	rec, err := r.record(ctx, row, prev, st, fx, now, whole)
@@ -200,7 +223,7 @@ func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row In
 		return err
 	}
 	if spec.extra != nil {
-		spec.extra(&rec)
+		rec = withExtra(rec, spec.extra)
 	}
 	rec.Idempotency = takeClaim(ctx, spec.id)
 	rec.LockGuard = spec.guard
@@ -216,6 +239,16 @@ func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row In
 		return fmt.Errorf("runtime: commit %s of %s: %w", label, spec.id, err)
 	}
 	return nil
+}
+
+// withExtra returns rec with what extra adds. It is apart from commitStep,
+// and not inlined, so that the record of a step without extras stays on
+// the stack (a pointer to it passed to a func value would move it).
+//
+//go:noinline
+func withExtra(rec StepRecord, extra func(*StepRecord)) StepRecord {
+	extra(&rec)
+	return rec
 }
 
 // childStep is a launched child's first step inside its caller's command:
