@@ -21,8 +21,8 @@ type CallRef struct {
 	Caller string
 }
 
-// Resolver turns a call activity's reference into a registry key (DESIGN
-// §5.7). The runtime consults it for every call, before any store
+// Resolver turns a call activity's reference into a registry key
+// (docs/scopes.md#call-activities). The runtime consults it for every call, before any store
 // transaction. Errors are technical errors entering the caller's error chain.
 type Resolver interface {
 	Resolve(ctx context.Context, ref CallRef) (key string, err error)
@@ -296,7 +296,7 @@ func (r *Runtime) taggedVersion(ctx context.Context, key, tag string) (int, stri
 
 // contractInputs is what the child starts with: everything the call
 // passes, unless the callee declares an ioSpecification, which is then its
-// contract — only its declared inputs cross (DESIGN §5.7).
+// contract — only its declared inputs cross (docs/scopes.md#call-activities).
 func contractInputs(c engine.Call, callee *bpmn.Process) map[string]any {
 	if callee.IO == nil {
 		return c.Inputs
@@ -311,7 +311,7 @@ func contractInputs(c engine.Call, callee *bpmn.Process) map[string]any {
 }
 
 // checkContract checks a call against the callee's ioSpecification by name
-// (DESIGN §8): every input the call activity's own ioSpecification passes
+// (README#model-extensions): every input the call activity's own ioSpecification passes
 // must be declared by the callee, and every required callee input must be
 // passed (by any means: declared, propagated, camunda:in) and present.
 func checkContract(c engine.Call, callee *bpmn.Process) string {

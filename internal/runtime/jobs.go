@@ -131,7 +131,7 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 			w := st.Wait(row.ID)
 			if engine.IsRouterJob(w) {
 				// An ad-hoc region's router job: its variables are the
-				// router's snapshot (DESIGN §6), read now.
+				// router's snapshot (docs/scopes.md#ad-hoc-sub-processes), read now.
 				proc, _, err := r.process(ctx, inst.ProcessKey, inst.ProcessVersion)
 				if err != nil {
 					return err
@@ -355,7 +355,7 @@ func (r *Runtime) CompleteResolvedJob(ctx context.Context, ref JobRef, holder Jo
 	})
 }
 
-// RouterAnswer is a router job's answer (DESIGN §6, gobpm:router="job"):
+// RouterAnswer is a router job's answer (docs/scopes.md#ad-hoc-sub-processes, gobpm:router="job"):
 // the activities to start, each with the variables that become its local
 // variables (empty: start nothing), and variables written from the
 // region's scope.

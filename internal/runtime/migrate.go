@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/engine"
 )
 
-// Migrating instances to another version of their process (issue 20):
+// Migrating instances to another version of their process:
 // CheckMigration validates a plan against both models and every selected
 // instance without changing anything; StartMigration validates the same
 // way, stores the batch (MigrationStore) and migrates its instances one by

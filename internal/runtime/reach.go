@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/engine"
 )
 
-// A running model reaches only what its deployer may reach (DESIGN §10
+// A running model reaches only what its deployer may reach (docs/security.md
 // "Reach"): the processes it calls, the decisions it evaluates, the job
 // types it creates and the signals it throws. What the models of a
 // deployment reach by name is checked when they are deployed (the

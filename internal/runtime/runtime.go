@@ -356,7 +356,7 @@ func (r *Runtime) resumeOne(ctx context.Context, id InstanceID) error {
 }
 
 // reconcileCalls restores both ends of every call of an instance after a
-// restart (DESIGN §5.7 restart contract): a child that ended while the
+// restart (docs/scopes.md#call-activities restart contract): a child that ended while the
 // caller was not told hands over its outcome; a missing child stops the
 // call in an incident; a child whose caller is missing stops for good, and
 // one whose caller already ended is terminated.
