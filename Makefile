@@ -61,8 +61,8 @@ test/postgres: ## Run the store, runtime, API, client and server suites on Postg
 	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/
 
 .PHONY: test/race
-test/race: vendor ## Run every test with the race detector.
-	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+test/race: vendor ## Run every test with the race detector (slower by 5-10×: the property tests alone take about 10 minutes, hence the longer timeout).
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 45m ./...
 
 .PHONY: vendor
 vendor: ## Fetch the cockpit's npm packages (htmx, bpmn-js) with npm ci into web/static/vendor/ when missing or stale.

@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 )
 
-// Tests of issue 28, findings 2 and 7: a minted token is at most its
+// Token minting: a minted token is at most its
 // minter, and acting for someone yields exactly that person's rights.
 
 // grantTo gives user a single grant, or fails the test.

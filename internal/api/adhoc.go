@@ -13,7 +13,7 @@ import (
 
 // listAdHoc handles GET /api/v1/instances/{id}/adhoc: the open ad-hoc
 // regions of an instance, nested ones too, with what each offers, runs and
-// has completed (DESIGN §6, §9). An instance without regions answers an
+// has completed (docs/scopes.md#ad-hoc-sub-processes, §9). An instance without regions answers an
 // empty list.
 func (s *server) listAdHoc(w http.ResponseWriter, r *http.Request) error {
 	regions, err := s.svc.AdHocRegions(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))

@@ -14,7 +14,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 )
 
-// Admin and login routes (issue 13): who may log in, what they are
+// Admin and login routes (docs/security.md): who may log in, what they are
 // granted, the tokens of workers and integrations, and the audit trail.
 // They exist only with authentication; without it they answer 404.
 

@@ -249,7 +249,7 @@ func TestIntegrationSetVariables(t *testing.T) {
 	if got["id"] != id || got["variables"].(map[string]any)["amount"] != json.Number("10.50") {
 		t.Errorf("after root write = %v", got["variables"])
 	}
-	// Into the sub-process scope by the write rule (DESIGN §4): an existing
+	// Into the sub-process scope by the write rule (docs/scopes.md#variables): an existing
 	// variable is updated where it lives, a new name lands at the root; with
 	// local the names are written into the scope itself (shadowing).
 	b.postJSON(path, `{"variables":{"owner":"bob","note":"n"},"scopeId":"`+sub+`"}`).wantStatus(t, http.StatusOK)

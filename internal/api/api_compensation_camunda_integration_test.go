@@ -1,7 +1,7 @@
 package api_test
 
 // These tests run the compensation behaviours of Camunda 7's
-// CompensateEventTest (issue 31, compensation items) through the real
+// CompensateEventTest through the real
 // router, runtime and SQLite file, with the Camunda models the engine's
 // tests use (internal/engine/testdata/camunda7, Apache-2.0: see the
 // LICENSE and NOTICE there).
@@ -121,7 +121,7 @@ func TestIntegrationCompensationEventSubProcessCamunda(t *testing.T) {
 	})
 }
 
-// TestIntegrationCompensationSubProcessHandlerAndInner (issue 31 item 6):
+// TestIntegrationCompensationSubProcessHandlerAndInner:
 // compensating a sub-process with a compensation boundary event and
 // compensable inner activities runs its handler (a user task), then undoes
 // the inner activities, the latest first.
@@ -146,7 +146,7 @@ func TestIntegrationCompensationSubProcessHandlerAndInner(t *testing.T) {
 }
 
 // TestIntegrationCompensationConcurrentHandlers
-// (testCompensateActivityRefMiActivity, issue 31 item 8): a model drawn
+// (testCompensateActivityRefMiActivity): a model drawn
 // for Camunda starts its five "Cancel Hotel" handlers together, as
 // Camunda 7 does; the instance ends once all five are done.
 func TestIntegrationCompensationConcurrentHandlers(t *testing.T) {

@@ -1,6 +1,6 @@
 package api_test
 
-// These tests run compensation (DESIGN §5.8) through the real router, the
+// These tests run compensation (docs/scopes.md#tracks) through the real router, the
 // real runtime and a real SQLite file: a saga whose failed card charge
 // undoes what was booked, in reverse, each undo a job for a worker; and a
 // transaction left by its cancel end event. The history shows each

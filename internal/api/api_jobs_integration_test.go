@@ -1,6 +1,6 @@
 package api_test
 
-// These tests drive the job lock rules (issue 13, "jobs belong to their
+// These tests drive the job lock rules ("jobs belong to their
 // worker") through the real router, the real runtime and a real SQLite
 // file: the lock token activation answers, the identity it is bound to,
 // the conflicts of a job not held, and signed job keys.

@@ -165,7 +165,7 @@ func TestIntegrationJobIncidentAndLongPoll(t *testing.T) {
 	b.postJSON("/api/v1/jobs/nope/error", `{"lockToken":"x","errorCode":"E"}`).problem(t, http.StatusNotFound, "not-found")
 }
 
-// The tests below follow issue 3's HTTP test list over the real runtime and
+// The tests below follow the waits' HTTP test list over the real runtime and
 // a real database (testdb). The runtime's clock is a testClock the test moves by
 // hand: lock expiry, retry backoff and timers are reached by advancing it,
 // never by sleeping. The timer scheduler is not started (no Resume); due

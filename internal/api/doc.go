@@ -22,7 +22,7 @@
 // place that names the caller's identity for jobs).
 // People work user tasks through /api/v1/tasks; claim, unclaim and complete
 // act as the user of the X-Gobpm-User / X-Gobpm-Groups headers (identity.go,
-// DESIGN §9 loopback mode) and are refused with 403 without a user.
+// openapi.yaml loopback mode) and are refused with 403 without a user.
 // Messages and signals come in through /api/v1/messages and /api/v1/signals.
 //
 // # Decisions

@@ -7,7 +7,7 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Identity headers (DESIGN §9). With no credentials configured the server
+// Identity headers (openapi.yaml). With no credentials configured the server
 // listens on loopback only and trusts these headers as the acting user; with
 // credentials, a service token may act for the user they name.
 const (

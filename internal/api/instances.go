@@ -266,7 +266,7 @@ func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
 
 // setVariables handles POST /api/v1/instances/{id}/variables
 // {variables, scopeId?, local?}: variables (a non-empty object) are written
-// from the root scope or from scopeId by the write rule of DESIGN §4 (an
+// from the root scope or from scopeId by the write rule of docs/scopes.md#variables (an
 // existing name is updated where it lives, a new one is created at the
 // root), or with local into that scope itself. The answer is the instance.
 // An unknown scope is 404.

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -163,6 +165,15 @@ func variableNamesField(members map[string]json.RawMessage, name string) ([]stri
 	return out, nil
 }
 
+// jobResolver is how a job completion visits the runtime once: the key
+// resolved into a reference, authorized on its job type, which the act then
+// uses as it is. *runtime.Runtime implements it.
+type jobResolver interface {
+	ResolveJob(ctx context.Context, key string) (runtime.JobRef, error)
+	CompleteResolvedJob(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, vars map[string]any) error
+	CompleteResolvedRouterJob(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, a runtime.RouterAnswer) error
+}
+
 // completeJob handles POST /api/v1/jobs/{key}/complete: {lockToken,
 // variables?, activate?}. The variables merge into the instance, which
 // continues in the same step. With activate (a list, possibly empty) the
@@ -170,7 +181,13 @@ func variableNamesField(members map[string]json.RawMessage, name string) ([]stri
 // activities to start, each {activityId, variables?}; a job that is no
 // router job refuses it, and a router job needs it (409). Like every job
 // act it needs the lock token of the activation and the activating caller.
+// The route's rule (keyJobRef) leaves the check of the job's type to
+// authorizedJob, whose resolved job the act takes.
 func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
+	ref, err := s.authorizedJob(r)
+	if err != nil {
+		return err
+	}
 	members, err := s.readJSONObject(w, r)
 	if err != nil {
 		return err
@@ -188,17 +205,60 @@ func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if err := s.svc.CompleteRouterJob(r.Context(), chi.URLParam(r, "key"), h, runtime.RouterAnswer{Activate: acts, Variables: vs}); err != nil {
+		if err := s.completeRouterJob(r, ref, h, runtime.RouterAnswer{Activate: acts, Variables: vs}); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	if err := s.svc.CompleteJob(r.Context(), chi.URLParam(r, "key"), h, vs); err != nil {
+	jobs, ok := s.svc.(jobResolver)
+	if ok {
+		err = jobs.CompleteResolvedJob(r.Context(), ref, h, vs)
+	} else {
+		err = s.svc.CompleteJob(r.Context(), ref.Key, h, vs)
+	}
+	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// completeRouterJob answers a router job with the job completeJob resolved.
+func (s *server) completeRouterJob(r *http.Request, ref runtime.JobRef, h runtime.JobHolder, a runtime.RouterAnswer) error {
+	if jobs, ok := s.svc.(jobResolver); ok {
+		return jobs.CompleteResolvedRouterJob(r.Context(), ref, h, a)
+	}
+	return s.svc.CompleteRouterJob(r.Context(), ref.Key, h, a)
+}
+
+// authorizedJob is the work permission check of a job act on the type of
+// job {key}, as the route table's keyJob does it: a caller who may not
+// work on the job's type learns nothing more than of an unknown key (404).
+// The job is resolved only for a caller whose rights depend on its type;
+// for anyone else the reference carries only the key, which the act
+// verifies.
+func (s *server) authorizedJob(r *http.Request) (runtime.JobRef, error) {
+	key := chi.URLParam(r, "key")
+	c := callerFrom(r.Context())
+	if c.Via == "none" || c.Unrestricted() {
+		return runtime.JobRef{Key: key}, nil
+	}
+	jobs, ok := s.svc.(jobResolver)
+	if !ok {
+		return runtime.JobRef{}, errors.New("api: the service cannot resolve job keys for authorization")
+	}
+	ref, err := jobs.ResolveJob(r.Context(), key)
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return runtime.JobRef{}, unknownResource(r, keyJob)
+		}
+		return runtime.JobRef{}, err
+	}
+	if !c.Allowed(auth.PermWork, auth.KindJobType, ref.Type) {
+		return runtime.JobRef{}, unknownResource(r, keyJob)
+	}
+	return ref, nil
 }
 
 // failJob handles POST /api/v1/jobs/{key}/fail: {lockToken, retries?,

@@ -17,7 +17,7 @@ import (
 	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// Tests of issue 28, finding 5: no number of concurrent logins makes the
+// Login load: no number of concurrent logins makes the
 // server hold more than its hash pool's memory, and the throttle refuses
 // before hashing.
 

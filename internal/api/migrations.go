@@ -14,7 +14,7 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Migrating instances to another process version (issue 20):
+// Migrating instances to another process version:
 // POST /api/v1/migrations validates a plan and starts a background batch,
 // GET /api/v1/migrations/{id} shows its progress. *runtime.Runtime
 // implements Migrations.

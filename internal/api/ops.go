@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Operator tools (issue 20): the clock of tests and demos, deleting an
+// Operator tools: the clock of tests and demos, deleting an
 // ended instance, and backups. *runtime.Runtime implements Operations.
 
 // Operations is the part of Service behind the operator routes.

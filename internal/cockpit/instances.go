@@ -543,7 +543,7 @@ func endScopes(nodes []templates.ScopeNode) {
 // instance keeps.
 const scopeStateEnded = "ended"
 
-// Multi-instance variables (issue 9 item 3): the body's counters and an
+// Multi-instance variables (docs/scopes.md#loops-and-multi-instance): the body's counters and an
 // iteration's counter.
 const (
 	varInstances   = "nrOfInstances"

@@ -9,7 +9,7 @@ import (
 	"github.com/gobpm/gobpm/internal/scope"
 )
 
-// RegionView is an open ad-hoc region as GET …/adhoc shows it (DESIGN §9).
+// RegionView is an open ad-hoc region as GET …/adhoc shows it (openapi.yaml).
 type RegionView struct {
 	ScopeID string
 	Path    string

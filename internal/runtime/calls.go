@@ -21,8 +21,8 @@ type CallRef struct {
 	Caller string
 }
 
-// Resolver turns a call activity's reference into a registry key (DESIGN
-// §5.7). The runtime consults it for every call, before any store
+// Resolver turns a call activity's reference into a registry key
+// (docs/scopes.md#call-activities). The runtime consults it for every call, before any store
 // transaction. Errors are technical errors entering the caller's error chain.
 type Resolver interface {
 	Resolve(ctx context.Context, ref CallRef) (key string, err error)
@@ -199,30 +199,25 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 	child.BusinessKey = businessKey
 	child.Parent = &engine.ParentLink{InstanceID: parent.InstanceID, NodeID: c.NodeID, WaitID: c.ChildID, All: c.ReturnAll}
 	child.CallChain = append(slices.Clone(c.Chain), ref.Key)
-	next, fx, err := engine.Apply(proc, child, engine.Start{Variables: contractInputs(c, proc)}, now, r.engine)
-	if err != nil {
-		if errors.Is(err, engine.ErrInvalidTransition) {
-			why := error(err)
-			if _, refused := engine.DirectStart(proc); refused != nil {
-				why = refused
-			}
-			return fail(engine.CodeCallContract, "call activity %s: %v", c.NodeID, why), nil
+	row := InstanceRow{ID: InstanceID(c.ChildID), ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey,
+		ParentID: InstanceID(parent.InstanceID), ParentNodeID: c.NodeID, CreatedAt: now}
+	rec, fx, notice, err := r.childStep(ctx, w, proc, child, engine.Start{Variables: contractInputs(c, proc)}, row, now)
+	var refused childRefusal
+	switch {
+	case errors.As(err, &refused) && errors.Is(err, engine.ErrInvalidTransition):
+		why := refused.err
+		if _, direct := engine.DirectStart(proc); direct != nil {
+			why = direct
 		}
-		return nil, fmt.Errorf("runtime: start child %s: %w", c.ChildID, err)
-	}
-	if next, fx, err = r.settle(ctx, w, proc, businessKey, next, fx, now); err != nil { // its own children inherit its key
+		return fail(engine.CodeCallContract, "call activity %s: %v", c.NodeID, why), nil
+	case errors.As(err, &refused):
+		return nil, fmt.Errorf("runtime: start child %s: %w", c.ChildID, refused.err)
+	case err != nil:
 		return nil, err
 	}
 	events := []engine.Event{engine.CallStarted{WaitID: c.ChildID, Key: ref.Key, Version: ref.Version}}
-	if fx.ParentNotice != nil { // ended at once: the caller continues in this step
-		events = append(events, *fx.ParentNotice)
-		fx.ParentNotice = nil
-	}
-	row := InstanceRow{ID: InstanceID(c.ChildID), ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey,
-		ParentID: InstanceID(parent.InstanceID), ParentNodeID: c.NodeID, CreatedAt: now}
-	rec, err := r.record(ctx, row, 0, next, fx, now, true)
-	if err != nil {
-		return nil, err
+	if notice != nil { // ended at once: the caller continues in this step
+		events = append(events, *notice)
 	}
 	w.add(rec, fx)
 	return events, nil
@@ -301,7 +296,7 @@ func (r *Runtime) taggedVersion(ctx context.Context, key, tag string) (int, stri
 
 // contractInputs is what the child starts with: everything the call
 // passes, unless the callee declares an ioSpecification, which is then its
-// contract — only its declared inputs cross (DESIGN §5.7).
+// contract — only its declared inputs cross (docs/scopes.md#call-activities).
 func contractInputs(c engine.Call, callee *bpmn.Process) map[string]any {
 	if callee.IO == nil {
 		return c.Inputs
@@ -316,7 +311,7 @@ func contractInputs(c engine.Call, callee *bpmn.Process) map[string]any {
 }
 
 // checkContract checks a call against the callee's ioSpecification by name
-// (DESIGN §8): every input the call activity's own ioSpecification passes
+// (README#model-extensions): every input the call activity's own ioSpecification passes
 // must be declared by the callee, and every required callee input must be
 // passed (by any means: declared, propagated, camunda:in) and present.
 func checkContract(c engine.Call, callee *bpmn.Process) string {

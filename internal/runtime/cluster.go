@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Several nodes on one database (DESIGN §3 "Multiple nodes").
+// Several nodes on one database (docs/architecture.md "Multiple nodes").
 //
 // A store that several gobpm processes share implements ClusterStore; the
 // runtime then runs as one node of a cluster. Nothing else changes for a

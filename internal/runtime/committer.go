@@ -11,7 +11,7 @@ import (
 const DefaultGroupCommitLinger = time.Millisecond
 
 // committer groups steps of different instances that are ready at the same
-// moment into one store transaction (group commit, DESIGN §3 Persistence).
+// moment into one store transaction (group commit, docs/architecture.md Persistence).
 // Each caller still learns the outcome of its own step.
 //
 // Every commit writes whole pages to the WAL and waits for an fsync, and

@@ -1,4 +1,4 @@
-// Package runtime is gobpm's service layer (DESIGN §3): it deploys models
+// Package runtime is gobpm's service layer (docs/architecture.md): it deploys models
 // into the versioned registry, starts and drives instances, and answers the
 // reads of the API and the cockpit.
 //

@@ -131,7 +131,7 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 			w := st.Wait(row.ID)
 			if engine.IsRouterJob(w) {
 				// An ad-hoc region's router job: its variables are the
-				// router's snapshot (DESIGN §6), read now.
+				// router's snapshot (docs/scopes.md#ad-hoc-sub-processes), read now.
 				proc, _, err := r.process(ctx, inst.ProcessKey, inst.ProcessVersion)
 				if err != nil {
 					return err
@@ -200,15 +200,55 @@ func (r *Runtime) job(ctx context.Context, id string) (WaitRow, error) {
 	return row, nil
 }
 
+// JobRef is a public job key resolved once (ResolveJob): the job's wait,
+// its instance, its type (the key a job act is authorized on) and its
+// process. A job act given a JobRef uses it instead of verifying the key
+// and reading the job again.
+type JobRef struct {
+	// Key is the public key as presented.
+	Key        string
+	WaitID     string
+	InstanceID InstanceID
+	// Type is the job type.
+	Type       string
+	ProcessKey string
+	// row is the job as ResolveJob read it; nil for a reference only its
+	// Key names (JobRef{Key: k}), which the act then verifies itself.
+	// Only this field is trusted: the exported ones are for the caller.
+	row *WaitRow
+}
+
+// ResolveJob verifies the public key of an open job and reads it, once:
+// ENOTFOUND for a key that does not verify or names no open job.
+func (r *Runtime) ResolveJob(ctx context.Context, key string) (JobRef, error) {
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return JobRef{}, err
+	}
+	row, err := r.job(ctx, id)
+	if err != nil {
+		return JobRef{}, err
+	}
+	return JobRef{Key: key, WaitID: row.ID, InstanceID: row.InstanceID, Type: row.Name, ProcessKey: row.ProcessKey, row: &row}, nil
+}
+
 // heldJob returns the open job with public key key, provided holder holds
-// its lock, and the guard a step acting on it commits under. ENOTFOUND for
-// a key that does not verify or names no open job, EINVALID for a token
-// that is no lock token, and checkHolder's refusals.
+// its lock, and the guard a step acting on it commits under (heldRef).
+// ENOTFOUND for a key that does not verify.
 func (r *Runtime) heldJob(ctx context.Context, key string, holder JobHolder) (WaitRow, *LockGuard, error) {
 	id, err := r.jobWaitID(ctx, key)
 	if err != nil {
 		return WaitRow{}, nil, err
 	}
+	return r.heldRef(ctx, id, nil, holder)
+}
+
+// heldRef returns the open job with wait id id, provided holder holds its
+// lock, and the guard a step acting on it commits under. The job is known
+// when ResolveJob read it, else it is read now. ENOTFOUND for an id that
+// names no open job, EINVALID for a token that is no lock token, and
+// checkHolder's refusals.
+func (r *Runtime) heldRef(ctx context.Context, id string, known *WaitRow, holder JobHolder) (WaitRow, *LockGuard, error) {
 	if holder.Token == "" {
 		return WaitRow{}, nil, &Error{Code: EINVALID, Message: "lockToken is required: present the lock token the activation answered", Field: "lockToken"}
 	}
@@ -216,25 +256,34 @@ func (r *Runtime) heldJob(ctx context.Context, key string, holder JobHolder) (Wa
 	if err != nil {
 		return WaitRow{}, nil, err
 	}
-	row, err := r.job(ctx, id)
-	if err != nil {
+	row := known
+	if row == nil {
+		read, err := r.job(ctx, id)
+		if err != nil {
+			return WaitRow{}, nil, err
+		}
+		row = &read
+	}
+	if err := checkHolder(*row, holder, hash); err != nil {
 		return WaitRow{}, nil, err
 	}
-	if err := checkHolder(row, holder, hash); err != nil {
-		return WaitRow{}, nil, err
-	}
-	return row, &LockGuard{WaitID: row.ID, TokenHash: hash}, nil
+	return *row, &LockGuard{WaitID: row.ID, TokenHash: hash}, nil
 }
 
-// actOnHeldJob steps the instance of the job with public key key, which
-// holder must hold, with the event ev(wait id), under the job's lock guard.
-// A job activated here steps its instance at once, the guard checking
-// token and user in the step's transaction; any refusal then, and a job
-// not activated here, go through heldJob, which reads the job's row and
-// says precisely why (or steps, if the first refusal was a race that has
-// passed). Either way nothing changes unless holder holds the lock.
-func (r *Runtime) actOnHeldJob(ctx context.Context, key string, holder JobHolder, ev func(waitID string) engine.Event) error {
-	id, err := r.jobWaitID(ctx, key)
+// actOnHeldJob steps the instance of the job ref names, which holder must
+// hold, with the event ev(wait id), under the job's lock guard. A job
+// ResolveJob read is checked against that row (heldRef) and stepped.
+// Otherwise its key is verified, once: a job activated here steps its
+// instance at once, the guard checking token and user in the step's
+// transaction; any refusal then, and a job not activated here, go through
+// heldRef, which reads the job's row and says precisely why (or steps, if
+// the first refusal was a race that has passed). Either way nothing
+// changes unless holder holds the lock.
+func (r *Runtime) actOnHeldJob(ctx context.Context, ref JobRef, holder JobHolder, ev func(waitID string) engine.Event) error {
+	if ref.row != nil {
+		return r.actOnKnownJob(ctx, ref.row.ID, ref.row, holder, ev, nil)
+	}
+	id, err := r.jobWaitID(ctx, ref.Key)
 	if err != nil {
 		return err
 	}
@@ -255,7 +304,14 @@ func (r *Runtime) actOnHeldJob(ctx context.Context, key string, holder JobHolder
 		}
 		refused = err // the reading path explains it
 	}
-	row, guard, err := r.heldJob(ctx, key, holder)
+	return r.actOnKnownJob(ctx, id, nil, holder, ev, refused)
+}
+
+// actOnKnownJob is the reading path of actOnHeldJob for the job with wait
+// id id (its row known, or read now): check the holder, step under the
+// guard. refused is the fast path's refusal, if there was one.
+func (r *Runtime) actOnKnownJob(ctx context.Context, id string, known *WaitRow, holder JobHolder, ev func(waitID string) engine.Event, refused error) error {
+	row, guard, err := r.heldRef(ctx, id, known, holder)
 	if err != nil {
 		// A lock lost at the commit stays visible as ErrLockLost.
 		if e, ok := err.(*Error); ok && e.Err == nil && errors.Is(refused, ErrLockLost) {
@@ -287,12 +343,19 @@ func (r *Runtime) actOnJob(ctx context.Context, row WaitRow, guard *LockGuard, e
 // continued twice; a holder that does not hold the job's lock is refused
 // (heldJob).
 func (r *Runtime) CompleteJob(ctx context.Context, key string, holder JobHolder, vars map[string]any) error {
-	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
+	return r.CompleteResolvedJob(ctx, JobRef{Key: key}, holder, vars)
+}
+
+// CompleteResolvedJob is CompleteJob for a job ref names: one ResolveJob
+// returned (its key is not verified nor the job read again), or
+// JobRef{Key: key}, which is CompleteJob.
+func (r *Runtime) CompleteResolvedJob(ctx context.Context, ref JobRef, holder JobHolder, vars map[string]any) error {
+	return r.actOnHeldJob(ctx, ref, holder, func(id string) engine.Event {
 		return engine.JobCompleted{Key: id, Variables: vars}
 	})
 }
 
-// RouterAnswer is a router job's answer (DESIGN §6, gobpm:router="job"):
+// RouterAnswer is a router job's answer (docs/scopes.md#ad-hoc-sub-processes, gobpm:router="job"):
 // the activities to start, each with the variables that become its local
 // variables (empty: start nothing), and variables written from the
 // region's scope.
@@ -317,11 +380,23 @@ type Activation struct {
 // ECONFLICT, and so is a router job completed without an answer
 // (CompleteJob); the rest is CompleteJob's.
 func (r *Runtime) CompleteRouterJob(ctx context.Context, key string, holder JobHolder, a RouterAnswer) error {
+	return r.CompleteResolvedRouterJob(ctx, JobRef{Key: key}, holder, a)
+}
+
+// CompleteResolvedRouterJob is CompleteRouterJob for a job ref names (see
+// CompleteResolvedJob).
+func (r *Runtime) CompleteResolvedRouterJob(ctx context.Context, ref JobRef, holder JobHolder, a RouterAnswer) error {
 	acts, err := engineActivations(a.Activate, "activate")
 	if err != nil {
 		return err
 	}
-	row, guard, err := r.heldJob(ctx, key, holder)
+	var row WaitRow
+	var guard *LockGuard
+	if ref.row != nil {
+		row, guard, err = r.heldRef(ctx, ref.row.ID, ref.row, holder)
+	} else {
+		row, guard, err = r.heldJob(ctx, ref.Key, holder)
+	}
 	if err != nil {
 		return err
 	}
@@ -355,7 +430,7 @@ func (r *Runtime) FailJob(ctx context.Context, key string, holder JobHolder, req
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
+	return r.actOnHeldJob(ctx, JobRef{Key: key}, holder, func(id string) engine.Event {
 		ev.Key = id
 		return ev
 	})
@@ -368,7 +443,7 @@ func (r *Runtime) ThrowJobError(ctx context.Context, key string, holder JobHolde
 	if code == "" {
 		return &Error{Code: EINVALID, Message: "errorCode is required", Field: "errorCode"}
 	}
-	return r.actOnHeldJob(ctx, key, holder, func(id string) engine.Event {
+	return r.actOnHeldJob(ctx, JobRef{Key: key}, holder, func(id string) engine.Event {
 		return engine.JobErrorThrown{Key: id, Code: code, ErrorMessage: message, Variables: vars}
 	})
 }

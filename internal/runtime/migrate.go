@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/engine"
 )
 
-// Migrating instances to another version of their process (issue 20):
+// Migrating instances to another version of their process:
 // CheckMigration validates a plan against both models and every selected
 // instance without changing anything; StartMigration validates the same
 // way, stores the batch (MigrationStore) and migrates its instances one by
@@ -340,39 +340,18 @@ func (r *Runtime) migrateInstance(ctx context.Context, rec MigrationRecord, id I
 	if err != nil {
 		return err
 	}
-	unlock := r.locks.lock(id)
-	defer unlock()
-	row, st, legacy, err := r.acquire(ctx, id)
-	if err != nil {
-		return err
-	}
-	if row.ProcessKey == rec.ProcessKey && row.ProcessVersion == rec.TargetVersion {
-		r.release(row, st, legacy)
-		return nil
-	}
-	if p := instanceMismatch(rec.ProcessKey, rec.SourceVersion, row, st); p != "" {
-		r.release(row, st, legacy)
-		return &Error{Code: ECONFLICT, Message: p}
-	}
-	now := r.now().UTC()
 	ev := engine.Migrate{Target: dst, TargetVersion: rec.TargetVersion, Mapping: rec.Mapping, By: ActingUser(ctx)}
-	next, fx, err := engine.Apply(src, st, ev, now, r.engine) // st is this step's own
-	if err != nil {
-		return stepError(id, st.Status, ev, err) // st is dropped: the next step reads the store
-	}
-	row.ProcessVersion = rec.TargetVersion
-	sr, err := r.record(ctx, row, row.Revision, next, fx, now, legacy)
-	if err != nil {
-		return err
-	}
-	w := &work{}
-	w.prepend(sr, fx)
-	if err := r.commit.commitAll(w.recs); err != nil {
-		return fmt.Errorf("runtime: commit migration of %s: %w", id, err)
-	}
-	r.states.put(w.recs[0].Instance, next)
-	w.afterCommit(ctx, r)
-	return nil
+	_, err = r.runStep(ctx, stepSpec{id: id, ev: ev, proc: src, version: rec.TargetVersion, label: "migration",
+		skip: func(row InstanceRow, st *engine.State) (bool, error) {
+			if row.ProcessKey == rec.ProcessKey && row.ProcessVersion == rec.TargetVersion {
+				return true, nil // migrated before a restart
+			}
+			if p := instanceMismatch(rec.ProcessKey, rec.SourceVersion, row, st); p != "" {
+				return false, &Error{Code: ECONFLICT, Message: p}
+			}
+			return false, nil
+		}})
+	return err
 }
 
 // AwaitMigration waits until batch id stops running here (it completed,

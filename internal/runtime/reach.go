@@ -6,13 +6,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
 )
 
-// A running model reaches only what its deployer may reach (DESIGN §10
+// A running model reaches only what its deployer may reach (docs/security.md
 // "Reach"): the processes it calls, the decisions it evaluates, the job
 // types it creates and the signals it throws. What the models of a
 // deployment reach by name is checked when they are deployed (the
@@ -234,33 +233,6 @@ func (r *Runtime) reachCall(ctx context.Context, caller *bpmn.Process, parent *e
 		return nil, err
 	}
 	return []engine.Event{engine.ReachRefused{WaitID: c.ChildID, Message: msg}}, nil
-}
-
-// settle is settleCalls followed by the reach check of the jobs st's step
-// created with a dynamic type: a job its deployer may not create is
-// refused before the step commits (its element stops in an incident), so
-// no worker ever sees it.
-func (r *Runtime) settle(ctx context.Context, w *work, proc *bpmn.Process, businessKey string, st *engine.State, fx engine.Effects, now time.Time) (*engine.State, engine.Effects, error) {
-	st, fx, err := r.settleCalls(ctx, w, proc, businessKey, st, fx, now)
-	checked := map[string]bool{}
-	for err == nil && r.reach != nil {
-		var refusals []engine.Event
-		if refusals, err = r.refusedJobs(ctx, proc, st, fx, checked); err != nil || len(refusals) == 0 {
-			break
-		}
-		for _, ev := range refusals {
-			next, more, aerr := engine.Apply(proc, st, ev, now, r.engine)
-			if aerr != nil {
-				return nil, fx, fmt.Errorf("runtime: %s in %s: %w", ev.Kind(), st.InstanceID, aerr)
-			}
-			st, fx = next, mergeEffects(fx, more)
-		}
-		st, fx, err = r.settleCalls(ctx, w, proc, businessKey, st, fx, now) // what the refusals asked for, if anything
-	}
-	if err != nil {
-		return nil, fx, err
-	}
-	return st, fx, nil
 }
 
 // refusedJobs returns a refusal for every job fx created (and st still

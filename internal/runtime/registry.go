@@ -57,7 +57,7 @@ func (c *cache[T]) latestVersion(key string) (int, bool) {
 }
 
 // Deploy validates every file and, only if all are valid, registers every
-// process they declare (DESIGN §1 deployment). An invalid model fails with a
+// process they declare (docs/README.md#vocabulary deployment). An invalid model fails with a
 // *DeploymentError listing every problem; nothing is registered then.
 func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, error) {
 	if len(files) == 0 {

@@ -46,15 +46,11 @@ func (r *Runtime) IncidentProcessKey(ctx context.Context, id string) (string, er
 // JobType returns the type of an open job by its public key (JobKey);
 // ENOTFOUND for a key that does not verify or is no open job.
 func (r *Runtime) JobType(ctx context.Context, key string) (string, error) {
-	id, err := r.jobWaitID(ctx, key)
+	ref, err := r.ResolveJob(ctx, key)
 	if err != nil {
 		return "", err
 	}
-	row, err := r.job(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	return row.Name, nil
+	return ref.Type, nil
 }
 
 // notFoundOr turns a store's ErrNotFound into an ENOTFOUND error with the

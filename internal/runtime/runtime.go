@@ -356,7 +356,7 @@ func (r *Runtime) resumeOne(ctx context.Context, id InstanceID) error {
 }
 
 // reconcileCalls restores both ends of every call of an instance after a
-// restart (DESIGN §5.7 restart contract): a child that ended while the
+// restart (docs/scopes.md#call-activities restart contract): a child that ended while the
 // caller was not told hands over its outcome; a missing child stops the
 // call in an incident; a child whose caller is missing stops for good, and
 // one whose caller already ended is terminated.
@@ -484,51 +484,16 @@ func (r *Runtime) replayStart(ctx context.Context, scope string, hash [32]byte) 
 // the state the step committed (nothing is read back).
 func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref DefinitionRef, businessKey, startNode string, vars map[string]any, extra func(*StepRecord), view *InstanceView) (InstanceID, error) {
 	id := InstanceID(r.newID())
-	unlock := r.locks.lock(id)
-	now := r.now().UTC()
-	st := engine.NewState(string(id), ref.Key, ref.Version)
-	st.BusinessKey = businessKey
-	next, fx, err := engine.Apply(proc, st, engine.Start{Variables: vars, StartNode: startNode}, now, r.engine)
+	_, err := r.runStep(ctx, stepSpec{
+		id:    id,
+		ev:    engine.Start{Variables: vars, StartNode: startNode},
+		start: startSpec{proc: proc, ref: ref, businessKey: businessKey, startNode: startNode},
+		extra: extra,
+		view:  view,
+	})
 	if err != nil {
-		unlock()
-		if errors.Is(err, engine.ErrInvalidTransition) {
-			why := error(err)
-			if _, refused := engine.DirectStart(proc); refused != nil && startNode == "" {
-				why = refused
-			}
-			return "", &Error{Code: EINVALID, Message: fmt.Sprintf("process %s cannot be started directly: %v", ref.Key, why), Err: err}
-		}
-		return "", fmt.Errorf("runtime: start %s: %w", ref.Key, err)
-	}
-	row := InstanceRow{ID: id, ProcessKey: ref.Key, ProcessVersion: ref.Version, BusinessKey: businessKey, CreatedAt: now}
-	w := &work{}
-	if next, fx, err = r.settle(ctx, w, proc, businessKey, next, fx, now); err != nil {
-		unlock()
 		return "", err
 	}
-	rec, err := r.record(ctx, row, 0, next, fx, now, true)
-	if err == nil && extra != nil {
-		extra(&rec)
-	}
-	if err == nil {
-		rec.Idempotency = takeClaim(ctx, id)
-		w.prepend(rec, fx)
-		if err = r.commit.commitAll(w.recs); err != nil && rec.Idempotency != nil {
-			returnClaim(ctx)
-		}
-	}
-	if err == nil {
-		if view != nil {
-			*view = startedView(proc, w, next)
-		}
-		r.states.put(w.recs[0].Instance, next)
-	}
-	unlock()
-	if err != nil {
-		return "", fmt.Errorf("runtime: commit start of %s: %w", id, err)
-	}
-	r.log.Debug("instance started", "instance_id", id, "definition_key", ref.Key, "status", next.Status)
-	w.afterCommit(ctx, r)
 	return id, nil
 }
 
@@ -539,81 +504,6 @@ func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, erro
 		return InstanceView{}, err
 	}
 	return r.Instance(ctx, id)
-}
-
-// step is the one path every change takes: lock, load, engine.Step, commit,
-// unlock, then the after-commit work (wake workers and the scheduler,
-// broadcast thrown signals). When needed is non-nil and returns false for
-// the loaded state, nothing is stepped.
-func (r *Runtime) step(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool) (engine.Effects, error) {
-	return r.stepGuarded(ctx, id, ev, needed, nil)
-}
-
-// stepGuarded is step for an act on a job: with guard non-nil the step
-// commits only while the job still holds the caller's lock token (the
-// store checks it in the step's transaction), else it fails with
-// ErrLockLost.
-//
-// On a store several nodes share, a step that another node's commit of
-// the same instance overtook (ErrStale) is re-run on the state that
-// commit left, a bounded number of times (cluster.go).
-func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (engine.Effects, error) {
-	w, err := r.stepLocked(ctx, id, ev, needed, guard)
-	for attempt := 1; err != nil && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
-		r.metrics.staleSteps.Add(1)
-		w, err = r.stepLocked(ctx, id, ev, needed, guard)
-	}
-	if err != nil {
-		return engine.Effects{}, err
-	}
-	w.afterCommit(ctx, r)
-	return w.main(), nil
-}
-
-func (r *Runtime) stepLocked(ctx context.Context, id InstanceID, ev engine.Event, needed func(*engine.State) bool, guard *LockGuard) (*work, error) {
-	unlock := r.locks.lock(id)
-	defer unlock()
-	// The state is this step's own: taken out of the cache (or decoded), it
-	// goes back only after the commit succeeded, so a failure anywhere below
-	// never leaves a half-changed state behind.
-	row, st, legacy, err := r.acquire(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if needed != nil && !needed(st) {
-		r.release(row, st, legacy)
-		return &work{}, nil
-	}
-	proc, _, err := r.process(ctx, row.ProcessKey, row.ProcessVersion)
-	if err != nil {
-		return nil, unreadableDefinition(row.ProcessKey, row.ProcessVersion, err)
-	}
-	now := r.now().UTC()
-	status := st.Status
-	next, fx, err := engine.Apply(proc, st, ev, now, r.engine) // st is this step's own: no copy needed
-	if err != nil {
-		return nil, stepError(id, status, ev, err)
-	}
-	w := &work{}
-	if next, fx, err = r.settle(ctx, w, proc, row.BusinessKey, next, fx, now); err != nil {
-		return nil, err
-	}
-	rec, err := r.record(ctx, row, row.Revision, next, fx, now, legacy)
-	if err != nil {
-		return nil, err
-	}
-	rec.Idempotency = takeClaim(ctx, id)
-	rec.LockGuard = guard
-	rec.CompletedTasks = completedTasks(ctx, id, fx, now)
-	w.prepend(rec, fx)
-	if err := r.commit.commitAll(w.recs); err != nil {
-		if rec.Idempotency != nil { // only the step that took the key gives it back
-			returnClaim(ctx)
-		}
-		return nil, fmt.Errorf("runtime: commit %s of %s: %w", ev.Kind(), id, err)
-	}
-	r.states.put(w.recs[0].Instance, next)
-	return w, nil
 }
 
 // acquire returns the state of instance id for its lock holder: the cached

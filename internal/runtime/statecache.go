@@ -12,7 +12,7 @@ import (
 const DefaultStateCacheWeight = 1 << 20
 
 // stateCache keeps recently stepped instances decoded, so a hot instance is
-// neither read nor decoded again (DESIGN §3 Persistence). An entry is only
+// neither read nor decoded again (docs/architecture.md Persistence). An entry is only
 // ever used by the holder of its instance's lock: take removes it (the
 // holder owns the state while it steps), put hands it back after a commit
 // succeeded. Anything that fails in between simply does not put it back,

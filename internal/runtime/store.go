@@ -143,7 +143,7 @@ type IncidentRow struct {
 }
 
 // StepRecord is everything one step of one instance writes. The store
-// commits it all or nothing (DESIGN §2.2).
+// commits it all or nothing (docs/persistence.md#committing-a-step).
 type StepRecord struct {
 	// Instance is the instance row after the step; Instance.Revision is the new revision.
 	Instance InstanceRow
