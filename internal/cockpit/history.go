@@ -72,8 +72,8 @@ type factFields struct {
 // completed «Check the claim» with 2 variables"), their facts folded
 // beneath it; a user task's completion names the person who had claimed
 // it. names are the model's element names by id, flows its sequence
-// flows' ends (flowEnds).
-func historyItems(facts []runtime.FactRow, names map[string]string, flows map[string]flowEnd) []templates.HistoryItem {
+// flows (runtime.Outline).
+func historyItems(facts []runtime.FactRow, names map[string]string, flows map[string]runtime.OutlineFlow) []templates.HistoryItem {
 	var out []templates.HistoryItem
 	claimedBy := map[string]string{} // node → who holds its task
 	for i := 0; i < len(facts); i++ {
@@ -134,7 +134,7 @@ func historyItems(facts []runtime.FactRow, names map[string]string, flows map[st
 
 // tell fills the sentence of one fact, naming elements and flows by
 // their names in the model.
-func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields, names map[string]string, flows map[string]flowEnd) {
+func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields, names map[string]string, flows map[string]runtime.OutlineFlow) {
 	switch f.Kind {
 	case factInstanceStarted:
 		it.Verb = "Started"
