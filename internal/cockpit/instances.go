@@ -642,25 +642,23 @@ func varItems(vars map[string]any) []templates.VarItem {
 // words (what is undone, by which handler, thrown by what: elements by
 // their names), any other as its JSON.
 func factDetail(kind string, raw json.RawMessage, names map[string]string) string {
-	var d struct {
-		Activities  []string `json:"activities"`
-		ActivityRef string   `json:"activityRef"`
-		Cancel      bool     `json:"cancel"`
-		Wait        *bool    `json:"waitForCompletion"`
-		Cause       string   `json:"cause"`
-		Handler     string   `json:"handler"`
-	}
+	return compensationWords(kind, raw, decodeDetails(kind, raw), names)
+}
+
+// compensationWords is factDetail of a fact whose detail raw decoded as dd.
+func compensationWords(kind string, raw json.RawMessage, dd details, names map[string]string) string {
 	switch kind {
-	case "compensation-thrown", "compensation-started", "compensation-completed":
-		if json.Unmarshal(raw, &d) != nil {
+	case runtime.FactCompensationThrown, runtime.FactCompensationStarted, runtime.FactCompensationCompleted:
+		if !dd.decoded {
 			return detail(raw)
 		}
 	default:
 		return detail(raw)
 	}
+	d := dd.Compensation
 	var parts []string
 	switch kind {
-	case "compensation-thrown":
+	case runtime.FactCompensationThrown:
 		what := "nothing completed to undo"
 		if len(d.Activities) > 0 {
 			what = "undoes " + countedList(d.Activities, names) + ", the latest first"
@@ -674,7 +672,7 @@ func factDetail(kind string, raw json.RawMessage, names map[string]string) strin
 		} else if d.Wait != nil && !*d.Wait {
 			parts = append(parts, "the token goes on without waiting")
 		}
-	case "compensation-started":
+	case runtime.FactCompensationStarted:
 		if d.Handler != "" {
 			parts = append(parts, "undone by "+nameOf(d.Handler, names))
 		} else {
@@ -683,7 +681,7 @@ func factDetail(kind string, raw json.RawMessage, names map[string]string) strin
 		if d.Cause != "" {
 			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
 		}
-	case "compensation-completed":
+	case runtime.FactCompensationCompleted:
 		parts = append(parts, "done")
 		if d.Cause != "" {
 			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
@@ -712,27 +710,17 @@ func countedList(ids []string, names map[string]string) string {
 	return strings.Join(out, ", ")
 }
 
-// factAdHocActivated is the history kind of an ad-hoc activation (the
-// engine's FactAdHocActivated; the cockpit reads facts as the API does).
-const factAdHocActivated = "adhoc-activity-activated"
-
-// activatedBy names the decider of an ad-hoc activation fact: the person,
-// the router, or a router job with the worker that answered it.
-func activatedBy(kind string, raw json.RawMessage) string {
-	if kind != factAdHocActivated {
+// activatedBy names the decider of an ad-hoc activation fact (its
+// detail decoded as d): the person, the router, or a router job with the
+// worker that answered it.
+func activatedBy(kind string, d details) string {
+	if kind != runtime.FactAdHocActivated || !d.decoded {
 		return ""
 	}
-	var d struct {
-		By     string `json:"by"`
-		Worker string `json:"worker"`
+	if d.AdHoc.Worker != "" {
+		return d.AdHoc.By + " (worker " + d.AdHoc.Worker + ")"
 	}
-	if json.Unmarshal(raw, &d) != nil {
-		return ""
-	}
-	if d.Worker != "" {
-		return d.By + " (worker " + d.Worker + ")"
-	}
-	return d.By
+	return d.AdHoc.By
 }
 
 // detail shows a fact's detail compactly ("" for none).
