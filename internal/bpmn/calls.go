@@ -519,6 +519,7 @@ func (p *parser) globalTask(e *etree.Element) *Process {
 	switch kind {
 	case KindUserTask:
 		task.UserTask = p.userTask(e)
+		task.FormRef = formRef(e)
 	case KindScriptTask:
 		if scripts == 0 {
 			p.problems.add(label, RuleInvalidExpression, "%s has no script", e.Tag)

@@ -536,6 +536,10 @@ type Node struct {
 	Job *JobDef
 	// UserTask is set for user tasks.
 	UserTask *UserTaskDef
+	// FormRef is the id of the Camunda Form a user task or start event
+	// links ("" when none; formRef in forms.go reads it): only the cockpit
+	// renders it, with the form deployed beside the process.
+	FormRef string
 	// Call is set for call activities.
 	Call *CallDef
 	// Decision is set for business rule tasks.

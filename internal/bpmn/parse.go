@@ -578,6 +578,9 @@ func (p *parser) common(e *etree.Element, allowed ...string) {
 func (p *parser) flowNode(e *etree.Element, c *container) {
 	id := p.id(e)
 	n := &Node{ID: id, Name: attr(e, "name"), Kind: NodeKind(e.Tag), Parent: c.g}
+	if e.Tag == "userTask" || e.Tag == "startEvent" {
+		n.FormRef = formRef(e)
+	}
 	info := &nodeInfo{node: n, el: e, g: c.g, supported: true}
 	label := p.label(e)
 	switch {

@@ -1,9 +1,7 @@
 package cockpit
 
 import (
-	"bytes"
 	"context"
-	"encoding/xml"
 	"fmt"
 	"net/http"
 	"sort"
@@ -14,44 +12,6 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
-
-// mayHaveRegions tells from a model's XML whether it declares an ad-hoc
-// sub-process, so instance pages of other models skip the region read.
-func mayHaveRegions(xml []byte) bool {
-	return bytes.Contains(xml, []byte("adHocSubProcess"))
-}
-
-// elementNames maps the ids of a model's elements to their names (those
-// with both), read from the deployed XML.
-func elementNames(data []byte) map[string]string {
-	names := map[string]string{}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			return names
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
-		}
-		var id, name string
-		for _, a := range se.Attr {
-			if a.Name.Space != "" {
-				continue
-			}
-			switch a.Name.Local {
-			case "id":
-				id = a.Value
-			case "name":
-				name = a.Value
-			}
-		}
-		if id != "" && name != "" {
-			names[id] = name
-		}
-	}
-}
 
 // regionItems maps the open ad-hoc regions for the instance page, by path;
 // a nested region names the region it lies in.
@@ -144,8 +104,8 @@ func (h *handler) activityName(ctx context.Context, id runtime.InstanceID, regio
 		}
 	}
 	if v, err := h.svc.Instance(ctx, id); err == nil {
-		if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
-			if n := elementNames(def.XML)[activity]; n != "" {
+		if o, err := h.svc.Outline(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
+			if n := o.Elements[activity].Name; n != "" {
 				return "“" + n + "”"
 			}
 		}

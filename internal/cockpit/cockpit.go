@@ -131,6 +131,10 @@ type Service interface {
 	Form(ctx context.Context, key string, version int, id string) (runtime.FormView, error)
 	// StartForm reads a process version's None start event and the form it links.
 	StartForm(ctx context.Context, key string, version int) (runtime.StartFormView, error)
+	// Outline returns what the pages show of a process version's model
+	// (element names and kinds, sequence flows, forms), read from the
+	// runtime's parsed model; ENOTFOUND.
+	Outline(ctx context.Context, key string, version int) (runtime.Outline, error)
 	// IncidentMarks says which of ids have open incidents themselves or
 	// further down their call tree (absent: neither), in one lookup.
 	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)

@@ -226,11 +226,11 @@ func (h *handler) nameIncidents(ctx context.Context, items []templates.IncidentI
 		ref := runtime.DefinitionRef{Key: row.ProcessKey, Version: row.ProcessVersion}
 		m, seen := names[ref]
 		if !seen {
-			def, err := h.svc.Definition(ctx, ref.Key, ref.Version)
-			if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
+			o, err := h.outline(ctx, ref.Key, ref.Version)
+			if err != nil {
 				return err
 			}
-			m = elementNames(def.XML)
+			m = o.Names()
 			names[ref] = m
 		}
 		items[i].NodeName = m[items[i].NodeID]

@@ -304,3 +304,13 @@ func readDecisions(data []byte) map[string]*dmnDecision {
 		}
 	}
 }
+
+// attr returns the value of an attribute in a namespace ("" for none).
+func attr(e xml.StartElement, space, local string) string {
+	for _, a := range e.Attr {
+		if a.Name.Space == space && a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}

@@ -11,92 +11,40 @@ import (
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// Fact kinds the timeline tells in words (the engine's Fact… constants;
-// the cockpit reads facts as the API does).
-const (
-	factInstanceStarted    = "instance-started"
-	factInstanceCompleted  = "instance-completed"
-	factInstanceTerminated = "instance-terminated"
-	factInstanceFailed     = "instance-failed"
-	factInstanceModified   = "instance-modified"
-	factElementActivated   = "element-activated"
-	factElementCompleted   = "element-completed"
-	factElementTerminated  = "element-terminated"
-	factVariableSet        = "variable-set"
-	factIncidentCreated    = "incident-created"
-	factIncidentResolved   = "incident-resolved"
-	factJobCreated         = "job-created"
-	factJobFailed          = "job-failed"
-	factTaskCreated        = "task-created"
-	factTaskClaimed        = "task-claimed"
-	factTaskUnclaimed      = "task-unclaimed"
-	factTimerArmed         = "timer-armed"
-	factEventTriggered     = "event-triggered"
-	factErrorThrown        = "error-thrown"
-	factEscalationThrown   = "escalation-thrown"
-	factSignalThrown       = "signal-thrown"
-	factCallStarted        = "call-started"
-	factCallEnded          = "call-ended"
-	factScopeOpened        = "scope-opened"
-	factScopeClosed        = "scope-closed"
-	factScopeCancelled     = "scope-cancelled"
-	factDecisionEvaluated  = "decision-evaluated"
-)
-
 // trackStateInScope is the state of a track that hosts a scope (an
 // embedded sub-process or a loop or multi-instance body) while it runs.
 const trackStateInScope = "in-scope"
-
-// factFields are the detail members the sentences read.
-type factFields struct {
-	Type         string `json:"type"`
-	User         string `json:"user"`
-	By           string `json:"by"`
-	Name         string `json:"name"`
-	Flow         string `json:"flow"`
-	Kind         string `json:"kind"`
-	Message      string `json:"message"`
-	ErrorMessage string `json:"errorMessage"`
-	Retries      *int   `json:"retries"`
-	DueAt        string `json:"dueAt"`
-	ErrorCode    string `json:"errorCode"`
-	Escalation   string `json:"escalationCode"`
-	Signal       string `json:"signal"`
-	Key          string `json:"key"`
-	Version      int    `json:"version"`
-	ProcessKey   string `json:"processKey"`
-}
 
 // historyItems tells facts as sentences. The variables a step wrote just
 // before an element completed are told with the completion ("ann
 // completed «Check the claim» with 2 variables"), their facts folded
 // beneath it; a user task's completion names the person who had claimed
 // it. names are the model's element names by id, flows its sequence
-// flows' ends (flowEnds).
-func historyItems(facts []runtime.FactRow, names map[string]string, flows map[string]flowEnd) []templates.HistoryItem {
+// flows (runtime.Outline).
+func historyItems(facts []runtime.FactRow, names map[string]string, flows map[string]runtime.OutlineFlow) []templates.HistoryItem {
 	var out []templates.HistoryItem
 	claimedBy := map[string]string{} // node → who holds its task
+	all := make([]details, len(facts))
+	for i, f := range facts {
+		all[i] = decodeDetails(f.Kind, f.Detail)
+	}
 	for i := 0; i < len(facts); i++ {
-		f := facts[i]
-		var d factFields
-		_ = json.Unmarshal(f.Detail, &d)
+		f, d := facts[i], all[i]
 		it := templates.HistoryItem{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, NodeName: names[f.NodeID],
-			ScopePath: f.ScopePath, Raw: []string{rawFact(f)}, By: activatedBy(f.Kind, f.Detail)}
-		if f.Kind == factVariableSet && d.By == "" {
+			ScopePath: f.ScopePath, Raw: []string{rawFact(f)}, By: activatedBy(f.Kind, d)}
+		if f.Kind == runtime.FactVariableSet && d.Variable.By == "" {
 			// Written by an element: told with its completion if one follows
 			// in the same step.
 			j := i
 			var vars []string
-			for j < len(facts) && facts[j].Kind == factVariableSet && facts[j].NodeID == f.NodeID && facts[j].At.Equal(f.At) {
-				var v factFields
-				_ = json.Unmarshal(facts[j].Detail, &v)
-				if v.By != "" {
+			for j < len(facts) && facts[j].Kind == runtime.FactVariableSet && facts[j].NodeID == f.NodeID && facts[j].At.Equal(f.At) {
+				if all[j].Variable.By != "" {
 					break
 				}
-				vars = append(vars, v.Name)
+				vars = append(vars, all[j].Variable.Name)
 				j++
 			}
-			if j < len(facts) && j > i && facts[j].Kind == factElementCompleted && facts[j].NodeID == f.NodeID {
+			if j < len(facts) && j > i && facts[j].Kind == runtime.FactElementCompleted && facts[j].NodeID == f.NodeID {
 				done := facts[j]
 				it = templates.HistoryItem{Seq: done.Seq, At: done.At, Kind: done.Kind, NodeID: done.NodeID, NodeName: names[done.NodeID],
 					ScopePath: done.ScopePath, Who: claimedBy[done.NodeID], Verb: "completed"}
@@ -114,17 +62,17 @@ func historyItems(facts []runtime.FactRow, names map[string]string, flows map[st
 			}
 		}
 		switch f.Kind {
-		case factTaskClaimed:
-			claimedBy[f.NodeID] = d.User
-		case factTaskUnclaimed:
+		case runtime.FactTaskClaimed:
+			claimedBy[f.NodeID] = d.Task.User
+		case runtime.FactTaskUnclaimed:
 			delete(claimedBy, f.NodeID)
-		case factElementCompleted:
+		case runtime.FactElementCompleted:
 			if who := claimedBy[f.NodeID]; who != "" {
 				it.Who = who
 				delete(claimedBy, f.NodeID)
 			}
 		}
-		if !tellAdHoc(&it, f.Kind, f.Detail, names) {
+		if !tellAdHoc(&it, f, d, names) {
 			tell(&it, f, d, names, flows)
 		}
 		out = append(out, it)
@@ -134,110 +82,104 @@ func historyItems(facts []runtime.FactRow, names map[string]string, flows map[st
 
 // tell fills the sentence of one fact, naming elements and flows by
 // their names in the model.
-func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields, names map[string]string, flows map[string]flowEnd) {
+func tell(it *templates.HistoryItem, f runtime.FactRow, d details, names map[string]string, flows map[string]runtime.OutlineFlow) {
 	switch f.Kind {
-	case factInstanceStarted:
+	case runtime.FactInstanceStarted:
 		it.Verb = "Started"
-		if d.ProcessKey != "" {
-			it.Rest = d.ProcessKey + " version " + strconv.Itoa(d.Version)
+		if d.Instance.ProcessKey != "" {
+			it.Rest = d.Instance.ProcessKey + " version " + strconv.Itoa(d.Instance.Version)
 		}
-	case factInstanceCompleted:
+	case runtime.FactInstanceCompleted:
 		it.Verb = "The instance completed"
-	case factInstanceTerminated:
+	case runtime.FactInstanceTerminated:
 		it.Verb = "The instance was terminated"
-	case factInstanceFailed:
+	case runtime.FactInstanceFailed:
 		it.Verb = "The instance failed"
-	case factInstanceModified:
+	case runtime.FactInstanceModified:
 		it.Verb = "The instance was modified"
 		it.Detail = detail(f.Detail)
-	case factElementActivated:
+	case runtime.FactElementActivated:
 		switch {
-		case strings.HasSuffix(d.Type, "Event"):
+		case strings.HasSuffix(d.Element.Type, "Event"):
 			it.Verb = "Reached"
-		case strings.HasSuffix(d.Type, "Gateway"):
+		case strings.HasSuffix(d.Element.Type, "Gateway"):
 			it.Verb = "Arrived at"
 		default:
 			it.Verb = "Started"
 		}
-	case factElementCompleted:
+	case runtime.FactElementCompleted:
 		if it.Who != "" {
 			it.Verb = "completed"
 		} else {
 			it.Verb = "Completed"
 		}
-		if d.Flow != "" {
-			it.Rest = "and took " + flowWords(d.Flow, names, flows)
+		if d.Element.Flow != "" {
+			it.Rest = "and took " + flowWords(d.Element.Flow, names, flows)
 		}
-	case factElementTerminated:
+	case runtime.FactElementTerminated:
 		it.Verb = "Cancelled"
-		if d.By != "" {
-			it.Rest = "(" + d.By + ")"
+		if d.Element.By != "" {
+			it.Rest = "(" + d.Element.By + ")"
 		}
-	case factVariableSet:
-		it.Who = d.By
-		if d.By == "" {
-			it.Verb = "Set variable " + d.Name + " at"
+	case runtime.FactVariableSet:
+		it.Who = d.Variable.By
+		if d.Variable.By == "" {
+			it.Verb = "Set variable " + d.Variable.Name + " at"
 		} else {
-			it.Verb = "set variable " + d.Name
+			it.Verb = "set variable " + d.Variable.Name
 			it.NodeID, it.NodeName = "", ""
 		}
-	case factIncidentCreated:
+	case runtime.FactIncidentCreated:
 		it.Verb = "Incident at"
-		it.Rest = "— " + d.Kind + ": " + d.Message
-	case factIncidentResolved:
-		it.Who = d.By
+		it.Rest = "— " + d.Incident.Kind + ": " + d.Incident.Message
+	case runtime.FactIncidentResolved:
+		it.Who = d.Incident.By
 		it.Verb = "resolved the incident at"
-		if d.By == "" {
+		if d.Incident.By == "" {
 			it.Verb = "Resolved the incident at"
 		}
-	case factJobCreated:
+	case runtime.FactJobCreated:
 		it.Verb = "Waits for a worker at"
-	case factJobFailed:
+	case runtime.FactJobFailed:
 		it.Verb = "A worker failed"
-		it.Rest = "— " + d.ErrorMessage
-		if d.Retries != nil {
-			it.Rest += fmt.Sprintf(" (%s left)", counted(*d.Retries, "retry"))
+		it.Rest = "— " + d.Job.ErrorMessage
+		if d.Job.Retries != nil {
+			it.Rest += fmt.Sprintf(" (%s left)", counted(*d.Job.Retries, "retry"))
 		}
-	case factTaskCreated:
+	case runtime.FactTaskCreated:
 		it.Verb = "Waits for a person at"
-	case factTaskClaimed:
-		it.Who, it.Verb = d.User, "claimed"
-	case factTaskUnclaimed:
-		it.Who, it.Verb = d.User, "gave back"
-	case factTimerArmed:
-		it.Verb = "Waits until " + d.DueAt + " at"
-	case factEventTriggered:
+	case runtime.FactTaskClaimed:
+		it.Who, it.Verb = d.Task.User, "claimed"
+	case runtime.FactTaskUnclaimed:
+		it.Who, it.Verb = d.Task.User, "gave back"
+	case runtime.FactTimerArmed:
+		it.Verb = "Waits until " + d.Timer.DueAt + " at"
+	case runtime.FactEventTriggered:
 		it.Verb = "Triggered"
-		if d.Kind != "" {
-			it.Rest = "(" + d.Kind + ")"
+		if d.Event.Kind != "" {
+			it.Rest = "(" + d.Event.Kind + ")"
 		}
-	case factErrorThrown:
-		it.Verb = "Error " + d.ErrorCode + " thrown at"
-		if d.Message != "" {
-			it.Rest = "— " + d.Message
+	case runtime.FactErrorThrown:
+		it.Verb = "Error " + d.Thrown.ErrorCode + " thrown at"
+		if d.Thrown.Message != "" {
+			it.Rest = "— " + d.Thrown.Message
 		}
-	case factEscalationThrown:
-		it.Verb = "Escalation " + d.Escalation + " at"
-	case factSignalThrown:
-		it.Verb = "Sent signal " + d.Signal + " from"
-	case factCallStarted:
-		it.Verb = "Called " + d.Key + " version " + strconv.Itoa(d.Version) + " from"
-	case factCallEnded:
+	case runtime.FactEscalationThrown:
+		it.Verb = "Escalation " + d.Thrown.Escalation + " at"
+	case runtime.FactSignalThrown:
+		it.Verb = "Sent signal " + d.Thrown.Signal + " from"
+	case runtime.FactCallStarted:
+		it.Verb = "Called " + d.Call.Key + " version " + strconv.Itoa(d.Call.Version) + " from"
+	case runtime.FactCallEnded:
 		it.Verb = "The call ended at"
-	case factScopeOpened:
+	case runtime.FactScopeOpened:
 		it.Verb = "Entered"
-	case factScopeClosed:
+	case runtime.FactScopeClosed:
 		it.Verb = "Left"
-	case factScopeCancelled:
+	case runtime.FactScopeCancelled:
 		it.Verb = "Cancelled the scope of"
-	case factDecisionEvaluated:
-		var dd struct {
-			Decision string          `json:"decision"`
-			Version  int             `json:"version"`
-			Matched  json.RawMessage `json:"matchedRules"`
-			Error    string          `json:"error"`
-		}
-		_ = json.Unmarshal(f.Detail, &dd)
+	case runtime.FactDecisionEvaluated:
+		dd := d.Decision
 		it.Verb = "Evaluated decision " + dd.Decision + " version " + strconv.Itoa(dd.Version) + " at"
 		switch {
 		case dd.Error != "":
@@ -250,7 +192,7 @@ func tell(it *templates.HistoryItem, f runtime.FactRow, d factFields, names map[
 		if it.NodeID != "" {
 			it.Verb += " at"
 		}
-		it.Detail = factDetail(f.Kind, f.Detail, names)
+		it.Detail = compensationWords(f.Kind, f.Detail, d, names)
 	}
 }
 
@@ -308,13 +250,12 @@ func pathOf(facts []runtime.FactRow) *pathTaken {
 			continue
 		}
 		switch f.Kind {
-		case factElementCompleted:
+		case runtime.FactElementCompleted:
 			completed[f.NodeID] = true
-			var d factFields
-			if json.Unmarshal(f.Detail, &d) == nil && d.Flow != "" {
-				flows[d.Flow], decided[f.NodeID] = true, true
+			if d := decodeDetails(f.Kind, f.Detail); d.decoded && d.Element.Flow != "" {
+				flows[d.Element.Flow], decided[f.NodeID] = true, true
 			}
-		case factElementActivated:
+		case runtime.FactElementActivated:
 			reached[f.NodeID] = true
 		}
 	}

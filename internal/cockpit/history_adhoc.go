@@ -1,67 +1,41 @@
 package cockpit
 
 import (
-	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// Fact kinds of ad-hoc regions and migrations (the engine's FactRegion…,
-// FactCandidates, FactAdHocActivated, FactRouterAnswered and
-// FactInstanceMigrated), told in words like the others.
-const (
-	factRegionOpened     = "adhoc-region-opened"
-	factCandidates       = "adhoc-candidates-offered"
-	factRegionStopped    = "adhoc-region-stopped"
-	factRouterAnswered   = "adhoc-router-answered"
-	factInstanceMigrated = "instance-migrated"
-)
-
-// adHocFields are the detail members of ad-hoc and migration facts.
-type adHocFields struct {
-	Router      string            `json:"router"`
-	Manual      bool              `json:"manual"`
-	Sequential  bool              `json:"sequential"`
-	Candidates  []string          `json:"candidates"`
-	Activate    []string          `json:"activate"`
-	Variables   []string          `json:"variables"`
-	Reason      string            `json:"reason"`
-	Worker      string            `json:"worker"`
-	By          string            `json:"by"`
-	FromVersion int               `json:"fromVersion"`
-	ToVersion   int               `json:"toVersion"`
-	Mapping     map[string]string `json:"mapping"`
-}
-
-// tellAdHoc fills the sentence of an ad-hoc or migration fact, naming
-// elements by their model names; it reports false for any other kind (or
-// a detail it cannot read, which the raw detail then shows).
-func tellAdHoc(it *templates.HistoryItem, kind string, raw json.RawMessage, names map[string]string) bool {
-	switch kind {
-	case factRegionOpened, factCandidates, factAdHocActivated, factRouterAnswered, factRegionStopped, factInstanceMigrated:
+// tellAdHoc fills the sentence of an ad-hoc or migration fact f (its
+// detail decoded as dd), naming elements by their model names; it reports
+// false for any other kind (or a detail it cannot read, which the raw
+// detail then shows).
+func tellAdHoc(it *templates.HistoryItem, f runtime.FactRow, dd details, names map[string]string) bool {
+	switch f.Kind {
+	case runtime.FactRegionOpened, runtime.FactCandidates, runtime.FactAdHocActivated, runtime.FactRouterAnswered, runtime.FactRegionStopped, runtime.FactInstanceMigrated:
 	default:
 		return false
 	}
-	var d adHocFields
-	if len(raw) > 0 && json.Unmarshal(raw, &d) != nil {
+	if len(f.Detail) > 0 && !dd.decoded {
 		return false
 	}
-	switch kind {
-	case factRegionOpened:
+	d, m := dd.AdHoc, dd.Migration
+	switch f.Kind {
+	case runtime.FactRegionOpened:
 		it.Verb = "Opened the ad-hoc region"
 		it.Rest = "— " + regionKind(d)
-	case factCandidates:
+	case runtime.FactCandidates:
 		it.Verb = "Offered to activate at"
 		it.Rest = "— " + namedList(d.Candidates, names)
-	case factAdHocActivated:
+	case runtime.FactAdHocActivated:
 		it.Verb = "Activated"
 		if len(d.Variables) > 0 {
 			it.Rest = "with " + counted(len(d.Variables), "variable") + " (" + strings.Join(d.Variables, ", ") + ")"
 		}
-	case factRouterAnswered:
+	case runtime.FactRouterAnswered:
 		it.Verb = "The router job answered at"
 		it.Rest = "— activate " + namedList(d.Activate, names)
 		if len(d.Activate) == 0 {
@@ -70,20 +44,20 @@ func tellAdHoc(it *templates.HistoryItem, kind string, raw json.RawMessage, name
 		if d.Worker != "" {
 			it.Rest += " (worker " + d.Worker + ")"
 		}
-	case factRegionStopped:
+	case runtime.FactRegionStopped:
 		it.Verb = "The ad-hoc region stopped at"
 		if d.Reason != "" {
 			it.Rest = "— " + d.Reason
 		}
-	case factInstanceMigrated:
-		it.Who = d.By
+	case runtime.FactInstanceMigrated:
+		it.Who = m.By
 		it.Verb = "migrated the instance"
-		if d.By == "" {
+		if m.By == "" {
 			it.Verb = "The instance was migrated"
 		}
-		it.Verb += " from version " + strconv.Itoa(d.FromVersion) + " to version " + strconv.Itoa(d.ToVersion)
-		if len(d.Mapping) > 0 {
-			it.Rest = "— " + renames(d.Mapping, names)
+		it.Verb += " from version " + strconv.Itoa(m.FromVersion) + " to version " + strconv.Itoa(m.ToVersion)
+		if len(m.Mapping) > 0 {
+			it.Rest = "— " + renames(m.Mapping, names)
 		}
 	}
 	return true
@@ -91,7 +65,7 @@ func tellAdHoc(it *templates.HistoryItem, kind string, raw json.RawMessage, name
 
 // regionKind says how a region chooses: "manual selection, sequential,
 // standard router".
-func regionKind(d adHocFields) string {
+func regionKind(d adHocDetail) string {
 	sel, order := "automatic selection", "parallel"
 	if d.Manual {
 		sel = "manual selection"

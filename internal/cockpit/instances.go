@@ -1,10 +1,8 @@
 package cockpit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"net/http"
 	"sort"
@@ -210,11 +208,14 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		CanDelete: (v.Status == runtime.StatusCompleted || v.Status == runtime.StatusTerminated) &&
 			h.may(r, auth.PermDelete, auth.KindProcess, v.ProcessKey),
 	}
-	var defXML []byte
+	deployed := false
 	if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
-		p.HasDiagram = hasDiagram(def.XML)
-		defXML = def.XML
+		p.HasDiagram, deployed = hasDiagram(def.XML), true
 	} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		return p, err
+	}
+	model, err := h.outline(ctx, v.ProcessKey, v.ProcessVersion)
+	if err != nil {
 		return p, err
 	}
 	ended := v.Status == runtime.StatusCompleted || v.Status == runtime.StatusTerminated
@@ -235,7 +236,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		}
 		return c
 	}
-	names := elementNames(defXML)
+	names := model.Names()
 	for _, node := range tokenNodes(shown.tracks, append(v.Scopes[:len(v.Scopes):len(v.Scopes)], shown.scopes...)) {
 		at(node).Active++
 	}
@@ -268,7 +269,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		return p, err
 	}
 
-	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes, elementsOf(defXML, "transaction"), names)
+	p.Live.Scopes, p.ScopeOptions = scopeTree(shown.scopes, shown.tracks, v.Scopes, model.OfKind(runtime.ElementTransaction), names)
 	if ended {
 		// The scopes an ended instance keeps (its root, with the final
 		// variables) are no longer active.
@@ -280,12 +281,12 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		p.ScopeOptions = append([]templates.ScopeOption{{ID: root.ID, Label: root.Path}}, p.ScopeOptions...)
 	}
 	p.Live.Variables = editRows(v.Variables)
-	if !ended && mayHaveRegions(defXML) {
+	if !ended && len(model.OfKind(runtime.ElementAdHocSubProcess)) > 0 {
 		regions, err := h.svc.AdHocRegions(ctx, v.ID)
 		if err != nil && runtime.ErrorCode(err) != runtime.ENOTFOUND {
 			return p, err
 		}
-		p.Live.Regions = regionItems(regions, elementNames(defXML))
+		p.Live.Regions = regionItems(regions, model.Names())
 		for _, rg := range regions {
 			if len(rg.Candidates) > 0 {
 				at(rg.NodeID).Candidates += len(rg.Candidates)
@@ -307,11 +308,11 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 	if err != nil {
 		return p, err
 	}
-	p.Live.History = historyItems(facts, names, flowEnds(defXML))
+	p.Live.History = historyItems(facts, names, model.Flows)
 	p.Live.HistoryCut = len(facts) == historyLimit
 	p.Live.Elements = sortedCounts(counts, names)
 	p.Live.State = stateJSON(p.Live.Elements, p.Live.TrackPage.Partial(), pathOf(facts))
-	if p.CanOperate && !ended && defXML != nil {
+	if p.CanOperate && !ended && deployed {
 		if err := h.modifyOptions(r, &p); err != nil {
 			return p, err
 		}
@@ -455,12 +456,11 @@ func (h *handler) trace(ctx context.Context, v runtime.InstanceView, here int, r
 				carried++
 			}
 		}
-		callName := ""
-		if def, err := h.svc.Definition(ctx, pv.ProcessKey, pv.ProcessVersion); err == nil {
-			callName = elementNames(def.XML)[next.ParentNodeID]
-		} else if runtime.ErrorCode(err) != runtime.ENOTFOUND {
+		o, err := h.outline(ctx, pv.ProcessKey, pv.ProcessVersion)
+		if err != nil {
 			return nil, err
 		}
+		callName := o.Elements[next.ParentNodeID].Name
 		items = append(items, templates.TraceItem{ID: string(pv.ID), Number: pv.Number, ProcessKey: pv.ProcessKey, Status: pv.Status, CallNode: next.ParentNodeID,
 			CallName: callName, Incidents: carried})
 		next = pv.InstanceRow
@@ -642,25 +642,23 @@ func varItems(vars map[string]any) []templates.VarItem {
 // words (what is undone, by which handler, thrown by what: elements by
 // their names), any other as its JSON.
 func factDetail(kind string, raw json.RawMessage, names map[string]string) string {
-	var d struct {
-		Activities  []string `json:"activities"`
-		ActivityRef string   `json:"activityRef"`
-		Cancel      bool     `json:"cancel"`
-		Wait        *bool    `json:"waitForCompletion"`
-		Cause       string   `json:"cause"`
-		Handler     string   `json:"handler"`
-	}
+	return compensationWords(kind, raw, decodeDetails(kind, raw), names)
+}
+
+// compensationWords is factDetail of a fact whose detail raw decoded as dd.
+func compensationWords(kind string, raw json.RawMessage, dd details, names map[string]string) string {
 	switch kind {
-	case "compensation-thrown", "compensation-started", "compensation-completed":
-		if json.Unmarshal(raw, &d) != nil {
+	case runtime.FactCompensationThrown, runtime.FactCompensationStarted, runtime.FactCompensationCompleted:
+		if !dd.decoded {
 			return detail(raw)
 		}
 	default:
 		return detail(raw)
 	}
+	d := dd.Compensation
 	var parts []string
 	switch kind {
-	case "compensation-thrown":
+	case runtime.FactCompensationThrown:
 		what := "nothing completed to undo"
 		if len(d.Activities) > 0 {
 			what = "undoes " + countedList(d.Activities, names) + ", the latest first"
@@ -674,7 +672,7 @@ func factDetail(kind string, raw json.RawMessage, names map[string]string) strin
 		} else if d.Wait != nil && !*d.Wait {
 			parts = append(parts, "the token goes on without waiting")
 		}
-	case "compensation-started":
+	case runtime.FactCompensationStarted:
 		if d.Handler != "" {
 			parts = append(parts, "undone by "+nameOf(d.Handler, names))
 		} else {
@@ -683,7 +681,7 @@ func factDetail(kind string, raw json.RawMessage, names map[string]string) strin
 		if d.Cause != "" {
 			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
 		}
-	case "compensation-completed":
+	case runtime.FactCompensationCompleted:
 		parts = append(parts, "done")
 		if d.Cause != "" {
 			parts = append(parts, "thrown by "+nameOf(d.Cause, names))
@@ -712,52 +710,17 @@ func countedList(ids []string, names map[string]string) string {
 	return strings.Join(out, ", ")
 }
 
-// elementsOf returns the ids of the model's elements with the local name
-// tag (e.g. "transaction"), read from the deployed XML.
-func elementsOf(data []byte, tag string) map[string]bool {
-	out := map[string]bool{}
-	if !bytes.Contains(data, []byte(tag)) {
-		return out
-	}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			return out
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok || se.Name.Local != tag {
-			continue
-		}
-		for _, a := range se.Attr {
-			if a.Name.Space == "" && a.Name.Local == "id" {
-				out[a.Value] = true
-			}
-		}
-	}
-}
-
-// factAdHocActivated is the history kind of an ad-hoc activation (the
-// engine's FactAdHocActivated; the cockpit reads facts as the API does).
-const factAdHocActivated = "adhoc-activity-activated"
-
-// activatedBy names the decider of an ad-hoc activation fact: the person,
-// the router, or a router job with the worker that answered it.
-func activatedBy(kind string, raw json.RawMessage) string {
-	if kind != factAdHocActivated {
+// activatedBy names the decider of an ad-hoc activation fact (its
+// detail decoded as d): the person, the router, or a router job with the
+// worker that answered it.
+func activatedBy(kind string, d details) string {
+	if kind != runtime.FactAdHocActivated || !d.decoded {
 		return ""
 	}
-	var d struct {
-		By     string `json:"by"`
-		Worker string `json:"worker"`
+	if d.AdHoc.Worker != "" {
+		return d.AdHoc.By + " (worker " + d.AdHoc.Worker + ")"
 	}
-	if json.Unmarshal(raw, &d) != nil {
-		return ""
-	}
-	if d.Worker != "" {
-		return d.By + " (worker " + d.Worker + ")"
-	}
-	return d.By
+	return d.AdHoc.By
 }
 
 // detail shows a fact's detail compactly ("" for none).

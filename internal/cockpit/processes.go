@@ -177,7 +177,11 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 	for _, d := range versions {
 		p.Versions = append(p.Versions, d.Version)
 	}
-	if p.Live, err = h.processLive(ctx, def.Key, def.Version, elementNames(def.XML)); err != nil {
+	o, err := h.outline(ctx, def.Key, def.Version)
+	if err != nil {
+		return p, err
+	}
+	if p.Live, err = h.processLive(ctx, def.Key, def.Version, o.Names()); err != nil {
 		return p, err
 	}
 	return p, nil

@@ -1,9 +1,7 @@
 package cockpit
 
 import (
-	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"regexp"
 	"sort"
 	"strings"
@@ -11,79 +9,9 @@ import (
 	"github.com/gobpm/gobpm/web/templates"
 )
 
-// Namespaces of the form links a user task may carry.
-const (
-	nsZeebe   = "http://camunda.org/schema/zeebe/1.0"
-	nsCamunda = "http://camunda.org/schema/1.0/bpmn"
-	nsGobpm   = "urn:gobpm:1"
-)
-
-// userTaskForm is what the model says of a user task's form: the id of
-// the Camunda Form it links (zeebe:formDefinition formId, camunda:formRef,
-// gobpm:formRef) and the variables its output mappings read from the
-// completion ("=name" sources).
-type userTaskForm struct {
-	FormID  string
-	Outputs []string
-}
-
-// identifier matches a FEEL name an output mapping reads as a whole.
+// identifier matches a FEEL name an output mapping or a decision input
+// reads as a whole.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// taskFormOf reads the form link and declared outputs of the user task
-// node from a process's XML.
-func taskFormOf(data []byte, node string) userTaskForm {
-	var out userTaskForm
-	d := xml.NewDecoder(bytes.NewReader(data))
-	depth, inTask := 0, false
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return out
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if inTask {
-				depth++
-				if t.Name.Space == nsZeebe && t.Name.Local == "formDefinition" {
-					out.FormID = attr(t, "", "formId")
-				}
-				if (t.Name.Space == nsZeebe || t.Name.Space == nsGobpm) && t.Name.Local == "output" {
-					src := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(attr(t, "", "source")), "="))
-					if identifier.MatchString(src) {
-						out.Outputs = append(out.Outputs, src)
-					}
-				}
-				continue
-			}
-			if t.Name.Local == "userTask" && attr(t, "", "id") == node {
-				inTask, depth = true, 0
-				for _, ref := range []string{attr(t, nsCamunda, "formRef"), attr(t, nsGobpm, "formRef")} {
-					if ref != "" {
-						out.FormID = ref
-					}
-				}
-			}
-		case xml.EndElement:
-			if inTask {
-				if depth == 0 {
-					return out
-				}
-				depth--
-			}
-		}
-	}
-}
-
-// attr returns the value of an attribute in a namespace ("" for none).
-func attr(e xml.StartElement, space, local string) string {
-	for _, a := range e.Attr {
-		if a.Name.Space == space && a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
-}
 
 // formComponent is one field of a generated Camunda Form.
 type formComponent struct {

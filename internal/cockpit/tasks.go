@@ -221,18 +221,18 @@ func (h *handler) taskDetail(ctx context.Context, it templates.TaskItem, back st
 	}
 	vars := visibleVars(v, wait.ScopeID)
 	d.Variables = varRows(vars)
-	def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion)
+	model, err := h.svc.Outline(ctx, v.ProcessKey, v.ProcessVersion)
 	if err != nil {
 		return nil, err
 	}
-	link := taskFormOf(def.XML, it.NodeID)
-	if link.FormID != "" {
-		form, err := h.svc.Form(ctx, v.ProcessKey, v.ProcessVersion, link.FormID)
+	link := model.Elements[it.NodeID]
+	if link.FormRef != "" {
+		form, err := h.svc.Form(ctx, v.ProcessKey, v.ProcessVersion, link.FormRef)
 		switch {
 		case err == nil:
 			d.FormSchema, d.FormID, d.FormResource = string(form.Schema), form.ID, form.Resource
 		case runtime.ErrorCode(err) == runtime.ENOTFOUND:
-			d.FormMissing = link.FormID
+			d.FormMissing = link.FormRef
 		default:
 			return nil, err
 		}
