@@ -135,6 +135,9 @@ type Service interface {
 	// (element names and kinds, sequence flows, forms), read from the
 	// runtime's parsed model; ENOTFOUND.
 	Outline(ctx context.Context, key string, version int) (runtime.Outline, error)
+	// DecisionOutline returns what the decision page shows of a decision
+	// version's model (0: the latest), read from the parsed model.
+	DecisionOutline(ctx context.Context, key string, version int) (runtime.DecisionOutline, error)
 	// IncidentMarks says which of ids have open incidents themselves or
 	// further down their call tree (absent: neither), in one lookup.
 	IncidentMarks(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.IncidentMark, error)

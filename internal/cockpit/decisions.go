@@ -1,9 +1,7 @@
 package cockpit
 
 import (
-	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"net/http"
 	"strconv"
@@ -12,19 +10,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/web/templates"
 )
-
-// isDMN reports whether an XML namespace is one of DMN's (1.1 to 1.5).
-func isDMN(space string) bool {
-	switch space {
-	case "http://www.omg.org/spec/DMN/20151101/dmn.xsd", "http://www.omg.org/spec/DMN/20180521/MODEL/",
-		"https://www.omg.org/spec/DMN/20191111/MODEL/", "https://www.omg.org/spec/DMN/20230324/MODEL/",
-		"https://www.omg.org/spec/DMN/20240513/MODEL/":
-		return true
-	}
-	return false
-}
 
 // decisionReadable returns whether the person may read a decision key.
 func (h *handler) decisionReadable(r *http.Request) func(key string) bool {
@@ -86,9 +74,16 @@ func (h *handler) decisionPage(w http.ResponseWriter, r *http.Request, key strin
 	if err != nil {
 		return templates.DecisionPage{}, err
 	}
+	outline, err := h.svc.DecisionOutline(ctx, def.Key, def.Version)
+	if err != nil {
+		return templates.DecisionPage{}, err
+	}
 	p := templates.DecisionPage{Layout: h.layout(w, r, "Decision "+key, templates.NavDecisions), Key: def.Key, Name: def.Name,
 		Version: def.Version, Resource: def.ResourceName, XMLURL: templates.DecisionXMLURL(def.Key, def.Version),
-		Inputs: decisionInputs(def.XML, def.Key), CanEvaluate: h.may(r, auth.PermStart, auth.KindDecision, def.Key)}
+		CanEvaluate: h.may(r, auth.PermStart, auth.KindDecision, def.Key)}
+	for _, in := range outline.Inputs {
+		p.Inputs = append(p.Inputs, templates.DecisionInput{Name: in.Name, Label: in.Label, Type: in.Type})
+	}
 	for _, d := range versions {
 		p.Versions = append(p.Versions, d.Version)
 	}
@@ -172,145 +167,13 @@ func typedInput(typ, raw string) (any, bool, error) {
 		return nil, false, nil
 	}
 	switch typ {
-	case "number":
+	case runtime.InputNumber:
 		if _, err := strconv.ParseFloat(raw, 64); err != nil {
 			return nil, false, errors.New("not a number")
 		}
 		return json.Number(raw), true, nil
-	case "boolean":
+	case runtime.InputBoolean:
 		return raw == "true", true, nil
 	}
 	return raw, true, nil
-}
-
-// dmnDecision is what the evaluation form reads of one decision: its
-// name, its table's inputs and outputs, and the decisions it requires.
-type dmnDecision struct {
-	name     string
-	inputs   []templates.DecisionInput
-	outputs  []string
-	requires []string
-}
-
-// decisionInputs reads the inputs the evaluation of decision key asks
-// for: its table's inputs whose expression is a plain name, and those of
-// the decisions it requires (recursively), less what a required decision
-// provides (its id, name or output names).
-func decisionInputs(data []byte, key string) []templates.DecisionInput {
-	all := readDecisions(data)
-	var out []templates.DecisionInput
-	provided, seen, visited := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	var order []string
-	var walk func(id string)
-	walk = func(id string) {
-		if visited[id] {
-			return
-		}
-		visited[id] = true
-		d, ok := all[id]
-		if !ok {
-			return
-		}
-		order = append(order, id)
-		for _, req := range d.requires {
-			if r, ok := all[req]; ok {
-				provided[req], provided[r.name] = true, true
-				for _, o := range r.outputs {
-					provided[o] = true
-				}
-			}
-			walk(req)
-		}
-	}
-	walk(key)
-	for _, id := range order {
-		for _, in := range all[id].inputs {
-			if !provided[in.Name] && !seen[in.Name] {
-				seen[in.Name] = true
-				out = append(out, in)
-			}
-		}
-	}
-	return out
-}
-
-// readDecisions reads every decision of a DMN document by id.
-func readDecisions(data []byte) map[string]*dmnDecision {
-	all := map[string]*dmnDecision{}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	var dec *dmnDecision
-	var in *templates.DecisionInput
-	var text strings.Builder
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return all
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if !isDMN(t.Name.Space) {
-				continue
-			}
-			switch t.Name.Local {
-			case "decision":
-				dec = &dmnDecision{name: attr(t, "", "name")}
-				all[attr(t, "", "id")] = dec
-			case "requiredDecision":
-				if dec != nil {
-					dec.requires = append(dec.requires, strings.TrimPrefix(attr(t, "", "href"), "#"))
-				}
-			case "input":
-				if dec != nil {
-					in = &templates.DecisionInput{Label: attr(t, "", "label"), Type: "string"}
-				}
-			case "inputExpression":
-				if in != nil {
-					switch attr(t, "", "typeRef") {
-					case "number", "integer", "long", "double":
-						in.Type = "number"
-					case "boolean":
-						in.Type = "boolean"
-					}
-				}
-			case "output":
-				if dec != nil && attr(t, "", "name") != "" {
-					dec.outputs = append(dec.outputs, attr(t, "", "name"))
-				}
-			case "text":
-				text.Reset()
-			}
-		case xml.CharData:
-			text.Write(t)
-		case xml.EndElement:
-			if !isDMN(t.Name.Space) {
-				continue
-			}
-			switch t.Name.Local {
-			case "text":
-				if in != nil && in.Name == "" {
-					in.Name = strings.TrimSpace(text.String())
-				}
-			case "input":
-				if in != nil && identifier.MatchString(in.Name) {
-					if in.Label == "" {
-						in.Label = in.Name
-					}
-					dec.inputs = append(dec.inputs, *in)
-				}
-				in = nil
-			case "decision":
-				dec = nil
-			}
-		}
-	}
-}
-
-// attr returns the value of an attribute in a namespace ("" for none).
-func attr(e xml.StartElement, space, local string) string {
-	for _, a := range e.Attr {
-		if a.Name.Space == space && a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
 }
