@@ -1,9 +1,7 @@
 package cockpit
 
 import (
-	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"net/http"
 	"strconv"
@@ -72,7 +70,7 @@ func (h *handler) deployModel(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusRequestEntityTooLarge, modelerAnswer{Message: "The model is too large to deploy from here."})
 		return
 	}
-	if !elementsOf([]byte(xml), "process")[key] {
+	if !idsInDocument([]byte(xml), "process")[key] {
 		// Checked first: deploying would register the other key.
 		answer(http.StatusUnprocessableEntity, modelerAnswer{Message: "The model no longer declares process “" + key + "”: keep its id to deploy a new version of it."})
 		return
@@ -102,30 +100,4 @@ func (h *handler) deployModel(w http.ResponseWriter, r *http.Request) {
 	noteResource(r, strings.Join(keys, ", "))
 	h.flash(w, r, "ok", strings.Replace(to.Message, "Deployed ", "Deployed from the modeler: ", 1))
 	answer(http.StatusOK, to)
-}
-
-// elementsOf returns the ids of the elements with the local name tag
-// (e.g. "process") of a document not deployed yet (the modeler's), which
-// the runtime has no parsed model of.
-func elementsOf(data []byte, tag string) map[string]bool {
-	out := map[string]bool{}
-	if !bytes.Contains(data, []byte(tag)) {
-		return out
-	}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			return out
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok || se.Name.Local != tag {
-			continue
-		}
-		for _, a := range se.Attr {
-			if a.Name.Space == "" && a.Name.Local == "id" {
-				out[a.Value] = true
-			}
-		}
-	}
 }

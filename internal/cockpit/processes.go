@@ -92,9 +92,13 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) {
 		p := templates.ProcessesPage{Layout: h.layout(w, r, "Processes", templates.NavProcesses)}
 		p.Flash = templates.Flash{Kind: "error", Message: h.plain(r, err)}
 		p.Refused = refusedModel(files, de.Problems)
+		var drawn map[string]bool
+		if p.Refused != nil {
+			drawn = idsInDocument([]byte(p.Refused.XML), "")
+		}
 		for _, pr := range de.Problems {
 			p.Problems = append(p.Problems, templates.DeployProblem{Resource: pr.Resource, Element: pr.Element, Rule: pr.Rule, Detail: pr.Detail,
-				OnDiagram: p.Refused != nil && pr.Resource == p.Refused.Name && pr.Element != "" && elementIDs(files, p.Refused.Name)[pr.Element]})
+				OnDiagram: p.Refused != nil && pr.Resource == p.Refused.Name && pr.Element != "" && drawn[pr.Element]})
 		}
 		if err := h.fillProcesses(r, &p); err != nil {
 			h.failErr(w, r, err)

@@ -1,9 +1,7 @@
 package cockpit
 
 import (
-	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"path"
 	"strings"
 
@@ -20,7 +18,7 @@ func refusedModel(files []runtime.File, problems []runtime.Problem) *templates.R
 		if ext != ".bpmn" && ext != ".xml" {
 			continue
 		}
-		ids := elementIDs(files, f.Name)
+		ids := idsInDocument(f.Content, "")
 		type marked struct {
 			ID     string `json:"id"`
 			Detail string `json:"detail"`
@@ -41,30 +39,4 @@ func refusedModel(files []runtime.File, problems []runtime.Problem) *templates.R
 		return &templates.RefusedModel{Name: f.Name, XML: string(f.Content), HasDiagram: hasDiagram(f.Content), State: string(state)}
 	}
 	return nil
-}
-
-// elementIDs returns the ids of the elements of the uploaded file name
-// (empty when it is not well-formed XML).
-func elementIDs(files []runtime.File, name string) map[string]bool {
-	ids := map[string]bool{}
-	for _, f := range files {
-		if f.Name != name {
-			continue
-		}
-		d := xml.NewDecoder(bytes.NewReader(f.Content))
-		for {
-			tok, err := d.RawToken()
-			if err != nil {
-				return ids
-			}
-			if se, ok := tok.(xml.StartElement); ok {
-				for _, a := range se.Attr {
-					if a.Name.Space == "" && a.Name.Local == "id" {
-						ids[a.Value] = true
-					}
-				}
-			}
-		}
-	}
-	return ids
 }
