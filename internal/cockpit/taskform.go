@@ -2,16 +2,11 @@ package cockpit
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/gobpm/gobpm/web/templates"
 )
-
-// identifier matches a FEEL name an output mapping or a decision input
-// reads as a whole.
-var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // formComponent is one field of a generated Camunda Form.
 type formComponent struct {
