@@ -11,6 +11,7 @@ import (
 
 	"github.com/gobpm/gobpm/client"
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -39,7 +40,7 @@ func mustOpsServer(t *testing.T) (*client.Client, string) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	backups := filepath.Join(dir, "backups")
-	rt := runtime.New(db, runtime.Options{ManualClock: runtime.NewManualClock(opsEpoch), BackupDir: backups})
+	rt := runtime.New(db, runtime.Options{ManualClock: clock.NewManual(opsEpoch), BackupDir: backups})
 	t.Cleanup(func() { _ = rt.Close() })
 	srv := httptest.NewServer(api.New(rt, nil, api.Options{}))
 	t.Cleanup(srv.Close)

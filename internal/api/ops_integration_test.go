@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -28,7 +29,7 @@ func setupOps(t *testing.T) (*bundle, string) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	backups := filepath.Join(dir, "backups")
-	rt := runtime.New(db, runtime.Options{ManualClock: runtime.NewManualClock(opsEpoch), BackupDir: backups,
+	rt := runtime.New(db, runtime.Options{ManualClock: clock.NewManual(opsEpoch), BackupDir: backups,
 		Retention: runtime.RetentionOptions{Every: -1}})
 	t.Cleanup(func() { _ = rt.Close() })
 	return setup(t, rt, api.Options{}), backups

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -64,7 +65,7 @@ func BenchmarkMultiInstance1000Runtime(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		clk := &clock{now: epoch}
+		clk := clock.NewManual(epoch)
 		rt := runtime.New(db, runtime.Options{Now: clk.Now})
 		b.Cleanup(func() { rt.Close(); db.Close() })
 		if _, err := rt.Deploy(ctx, []runtime.File{

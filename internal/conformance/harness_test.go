@@ -18,6 +18,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, for the read-only view of the waits table
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
@@ -59,16 +60,6 @@ func locateConformance() string {
 	}
 }
 
-// clock is the settable clock injected into the runtime.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = t }
-
 // epoch is where every run's clock starts: a whole hour, so cron cycles
 // such as "every 5 minutes at second 0" are due exactly 5 minutes later.
 var epoch = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -83,7 +74,7 @@ type runner struct {
 	t     *testing.T
 	label string // "row 3 run (a)"
 	ctx   context.Context
-	clk   *clock
+	clk   *clock.Manual
 	rt    *runtime.Runtime
 	// waits is a read-only connection to the same SQLite file: the runtime
 	// has no method listing an instance's waits, so subscriptions and timers
@@ -139,7 +130,7 @@ func openRunner(t *testing.T, label string) *runner {
 	if err != nil {
 		t.Fatalf("%s: open store: %v", label, err)
 	}
-	clk := &clock{now: epoch}
+	clk := clock.NewManual(epoch)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rt := runtime.New(db, runtime.Options{Now: clk.Now, Logger: logger})

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite" // the read-only accessor of the waits table
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -22,24 +22,12 @@ import (
 // t0 is the clock value every run starts at.
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-// clock is a settable test clock shared by the runtime and the driver.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-// Set moves the clock to at.
-func (c *clock) Set(at time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = at }
-
 // harness is one runtime over one real SQLite file, reused by every check of
 // a test, plus a read-only connection to the same file for the waits table
 // (the runtime has no API listing subscriptions).
 type harness struct {
 	path string
-	clk  *clock
+	clk  *clock.Manual
 	db   *store.DB
 	rt   *runtime.Runtime
 	ro   *sql.DB
@@ -51,7 +39,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: t0}, held: map[string]runtime.JobView{}}
+	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: clock.NewManual(t0), held: map[string]runtime.JobView{}}
 	if err := h.open(); err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@
 //
 // # Housekeeping
 //
-// The clock is Options.Now, or a ManualClock (clock.go) that only SetClock
+// The clock is Options.Now, or a manual clock (clock.Manual, clock.go) that only SetClock
 // and AdvanceClock move: they fire the timers due at the new time before
 // they return and wake the scheduler and job long polls. The history
 // cleaner (retention.go) deletes ended instances past their process

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -18,7 +19,7 @@ import (
 // manual is a runtime on a real SQLite file with a manual clock, resumed
 // (scheduler running), with the given options otherwise.
 type manual struct {
-	clk  *runtime.ManualClock
+	clk  *clock.Manual
 	db   *store.DB
 	rt   *runtime.Runtime
 	path string
@@ -28,7 +29,7 @@ var manualEpoch = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 
 func setupManual(t *testing.T, opts runtime.Options) *manual {
 	t.Helper()
-	m := &manual{clk: runtime.NewManualClock(manualEpoch), path: filepath.Join(t.TempDir(), "gobpm.db")}
+	m := &manual{clk: clock.NewManual(manualEpoch), path: filepath.Join(t.TempDir(), "gobpm.db")}
 	db, err := store.Open(context.Background(), m.path, store.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pages of the file are read with a plain connection
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store"
 )
@@ -22,7 +23,7 @@ import (
 // are reused, so the file stops growing once it holds about two minutes of
 // history, however many instances the load completes.
 type churn struct {
-	clk  *runtime.ManualClock
+	clk  *clock.Manual
 	db   *store.DB
 	rt   *runtime.Runtime
 	path string
@@ -30,7 +31,7 @@ type churn struct {
 
 func newChurn(tb testing.TB) *churn {
 	tb.Helper()
-	c := &churn{clk: runtime.NewManualClock(manualEpoch), path: filepath.Join(tb.TempDir(), "gobpm.db")}
+	c := &churn{clk: clock.NewManual(manualEpoch), path: filepath.Join(tb.TempDir(), "gobpm.db")}
 	db, err := store.Open(context.Background(), c.path, store.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		tb.Fatal(err)

@@ -86,7 +86,7 @@ func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
 	for range n {
 		start(t, c.rt, "timerOnly", nil)
 	}
-	c.clk.Add(time.Hour)
+	c.clk.Advance(time.Hour)
 	rt := hooked(t, c, &hookStore{commit: func([]runtime.StepRecord) error {
 		time.Sleep(50 * time.Millisecond) // a slow disk: 400 timers take over a second
 		return nil
@@ -214,7 +214,7 @@ func TestReviewStartTimerFiringRacesDeploy(t *testing.T) {
 	c := setupClocked(t)
 	ctx := context.Background()
 	mustDeploy(t, c.rt, fixture(t, "scheduled.bpmn")) // R2/PT1H
-	c.clk.Add(time.Hour)
+	c.clk.Advance(time.Hour)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	rt := hooked(t, c, &hookStore{commit: func(steps []runtime.StepRecord) error {
