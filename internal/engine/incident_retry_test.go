@@ -35,20 +35,20 @@ func retryAll(t *testing.T, file string, st *State, vars map[string]any) (*State
 	return st, fx
 }
 
-// reviewCase is one finding of the engine review, demonstrated through Step
-// on a parsed fixture.
-type reviewCase struct {
+// retryCase is one behaviour of an incident and its retry (or of the scope
+// it stopped), demonstrated through Step on a parsed fixture.
+type retryCase struct {
 	name  string
 	file  string
 	check func(t *testing.T, file string)
 }
 
-var reviewCases = []reviewCase{
+var retryCases = []retryCase{
 	{
 		// A loop condition that fails stops the loop's host in an incident
 		// while its body scope is open. Retrying must resume the loop, not
 		// enter it again and leave the old body behind.
-		name: "retrying a failed loop condition resumes the loop", file: "review_loop_retry.bpmn",
+		name: "retrying a failed loop condition resumes the loop", file: "retry_loop_retry.bpmn",
 		check: func(t *testing.T, file string) {
 			st, _ := mustStart(t, mustProcess(t, file), map[string]any{"broken": true})
 			if len(st.Incidents) != 1 || st.Incidents[0].Kind != IncidentExpression {
@@ -68,7 +68,7 @@ var reviewCases = []reviewCase{
 		// An uncaught job error stops the task in an incident with its
 		// timer boundary still armed; retrying re-runs the task and must
 		// not leave the old boundary wait behind.
-		name: "retrying an activity does not duplicate its boundary waits", file: "review_boundary_retry.bpmn",
+		name: "retrying an activity does not duplicate its boundary waits", file: "retry_boundary_retry.bpmn",
 		check: func(t *testing.T, file string) {
 			st, _ := mustStart(t, mustProcess(t, file), nil)
 			st, _ = run(t, file, st, JobErrorThrown{Key: waitAt(t, st, WaitJob, "charge").ID, Code: "X"}, t0)
@@ -86,7 +86,7 @@ var reviewCases = []reviewCase{
 	{
 		// A handler that could not be armed opens an incident of its
 		// scope; when the scope closes the incident must go with it.
-		name: "scope incidents close with their scope", file: "review_scope_incident.bpmn",
+		name: "scope incidents close with their scope", file: "retry_scope_incident.bpmn",
 		check: func(t *testing.T, file string) {
 			st, _ := mustStart(t, mustProcess(t, file), nil)
 			if len(st.Incidents) != 1 || st.Incidents[0].Kind != IncidentTimer {
@@ -103,7 +103,7 @@ var reviewCases = []reviewCase{
 		// A boundary timer that cannot be armed stops the activity before
 		// it starts: no task is created and no sub-process scope runs,
 		// and retrying starts each exactly once.
-		name: "a boundary that cannot be armed does not half-start the activity", file: "review_boundary_arm.bpmn",
+		name: "a boundary that cannot be armed does not half-start the activity", file: "retry_boundary_arm.bpmn",
 		check: func(t *testing.T, file string) {
 			st, fx := mustStart(t, mustProcess(t, file), nil)
 			if len(st.Incidents) != 2 {
@@ -127,7 +127,7 @@ var reviewCases = []reviewCase{
 	{
 		// A handler that ends by throwing the same event hands
 		// it to the host's boundary; it must not catch its own re-throw.
-		name: "a non-interrupting escalation handler that re-throws reaches the boundary", file: "review_escalation_rethrow.bpmn",
+		name: "a non-interrupting escalation handler that re-throws reaches the boundary", file: "retry_escalation_rethrow.bpmn",
 		check: func(t *testing.T, file string) {
 			st, fx := mustStart(t, mustProcess(t, file), nil)
 			if len(st.Incidents) != 0 {
@@ -145,9 +145,9 @@ var reviewCases = []reviewCase{
 	},
 }
 
-func TestReview(t *testing.T) {
+func TestIncidentRetries(t *testing.T) {
 	t.Parallel()
-	for _, tc := range reviewCases {
+	for _, tc := range retryCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.check(t, tc.file)

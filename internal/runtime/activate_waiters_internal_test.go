@@ -24,7 +24,7 @@ func (jobStore) NextJobAvailable(context.Context, string, time.Time) (time.Time,
 
 // Job types come from requests; asking for types that never get a job must
 // not leave anything behind (it grew the notifier's map by one per type).
-func TestReviewActivateLeavesNoWaiterBehind(t *testing.T) {
+func TestActivateLeavesNoWaiterBehind(t *testing.T) {
 	t.Parallel()
 	r := New(jobStore{}, Options{})
 	defer r.Close()

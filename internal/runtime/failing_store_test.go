@@ -77,7 +77,7 @@ func countInstances(t *testing.T, rt *runtime.Runtime, f runtime.InstanceFilter)
 
 // Close must not wait for the scheduler to work through every due timer:
 // after downtime thousands may be due, and shutdown would hang for minutes.
-func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
+func TestCloseDoesNotDrainEveryDueTimer(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
 	ctx := context.Background()
@@ -104,7 +104,7 @@ func TestReviewCloseDoesNotDrainEveryDueTimer(t *testing.T) {
 // A failure to read a decision (a busy or broken database) is not a
 // business failure of the instance: the step must not commit an incident
 // saying "database is locked".
-func TestReviewDecisionLookupFailureIsNotCommitted(t *testing.T) {
+func TestDecisionLookupFailureIsNotCommitted(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
 	ctx := context.Background()
@@ -121,7 +121,7 @@ func TestReviewDecisionLookupFailureIsNotCommitted(t *testing.T) {
 }
 
 // One subscriber whose step fails must not keep the signal from the others.
-func TestReviewSignalReachesEverySubscriberDespiteOneFailure(t *testing.T) {
+func TestSignalReachesEverySubscriberDespiteOneFailure(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
 	ctx := context.Background()
@@ -175,7 +175,7 @@ const pingBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 // A signal cascade is bounded in depth, but its fan-out compounds per level:
 // two processes that each start on "ping" and throw "ping" would start
 // 2+4+…+2^17 instances from one request. The cascade needs a total bound.
-func TestReviewSignalCascadeIsBoundedInTotal(t *testing.T) {
+func TestSignalCascadeIsBoundedInTotal(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
 	ctx := context.Background()
@@ -209,7 +209,7 @@ const scheduledV2 = `<?xml version="1.0" encoding="UTF-8"?>
 
 // A start timer that fires while a new version without it is deployed must
 // not re-arm the old version's schedule over the new one.
-func TestReviewStartTimerFiringRacesDeploy(t *testing.T) {
+func TestStartTimerFiringRacesDeploy(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
 	ctx := context.Background()
@@ -261,7 +261,7 @@ func TestReviewStartTimerFiringRacesDeploy(t *testing.T) {
 
 // An instance whose definition cannot be read is an internal failure, not
 // "not found": the API must not answer 404 for an instance that exists.
-func TestReviewMissingDefinitionIsInternal(t *testing.T) {
+func TestMissingDefinitionIsInternal(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
 	ctx := context.Background()
