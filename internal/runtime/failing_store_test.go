@@ -87,14 +87,17 @@ func TestCloseDoesNotDrainEveryDueTimer(t *testing.T) {
 		start(t, c.rt, "timerOnly", nil)
 	}
 	c.clk.Advance(time.Hour)
+	firing := make(chan struct{}) // closed at the scheduler's first commit
+	var first sync.Once
 	rt := hooked(t, c, &hookStore{commit: func([]runtime.StepRecord) error {
+		first.Do(func() { close(firing) })
 		time.Sleep(50 * time.Millisecond) // a slow disk: 400 timers take over a second
 		return nil
 	}})
 	if _, err := rt.Resume(ctx); err != nil { // starts the scheduler
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // let the scheduler start on the backlog
+	<-firing // the scheduler is on the backlog
 	rt.Close()
 	if left := countInstances(t, c.rt, runtime.InstanceFilter{ProcessKey: "timerOnly", Status: runtime.StatusRunning}); left == 0 {
 		t.Fatal("every timer fired before Close returned")

@@ -196,6 +196,7 @@ func TestManualClockExpiresJobLocks(t *testing.T) {
 	}
 
 	polled := make(chan []runtime.JobView, 1)
+	read := m.clk.NextRead()
 	go func() {
 		long := req
 		long.RequestTimeout = 5 * time.Second // real time: the clock move must end it early
@@ -205,11 +206,12 @@ func TestManualClockExpiresJobLocks(t *testing.T) {
 		}
 		polled <- jobs
 	}()
-	// Give the poll a moment to start waiting: a move before that would be
-	// found by its first look (the test would still pass, without
-	// exercising the wake-up); a move while it waits must wake it, or it
-	// answers nothing after its 5 s.
-	time.Sleep(100 * time.Millisecond)
+	// The poll reads the clock only after it registered for wake-ups: once
+	// it has read it, a move must wake it, or it answers nothing after its
+	// 5 s. (The scheduler reads the clock too; a move before the poll's
+	// look is found by that look: the test still passes, without
+	// exercising the wake-up.)
+	<-read
 	if _, err := m.rt.AdvanceClock(ctx, time.Minute+time.Second); err != nil {
 		t.Fatal(err)
 	}
