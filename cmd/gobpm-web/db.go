@@ -10,8 +10,8 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // database is what the server and the admin commands need of a store:
@@ -113,7 +113,7 @@ func (c DBConfig) open(ctx context.Context) (database, error) {
 	if pgstore.IsURL(c.DB) {
 		db, err = pgstore.Open(ctx, c.DB, pgstore.Options{MaxConns: c.Pool, StatementTimeout: c.StatementTimeout, NodeID: c.NodeID})
 	} else {
-		db, err = store.Open(ctx, c.DB, store.Options{Synchronous: c.Synchronous})
+		db, err = sqlite.Open(ctx, c.DB, sqlite.Options{Synchronous: c.Synchronous})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", c.name(), err)

@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // clock is a settable test clock.
@@ -34,10 +34,10 @@ func (c *clock) Advance(d time.Duration) {
 
 // newService opens a real SQLite store in a temp dir and a builtin-mode
 // service over it with a fake clock.
-func newService(t *testing.T) (*access.Service, *store.DB, *clock) {
+func newService(t *testing.T) (*access.Service, *sqlite.DB, *clock) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func TestPasswordChangeEndsSessions(t *testing.T) {
 func TestNoAuditWithoutAuthentication(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

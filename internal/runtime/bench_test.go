@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 func benchRuntime(b *testing.B, clk *clock) *runtime.Runtime {
 	b.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

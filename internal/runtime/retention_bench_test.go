@@ -12,7 +12,7 @@ import (
 	_ "modernc.org/sqlite" // the pages of the file are read with a plain connection
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // churn is a server under a steady load with a short history time to
@@ -23,7 +23,7 @@ import (
 // history, however many instances the load completes.
 type churn struct {
 	clk  *runtime.ManualClock
-	db   *store.DB
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	path string
 }
@@ -31,7 +31,7 @@ type churn struct {
 func newChurn(tb testing.TB) *churn {
 	tb.Helper()
 	c := &churn{clk: runtime.NewManualClock(manualEpoch), path: filepath.Join(tb.TempDir(), "gobpm.db")}
-	db, err := store.Open(context.Background(), c.path, store.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(context.Background(), c.path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -25,8 +25,8 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // Env names the environment variable that picks the driver: "sqlite"
@@ -79,7 +79,7 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 	if pgstore.IsURL(dsn) {
 		return pgstore.Open(ctx, dsn, pgstore.Options{})
 	}
-	return store.Open(ctx, dsn, store.Options{})
+	return sqlite.Open(ctx, dsn, sqlite.Options{})
 }
 
 // MustOpen opens a fresh store for the test and closes it when the test
