@@ -57,7 +57,7 @@ test: lint vendor deps ## Run every test (vet and format checks first), the runt
 
 .PHONY: test/postgres
 test/postgres: ## Run the store, runtime, API, client and server suites on PostgreSQL only (needs pg_ctl; starts a throwaway server).
-	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/pgstore/ ./cmd/gobpm-web/
+	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/postgres/ ./cmd/gobpm-web/
 	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/
 
 .PHONY: test/race

@@ -25,7 +25,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
@@ -76,8 +76,8 @@ func DSN(tb testing.TB) string {
 // Open opens the store at dsn (a DSN): SQLite for a path, PostgreSQL for
 // a URL, each with its default options.
 func Open(ctx context.Context, dsn string) (Store, error) {
-	if pgstore.IsURL(dsn) {
-		return pgstore.Open(ctx, dsn, pgstore.Options{})
+	if postgres.IsURL(dsn) {
+		return postgres.Open(ctx, dsn, postgres.Options{})
 	}
 	return sqlite.Open(ctx, dsn, sqlite.Options{})
 }

@@ -1,6 +1,6 @@
 // Package store is the SQLite implementation of runtime.Store and
 // access.Store, gobpm's default store. Its PostgreSQL sibling is
-// internal/store/pgstore; both pass the conformance suite in
+// internal/store/postgres; both pass the conformance suite in
 // internal/store/storetest and share what does not depend on SQL through
 // internal/store/sqlstore.
 //

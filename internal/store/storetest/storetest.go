@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite every implementation of
 // gobpm's stores passes: the SQLite store (internal/store) and the
-// PostgreSQL store (internal/store/pgstore) run the same tests through Run,
+// PostgreSQL store (internal/store/postgres) run the same tests through Run,
 // as riverqueue/river runs one suite per database driver.
 //
 // # What belongs here

@@ -911,7 +911,7 @@ func testStartTimers(t *testing.T, open Opener) {
 	// A step that fires a schedule which is gone (fired or replaced
 	// meanwhile) commits nothing: the instance it would start is not
 	// created. (Firing an existing schedule needs, on a store several
-	// nodes share, the node's claim of it: pgstore's cluster tests.)
+	// nodes share, the node's claim of it: the PostgreSQL store's cluster tests.)
 	t.Run("fires a schedule that is gone", func(t *testing.T) {
 		t.Parallel()
 		db := fixture(t)

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 	}
 	out, err := queryRows(ctx, db.pool, scanOutbox, selectOutboxSQL, limit)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: outbox: %w", err)
+		return nil, fmt.Errorf("postgres: outbox: %w", err)
 	}
 	return out, nil
 }
@@ -70,7 +70,7 @@ func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessag
 		err = runtime.ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: update outbox row %d: %w", id, err)
+		return fmt.Errorf("postgres: update outbox row %d: %w", id, err)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (db *DB) DeleteOutbox(ctx context.Context, ids ...int64) error {
 		return nil
 	}
 	if _, err := db.pool.Exec(ctx, deleteOutboxSQL, ids); err != nil {
-		return fmt.Errorf("pgstore: delete outbox rows: %w", err)
+		return fmt.Errorf("postgres: delete outbox rows: %w", err)
 	}
 	return nil
 }
@@ -123,11 +123,11 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (run
 		return runtime.IdempotencyRow{}, false, nil
 	}
 	if err != nil {
-		return runtime.IdempotencyRow{}, false, fmt.Errorf("pgstore: idempotency key %q: %w", key, err)
+		return runtime.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: %w", key, err)
 	}
 	row := runtime.IdempotencyRow{Key: key, InstanceID: runtime.InstanceID(inst), Answer: []byte(answer), CreatedAt: decodeTime(created)}
 	if len(hash) != len(row.RequestHash) {
-		return runtime.IdempotencyRow{}, false, fmt.Errorf("pgstore: idempotency key %q: stored hash has %d bytes", key, len(hash))
+		return runtime.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: stored hash has %d bytes", key, len(hash))
 	}
 	copy(row.RequestHash[:], hash)
 	return row, true, nil
@@ -138,7 +138,7 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (run
 func (db *DB) RecordIdempotency(ctx context.Context, row runtime.IdempotencyRow) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error { return insertIdempotency(ctx, tx, &row) })
 	if err != nil {
-		return fmt.Errorf("pgstore: %w", err)
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (db *DB) RecordIdempotency(ctx context.Context, row runtime.IdempotencyRow)
 // if there is none: the first caller's bytes win, on every node.
 func (db *DB) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
 	if len(fresh) == 0 {
-		return nil, fmt.Errorf("pgstore: server secret %q: the fresh secret is empty", name)
+		return nil, fmt.Errorf("postgres: server secret %q: the fresh secret is empty", name)
 	}
 	var secret []byte
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -157,7 +157,7 @@ func (db *DB) ServerSecret(ctx context.Context, name string, fresh []byte) ([]by
 		return tx.QueryRow(ctx, selectSecretSQL, name).Scan(&secret)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: server secret %q: %w", name, err)
+		return nil, fmt.Errorf("postgres: server secret %q: %w", name, err)
 	}
 	return secret, nil
 }

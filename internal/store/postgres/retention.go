@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -49,7 +49,7 @@ const (
 // running or failed, or that has outbox rows left, is skipped.
 func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilter) ([]runtime.InstanceID, error) {
 	if f.Limit <= 0 {
-		return nil, fmt.Errorf("pgstore: delete ended instances: limit %d must be positive", f.Limit)
+		return nil, fmt.Errorf("postgres: delete ended instances: limit %d must be positive", f.Limit)
 	}
 	var ids []runtime.InstanceID
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -80,7 +80,7 @@ func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilte
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: delete ended instances of %s version %d: %w", f.ProcessKey, f.ProcessVersion, err)
+		return nil, fmt.Errorf("postgres: delete ended instances of %s version %d: %w", f.ProcessKey, f.ProcessVersion, err)
 	}
 	return ids, nil
 }
@@ -110,7 +110,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
 		return deleteInstance(ctx, tx, seq, id)
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: delete instance %s: %w", id, err)
+		return fmt.Errorf("postgres: delete instance %s: %w", id, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 			string(u.ID), u.Name, u.PasswordHash, u.Disabled, encodeTime(u.CreatedAt))
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: create user %s: %w", u.ID, err)
+		return fmt.Errorf("postgres: create user %s: %w", u.ID, err)
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 // wrapped runtime.ErrNotFound for an unknown user.
 func (db *DB) UpdateUser(ctx context.Context, u access.User) error {
 	if err := execOne(ctx, db.pool, runtime.ErrNotFound, updateUserSQL, u.Name, u.PasswordHash, u.Disabled, string(u.ID)); err != nil {
-		return fmt.Errorf("pgstore: update user %s: %w", u.ID, err)
+		return fmt.Errorf("postgres: update user %s: %w", u.ID, err)
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func scanUser(row pgx.Row) (access.User, error) {
 func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 	u, err := scanUser(db.pool.QueryRow(ctx, selectUserSQL, string(id)))
 	if err != nil {
-		return access.User{}, fmt.Errorf("pgstore: user %s: %w", id, notFound(err))
+		return access.User{}, fmt.Errorf("postgres: user %s: %w", id, notFound(err))
 	}
 	return u, nil
 }
@@ -121,7 +121,7 @@ func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 func (db *DB) Users(ctx context.Context, after auth.UserID, limit int) ([]access.User, error) {
 	out, err := queryRows(ctx, db.pool, scanUser, usersSQL, string(after), sqlstore.ListLimit(limit))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: users after %q: %w", after, err)
+		return nil, fmt.Errorf("postgres: users after %q: %w", after, err)
 	}
 	return out, nil
 }
@@ -130,7 +130,7 @@ func (db *DB) Users(ctx context.Context, after auth.UserID, limit int) ([]access
 func (db *DB) CountUsers(ctx context.Context) (int, error) {
 	var n int
 	if err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("pgstore: count users: %w", err)
+		return 0, fmt.Errorf("postgres: count users: %w", err)
 	}
 	return n, nil
 }
@@ -151,7 +151,7 @@ func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: delete user %s: %w", id, err)
+		return fmt.Errorf("postgres: delete user %s: %w", id, err)
 	}
 	return nil
 }
@@ -163,7 +163,7 @@ func (db *DB) CreateGroup(ctx context.Context, g access.Group) error {
 		err = execOne(ctx, db.pool, sqlstore.ErrExists, insertGroupSQL, string(g.ID), g.Name, encodeTime(g.CreatedAt))
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: create group %s: %w", g.ID, err)
+		return fmt.Errorf("postgres: create group %s: %w", g.ID, err)
 	}
 	return nil
 }
@@ -181,7 +181,7 @@ func (db *DB) Groups(ctx context.Context) ([]access.Group, error) {
 		return g, err
 	}, `SELECT id, name, created_at FROM groups ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: groups: %w", err)
+		return nil, fmt.Errorf("postgres: groups: %w", err)
 	}
 	return out, nil
 }
@@ -199,7 +199,7 @@ func (db *DB) DeleteGroup(ctx context.Context, id auth.GroupID) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: delete group %s: %w", id, err)
+		return fmt.Errorf("postgres: delete group %s: %w", id, err)
 	}
 	return nil
 }
@@ -222,7 +222,7 @@ func (db *DB) SetMember(ctx context.Context, group auth.GroupID, user auth.UserI
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: set member %s of group %s to %t: %w", user, group, member, err)
+		return fmt.Errorf("postgres: set member %s of group %s to %t: %w", user, group, member, err)
 	}
 	return nil
 }
@@ -255,7 +255,7 @@ func memberList[ID ~string](ctx context.Context, q querier, query, owner string)
 func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, error) {
 	out, err := memberList[auth.GroupID](ctx, db.pool, groupsOfSQL, string(user))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: groups of user %s: %w", user, err)
+		return nil, fmt.Errorf("postgres: groups of user %s: %w", user, err)
 	}
 	return out, nil
 }
@@ -265,7 +265,7 @@ func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, e
 func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, error) {
 	out, err := memberList[auth.UserID](ctx, db.pool, membersSQL, string(group))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: members of group %s: %w", group, err)
+		return nil, fmt.Errorf("postgres: members of group %s: %w", group, err)
 	}
 	return out, nil
 }
@@ -317,7 +317,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 		})
 	}
 	if err != nil {
-		return access.GrantRecord{}, fmt.Errorf("pgstore: add grant to %s %s: %w", g.Subject.Kind, g.Subject.ID, err)
+		return access.GrantRecord{}, fmt.Errorf("postgres: add grant to %s %s: %w", g.Subject.Kind, g.Subject.ID, err)
 	}
 	return out, nil
 }
@@ -325,7 +325,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 // RemoveGrant deletes a grant by ID; a wrapped runtime.ErrNotFound if unknown.
 func (db *DB) RemoveGrant(ctx context.Context, id int64) error {
 	if err := execOne(ctx, db.pool, runtime.ErrNotFound, `DELETE FROM grants WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("pgstore: remove grant %d: %w", id, err)
+		return fmt.Errorf("postgres: remove grant %d: %w", id, err)
 	}
 	return nil
 }
@@ -356,7 +356,7 @@ func (db *DB) Grants(ctx context.Context, subject access.Subject) ([]access.Gran
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: grants of %s %s: %w", subject.Kind, subject.ID, err)
+		return nil, fmt.Errorf("postgres: grants of %s %s: %w", subject.Kind, subject.ID, err)
 	}
 	return out, nil
 }
@@ -371,7 +371,7 @@ func (db *DB) GrantsFor(ctx context.Context, user auth.UserID, groups []auth.Gro
 		WHERE (subject_kind = 'user' AND subject_id = $1) OR (subject_kind = 'group' AND subject_id = ANY($2::text[]))
 		ORDER BY id`, string(user), gs)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: grants for user %s: %w", user, err)
+		return nil, fmt.Errorf("postgres: grants for user %s: %w", user, err)
 	}
 	return out, nil
 }
@@ -400,7 +400,7 @@ func (db *DB) CreateToken(ctx context.Context, t auth.Token) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: create token %s: %w", t.ID, err)
+		return fmt.Errorf("postgres: create token %s: %w", t.ID, err)
 	}
 	return nil
 }
@@ -437,7 +437,7 @@ func scanToken(row pgx.Row) (auth.Token, error) {
 func (db *DB) Token(ctx context.Context, id auth.TokenID) (auth.Token, error) {
 	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE id = $1`, string(id)))
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("pgstore: token %s: %w", id, notFound(err))
+		return auth.Token{}, fmt.Errorf("postgres: token %s: %w", id, notFound(err))
 	}
 	return t, nil
 }
@@ -460,7 +460,7 @@ func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, erro
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: tokens of %q: %w", owner, err)
+		return nil, fmt.Errorf("postgres: tokens of %q: %w", owner, err)
 	}
 	return out, nil
 }
@@ -474,7 +474,7 @@ func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) er
 			`UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, encodeTime(at), string(id))
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: revoke token %s: %w", id, err)
+		return fmt.Errorf("postgres: revoke token %s: %w", id, err)
 	}
 	return nil
 }
@@ -488,7 +488,7 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 			`UPDATE tokens SET last_used_at = GREATEST(COALESCE(last_used_at, $1), $1) WHERE id = $2`, encodeTime(at), string(id))
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: touch token %s: %w", id, err)
+		return fmt.Errorf("postgres: touch token %s: %w", id, err)
 	}
 	return nil
 }
@@ -508,7 +508,7 @@ func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
 	}
 	if err != nil {
 		// The hash never prints; the user says whose session it was.
-		return fmt.Errorf("pgstore: create session of %s: %w", s.User, err)
+		return fmt.Errorf("postgres: create session of %s: %w", s.User, err)
 	}
 	return nil
 }
@@ -529,7 +529,7 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 		s.Groups, err = sqlstore.DecodeGroups(groups)
 	}
 	if err != nil {
-		return auth.Session{}, fmt.Errorf("pgstore: session: %w", notFound(err))
+		return auth.Session{}, fmt.Errorf("postgres: session: %w", notFound(err))
 	}
 	copy(s.IDHash[:], hash)
 	s.User = auth.UserID(user)
@@ -546,7 +546,7 @@ func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time)
 			`UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id_hash = $2`, encodeTime(at), h[:])
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: touch session: %w", err)
+		return fmt.Errorf("postgres: touch session: %w", err)
 	}
 	return nil
 }
@@ -554,7 +554,7 @@ func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time)
 // DeleteSession ends one session; deleting a missing one is no error.
 func (db *DB) DeleteSession(ctx context.Context, h auth.SecretHash) error {
 	if _, err := db.pool.Exec(ctx, `DELETE FROM sessions WHERE id_hash = $1`, h[:]); err != nil {
-		return fmt.Errorf("pgstore: delete session: %w", err)
+		return fmt.Errorf("postgres: delete session: %w", err)
 	}
 	return nil
 }
@@ -562,7 +562,7 @@ func (db *DB) DeleteSession(ctx context.Context, h auth.SecretHash) error {
 // DeleteSessionsOf ends every session of a user.
 func (db *DB) DeleteSessionsOf(ctx context.Context, user auth.UserID) error {
 	if _, err := db.pool.Exec(ctx, deleteUserSessionsSQL, string(user)); err != nil {
-		return fmt.Errorf("pgstore: delete sessions of %s: %w", user, err)
+		return fmt.Errorf("postgres: delete sessions of %s: %w", user, err)
 	}
 	return nil
 }
@@ -580,7 +580,7 @@ func (db *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, er
 		}
 	}
 	if err != nil {
-		return 0, fmt.Errorf("pgstore: delete expired sessions: %w", err)
+		return 0, fmt.Errorf("postgres: delete expired sessions: %w", err)
 	}
 	return int(n), nil
 }

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("pgstore: deploy %s: %w", d.ID, err)
+		return nil, nil, fmt.Errorf("postgres: deploy %s: %w", d.ID, err)
 	}
 	return processes, decisions, nil
 }
@@ -177,7 +177,7 @@ func (db *DB) definition(ctx context.Context, t defTable, key string, version in
 	}
 	rec, err := scanDefinition(row)
 	if err != nil {
-		return runtime.DefinitionRecord{}, fmt.Errorf("pgstore: %s %s version %d: %w", t.noun, key, version, notFound(err))
+		return runtime.DefinitionRecord{}, fmt.Errorf("postgres: %s %s version %d: %w", t.noun, key, version, notFound(err))
 	}
 	return rec, nil
 }
@@ -187,7 +187,7 @@ func (db *DB) latest(ctx context.Context, t defTable) ([]runtime.DefinitionRecor
 	recs, err := queryRows(ctx, db.pool, scanDefinition, `SELECT DISTINCT ON (d.key) `+t.columns()+`
 		ORDER BY d.key, d.version DESC`)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: latest %ss: %w", t.noun, err)
+		return nil, fmt.Errorf("postgres: latest %ss: %w", t.noun, err)
 	}
 	return recs, nil
 }
@@ -199,7 +199,7 @@ func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.D
 		err = runtime.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: versions of %s %s: %w", t.noun, key, err)
+		return nil, fmt.Errorf("postgres: versions of %s %s: %w", t.noun, key, err)
 	}
 	return recs, nil
 }
@@ -211,14 +211,14 @@ func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (runtime.Depl
 	var user, groups string
 	err := db.pool.QueryRow(ctx, `SELECT deployed_by, deployed_by_groups FROM deployments WHERE id = $1`, deploymentID).Scan(&user, &groups)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return runtime.Deployer{}, fmt.Errorf("pgstore: deployment %s: %w", deploymentID, runtime.ErrNotFound)
+		return runtime.Deployer{}, fmt.Errorf("postgres: deployment %s: %w", deploymentID, runtime.ErrNotFound)
 	}
 	if err != nil {
-		return runtime.Deployer{}, fmt.Errorf("pgstore: deployer of deployment %s: %w", deploymentID, err)
+		return runtime.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
 	}
 	by := runtime.Deployer{User: user}
 	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
-		return runtime.Deployer{}, fmt.Errorf("pgstore: deployer of deployment %s: %w", deploymentID, err)
+		return runtime.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
 	}
 	return by, nil
 }
@@ -232,7 +232,7 @@ func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string)
 		return r, err
 	}, `SELECT name, hash, content FROM resources WHERE deployment_id = $1 ORDER BY name`, deploymentID)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: resources of deployment %s: %w", deploymentID, err)
+		return nil, fmt.Errorf("postgres: resources of deployment %s: %w", deploymentID, err)
 	}
 	var out []runtime.Resource
 	for _, r := range all {

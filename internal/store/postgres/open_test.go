@@ -1,4 +1,4 @@
-package pgstore_test
+package postgres_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
-	"github.com/gobpm/gobpm/internal/store/pgstore/migrations"
+	"github.com/gobpm/gobpm/internal/store/postgres"
+	"github.com/gobpm/gobpm/internal/store/postgres/migrations"
 )
 
 // TestOpenSettings applies the pool size and statement timeout from the
@@ -24,17 +24,17 @@ func TestOpenSettings(t *testing.T) {
 	tests := []struct {
 		name        string
 		url         string
-		opts        pgstore.Options
+		opts        postgres.Options
 		wantConns   int32
 		wantTimeout string
 	}{
-		{name: "defaults", url: url, wantConns: pgstore.DefaultMaxConns, wantTimeout: "30s"},
-		{name: "options", url: url, opts: pgstore.Options{MaxConns: 3, StatementTimeout: 1500 * time.Millisecond},
+		{name: "defaults", url: url, wantConns: postgres.DefaultMaxConns, wantTimeout: "30s"},
+		{name: "options", url: url, opts: postgres.Options{MaxConns: 3, StatementTimeout: 1500 * time.Millisecond},
 			wantConns: 3, wantTimeout: "1500ms"},
 		{name: "url", url: url + "&pool_max_conns=5&statement_timeout=2000", wantConns: 5, wantTimeout: "2s"},
 		{name: "options win over the url", url: url + "&pool_max_conns=5&statement_timeout=2000",
-			opts: pgstore.Options{MaxConns: 7, StatementTimeout: time.Second}, wantConns: 7, wantTimeout: "1s"},
-		{name: "no timeout", url: url, opts: pgstore.Options{StatementTimeout: -1}, wantConns: pgstore.DefaultMaxConns, wantTimeout: "0"},
+			opts: postgres.Options{MaxConns: 7, StatementTimeout: time.Second}, wantConns: 7, wantTimeout: "1s"},
+		{name: "no timeout", url: url, opts: postgres.Options{StatementTimeout: -1}, wantConns: postgres.DefaultMaxConns, wantTimeout: "0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestOpenSettings(t *testing.T) {
 // TestStatementTimeout ends a statement that runs longer than the bound.
 func TestStatementTimeout(t *testing.T) {
 	t.Parallel()
-	db := mustOpen(t, pgtest.URL(t), pgstore.Options{StatementTimeout: 100 * time.Millisecond})
+	db := mustOpen(t, pgtest.URL(t), postgres.Options{StatementTimeout: 100 * time.Millisecond})
 	_, err := db.Pool().Exec(context.Background(), `SELECT pg_sleep(2)`)
 	if err == nil || !strings.Contains(err.Error(), "statement timeout") {
 		t.Fatalf("a 2 s statement under a 100 ms bound = %v", err)
@@ -67,20 +67,20 @@ func TestOpenRefuses(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		dsn  string
-		opts pgstore.Options
+		opts postgres.Options
 		want string
 	}{
 		{dsn: "./data/gobpm.db", want: "not a postgres:// or postgresql:// URL"},
 		{dsn: "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1", want: "xxxxx"},
-		{dsn: "postgres://u@127.0.0.1:1/x", opts: pgstore.Options{MaxConns: -1}, want: "negative pool size"},
+		{dsn: "postgres://u@127.0.0.1:1/x", opts: postgres.Options{MaxConns: -1}, want: "negative pool size"},
 	} {
-		_, err := pgstore.Open(ctx, tt.dsn, tt.opts)
+		_, err := postgres.Open(ctx, tt.dsn, tt.opts)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("Open(%s) = %v, want an error with %q and no password", tt.dsn, err, tt.want)
 		}
 	}
 	for dsn, want := range map[string]bool{"postgres://h/db": true, "POSTGRESQL://h/db": true, "data/postgres.db": false, "": false} {
-		if got := pgstore.IsURL(dsn); got != want {
+		if got := postgres.IsURL(dsn); got != want {
 			t.Errorf("IsURL(%q) = %t", dsn, got)
 		}
 	}
@@ -98,7 +98,7 @@ func TestMigrateOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			db, err := pgstore.Open(context.Background(), url, pgstore.Options{})
+			db, err := postgres.Open(context.Background(), url, postgres.Options{})
 			if err == nil {
 				db.Close()
 			}
@@ -112,7 +112,7 @@ func TestMigrateOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db := mustOpen(t, url, pgstore.Options{})
+	db := mustOpen(t, url, postgres.Options{})
 	files, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestMigrateOnce(t *testing.T) {
 	if _, err := db.Pool().Exec(context.Background(), `INSERT INTO schema_migrations VALUES (9999, '9999_future.sql', 0)`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pgstore.Open(context.Background(), url, pgstore.Options{}); err == nil || !strings.Contains(err.Error(), "newer than this binary") {
+	if _, err := postgres.Open(context.Background(), url, postgres.Options{}); err == nil || !strings.Contains(err.Error(), "newer than this binary") {
 		t.Fatalf("Open of a newer database = %v", err)
 	}
 }
@@ -137,7 +137,7 @@ func TestStepsOfTwoStoresConflict(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	a, b := mustOpen(t, url, pgstore.Options{}), mustOpen(t, url, pgstore.Options{})
+	a, b := mustOpen(t, url, postgres.Options{}), mustOpen(t, url, postgres.Options{})
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	in := runtime.InstanceRow{ID: "i1", ProcessKey: "p", ProcessVersion: 1, Status: runtime.StatusRunning,
 		CreatedAt: at, UpdatedAt: at, Revision: 1}
@@ -152,7 +152,7 @@ func TestStepsOfTwoStoresConflict(t *testing.T) {
 			wg   sync.WaitGroup
 			errs [2]error
 		)
-		for i, db := range []*pgstore.DB{a, b} {
+		for i, db := range []*postgres.DB{a, b} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -192,7 +192,7 @@ func TestCrossedBatchesConflict(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	a, b := mustOpen(t, url, pgstore.Options{}), mustOpen(t, url, pgstore.Options{})
+	a, b := mustOpen(t, url, postgres.Options{}), mustOpen(t, url, postgres.Options{})
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	var batches [2][]runtime.StepRecord
 	for _, id := range []runtime.InstanceID{"i1", "i2"} {
@@ -238,7 +238,7 @@ func TestCrossedBatchesConflict(t *testing.T) {
 		wg   sync.WaitGroup
 		errs [2]error
 	)
-	for i, db := range []*pgstore.DB{a, b} {
+	for i, db := range []*postgres.DB{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

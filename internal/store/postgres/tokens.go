@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]run
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: element counts of %s v%d: %w", key, version, err)
+		return nil, fmt.Errorf("postgres: element counts of %s v%d: %w", key, version, err)
 	}
 	return counts.List(), nil
 }
@@ -95,7 +95,7 @@ func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]run
 func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceID, error) {
 	rows, err := db.pool.Query(ctx, tokensPendingSQL, limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: instances with tokens pending: %w", err)
+		return nil, fmt.Errorf("postgres: instances with tokens pending: %w", err)
 	}
 	var (
 		out []runtime.InstanceID
@@ -105,7 +105,7 @@ func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceI
 		out = append(out, runtime.InstanceID(id))
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("pgstore: instances with tokens pending: %w", err)
+		return nil, fmt.Errorf("postgres: instances with tokens pending: %w", err)
 	}
 	return out, nil
 }
@@ -135,7 +135,7 @@ func (db *DB) IndexTokens(ctx context.Context, id runtime.InstanceID, revision i
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: index tokens of instance %s: %w", id, err)
+		return fmt.Errorf("postgres: index tokens of instance %s: %w", id, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func (db *DB) InstanceRows(ctx context.Context, ids []runtime.InstanceID) ([]run
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: instance rows: %w", err)
+		return nil, fmt.Errorf("postgres: instance rows: %w", err)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, 
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: create migration %s: %w", rec.ID, err)
+		return fmt.Errorf("postgres: create migration %s: %w", rec.ID, err)
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord
 		return rows.Err()
 	})
 	if err != nil {
-		return runtime.MigrationRecord{}, nil, fmt.Errorf("pgstore: migration %s: %w", id, err)
+		return runtime.MigrationRecord{}, nil, fmt.Errorf("postgres: migration %s: %w", id, err)
 	}
 	return rec, items, nil
 }
@@ -103,11 +103,11 @@ func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord
 func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
 	rows, err := db.pool.Query(ctx, runningMigrationsSQL)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: running migrations: %w", err)
+		return nil, fmt.Errorf("postgres: running migrations: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: running migrations: %w", err)
+		return nil, fmt.Errorf("postgres: running migrations: %w", err)
 	}
 	return ids, nil
 }
@@ -116,7 +116,7 @@ func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
 // wrapped runtime.ErrNotFound when the batch has no such instance.
 func (db *DB) SetMigrationItem(ctx context.Context, id string, item runtime.MigrationItem) error {
 	if err := execOne(ctx, db.pool, runtime.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID)); err != nil {
-		return fmt.Errorf("pgstore: migration %s item %s: %w", id, item.InstanceID, err)
+		return fmt.Errorf("postgres: migration %s item %s: %w", id, item.InstanceID, err)
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (db *DB) SetMigrationItem(ctx context.Context, id string, item runtime.Migr
 // for an unknown id.
 func (db *DB) FinishMigration(ctx context.Context, id string, at time.Time) error {
 	if err := execOne(ctx, db.pool, runtime.ErrNotFound, finishMigrationSQL, encodeTime(at), id); err != nil {
-		return fmt.Errorf("pgstore: finish migration %s: %w", id, err)
+		return fmt.Errorf("postgres: finish migration %s: %w", id, err)
 	}
 	return nil
 }

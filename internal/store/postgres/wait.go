@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -162,7 +162,7 @@ func queryWaits(ctx context.Context, q querier, query string, args ...any) ([]ru
 func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
 	w, err := scanWait(db.pool.QueryRow(ctx, waitSQL, id))
 	if err != nil {
-		return runtime.WaitRow{}, fmt.Errorf("pgstore: wait %s: %w", id, notFound(err))
+		return runtime.WaitRow{}, fmt.Errorf("postgres: wait %s: %w", id, notFound(err))
 	}
 	return w, nil
 }
@@ -177,7 +177,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	}
 	index, err := sqlstore.TokenHashIndex(lock.TokenHashes)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: activate jobs of type %q: %w", jobType, err)
+		return nil, fmt.Errorf("postgres: activate jobs of type %q: %w", jobType, err)
 	}
 	var out []runtime.WaitRow
 	err = db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -187,7 +187,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: activate jobs of type %q: %w", jobType, err)
+		return nil, fmt.Errorf("postgres: activate jobs of type %q: %w", jobType, err)
 	}
 	// RETURNING yields rows in no defined order; each row's hash tells its
 	// place in the picking order.
@@ -202,7 +202,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
 	var next sql.NullInt64
 	if err := db.pool.QueryRow(ctx, nextJobSQL, jobType, encodeTime(now)).Scan(&next); err != nil {
-		return time.Time{}, false, fmt.Errorf("pgstore: next job of type %q: %w", jobType, err)
+		return time.Time{}, false, fmt.Errorf("postgres: next job of type %q: %w", jobType, err)
 	}
 	return sqlstore.DecodeOptTime(next), next.Valid, nil
 }
@@ -227,7 +227,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, n
 		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", runtime.ErrConflict)
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: extend lock of job %s: %w", key, err)
+		return fmt.Errorf("postgres: extend lock of job %s: %w", key, err)
 	}
 	return nil
 }
@@ -301,7 +301,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("pgstore: tasks: %w", err)
+		return nil, 0, fmt.Errorf("postgres: tasks: %w", err)
 	}
 	return rows, total, nil
 }
@@ -311,7 +311,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, dueTimersSQL, encodeTime(now), limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: due timers: %w", err)
+		return nil, fmt.Errorf("postgres: due timers: %w", err)
 	}
 	return out, nil
 }
@@ -321,7 +321,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 	var next sql.NullInt64
 	err := db.pool.QueryRow(ctx, nextTimerSQL).Scan(&next)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, false, fmt.Errorf("pgstore: next timer: %w", err)
+		return time.Time{}, false, fmt.Errorf("postgres: next timer: %w", err)
 	}
 	return sqlstore.DecodeOptTime(next), next.Valid, nil
 }
@@ -331,7 +331,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]runtime.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, messageSubscriptionsSQL, name, correlationKey, limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: subscriptions of message %q: %w", name, err)
+		return nil, fmt.Errorf("postgres: subscriptions of message %q: %w", name, err)
 	}
 	return out, nil
 }
@@ -345,7 +345,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 		return runtime.InstanceID(id), err
 	}, signalSubscriptionsSQL, name)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: subscriptions of signal %q: %w", name, err)
+		return nil, fmt.Errorf("postgres: subscriptions of signal %q: %w", name, err)
 	}
 	return out, nil
 }
@@ -354,7 +354,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, startTimersSQL, processKey)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: start timers of %q: %w", processKey, err)
+		return nil, fmt.Errorf("postgres: start timers of %q: %w", processKey, err)
 	}
 	return out, nil
 }
@@ -392,7 +392,7 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: replace start timers of %q: %w", processKey, err)
+		return fmt.Errorf("postgres: replace start timers of %q: %w", processKey, err)
 	}
 	return nil
 }
@@ -410,7 +410,7 @@ func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runti
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: waits of instance %s: %w", id, err)
+		return nil, fmt.Errorf("postgres: waits of instance %s: %w", id, err)
 	}
 	return out, nil
 }
@@ -429,7 +429,7 @@ func (db *DB) InstanceWaitsPage(ctx context.Context, id runtime.InstanceID, afte
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: waits of instance %s after %q: %w", id, after, err)
+		return nil, fmt.Errorf("postgres: waits of instance %s after %q: %w", id, after, err)
 	}
 	return out, nil
 }
@@ -455,7 +455,7 @@ func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: count waits: %w", err)
+		return nil, fmt.Errorf("postgres: count waits: %w", err)
 	}
 	return out, nil
 }

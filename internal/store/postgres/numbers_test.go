@@ -1,4 +1,4 @@
-package pgstore_test
+package postgres_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -19,7 +19,7 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	db := mustOpen(t, url, pgstore.Options{})
+	db := mustOpen(t, url, postgres.Options{})
 	for _, q := range []string{
 		// Migrations apply in order above the newest recorded, so the
 		// later ones go back too (0009: completed tasks, 0008: the variable
@@ -54,7 +54,7 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 	}
 	db.Close()
 
-	db = mustOpen(t, url, pgstore.Options{})
+	db = mustOpen(t, url, postgres.Options{})
 	for id, n := range map[string]int64{b: 1, a: 2, child: 1, grandchild: 2} {
 		row, err := db.InstanceRow(ctx, runtime.InstanceID(id))
 		if err != nil {

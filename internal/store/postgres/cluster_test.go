@@ -1,4 +1,4 @@
-package pgstore_test
+package postgres_test
 
 // These tests exist for PostgreSQL only: they are about several processes
 // sharing one database (runtime.ClusterStore), which the SQLite store, one
@@ -15,21 +15,21 @@ import (
 
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
 )
 
 // nodes opens n stores on one fresh database, each registered as a node.
-func nodes(t *testing.T, n int) []*pgstore.DB {
+func nodes(t *testing.T, n int) []*postgres.DB {
 	t.Helper()
 	return nodesAt(t, pgtest.URL(t), n)
 }
 
 // nodesAt opens n stores on the database at url, registered as nodes.
-func nodesAt(t *testing.T, url string, n int) []*pgstore.DB {
+func nodesAt(t *testing.T, url string, n int) []*postgres.DB {
 	t.Helper()
-	var out []*pgstore.DB
+	var out []*postgres.DB
 	for i := range n {
-		db := mustOpen(t, url, pgstore.Options{NodeID: fmt.Sprintf("node-%d", i+1)})
+		db := mustOpen(t, url, postgres.Options{NodeID: fmt.Sprintf("node-%d", i+1)})
 		if _, err := db.Heartbeat(context.Background(), runtime.NodeInfo{Address: fmt.Sprintf("127.0.0.1:%d", 8081+i), Version: "test"}, time.Hour); err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func nodesAt(t *testing.T, url string, n int) []*pgstore.DB {
 
 // stepWith commits the first step of a new instance id with waits and
 // outbox rows through db.
-func stepWith(t *testing.T, db *pgstore.DB, id string, waits []runtime.WaitRow, outbox []runtime.OutboxRow) {
+func stepWith(t *testing.T, db *postgres.DB, id string, waits []runtime.WaitRow, outbox []runtime.OutboxRow) {
 	t.Helper()
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	in := runtime.InstanceRow{ID: runtime.InstanceID(id), ProcessKey: "p", ProcessVersion: 1, Status: runtime.StatusRunning,
@@ -224,11 +224,11 @@ func TestOutboxClaimedByCommitter(t *testing.T) {
 		wg  sync.WaitGroup
 		got [2][]runtime.OutboxRow
 	)
-	other := mustOpen(t, url, pgstore.Options{NodeID: "node-3"})
+	other := mustOpen(t, url, postgres.Options{NodeID: "node-3"})
 	if _, err := other.Heartbeat(ctx, runtime.NodeInfo{}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	for i, db := range []*pgstore.DB{dbs[1], other} {
+	for i, db := range []*postgres.DB{dbs[1], other} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -315,7 +315,7 @@ func TestStartTimerFiredByItsClaimer(t *testing.T) {
 	if err := dbs[0].ReplaceStartTimers(ctx, "order", []runtime.WaitRow{schedule}); err != nil {
 		t.Fatal(err)
 	}
-	fire := func(db *pgstore.DB, id string) error {
+	fire := func(db *postgres.DB, id string) error {
 		rearmed := schedule
 		rearmed.DueAt, rearmed.Retries = due.Add(time.Minute), 1
 		in := runtime.InstanceRow{ID: runtime.InstanceID(id), ProcessKey: "order", ProcessVersion: 1, Status: runtime.StatusRunning,

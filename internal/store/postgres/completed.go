@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -69,7 +69,7 @@ func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter)
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("pgstore: completed tasks: %w", err)
+		return nil, 0, fmt.Errorf("postgres: completed tasks: %w", err)
 	}
 	if out == nil {
 		out = []runtime.CompletedTaskRow{}

@@ -1,4 +1,4 @@
-package pgstore_test
+package postgres_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestLargeCommitIsOneTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := mustOpen(t, pgtest.URL(t), pgstore.Options{})
+	db := mustOpen(t, pgtest.URL(t), postgres.Options{})
 	steps := func(prefix string, n int) []runtime.StepRecord {
 		var out []runtime.StepRecord
 		for i := range n {

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -145,7 +145,7 @@ func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.Stor
 		return err
 	})
 	if err != nil {
-		return runtime.StoredInstance{}, fmt.Errorf("pgstore: instance %s: %w", id, err)
+		return runtime.StoredInstance{}, fmt.Errorf("postgres: instance %s: %w", id, err)
 	}
 	return si, nil
 }
@@ -155,7 +155,7 @@ func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.Stor
 func (db *DB) InstanceRow(ctx context.Context, id runtime.InstanceID) (runtime.InstanceRow, error) {
 	in, err := scanInstance(db.pool.QueryRow(ctx, selectInstanceRowSQL, string(id)))
 	if err != nil {
-		return runtime.InstanceRow{}, fmt.Errorf("pgstore: instance row %s: %w", id, notFound(err))
+		return runtime.InstanceRow{}, fmt.Errorf("postgres: instance row %s: %w", id, notFound(err))
 	}
 	return in, nil
 }
@@ -196,7 +196,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 		return reindexVariables(ctx, tx, seq, parts)
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: replace state of instance %s: %w", id, err)
+		return fmt.Errorf("postgres: replace state of instance %s: %w", id, err)
 	}
 	return nil
 }
@@ -206,7 +206,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, error) {
 	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, runningSQL)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: running instances: %w", err)
+		return nil, fmt.Errorf("postgres: running instances: %w", err)
 	}
 	return out, nil
 }
@@ -237,7 +237,7 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: history of instance %s: %w", id, err)
+		return nil, fmt.Errorf("postgres: history of instance %s: %w", id, err)
 	}
 	return out, nil
 }
@@ -298,7 +298,7 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: incidents of instance %q: %w", id, err)
+		return nil, fmt.Errorf("postgres: incidents of instance %q: %w", id, err)
 	}
 	return out, nil
 }
@@ -332,7 +332,7 @@ func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, aft
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %s parts of instance %s: %w", kind, id, err)
+		return nil, fmt.Errorf("postgres: %s parts of instance %s: %w", kind, id, err)
 	}
 	return out, nil
 }
@@ -365,7 +365,7 @@ func (db *DB) PartCounts(ctx context.Context, id runtime.InstanceID) (map[string
 		return rs.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: part counts of instance %s: %w", id, err)
+		return nil, fmt.Errorf("postgres: part counts of instance %s: %w", id, err)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -113,7 +113,7 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 	)
 	key, ok := sqlstore.SortKey(f.SortBy)
 	if !ok {
-		return nil, 0, runtime.Errorf(runtime.EINVALID, "pgstore: list instances: unknown sort %q", f.SortBy)
+		return nil, 0, runtime.Errorf(runtime.EINVALID, "postgres: list instances: unknown sort %q", f.SortBy)
 	}
 	dir, cmp := " DESC", "<"
 	if f.Ascending {
@@ -148,7 +148,7 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("pgstore: list instances: %w", err)
+		return nil, 0, fmt.Errorf("postgres: list instances: %w", err)
 	}
 	return rows, total, nil
 }

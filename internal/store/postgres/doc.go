@@ -1,10 +1,10 @@
-// Package pgstore is the PostgreSQL implementation of runtime.Store and
+// Package postgres is the PostgreSQL implementation of runtime.Store and
 // access.Store, for when one SQLite file is not enough.
 //
 // # What it owns
 //
 // The store owns its connection pool, its schema migrations (embedded from
-// pgstore/migrations, applied by Open and recorded in schema_migrations)
+// postgres/migrations, applied by Open and recorded in schema_migrations)
 // and every SQL statement it runs. It has the same semantics as the SQLite
 // store (internal/store): ordering, runtime.ErrNotFound and
 // runtime.ErrConflict, revisions, keyset cursors, group commit, outbox,
@@ -72,9 +72,9 @@
 //
 // # Example
 //
-//	db, err := pgstore.Open(ctx, "postgres://gobpm@db.internal/gobpm", pgstore.Options{MaxConns: 32})
+//	db, err := postgres.Open(ctx, "postgres://gobpm@db.internal/gobpm", postgres.Options{MaxConns: 32})
 //	if err != nil {
 //		return err
 //	}
 //	defer db.Close()
-package pgstore
+package postgres

@@ -1,4 +1,4 @@
-package pgstore_test
+package postgres_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/pgtest"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 // harness opens the store at url for the suite.
 func harness(tb testing.TB, url string) *storetest.Harness {
 	tb.Helper()
-	db := mustOpen(tb, url, pgstore.Options{})
+	db := mustOpen(tb, url, postgres.Options{})
 	return &storetest.Harness{
 		Store: db,
 		Exec: func(query string, args ...any) error {
@@ -54,9 +54,9 @@ func harness(tb testing.TB, url string) *storetest.Harness {
 }
 
 // mustOpen opens the store at url and closes it with the test.
-func mustOpen(tb testing.TB, url string, opts pgstore.Options) *pgstore.DB {
+func mustOpen(tb testing.TB, url string, opts postgres.Options) *postgres.DB {
 	tb.Helper()
-	db, err := pgstore.Open(context.Background(), url, opts)
+	db, err := postgres.Open(context.Background(), url, opts)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}

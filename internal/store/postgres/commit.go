@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -119,7 +119,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 	later := queueNumbers(sb, steps)
 	for i := range steps {
 		if err := queueStep(sb, i, db.node, &steps[i], later[i]); err != nil {
-			return fmt.Errorf("pgstore: commit step of instance %s: %w", steps[i].Instance.ID, err)
+			return fmt.Errorf("postgres: commit step of instance %s: %w", steps[i].Instance.ID, err)
 		}
 	}
 	err := db.runStepBatch(ctx, sb, steps)
@@ -134,9 +134,9 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 		err = fmt.Errorf("%w: %w: %w", runtime.ErrStale, runtime.ErrConflict, err)
 	}
 	if sb.failed >= 0 {
-		return fmt.Errorf("pgstore: commit step of instance %s: %w", steps[sb.failed].Instance.ID, err)
+		return fmt.Errorf("postgres: commit step of instance %s: %w", steps[sb.failed].Instance.ID, err)
 	}
-	return fmt.Errorf("pgstore: commit %d steps: %w", len(steps), err)
+	return fmt.Errorf("postgres: commit %d steps: %w", len(steps), err)
 }
 
 // runStepBatch sends the batch on a connection of its own, checks every

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 	}
 	for i, e := range entries {
 		if e.At.IsZero() {
-			return fmt.Errorf("pgstore: append audit: entry %d (%s): at is required", i, e.Action)
+			return fmt.Errorf("postgres: append audit: entry %d (%s): at is required", i, e.Action)
 		}
 	}
 	seqs := make([]int64, len(entries))
@@ -40,7 +40,7 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgstore: append audit: %w", err)
+		return fmt.Errorf("postgres: append audit: %w", err)
 	}
 	for i := range entries {
 		entries[i].Seq = seqs[i]
@@ -54,7 +54,7 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEntry, error) {
 	limit, err := sqlstore.AuditLimit(f)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: audit: %w", err)
+		return nil, fmt.Errorf("postgres: audit: %w", err)
 	}
 	var (
 		a     args
@@ -95,7 +95,7 @@ func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEn
 		return e, err
 	}, query, a...)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: audit: %w", err)
+		return nil, fmt.Errorf("postgres: audit: %w", err)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package pgstore
+package postgres
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: incident ancestry: %w", err)
+		return nil, fmt.Errorf("postgres: incident ancestry: %w", err)
 	}
 	return out, nil
 }

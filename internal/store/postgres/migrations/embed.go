@@ -1,6 +1,6 @@
 // Package migrations embeds the PostgreSQL store's schema migrations:
 // NNNN_description.sql files, forward-only, applied in order by
-// pgstore.Open and recorded in the schema_migrations table. Never edit a
+// postgres.Open and recorded in the schema_migrations table. Never edit a
 // shipped file; add the next one.
 package migrations
 
