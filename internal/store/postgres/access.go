@@ -11,7 +11,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -62,7 +62,7 @@ func execOne(ctx context.Context, q querier, errNone error, query string, args .
 	return nil
 }
 
-// exists returns a wrapped runtime.ErrNotFound unless query finds id.
+// exists returns a wrapped store.ErrNotFound unless query finds id.
 func exists(ctx context.Context, q querier, query, what, id string) error {
 	var one int
 	if err := q.QueryRow(ctx, query, id).Scan(&one); err != nil {
@@ -71,7 +71,7 @@ func exists(ctx context.Context, q querier, query, what, id string) error {
 	return nil
 }
 
-// CreateUser adds a user; an existing id is a wrapped runtime.ErrConflict.
+// CreateUser adds a user; an existing id is a wrapped store.ErrConflict.
 func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 	err := sqlstore.RequireTime("created at", u.CreatedAt)
 	if err == nil {
@@ -85,9 +85,9 @@ func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 }
 
 // UpdateUser replaces a user's name, password hash and disabled flag; a
-// wrapped runtime.ErrNotFound for an unknown user.
+// wrapped store.ErrNotFound for an unknown user.
 func (db *DB) UpdateUser(ctx context.Context, u access.User) error {
-	if err := execOne(ctx, db.pool, runtime.ErrNotFound, updateUserSQL, u.Name, u.PasswordHash, u.Disabled, string(u.ID)); err != nil {
+	if err := execOne(ctx, db.pool, store.ErrNotFound, updateUserSQL, u.Name, u.PasswordHash, u.Disabled, string(u.ID)); err != nil {
 		return fmt.Errorf("postgres: update user %s: %w", u.ID, err)
 	}
 	return nil
@@ -107,7 +107,7 @@ func scanUser(row pgx.Row) (access.User, error) {
 	return u, nil
 }
 
-// User returns one user; a wrapped runtime.ErrNotFound if unknown.
+// User returns one user; a wrapped store.ErrNotFound if unknown.
 func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 	u, err := scanUser(db.pool.QueryRow(ctx, selectUserSQL, string(id)))
 	if err != nil {
@@ -136,10 +136,10 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 }
 
 // DeleteUser removes a user with their memberships, grants, tokens and
-// sessions in one transaction; a wrapped runtime.ErrNotFound if unknown.
+// sessions in one transaction; a wrapped store.ErrNotFound if unknown.
 func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
-		if err := execOne(ctx, tx, runtime.ErrNotFound, `DELETE FROM users WHERE id = $1`, string(id)); err != nil {
+		if err := execOne(ctx, tx, store.ErrNotFound, `DELETE FROM users WHERE id = $1`, string(id)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, deleteSubjectGrantSQL, string(access.SubjectUser), string(id)); err != nil {
@@ -156,7 +156,7 @@ func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 	return nil
 }
 
-// CreateGroup adds a group; an existing id is a wrapped runtime.ErrConflict.
+// CreateGroup adds a group; an existing id is a wrapped store.ErrConflict.
 func (db *DB) CreateGroup(ctx context.Context, g access.Group) error {
 	err := sqlstore.RequireTime("created at", g.CreatedAt)
 	if err == nil {
@@ -187,10 +187,10 @@ func (db *DB) Groups(ctx context.Context) ([]access.Group, error) {
 }
 
 // DeleteGroup removes a group with its memberships and grants; a wrapped
-// runtime.ErrNotFound if unknown.
+// store.ErrNotFound if unknown.
 func (db *DB) DeleteGroup(ctx context.Context, id auth.GroupID) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
-		if err := execOne(ctx, tx, runtime.ErrNotFound, `DELETE FROM groups WHERE id = $1`, string(id)); err != nil {
+		if err := execOne(ctx, tx, store.ErrNotFound, `DELETE FROM groups WHERE id = $1`, string(id)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, deleteSubjectGrantSQL, string(access.SubjectGroup), string(id)); err != nil {
@@ -205,7 +205,7 @@ func (db *DB) DeleteGroup(ctx context.Context, id auth.GroupID) error {
 }
 
 // SetMember adds user to group (member true) or removes them; both must
-// exist (else a wrapped runtime.ErrNotFound). Repeating either is no error.
+// exist (else a wrapped store.ErrNotFound). Repeating either is no error.
 func (db *DB) SetMember(ctx context.Context, group auth.GroupID, user auth.UserID, member bool) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		if err := exists(ctx, tx, groupExistsSQL, "group", string(group)); err != nil {
@@ -228,7 +228,7 @@ func (db *DB) SetMember(ctx context.Context, group auth.GroupID, user auth.UserI
 }
 
 // memberList runs groupsOfSQL or membersSQL: the ids, none for an owner
-// without memberships, runtime.ErrNotFound for an unknown owner.
+// without memberships, store.ErrNotFound for an unknown owner.
 func memberList[ID ~string](ctx context.Context, q querier, query, owner string) ([]ID, error) {
 	ids, err := queryRows(ctx, q, func(row pgx.Row) (*string, error) {
 		var id *string
@@ -239,7 +239,7 @@ func memberList[ID ~string](ctx context.Context, q querier, query, owner string)
 		return nil, err
 	}
 	if len(ids) == 0 {
-		return nil, runtime.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	var out []ID
 	for _, id := range ids {
@@ -251,7 +251,7 @@ func memberList[ID ~string](ctx context.Context, q querier, query, owner string)
 }
 
 // GroupsOf returns the groups of a user, sorted; a wrapped
-// runtime.ErrNotFound for an unknown user.
+// store.ErrNotFound for an unknown user.
 func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, error) {
 	out, err := memberList[auth.GroupID](ctx, db.pool, groupsOfSQL, string(user))
 	if err != nil {
@@ -261,7 +261,7 @@ func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, e
 }
 
 // Members returns the users of a group, sorted; a wrapped
-// runtime.ErrNotFound for an unknown group.
+// store.ErrNotFound for an unknown group.
 func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, error) {
 	out, err := memberList[auth.UserID](ctx, db.pool, membersSQL, string(group))
 	if err != nil {
@@ -286,7 +286,7 @@ func scanGrant(row pgx.Row) (access.GrantRecord, error) {
 }
 
 // AddGrant stores g and returns it with its ID; the subject must exist
-// (else a wrapped runtime.ErrNotFound). The same role or grant given to
+// (else a wrapped store.ErrNotFound). The same role or grant given to
 // the same subject again returns the existing record.
 func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantRecord, error) {
 	k, err := sqlstore.EncodeGrant(g)
@@ -322,16 +322,16 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 	return out, nil
 }
 
-// RemoveGrant deletes a grant by ID; a wrapped runtime.ErrNotFound if unknown.
+// RemoveGrant deletes a grant by ID; a wrapped store.ErrNotFound if unknown.
 func (db *DB) RemoveGrant(ctx context.Context, id int64) error {
-	if err := execOne(ctx, db.pool, runtime.ErrNotFound, `DELETE FROM grants WHERE id = $1`, id); err != nil {
+	if err := execOne(ctx, db.pool, store.ErrNotFound, `DELETE FROM grants WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("postgres: remove grant %d: %w", id, err)
 	}
 	return nil
 }
 
 // Grants lists the grants of subject (every grant for the zero Subject),
-// by ID; a wrapped runtime.ErrNotFound for an unknown subject.
+// by ID; a wrapped store.ErrNotFound for an unknown subject.
 func (db *DB) Grants(ctx context.Context, subject access.Subject) ([]access.GrantRecord, error) {
 	var out []access.GrantRecord
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
@@ -432,7 +432,7 @@ func scanToken(row pgx.Row) (auth.Token, error) {
 	return t, nil
 }
 
-// Token returns one token by its public id; a wrapped runtime.ErrNotFound
+// Token returns one token by its public id; a wrapped store.ErrNotFound
 // if unknown.
 func (db *DB) Token(ctx context.Context, id auth.TokenID) (auth.Token, error) {
 	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE id = $1`, string(id)))
@@ -443,7 +443,7 @@ func (db *DB) Token(ctx context.Context, id auth.TokenID) (auth.Token, error) {
 }
 
 // Tokens lists the tokens of owner (every token when owner is ""), newest
-// first; a wrapped runtime.ErrNotFound for an unknown owner.
+// first; a wrapped store.ErrNotFound for an unknown owner.
 func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, error) {
 	var out []auth.Token
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
@@ -466,11 +466,11 @@ func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, erro
 }
 
 // RevokeToken marks a token revoked at at (revoking twice keeps the first
-// time); a wrapped runtime.ErrNotFound if unknown.
+// time); a wrapped store.ErrNotFound if unknown.
 func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) error {
 	err := sqlstore.RequireTime("revoked at", at)
 	if err == nil {
-		err = execOne(ctx, db.pool, runtime.ErrNotFound,
+		err = execOne(ctx, db.pool, store.ErrNotFound,
 			`UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, encodeTime(at), string(id))
 	}
 	if err != nil {
@@ -480,11 +480,11 @@ func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) er
 }
 
 // TouchToken records that a token was used at at (the latest use wins); a
-// wrapped runtime.ErrNotFound if unknown.
+// wrapped store.ErrNotFound if unknown.
 func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) error {
 	err := sqlstore.RequireTime("used at", at)
 	if err == nil {
-		err = execOne(ctx, db.pool, runtime.ErrNotFound,
+		err = execOne(ctx, db.pool, store.ErrNotFound,
 			`UPDATE tokens SET last_used_at = GREATEST(COALESCE(last_used_at, $1), $1) WHERE id = $2`, encodeTime(at), string(id))
 	}
 	if err != nil {
@@ -494,7 +494,7 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 }
 
 // CreateSession stores a cockpit session (the hash of its id); an
-// existing one is a wrapped runtime.ErrConflict.
+// existing one is a wrapped store.ErrConflict.
 func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
 	err := sqlstore.CheckSession(s)
 	var groups sql.NullString
@@ -514,7 +514,7 @@ func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
 }
 
 // Session returns the session whose id hashes to h; a wrapped
-// runtime.ErrNotFound if there is none.
+// store.ErrNotFound if there is none.
 func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, error) {
 	var (
 		s                      auth.Session
@@ -538,11 +538,11 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 }
 
 // TouchSession records that the session was used at at (the latest use
-// wins); a wrapped runtime.ErrNotFound if there is none.
+// wins); a wrapped store.ErrNotFound if there is none.
 func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time) error {
 	err := sqlstore.RequireTime("seen at", at)
 	if err == nil {
-		err = execOne(ctx, db.pool, runtime.ErrNotFound,
+		err = execOne(ctx, db.pool, store.ErrNotFound,
 			`UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id_hash = $2`, encodeTime(at), h[:])
 	}
 	if err != nil {

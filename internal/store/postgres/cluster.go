@@ -10,17 +10,17 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
-// The store as one node of a cluster (runtime.ClusterStore, migration
+// The store as one node of a cluster (store.ClusterStore, migration
 // 0002). Node liveness is measured on the database's clock, so the nodes'
 // clocks need not agree. A claim (waits.claimed_by, outbox.claimed_by)
 // holds while the claiming node is registered: a heartbeat removes the
 // nodes that went silent, and their claims are free from then on.
 
-var _ runtime.ClusterStore = (*DB)(nil)
+var _ store.ClusterStore = (*DB)(nil)
 
 // wakeChannel is the LISTEN/NOTIFY channel of the wake-ups commits publish.
 const wakeChannel = "gobpm_wake"
@@ -72,7 +72,7 @@ func (db *DB) NodeID() string { return db.node }
 
 // Heartbeat registers this node or refreshes its heartbeat, then removes
 // the other nodes silent for longer than timeout and returns their ids.
-func (db *DB) Heartbeat(ctx context.Context, n runtime.NodeInfo, timeout time.Duration) ([]string, error) {
+func (db *DB) Heartbeat(ctx context.Context, n store.NodeInfo, timeout time.Duration) ([]string, error) {
 	var removed []string
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, upsertNodeSQL, db.node, n.Address, n.Version); err != nil {
@@ -100,10 +100,10 @@ func (db *DB) Leave(ctx context.Context) error {
 }
 
 // Nodes lists the registered nodes, oldest first.
-func (db *DB) Nodes(ctx context.Context) ([]runtime.NodeRow, error) {
-	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.NodeRow, error) {
+func (db *DB) Nodes(ctx context.Context) ([]store.NodeRow, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.NodeRow, error) {
 		var (
-			n             runtime.NodeRow
+			n             store.NodeRow
 			started, beat int64
 		)
 		err := row.Scan(&n.ID, &n.Address, &n.Version, &started, &beat)
@@ -118,7 +118,7 @@ func (db *DB) Nodes(ctx context.Context) ([]runtime.NodeRow, error) {
 
 // ClaimDueTimers claims for this node at most limit due timer and
 // start-timer waits nobody else holds, earliest first.
-func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
+func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]store.WaitRow, error) {
 	if limit <= 0 || limit > sqlstore.MaxListLimit {
 		limit = sqlstore.MaxListLimit
 	}
@@ -127,7 +127,7 @@ func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]r
 		return nil, fmt.Errorf("postgres: claim due timers: %w", err)
 	}
 	// UPDATE … RETURNING gives no order.
-	slices.SortFunc(out, func(a, b runtime.WaitRow) int {
+	slices.SortFunc(out, func(a, b store.WaitRow) int {
 		if c := a.DueAt.Compare(b.DueAt); c != 0 {
 			return c
 		}
@@ -152,7 +152,7 @@ func (db *DB) NextClaimableTimer(ctx context.Context) (time.Time, bool, error) {
 
 // ClaimOutbox claims for this node at most limit outbox rows nobody else
 // holds, oldest first.
-func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error) {
+func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxRow, error) {
 	if limit <= 0 || limit > sqlstore.MaxListLimit {
 		limit = sqlstore.MaxListLimit
 	}
@@ -160,7 +160,7 @@ func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]runtime.OutboxRow, 
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim outbox: %w", err)
 	}
-	slices.SortFunc(out, func(a, b runtime.OutboxRow) int { return int(min(max(a.ID-b.ID, -1), 1)) })
+	slices.SortFunc(out, func(a, b store.OutboxRow) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	return out, nil
 }
 
@@ -179,7 +179,7 @@ func compareStrings(a, b string) int {
 // connection of its own, until ctx ends (nil) or the connection fails
 // (the error; the caller listens again). It calls listening once LISTEN
 // is in effect.
-func (db *DB) Listen(ctx context.Context, listening func(), wake func(runtime.Wake)) error {
+func (db *DB) Listen(ctx context.Context, listening func(), wake func(store.Wake)) error {
 	cfg := db.pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -208,6 +208,6 @@ func (db *DB) Listen(ctx context.Context, listening func(), wake func(runtime.Wa
 		if json.Unmarshal([]byte(n.Payload), &m) != nil || m.Node == db.node {
 			continue // not ours to read, or this node's own commit
 		}
-		wake(runtime.Wake{Jobs: m.Jobs, Timers: m.Timers})
+		wake(store.Wake{Jobs: m.Jobs, Timers: m.Timers})
 	}
 }

@@ -1,7 +1,7 @@
 package postgres_test
 
 // These tests exist for PostgreSQL only: they are about several processes
-// sharing one database (runtime.ClusterStore), which the SQLite store, one
+// sharing one database (store.ClusterStore), which the SQLite store, one
 // file of one process, does not offer.
 
 import (
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/pgtest"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/postgres"
 )
 
@@ -30,7 +30,7 @@ func nodesAt(t *testing.T, url string, n int) []*postgres.DB {
 	var out []*postgres.DB
 	for i := range n {
 		db := mustOpen(t, url, postgres.Options{NodeID: fmt.Sprintf("node-%d", i+1)})
-		if _, err := db.Heartbeat(context.Background(), runtime.NodeInfo{Address: fmt.Sprintf("127.0.0.1:%d", 8081+i), Version: "test"}, time.Hour); err != nil {
+		if _, err := db.Heartbeat(context.Background(), store.NodeInfo{Address: fmt.Sprintf("127.0.0.1:%d", 8081+i), Version: "test"}, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, db)
@@ -40,12 +40,12 @@ func nodesAt(t *testing.T, url string, n int) []*postgres.DB {
 
 // stepWith commits the first step of a new instance id with waits and
 // outbox rows through db.
-func stepWith(t *testing.T, db *postgres.DB, id string, waits []runtime.WaitRow, outbox []runtime.OutboxRow) {
+func stepWith(t *testing.T, db *postgres.DB, id string, waits []store.WaitRow, outbox []store.OutboxRow) {
 	t.Helper()
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	in := runtime.InstanceRow{ID: runtime.InstanceID(id), ProcessKey: "p", ProcessVersion: 1, Status: runtime.StatusRunning,
+	in := store.InstanceRow{ID: store.InstanceID(id), ProcessKey: "p", ProcessVersion: 1, Status: store.StatusRunning,
 		CreatedAt: at, UpdatedAt: at, Revision: 1}
-	if err := db.CommitSteps(context.Background(), []runtime.StepRecord{{Instance: in, Waits: waits, Outbox: outbox}}); err != nil {
+	if err := db.CommitSteps(context.Background(), []store.StepRecord{{Instance: in, Waits: waits, Outbox: outbox}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -70,7 +70,7 @@ func TestNodesRegisterAndExpire(t *testing.T) {
 	}
 	// node-2 went silent; node-1's heartbeat with a tiny timeout removes it
 	// (the database's clock has moved on since node-2's last beat).
-	removed, err := dbs[0].Heartbeat(ctx, runtime.NodeInfo{Address: "127.0.0.1:8081", Version: "test"}, time.Nanosecond)
+	removed, err := dbs[0].Heartbeat(ctx, store.NodeInfo{Address: "127.0.0.1:8081", Version: "test"}, time.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestNodesRegisterAndExpire(t *testing.T) {
 		t.Fatalf("Nodes after = %+v, %v", got, err)
 	}
 	// A removed node that beats again is back, its start time reset.
-	if _, err := dbs[1].Heartbeat(ctx, runtime.NodeInfo{}, time.Hour); err != nil {
+	if _, err := dbs[1].Heartbeat(ctx, store.NodeInfo{}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if got, err = dbs[0].Nodes(ctx); err != nil || len(got) != 2 {
@@ -101,13 +101,13 @@ func TestTimersClaimedOnce(t *testing.T) {
 	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	const instances, perInstance = 40, 5
 	for i := range instances {
-		var waits []runtime.WaitRow
+		var waits []store.WaitRow
 		for j := range perInstance {
-			waits = append(waits, runtime.WaitRow{ID: fmt.Sprintf("t-%02d-%d", i, j), Kind: runtime.WaitTimer, NodeID: "timer",
+			waits = append(waits, store.WaitRow{ID: fmt.Sprintf("t-%02d-%d", i, j), Kind: store.WaitTimer, NodeID: "timer",
 				DueAt: due.Add(time.Duration(j) * time.Second), CreatedAt: due})
 		}
 		// One timer per instance is not due yet.
-		waits = append(waits, runtime.WaitRow{ID: fmt.Sprintf("t-%02d-later", i), Kind: runtime.WaitTimer, DueAt: due.Add(time.Hour), CreatedAt: due})
+		waits = append(waits, store.WaitRow{ID: fmt.Sprintf("t-%02d-later", i), Kind: store.WaitTimer, DueAt: due.Add(time.Hour), CreatedAt: due})
 		stepWith(t, dbs[i%3], fmt.Sprintf("i-%02d", i), waits, nil)
 	}
 	now := due.Add(time.Minute)
@@ -138,7 +138,7 @@ func TestTimersClaimedOnce(t *testing.T) {
 					claims[w.ID] = db.NodeID()
 				}
 				mu.Unlock()
-				if !slices.IsSortedFunc(rows, func(a, b runtime.WaitRow) int { return a.DueAt.Compare(b.DueAt) }) {
+				if !slices.IsSortedFunc(rows, func(a, b store.WaitRow) int { return a.DueAt.Compare(b.DueAt) }) {
 					t.Errorf("claimed timers not earliest first: %v", rows)
 				}
 				if fresh == 0 {
@@ -186,11 +186,11 @@ func TestTimersClaimedOnce(t *testing.T) {
 		t.Fatalf("node-3 claimed %d, %v after node-1 left; want 10", len(c), err)
 	}
 	// A timer re-armed by a step is free again.
-	in := runtime.InstanceRow{ID: runtime.InstanceID(b[0].InstanceID), ProcessKey: "p", ProcessVersion: 1, Status: runtime.StatusRunning,
+	in := store.InstanceRow{ID: store.InstanceID(b[0].InstanceID), ProcessKey: "p", ProcessVersion: 1, Status: store.StatusRunning,
 		CreatedAt: due, UpdatedAt: due, Revision: 2}
 	rearmed := b[0]
 	rearmed.DueAt = due
-	if err := dbs[1].CommitSteps(ctx, []runtime.StepRecord{{Instance: in, PrevRevision: 1, Waits: []runtime.WaitRow{rearmed}}}); err != nil {
+	if err := dbs[1].CommitSteps(ctx, []store.StepRecord{{Instance: in, PrevRevision: 1, Waits: []store.WaitRow{rearmed}}}); err != nil {
 		t.Fatal(err)
 	}
 	// node-3 gets its own 10 claims back and the re-armed timer, first.
@@ -208,13 +208,13 @@ func TestOutboxClaimedByCommitter(t *testing.T) {
 	url := pgtest.URL(t)
 	dbs := nodesAt(t, url, 2)
 	for i := range 30 {
-		stepWith(t, dbs[0], fmt.Sprintf("i-%02d", i), nil, []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{"name":"s"}`)}})
+		stepWith(t, dbs[0], fmt.Sprintf("i-%02d", i), nil, []store.OutboxRow{{Kind: store.OutboxSignal, Payload: []byte(`{"name":"s"}`)}})
 	}
 	if rows, err := dbs[1].ClaimOutbox(ctx, 100); err != nil || len(rows) != 0 {
 		t.Fatalf("node-2 claimed %d rows of live node-1, %v", len(rows), err)
 	}
 	mine, err := dbs[0].ClaimOutbox(ctx, 10)
-	if err != nil || len(mine) != 10 || !slices.IsSortedFunc(mine, func(a, b runtime.OutboxRow) int { return int(a.ID - b.ID) }) {
+	if err != nil || len(mine) != 10 || !slices.IsSortedFunc(mine, func(a, b store.OutboxRow) int { return int(a.ID - b.ID) }) {
 		t.Fatalf("node-1 claimed %v, %v; want its 10 oldest", mine, err)
 	}
 	if err := dbs[0].Leave(ctx); err != nil {
@@ -222,10 +222,10 @@ func TestOutboxClaimedByCommitter(t *testing.T) {
 	}
 	var (
 		wg  sync.WaitGroup
-		got [2][]runtime.OutboxRow
+		got [2][]store.OutboxRow
 	)
 	other := mustOpen(t, url, postgres.Options{NodeID: "node-3"})
-	if _, err := other.Heartbeat(ctx, runtime.NodeInfo{}, time.Hour); err != nil {
+	if _, err := other.Heartbeat(ctx, store.NodeInfo{}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	for i, db := range []*postgres.DB{dbs[1], other} {
@@ -262,21 +262,21 @@ func TestWakeAcrossNodes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dbs := nodes(t, 2)
-	wakes := make(chan runtime.Wake, 100)
-	own := make(chan runtime.Wake, 100)
+	wakes := make(chan store.Wake, 100)
+	own := make(chan store.Wake, 100)
 	done := make(chan error, 2)
 	listening := make(chan struct{}, 2)
 	heard := func() { listening <- struct{}{} }
-	go func() { done <- dbs[1].Listen(ctx, heard, func(w runtime.Wake) { wakes <- w }) }()
-	go func() { done <- dbs[0].Listen(ctx, heard, func(w runtime.Wake) { own <- w }) }()
+	go func() { done <- dbs[1].Listen(ctx, heard, func(w store.Wake) { wakes <- w }) }()
+	go func() { done <- dbs[0].Listen(ctx, heard, func(w store.Wake) { own <- w }) }()
 	<-listening
 	<-listening
 	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	stepWith(t, dbs[0], "i-1", []runtime.WaitRow{
-		{ID: "j-1-a", Kind: runtime.WaitJob, Name: "charge", Retries: 3, CreatedAt: due},
-		{ID: "j-1-b", Kind: runtime.WaitJob, Name: "charge", Retries: 3, CreatedAt: due},
-		{ID: "j-1-c", Kind: runtime.WaitJob, Name: "incident", Retries: 0, CreatedAt: due},
-		{ID: "t-1", Kind: runtime.WaitTimer, DueAt: due, CreatedAt: due},
+	stepWith(t, dbs[0], "i-1", []store.WaitRow{
+		{ID: "j-1-a", Kind: store.WaitJob, Name: "charge", Retries: 3, CreatedAt: due},
+		{ID: "j-1-b", Kind: store.WaitJob, Name: "charge", Retries: 3, CreatedAt: due},
+		{ID: "j-1-c", Kind: store.WaitJob, Name: "incident", Retries: 0, CreatedAt: due},
+		{ID: "t-1", Kind: store.WaitTimer, DueAt: due, CreatedAt: due},
 	}, nil)
 	w := <-wakes
 	if w.Jobs["charge"] != 2 || len(w.Jobs) != 1 || !w.Timers {
@@ -285,7 +285,7 @@ func TestWakeAcrossNodes(t *testing.T) {
 	// A commit without jobs or timers publishes nothing; the node that
 	// committed never hears its own.
 	stepWith(t, dbs[0], "quiet", nil, nil)
-	stepWith(t, dbs[1], "from-2", []runtime.WaitRow{{ID: "j-from-2", Kind: runtime.WaitJob, Name: "ship", Retries: 1, CreatedAt: due}}, nil)
+	stepWith(t, dbs[1], "from-2", []store.WaitRow{{ID: "j-from-2", Kind: store.WaitJob, Name: "ship", Retries: 1, CreatedAt: due}}, nil)
 	// node-1's own wake-up went out before node-2 committed (node-2 heard
 	// it): had node-1 heard its own, it would come first.
 	if w = <-own; w.Jobs["ship"] != 1 || len(w.Jobs) != 1 || w.Timers {
@@ -310,20 +310,20 @@ func TestStartTimerFiredByItsClaimer(t *testing.T) {
 	ctx := context.Background()
 	dbs := nodes(t, 2)
 	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	schedule := runtime.WaitRow{ID: "start:order:tick", Kind: runtime.WaitStartTimer, NodeID: "tick", ProcessKey: "order",
+	schedule := store.WaitRow{ID: "start:order:tick", Kind: store.WaitStartTimer, NodeID: "tick", ProcessKey: "order",
 		ProcessVersion: 1, DueAt: due, CreatedAt: due}
-	if err := dbs[0].ReplaceStartTimers(ctx, "order", []runtime.WaitRow{schedule}); err != nil {
+	if err := dbs[0].ReplaceStartTimers(ctx, "order", []store.WaitRow{schedule}); err != nil {
 		t.Fatal(err)
 	}
 	fire := func(db *postgres.DB, id string) error {
 		rearmed := schedule
 		rearmed.DueAt, rearmed.Retries = due.Add(time.Minute), 1
-		in := runtime.InstanceRow{ID: runtime.InstanceID(id), ProcessKey: "order", ProcessVersion: 1, Status: runtime.StatusRunning,
+		in := store.InstanceRow{ID: store.InstanceID(id), ProcessKey: "order", ProcessVersion: 1, Status: store.StatusRunning,
 			CreatedAt: due, UpdatedAt: due, Revision: 1}
-		return db.CommitSteps(ctx, []runtime.StepRecord{{Instance: in, Waits: []runtime.WaitRow{rearmed}, FiresStartTimer: schedule.ID}})
+		return db.CommitSteps(ctx, []store.StepRecord{{Instance: in, Waits: []store.WaitRow{rearmed}, FiresStartTimer: schedule.ID}})
 	}
 	// Unclaimed: nobody may fire it.
-	if err := fire(dbs[0], "i-0"); !errors.Is(err, runtime.ErrConflict) {
+	if err := fire(dbs[0], "i-0"); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("firing an unclaimed schedule = %v, want ErrConflict", err)
 	}
 	if got, err := dbs[0].ClaimDueTimers(ctx, due, 10); err != nil || len(got) != 1 {
@@ -331,17 +331,17 @@ func TestStartTimerFiredByItsClaimer(t *testing.T) {
 	}
 	// node-2 has no claim; node-1 fires it once, and the re-armed
 	// schedule is free again.
-	if err := fire(dbs[1], "i-1"); !errors.Is(err, runtime.ErrConflict) {
+	if err := fire(dbs[1], "i-1"); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("node-2 firing node-1's schedule = %v, want ErrConflict", err)
 	}
 	if err := fire(dbs[0], "i-2"); err != nil {
 		t.Fatalf("node-1 firing its schedule: %v", err)
 	}
-	if err := fire(dbs[0], "i-3"); !errors.Is(err, runtime.ErrConflict) {
+	if err := fire(dbs[0], "i-3"); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("firing the re-armed schedule without claiming it again = %v, want ErrConflict", err)
 	}
 	for id, want := range map[string]bool{"i-0": false, "i-1": false, "i-2": true, "i-3": false} {
-		_, err := dbs[1].InstanceRow(ctx, runtime.InstanceID(id))
+		_, err := dbs[1].InstanceRow(ctx, store.InstanceID(id))
 		if (err == nil) != want {
 			t.Errorf("instance %s exists: %v, want %v", id, err == nil, want)
 		}

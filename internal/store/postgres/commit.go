@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -104,14 +104,14 @@ func (sb *stepBatch) fail(i int, err error) error {
 // batch). A step with PrevRevision 0 creates its instance; any other
 // updates the instance only if its stored revision is still PrevRevision.
 // An existing id on create or a stale revision on update fails the whole
-// batch with a wrapped runtime.ErrConflict naming the instance (a stale
-// revision and a deadlock with another writer are runtime.ErrStale too:
+// batch with a wrapped store.ErrConflict naming the instance (a stale
+// revision and a deadlock with another writer are store.ErrStale too:
 // the step may be re-run); a LockGuard whose job no longer holds the
-// token fails it with runtime.ErrLockLost. The rest follows the SQLite
+// token fails it with store.ErrLockLost. The rest follows the SQLite
 // store: removed parts and waits go first, then the written ones are
 // upserted; a wait or incident id of another instance is a conflict; a
 // step that ends its instance deletes its remaining waits.
-func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
+func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -131,7 +131,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 		// Another writer of the same rows won (a deadlock or a
 		// serialization failure): the batch is rolled back whole and may
 		// be retried, as after a stale revision.
-		err = fmt.Errorf("%w: %w: %w", runtime.ErrStale, runtime.ErrConflict, err)
+		err = fmt.Errorf("%w: %w: %w", store.ErrStale, store.ErrConflict, err)
 	}
 	if sb.failed >= 0 {
 		return fmt.Errorf("postgres: commit step of instance %s: %w", steps[sb.failed].Instance.ID, err)
@@ -144,7 +144,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 // carries the transaction's BEGIN (a commit of one batch is two round
 // trips in all); the others follow in the same transaction, each once the
 // one before answered.
-func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []runtime.StepRecord) error {
+func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []store.StepRecord) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []runtime.S
 
 // checked turns the error of a sent batch into the commit's: an instance
 // update that matched no row says why (whyNotUpdated).
-func (sb *stepBatch) checked(ctx context.Context, tx pgx.Tx, steps []runtime.StepRecord, err error) error {
+func (sb *stepBatch) checked(ctx context.Context, tx pgx.Tx, steps []store.StepRecord, err error) error {
 	if errors.Is(err, errNotUpdated) {
 		s := &steps[sb.failed]
 		return whyNotUpdated(ctx, tx, s.Instance.ID, s.PrevRevision)
@@ -183,7 +183,7 @@ func (sb *stepBatch) checked(ctx context.Context, tx pgx.Tx, steps []runtime.Ste
 // how many instances of its key the batch numbers after it
 // (sqlstore.NumberOrder): its number is
 // the raised counter less that (insertInstanceSQL).
-func queueNumbers(sb *stepBatch, steps []runtime.StepRecord) []int64 {
+func queueNumbers(sb *stepBatch, steps []store.StepRecord) []int64 {
 	later := make([]int64, len(steps))
 	count := map[string]int64{}
 	order := sqlstore.NumberOrder(steps)
@@ -202,7 +202,7 @@ func queueNumbers(sb *stepBatch, steps []runtime.StepRecord) []int64 {
 
 // queueStep checks step s (the i-th) and queues its statements; later is
 // how many instances of its key the batch creates after it (queueNumbers).
-func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later int64) error {
+func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int64) error {
 	in := &s.Instance
 	id := string(in.ID)
 	if id == "" {
@@ -231,7 +231,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 				}
 			}
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("job %s: %w", g.WaitID, runtime.ErrLockLost)
+				return fmt.Errorf("job %s: %w", g.WaitID, store.ErrLockLost)
 			}
 			return err
 		}, lockGuardSQL, g.WaitID, g.TokenHash)
@@ -243,7 +243,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 			var one int
 			err := row.Scan(&one)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("timer start %s fired, replaced or claimed by another node meanwhile: %w", timer, runtime.ErrConflict)
+				return fmt.Errorf("timer start %s fired, replaced or claimed by another node meanwhile: %w", timer, store.ErrConflict)
 			}
 			return err
 		}, claimedStartTimerSQL, timer, node)
@@ -253,7 +253,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 			var seq int64
 			err := row.Scan(&seq, &in.Number)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
+				return fmt.Errorf("instance exists: %w", store.ErrConflict)
 			}
 			return err
 		}, insertInstanceSQL,
@@ -298,7 +298,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 		}
 		sb.exec(i, func(ct pgconn.CommandTag) error {
 			if ct.RowsAffected() == 0 {
-				return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, runtime.ErrConflict)
+				return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, store.ErrConflict)
 			}
 			return nil
 		}, upsertIncidentSQL, inc.ID, id, inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt),
@@ -320,7 +320,7 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 		}
 		sb.exec(i, func(ct pgconn.CommandTag) error {
 			if ct.RowsAffected() == 0 {
-				return fmt.Errorf("idempotency key %q is recorded already: %w", row.Key, runtime.ErrConflict)
+				return fmt.Errorf("idempotency key %q is recorded already: %w", row.Key, store.ErrConflict)
 			}
 			return nil
 		}, insertIdempotencySQL, row.Key, row.RequestHash[:], string(row.InstanceID), answer,
@@ -347,14 +347,14 @@ func queueStep(sb *stepBatch, i int, node string, s *runtime.StepRecord, later i
 // queueWaits queues the removal of the removed waits, then the upsert of
 // the written ones of instance in; an ended instance loses its remaining
 // waits.
-func queueWaits(sb *stepBatch, i int, in *runtime.InstanceRow, waits []runtime.WaitRow, removed []string) error {
+func queueWaits(sb *stepBatch, i int, in *store.InstanceRow, waits []store.WaitRow, removed []string) error {
 	for _, id := range removed {
 		sb.exec(i, nil, deleteWaitSQL, id)
 	}
 	for j := range waits {
 		w := &waits[j]
 		owner := in.ID
-		if w.Kind == runtime.WaitStartTimer {
+		if w.Kind == store.WaitStartTimer {
 			owner = "" // a timer start's schedule re-armed by the step that fired it
 		} else if w.InstanceID != "" && w.InstanceID != in.ID {
 			return fmt.Errorf("wait %s belongs to instance %s", w.ID, w.InstanceID)
@@ -365,12 +365,12 @@ func queueWaits(sb *stepBatch, i int, in *runtime.InstanceRow, waits []runtime.W
 		}
 		sb.exec(i, func(ct pgconn.CommandTag) error {
 			if ct.RowsAffected() == 0 {
-				return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, runtime.ErrConflict)
+				return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, store.ErrConflict)
 			}
 			return nil
 		}, upsertWaitSQL, args...)
 	}
-	if in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated {
+	if in.Status == store.StatusCompleted || in.Status == store.StatusTerminated {
 		sb.exec(i, nil, deleteInstanceWaitsSQL, string(in.ID))
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -23,7 +23,7 @@ const (
 
 // queueCompletedTasks queues the rows of the tasks a step of instance in
 // completed.
-func queueCompletedTasks(sb *stepBatch, i int, in *runtime.InstanceRow, tasks []runtime.CompletedTaskRow) {
+func queueCompletedTasks(sb *stepBatch, i int, in *store.InstanceRow, tasks []store.CompletedTaskRow) {
 	for _, t := range tasks {
 		sb.exec(i, nil, stepInsertCompletedTaskSQL, string(in.ID), t.TaskID, t.NodeID, t.Name, t.CompletedBy,
 			encodeTime(t.CreatedAt), encodeTime(t.CompletedAt))
@@ -32,7 +32,7 @@ func queueCompletedTasks(sb *stepBatch, i int, in *runtime.InstanceRow, tasks []
 
 // completedTasksWhere is the condition of CompletedTasks, with its
 // arguments in a.
-func completedTasksWhere(f runtime.CompletedTaskFilter, a *args) string {
+func completedTasksWhere(f store.CompletedTaskFilter, a *args) string {
 	var where []string
 	if f.CompletedBy != "" {
 		where = append(where, "c.completed_by = "+a.add(f.CompletedBy))
@@ -50,11 +50,11 @@ func completedTasksWhere(f runtime.CompletedTaskFilter, a *args) string {
 // completion first (ties: task id descending), and the total number of
 // matches. Limit 0 means sqlstore.DefaultListLimit; larger than
 // sqlstore.MaxListLimit is capped.
-func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error) {
+func (db *DB) CompletedTasks(ctx context.Context, f store.CompletedTaskFilter) ([]store.CompletedTaskRow, int, error) {
 	var a args
 	from := ` FROM completed_tasks c JOIN instances i ON i.seq = c.instance_seq` + completedTasksWhere(f, &a)
 	var (
-		out   []runtime.CompletedTaskRow
+		out   []store.CompletedTaskRow
 		total int
 	)
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
@@ -72,18 +72,18 @@ func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter)
 		return nil, 0, fmt.Errorf("postgres: completed tasks: %w", err)
 	}
 	if out == nil {
-		out = []runtime.CompletedTaskRow{}
+		out = []store.CompletedTaskRow{}
 	}
 	return out, total, nil
 }
 
 // scanCompletedTask reads one row of completedTaskColumns.
-func scanCompletedTask(row pgx.Row) (runtime.CompletedTaskRow, error) {
-	var t runtime.CompletedTaskRow
+func scanCompletedTask(row pgx.Row) (store.CompletedTaskRow, error) {
+	var t store.CompletedTaskRow
 	var id string
 	var created, completed int64
 	err := row.Scan(&t.TaskID, &id, &t.NodeID, &t.Name, &t.CompletedBy, &created, &completed,
 		&t.ProcessKey, &t.BusinessKey, &t.InstanceNumber)
-	t.InstanceID, t.CreatedAt, t.CompletedAt = runtime.InstanceID(id), decodeTime(created), decodeTime(completed)
+	t.InstanceID, t.CreatedAt, t.CompletedAt = store.InstanceID(id), decodeTime(created), decodeTime(completed)
 	return t, err
 }

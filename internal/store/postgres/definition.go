@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -36,8 +36,8 @@ const deployLock = 0x6465706c6f79
 // Deploy stores the deployment and registers every process and decision of
 // its resources in one transaction. A key whose latest version came from
 // a resource with the same hash keeps that version; any other gets the
-// next one. An existing deployment id is a wrapped runtime.ErrConflict.
-func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes, decisions []runtime.DefinitionRef, err error) {
+// next one. An existing deployment id is a wrapped store.ErrConflict.
+func (db *DB) Deploy(ctx context.Context, d store.DeploymentRecord) (processes, decisions []store.DefinitionRef, err error) {
 	err = db.writeTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, deployLock); err != nil {
 			return err
@@ -52,7 +52,7 @@ func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("deployment id exists: %w", runtime.ErrConflict)
+			return fmt.Errorf("deployment id exists: %w", store.ErrConflict)
 		}
 		for _, r := range d.Resources {
 			content := r.Content
@@ -79,8 +79,8 @@ func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes
 }
 
 // registerAll registers decls of resource r and appends their refs.
-func (t defTable) registerAll(ctx context.Context, tx pgx.Tx, d runtime.DeploymentRecord, r runtime.Resource,
-	decls []runtime.ProcessDecl, refs []runtime.DefinitionRef) ([]runtime.DefinitionRef, error) {
+func (t defTable) registerAll(ctx context.Context, tx pgx.Tx, d store.DeploymentRecord, r store.Resource,
+	decls []store.ProcessDecl, refs []store.DefinitionRef) ([]store.DefinitionRef, error) {
 	for _, p := range decls {
 		ref, err := t.register(ctx, tx, d, r, p)
 		if err != nil {
@@ -93,8 +93,8 @@ func (t defTable) registerAll(ctx context.Context, tx pgx.Tx, d runtime.Deployme
 
 // register registers one declaration: the latest version if its resource
 // hash is r's, else the next version.
-func (t defTable) register(ctx context.Context, tx pgx.Tx, d runtime.DeploymentRecord, r runtime.Resource, p runtime.ProcessDecl) (runtime.DefinitionRef, error) {
-	ref := runtime.DefinitionRef{Key: p.Key}
+func (t defTable) register(ctx context.Context, tx pgx.Tx, d store.DeploymentRecord, r store.Resource, p store.ProcessDecl) (store.DefinitionRef, error) {
+	ref := store.DefinitionRef{Key: p.Key}
 	var latestHash string
 	err := tx.QueryRow(ctx, `SELECT version, resource_hash FROM `+t.table+` WHERE key = $1 ORDER BY version DESC LIMIT 1`,
 		p.Key).Scan(&ref.Version, &latestHash)
@@ -122,9 +122,9 @@ func (t defTable) columns() string {
 }
 
 // scanDefinition reads the columns of a definition row.
-func scanDefinition(row pgx.Row) (runtime.DefinitionRecord, error) {
+func scanDefinition(row pgx.Row) (store.DefinitionRecord, error) {
 	var (
-		rec runtime.DefinitionRecord
+		rec store.DefinitionRecord
 		at  int64
 	)
 	if err := row.Scan(&rec.Key, &rec.Version, &rec.Name, &rec.DeploymentID, &rec.ResourceName,
@@ -136,39 +136,39 @@ func scanDefinition(row pgx.Row) (runtime.DefinitionRecord, error) {
 }
 
 // Definition returns one version of a process key; version 0 means the
-// latest. A wrapped runtime.ErrNotFound if absent.
-func (db *DB) Definition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+// latest. A wrapped store.ErrNotFound if absent.
+func (db *DB) Definition(ctx context.Context, key string, version int) (store.DefinitionRecord, error) {
 	return db.definition(ctx, processTable, key, version)
 }
 
 // LatestDefinitions returns the latest version of every process key, by key.
-func (db *DB) LatestDefinitions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+func (db *DB) LatestDefinitions(ctx context.Context) ([]store.DefinitionRecord, error) {
 	return db.latest(ctx, processTable)
 }
 
 // DefinitionVersions returns every version of a process key, ascending; a
-// wrapped runtime.ErrNotFound if the key is unknown.
-func (db *DB) DefinitionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+// wrapped store.ErrNotFound if the key is unknown.
+func (db *DB) DefinitionVersions(ctx context.Context, key string) ([]store.DefinitionRecord, error) {
 	return db.versions(ctx, processTable, key)
 }
 
 // Decision returns one version of a decision key; version 0 means the latest.
-func (db *DB) Decision(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+func (db *DB) Decision(ctx context.Context, key string, version int) (store.DefinitionRecord, error) {
 	return db.definition(ctx, decisionTable, key, version)
 }
 
 // LatestDecisions returns the latest version of every decision key, by key.
-func (db *DB) LatestDecisions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+func (db *DB) LatestDecisions(ctx context.Context) ([]store.DefinitionRecord, error) {
 	return db.latest(ctx, decisionTable)
 }
 
 // DecisionVersions returns every version of a decision key, ascending.
-func (db *DB) DecisionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+func (db *DB) DecisionVersions(ctx context.Context, key string) ([]store.DefinitionRecord, error) {
 	return db.versions(ctx, decisionTable, key)
 }
 
 // definition reads one version (0: the latest) of key from t.
-func (db *DB) definition(ctx context.Context, t defTable, key string, version int) (runtime.DefinitionRecord, error) {
+func (db *DB) definition(ctx context.Context, t defTable, key string, version int) (store.DefinitionRecord, error) {
 	var row pgx.Row
 	if version == 0 {
 		row = db.pool.QueryRow(ctx, `SELECT `+t.columns()+` WHERE d.key = $1 ORDER BY d.version DESC LIMIT 1`, key)
@@ -177,13 +177,13 @@ func (db *DB) definition(ctx context.Context, t defTable, key string, version in
 	}
 	rec, err := scanDefinition(row)
 	if err != nil {
-		return runtime.DefinitionRecord{}, fmt.Errorf("postgres: %s %s version %d: %w", t.noun, key, version, notFound(err))
+		return store.DefinitionRecord{}, fmt.Errorf("postgres: %s %s version %d: %w", t.noun, key, version, notFound(err))
 	}
 	return rec, nil
 }
 
 // latest reads the latest version of every key of t.
-func (db *DB) latest(ctx context.Context, t defTable) ([]runtime.DefinitionRecord, error) {
+func (db *DB) latest(ctx context.Context, t defTable) ([]store.DefinitionRecord, error) {
 	recs, err := queryRows(ctx, db.pool, scanDefinition, `SELECT DISTINCT ON (d.key) `+t.columns()+`
 		ORDER BY d.key, d.version DESC`)
 	if err != nil {
@@ -193,10 +193,10 @@ func (db *DB) latest(ctx context.Context, t defTable) ([]runtime.DefinitionRecor
 }
 
 // versions reads every version of key of t, ascending.
-func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.DefinitionRecord, error) {
+func (db *DB) versions(ctx context.Context, t defTable, key string) ([]store.DefinitionRecord, error) {
 	recs, err := queryRows(ctx, db.pool, scanDefinition, `SELECT `+t.columns()+` WHERE d.key = $1 ORDER BY d.version`, key)
 	if err == nil && len(recs) == 0 {
-		err = runtime.ErrNotFound
+		err = store.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: versions of %s %s: %w", t.noun, key, err)
@@ -206,35 +206,35 @@ func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.D
 
 // DeployedBy returns who deployed a deployment: the zero Deployer for one
 // recorded without (no authentication, or before migration 0006);
-// runtime.ErrNotFound for an unknown id.
-func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (runtime.Deployer, error) {
+// store.ErrNotFound for an unknown id.
+func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (store.Deployer, error) {
 	var user, groups string
 	err := db.pool.QueryRow(ctx, `SELECT deployed_by, deployed_by_groups FROM deployments WHERE id = $1`, deploymentID).Scan(&user, &groups)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return runtime.Deployer{}, fmt.Errorf("postgres: deployment %s: %w", deploymentID, runtime.ErrNotFound)
+		return store.Deployer{}, fmt.Errorf("postgres: deployment %s: %w", deploymentID, store.ErrNotFound)
 	}
 	if err != nil {
-		return runtime.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
+		return store.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
 	}
-	by := runtime.Deployer{User: user}
+	by := store.Deployer{User: user}
 	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
-		return runtime.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
+		return store.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
 	}
 	return by, nil
 }
 
 // DeploymentResources returns the resources of a deployment whose names
 // end with ext (any case; "" for all), by name.
-func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string) ([]runtime.Resource, error) {
-	all, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.Resource, error) {
-		var r runtime.Resource
+func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string) ([]store.Resource, error) {
+	all, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.Resource, error) {
+		var r store.Resource
 		err := row.Scan(&r.Name, &r.Hash, &r.Content)
 		return r, err
 	}, `SELECT name, hash, content FROM resources WHERE deployment_id = $1 ORDER BY name`, deploymentID)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: resources of deployment %s: %w", deploymentID, err)
 	}
-	var out []runtime.Resource
+	var out []store.Resource
 	for _, r := range all {
 		if ext == "" || strings.EqualFold(path.Ext(r.Name), ext) {
 			out = append(out, r)

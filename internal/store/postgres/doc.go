@@ -1,4 +1,4 @@
-// Package postgres is the PostgreSQL implementation of runtime.Store and
+// Package postgres is the PostgreSQL implementation of store.Store and
 // access.Store, for when one SQLite file is not enough.
 //
 // # What it owns
@@ -6,8 +6,8 @@
 // The store owns its connection pool, its schema migrations (embedded from
 // postgres/migrations, applied by Open and recorded in schema_migrations)
 // and every SQL statement it runs. It has the same semantics as the SQLite
-// store (internal/store): ordering, runtime.ErrNotFound and
-// runtime.ErrConflict, revisions, keyset cursors, group commit, outbox,
+// store (internal/store): ordering, store.ErrNotFound and
+// store.ErrConflict, revisions, keyset cursors, group commit, outbox,
 // idempotency keys, job locks, audit and access tables. One conformance
 // suite (internal/store/storetest) runs against both. What does not
 // depend on SQL (time and list encodings, record checks, limits,
@@ -34,7 +34,7 @@
 //
 //   - a step updates its instance only WHERE revision = PrevRevision; a
 //     concurrent step of the same instance waits for the row and then
-//     finds the revision moved on: runtime.ErrConflict, never a lost
+//     finds the revision moved on: store.ErrConflict, never a lost
 //     update;
 //   - job activation picks jobs with SELECT … FOR UPDATE SKIP LOCKED, so
 //     two activations never take the same job; a step carrying a
@@ -52,14 +52,14 @@
 //
 // # Several nodes
 //
-// The store is also a runtime.ClusterStore (cluster.go, migration 0004):
+// The store is also a store.ClusterStore (cluster.go, migration 0004):
 // nodes register and heart-beat in cluster_nodes on the database's clock;
 // due timers and outbox rows are claimed by one node (claimed_by, picked
 // FOR UPDATE SKIP LOCKED), a claim holding while its node is registered;
 // a step's outbox rows are claimed at insert by the node that commits it
 // (Options.NodeID); once a commit that made jobs activatable or armed
 // timers is durable, a wake-up goes out with pg_notify (wake.go), which
-// Listen receives on the other nodes. A stale revision is runtime.ErrStale (and
+// Listen receives on the other nodes. A stale revision is store.ErrStale (and
 // ErrConflict), so the runtime re-runs the step.
 //
 // # Encoding

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -14,7 +14,7 @@ import (
 // instance itself (Depth 0) and each caller above it up to the root of
 // its call tree; with ids not nil only the rows whose AncestorID is one of
 // ids.
-func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([]runtime.IncidentAncestor, error) {
+func (db *DB) IncidentAncestry(ctx context.Context, ids []store.InstanceID) ([]store.IncidentAncestor, error) {
 	filter := ""
 	var a args
 	if ids != nil {
@@ -27,16 +27,16 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([
 		}
 		filter = " WHERE id = ANY(" + a.add(list) + ")"
 	}
-	var out []runtime.IncidentAncestor
+	var out []store.IncidentAncestor
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.IncidentAncestor, error) {
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (store.IncidentAncestor, error) {
 			var (
-				x          runtime.IncidentAncestor
+				x          store.IncidentAncestor
 				start, anc string
 			)
 			err := row.Scan(&start, &anc, &x.AncestorKey, &x.Depth)
-			x.InstanceID, x.AncestorID = runtime.InstanceID(start), runtime.InstanceID(anc)
+			x.InstanceID, x.AncestorID = store.InstanceID(start), store.InstanceID(anc)
 			return x, err
 		}, sqlstore.IncidentAncestryQuery(filter), a...)
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -64,25 +64,25 @@ const (
 
 // whyNotUpdated explains an update of instance id from revision prev that
 // matched no row: the instance is gone or its revision moved on.
-func whyNotUpdated(ctx context.Context, tx pgx.Tx, id runtime.InstanceID, prev int64) error {
+func whyNotUpdated(ctx context.Context, tx pgx.Tx, id store.InstanceID, prev int64) error {
 	var rev int64
 	err := tx.QueryRow(ctx, instanceRevisionSQL, string(id)).Scan(&rev)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return fmt.Errorf("instance does not exist: %w", runtime.ErrConflict)
+		return fmt.Errorf("instance does not exist: %w", store.ErrConflict)
 	case err != nil:
 		// The transaction failed further on too: the revision check was
 		// the first failure.
-		return fmt.Errorf("revision %d is not current: %w: %w", prev, runtime.ErrStale, runtime.ErrConflict)
+		return fmt.Errorf("revision %d is not current: %w: %w", prev, store.ErrStale, store.ErrConflict)
 	default:
 		// Another writer (another node) stepped the instance since the
 		// step read it: the step may be re-run on the new state.
-		return fmt.Errorf("revision %d is not current (%d): %w: %w", prev, rev, runtime.ErrStale, runtime.ErrConflict)
+		return fmt.Errorf("revision %d is not current (%d): %w: %w", prev, rev, store.ErrStale, store.ErrConflict)
 	}
 }
 
 // writeParts inserts or replaces parts of instance seq.
-func writeParts(ctx context.Context, tx pgx.Tx, seq int64, parts []runtime.Part) error {
+func writeParts(ctx context.Context, tx pgx.Tx, seq int64, parts []store.Part) error {
 	for _, p := range parts {
 		if p.Kind == "" {
 			return fmt.Errorf("part %q has no kind", p.Key)
@@ -100,9 +100,9 @@ func writeParts(ctx context.Context, tx pgx.Tx, seq int64, parts []runtime.Part)
 
 // scanInstance reads the instanceColumns of a row, after the leading
 // destinations lead.
-func scanInstance(row pgx.Row, lead ...any) (runtime.InstanceRow, error) {
+func scanInstance(row pgx.Row, lead ...any) (store.InstanceRow, error) {
 	var (
-		in               runtime.InstanceRow
+		in               store.InstanceRow
 		id, parent       string
 		created, updated int64
 		ended, number    sql.NullInt64
@@ -113,7 +113,7 @@ func scanInstance(row pgx.Row, lead ...any) (runtime.InstanceRow, error) {
 		return in, err
 	}
 	in.Number = number.Int64
-	in.ID, in.ParentID = runtime.InstanceID(id), runtime.InstanceID(parent)
+	in.ID, in.ParentID = store.InstanceID(id), store.InstanceID(parent)
 	in.CreatedAt = decodeTime(created)
 	in.UpdatedAt = decodeTime(updated)
 	in.EndedAt = sqlstore.DecodeOptTime(ended)
@@ -122,9 +122,9 @@ func scanInstance(row pgx.Row, lead ...any) (runtime.InstanceRow, error) {
 
 // Instance returns an instance with its whole state: the header and every
 // part, ordered by kind, then Ord, then key. It returns a wrapped
-// runtime.ErrNotFound if the instance does not exist.
-func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.StoredInstance, error) {
-	var si runtime.StoredInstance
+// store.ErrNotFound if the instance does not exist.
+func (db *DB) Instance(ctx context.Context, id store.InstanceID) (store.StoredInstance, error) {
+	var si store.StoredInstance
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var (
 			seq int64
@@ -134,8 +134,8 @@ func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.Stor
 		if err != nil {
 			return notFound(err)
 		}
-		si.Parts, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.Part, error) {
-			var p runtime.Part
+		si.Parts, err = queryRows(ctx, tx, func(row pgx.Row) (store.Part, error) {
+			var p store.Part
 			err := row.Scan(&p.Kind, &p.Key, &p.Ord, &p.Data)
 			if len(p.Data) == 0 {
 				p.Data = nil // as written: empty data is no data
@@ -145,32 +145,32 @@ func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.Stor
 		return err
 	})
 	if err != nil {
-		return runtime.StoredInstance{}, fmt.Errorf("postgres: instance %s: %w", id, err)
+		return store.StoredInstance{}, fmt.Errorf("postgres: instance %s: %w", id, err)
 	}
 	return si, nil
 }
 
 // InstanceRow returns the row of an instance without its state. It returns
-// a wrapped runtime.ErrNotFound if the instance does not exist.
-func (db *DB) InstanceRow(ctx context.Context, id runtime.InstanceID) (runtime.InstanceRow, error) {
+// a wrapped store.ErrNotFound if the instance does not exist.
+func (db *DB) InstanceRow(ctx context.Context, id store.InstanceID) (store.InstanceRow, error) {
 	in, err := scanInstance(db.pool.QueryRow(ctx, selectInstanceRowSQL, string(id)))
 	if err != nil {
-		return runtime.InstanceRow{}, fmt.Errorf("postgres: instance row %s: %w", id, notFound(err))
+		return store.InstanceRow{}, fmt.Errorf("postgres: instance row %s: %w", id, notFound(err))
 	}
 	return in, nil
 }
 
 // LegacyInstances returns nothing: a PostgreSQL database never held the
 // whole-checkpoint states of SQLite's migrations before 0005.
-func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]runtime.LegacyInstance, error) {
+func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]store.LegacyInstance, error) {
 	return nil, nil
 }
 
 // ReplaceState writes the whole state of an instance as header and parts,
 // replacing every part it had, without a step; the revision stays. It
-// returns a wrapped runtime.ErrConflict if the instance's revision is no
-// longer revision and a wrapped runtime.ErrNotFound if it does not exist.
-func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision int64, header []byte, parts []runtime.Part) error {
+// returns a wrapped store.ErrConflict if the instance's revision is no
+// longer revision and a wrapped store.ErrNotFound if it does not exist.
+func (db *DB) ReplaceState(ctx context.Context, id store.InstanceID, revision int64, header []byte, parts []store.Part) error {
 	if header == nil {
 		header = []byte{}
 	}
@@ -182,7 +182,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 			if err := tx.QueryRow(ctx, instanceRevisionSQL, string(id)).Scan(&rev); err != nil {
 				return notFound(err)
 			}
-			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, runtime.ErrConflict)
+			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, store.ErrConflict)
 		}
 		if err != nil {
 			return err
@@ -203,8 +203,8 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 
 // RunningInstances returns the rows of every running or failed instance,
 // oldest first (creation time, then the order the store received them).
-func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, error) {
-	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, runningSQL)
+func (db *DB) RunningInstances(ctx context.Context) ([]store.InstanceRow, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceRow, error) { return scanInstance(row) }, runningSQL)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: running instances: %w", err)
 	}
@@ -213,14 +213,14 @@ func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, erro
 
 // History returns the facts of an instance with Seq > afterSeq in Seq order,
 // at most limit of them (0 means no limit). It returns a wrapped
-// runtime.ErrNotFound if the instance does not exist.
-func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error) {
-	var out []runtime.FactRow
+// store.ErrNotFound if the instance does not exist.
+func (db *DB) History(ctx context.Context, id store.InstanceID, afterSeq int64, limit int) ([]store.FactRow, error) {
+	var out []store.FactRow
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.FactRow, error) {
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (store.FactRow, error) {
 			var (
-				f      runtime.FactRow
+				f      store.FactRow
 				at     int64
 				detail []byte
 			)
@@ -244,16 +244,16 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 
 // Incidents lists the incidents of an instance, only the unresolved ones if
 // openOnly, oldest first. An empty id lists the open incidents of all
-// instances. For a non-empty id it returns a wrapped runtime.ErrNotFound if
+// instances. For a non-empty id it returns a wrapped store.ErrNotFound if
 // the instance does not exist.
-func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error) {
-	return db.IncidentsPage(ctx, runtime.IncidentFilter{InstanceID: id, OpenOnly: openOnly})
+func (db *DB) Incidents(ctx context.Context, id store.InstanceID, openOnly bool) ([]store.IncidentRow, error) {
+	return db.IncidentsPage(ctx, store.IncidentFilter{InstanceID: id, OpenOnly: openOnly})
 }
 
 // IncidentsPage lists incidents like Incidents, oldest first, after the
 // incident f.After names (created at f.AfterAt) and at most f.Limit (0: no
 // limit).
-func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]runtime.IncidentRow, error) {
+func (db *DB) IncidentsPage(ctx context.Context, f store.IncidentFilter) ([]store.IncidentRow, error) {
 	id := f.InstanceID
 	var (
 		a     args
@@ -273,12 +273,12 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 			i.process_key, i.number
 		FROM incidents c LEFT JOIN instances i ON i.id = c.instance_id` + whereClause(where) +
 		` ORDER BY c.created_at, c.id LIMIT ` + a.add(limitArg(f.Limit))
-	var out []runtime.IncidentRow
+	var out []store.IncidentRow
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.IncidentRow, error) {
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (store.IncidentRow, error) {
 			var (
-				inc      runtime.IncidentRow
+				inc      store.IncidentRow
 				inst     string
 				created  int64
 				resolved sql.NullInt64
@@ -287,7 +287,7 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 			)
 			err := row.Scan(&inc.ID, &inst, &inc.NodeID, &inc.ScopeID, &inc.Kind, &inc.Message, &created, &resolved, &key, &number)
 			inc.ProcessKey, inc.InstanceNumber = key.String, number.Int64
-			inc.InstanceID = runtime.InstanceID(inst)
+			inc.InstanceID = store.InstanceID(inst)
 			inc.CreatedAt = decodeTime(created)
 			inc.ResolvedAt = sqlstore.DecodeOptTime(resolved)
 			return inc, err
@@ -303,24 +303,24 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 	return out, nil
 }
 
-// instanceExists returns runtime.ErrNotFound unless the instance exists.
-func instanceExists(ctx context.Context, q querier, id runtime.InstanceID) error {
+// instanceExists returns store.ErrNotFound unless the instance exists.
+func instanceExists(ctx context.Context, q querier, id store.InstanceID) error {
 	var one int
 	return notFound(q.QueryRow(ctx, instanceExistsSQL, string(id)).Scan(&one))
 }
 
 // Parts returns at most limit parts (limit <= 0: all) of one kind of an
 // instance with Ord > afterOrd, by Ord (then key), for inspecting what is
-// stored. It returns a wrapped runtime.ErrNotFound for an unknown instance.
-func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, afterOrd int64, limit int) ([]runtime.Part, error) {
-	var out []runtime.Part
+// stored. It returns a wrapped store.ErrNotFound for an unknown instance.
+func (db *DB) Parts(ctx context.Context, id store.InstanceID, kind string, afterOrd int64, limit int) ([]store.Part, error) {
+	var out []store.Part
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		if err := instanceExists(ctx, tx, id); err != nil {
 			return err
 		}
 		var err error
-		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.Part, error) {
-			p := runtime.Part{Kind: kind}
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (store.Part, error) {
+			p := store.Part{Kind: kind}
 			err := row.Scan(&p.Key, &p.Ord, &p.Data)
 			if len(p.Data) == 0 {
 				p.Data = nil // as written: empty data is no data
@@ -338,9 +338,9 @@ func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, aft
 }
 
 // PartCounts returns how many parts of each kind an instance has (kinds
-// without parts are absent). It returns a wrapped runtime.ErrNotFound for
+// without parts are absent). It returns a wrapped store.ErrNotFound for
 // an unknown instance.
-func (db *DB) PartCounts(ctx context.Context, id runtime.InstanceID) (map[string]int, error) {
+func (db *DB) PartCounts(ctx context.Context, id store.InstanceID) (map[string]int, error) {
 	out := map[string]int{}
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		if err := instanceExists(ctx, tx, id); err != nil {

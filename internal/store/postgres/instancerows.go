@@ -6,12 +6,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // InstanceRows returns the rows of the instances ids that exist, in one
 // query; unknown ids are left out.
-func (db *DB) InstanceRows(ctx context.Context, ids []runtime.InstanceID) ([]runtime.InstanceRow, error) {
+func (db *DB) InstanceRows(ctx context.Context, ids []store.InstanceID) ([]store.InstanceRow, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -19,10 +19,10 @@ func (db *DB) InstanceRows(ctx context.Context, ids []runtime.InstanceID) ([]run
 	for i, id := range ids {
 		list[i] = string(id)
 	}
-	var out []runtime.InstanceRow
+	var out []store.InstanceRow
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) },
+		out, err = queryRows(ctx, tx, func(row pgx.Row) (store.InstanceRow, error) { return scanInstance(row) },
 			`SELECT `+instanceColumns+` FROM instances WHERE id = ANY($1)`, list)
 		return err
 	})

@@ -8,13 +8,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
 // listWhere is the condition of ListInstances without its cursor, with
 // its arguments in a.
-func listWhere(f runtime.InstanceFilter, a *args) []string {
+func listWhere(f store.InstanceFilter, a *args) []string {
 	var where []string
 	if f.Number != 0 {
 		where = append(where, "number = "+a.add(f.Number))
@@ -51,7 +51,7 @@ func listWhere(f runtime.InstanceFilter, a *args) []string {
 // rowFilters are the conditions of f's element, incident and time filters.
 // The element and incident ones look up one instance's rows by the token
 // index's primary key and incidents_instance.
-func rowFilters(f runtime.InstanceFilter, a *args) []string {
+func rowFilters(f store.InstanceFilter, a *args) []string {
 	var where []string
 	if f.Element != "" {
 		el := a.add(f.Element)
@@ -102,18 +102,18 @@ func likeOf(pattern string) string {
 
 // ListInstances returns instance rows matching f, newest first (creation
 // time, then the reverse of the order the store received them), and the
-// number of matches counted up to runtime.MaxListTotal+1. f.After is a
-// keyset cursor (a wrapped runtime.ErrNotFound if it names no instance).
+// number of matches counted up to store.MaxListTotal+1. f.After is a
+// keyset cursor (a wrapped store.ErrNotFound if it names no instance).
 // Limit 0 means sqlstore.DefaultListLimit; larger than
 // sqlstore.MaxListLimit is capped.
-func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
+func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]store.InstanceRow, int, error) {
 	var (
-		rows  []runtime.InstanceRow
+		rows  []store.InstanceRow
 		total int
 	)
 	key, ok := sqlstore.SortKey(f.SortBy)
 	if !ok {
-		return nil, 0, runtime.Errorf(runtime.EINVALID, "postgres: list instances: unknown sort %q", f.SortBy)
+		return nil, 0, store.Errorf(store.EINVALID, "postgres: list instances: unknown sort %q", f.SortBy)
 	}
 	dir, cmp := " DESC", "<"
 	if f.Ascending {
@@ -123,7 +123,7 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		var a args
 		where := listWhere(f, &a)
 		count := `SELECT COUNT(*) FROM (SELECT 1 FROM instances` + whereClause(where) + ` LIMIT ` +
-			a.add(runtime.MaxListTotal+1) + `) m`
+			a.add(store.MaxListTotal+1) + `) m`
 		if err := tx.QueryRow(ctx, count, a...).Scan(&total); err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 			` ORDER BY ` + key + dir + `, created_at` + dir + `, seq` + dir +
 			` LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
 		var err error
-		rows, err = queryRows(ctx, tx, func(row pgx.Row) (runtime.InstanceRow, error) { return scanInstance(row) }, page, a...)
+		rows, err = queryRows(ctx, tx, func(row pgx.Row) (store.InstanceRow, error) { return scanInstance(row) }, page, a...)
 		return err
 	})
 	if err != nil {

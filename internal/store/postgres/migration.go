@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -30,9 +30,9 @@ const (
 )
 
 // CreateMigration stores a running batch with its instances, in order,
-// each pending, in one transaction; a wrapped runtime.ErrConflict when the
+// each pending, in one transaction; a wrapped store.ErrConflict when the
 // id exists.
-func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, instances []runtime.InstanceID) error {
+func (db *DB) CreateMigration(ctx context.Context, rec store.MigrationRecord, instances []store.InstanceID) error {
 	m := rec.Mapping
 	if m == nil {
 		m = map[string]string{}
@@ -41,7 +41,7 @@ func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, 
 	if err == nil {
 		err = db.writeTx(ctx, func(tx pgx.Tx) error {
 			if err := execOne(ctx, tx, sqlstore.ErrExists, insertMigrationSQL, rec.ID, rec.ProcessKey, rec.SourceVersion,
-				rec.TargetVersion, string(mapping), runtime.MigrationRunning, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
+				rec.TargetVersion, string(mapping), store.MigrationRunning, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
 				return err
 			}
 			for i, id := range instances {
@@ -59,10 +59,10 @@ func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, 
 }
 
 // Migration returns a batch and its items in order; a wrapped
-// runtime.ErrNotFound for an unknown id.
-func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord, []runtime.MigrationItem, error) {
-	rec := runtime.MigrationRecord{ID: id}
-	var items []runtime.MigrationItem
+// store.ErrNotFound for an unknown id.
+func (db *DB) Migration(ctx context.Context, id string) (store.MigrationRecord, []store.MigrationItem, error) {
+	rec := store.MigrationRecord{ID: id}
+	var items []store.MigrationItem
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		items = nil
 		var mapping string
@@ -82,18 +82,18 @@ func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var it runtime.MigrationItem
+			var it store.MigrationItem
 			var inst string
 			if err := rows.Scan(&inst, &it.Status, &it.Reason); err != nil {
 				return err
 			}
-			it.InstanceID = runtime.InstanceID(inst)
+			it.InstanceID = store.InstanceID(inst)
 			items = append(items, it)
 		}
 		return rows.Err()
 	})
 	if err != nil {
-		return runtime.MigrationRecord{}, nil, fmt.Errorf("postgres: migration %s: %w", id, err)
+		return store.MigrationRecord{}, nil, fmt.Errorf("postgres: migration %s: %w", id, err)
 	}
 	return rec, items, nil
 }
@@ -113,18 +113,18 @@ func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
 }
 
 // SetMigrationItem records the outcome of one instance of a batch; a
-// wrapped runtime.ErrNotFound when the batch has no such instance.
-func (db *DB) SetMigrationItem(ctx context.Context, id string, item runtime.MigrationItem) error {
-	if err := execOne(ctx, db.pool, runtime.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID)); err != nil {
+// wrapped store.ErrNotFound when the batch has no such instance.
+func (db *DB) SetMigrationItem(ctx context.Context, id string, item store.MigrationItem) error {
+	if err := execOne(ctx, db.pool, store.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID)); err != nil {
 		return fmt.Errorf("postgres: migration %s item %s: %w", id, item.InstanceID, err)
 	}
 	return nil
 }
 
-// FinishMigration marks a batch completed; a wrapped runtime.ErrNotFound
+// FinishMigration marks a batch completed; a wrapped store.ErrNotFound
 // for an unknown id.
 func (db *DB) FinishMigration(ctx context.Context, id string, at time.Time) error {
-	if err := execOne(ctx, db.pool, runtime.ErrNotFound, finishMigrationSQL, encodeTime(at), id); err != nil {
+	if err := execOne(ctx, db.pool, store.ErrNotFound, finishMigrationSQL, encodeTime(at), id); err != nil {
 		return fmt.Errorf("postgres: finish migration %s: %w", id, err)
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/pgtest"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
@@ -56,7 +56,7 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 
 	db = mustOpen(t, url, postgres.Options{})
 	for id, n := range map[string]int64{b: 1, a: 2, child: 1, grandchild: 2} {
-		row, err := db.InstanceRow(ctx, runtime.InstanceID(id))
+		row, err := db.InstanceRow(ctx, store.InstanceID(id))
 		if err != nil {
 			t.Fatalf("old id %s after 0005: %v", id, err)
 		}
@@ -64,11 +64,11 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 			t.Errorf("%s (%s) numbered %d, want %d", id, row.ProcessKey, row.Number, n)
 		}
 	}
-	kids, _, err := db.ListInstances(ctx, runtime.InstanceFilter{ParentID: runtime.InstanceID(child)})
+	kids, _, err := db.ListInstances(ctx, store.InstanceFilter{ParentID: store.InstanceID(child)})
 	if err != nil || len(kids) != 1 || string(kids[0].ID) != grandchild {
 		t.Errorf("children of the old child id: %+v, %v", kids, err)
 	}
-	steps := []runtime.StepRecord{storetest.NewStep("0190d9c6-6c5e-7b3a-9f00-0000000000d1", "order", 1), storetest.NewStep("0190d9c6-6c5e-7b3a-9f00-0000000000d2", "sub", 1)}
+	steps := []store.StepRecord{storetest.NewStep("0190d9c6-6c5e-7b3a-9f00-0000000000d1", "order", 1), storetest.NewStep("0190d9c6-6c5e-7b3a-9f00-0000000000d2", "sub", 1)}
 	if err := db.CommitSteps(ctx, steps); err != nil {
 		t.Fatal(err)
 	}

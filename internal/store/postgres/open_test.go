@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/pgtest"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/store/postgres/migrations"
 )
@@ -139,9 +139,9 @@ func TestStepsOfTwoStoresConflict(t *testing.T) {
 	url := pgtest.URL(t)
 	a, b := mustOpen(t, url, postgres.Options{}), mustOpen(t, url, postgres.Options{})
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	in := runtime.InstanceRow{ID: "i1", ProcessKey: "p", ProcessVersion: 1, Status: runtime.StatusRunning,
+	in := store.InstanceRow{ID: "i1", ProcessKey: "p", ProcessVersion: 1, Status: store.StatusRunning,
 		CreatedAt: at, UpdatedAt: at, Revision: 1}
-	if err := a.CommitSteps(ctx, []runtime.StepRecord{{Instance: in, Header: []byte("h1")}}); err != nil {
+	if err := a.CommitSteps(ctx, []store.StepRecord{{Instance: in, Header: []byte("h1")}}); err != nil {
 		t.Fatal(err)
 	}
 	for round := range 20 {
@@ -156,7 +156,7 @@ func TestStepsOfTwoStoresConflict(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = db.CommitSteps(ctx, []runtime.StepRecord{{Instance: next, PrevRevision: in.Revision,
+				errs[i] = db.CommitSteps(ctx, []store.StepRecord{{Instance: next, PrevRevision: in.Revision,
 					Header: fmt.Appendf(nil, "from %d", i)}})
 			}()
 		}
@@ -166,7 +166,7 @@ func TestStepsOfTwoStoresConflict(t *testing.T) {
 			switch {
 			case err == nil:
 				won++
-			case !errors.Is(err, runtime.ErrConflict) || !errors.Is(err, runtime.ErrStale):
+			case !errors.Is(err, store.ErrConflict) || !errors.Is(err, store.ErrStale):
 				t.Fatalf("round %d: %v", round, err)
 			}
 		}
@@ -194,18 +194,18 @@ func TestCrossedBatchesConflict(t *testing.T) {
 	url := pgtest.URL(t)
 	a, b := mustOpen(t, url, postgres.Options{}), mustOpen(t, url, postgres.Options{})
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	var batches [2][]runtime.StepRecord
-	for _, id := range []runtime.InstanceID{"i1", "i2"} {
-		in := runtime.InstanceRow{ID: id, ProcessKey: "p", ProcessVersion: 1, Status: runtime.StatusRunning,
+	var batches [2][]store.StepRecord
+	for _, id := range []store.InstanceID{"i1", "i2"} {
+		in := store.InstanceRow{ID: id, ProcessKey: "p", ProcessVersion: 1, Status: store.StatusRunning,
 			CreatedAt: at, UpdatedAt: at, Revision: 1}
-		if err := a.CommitSteps(ctx, []runtime.StepRecord{{Instance: in}}); err != nil {
+		if err := a.CommitSteps(ctx, []store.StepRecord{{Instance: in}}); err != nil {
 			t.Fatal(err)
 		}
 		next := in
 		next.Revision = 2
-		batches[0] = append(batches[0], runtime.StepRecord{Instance: next, PrevRevision: 1})
+		batches[0] = append(batches[0], store.StepRecord{Instance: next, PrevRevision: 1})
 	}
-	batches[1] = []runtime.StepRecord{batches[0][1], batches[0][0]}
+	batches[1] = []store.StepRecord{batches[0][1], batches[0][0]}
 
 	hold, err := a.Pool().Begin(ctx)
 	if err != nil {
@@ -255,7 +255,7 @@ func TestCrossedBatchesConflict(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case !errors.Is(err, runtime.ErrConflict) || !errors.Is(err, runtime.ErrStale):
+		case !errors.Is(err, store.ErrConflict) || !errors.Is(err, store.ErrStale):
 			t.Fatalf("CommitSteps = %v, want ErrConflict", err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -38,20 +38,20 @@ const (
 )
 
 // scanOutbox scans an outbox row (id, instance_id, kind, payload, created_at).
-func scanOutbox(row pgx.Row) (runtime.OutboxRow, error) {
+func scanOutbox(row pgx.Row) (store.OutboxRow, error) {
 	var (
-		o             runtime.OutboxRow
+		o             store.OutboxRow
 		inst, payload string
 		created       int64
 	)
 	err := row.Scan(&o.ID, &inst, &o.Kind, &payload, &created)
-	o.InstanceID, o.Payload, o.CreatedAt = runtime.InstanceID(inst), json.RawMessage(payload), decodeTime(created)
+	o.InstanceID, o.Payload, o.CreatedAt = store.InstanceID(inst), json.RawMessage(payload), decodeTime(created)
 	return o, err
 }
 
 // Outbox returns at most limit outbox rows (limit <= 0 means
 // sqlstore.MaxListLimit), oldest (lowest id) first.
-func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error) {
+func (db *DB) Outbox(ctx context.Context, limit int) ([]store.OutboxRow, error) {
 	if limit <= 0 || limit > sqlstore.MaxListLimit {
 		limit = sqlstore.MaxListLimit
 	}
@@ -63,11 +63,11 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 }
 
 // UpdateOutbox replaces the payload of an outbox row; a wrapped
-// runtime.ErrNotFound if the row is gone.
+// store.ErrNotFound if the row is gone.
 func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessage) error {
 	tag, err := db.pool.Exec(ctx, updateOutboxSQL, string(payload), id)
 	if err == nil && tag.RowsAffected() == 0 {
-		err = runtime.ErrNotFound
+		err = store.ErrNotFound
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: update outbox row %d: %w", id, err)
@@ -87,8 +87,8 @@ func (db *DB) DeleteOutbox(ctx context.Context, ids ...int64) error {
 }
 
 // insertIdempotency records row (if set) in tx: a live record of its key
-// is a wrapped runtime.ErrConflict.
-func insertIdempotency(ctx context.Context, tx pgx.Tx, row *runtime.IdempotencyRow) error {
+// is a wrapped store.ErrConflict.
+func insertIdempotency(ctx context.Context, tx pgx.Tx, row *store.IdempotencyRow) error {
 	if row == nil {
 		return nil
 	}
@@ -105,14 +105,14 @@ func insertIdempotency(ctx context.Context, tx pgx.Tx, row *runtime.IdempotencyR
 		return fmt.Errorf("record idempotency key: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("idempotency key %q is recorded already: %w", row.Key, runtime.ErrConflict)
+		return fmt.Errorf("idempotency key %q is recorded already: %w", row.Key, store.ErrConflict)
 	}
 	return nil
 }
 
 // Idempotency returns the record of key written at or after since; ok is
 // false when there is none (or only an older one).
-func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (runtime.IdempotencyRow, bool, error) {
+func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (store.IdempotencyRow, bool, error) {
 	var (
 		hash         []byte
 		inst, answer string
@@ -120,22 +120,22 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (run
 	)
 	err := db.pool.QueryRow(ctx, selectIdempotencySQL, key, encodeTime(since)).Scan(&hash, &inst, &answer, &created)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return runtime.IdempotencyRow{}, false, nil
+		return store.IdempotencyRow{}, false, nil
 	}
 	if err != nil {
-		return runtime.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: %w", key, err)
+		return store.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: %w", key, err)
 	}
-	row := runtime.IdempotencyRow{Key: key, InstanceID: runtime.InstanceID(inst), Answer: []byte(answer), CreatedAt: decodeTime(created)}
+	row := store.IdempotencyRow{Key: key, InstanceID: store.InstanceID(inst), Answer: []byte(answer), CreatedAt: decodeTime(created)}
 	if len(hash) != len(row.RequestHash) {
-		return runtime.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: stored hash has %d bytes", key, len(hash))
+		return store.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: stored hash has %d bytes", key, len(hash))
 	}
 	copy(row.RequestHash[:], hash)
 	return row, true, nil
 }
 
 // RecordIdempotency records a key outside a step; a live record of it is
-// a wrapped runtime.ErrConflict.
-func (db *DB) RecordIdempotency(ctx context.Context, row runtime.IdempotencyRow) error {
+// a wrapped store.ErrConflict.
+func (db *DB) RecordIdempotency(ctx context.Context, row store.IdempotencyRow) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error { return insertIdempotency(ctx, tx, &row) })
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -47,11 +47,11 @@ const (
 // ended before f.EndedBefore (earliest end first) with their parts, facts,
 // incidents and waits, and returns their ids. An instance whose parent is
 // running or failed, or that has outbox rows left, is skipped.
-func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilter) ([]runtime.InstanceID, error) {
+func (db *DB) DeleteEndedInstances(ctx context.Context, f store.RetentionFilter) ([]store.InstanceID, error) {
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("postgres: delete ended instances: limit %d must be positive", f.Limit)
 	}
-	var ids []runtime.InstanceID
+	var ids []store.InstanceID
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		ids = nil
 		rows, err := tx.Query(ctx, expiredSQL, f.ProcessKey, f.ProcessVersion, encodeTime(f.EndedBefore), f.Limit)
@@ -66,7 +66,7 @@ func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilte
 				rows.Close()
 				return err
 			}
-			seqs, ids = append(seqs, seq), append(ids, runtime.InstanceID(id))
+			seqs, ids = append(seqs, seq), append(ids, store.InstanceID(id))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -86,10 +86,10 @@ func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilte
 }
 
 // DeleteInstance deletes one ended instance with its parts, facts,
-// incidents and waits: a wrapped runtime.ErrNotFound for an unknown id, an
-// ECONFLICT *runtime.Error saying why for one that is running or failed,
+// incidents and waits: a wrapped store.ErrNotFound for an unknown id, an
+// ECONFLICT *store.Error saying why for one that is running or failed,
 // whose parent is running or failed, or that has outbox rows left.
-func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
+func (db *DB) DeleteInstance(ctx context.Context, id store.InstanceID) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		var (
 			seq           int64
@@ -100,7 +100,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
 		err := tx.QueryRow(ctx, deleteCheckSQL, string(id)).Scan(&seq, &status, &parentRunning, &outbox)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			return runtime.ErrNotFound
+			return store.ErrNotFound
 		case err != nil:
 			return err
 		}
@@ -118,7 +118,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
 // deleteInstance deletes the rows of ended instance seq (whose id is id),
 // children first; the instance row goes last, and only if it is still
 // completed or terminated.
-func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id runtime.InstanceID) error {
+func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id store.InstanceID) error {
 	for _, del := range []struct {
 		sql string
 		arg any
@@ -139,7 +139,7 @@ func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id runtime.Instan
 		return err
 	}
 	if tag.RowsAffected() != 1 {
-		return fmt.Errorf("instance %s is no longer ended: %w", id, runtime.ErrConflict)
+		return fmt.Errorf("instance %s is no longer ended: %w", id, store.ErrConflict)
 	}
 	return nil
 }
@@ -147,6 +147,6 @@ func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id runtime.Instan
 // Backup refuses: a PostgreSQL database is copied with PostgreSQL's own
 // tools, consistently while gobpm runs.
 func (db *DB) Backup(context.Context, string) error {
-	return &runtime.Error{Code: runtime.EINVALID, Message: "this server stores its data in PostgreSQL: back it up with pg_dump " +
+	return &store.Error{Code: store.EINVALID, Message: "this server stores its data in PostgreSQL: back it up with pg_dump " +
 		"(e.g. pg_dump -Fc -d \"$GOBPM_DB\" -f gobpm.dump) or continuous archiving, not with gobpm"}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gobpm/gobpm/internal/access"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/postgres/migrations"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
@@ -41,11 +41,11 @@ type Options struct {
 	StatementTimeout time.Duration
 	// NodeID names this process among the nodes sharing the database
 	// ("": a fresh id per Open). Its claims hold while it is registered
-	// (runtime.ClusterStore); two live processes must not share an id.
+	// (store.ClusterStore); two live processes must not share an id.
 	NodeID string
 }
 
-// DB is a PostgreSQL database that implements runtime.Store and
+// DB is a PostgreSQL database that implements store.Store and
 // access.Store. It is safe for concurrent use.
 type DB struct {
 	// pool is every connection of the store.
@@ -59,8 +59,8 @@ type DB struct {
 }
 
 var (
-	_ runtime.Store = (*DB)(nil)
-	_ access.Store  = (*DB)(nil)
+	_ store.Store  = (*DB)(nil)
+	_ access.Store = (*DB)(nil)
 )
 
 // IsURL reports whether dsn names a PostgreSQL database (a postgres:// or
@@ -180,10 +180,10 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{}, fn)
 }
 
-// notFound maps pgx.ErrNoRows to runtime.ErrNotFound and leaves other errors alone.
+// notFound maps pgx.ErrNoRows to store.ErrNotFound and leaves other errors alone.
 func notFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return runtime.ErrNotFound
+		return store.ErrNotFound
 	}
 	return err
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -42,7 +42,7 @@ const (
 // queueTokens queues a step's changes to the token index of instance in:
 // removed tokens first, then the written ones; a step that ends its
 // instance drops every token it still has.
-func queueTokens(sb *stepBatch, i int, in *runtime.InstanceRow, tokens []runtime.TokenRow, removed []string) {
+func queueTokens(sb *stepBatch, i int, in *store.InstanceRow, tokens []store.TokenRow, removed []string) {
 	id := string(in.ID)
 	if !in.EndedAt.IsZero() {
 		sb.exec(i, nil, stepDeleteInstanceTokensSQL, id)
@@ -59,7 +59,7 @@ func queueTokens(sb *stepBatch, i int, in *runtime.InstanceRow, tokens []runtime
 // ElementCounts counts the indexed tokens and the open incidents at each
 // element over the running or failed instances of a process version, in
 // one read transaction, by element id.
-func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]runtime.ElementCount, error) {
+func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]store.ElementCount, error) {
 	var counts sqlstore.ElementCounts
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		for _, q := range []struct {
@@ -92,17 +92,17 @@ func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]run
 
 // TokensPending returns at most limit (limit <= 0: all) instances whose
 // tokens are not indexed yet, in creation order.
-func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceID, error) {
+func (db *DB) TokensPending(ctx context.Context, limit int) ([]store.InstanceID, error) {
 	rows, err := db.pool.Query(ctx, tokensPendingSQL, limitArg(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: instances with tokens pending: %w", err)
 	}
 	var (
-		out []runtime.InstanceID
+		out []store.InstanceID
 		id  string
 	)
 	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
-		out = append(out, runtime.InstanceID(id))
+		out = append(out, store.InstanceID(id))
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("postgres: instances with tokens pending: %w", err)
@@ -113,18 +113,18 @@ func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceI
 // IndexTokens replaces the indexed tokens of an instance and clears its
 // pending mark, provided its revision is still revision (the row is
 // locked meanwhile).
-func (db *DB) IndexTokens(ctx context.Context, id runtime.InstanceID, revision int64, tokens []runtime.TokenRow) error {
+func (db *DB) IndexTokens(ctx context.Context, id store.InstanceID, revision int64, tokens []store.TokenRow) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		var seq, rev int64
 		err := tx.QueryRow(ctx, lockRevisionSQL, string(id)).Scan(&seq, &rev)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return runtime.ErrNotFound
+			return store.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
 		if rev != revision {
-			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, runtime.ErrConflict)
+			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, store.ErrConflict)
 		}
 		b := &pgx.Batch{}
 		b.Queue(deleteTokensSQL, seq)

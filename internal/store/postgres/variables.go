@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // The variable index (migration 0008): a row per top-level variable of an
@@ -42,7 +42,7 @@ const pendingVariablesBatch = 200
 
 // variableColumns splits indexed variables into the name and value
 // arrays of the statements.
-func variableColumns(vars []runtime.IndexedVariable) (names, values []string) {
+func variableColumns(vars []store.IndexedVariable) (names, values []string) {
 	names, values = make([]string, len(vars)), make([]string, len(vars))
 	for i, v := range vars {
 		names[i], values[i] = v.Name, v.Value
@@ -53,12 +53,12 @@ func variableColumns(vars []runtime.IndexedVariable) (names, values []string) {
 // queueVariables queues the update of the variable index of instance id
 // when the step's parts hold its root scope; a step that removes the root
 // scope without writing it drops every row.
-func queueVariables(sb *stepBatch, i int, id string, parts []runtime.Part, removed []runtime.PartRef) error {
-	vars, ok, err := runtime.RootVariables(parts)
+func queueVariables(sb *stepBatch, i int, id string, parts []store.Part, removed []store.PartRef) error {
+	vars, ok, err := store.RootVariables(parts)
 	if err != nil {
 		return err
 	}
-	if !ok && !runtime.RootScopeRemoved(removed) {
+	if !ok && !store.RootScopeRemoved(removed) {
 		return nil
 	}
 	names, values := variableColumns(vars)
@@ -68,8 +68,8 @@ func queueVariables(sb *stepBatch, i int, id string, parts []runtime.Part, remov
 
 // reindexVariables replaces the indexed variables of instance seq with
 // those of its whole state parts and clears its pending mark.
-func reindexVariables(ctx context.Context, tx pgx.Tx, seq int64, parts []runtime.Part) error {
-	vars, _, err := runtime.RootVariables(parts)
+func reindexVariables(ctx context.Context, tx pgx.Tx, seq int64, parts []store.Part) error {
+	vars, _, err := store.RootVariables(parts)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (db *DB) indexVariablesBatch(ctx context.Context) (int, error) {
 			seq  int64
 			data []byte
 		}
-		rows, err := tx.Query(ctx, variablesPendingSQL, runtime.RootScopeKind, runtime.RootScopeKey, pendingVariablesBatch)
+		rows, err := tx.Query(ctx, variablesPendingSQL, store.RootScopeKind, store.RootScopeKey, pendingVariablesBatch)
 		if err != nil {
 			return err
 		}
@@ -125,9 +125,9 @@ func (db *DB) indexVariablesBatch(ctx context.Context) (int, error) {
 		}
 		n = len(batch)
 		for _, p := range batch {
-			var parts []runtime.Part
+			var parts []store.Part
 			if p.data != nil {
-				parts = []runtime.Part{{Kind: runtime.RootScopeKind, Key: runtime.RootScopeKey, Data: p.data}}
+				parts = []store.Part{{Kind: store.RootScopeKind, Key: store.RootScopeKey, Data: p.data}}
 			}
 			if err := reindexVariables(ctx, tx, p.seq, parts); err != nil {
 				return fmt.Errorf("instance seq %d: %w", p.seq, err)

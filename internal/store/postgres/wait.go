@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -90,7 +90,7 @@ const (
 
 // writeWait runs query (insertWaitSQL or upsertWaitSQL) for w owned by
 // instance id ("" for a start timer).
-func writeWait(ctx context.Context, tx pgx.Tx, query string, id runtime.InstanceID, w *runtime.WaitRow) error {
+func writeWait(ctx context.Context, tx pgx.Tx, query string, id store.InstanceID, w *store.WaitRow) error {
 	args, err := waitArgs(id, w)
 	if err != nil {
 		return err
@@ -100,14 +100,14 @@ func writeWait(ctx context.Context, tx pgx.Tx, query string, id runtime.Instance
 		return fmt.Errorf("write wait %s: %w", w.ID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, runtime.ErrConflict)
+		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, store.ErrConflict)
 	}
 	return nil
 }
 
 // waitArgs are the arguments of insertWaitSQL and upsertWaitSQL for w
 // owned by instance id ("" for a start timer).
-func waitArgs(id runtime.InstanceID, w *runtime.WaitRow) ([]any, error) {
+func waitArgs(id store.InstanceID, w *store.WaitRow) ([]any, error) {
 	if w.ID == "" || w.Kind == "" {
 		return nil, fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
 	}
@@ -125,9 +125,9 @@ func waitArgs(id runtime.InstanceID, w *runtime.WaitRow) ([]any, error) {
 }
 
 // scanWait reads the waitColumns of a row.
-func scanWait(row pgx.Row) (runtime.WaitRow, error) {
+func scanWait(row pgx.Row) (store.WaitRow, error) {
 	var (
-		w                   runtime.WaitRow
+		w                   store.WaitRow
 		inst                string
 		due, lockExpires    sql.NullInt64
 		created             int64
@@ -140,7 +140,7 @@ func scanWait(row pgx.Row) (runtime.WaitRow, error) {
 		&users, &groups, &created, &lockOwner, &lockExpires, &lockUser, &w.LockTokenHash); err != nil {
 		return w, err
 	}
-	w.InstanceID = runtime.InstanceID(inst)
+	w.InstanceID = store.InstanceID(inst)
 	w.DueAt = sqlstore.DecodeOptTime(due)
 	w.CreatedAt = decodeTime(created)
 	w.LockOwner, w.LockUser = lockOwner.String, lockUser.String
@@ -154,15 +154,15 @@ func scanWait(row pgx.Row) (runtime.WaitRow, error) {
 }
 
 // queryWaits runs a waitColumns query and reads every row.
-func queryWaits(ctx context.Context, q querier, query string, args ...any) ([]runtime.WaitRow, error) {
+func queryWaits(ctx context.Context, q querier, query string, args ...any) ([]store.WaitRow, error) {
 	return queryRows(ctx, q, scanWait, query, args...)
 }
 
-// Wait returns one wait row by id; a wrapped runtime.ErrNotFound if absent.
-func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
+// Wait returns one wait row by id; a wrapped store.ErrNotFound if absent.
+func (db *DB) Wait(ctx context.Context, id string) (store.WaitRow, error) {
 	w, err := scanWait(db.pool.QueryRow(ctx, waitSQL, id))
 	if err != nil {
-		return runtime.WaitRow{}, fmt.Errorf("postgres: wait %s: %w", id, notFound(err))
+		return store.WaitRow{}, fmt.Errorf("postgres: wait %s: %w", id, notFound(err))
 	}
 	return w, nil
 }
@@ -171,7 +171,7 @@ func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
 // type, oldest first, in one statement (FOR UPDATE SKIP LOCKED: a job is
 // never handed to two workers under a live lock, whichever node they
 // asked) and returns them in that order: the i-th holds the i-th hash.
-func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, lock runtime.JobLock) ([]runtime.WaitRow, error) {
+func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, lock store.JobLock) ([]store.WaitRow, error) {
 	if len(lock.TokenHashes) == 0 {
 		return nil, nil
 	}
@@ -179,7 +179,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	if err != nil {
 		return nil, fmt.Errorf("postgres: activate jobs of type %q: %w", jobType, err)
 	}
-	var out []runtime.WaitRow
+	var out []store.WaitRow
 	err = db.writeTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = queryWaits(ctx, tx, activateJobsSQL, jobType, encodeTime(now), len(lock.TokenHashes),
@@ -191,7 +191,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	}
 	// RETURNING yields rows in no defined order; each row's hash tells its
 	// place in the picking order.
-	slices.SortFunc(out, func(a, b runtime.WaitRow) int {
+	slices.SortFunc(out, func(a, b store.WaitRow) int {
 		return index[string(a.LockTokenHash)] - index[string(b.LockTokenHash)]
 	})
 	return out, nil
@@ -209,8 +209,8 @@ func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Tim
 
 // ExtendJobLock moves the lock of a job to until, provided it still holds
 // the token whose hash is tokenHash and has not expired at now. It returns
-// a wrapped runtime.ErrNotFound for an unknown job and a wrapped
-// runtime.ErrConflict for a lost or expired lock.
+// a wrapped store.ErrNotFound for an unknown job and a wrapped
+// store.ErrConflict for a lost or expired lock.
 func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, now, until time.Time) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, extendLockSQL, encodeTime(until), key, tokenHash, encodeTime(now))
@@ -224,7 +224,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, n
 		if err := tx.QueryRow(ctx, jobExistsSQL, key).Scan(&one); err != nil {
 			return notFound(err)
 		}
-		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", runtime.ErrConflict)
+		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", store.ErrConflict)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: extend lock of job %s: %w", key, err)
@@ -233,7 +233,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, n
 }
 
 // tasksWhere is the condition of Tasks, with its arguments in a.
-func tasksWhere(f runtime.TaskFilter, a *args) string {
+func tasksWhere(f store.TaskFilter, a *args) string {
 	where := []string{"kind = 'task'"}
 	if f.Assignee != "" {
 		where = append(where, "assignee = "+a.add(f.Assignee))
@@ -268,7 +268,7 @@ func tasksWhere(f runtime.TaskFilter, a *args) string {
 // offeredTo is the condition "the task is offered to a": assigned to
 // them, or unassigned with no candidates, them among the candidate users
 // or one of their groups among the candidate groups.
-func offeredTo(actor runtime.Actor, a *args) string {
+func offeredTo(actor store.Actor, a *args) string {
 	user := a.add(actor.User)
 	cond := "(assignee = " + user + " OR (assignee = '' AND (" +
 		"(COALESCE(jsonb_array_length(candidate_users), 0) = 0 AND COALESCE(jsonb_array_length(candidate_groups), 0) = 0)" +
@@ -282,11 +282,11 @@ func offeredTo(actor runtime.Actor, a *args) string {
 // Tasks lists user-task waits matching f in f.Order, and the total
 // number of matches. Limit 0 means sqlstore.DefaultListLimit; larger than
 // sqlstore.MaxListLimit is capped.
-func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRow, int, error) {
+func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, int, error) {
 	var a args
 	cond := tasksWhere(f, &a)
 	var (
-		rows  []runtime.WaitRow
+		rows  []store.WaitRow
 		total int
 	)
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
@@ -308,7 +308,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 
 // DueTimers returns timer and start-timer waits due at or before now,
 // earliest first, at most limit (0: all).
-func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
+func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]store.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, dueTimersSQL, encodeTime(now), limitArg(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: due timers: %w", err)
@@ -328,7 +328,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 
 // MessageSubscriptions returns message waits with this name and
 // correlation key, oldest first, at most limit (0: all).
-func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]runtime.WaitRow, error) {
+func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]store.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, messageSubscriptionsSQL, name, correlationKey, limitArg(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: subscriptions of message %q: %w", name, err)
@@ -338,11 +338,11 @@ func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey str
 
 // SignalSubscriptions returns the instances having a signal wait with
 // this name, each once, in the order of their oldest such wait.
-func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.InstanceID, error) {
-	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (runtime.InstanceID, error) {
+func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]store.InstanceID, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceID, error) {
 		var id string
 		err := row.Scan(&id)
-		return runtime.InstanceID(id), err
+		return store.InstanceID(id), err
 	}, signalSubscriptionsSQL, name)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: subscriptions of signal %q: %w", name, err)
@@ -351,7 +351,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 }
 
 // StartTimers returns the start-timer waits of a process key, by due time.
-func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.WaitRow, error) {
+func (db *DB) StartTimers(ctx context.Context, processKey string) ([]store.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, startTimersSQL, processKey)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: start timers of %q: %w", processKey, err)
@@ -361,27 +361,27 @@ func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.Wai
 
 // ReplaceStartTimers deletes the start-timer waits of processKey and
 // inserts rows (start timers of that key, without instance) in one
-// transaction. A row whose id exists is a wrapped runtime.ErrConflict.
-func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []runtime.WaitRow) error {
+// transaction. A row whose id exists is a wrapped store.ErrConflict.
+func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []store.WaitRow) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, deleteStartTimersSQL, processKey); err != nil {
 			return err
 		}
 		for _, w := range rows {
 			if w.Kind == "" {
-				w.Kind = runtime.WaitStartTimer
+				w.Kind = store.WaitStartTimer
 			}
 			if w.ProcessKey == "" {
 				w.ProcessKey = processKey
 			}
-			if w.Kind != runtime.WaitStartTimer || w.ProcessKey != processKey || w.InstanceID != "" {
+			if w.Kind != store.WaitStartTimer || w.ProcessKey != processKey || w.InstanceID != "" {
 				return fmt.Errorf("wait %s (kind %q, process %q, instance %q) is not a start timer of %q",
 					w.ID, w.Kind, w.ProcessKey, w.InstanceID, processKey)
 			}
 			var one int
 			err := tx.QueryRow(ctx, waitExistsSQL, w.ID).Scan(&one)
 			if err == nil {
-				return fmt.Errorf("wait %s exists: %w", w.ID, runtime.ErrConflict)
+				return fmt.Errorf("wait %s exists: %w", w.ID, store.ErrConflict)
 			} else if !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
@@ -398,9 +398,9 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 }
 
 // InstanceWaits returns the open waits of an instance, oldest first; a
-// wrapped runtime.ErrNotFound for an unknown instance.
-func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error) {
-	var out []runtime.WaitRow
+// wrapped store.ErrNotFound for an unknown instance.
+func (db *DB) InstanceWaits(ctx context.Context, id store.InstanceID) ([]store.WaitRow, error) {
+	var out []store.WaitRow
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = queryWaits(ctx, tx, instanceWaitsSQL, string(id))
@@ -417,9 +417,9 @@ func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runti
 
 // InstanceWaitsPage returns at most limit (0: all) open waits of an
 // instance whose id follows after ("" from the first), by id; a wrapped
-// runtime.ErrNotFound for an unknown instance.
-func (db *DB) InstanceWaitsPage(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, error) {
-	var out []runtime.WaitRow
+// store.ErrNotFound for an unknown instance.
+func (db *DB) InstanceWaitsPage(ctx context.Context, id store.InstanceID, after string, limit int) ([]store.WaitRow, error) {
+	var out []store.WaitRow
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = queryWaits(ctx, tx, instanceWaitsPageSQL, string(id), after, limitArg(limit))

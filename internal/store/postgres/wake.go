@@ -8,10 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
-// Wake-ups (runtime.Wake) tell the other nodes that a commit made jobs
+// Wake-ups (store.Wake) tell the other nodes that a commit made jobs
 // activatable or armed timers. They are hints — a node that misses one
 // finds the work by polling — so they travel off the commit path: a
 // commit only adds what it made ready to the pending wake-up, and one
@@ -68,13 +68,13 @@ func (w *waker) reset() {
 
 // add adds what a committed batch of steps made ready: the jobs it made
 // activatable (by type) and whether it armed timers.
-func (w *waker) add(steps []runtime.StepRecord) {
+func (w *waker) add(steps []store.StepRecord) {
 	w.mu.Lock()
 	added := false
 	for i := range steps {
 		for _, r := range steps[i].Waits {
 			switch r.Kind {
-			case runtime.WaitJob:
+			case store.WaitJob:
 				if r.Retries <= 0 {
 					continue // an incident: nothing to activate
 				}
@@ -89,7 +89,7 @@ func (w *waker) add(steps []runtime.StepRecord) {
 				}
 				w.pending.Jobs[r.Name]++
 				added = true
-			case runtime.WaitTimer, runtime.WaitStartTimer:
+			case store.WaitTimer, store.WaitStartTimer:
 				w.pending.Timers, added = true, true
 			}
 		}

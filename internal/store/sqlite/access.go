@@ -10,7 +10,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -131,7 +131,7 @@ func execOne(st *txStmts, errNone error, query string, args ...any) error {
 	return nil
 }
 
-// exists returns a wrapped runtime.ErrNotFound unless query (userExistsSQL
+// exists returns a wrapped store.ErrNotFound unless query (userExistsSQL
 // or groupExistsSQL) finds id.
 func exists(st *txStmts, query, what, id string) error {
 	var one int
@@ -144,7 +144,7 @@ func exists(st *txStmts, query, what, id string) error {
 // errExists is the error of creating a record whose id is taken.
 var errExists = sqlstore.ErrExists
 
-// CreateUser adds a user. It returns a wrapped runtime.ErrConflict if a
+// CreateUser adds a user. It returns a wrapped store.ErrConflict if a
 // user with that id exists. CreatedAt is required.
 func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 	err := requireTime("created at", u.CreatedAt)
@@ -161,11 +161,11 @@ func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 }
 
 // UpdateUser replaces a user's name, password hash and disabled flag (its
-// CreatedAt stays). It returns a wrapped runtime.ErrNotFound if there is no
+// CreatedAt stays). It returns a wrapped store.ErrNotFound if there is no
 // such user.
 func (db *DB) UpdateUser(ctx context.Context, u access.User) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		return execOne(st, runtime.ErrNotFound, updateUserSQL, u.Name, u.PasswordHash, u.Disabled, string(u.ID))
+		return execOne(st, store.ErrNotFound, updateUserSQL, u.Name, u.PasswordHash, u.Disabled, string(u.ID))
 	})
 	if err != nil {
 		return fmt.Errorf("store: update user %s: %w", u.ID, err)
@@ -186,7 +186,7 @@ func scanUser(row interface{ Scan(...any) error }) (access.User, error) {
 	return u, nil
 }
 
-// User returns one user. It returns a wrapped runtime.ErrNotFound if there
+// User returns one user. It returns a wrapped store.ErrNotFound if there
 // is none.
 func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 	u, err := scanUser(db.readOne(ctx).queryRow(selectUserSQL, string(id)))
@@ -223,11 +223,11 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 }
 
 // DeleteUser removes a user with their memberships, grants, tokens and
-// sessions in one transaction. It returns a wrapped runtime.ErrNotFound if
+// sessions in one transaction. It returns a wrapped store.ErrNotFound if
 // there is no such user.
 func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		if err := execOne(st, runtime.ErrNotFound, deleteUserSQL, string(id)); err != nil {
+		if err := execOne(st, store.ErrNotFound, deleteUserSQL, string(id)); err != nil {
 			return err
 		}
 		if _, err := st.exec(deleteSubjectGrantSQL, string(access.SubjectUser), string(id)); err != nil {
@@ -244,7 +244,7 @@ func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 	return nil
 }
 
-// CreateGroup adds a group. It returns a wrapped runtime.ErrConflict if a
+// CreateGroup adds a group. It returns a wrapped store.ErrConflict if a
 // group with that id exists. CreatedAt is required.
 func (db *DB) CreateGroup(ctx context.Context, g access.Group) error {
 	err := requireTime("created at", g.CreatedAt)
@@ -277,11 +277,11 @@ func (db *DB) Groups(ctx context.Context) ([]access.Group, error) {
 }
 
 // DeleteGroup removes a group with its memberships and grants in one
-// transaction. It returns a wrapped runtime.ErrNotFound if there is no such
+// transaction. It returns a wrapped store.ErrNotFound if there is no such
 // group.
 func (db *DB) DeleteGroup(ctx context.Context, id auth.GroupID) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		if err := execOne(st, runtime.ErrNotFound, deleteGroupSQL, string(id)); err != nil {
+		if err := execOne(st, store.ErrNotFound, deleteGroupSQL, string(id)); err != nil {
 			return err
 		}
 		if _, err := st.exec(deleteSubjectGrantSQL, string(access.SubjectGroup), string(id)); err != nil {
@@ -296,7 +296,7 @@ func (db *DB) DeleteGroup(ctx context.Context, id auth.GroupID) error {
 }
 
 // SetMember adds user to group (member true) or removes them. Both must
-// exist (else a wrapped runtime.ErrNotFound naming the missing one); adding
+// exist (else a wrapped store.ErrNotFound naming the missing one); adding
 // a member twice or removing a non-member changes nothing.
 func (db *DB) SetMember(ctx context.Context, group auth.GroupID, user auth.UserID, member bool) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
@@ -320,7 +320,7 @@ func (db *DB) SetMember(ctx context.Context, group auth.GroupID, user auth.UserI
 }
 
 // memberList runs groupsOfSQL or membersSQL for owner: the ids, sorted, or
-// runtime.ErrNotFound if the owner does not exist.
+// store.ErrNotFound if the owner does not exist.
 func memberList[ID ~string](q querier, query, owner string) ([]ID, error) {
 	rs, err := q.query(query, owner)
 	if err != nil {
@@ -345,13 +345,13 @@ func memberList[ID ~string](q querier, query, owner string) ([]ID, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, runtime.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return out, nil
 }
 
 // GroupsOf returns the groups of a user, sorted (nil for none). It returns
-// a wrapped runtime.ErrNotFound if there is no such user.
+// a wrapped store.ErrNotFound if there is no such user.
 func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, error) {
 	out, err := memberList[auth.GroupID](db.readOne(ctx), groupsOfSQL, string(user))
 	if err != nil {
@@ -361,7 +361,7 @@ func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, e
 }
 
 // Members returns the users of a group, sorted (nil for none). It returns a
-// wrapped runtime.ErrNotFound if there is no such group.
+// wrapped store.ErrNotFound if there is no such group.
 func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, error) {
 	out, err := memberList[auth.UserID](db.readOne(ctx), membersSQL, string(group))
 	if err != nil {
@@ -390,7 +390,7 @@ func scanGrant(row interface{ Scan(...any) error }) (access.GrantRecord, error) 
 
 // AddGrant stores g (its ID is ignored) and returns it with its ID; exactly
 // one of Role (a built-in role) and Grant (a valid grant) must be set, and
-// CreatedAt. The subject must exist (else a wrapped runtime.ErrNotFound).
+// CreatedAt. The subject must exist (else a wrapped store.ErrNotFound).
 // Giving the same role or grant to the same subject again returns the
 // existing record, with its own CreatedAt and CreatedBy.
 func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantRecord, error) {
@@ -432,10 +432,10 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 }
 
 // RemoveGrant deletes a grant by ID. It returns a wrapped
-// runtime.ErrNotFound if there is no such grant.
+// store.ErrNotFound if there is no such grant.
 func (db *DB) RemoveGrant(ctx context.Context, id int64) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		return execOne(st, runtime.ErrNotFound, removeGrantSQL, id)
+		return execOne(st, store.ErrNotFound, removeGrantSQL, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: remove grant %d: %w", id, err)
@@ -444,7 +444,7 @@ func (db *DB) RemoveGrant(ctx context.Context, id int64) error {
 }
 
 // Grants lists the grants given to subject, or every grant when subject is
-// the zero Subject, ordered by ID. It returns a wrapped runtime.ErrNotFound
+// the zero Subject, ordered by ID. It returns a wrapped store.ErrNotFound
 // if the subject does not exist.
 func (db *DB) Grants(ctx context.Context, subject access.Subject) ([]access.GrantRecord, error) {
 	var out []access.GrantRecord
@@ -494,8 +494,8 @@ func (db *DB) GrantsFor(ctx context.Context, user auth.UserID, groups []auth.Gro
 }
 
 // CreateToken stores a minted token: its metadata and the hash of its
-// secret. The owner must exist (else a wrapped runtime.ErrNotFound); an id
-// that exists is a wrapped runtime.ErrConflict. A token needs its hash and
+// secret. The owner must exist (else a wrapped store.ErrNotFound); an id
+// that exists is a wrapped store.ErrConflict. A token needs its hash and
 // CreatedAt.
 func (db *DB) CreateToken(ctx context.Context, t auth.Token) error {
 	err := requireTime("created at", t.CreatedAt)
@@ -542,7 +542,7 @@ func scanToken(row interface{ Scan(...any) error }) (auth.Token, error) {
 }
 
 // Token returns one token by its public id. It returns a wrapped
-// runtime.ErrNotFound if there is none.
+// store.ErrNotFound if there is none.
 func (db *DB) Token(ctx context.Context, id auth.TokenID) (auth.Token, error) {
 	t, err := scanToken(db.readOne(ctx).queryRow(selectTokenSQL, string(id)))
 	if err != nil {
@@ -553,7 +553,7 @@ func (db *DB) Token(ctx context.Context, id auth.TokenID) (auth.Token, error) {
 
 // Tokens lists the tokens of owner, or every token when owner is "",
 // newest first (by CreatedAt, then id). It returns a wrapped
-// runtime.ErrNotFound if owner is not a user.
+// store.ErrNotFound if owner is not a user.
 func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, error) {
 	var out []auth.Token
 	err := db.readWith(ctx, func(st *txStmts) error {
@@ -575,13 +575,13 @@ func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, erro
 }
 
 // RevokeToken marks a token revoked at at; revoking it again keeps the
-// first time. It returns a wrapped runtime.ErrNotFound if there is no such
+// first time. It returns a wrapped store.ErrNotFound if there is no such
 // token. The revocation is durable when RevokeToken returns.
 func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) error {
 	err := requireTime("revoked at", at)
 	if err == nil {
 		err = db.writeWith(ctx, func(st *txStmts) error {
-			return execOne(st, runtime.ErrNotFound, revokeTokenSQL, encodeTime(at), string(id))
+			return execOne(st, store.ErrNotFound, revokeTokenSQL, encodeTime(at), string(id))
 		})
 	}
 	if err != nil {
@@ -591,7 +591,7 @@ func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) er
 }
 
 // TouchToken records that a token was used at at (an earlier at than the
-// recorded one changes nothing). It returns a wrapped runtime.ErrNotFound
+// recorded one changes nothing). It returns a wrapped store.ErrNotFound
 // if there is no such token. Like a job lock, the write does not wait for
 // its own fsync (writeRelaxed): a last use lost in a power cut harms
 // nothing, and an fsync per authenticated request would halve what the API
@@ -600,7 +600,7 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 	err := requireTime("used at", at)
 	if err == nil {
 		err = db.writeRelaxed(ctx, func(st *txStmts) error {
-			return execOne(st, runtime.ErrNotFound, touchTokenSQL, encodeTime(at), string(id))
+			return execOne(st, store.ErrNotFound, touchTokenSQL, encodeTime(at), string(id))
 		})
 	}
 	if err != nil {
@@ -610,7 +610,7 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 }
 
 // CreateSession stores a cockpit session under the hash of its id. A hash
-// that exists is a wrapped runtime.ErrConflict. A session needs its hash,
+// that exists is a wrapped store.ErrConflict. A session needs its hash,
 // user, CreatedAt, ExpiresAt and LastSeenAt.
 func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
 	err := sqlstore.CheckSession(s)
@@ -633,7 +633,7 @@ func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
 
 // Session returns the session whose id hashes to h, expired or not (the
 // caller checks it: auth.Session.Check). It returns a wrapped
-// runtime.ErrNotFound if there is none.
+// store.ErrNotFound if there is none.
 func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, error) {
 	var (
 		s                      auth.Session
@@ -653,14 +653,14 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 
 // TouchSession records that the session was used at at (an earlier at than
 // the recorded one changes nothing). It returns a wrapped
-// runtime.ErrNotFound if there is no such session. Like TouchToken, it
+// store.ErrNotFound if there is no such session. Like TouchToken, it
 // does not wait for its own fsync: a last use lost in a power cut at worst
 // ends an idle session early.
 func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time) error {
 	err := requireTime("seen at", at)
 	if err == nil {
 		err = db.writeRelaxed(ctx, func(st *txStmts) error {
-			return execOne(st, runtime.ErrNotFound, touchSessionSQL, encodeTime(at), h)
+			return execOne(st, store.ErrNotFound, touchSessionSQL, encodeTime(at), h)
 		})
 	}
 	if err != nil {

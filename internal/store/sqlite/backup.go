@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // Backup writes a consistent copy of the database into the file dest,
@@ -28,13 +28,13 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 // open. The copy is written under a temporary name beside dest, checked
 // (PRAGMA quick_check), synced to disk and only then renamed to dest, so
 // dest never names a partial or unchecked copy. An existing dest is an
-// ECONFLICT *runtime.Error; nothing is overwritten.
+// ECONFLICT *store.Error; nothing is overwritten.
 func Backup(ctx context.Context, src, dest string) (err error) {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("store: backup %s: %w", src, err)
 	}
 	if _, err := os.Lstat(dest); err == nil {
-		return &runtime.Error{Code: runtime.ECONFLICT, Field: "to", Message: fmt.Sprintf("backup file %s exists: choose a new name, a backup never overwrites", dest)}
+		return &store.Error{Code: store.ECONFLICT, Field: "to", Message: fmt.Sprintf("backup file %s exists: choose a new name, a backup never overwrites", dest)}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("store: backup to %s: %w", dest, err)
 	}
@@ -63,7 +63,7 @@ func Backup(ctx context.Context, src, dest string) (err error) {
 		return fmt.Errorf("store: backup to %s: %w", dest, err)
 	}
 	if _, err := os.Lstat(dest); err == nil {
-		return &runtime.Error{Code: runtime.ECONFLICT, Field: "to", Message: fmt.Sprintf("backup file %s appeared while the copy was written: choose a new name", dest)}
+		return &store.Error{Code: store.ECONFLICT, Field: "to", Message: fmt.Sprintf("backup file %s appeared while the copy was written: choose a new name", dest)}
 	}
 	if err := os.Rename(tmpName, dest); err != nil {
 		return fmt.Errorf("store: backup to %s: %w", dest, err)

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -44,7 +44,7 @@ func TestBackupWhileWriting(t *testing.T) {
 				return
 			default:
 			}
-			if err := db.CommitSteps(ctx, []runtime.StepRecord{storetest.NewStep(runtime.InstanceID(fmt.Sprintf("i-%06d", i)), "order", 1)}); err != nil {
+			if err := db.CommitSteps(ctx, []store.StepRecord{storetest.NewStep(store.InstanceID(fmt.Sprintf("i-%06d", i)), "order", 1)}); err != nil {
 				writeErr = err
 				return
 			}
@@ -80,7 +80,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	if partless != 0 {
 		t.Errorf("%d instances of the copy lack their parts or facts", partless)
 	}
-	last := runtime.InstanceID(fmt.Sprintf("i-%06d", instances-1))
+	last := store.InstanceID(fmt.Sprintf("i-%06d", instances-1))
 	if _, err := cp.Instance(ctx, last); err != nil {
 		t.Errorf("the copy's last instance %s: %v", last, err)
 	}
@@ -101,7 +101,7 @@ func TestBackupRefusals(t *testing.T) {
 	if err := os.WriteFile(exists, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Backup(ctx, exists); runtime.ErrorCode(err) != runtime.ECONFLICT {
+	if err := db.Backup(ctx, exists); store.ErrorCode(err) != store.ECONFLICT {
 		t.Errorf("backup onto an existing file = %v, want a conflict", err)
 	}
 	if b, _ := os.ReadFile(exists); string(b) != "keep me" {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -55,37 +55,37 @@ func bulkID(i int) string { return fmt.Sprintf("%08x-0000-7000-8000-000000000000
 // startJobStep is the creating step of a waiting start → job instance as
 // the engine writes it: header, a scope, a track and a wait part, five
 // facts and one job.
-func startJobStep(id runtime.InstanceID, jobID string, at time.Time) runtime.StepRecord {
+func startJobStep(id store.InstanceID, jobID string, at time.Time) store.StepRecord {
 	header := make([]byte, 150)
-	return runtime.StepRecord{
-		Instance: runtime.InstanceRow{ID: id, ProcessKey: "job", ProcessVersion: 1, Status: runtime.StatusRunning,
+	return store.StepRecord{
+		Instance: store.InstanceRow{ID: id, ProcessKey: "job", ProcessVersion: 1, Status: store.StatusRunning,
 			CreatedAt: at, UpdatedAt: at, Revision: 1},
 		Header: header,
-		Parts: []runtime.Part{
+		Parts: []store.Part{
 			{Kind: "scope", Key: "root", Ord: 0, Data: make([]byte, 60)},
 			{Kind: "track", Key: "t1", Ord: 1, Data: make([]byte, 60)},
 			{Kind: "wait", Key: jobID, Ord: 1, Data: make([]byte, 200)},
 		},
-		Facts: []runtime.FactRow{
+		Facts: []store.FactRow{
 			{Seq: 1, At: at, Kind: "instance-started", ScopePath: "/", Detail: json.RawMessage(`{"processKey":"job","version":1}`)},
 			{Seq: 2, At: at, Kind: "element-activated", NodeID: "start", ScopePath: "/", Detail: json.RawMessage(`{"type":"startEvent"}`)},
 			{Seq: 3, At: at, Kind: "element-completed", NodeID: "start", ScopePath: "/", Detail: json.RawMessage(`{}`)},
 			{Seq: 4, At: at, Kind: "element-activated", NodeID: "charge", ScopePath: "/", Detail: json.RawMessage(`{"type":"serviceTask"}`)},
 			{Seq: 5, At: at, Kind: "job-created", NodeID: "charge", ScopePath: "/", Detail: json.RawMessage(`{"jobKey":"` + jobID + `","type":"charge-card"}`)},
 		},
-		Waits: []runtime.WaitRow{{ID: jobID, InstanceID: id, Kind: runtime.WaitJob, NodeID: "charge", ScopeID: "root", TrackID: "t1",
+		Waits: []store.WaitRow{{ID: jobID, InstanceID: id, Kind: store.WaitJob, NodeID: "charge", ScopeID: "root", TrackID: "t1",
 			ProcessKey: "job", ProcessVersion: 1, Name: "charge-card", Retries: 2, CreatedAt: at}},
 	}
 }
 
 // smallStep is a step of the instance of s that changes one track part
 // and appends one fact.
-func smallStep(s runtime.StepRecord, rev int64) runtime.StepRecord {
+func smallStep(s store.StepRecord, rev int64) store.StepRecord {
 	in := s.Instance
 	in.Revision = rev + 1
-	return runtime.StepRecord{Instance: in, PrevRevision: rev, Header: s.Header,
-		Parts: []runtime.Part{{Kind: "track", Key: "t1", Ord: 1, Data: make([]byte, 60)}},
-		Facts: []runtime.FactRow{{Seq: 5 + rev, At: t0, Kind: "variable-set", NodeID: "charge", ScopePath: "/",
+	return store.StepRecord{Instance: in, PrevRevision: rev, Header: s.Header,
+		Parts: []store.Part{{Kind: "track", Key: "t1", Ord: 1, Data: make([]byte, 60)}},
+		Facts: []store.FactRow{{Seq: 5 + rev, At: t0, Kind: "variable-set", NodeID: "charge", ScopePath: "/",
 			Detail: json.RawMessage(`{"name":"x"}`)}}}
 }
 
@@ -100,7 +100,7 @@ func BenchmarkSmallStep(b *testing.B) {
 			storetest.MustCommit(b, db, s)
 			rev := int64(1)
 			for b.Loop() {
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{smallStep(s, rev)}); err != nil {
+				if err := db.CommitSteps(ctx, []store.StepRecord{smallStep(s, rev)}); err != nil {
 					b.Fatal(err)
 				}
 				rev++
@@ -153,8 +153,8 @@ func BenchmarkListInstances(b *testing.B) {
 	}
 	ctx := context.Background()
 	db := MustOpenPath(b, filepath.Join(b.TempDir(), "list.db"), Options{Synchronous: "NORMAL"})
-	statuses := []string{runtime.StatusRunning, runtime.StatusCompleted, runtime.StatusCompleted, runtime.StatusCompleted,
-		runtime.StatusTerminated, runtime.StatusFailed}
+	statuses := []string{store.StatusRunning, store.StatusCompleted, store.StatusCompleted, store.StatusCompleted,
+		store.StatusTerminated, store.StatusFailed}
 	bulkInstances(b, db, n, func(i int) listRow {
 		r := listRow{key: fmt.Sprintf("proc%d", i%10), version: 1 + (i/10)%3, status: statuses[(i/7)%len(statuses)]}
 		if i%100 == 0 {
@@ -167,20 +167,20 @@ func BenchmarkListInstances(b *testing.B) {
 	})
 	filters := []struct {
 		name string
-		f    runtime.InstanceFilter
+		f    store.InstanceFilter
 	}{
-		{"all", runtime.InstanceFilter{}},
-		{"key", runtime.InstanceFilter{ProcessKey: "proc3"}},
-		{"key+status", runtime.InstanceFilter{ProcessKey: "proc3", Status: runtime.StatusRunning}},
-		{"key+status(rare)", runtime.InstanceFilter{ProcessKey: "proc3", Status: runtime.StatusFailed}},
-		{"key+version", runtime.InstanceFilter{ProcessKey: "proc3", ProcessVersion: 2}},
-		{"key+version+status", runtime.InstanceFilter{ProcessKey: "proc3", ProcessVersion: 2, Status: runtime.StatusTerminated}},
-		{"status", runtime.InstanceFilter{Status: runtime.StatusFailed}},
-		{"businessKey", runtime.InstanceFilter{BusinessKey: "bk100"}},
-		{"parent", runtime.InstanceFilter{ParentID: runtime.InstanceID(bulkID(5000))}},
-		{"missing key", runtime.InstanceFilter{ProcessKey: "nope", Status: runtime.StatusRunning}},
-		{"all, offset 50000", runtime.InstanceFilter{Offset: 50_000}},
-		{"key, offset 5000", runtime.InstanceFilter{ProcessKey: "proc3", Offset: 5_000}},
+		{"all", store.InstanceFilter{}},
+		{"key", store.InstanceFilter{ProcessKey: "proc3"}},
+		{"key+status", store.InstanceFilter{ProcessKey: "proc3", Status: store.StatusRunning}},
+		{"key+status(rare)", store.InstanceFilter{ProcessKey: "proc3", Status: store.StatusFailed}},
+		{"key+version", store.InstanceFilter{ProcessKey: "proc3", ProcessVersion: 2}},
+		{"key+version+status", store.InstanceFilter{ProcessKey: "proc3", ProcessVersion: 2, Status: store.StatusTerminated}},
+		{"status", store.InstanceFilter{Status: store.StatusFailed}},
+		{"businessKey", store.InstanceFilter{BusinessKey: "bk100"}},
+		{"parent", store.InstanceFilter{ParentID: store.InstanceID(bulkID(5000))}},
+		{"missing key", store.InstanceFilter{ProcessKey: "nope", Status: store.StatusRunning}},
+		{"all, offset 50000", store.InstanceFilter{Offset: 50_000}},
+		{"key, offset 5000", store.InstanceFilter{ProcessKey: "proc3", Offset: 5_000}},
 	}
 	for _, tt := range filters {
 		b.Run(tt.name, func(b *testing.B) {
@@ -225,9 +225,9 @@ func TestBytesPerInstance(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "size.db")
 	db := MustOpenPath(t, path, Options{Synchronous: "NORMAL"})
 	empty := dbBytes(t, db)
-	var batch []runtime.StepRecord
+	var batch []store.StepRecord
 	for i := range n {
-		id := runtime.InstanceID(fmt.Sprintf("01a232eb-%04x-7b57-b901-%012x", i%0x10000, i))
+		id := store.InstanceID(fmt.Sprintf("01a232eb-%04x-7b57-b901-%012x", i%0x10000, i))
 		job := fmt.Sprintf("01a232eb-%04x-7b57-b902-%012x", i%0x10000, i)
 		batch = append(batch, startJobStep(id, job, t0.Add(time.Duration(i)*time.Millisecond)))
 		if len(batch) == 100 || i == n-1 {
@@ -282,7 +282,7 @@ func BenchmarkActivateBehindLocked(b *testing.B) {
 		locked = n
 	}
 	db := MustOpen(b)
-	waits := make([]runtime.WaitRow, 0, locked)
+	waits := make([]store.WaitRow, 0, locked)
 	for i := range locked {
 		waits = append(waits, storetest.Job(fmt.Sprintf("held-%06d", i), "pay", 0))
 	}
@@ -291,7 +291,7 @@ func BenchmarkActivateBehindLocked(b *testing.B) {
 		encodeTime(storetest.Sec(3600))); err != nil {
 		b.Fatal(err)
 	}
-	free := make([]runtime.WaitRow, 0, b.N)
+	free := make([]store.WaitRow, 0, b.N)
 	for i := range b.N {
 		free = append(free, storetest.Job(fmt.Sprintf("free-%08d", i), "pay", 1+i))
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -38,8 +38,8 @@ func TestBackgroundCheckpoint(t *testing.T) {
 	before := fileSize(t, path)
 	const n = 200
 	for i := range n {
-		s := storetest.NewStep(runtime.InstanceID(fmt.Sprintf("c%05d", i)), "order", 1)
-		if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err != nil {
+		s := storetest.NewStep(store.InstanceID(fmt.Sprintf("c%05d", i)), "order", 1)
+		if err := db.CommitSteps(ctx, []store.StepRecord{s}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -94,7 +94,7 @@ func TestIDOrder(t *testing.T) {
 func TestPartKeyEncoding(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		instance runtime.InstanceID
+		instance store.InstanceID
 		key      string
 		integer  bool
 	}{
@@ -169,15 +169,15 @@ func TestAbbreviate(t *testing.T) {
 
 // historyFixture commits an instance whose steps append 3, 1 and 4 facts
 // (seqs 1-3, 4, 5-8) and returns the facts in order.
-func historyFixture(t *testing.T, db *DB, id runtime.InstanceID) []runtime.FactRow {
+func historyFixture(t *testing.T, db *DB, id store.InstanceID) []store.FactRow {
 	t.Helper()
 	s1 := storetest.NewStep(id, "order", 1)
 	s1.Facts[1].Detail = json.RawMessage(`{"jobKey":"` + string(id) + `-w000001"}`)
-	s2 := storetest.NextStep(s1, runtime.StatusRunning)
+	s2 := storetest.NextStep(s1, store.StatusRunning)
 	s2.Facts[0].At = t0.Add(-time.Second) // before the instance's creation
-	s3 := storetest.NextStep(s2, runtime.StatusRunning)
+	s3 := storetest.NextStep(s2, store.StatusRunning)
 	at := s3.Instance.UpdatedAt
-	s3.Facts = []runtime.FactRow{
+	s3.Facts = []store.FactRow{
 		{Seq: 5, At: at, Kind: "a", NodeID: "ünïcode", ScopePath: "/s/1", Detail: json.RawMessage(`{}`)},
 		{Seq: 6, At: at.Add(time.Nanosecond), Kind: "b", NodeID: "ünïcode"}, // the same node, no scope
 		{Seq: 7, At: at.Add(-time.Hour), Kind: "instance_started", Detail: json.RawMessage(`[1,2,3]`)},
@@ -194,7 +194,7 @@ func TestPackedHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := MustOpen(t)
-	for _, id := range []runtime.InstanceID{uuidA, "i1"} {
+	for _, id := range []store.InstanceID{uuidA, "i1"} {
 		all := historyFixture(t, db, id)
 		tests := []struct {
 			name     string
@@ -221,7 +221,7 @@ func TestPackedHistory(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var want []runtime.FactRow
+				var want []store.FactRow
 				for _, f := range all {
 					if slices.Contains(tt.want, f.Seq) {
 						want = append(want, f)
@@ -234,7 +234,7 @@ func TestPackedHistory(t *testing.T) {
 		}
 	}
 	t.Run("unknown instance", func(t *testing.T) {
-		if _, err := db.History(ctx, "nope", 0, 0); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.History(ctx, "nope", 0, 0); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("History of an unknown instance: %v, want ErrNotFound", err)
 		}
 	})
@@ -249,7 +249,7 @@ func TestPackedHistory(t *testing.T) {
 	t.Run("seqs must increase within a step", func(t *testing.T) {
 		s := storetest.NewStep("bad", "order", 1)
 		s.Facts[2].Seq = 2
-		if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err == nil {
+		if err := db.CommitSteps(ctx, []store.StepRecord{s}); err == nil {
 			t.Error("a step with a repeated fact seq committed")
 		}
 	})
@@ -268,16 +268,16 @@ func TestOwnWaits(t *testing.T) {
 	foreign := uuidB + "-w000002" // names B, belongs to A
 	plain := "01a232eb-82de-7b57-b901-872a49ee64c9"
 	storetest.CreateWithWaits(t, db, uuidA, storetest.Job(own, "pay", 1), storetest.Job(foreign, "pay", 2), storetest.Job(plain, "pay", 3),
-		storetest.Task(uuidA+"-w000004", 4, "", nil, nil), storetest.Sub(uuidA+"-w000005", runtime.WaitSignal, "go", "", 5))
+		storetest.Task(uuidA+"-w000004", 4, "", nil, nil), storetest.Sub(uuidA+"-w000005", store.WaitSignal, "go", "", 5))
 	b := storetest.CreateWithWaits(t, db, uuidB, storetest.Job(uuidB+"-w000001", "pay", 6), storetest.Task(uuidB+"-w000003", 7, "", nil, nil),
-		storetest.Sub(uuidB+"-w000009", runtime.WaitSignal, "go", "", 8))
-	storetest.CreateWithWaits(t, db, "I", storetest.Job("I-w000001", "pay", 9), storetest.Sub("I-w000002", runtime.WaitSignal, "go", "", 10))
+		storetest.Sub(uuidB+"-w000009", store.WaitSignal, "go", "", 8))
+	storetest.CreateWithWaits(t, db, "I", storetest.Job("I-w000001", "pay", 9), storetest.Sub("I-w000002", store.WaitSignal, "go", "", 10))
 
 	var nulls int
 	if err := db.read.QueryRow(`SELECT count(*) FROM waits WHERE instance_id IS NULL`).Scan(&nulls); err != nil || nulls != 6 {
 		t.Errorf("waits without instance column = %d, %v; want 6", nulls, err)
 	}
-	instanceWaits := map[runtime.InstanceID][]string{
+	instanceWaits := map[store.InstanceID][]string{
 		uuidA: {own, foreign, plain, uuidA + "-w000004", uuidA + "-w000005"},
 		uuidB: {uuidB + "-w000001", uuidB + "-w000003", uuidB + "-w000009"},
 		"I":   {"I-w000001", "I-w000002"},
@@ -296,12 +296,12 @@ func TestOwnWaits(t *testing.T) {
 			}
 		}
 	}
-	if tasks, _, err := db.Tasks(ctx, runtime.TaskFilter{InstanceID: uuidB}); err != nil ||
+	if tasks, _, err := db.Tasks(ctx, store.TaskFilter{InstanceID: uuidB}); err != nil ||
 		!reflect.DeepEqual(storetest.WaitIDs(tasks), []string{uuidB + "-w000003"}) {
 		t.Errorf("tasks of B = %v, %v", storetest.WaitIDs(tasks), err)
 	}
 	if subs, err := db.SignalSubscriptions(ctx, "go"); err != nil ||
-		!reflect.DeepEqual(subs, []runtime.InstanceID{uuidA, uuidB, "I"}) {
+		!reflect.DeepEqual(subs, []store.InstanceID{uuidA, uuidB, "I"}) {
 		t.Errorf("SignalSubscriptions = %v, %v", subs, err)
 	}
 	jobs, err := db.ActivateJobs(ctx, "pay", storetest.Sec(100), storetest.LockFor("w", 10, storetest.Sec(200)))
@@ -313,19 +313,19 @@ func TestOwnWaits(t *testing.T) {
 	}
 
 	// B may not take the id A holds, even though it names B.
-	steal := storetest.WithWaits(storetest.NextStep(b, runtime.StatusRunning), storetest.Job(foreign, "pay", 11))
-	if err := db.CommitSteps(ctx, []runtime.StepRecord{steal}); !errors.Is(err, runtime.ErrConflict) {
+	steal := storetest.WithWaits(storetest.NextStep(b, store.StatusRunning), storetest.Job(foreign, "pay", 11))
+	if err := db.CommitSteps(ctx, []store.StepRecord{steal}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("B writing A's wait %s: %v, want ErrConflict", foreign, err)
 	}
 	// A replaces its own wait (and the job loses its lock).
 	a := createdStep(uuidA)
-	re := storetest.WithWaits(storetest.NextStep(a, runtime.StatusRunning), storetest.Job(own, "pay", 1))
+	re := storetest.WithWaits(storetest.NextStep(a, store.StatusRunning), storetest.Job(own, "pay", 1))
 	storetest.MustCommit(t, db, re)
 	if w := storetest.MustWait(t, db, own); w.LockOwner != "" || w.InstanceID != uuidA {
 		t.Errorf("replaced wait = %+v", w)
 	}
 	// B ends: its waits go, A's (including the one naming B) stay.
-	storetest.MustCommit(t, db, storetest.NextStep(b, runtime.StatusCompleted))
+	storetest.MustCommit(t, db, storetest.NextStep(b, store.StatusCompleted))
 	if got, err := db.InstanceWaits(ctx, uuidB); err != nil || len(got) != 0 {
 		t.Errorf("waits of ended B = %v, %v", storetest.WaitIDs(got), err)
 	}
@@ -333,7 +333,7 @@ func TestOwnWaits(t *testing.T) {
 		t.Errorf("waits of A after B ended = %v", storetest.WaitIDs(got))
 	}
 	// A ends: all of its waits go.
-	storetest.MustCommit(t, db, storetest.NextStep(re, runtime.StatusTerminated))
+	storetest.MustCommit(t, db, storetest.NextStep(re, store.StatusTerminated))
 	var left int
 	if err := db.read.QueryRow(`SELECT count(*) FROM waits`).Scan(&left); err != nil || left != 2 {
 		t.Errorf("waits left = %d, %v; want I's 2", left, err)
@@ -342,7 +342,7 @@ func TestOwnWaits(t *testing.T) {
 
 // createdStep is the creating step newStep builds for id (for building
 // the next step of an instance created by createWithWaits).
-func createdStep(id runtime.InstanceID) runtime.StepRecord { return storetest.NewStep(id, "order", 1) }
+func createdStep(id store.InstanceID) store.StepRecord { return storetest.NewStep(id, "order", 1) }
 
 // TestPartKeysOfInstance checks that wait part keys naming their instance
 // round-trip through every part read.
@@ -351,7 +351,7 @@ func TestPartKeysOfInstance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := MustOpen(t)
-	for _, id := range []runtime.InstanceID{uuidA, "I"} {
+	for _, id := range []store.InstanceID{uuidA, "I"} {
 		s := storetest.NewStep(id, "order", 1)
 		s.Parts = append(s.Parts,
 			storetest.Part("wait", string(id)+"-w000001", 1, `{"id":"`+string(id)+`-w000001"}`),
@@ -364,7 +364,7 @@ func TestPartKeysOfInstance(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := slices.Clone(s.Parts)
-		slices.SortFunc(want, func(a, b runtime.Part) int {
+		slices.SortFunc(want, func(a, b store.Part) int {
 			return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.Ord, b.Ord), strings.Compare(a.Key, b.Key))
 		})
 		if !reflect.DeepEqual(si.Parts, want) || !bytes.Equal(si.Header, s.Header) {
@@ -374,8 +374,8 @@ func TestPartKeysOfInstance(t *testing.T) {
 		if err != nil || len(waits) != 4 || waits[0].Key != string(id)+"-w000001" || waits[3].Key != string(id)+"-w1000000" {
 			t.Errorf("Parts(%s) = %+v, %v", id, waits, err)
 		}
-		next := storetest.NextStep(s, runtime.StatusRunning)
-		next.RemovedParts = []runtime.PartRef{{Kind: "wait", Key: string(id) + "-w000001"}}
+		next := storetest.NextStep(s, store.StatusRunning)
+		next.RemovedParts = []store.PartRef{{Kind: "wait", Key: string(id) + "-w000001"}}
 		next.Parts = append(next.Parts, storetest.Part("wait", string(id)+"-w1000000", 1000000, "y"))
 		storetest.MustCommit(t, db, next)
 		waits, err = db.Parts(ctx, id, "wait", 0, 0)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -25,7 +25,7 @@ func init() {
 }
 
 // insertCompletedTasks writes the tasks a step of instance seq completed.
-func insertCompletedTasks(st *txStmts, seq int64, tasks []runtime.CompletedTaskRow) error {
+func insertCompletedTasks(st *txStmts, seq int64, tasks []store.CompletedTaskRow) error {
 	for _, t := range tasks {
 		if _, err := st.exec(insertCompletedTaskSQL, seq, t.TaskID, t.NodeID, t.Name, t.CompletedBy,
 			encodeTime(t.CreatedAt), encodeTime(t.CompletedAt)); err != nil {
@@ -36,7 +36,7 @@ func insertCompletedTasks(st *txStmts, seq int64, tasks []runtime.CompletedTaskR
 }
 
 // completedTasksWhere is the WHERE clause and arguments of a filter.
-func completedTasksWhere(f runtime.CompletedTaskFilter) (string, []any) {
+func completedTasksWhere(f store.CompletedTaskFilter) (string, []any) {
 	var where []string
 	var args []any
 	if f.CompletedBy != "" {
@@ -57,7 +57,7 @@ func completedTasksWhere(f runtime.CompletedTaskFilter) (string, []any) {
 // completion first (ties: task id descending), and the total number of
 // matches regardless of paging. Limit 0 means DefaultListLimit; larger
 // than MaxListLimit is capped.
-func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error) {
+func (db *DB) CompletedTasks(ctx context.Context, f store.CompletedTaskFilter) ([]store.CompletedTaskRow, int, error) {
 	cond, args := completedTasksWhere(f)
 	from := ` FROM completed_tasks c JOIN instances i ON i.seq = c.instance_seq` + cond
 	countQuery := `SELECT COUNT(*)` + from
@@ -68,7 +68,7 @@ func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter)
 		}
 	}
 	var (
-		out   []runtime.CompletedTaskRow
+		out   []store.CompletedTaskRow
 		total int
 	)
 	err := db.readWith(ctx, func(st *txStmts) error {
@@ -89,11 +89,11 @@ func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter)
 }
 
 // scanCompletedTasks reads and closes rows of completedTaskColumns.
-func scanCompletedTasks(rows *sql.Rows) ([]runtime.CompletedTaskRow, error) {
+func scanCompletedTasks(rows *sql.Rows) ([]store.CompletedTaskRow, error) {
 	defer rows.Close()
-	out := []runtime.CompletedTaskRow{}
+	out := []store.CompletedTaskRow{}
 	for rows.Next() {
-		var t runtime.CompletedTaskRow
+		var t store.CompletedTaskRow
 		var created, completed int64
 		if err := rows.Scan(&t.TaskID, idDest(&t.InstanceID), &t.NodeID, &t.Name, &t.CompletedBy, &created, &completed,
 			&t.ProcessKey, &t.BusinessKey, &t.InstanceNumber); err != nil {

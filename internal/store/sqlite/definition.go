@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -37,7 +37,7 @@ var (
 // inside the write transaction, so two concurrent deployments cannot mint the
 // same version. It returns the process refs and the decision refs, each in
 // resource and document order.
-func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes, decisions []runtime.DefinitionRef, err error) {
+func (db *DB) Deploy(ctx context.Context, d store.DeploymentRecord) (processes, decisions []store.DefinitionRef, err error) {
 	err = db.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		processes, decisions, err = deploy(ctx, tx, d)
@@ -50,7 +50,7 @@ func (db *DB) Deploy(ctx context.Context, d runtime.DeploymentRecord) (processes
 }
 
 // deploy is Deploy inside tx.
-func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) (processes, decisions []runtime.DefinitionRef, err error) {
+func deploy(ctx context.Context, tx *sql.Tx, d store.DeploymentRecord) (processes, decisions []store.DefinitionRef, err error) {
 	groups, err := sqlstore.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
 	if err != nil {
 		return nil, nil, err
@@ -64,7 +64,7 @@ func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) (proces
 	if n, err := res.RowsAffected(); err != nil {
 		return nil, nil, err
 	} else if n == 0 {
-		return nil, nil, fmt.Errorf("deployment id exists: %w", runtime.ErrConflict)
+		return nil, nil, fmt.Errorf("deployment id exists: %w", store.ErrConflict)
 	}
 	for _, r := range d.Resources {
 		content := r.Content
@@ -88,8 +88,8 @@ func deploy(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord) (proces
 
 // registerAll registers every declaration of resource r in t and appends the
 // refs to refs.
-func (t defTable) registerAll(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord, r runtime.Resource,
-	decls []runtime.ProcessDecl, refs []runtime.DefinitionRef) ([]runtime.DefinitionRef, error) {
+func (t defTable) registerAll(ctx context.Context, tx *sql.Tx, d store.DeploymentRecord, r store.Resource,
+	decls []store.ProcessDecl, refs []store.DefinitionRef) ([]store.DefinitionRef, error) {
 	for _, p := range decls {
 		ref, err := t.register(ctx, tx, d, r, p)
 		if err != nil {
@@ -102,8 +102,8 @@ func (t defTable) registerAll(ctx context.Context, tx *sql.Tx, d runtime.Deploym
 
 // register keeps the latest version of p.Key in t if it came from a resource
 // with r's hash, and otherwise inserts the next version.
-func (t defTable) register(ctx context.Context, tx *sql.Tx, d runtime.DeploymentRecord, r runtime.Resource, p runtime.ProcessDecl) (runtime.DefinitionRef, error) {
-	ref := runtime.DefinitionRef{Key: p.Key}
+func (t defTable) register(ctx context.Context, tx *sql.Tx, d store.DeploymentRecord, r store.Resource, p store.ProcessDecl) (store.DefinitionRef, error) {
+	ref := store.DefinitionRef{Key: p.Key}
 	var latestHash string
 	err := tx.QueryRowContext(ctx,
 		`SELECT version, resource_hash FROM `+t.table+` WHERE key = ? ORDER BY version DESC LIMIT 1`,
@@ -134,9 +134,9 @@ func (t defTable) columns() string {
 }
 
 // scanDefinition reads one row selected with defTable.columns.
-func scanDefinition(row interface{ Scan(...any) error }) (runtime.DefinitionRecord, error) {
+func scanDefinition(row interface{ Scan(...any) error }) (store.DefinitionRecord, error) {
 	var (
-		rec runtime.DefinitionRecord
+		rec store.DefinitionRecord
 		at  int64
 	)
 	if err := row.Scan(&rec.Key, &rec.Version, &rec.Name, &rec.DeploymentID, &rec.ResourceName,
@@ -148,46 +148,46 @@ func scanDefinition(row interface{ Scan(...any) error }) (runtime.DefinitionReco
 }
 
 // Definition returns one version of a process key; version 0 means the
-// latest. It returns a wrapped runtime.ErrNotFound if there is no such
+// latest. It returns a wrapped store.ErrNotFound if there is no such
 // definition.
-func (db *DB) Definition(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+func (db *DB) Definition(ctx context.Context, key string, version int) (store.DefinitionRecord, error) {
 	return db.definition(ctx, processTable, key, version)
 }
 
 // LatestDefinitions returns the latest version of every process key, ordered
 // by key.
-func (db *DB) LatestDefinitions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+func (db *DB) LatestDefinitions(ctx context.Context) ([]store.DefinitionRecord, error) {
 	return db.latest(ctx, processTable)
 }
 
 // DefinitionVersions returns every version of a process key, ascending. It
-// returns a wrapped runtime.ErrNotFound if the key is unknown.
-func (db *DB) DefinitionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+// returns a wrapped store.ErrNotFound if the key is unknown.
+func (db *DB) DefinitionVersions(ctx context.Context, key string) ([]store.DefinitionRecord, error) {
 	return db.versions(ctx, processTable, key)
 }
 
 // Decision returns one version of a decision key; version 0 means the
 // latest. XML is the DMN document that declares it. It returns a wrapped
-// runtime.ErrNotFound if there is no such decision.
-func (db *DB) Decision(ctx context.Context, key string, version int) (runtime.DefinitionRecord, error) {
+// store.ErrNotFound if there is no such decision.
+func (db *DB) Decision(ctx context.Context, key string, version int) (store.DefinitionRecord, error) {
 	return db.definition(ctx, decisionTable, key, version)
 }
 
 // LatestDecisions returns the latest version of every decision key, ordered
 // by key.
-func (db *DB) LatestDecisions(ctx context.Context) ([]runtime.DefinitionRecord, error) {
+func (db *DB) LatestDecisions(ctx context.Context) ([]store.DefinitionRecord, error) {
 	return db.latest(ctx, decisionTable)
 }
 
 // DecisionVersions returns every version of a decision key, ascending. It
-// returns a wrapped runtime.ErrNotFound if the key is unknown.
-func (db *DB) DecisionVersions(ctx context.Context, key string) ([]runtime.DefinitionRecord, error) {
+// returns a wrapped store.ErrNotFound if the key is unknown.
+func (db *DB) DecisionVersions(ctx context.Context, key string) ([]store.DefinitionRecord, error) {
 	return db.versions(ctx, decisionTable, key)
 }
 
 // definition returns one version of a key of t; version 0 means the latest.
-func (db *DB) definition(ctx context.Context, t defTable, key string, version int) (runtime.DefinitionRecord, error) {
-	var rec runtime.DefinitionRecord
+func (db *DB) definition(ctx context.Context, t defTable, key string, version int) (store.DefinitionRecord, error) {
+	var rec store.DefinitionRecord
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if version == 0 {
@@ -200,14 +200,14 @@ func (db *DB) definition(ctx context.Context, t defTable, key string, version in
 		return notFound(err)
 	})
 	if err != nil {
-		return runtime.DefinitionRecord{}, fmt.Errorf("store: %s %s version %d: %w", t.noun, key, version, err)
+		return store.DefinitionRecord{}, fmt.Errorf("store: %s %s version %d: %w", t.noun, key, version, err)
 	}
 	return rec, nil
 }
 
 // latest returns the latest version of every key of t, ordered by key.
-func (db *DB) latest(ctx context.Context, t defTable) ([]runtime.DefinitionRecord, error) {
-	var recs []runtime.DefinitionRecord
+func (db *DB) latest(ctx context.Context, t defTable) ([]store.DefinitionRecord, error) {
+	var recs []store.DefinitionRecord
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		recs, err = queryDefinitions(ctx, tx,
@@ -224,14 +224,14 @@ func (db *DB) latest(ctx context.Context, t defTable) ([]runtime.DefinitionRecor
 
 // versions returns every version of a key of t, ascending; ErrNotFound if the
 // key is unknown.
-func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.DefinitionRecord, error) {
-	var recs []runtime.DefinitionRecord
+func (db *DB) versions(ctx context.Context, t defTable, key string) ([]store.DefinitionRecord, error) {
+	var recs []store.DefinitionRecord
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		recs, err = queryDefinitions(ctx, tx,
 			`SELECT `+t.columns()+` WHERE d.key = ? ORDER BY d.version`, key)
 		if err == nil && len(recs) == 0 {
-			err = runtime.ErrNotFound
+			err = store.ErrNotFound
 		}
 		return err
 	})
@@ -242,13 +242,13 @@ func (db *DB) versions(ctx context.Context, t defTable, key string) ([]runtime.D
 }
 
 // queryDefinitions runs a defTable.columns query and reads every row.
-func queryDefinitions(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]runtime.DefinitionRecord, error) {
+func queryDefinitions(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]store.DefinitionRecord, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var recs []runtime.DefinitionRecord
+	var recs []store.DefinitionRecord
 	for rows.Next() {
 		rec, err := scanDefinition(rows)
 		if err != nil {
@@ -261,21 +261,21 @@ func queryDefinitions(ctx context.Context, tx *sql.Tx, query string, args ...any
 
 // DeployedBy returns who deployed a deployment: the zero Deployer for one
 // recorded without (no authentication, or before migration 0013);
-// runtime.ErrNotFound for an unknown id.
-func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (runtime.Deployer, error) {
+// store.ErrNotFound for an unknown id.
+func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (store.Deployer, error) {
 	var user, groups string
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, `SELECT deployed_by, deployed_by_groups FROM deployments WHERE id = ?`, deploymentID).Scan(&user, &groups)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return runtime.Deployer{}, fmt.Errorf("store: deployment %s: %w", deploymentID, runtime.ErrNotFound)
+		return store.Deployer{}, fmt.Errorf("store: deployment %s: %w", deploymentID, store.ErrNotFound)
 	}
 	if err != nil {
-		return runtime.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
+		return store.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
 	}
-	by := runtime.Deployer{User: user}
+	by := store.Deployer{User: user}
 	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
-		return runtime.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
+		return store.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
 	}
 	return by, nil
 }
@@ -283,8 +283,8 @@ func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (runtime.Depl
 // DeploymentResources returns the resources of one deployment whose names
 // end with ext (".dmn"; "" for all), in name order: what a model that
 // imports another of its deployment is read together with.
-func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string) ([]runtime.Resource, error) {
-	var out []runtime.Resource
+func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string) ([]store.Resource, error) {
+	var out []store.Resource
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		rs, err := tx.QueryContext(ctx, `SELECT name, hash, content FROM resources WHERE deployment_id = ? ORDER BY name`, deploymentID)
 		if err != nil {
@@ -292,7 +292,7 @@ func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string)
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var r runtime.Resource
+			var r store.Resource
 			if err := rs.Scan(&r.Name, &r.Hash, &r.Content); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-// Package store is the SQLite implementation of runtime.Store and
+// Package store is the SQLite implementation of store.Store and
 // access.Store, gobpm's default store. Its PostgreSQL sibling is
 // internal/store/postgres; both pass the conformance suite in
 // internal/store/storetest and share what does not depend on SQL through
@@ -115,7 +115,7 @@
 // # Outbox
 //
 // The outbox table (migration 0004) holds the after-commit work of steps
-// (runtime.OutboxRow). CommitSteps inserts a step's rows in the step's
+// (store.OutboxRow). CommitSteps inserts a step's rows in the step's
 // transaction and sets their ids, which increase in write order; the
 // runtime lists them oldest first (Outbox), narrows a partly done row
 // (UpdateOutbox) and deletes a row once its work is done (DeleteOutbox).
@@ -146,5 +146,5 @@
 //		return err
 //	}
 //	defer db.Close()
-//	procs, decs, err := db.Deploy(ctx, runtime.DeploymentRecord{ID: id, DeployedAt: now, Resources: res})
+//	procs, decs, err := db.Deploy(ctx, store.DeploymentRecord{ID: id, DeployedAt: now, Resources: res})
 package sqlite

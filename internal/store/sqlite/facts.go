@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // The facts of one step are stored as one row of facts (migration 0005):
@@ -24,7 +24,7 @@ import (
 // encodeFacts encodes facts (of one step, strictly increasing seqs) of an
 // instance created at created: the row's seq and at, and its data. kindID
 // maps a kind name to its id.
-func encodeFacts(id runtime.InstanceID, created int64, facts []runtime.FactRow, kindID func(string) (int64, error)) (seq, at int64, data []byte, err error) {
+func encodeFacts(id store.InstanceID, created int64, facts []store.FactRow, kindID func(string) (int64, error)) (seq, at int64, data []byte, err error) {
 	last := facts[len(facts)-1].Seq
 	at = encodeTime(facts[0].At) - created
 	prevAt := encodeTime(facts[0].At)
@@ -69,12 +69,12 @@ func appendRepeated(dst []byte, s, prev string) []byte {
 // decodeFacts decodes the facts of a row (seq, at, data) of instance id
 // created at created and calls fn with each, in seq order, until fn
 // returns false. kindName maps a kind id to its name.
-func decodeFacts(id runtime.InstanceID, created, seq, at int64, data []byte, kindName func(int64) (string, error), fn func(runtime.FactRow) bool) error {
+func decodeFacts(id store.InstanceID, created, seq, at int64, data []byte, kindName func(int64) (string, error), fn func(store.FactRow) bool) error {
 	r := factReader{b: data}
 	t := created + at
 	var node, scope string
 	for len(r.b) > 0 {
-		var f runtime.FactRow
+		var f store.FactRow
 		back := r.uvarint()
 		t += r.varint()
 		kind := r.uvarint()

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 const (
@@ -33,7 +33,7 @@ func init() {
 // a live record of the key fails the step with ErrConflict (a concurrent
 // request with the same key won); expired keys are swept a few at a time,
 // so the table stays within the window without a job of its own.
-func insertIdempotency(st *txStmts, row *runtime.IdempotencyRow) error {
+func insertIdempotency(st *txStmts, row *store.IdempotencyRow) error {
 	if row == nil {
 		return nil
 	}
@@ -52,13 +52,13 @@ func insertIdempotency(st *txStmts, row *runtime.IdempotencyRow) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("record idempotency key: %w", err)
 	} else if n == 0 {
-		return fmt.Errorf("idempotency key %q is recorded already: %w", row.Key, runtime.ErrConflict)
+		return fmt.Errorf("idempotency key %q is recorded already: %w", row.Key, store.ErrConflict)
 	}
 	return nil
 }
 
 // Idempotency returns the record of key written at or after since.
-func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (runtime.IdempotencyRow, bool, error) {
+func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (store.IdempotencyRow, bool, error) {
 	var (
 		hash    []byte
 		inst    string
@@ -67,14 +67,14 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (run
 	)
 	err := db.readOne(ctx).queryRow(selectIdempotencySQL, key, encodeTime(since)).Scan(&hash, &inst, &answer, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return runtime.IdempotencyRow{}, false, nil
+		return store.IdempotencyRow{}, false, nil
 	}
 	if err != nil {
-		return runtime.IdempotencyRow{}, false, fmt.Errorf("store: idempotency key %q: %w", key, err)
+		return store.IdempotencyRow{}, false, fmt.Errorf("store: idempotency key %q: %w", key, err)
 	}
-	row := runtime.IdempotencyRow{Key: key, InstanceID: runtime.InstanceID(inst), Answer: []byte(answer), CreatedAt: decodeTime(created)}
+	row := store.IdempotencyRow{Key: key, InstanceID: store.InstanceID(inst), Answer: []byte(answer), CreatedAt: decodeTime(created)}
 	if len(hash) != len(row.RequestHash) {
-		return runtime.IdempotencyRow{}, false, fmt.Errorf("store: idempotency key %q: stored hash has %d bytes", key, len(hash))
+		return store.IdempotencyRow{}, false, fmt.Errorf("store: idempotency key %q: stored hash has %d bytes", key, len(hash))
 	}
 	copy(row.RequestHash[:], hash)
 	return row, true, nil
@@ -82,7 +82,7 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (run
 
 // RecordIdempotency records a key in a transaction of its own (a signal
 // broadcast, which spans many steps, records its answer once it is done).
-func (db *DB) RecordIdempotency(ctx context.Context, row runtime.IdempotencyRow) error {
+func (db *DB) RecordIdempotency(ctx context.Context, row store.IdempotencyRow) error {
 	err := db.writeWith(ctx, func(st *txStmts) error { return insertIdempotency(st, &row) })
 	if err != nil {
 		return fmt.Errorf("store: %w", err)

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // dbID is an instance, wait or job id, or a part key, as the database
@@ -59,12 +59,12 @@ func (id *dbID) Scan(src any) error {
 }
 
 // idDest returns a scan destination that decodes an id column into p, a
-// *string or a *runtime.InstanceID.
+// *string or a *store.InstanceID.
 func idDest(p any) *dbID {
 	switch p := p.(type) {
 	case *string:
 		return (*dbID)(p)
-	case *runtime.InstanceID:
+	case *store.InstanceID:
 		return (*dbID)((*string)(p))
 	default:
 		panic(fmt.Sprintf("store: idDest of %T", p))
@@ -74,7 +74,7 @@ func idDest(p any) *dbID {
 // partKey is the key of a part of instance id as instance_parts stores it
 // (migration 0005): the counter n of a key "<id>-w%06d" as an INTEGER, any
 // other key as dbID. Scan a key with scanPartKey.
-func partKey(id runtime.InstanceID, key string) any {
+func partKey(id store.InstanceID, key string) any {
 	if rest, ok := strings.CutPrefix(key, string(id)+waitSep); ok && id != "" {
 		if n, ok := waitCounter(rest); ok && n <= math.MaxInt64 {
 			return int64(n)
@@ -85,7 +85,7 @@ func partKey(id runtime.InstanceID, key string) any {
 
 // partKeyDest scans a key column of instance id into p.
 type partKeyDest struct {
-	id runtime.InstanceID
+	id store.InstanceID
 	p  *string
 }
 

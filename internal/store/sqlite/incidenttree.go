@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -14,7 +14,7 @@ import (
 // instance itself (Depth 0) and each caller above it up to the root of
 // its call tree; with ids not nil only the rows whose AncestorID is one of
 // ids.
-func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([]runtime.IncidentAncestor, error) {
+func (db *DB) IncidentAncestry(ctx context.Context, ids []store.InstanceID) ([]store.IncidentAncestor, error) {
 	filter := ""
 	var args []any
 	if ids != nil {
@@ -26,7 +26,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([
 			args = append(args, dbID(id))
 		}
 	}
-	var out []runtime.IncidentAncestor
+	var out []store.IncidentAncestor
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		rs, err := tx.QueryContext(ctx, sqlstore.IncidentAncestryQuery(filter), args...)
 		if err != nil {
@@ -34,7 +34,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var a runtime.IncidentAncestor
+			var a store.IncidentAncestor
 			if err := rs.Scan(idDest(&a.InstanceID), idDest(&a.AncestorID), &a.AncestorKey, &a.Depth); err != nil {
 				return err
 			}

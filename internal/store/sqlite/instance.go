@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -108,7 +108,7 @@ const (
 // A step with PrevRevision 0 creates its instance; any other updates the
 // instance only if its stored revision is still PrevRevision. An existing id
 // on create or a stale revision on update fails the whole batch with a
-// wrapped runtime.ErrConflict naming the instance; nothing of the batch is
+// wrapped store.ErrConflict naming the instance; nothing of the batch is
 // written. An empty batch is a no-op. A step of an instance whose state is
 // still a legacy checkpoint (see LegacyInstances) fails: ReplaceState must
 // upgrade it first.
@@ -120,11 +120,11 @@ const (
 // step that ends its instance (completed or terminated) also deletes every
 // wait the instance still has. Parts stay: they are the ended instance's
 // final state.
-func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error {
+func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 	if len(steps) == 0 {
 		return nil
 	}
-	var failed runtime.InstanceID
+	var failed store.InstanceID
 	err := db.writeWith(ctx, func(st *txStmts) error {
 		if err := numberInstances(st, steps); err != nil {
 			return err
@@ -151,7 +151,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []runtime.StepRecord) error
 // 0012) hands out a run of numbers, given in sqlstore.NumberOrder. The
 // transaction is the writer's, so no other commit can take the same run;
 // a failed commit rolls the counter back with everything else.
-func numberInstances(st *txStmts, steps []runtime.StepRecord) error {
+func numberInstances(st *txStmts, steps []store.StepRecord) error {
 	order := sqlstore.NumberOrder(steps)
 	var keys []string
 	count := map[string]int64{}
@@ -180,7 +180,7 @@ func numberInstances(st *txStmts, steps []runtime.StepRecord) error {
 
 // commitStep writes one step inside st's transaction: the instance row, its
 // parts, facts, incidents, waits and outbox rows.
-func commitStep(st *txStmts, s *runtime.StepRecord) error {
+func commitStep(st *txStmts, s *store.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
 		return fmt.Errorf("instance id is empty")
@@ -202,7 +202,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 		var one int
 		err := st.queryRow(startTimerExistsSQL, dbID(s.FiresStartTimer)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("timer start %s fired or replaced meanwhile: %w", s.FiresStartTimer, runtime.ErrConflict)
+			return fmt.Errorf("timer start %s fired or replaced meanwhile: %w", s.FiresStartTimer, store.ErrConflict)
 		}
 		if err != nil {
 			return err
@@ -222,7 +222,7 @@ func commitStep(st *txStmts, s *runtime.StepRecord) error {
 		if err == nil {
 			seq, err = insertedRow(res)
 			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("instance exists: %w", runtime.ErrConflict)
+				return fmt.Errorf("instance exists: %w", store.ErrConflict)
 			}
 		}
 	} else {
@@ -282,16 +282,16 @@ func insertedRow(res sql.Result) (int64, error) {
 // whyNotUpdated explains an update of instance id from revision prev that
 // matched no row: a missing instance or a stale revision is a conflict, a
 // legacy row an error of the caller.
-func whyNotUpdated(st *txStmts, id runtime.InstanceID, prev int64) error {
+func whyNotUpdated(st *txStmts, id store.InstanceID, prev int64) error {
 	var rev, format int64
 	err := st.queryRow(instanceStateSQL, dbID(id)).Scan(&rev, &format)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("instance does not exist: %w", runtime.ErrConflict)
+		return fmt.Errorf("instance does not exist: %w", store.ErrConflict)
 	case err != nil:
 		return err
 	case rev != prev:
-		return fmt.Errorf("revision %d is not current: %w", prev, runtime.ErrConflict)
+		return fmt.Errorf("revision %d is not current: %w", prev, store.ErrConflict)
 	case format == formatCheckpoint:
 		return fmt.Errorf("state is a legacy checkpoint, not yet upgraded (ReplaceState)")
 	default:
@@ -300,7 +300,7 @@ func whyNotUpdated(st *txStmts, id runtime.InstanceID, prev int64) error {
 }
 
 // removeParts deletes parts of instance seq.
-func removeParts(st *txStmts, seq int64, id runtime.InstanceID, refs []runtime.PartRef) error {
+func removeParts(st *txStmts, seq int64, id store.InstanceID, refs []store.PartRef) error {
 	for _, r := range refs {
 		kind, err := st.kindID(r.Kind)
 		if err != nil {
@@ -316,7 +316,7 @@ func removeParts(st *txStmts, seq int64, id runtime.InstanceID, refs []runtime.P
 // writeParts inserts or replaces parts of instance seq (whose id is id).
 // If some may exist (replacing), a part whose ord stays only gets its data
 // replaced.
-func writeParts(st *txStmts, seq int64, id runtime.InstanceID, parts []runtime.Part, replacing bool) error {
+func writeParts(st *txStmts, seq int64, id store.InstanceID, parts []store.Part, replacing bool) error {
 	for _, p := range parts {
 		if p.Kind == "" {
 			return fmt.Errorf("part %q has no kind", p.Key)
@@ -349,7 +349,7 @@ func writeParts(st *txStmts, seq int64, id runtime.InstanceID, parts []runtime.P
 
 // insertFacts appends the facts of one step to the history of instance
 // seq (whose id is id, created at created), as one row.
-func insertFacts(st *txStmts, seq int64, id runtime.InstanceID, created int64, facts []runtime.FactRow) error {
+func insertFacts(st *txStmts, seq int64, id store.InstanceID, created int64, facts []store.FactRow) error {
 	if len(facts) == 0 {
 		return nil
 	}
@@ -365,7 +365,7 @@ func insertFacts(st *txStmts, seq int64, id runtime.InstanceID, created int64, f
 
 // upsertIncidents inserts incidents or updates them by id. An incident id
 // that belongs to another instance is a conflict.
-func upsertIncidents(st *txStmts, id runtime.InstanceID, incidents []runtime.IncidentRow) error {
+func upsertIncidents(st *txStmts, id store.InstanceID, incidents []store.IncidentRow) error {
 	for _, inc := range incidents {
 		if inc.InstanceID != "" && inc.InstanceID != id {
 			return fmt.Errorf("incident %s belongs to instance %s", inc.ID, inc.InstanceID)
@@ -378,7 +378,7 @@ func upsertIncidents(st *txStmts, id runtime.InstanceID, incidents []runtime.Inc
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, runtime.ErrConflict)
+			return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, store.ErrConflict)
 		}
 	}
 	return nil
@@ -386,9 +386,9 @@ func upsertIncidents(st *txStmts, id runtime.InstanceID, incidents []runtime.Inc
 
 // scanInstance reads the instanceColumns of a row, after the leading
 // destinations lead.
-func scanInstance(row interface{ Scan(...any) error }, lead ...any) (runtime.InstanceRow, error) {
+func scanInstance(row interface{ Scan(...any) error }, lead ...any) (store.InstanceRow, error) {
 	var (
-		in               runtime.InstanceRow
+		in               store.InstanceRow
 		created, updated int64
 		ended, number    sql.NullInt64
 	)
@@ -408,11 +408,11 @@ func scanInstance(row interface{ Scan(...any) error }, lead ...any) (runtime.Ins
 // part, ordered by kind, then Ord (then key). For an instance whose state
 // is still a legacy checkpoint (see LegacyInstances), Header is that whole
 // format-1 checkpoint and there are no parts. It returns a wrapped
-// runtime.ErrNotFound if the instance does not exist.
-func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.StoredInstance, error) {
+// store.ErrNotFound if the instance does not exist.
+func (db *DB) Instance(ctx context.Context, id store.InstanceID) (store.StoredInstance, error) {
 	si, err := readInstance(db.readOne(ctx), id)
 	if err != nil {
-		return runtime.StoredInstance{}, fmt.Errorf("store: instance %s: %w", id, err)
+		return store.StoredInstance{}, fmt.Errorf("store: instance %s: %w", id, err)
 	}
 	return si, nil
 }
@@ -420,9 +420,9 @@ func (db *DB) Instance(ctx context.Context, id runtime.InstanceID) (runtime.Stor
 // readInstance runs selectInstanceSQL: the row of the instance (t = 0) and
 // its parts (t = 1), in whichever order they come. A legacy row has no
 // parts.
-func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, error) {
+func readInstance(q querier, id store.InstanceID) (store.StoredInstance, error) {
 	var (
-		si    runtime.StoredInstance
+		si    store.StoredInstance
 		found bool
 	)
 	rs, err := q.query(selectInstanceSQL, dbID(id), dbID(id))
@@ -454,15 +454,15 @@ func readInstance(q querier, id runtime.InstanceID) (runtime.StoredInstance, err
 			}
 			continue
 		}
-		si.Parts = append(si.Parts, runtime.Part{Kind: kind.String, Key: key, Ord: ord.Int64, Data: expand(string(id), data)})
+		si.Parts = append(si.Parts, store.Part{Kind: kind.String, Key: key, Ord: ord.Int64, Data: expand(string(id), data)})
 	}
 	if err := rs.Err(); err != nil {
 		return si, err
 	}
 	if !found {
-		return si, runtime.ErrNotFound
+		return si, store.ErrNotFound
 	}
-	slices.SortFunc(si.Parts, func(a, b runtime.Part) int {
+	slices.SortFunc(si.Parts, func(a, b store.Part) int {
 		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.Ord, b.Ord), strings.Compare(a.Key, b.Key))
 	})
 	return si, nil
@@ -477,29 +477,29 @@ type nullInstance struct {
 }
 
 // instance returns the scanned row.
-func (r nullInstance) instance() runtime.InstanceRow {
-	return runtime.InstanceRow{
-		ID: runtime.InstanceID(r.id), ProcessKey: r.key.String, ProcessVersion: int(r.version.Int64),
-		Status: r.status.String, BusinessKey: r.businessKey.String, ParentID: runtime.InstanceID(r.parentID),
+func (r nullInstance) instance() store.InstanceRow {
+	return store.InstanceRow{
+		ID: store.InstanceID(r.id), ProcessKey: r.key.String, ProcessVersion: int(r.version.Int64),
+		Status: r.status.String, BusinessKey: r.businessKey.String, ParentID: store.InstanceID(r.parentID),
 		ParentNodeID: r.parentNodeID.String, CreatedAt: decodeTime(r.created.Int64), UpdatedAt: decodeTime(r.created.Int64 + r.updated.Int64),
 		EndedAt: decodeOptTime(r.ended), Revision: r.revision.Int64, Number: r.number.Int64,
 	}
 }
 
 // InstanceRow returns the row of an instance without its state. It returns
-// a wrapped runtime.ErrNotFound if the instance does not exist.
-func (db *DB) InstanceRow(ctx context.Context, id runtime.InstanceID) (runtime.InstanceRow, error) {
+// a wrapped store.ErrNotFound if the instance does not exist.
+func (db *DB) InstanceRow(ctx context.Context, id store.InstanceID) (store.InstanceRow, error) {
 	in, err := scanInstance(db.readOne(ctx).queryRow(selectInstanceRowSQL, dbID(id)))
 	if err != nil {
 		err = notFound(err)
-		return runtime.InstanceRow{}, fmt.Errorf("store: instance row %s: %w", id, err)
+		return store.InstanceRow{}, fmt.Errorf("store: instance row %s: %w", id, err)
 	}
 	return in, nil
 }
 
 // instanceSeq returns the surrogate key of instance id, or a
-// runtime.ErrNotFound.
-func instanceSeq(st *txStmts, id runtime.InstanceID) (int64, error) {
+// store.ErrNotFound.
+func instanceSeq(st *txStmts, id store.InstanceID) (int64, error) {
 	var seq int64
 	err := st.queryRow(selectSeqSQL, dbID(id)).Scan(&seq)
 	return seq, notFound(err)
@@ -508,10 +508,10 @@ func instanceSeq(st *txStmts, id runtime.InstanceID) (int64, error) {
 // Parts returns at most limit parts (limit <= 0: all) of one kind of an
 // instance with Ord > afterOrd, by Ord (then key), for inspecting what is
 // stored (the runtime reads whole states with Instance and pages views
-// from them). It returns a wrapped runtime.ErrNotFound for an unknown
+// from them). It returns a wrapped store.ErrNotFound for an unknown
 // instance.
-func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, afterOrd int64, limit int) ([]runtime.Part, error) {
-	var out []runtime.Part
+func (db *DB) Parts(ctx context.Context, id store.InstanceID, kind string, afterOrd int64, limit int) ([]store.Part, error) {
+	var out []store.Part
 	err := db.readWith(ctx, func(st *txStmts) error {
 		seq, err := instanceSeq(st, id)
 		if err != nil {
@@ -527,7 +527,7 @@ func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, aft
 		}
 		defer rs.Close()
 		for rs.Next() {
-			p := runtime.Part{Kind: kind}
+			p := store.Part{Kind: kind}
 			if err := rs.Scan(partKeyDest{id, &p.Key}, &p.Ord, &p.Data); err != nil {
 				return err
 			}
@@ -543,9 +543,9 @@ func (db *DB) Parts(ctx context.Context, id runtime.InstanceID, kind string, aft
 }
 
 // PartCounts returns how many parts of each kind an instance has (kinds
-// without parts are absent). It returns a wrapped runtime.ErrNotFound for
+// without parts are absent). It returns a wrapped store.ErrNotFound for
 // an unknown instance.
-func (db *DB) PartCounts(ctx context.Context, id runtime.InstanceID) (map[string]int, error) {
+func (db *DB) PartCounts(ctx context.Context, id store.InstanceID) (map[string]int, error) {
 	out := map[string]int{}
 	err := db.readWith(ctx, func(st *txStmts) error {
 		seq, err := instanceSeq(st, id)
@@ -579,8 +579,8 @@ func (db *DB) PartCounts(ctx context.Context, id runtime.InstanceID) (map[string
 // state is still a format-1 checkpoint, oldest first. Those are exactly
 // the instances stored before migration 0005 and not yet rewritten by
 // ReplaceState, whatever their status.
-func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]runtime.LegacyInstance, error) {
-	var out []runtime.LegacyInstance
+func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]store.LegacyInstance, error) {
+	var out []store.LegacyInstance
 	err := db.readWith(ctx, func(st *txStmts) error {
 		rs, err := st.query(legacySQL, noLimit(limit))
 		if err != nil {
@@ -588,7 +588,7 @@ func (db *DB) LegacyInstances(ctx context.Context, limit int) ([]runtime.LegacyI
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var li runtime.LegacyInstance
+			var li store.LegacyInstance
 			row, err := scanInstance(scanAfter{rs, []any{&li.Checkpoint}})
 			if err != nil {
 				return err
@@ -618,9 +618,9 @@ func (s scanAfter) Scan(dest ...any) error { return s.row.Scan(append(dest, s.ex
 // replacing every part it had, without a step: the upgrade of a legacy
 // checkpoint, after which the instance is no longer legacy. The revision
 // stays: the state is the same, only its encoding changed. It returns a
-// wrapped runtime.ErrConflict if the instance's revision is no longer
-// revision and a wrapped runtime.ErrNotFound if it does not exist.
-func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision int64, header []byte, parts []runtime.Part) error {
+// wrapped store.ErrConflict if the instance's revision is no longer
+// revision and a wrapped store.ErrNotFound if it does not exist.
+func (db *DB) ReplaceState(ctx context.Context, id store.InstanceID, revision int64, header []byte, parts []store.Part) error {
 	header = abbreviate(string(id), header)
 	if header == nil {
 		header = []byte{}
@@ -633,7 +633,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 			if err := st.queryRow(instanceStateSQL, dbID(id)).Scan(&rev, &format); err != nil {
 				return notFound(err)
 			}
-			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, runtime.ErrConflict)
+			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, store.ErrConflict)
 		}
 		if err != nil {
 			return err
@@ -655,7 +655,7 @@ func (db *DB) ReplaceState(ctx context.Context, id runtime.InstanceID, revision 
 // RunningInstances returns the rows of every running or failed instance,
 // oldest first (creation time, then the order the store received them),
 // for resuming after a restart.
-func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, error) {
+func (db *DB) RunningInstances(ctx context.Context) ([]store.InstanceRow, error) {
 	out, err := queryInstances(db.readOne(ctx), runningSQL)
 	if err != nil {
 		return nil, fmt.Errorf("store: running instances: %w", err)
@@ -664,13 +664,13 @@ func (db *DB) RunningInstances(ctx context.Context) ([]runtime.InstanceRow, erro
 }
 
 // queryInstances runs an instanceColumns query and reads every row.
-func queryInstances(st querier, query string, args ...any) ([]runtime.InstanceRow, error) {
+func queryInstances(st querier, query string, args ...any) ([]store.InstanceRow, error) {
 	rs, err := st.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
-	var out []runtime.InstanceRow
+	var out []store.InstanceRow
 	for rs.Next() {
 		in, err := scanInstance(rs)
 		if err != nil {
@@ -683,9 +683,9 @@ func queryInstances(st querier, query string, args ...any) ([]runtime.InstanceRo
 
 // History returns the facts of an instance with Seq > afterSeq in Seq order,
 // at most limit of them (0 means no limit). It returns a wrapped
-// runtime.ErrNotFound if the instance does not exist.
-func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64, limit int) ([]runtime.FactRow, error) {
-	var out []runtime.FactRow
+// store.ErrNotFound if the instance does not exist.
+func (db *DB) History(ctx context.Context, id store.InstanceID, afterSeq int64, limit int) ([]store.FactRow, error) {
+	var out []store.FactRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		type factsRow struct {
 			created, seq, at int64
@@ -708,7 +708,7 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 			return err
 		}
 		for _, r := range rows {
-			err := decodeFacts(id, r.created, r.seq, r.at, r.data, st.kindName, func(f runtime.FactRow) bool {
+			err := decodeFacts(id, r.created, r.seq, r.at, r.data, st.kindName, func(f store.FactRow) bool {
 				if f.Seq <= afterSeq {
 					return true
 				}
@@ -736,17 +736,17 @@ func (db *DB) History(ctx context.Context, id runtime.InstanceID, afterSeq int64
 // Incidents lists the incidents of an instance, only the unresolved ones if
 // openOnly, oldest first. An empty id lists the open incidents of all
 // instances (openOnly is implied). For a non-empty id it returns a wrapped
-// runtime.ErrNotFound if the instance does not exist. The instance's
+// store.ErrNotFound if the instance does not exist. The instance's
 // incidents are read through incidents_instance, the open ones of all
 // instances through the partial index incidents_open.
-func (db *DB) Incidents(ctx context.Context, id runtime.InstanceID, openOnly bool) ([]runtime.IncidentRow, error) {
-	return db.IncidentsPage(ctx, runtime.IncidentFilter{InstanceID: id, OpenOnly: openOnly})
+func (db *DB) Incidents(ctx context.Context, id store.InstanceID, openOnly bool) ([]store.IncidentRow, error) {
+	return db.IncidentsPage(ctx, store.IncidentFilter{InstanceID: id, OpenOnly: openOnly})
 }
 
 // IncidentsPage lists incidents like Incidents, oldest first, after the
 // incident f.After names (created at f.AfterAt) and at most f.Limit (0: no
 // limit): a keyset page that costs its length, whatever the offset.
-func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]runtime.IncidentRow, error) {
+func (db *DB) IncidentsPage(ctx context.Context, f store.IncidentFilter) ([]store.IncidentRow, error) {
 	id := f.InstanceID
 	var args []any
 	if id != "" {
@@ -764,7 +764,7 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 			return nil, fmt.Errorf("store: incidents: %w", err)
 		}
 	}
-	var out []runtime.IncidentRow
+	var out []store.IncidentRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		rs, err := st.query(query, args...)
 		if err != nil {
@@ -773,7 +773,7 @@ func (db *DB) IncidentsPage(ctx context.Context, f runtime.IncidentFilter) ([]ru
 		defer rs.Close()
 		for rs.Next() {
 			var (
-				inc      runtime.IncidentRow
+				inc      store.IncidentRow
 				created  int64
 				resolved sql.NullInt64
 				key      sql.NullString
@@ -837,8 +837,8 @@ func incidentsWhere(byInstance, openOnly bool) []string {
 	return where
 }
 
-// instanceExists returns runtime.ErrNotFound unless the instance exists.
-func instanceExists(st *txStmts, id runtime.InstanceID) error {
+// instanceExists returns store.ErrNotFound unless the instance exists.
+func instanceExists(st *txStmts, id store.InstanceID) error {
 	var one int
 	return notFound(st.queryRow(instanceExistsSQL, dbID(id)).Scan(&one))
 }

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // InstanceRows returns the rows of the instances ids that exist, in one
 // query; unknown ids are left out.
-func (db *DB) InstanceRows(ctx context.Context, ids []runtime.InstanceID) ([]runtime.InstanceRow, error) {
+func (db *DB) InstanceRows(ctx context.Context, ids []store.InstanceID) ([]store.InstanceRow, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -20,7 +20,7 @@ func (db *DB) InstanceRows(ctx context.Context, ids []runtime.InstanceID) ([]run
 		args[i] = dbID(id)
 	}
 	query := `SELECT ` + instanceColumns + ` FROM instances WHERE id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + `)`
-	var out []runtime.InstanceRow
+	var out []store.InstanceRow
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		rs, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {

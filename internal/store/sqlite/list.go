@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -16,15 +16,15 @@ const (
 	DefaultListLimit = sqlstore.DefaultListLimit
 	// MaxListLimit caps InstanceFilter.Limit.
 	MaxListLimit = sqlstore.MaxListLimit
-	// MaxListTotal caps the total ListInstances counts (runtime.MaxListTotal:
+	// MaxListTotal caps the total ListInstances counts (store.MaxListTotal:
 	// a count reads every match, so it stops at MaxListTotal+1).
-	MaxListTotal = runtime.MaxListTotal
+	MaxListTotal = store.MaxListTotal
 )
 
 // instanceStatuses is the closed set of statuses (the CHECK of
 // instances.status). A list without a status filter reads one index range
 // per status and merges them, so every range is already in list order.
-var instanceStatuses = []string{runtime.StatusRunning, runtime.StatusCompleted, runtime.StatusTerminated, runtime.StatusFailed}
+var instanceStatuses = []string{store.StatusRunning, store.StatusCompleted, store.StatusTerminated, store.StatusFailed}
 
 // listOrder is the order of instance lists, newest first; seq (the
 // rowid every index ends with) breaks ties.
@@ -58,7 +58,7 @@ type listQuery struct {
 // the page merges one range per status (each at most limit+offset rows).
 // The other filters of f apply to the rows the index yields (a rare
 // businessKey or parent has few rows; a version without a key is a scan).
-func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
+func buildList(f store.InstanceFilter, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
 	index, byStatus, where, whereArgs := listConds(f)
 	add := func(cond string, args ...any) {
 		where = append(where, cond)
@@ -106,7 +106,7 @@ func buildList(f runtime.InstanceFilter, limit, offset int, hasAfter bool, after
 // direction, so a row-value comparison is the keyset cursor. The matches
 // are read in full and sorted (top limit+offset): a sort by a column no
 // index orders.
-func sortedPage(f runtime.InstanceFilter, key string, limit, offset int, hasAfter bool, after []any) (string, []any) {
+func sortedPage(f store.InstanceFilter, key string, limit, offset int, hasAfter bool, after []any) (string, []any) {
 	_, _, where, args := listConds(f)
 	dir, cmp := " DESC", "<"
 	if f.Ascending {
@@ -121,13 +121,13 @@ func sortedPage(f runtime.InstanceFilter, key string, limit, offset int, hasAfte
 }
 
 // isSorted reports whether f asks for another order than newest first.
-func isSorted(f runtime.InstanceFilter) bool {
-	return (f.SortBy != "" && f.SortBy != runtime.SortCreated) || f.Ascending
+func isSorted(f store.InstanceFilter) bool {
+	return (f.SortBy != "" && f.SortBy != store.SortCreated) || f.Ascending
 }
 
 // listConds returns the index of f's list (see buildList), whether it has
 // status right before created_at, and f's conditions with their arguments.
-func listConds(f runtime.InstanceFilter) (index string, byStatus bool, where []string, whereArgs []any) {
+func listConds(f store.InstanceFilter) (index string, byStatus bool, where []string, whereArgs []any) {
 	add := func(cond string, args ...any) {
 		where = append(where, cond)
 		whereArgs = append(whereArgs, args...)
@@ -201,7 +201,7 @@ const (
 // filters. The creation bounds narrow the range of the list's index
 // (created_at follows its equality prefix); the rest apply to the rows it
 // yields.
-func addRowFilters(f runtime.InstanceFilter, add func(cond string, args ...any)) {
+func addRowFilters(f store.InstanceFilter, add func(cond string, args ...any)) {
 	if f.Element != "" {
 		add(elementCond, f.Element, f.Element)
 	}
@@ -268,13 +268,13 @@ const cursorSQL = `SELECT created_at, seq FROM instances WHERE id = ?`
 // page: the rows after that instance in the list's order; Offset then
 // skips rows after it. A page costs what it returns plus Offset, never the
 // number of matches (see buildList for the index of each filter). It
-// returns a wrapped runtime.ErrNotFound if f.After names no instance.
-func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error) {
+// returns a wrapped store.ErrNotFound if f.After names no instance.
+func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]store.InstanceRow, int, error) {
 	limit := sqlstore.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
 	key, ok := sqlstore.SortKey(f.SortBy)
 	if !ok {
-		return nil, 0, runtime.Errorf(runtime.EINVALID, "store: list instances: unknown sort %q", f.SortBy)
+		return nil, 0, store.Errorf(store.EINVALID, "store: list instances: unknown sort %q", f.SortBy)
 	}
 	if isSorted(f) {
 		return db.listSorted(ctx, f, key, limit, offset)
@@ -288,7 +288,7 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 		}
 	}
 	var (
-		rows  []runtime.InstanceRow
+		rows  []store.InstanceRow
 		total int
 	)
 	err := db.readWith(ctx, func(st *txStmts) error {
@@ -313,7 +313,7 @@ func (db *DB) ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]ru
 }
 
 // listSorted is ListInstances for a sorted list (isSorted).
-func (db *DB) listSorted(ctx context.Context, f runtime.InstanceFilter, key string, limit, offset int) ([]runtime.InstanceRow, int, error) {
+func (db *DB) listSorted(ctx context.Context, f store.InstanceFilter, key string, limit, offset int) ([]store.InstanceRow, int, error) {
 	count := buildList(f, limit, offset, false, 0, 0)
 	page, _ := sortedPage(f, key, limit, offset, f.After != "", nil)
 	cursor := `SELECT ` + key + `, created_at, seq FROM instances WHERE id = ?`
@@ -323,7 +323,7 @@ func (db *DB) listSorted(ctx context.Context, f runtime.InstanceFilter, key stri
 		}
 	}
 	var (
-		rows  []runtime.InstanceRow
+		rows  []store.InstanceRow
 		total int
 	)
 	err := db.readWith(ctx, func(st *txStmts) error {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // TestListFilterPlans checks that the element, variable and incident
@@ -21,20 +21,20 @@ func TestListFilterPlans(t *testing.T) {
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name  string
-		f     runtime.InstanceFilter
+		f     store.InstanceFilter
 		index []string
 	}{
-		{"element", runtime.InstanceFilter{Element: "pack"},
+		{"element", store.InstanceFilter{Element: "pack"},
 			[]string{"instances_status", "USING PRIMARY KEY (instance_seq=?)", "USING INDEX incidents_instance (instance_id=?)"}},
-		{"element of a version", runtime.InstanceFilter{ProcessKey: "ship", ProcessVersion: 1, Element: "pack", Status: runtime.StatusRunning},
+		{"element of a version", store.InstanceFilter{ProcessKey: "ship", ProcessVersion: 1, Element: "pack", Status: store.StatusRunning},
 			[]string{"instances_process_version", "USING PRIMARY KEY (instance_seq=?)"}},
-		{"variable", runtime.InstanceFilter{Variables: []runtime.VariableFilter{{Name: "orderId", Value: `"A-17"`}}},
+		{"variable", store.InstanceFilter{Variables: []store.VariableFilter{{Name: "orderId", Value: `"A-17"`}}},
 			[]string{"instances_status", "USING PRIMARY KEY (instance_seq=? AND name=?)"}},
-		{"two variables of a process", runtime.InstanceFilter{ProcessKey: "ship", Variables: []runtime.VariableFilter{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}},
+		{"two variables of a process", store.InstanceFilter{ProcessKey: "ship", Variables: []store.VariableFilter{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}},
 			[]string{"instances_process", "USING PRIMARY KEY (instance_seq=? AND name=?)"}},
-		{"message", runtime.InstanceFilter{ProcessKey: "ship", IncidentMessage: "boom"},
+		{"message", store.InstanceFilter{ProcessKey: "ship", IncidentMessage: "boom"},
 			[]string{"instances_process", "USING INDEX incidents_instance (instance_id=?)"}},
-		{"message prefix", runtime.InstanceFilter{IncidentMessage: "bo", IncidentMessagePrefix: true, Status: runtime.StatusFailed},
+		{"message prefix", store.InstanceFilter{IncidentMessage: "bo", IncidentMessagePrefix: true, Status: store.StatusFailed},
 			[]string{"instances_status (status=? AND created_at>? AND created_at<?)", "USING INDEX incidents_instance (instance_id=?)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

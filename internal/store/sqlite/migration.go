@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // The statements of migration batches (runtime migrate.go, migration 0011).
@@ -31,14 +31,14 @@ func init() {
 }
 
 // CreateMigration stores a running batch with its instances, in order,
-// each pending, in one transaction; a wrapped runtime.ErrConflict when the
+// each pending, in one transaction; a wrapped store.ErrConflict when the
 // id exists.
-func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, instances []runtime.InstanceID) error {
+func (db *DB) CreateMigration(ctx context.Context, rec store.MigrationRecord, instances []store.InstanceID) error {
 	mapping, err := json.Marshal(orEmpty(rec.Mapping))
 	if err == nil {
 		err = db.writeWith(ctx, func(st *txStmts) error {
 			if err := execOne(st, errExists, insertMigrationSQL, rec.ID, rec.ProcessKey, rec.SourceVersion, rec.TargetVersion,
-				string(mapping), runtime.MigrationRunning, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
+				string(mapping), store.MigrationRunning, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
 				return err
 			}
 			for i, id := range instances {
@@ -56,10 +56,10 @@ func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, 
 }
 
 // Migration returns a batch and its items in order; a wrapped
-// runtime.ErrNotFound for an unknown id.
-func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord, []runtime.MigrationItem, error) {
-	rec := runtime.MigrationRecord{ID: id}
-	var items []runtime.MigrationItem
+// store.ErrNotFound for an unknown id.
+func (db *DB) Migration(ctx context.Context, id string) (store.MigrationRecord, []store.MigrationItem, error) {
+	rec := store.MigrationRecord{ID: id}
+	var items []store.MigrationItem
 	err := db.readWith(ctx, func(st *txStmts) error {
 		var mapping string
 		var created int64
@@ -78,18 +78,18 @@ func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var it runtime.MigrationItem
+			var it store.MigrationItem
 			var inst string
 			if err := rows.Scan(&inst, &it.Status, &it.Reason); err != nil {
 				return err
 			}
-			it.InstanceID = runtime.InstanceID(inst)
+			it.InstanceID = store.InstanceID(inst)
 			items = append(items, it)
 		}
 		return rows.Err()
 	})
 	if err != nil {
-		return runtime.MigrationRecord{}, nil, fmt.Errorf("store: migration %s: %w", id, err)
+		return store.MigrationRecord{}, nil, fmt.Errorf("store: migration %s: %w", id, err)
 	}
 	return rec, items, nil
 }
@@ -120,10 +120,10 @@ func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
 }
 
 // SetMigrationItem records the outcome of one instance of a batch; a
-// wrapped runtime.ErrNotFound when the batch has no such instance.
-func (db *DB) SetMigrationItem(ctx context.Context, id string, item runtime.MigrationItem) error {
+// wrapped store.ErrNotFound when the batch has no such instance.
+func (db *DB) SetMigrationItem(ctx context.Context, id string, item store.MigrationItem) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		return execOne(st, runtime.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID))
+		return execOne(st, store.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID))
 	})
 	if err != nil {
 		return fmt.Errorf("store: migration %s item %s: %w", id, item.InstanceID, err)
@@ -131,11 +131,11 @@ func (db *DB) SetMigrationItem(ctx context.Context, id string, item runtime.Migr
 	return nil
 }
 
-// FinishMigration marks a batch completed; a wrapped runtime.ErrNotFound
+// FinishMigration marks a batch completed; a wrapped store.ErrNotFound
 // for an unknown id.
 func (db *DB) FinishMigration(ctx context.Context, id string, at time.Time) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		return execOne(st, runtime.ErrNotFound, finishMigrationSQL, encodeTime(at), id)
+		return execOne(st, store.ErrNotFound, finishMigrationSQL, encodeTime(at), id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish migration %s: %w", id, err)

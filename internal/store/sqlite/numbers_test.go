@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -56,7 +56,7 @@ func TestMigration0012NumbersInstances(t *testing.T) {
 	db := MustOpenPath(t, path, Options{})
 	want := map[string]int64{b: 1, a: 2, "legacy-text-id": 3, child: 1, grandchild: 2, v: 1}
 	for id, n := range want {
-		row, err := db.InstanceRow(ctx, runtime.InstanceID(id))
+		row, err := db.InstanceRow(ctx, store.InstanceID(id))
 		if err != nil {
 			t.Fatalf("old id %s after 0012: %v", id, err)
 		}
@@ -64,13 +64,13 @@ func TestMigration0012NumbersInstances(t *testing.T) {
 			t.Errorf("%s (%s) numbered %d, want %d", id, row.ProcessKey, row.Number, n)
 		}
 	}
-	kids, _, err := db.ListInstances(ctx, runtime.InstanceFilter{ParentID: runtime.InstanceID(child)})
+	kids, _, err := db.ListInstances(ctx, store.InstanceFilter{ParentID: store.InstanceID(child)})
 	if err != nil || len(kids) != 1 || string(kids[0].ID) != grandchild {
 		t.Errorf("children of the old child id: %+v, %v", kids, err)
 	}
 	s := storetest.NewStep("0190d9c6-6c5e-7b3a-9f00-0000000000d1", "order", 1)
 	c := storetest.NewStep("0190d9c6-6c5e-7b3a-9f00-0000000000d2", "sub", 1)
-	steps := []runtime.StepRecord{s, c}
+	steps := []store.StepRecord{s, c}
 	if err := db.CommitSteps(ctx, steps); err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,14 @@ package sqlite
 import (
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // offeredTo is the condition of the tasks offered to a person (see
-// runtime.TaskFilter.OfferedTo) and its arguments: assigned to them, or
+// store.TaskFilter.OfferedTo) and its arguments: assigned to them, or
 // unassigned and claimable by them — a candidate user, a member of a
 // candidate group, or a task without candidates.
-func offeredTo(a runtime.Actor) (string, []any) {
+func offeredTo(a store.Actor) (string, []any) {
 	var b strings.Builder
 	args := []any{a.User}
 	b.WriteString("(assignee = ? OR (assignee = '' AND (")

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // The statements of the outbox (migration 0004).
@@ -23,7 +23,7 @@ const (
 
 // insertOutbox writes the outbox rows of a step in its transaction and sets
 // their ids. A row of another instance is refused: a step writes its own.
-func insertOutbox(st *txStmts, in *runtime.InstanceRow, rows []runtime.OutboxRow) error {
+func insertOutbox(st *txStmts, in *store.InstanceRow, rows []store.OutboxRow) error {
 	for i := range rows {
 		o := &rows[i]
 		if o.InstanceID == "" {
@@ -48,11 +48,11 @@ func insertOutbox(st *txStmts, in *runtime.InstanceRow, rows []runtime.OutboxRow
 
 // Outbox returns at most limit outbox rows (limit <= 0 means MaxListLimit),
 // oldest first.
-func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error) {
+func (db *DB) Outbox(ctx context.Context, limit int) ([]store.OutboxRow, error) {
 	if limit <= 0 || limit > MaxListLimit {
 		limit = MaxListLimit
 	}
-	var out []runtime.OutboxRow
+	var out []store.OutboxRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		rs, err := st.query(selectOutboxSQL, limit)
 		if err != nil {
@@ -61,7 +61,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 		defer rs.Close()
 		for rs.Next() {
 			var (
-				o       runtime.OutboxRow
+				o       store.OutboxRow
 				payload string
 				created int64
 			)
@@ -81,7 +81,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]runtime.OutboxRow, error
 }
 
 // UpdateOutbox replaces the payload of an outbox row. It returns a wrapped
-// runtime.ErrNotFound if the row is gone.
+// store.ErrNotFound if the row is gone.
 func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessage) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
 		res, err := st.exec(updateOutboxSQL, string(payload), id)
@@ -91,7 +91,7 @@ func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessag
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return runtime.ErrNotFound
+			return store.ErrNotFound
 		}
 		return nil
 	})

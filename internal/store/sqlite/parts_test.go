@@ -12,7 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlite/migrations"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
@@ -31,8 +31,8 @@ func TestUUIDIDs(t *testing.T) {
 	p := storetest.NewStep(parent, "order", 1)
 	c := storetest.WithWaits(storetest.NewStep(child, "order", 1), storetest.Job(jobID, "pay", 0))
 	c.Instance.ParentID, c.Instance.ParentNodeID = parent, "call"
-	c.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
-	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
+	c.Incidents = []store.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
+	c.Outbox = []store.OutboxRow{{Kind: store.OutboxSignal, Payload: []byte(`{}`)}}
 	c.Parts = append(c.Parts, storetest.Part("wait", jobID, 1, "job part"), storetest.Part("wait", upper, 2, "text key"))
 	u := storetest.NewStep(upper, "order", 1)
 	storetest.MustCommit(t, db, p, c, u)
@@ -40,8 +40,8 @@ func TestUUIDIDs(t *testing.T) {
 	if err != nil || len(waits) != 2 || waits[0].Key != jobID || waits[1].Key != upper {
 		t.Errorf("wait parts = %+v, %v", waits, err)
 	}
-	c2 := storetest.NextStep(c, runtime.StatusRunning)
-	c2.RemovedParts = []runtime.PartRef{{Kind: "wait", Key: jobID}}
+	c2 := storetest.NextStep(c, store.StatusRunning)
+	c2.RemovedParts = []store.PartRef{{Kind: "wait", Key: jobID}}
 	storetest.MustCommit(t, db, c2)
 	if n, err := db.PartCounts(ctx, child); err != nil || n["wait"] != 1 {
 		t.Errorf("wait parts after removing the UUID key = %v, %v", n, err)
@@ -51,12 +51,12 @@ func TestUUIDIDs(t *testing.T) {
 	if err := db.read.QueryRow(`SELECT typeof(id) FROM instances WHERE parent_id <> ''`).Scan(&typ); err != nil || typ != "blob" {
 		t.Errorf("a UUID id is stored as %q, %v; want blob", typ, err)
 	}
-	for _, id := range []runtime.InstanceID{parent, child, upper} {
+	for _, id := range []store.InstanceID{parent, child, upper} {
 		if got, err := db.InstanceRow(ctx, id); err != nil || got.ID != id {
 			t.Errorf("InstanceRow(%s) = %v, %v", id, got.ID, err)
 		}
 	}
-	kids, _, err := db.ListInstances(ctx, runtime.InstanceFilter{ParentID: parent})
+	kids, _, err := db.ListInstances(ctx, store.InstanceFilter{ParentID: parent})
 	if err != nil || len(kids) != 1 || kids[0].ID != child || kids[0].ParentID != parent {
 		t.Errorf("children = %+v, %v", kids, err)
 	}
@@ -158,7 +158,7 @@ func TestMigrateLegacyInstances(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := MustOpenPath(t, preParts(t), Options{})
-	const parent runtime.InstanceID = "01a232eb-82de-7b57-b901-872a49ee64c7"
+	const parent store.InstanceID = "01a232eb-82de-7b57-b901-872a49ee64c7"
 
 	legacy, err := db.LegacyInstances(ctx, 0)
 	if err != nil {
@@ -182,7 +182,7 @@ func TestMigrateLegacyInstances(t *testing.T) {
 		t.Errorf("Instance of a legacy row = %+v, %v", si, err)
 	}
 	facts, err := db.History(ctx, parent, 0, 0)
-	wantFacts := []runtime.FactRow{
+	wantFacts := []store.FactRow{
 		{Seq: 1, At: decodeTime(100), Kind: "instance-started", ScopePath: "/", Detail: json.RawMessage(`{"k":1}`)},
 		{Seq: 2, At: decodeTime(110), Kind: "job-created", NodeID: "pay", ScopePath: "/"},
 		{Seq: 3, At: decodeTime(90), Kind: "node-left", NodeID: strings.Repeat("n", 200), ScopePath: "/ü",
@@ -232,29 +232,29 @@ func TestMigrateLegacyInstances(t *testing.T) {
 	if incs, err := db.Incidents(ctx, parent, false); err != nil || len(incs) != 1 {
 		t.Errorf("Incidents = %+v, %v", incs, err)
 	}
-	if kids, total, err := db.ListInstances(ctx, runtime.InstanceFilter{ParentID: parent}); err != nil || total != 1 || kids[0].ID != "legacy-child" {
+	if kids, total, err := db.ListInstances(ctx, store.InstanceFilter{ParentID: parent}); err != nil || total != 1 || kids[0].ID != "legacy-child" {
 		t.Errorf("children = %+v (%d), %v", kids, total, err)
 	}
 
 	// A step cannot update a legacy row: its parts do not exist yet.
-	step := runtime.StepRecord{Instance: legacy[0].InstanceRow, PrevRevision: 3, Header: []byte("h")}
+	step := store.StepRecord{Instance: legacy[0].InstanceRow, PrevRevision: 3, Header: []byte("h")}
 	step.Instance.Revision = 4
-	if err := db.CommitSteps(ctx, []runtime.StepRecord{step}); err == nil || errors.Is(err, runtime.ErrConflict) ||
+	if err := db.CommitSteps(ctx, []store.StepRecord{step}); err == nil || errors.Is(err, store.ErrConflict) ||
 		!strings.Contains(err.Error(), "legacy") {
 		t.Errorf("step of a legacy row = %v", err)
 	}
 
 	tests := []struct {
 		name     string
-		id       runtime.InstanceID
+		id       store.InstanceID
 		revision int64
 		wantErr  error
 	}{
-		{name: "stale revision", id: parent, revision: 2, wantErr: runtime.ErrConflict},
-		{name: "unknown instance", id: "ghost", revision: 1, wantErr: runtime.ErrNotFound},
+		{name: "stale revision", id: parent, revision: 2, wantErr: store.ErrConflict},
+		{name: "unknown instance", id: "ghost", revision: 1, wantErr: store.ErrNotFound},
 		{name: "upgrade", id: parent, revision: 3},
 	}
-	parts := []runtime.Part{storetest.Part("scope", "root", 0, "root"), storetest.Part("track", "t1", 1, "t1")}
+	parts := []store.Part{storetest.Part("scope", "root", 0, "root"), storetest.Part("track", "t1", 1, "t1")}
 	for _, tt := range tests {
 		err := db.ReplaceState(ctx, tt.id, tt.revision, []byte("header"), parts)
 		if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
@@ -283,7 +283,7 @@ func TestMigrateLegacyInstances(t *testing.T) {
 	}
 	// Outbox ids are not reused.
 	c := storetest.NewStep("new", "order", 1)
-	c.Outbox = []runtime.OutboxRow{{Kind: runtime.OutboxSignal, Payload: []byte(`{}`)}}
+	c.Outbox = []store.OutboxRow{{Kind: store.OutboxSignal, Payload: []byte(`{}`)}}
 	storetest.MustCommit(t, db, c)
 	if c.Outbox[0].ID != 4 {
 		t.Errorf("new outbox id = %d, want 4", c.Outbox[0].ID)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -51,11 +51,11 @@ func init() {
 // incidents and waits, and returns their ids. An instance whose parent is
 // running or failed, or that has outbox rows left, is skipped; running
 // and failed instances are not in the index it reads.
-func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilter) ([]runtime.InstanceID, error) {
+func (db *DB) DeleteEndedInstances(ctx context.Context, f store.RetentionFilter) ([]store.InstanceID, error) {
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("store: delete ended instances: limit %d must be positive", f.Limit)
 	}
-	var ids []runtime.InstanceID
+	var ids []store.InstanceID
 	err := db.writeWith(ctx, func(st *txStmts) error {
 		rows, err := st.query(expiredSQL, f.ProcessKey, f.ProcessVersion, encodeTime(f.EndedBefore), f.Limit)
 		if err != nil {
@@ -64,7 +64,7 @@ func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilte
 		var seqs []int64
 		for rows.Next() {
 			var seq int64
-			var id runtime.InstanceID
+			var id store.InstanceID
 			if err := rows.Scan(&seq, idDest(&id)); err != nil {
 				rows.Close()
 				return err
@@ -91,10 +91,10 @@ func (db *DB) DeleteEndedInstances(ctx context.Context, f runtime.RetentionFilte
 }
 
 // DeleteInstance deletes one ended instance with its parts, facts,
-// incidents and waits: a wrapped runtime.ErrNotFound for an unknown id, an
-// ECONFLICT *runtime.Error saying why for one that is running or failed,
+// incidents and waits: a wrapped store.ErrNotFound for an unknown id, an
+// ECONFLICT *store.Error saying why for one that is running or failed,
 // whose parent is running or failed, or that has outbox rows left.
-func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
+func (db *DB) DeleteInstance(ctx context.Context, id store.InstanceID) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
 		var (
 			seq           int64
@@ -105,7 +105,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
 		err := st.queryRow(deleteCheckSQL, dbID(id)).Scan(&seq, &status, &parentRunning, &outbox)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			return runtime.ErrNotFound
+			return store.ErrNotFound
 		case err != nil:
 			return err
 		}
@@ -123,7 +123,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id runtime.InstanceID) error {
 // deleteInstance deletes the rows of ended instance seq (whose id is id),
 // children first. The instance row goes last, and only if it is still
 // completed or terminated: nothing running is ever deleted.
-func deleteInstance(st *txStmts, seq int64, id runtime.InstanceID) error {
+func deleteInstance(st *txStmts, seq int64, id store.InstanceID) error {
 	if _, err := st.exec(deleteFactsSQL, seq); err != nil {
 		return fmt.Errorf("delete facts: %w", err)
 	}
@@ -149,7 +149,7 @@ func deleteInstance(st *txStmts, seq int64, id runtime.InstanceID) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n != 1 {
-		return fmt.Errorf("instance row is not ended: %w", runtime.ErrConflict)
+		return fmt.Errorf("instance row is not ended: %w", store.ErrConflict)
 	}
 	return nil
 }

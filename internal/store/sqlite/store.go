@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -44,7 +44,7 @@ type Options struct {
 	CheckpointInterval time.Duration
 }
 
-// DB is a SQLite database that implements runtime.Store. It is safe for
+// DB is a SQLite database that implements store.Store. It is safe for
 // concurrent use.
 type DB struct {
 	// path is the database file.
@@ -63,7 +63,7 @@ type DB struct {
 	ckpt *checkpointer
 }
 
-var _ runtime.Store = (*DB)(nil)
+var _ store.Store = (*DB)(nil)
 
 // Open opens (creating it and its parent directory if needed, readable by
 // the server's user only) the SQLite database at path, applies pending
@@ -229,10 +229,10 @@ func encodeOptTime(t time.Time) sql.NullInt64 { return sqlstore.EncodeOptTime(t)
 func decodeTime(n int64) time.Time            { return sqlstore.DecodeTime(n) }
 func decodeOptTime(n sql.NullInt64) time.Time { return sqlstore.DecodeOptTime(n) }
 
-// notFound maps sql.ErrNoRows to runtime.ErrNotFound and leaves other errors alone.
+// notFound maps sql.ErrNoRows to store.ErrNotFound and leaves other errors alone.
 func notFound(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
-		return runtime.ErrNotFound
+		return store.ErrNotFound
 	}
 	return err
 }

@@ -12,7 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlite/migrations"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
@@ -262,14 +262,14 @@ func BenchmarkCommitSteps(b *testing.B) {
 			b.Run(fmt.Sprintf("sync=%s/batch=%d", syncMode, batch), func(b *testing.B) {
 				ctx := context.Background()
 				db := MustOpenPath(b, filepath.Join(b.TempDir(), "bench.db"), Options{Synchronous: syncMode})
-				steps := make([]runtime.StepRecord, 0, batch)
+				steps := make([]store.StepRecord, 0, batch)
 				b.ResetTimer()
 				n := 0
 				for b.Loop() {
 					steps = steps[:0]
 					for range batch {
 						n++
-						s := storetest.NewStep(runtime.InstanceID(fmt.Sprintf("i%09d", n)), "order", 1)
+						s := storetest.NewStep(store.InstanceID(fmt.Sprintf("i%09d", n)), "order", 1)
 						steps = append(steps, s)
 					}
 					if err := db.CommitSteps(ctx, steps); err != nil {

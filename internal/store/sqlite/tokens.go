@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -48,7 +48,7 @@ func init() {
 // applyTokens writes a step's changes to the token index of instance seq:
 // removed tokens first, then the written ones; a step that ends its
 // instance drops every token it still has.
-func applyTokens(st *txStmts, seq int64, in *runtime.InstanceRow, tokens []runtime.TokenRow, removed []string) error {
+func applyTokens(st *txStmts, seq int64, in *store.InstanceRow, tokens []store.TokenRow, removed []string) error {
 	if !in.EndedAt.IsZero() {
 		if _, err := st.exec(deleteInstanceTokensSQL, seq); err != nil {
 			return fmt.Errorf("delete tokens of ended instance: %w", err)
@@ -71,7 +71,7 @@ func applyTokens(st *txStmts, seq int64, in *runtime.InstanceRow, tokens []runti
 // ElementCounts counts the indexed tokens and the open incidents at each
 // element over the running or failed instances of a process version, in
 // one read transaction (one snapshot), by element id.
-func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]runtime.ElementCount, error) {
+func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]store.ElementCount, error) {
 	var counts sqlstore.ElementCounts
 	err := db.readWith(ctx, func(st *txStmts) error {
 		for _, q := range []struct {
@@ -113,8 +113,8 @@ func countByElement(st *txStmts, query, key string, version int, add func(node s
 
 // TokensPending returns at most limit (limit <= 0: all) instances whose
 // tokens are not indexed yet, in creation order.
-func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceID, error) {
-	var out []runtime.InstanceID
+func (db *DB) TokensPending(ctx context.Context, limit int) ([]store.InstanceID, error) {
+	var out []store.InstanceID
 	err := db.readWith(ctx, func(st *txStmts) error {
 		rs, err := st.query(tokensPendingSQL, noLimit(limit))
 		if err != nil {
@@ -122,7 +122,7 @@ func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceI
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var id runtime.InstanceID
+			var id store.InstanceID
 			if err := rs.Scan(idDest(&id)); err != nil {
 				return err
 			}
@@ -138,18 +138,18 @@ func (db *DB) TokensPending(ctx context.Context, limit int) ([]runtime.InstanceI
 
 // IndexTokens replaces the indexed tokens of an instance and clears its
 // pending mark, provided its revision is still revision.
-func (db *DB) IndexTokens(ctx context.Context, id runtime.InstanceID, revision int64, tokens []runtime.TokenRow) error {
+func (db *DB) IndexTokens(ctx context.Context, id store.InstanceID, revision int64, tokens []store.TokenRow) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
 		var seq, rev int64
 		err := st.queryRow(revisionSeqSQL, dbID(id)).Scan(&seq, &rev)
 		if errors.Is(err, sql.ErrNoRows) {
-			return runtime.ErrNotFound
+			return store.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
 		if rev != revision {
-			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, runtime.ErrConflict)
+			return fmt.Errorf("revision %d is not current (%d): %w", revision, rev, store.ErrConflict)
 		}
 		if _, err := st.exec(deleteInstanceTokensSQL, seq); err != nil {
 			return err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // The variable index (migration 0015): a row per top-level variable of an
@@ -45,13 +45,13 @@ func init() {
 // against the indexed rows, so an unchanged variable costs no write).
 // created says the instance is new (nothing indexed yet). A step that
 // removes the root scope without writing it drops every row.
-func applyVariables(st *txStmts, seq int64, parts []runtime.Part, removed []runtime.PartRef, created bool) error {
-	vars, ok, err := runtime.RootVariables(parts)
+func applyVariables(st *txStmts, seq int64, parts []store.Part, removed []store.PartRef, created bool) error {
+	vars, ok, err := store.RootVariables(parts)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		if runtime.RootScopeRemoved(removed) {
+		if store.RootScopeRemoved(removed) {
 			if _, err := st.exec(deleteInstanceVariablesSQL, seq); err != nil {
 				return fmt.Errorf("unindex variables: %w", err)
 			}
@@ -102,7 +102,7 @@ func indexedVariables(st *txStmts, seq int64) (map[string]string, error) {
 // reindexVariables replaces the indexed variables of instance seq with
 // those of its whole state parts (ReplaceState, the backfill) and clears
 // its pending mark.
-func reindexVariables(st *txStmts, seq int64, parts []runtime.Part) error {
+func reindexVariables(st *txStmts, seq int64, parts []store.Part) error {
 	if _, err := st.exec(deleteInstanceVariablesSQL, seq); err != nil {
 		return fmt.Errorf("unindex variables: %w", err)
 	}
@@ -132,7 +132,7 @@ func (db *DB) indexPendingVariables(ctx context.Context) error {
 // pendingVariables is one instance of a backfill batch.
 type pendingVariables struct {
 	seq  int64
-	id   runtime.InstanceID
+	id   store.InstanceID
 	data []byte
 }
 
@@ -141,7 +141,7 @@ type pendingVariables struct {
 func (db *DB) indexVariablesBatch(ctx context.Context) (int, error) {
 	var n int
 	err := db.writeWith(ctx, func(st *txStmts) error {
-		kind, ok, err := st.lookupKind(runtime.RootScopeKind)
+		kind, ok, err := st.lookupKind(store.RootScopeKind)
 		if err != nil {
 			return err
 		}
@@ -154,9 +154,9 @@ func (db *DB) indexVariablesBatch(ctx context.Context) (int, error) {
 		}
 		n = len(batch)
 		for _, p := range batch {
-			var parts []runtime.Part
+			var parts []store.Part
 			if p.data != nil {
-				parts = []runtime.Part{{Kind: runtime.RootScopeKind, Key: runtime.RootScopeKey, Data: expand(string(p.id), p.data)}}
+				parts = []store.Part{{Kind: store.RootScopeKind, Key: store.RootScopeKey, Data: expand(string(p.id), p.data)}}
 			}
 			if err := reindexVariables(st, p.seq, parts); err != nil {
 				return fmt.Errorf("instance %s: %w", p.id, err)
@@ -170,7 +170,7 @@ func (db *DB) indexVariablesBatch(ctx context.Context) (int, error) {
 // readPendingVariables reads one batch of pending instances with their
 // root scope part's stored data (nil for none).
 func readPendingVariables(st *txStmts, kind int64) ([]pendingVariables, error) {
-	rs, err := st.query(variablesPendingSQL, kind, partKey("", runtime.RootScopeKey), pendingVariablesBatch)
+	rs, err := st.query(variablesPendingSQL, kind, partKey("", store.RootScopeKey), pendingVariablesBatch)
 	if err != nil {
 		return nil, err
 	}

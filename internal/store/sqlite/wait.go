@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlstore"
 )
 
@@ -179,7 +179,7 @@ const (
 
 // instanceArgs are the arguments of ofInstance for instance id: the range
 // of wait ids that start with its UUID (empty for another id), and its id.
-func instanceArgs(id runtime.InstanceID) []any {
+func instanceArgs(id store.InstanceID) []any {
 	b, ok := uuidBytes(string(id))
 	if !ok {
 		return []any{"", "", dbID(id)}
@@ -190,7 +190,7 @@ func instanceArgs(id runtime.InstanceID) []any {
 // ownerColumn is the instance_id column of wait id owned by instance:
 // NULL if the id names the instance ("<instance UUID>-w000001"), else the
 // instance's id (” for a start timer).
-func ownerColumn(waitID string, instance runtime.InstanceID) any {
+func ownerColumn(waitID string, instance store.InstanceID) any {
 	if b, ok := idBytes(waitID); ok && len(b) > 16 {
 		if ib, ok := uuidBytes(string(instance)); ok && bytes.Equal(b[:16], ib) {
 			return nil
@@ -199,15 +199,15 @@ func ownerColumn(waitID string, instance runtime.InstanceID) any {
 	return dbID(instance)
 }
 
-// checkLockGuard fails with runtime.ErrLockLost unless the job g names
+// checkLockGuard fails with store.ErrLockLost unless the job g names
 // still holds g's lock token (and, with g.CheckUser, was locked by g.User):
 // a point read on the primary key, inside the step's transaction, so no
 // activation can slip in between.
-func checkLockGuard(st *txStmts, g *runtime.LockGuard) error {
+func checkLockGuard(st *txStmts, g *store.LockGuard) error {
 	var user sql.NullString
 	err := st.queryRow(lockGuardSQL, dbID(g.WaitID), g.TokenHash).Scan(&user)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && g.CheckUser && user.String != g.User) {
-		return fmt.Errorf("job %s: %w", g.WaitID, runtime.ErrLockLost)
+		return fmt.Errorf("job %s: %w", g.WaitID, store.ErrLockLost)
 	}
 	return err
 }
@@ -218,7 +218,7 @@ func checkLockGuard(st *txStmts, g *runtime.LockGuard) error {
 // every wait it still has; created says this step created the instance, so
 // it has no waits but those of this step (a straight-through instance costs
 // no delete).
-func applyWaits(st *txStmts, in *runtime.InstanceRow, created bool, waits []runtime.WaitRow, removed []string) error {
+func applyWaits(st *txStmts, in *store.InstanceRow, created bool, waits []store.WaitRow, removed []string) error {
 	for _, id := range removed {
 		if _, err := st.exec(deleteWaitSQL, dbID(id)); err != nil {
 			return fmt.Errorf("delete wait %s: %w", id, err)
@@ -227,7 +227,7 @@ func applyWaits(st *txStmts, in *runtime.InstanceRow, created bool, waits []runt
 	for i := range waits {
 		w := &waits[i]
 		owner := in.ID
-		if w.Kind == runtime.WaitStartTimer {
+		if w.Kind == store.WaitStartTimer {
 			owner = "" // a timer start's schedule re-armed by the step that fired it
 		} else if w.InstanceID != "" && w.InstanceID != in.ID {
 			return fmt.Errorf("wait %s belongs to instance %s", w.ID, w.InstanceID)
@@ -236,7 +236,7 @@ func applyWaits(st *txStmts, in *runtime.InstanceRow, created bool, waits []runt
 			return err
 		}
 	}
-	if (in.Status == runtime.StatusCompleted || in.Status == runtime.StatusTerminated) && (!created || len(waits) > 0) {
+	if (in.Status == store.StatusCompleted || in.Status == store.StatusTerminated) && (!created || len(waits) > 0) {
 		if _, err := st.exec(deleteInstanceWaitsSQL, instanceArgs(in.ID)...); err != nil {
 			return fmt.Errorf("delete waits of ended instance: %w", err)
 		}
@@ -247,7 +247,7 @@ func applyWaits(st *txStmts, in *runtime.InstanceRow, created bool, waits []runt
 // writeWait runs query (insertWaitSQL or upsertWaitSQL) for w as a wait of
 // instance id ("" for a start timer). A statement that writes no row (the id
 // is held by another instance or a start timer) is a conflict.
-func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.WaitRow) error {
+func writeWait(st *txStmts, query string, id store.InstanceID, w *store.WaitRow) error {
 	if w.ID == "" || w.Kind == "" {
 		return fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
 	}
@@ -269,15 +269,15 @@ func writeWait(st *txStmts, query string, id runtime.InstanceID, w *runtime.Wait
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, runtime.ErrConflict)
+		return fmt.Errorf("wait %s belongs to another instance: %w", w.ID, store.ErrConflict)
 	}
 	return nil
 }
 
 // scanWait reads the waitColumns of a row.
-func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
+func scanWait(row interface{ Scan(...any) error }) (store.WaitRow, error) {
 	var (
-		w                 runtime.WaitRow
+		w                 store.WaitRow
 		due, lockExpires  sql.NullInt64
 		created           int64
 		users, groups     sql.NullString
@@ -304,13 +304,13 @@ func scanWait(row interface{ Scan(...any) error }) (runtime.WaitRow, error) {
 }
 
 // queryWaits runs a waitColumns query and reads every row.
-func queryWaits(st querier, query string, args ...any) ([]runtime.WaitRow, error) {
+func queryWaits(st querier, query string, args ...any) ([]store.WaitRow, error) {
 	rs, err := st.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
-	var out []runtime.WaitRow
+	var out []store.WaitRow
 	for rs.Next() {
 		w, err := scanWait(rs)
 		if err != nil {
@@ -337,13 +337,13 @@ func noLimit(limit int) int {
 	return limit
 }
 
-// Wait returns one wait row by id. It returns a wrapped runtime.ErrNotFound
+// Wait returns one wait row by id. It returns a wrapped store.ErrNotFound
 // if there is none.
-func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
+func (db *DB) Wait(ctx context.Context, id string) (store.WaitRow, error) {
 	w, err := scanWait(db.readOne(ctx).queryRow(waitSQL, dbID(id)))
 	err = notFound(err)
 	if err != nil {
-		return runtime.WaitRow{}, fmt.Errorf("store: wait %s: %w", id, err)
+		return store.WaitRow{}, fmt.Errorf("store: wait %s: %w", id, err)
 	}
 	return w, nil
 }
@@ -357,7 +357,7 @@ func (db *DB) Wait(ctx context.Context, id string) (runtime.WaitRow, error) {
 // statement on the single writer, so two calls never hand out the same job
 // under a live lock. No hashes activate nothing; a hash that is not 32
 // bytes, or one given twice, is refused.
-func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, lock runtime.JobLock) ([]runtime.WaitRow, error) {
+func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, lock store.JobLock) ([]store.WaitRow, error) {
 	max := len(lock.TokenHashes)
 	if max == 0 {
 		return nil, nil
@@ -379,7 +379,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 		return nil, nil
 	}
 	hashes := bytes.Join(lock.TokenHashes, nil)
-	var out []runtime.WaitRow
+	var out []store.WaitRow
 	err = db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
 		out, err = queryWaits(st, activateJobsSQL, jobType, n, max, jobType, n, n, max, max, lock.Worker, lock.User, encodeTime(lock.Until), hashes)
@@ -390,7 +390,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	}
 	// RETURNING yields rows in no defined order; each row's hash tells its
 	// place in the picking order.
-	slices.SortFunc(out, func(a, b runtime.WaitRow) int {
+	slices.SortFunc(out, func(a, b store.WaitRow) int {
 		return index[string(a.LockTokenHash)] - index[string(b.LockTokenHash)]
 	})
 	return out, nil
@@ -413,8 +413,8 @@ func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Tim
 
 // ExtendJobLock moves the lock of job key to until, provided the job holds
 // the lock token whose hash is tokenHash and its lock has not expired at
-// now. It returns a wrapped runtime.ErrNotFound if there is no job with that
-// key and a wrapped runtime.ErrConflict if the job is not locked, is locked
+// now. It returns a wrapped store.ErrNotFound if there is no job with that
+// key and a wrapped store.ErrConflict if the job is not locked, is locked
 // with another token, or its lock has expired.
 func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, now, until time.Time) error {
 	err := db.writeRelaxed(ctx, func(st *txStmts) error {
@@ -431,7 +431,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, n
 		if err := st.queryRow(jobExistsSQL, dbID(key)).Scan(&one); err != nil {
 			return notFound(err)
 		}
-		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", runtime.ErrConflict)
+		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", store.ErrConflict)
 	})
 	if err != nil {
 		return fmt.Errorf("store: extend lock of job %s: %w", key, err)
@@ -440,7 +440,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, n
 }
 
 // tasksQuery builds the WHERE clause and arguments of a task filter.
-func tasksQuery(f runtime.TaskFilter) (string, []any) {
+func tasksQuery(f store.TaskFilter) (string, []any) {
 	where := []string{"kind = 'task'"}
 	var args []any
 	if f.Assignee != "" {
@@ -491,12 +491,12 @@ func tasksQuery(f runtime.TaskFilter) (string, []any) {
 // CandidateUser and CandidateGroup match tasks whose candidate list
 // contains the value, CandidateGroupsAny one containing any of them. Limit
 // 0 means DefaultListLimit; larger than MaxListLimit is capped.
-func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRow, int, error) {
+func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, int, error) {
 	cond, args := tasksQuery(f)
 	limit := sqlstore.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
 	var (
-		rows  []runtime.WaitRow
+		rows  []store.WaitRow
 		total int
 	)
 	countQuery := `SELECT COUNT(*) FROM waits` + cond
@@ -522,7 +522,7 @@ func (db *DB) Tasks(ctx context.Context, f runtime.TaskFilter) ([]runtime.WaitRo
 
 // DueTimers returns the timer and start-timer waits due at now (DueAt not
 // after now), earliest first, at most limit of them (limit <= 0: all).
-func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]runtime.WaitRow, error) {
+func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]store.WaitRow, error) {
 	out, err := queryWaits(db.readOne(ctx), dueTimersSQL, encodeTime(now), noLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: due timers: %w", err)
@@ -544,7 +544,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 // MessageSubscriptions returns the message waits with this name and exactly
 // this correlation key ("" matches only subscriptions without a key), oldest
 // first, at most limit of them (limit <= 0: all).
-func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]runtime.WaitRow, error) {
+func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]store.WaitRow, error) {
 	out, err := queryWaits(db.readOne(ctx), messageSubscriptionsSQL, name, correlationKey, noLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: subscriptions of message %q: %w", name, err)
@@ -555,8 +555,8 @@ func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey str
 // SignalSubscriptions returns the distinct ids of the instances that have a
 // signal wait with this name, the instance with the oldest subscription
 // first.
-func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.InstanceID, error) {
-	var out []runtime.InstanceID
+func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]store.InstanceID, error) {
+	var out []store.InstanceID
 	err := db.readWith(ctx, func(st *txStmts) error {
 		rs, err := st.query(signalSubscriptionsSQL, name)
 		if err != nil {
@@ -564,7 +564,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var id runtime.InstanceID
+			var id store.InstanceID
 			if err := rs.Scan(idDest(&id)); err != nil {
 				return err
 			}
@@ -580,7 +580,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]runtime.I
 
 // StartTimers returns the start-timer waits of a process key, earliest due
 // first.
-func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.WaitRow, error) {
+func (db *DB) StartTimers(ctx context.Context, processKey string) ([]store.WaitRow, error) {
 	out, err := queryWaits(db.readOne(ctx), startTimersSQL, processKey)
 	if err != nil {
 		return nil, fmt.Errorf("store: start timers of %q: %w", processKey, err)
@@ -592,7 +592,7 @@ func (db *DB) StartTimers(ctx context.Context, processKey string) ([]runtime.Wai
 // rows in one transaction. Each row must have no instance id; an empty Kind
 // or ProcessKey is filled in, any other kind or key is refused. An id already
 // used by another wait fails the whole call and changes nothing.
-func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []runtime.WaitRow) error {
+func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []store.WaitRow) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
 		if _, err := st.exec(
 			`DELETE FROM waits WHERE instance_id = '' AND kind = 'start-timer' AND process_key = ?`, processKey); err != nil {
@@ -600,19 +600,19 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 		}
 		for _, w := range rows {
 			if w.Kind == "" {
-				w.Kind = runtime.WaitStartTimer
+				w.Kind = store.WaitStartTimer
 			}
 			if w.ProcessKey == "" {
 				w.ProcessKey = processKey
 			}
-			if w.Kind != runtime.WaitStartTimer || w.ProcessKey != processKey || w.InstanceID != "" {
+			if w.Kind != store.WaitStartTimer || w.ProcessKey != processKey || w.InstanceID != "" {
 				return fmt.Errorf("wait %s (kind %q, process %q, instance %q) is not a start timer of %q",
 					w.ID, w.Kind, w.ProcessKey, w.InstanceID, processKey)
 			}
 			var one int
 			err := st.queryRow(waitExistsSQL, dbID(w.ID)).Scan(&one)
 			if err == nil {
-				return fmt.Errorf("wait %s exists: %w", w.ID, runtime.ErrConflict)
+				return fmt.Errorf("wait %s exists: %w", w.ID, store.ErrConflict)
 			} else if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
@@ -629,10 +629,10 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 }
 
 // InstanceWaits returns the open waits of an instance (jobs, tasks, timers,
-// subscriptions, calls), oldest first; runtime.ErrNotFound for an unknown
+// subscriptions, calls), oldest first; store.ErrNotFound for an unknown
 // instance.
-func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runtime.WaitRow, error) {
-	var out []runtime.WaitRow
+func (db *DB) InstanceWaits(ctx context.Context, id store.InstanceID) ([]store.WaitRow, error) {
+	var out []store.WaitRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
 		out, err = queryWaits(st, instanceWaitsSQL, instanceArgs(id)...)
@@ -650,8 +650,8 @@ func (db *DB) InstanceWaits(ctx context.Context, id runtime.InstanceID) ([]runti
 // InstanceWaitsPage returns at most limit open waits of an instance whose
 // id follows after ("" from the first), ordered by id: the order the engine
 // created them in. A page costs its size. It returns a wrapped
-// runtime.ErrNotFound if the instance does not exist.
-func (db *DB) InstanceWaitsPage(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, error) {
+// store.ErrNotFound if the instance does not exist.
+func (db *DB) InstanceWaitsPage(ctx context.Context, id store.InstanceID, after string, limit int) ([]store.WaitRow, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: a negative LIMIT means none.
 	}
@@ -669,7 +669,7 @@ func (db *DB) InstanceWaitsPage(ctx context.Context, id runtime.InstanceID, afte
 			}
 		}
 	}
-	var out []runtime.WaitRow
+	var out []store.WaitRow
 	err := db.readWith(ctx, func(st *txStmts) error {
 		var err error
 		out, err = queryWaits(st, instanceWaitsPageSQL, low, args[1], args[2], cursor, limit)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
@@ -51,7 +51,7 @@ func TestMigration0007ReleasesLocks(t *testing.T) {
 func TestWaitQueryPlans(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t)
-	task := func(f runtime.TaskFilter) string {
+	task := func(f store.TaskFilter) string {
 		cond, _ := tasksQuery(f)
 		return `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY created_at, id LIMIT 1 OFFSET 0`
 	}
@@ -77,14 +77,14 @@ func TestWaitQueryPlans(t *testing.T) {
 		{name: "messages", query: messageSubscriptionsSQL, index: "waits_messages (name=? AND correlation_key=?)"},
 		{name: "signals", query: signalSubscriptionsSQL, index: "waits_signals (name=?)", allowSort: true},
 		{name: "start timers", query: startTimersSQL, index: "waits_instance (instance_id=? AND kind=?)", allowSort: true},
-		{name: "tasks", query: task(runtime.TaskFilter{}), index: "USING INDEX waits_tasks"},
-		{name: "tasks of assignee", query: task(runtime.TaskFilter{Assignee: "a"}), index: "waits_task_assignee (assignee=?)"},
-		{name: "tasks of candidate", query: task(runtime.TaskFilter{CandidateUser: "a", CandidateGroup: "g"}), index: "USING INDEX waits_tasks"},
+		{name: "tasks", query: task(store.TaskFilter{}), index: "USING INDEX waits_tasks"},
+		{name: "tasks of assignee", query: task(store.TaskFilter{Assignee: "a"}), index: "waits_task_assignee (assignee=?)"},
+		{name: "tasks of candidate", query: task(store.TaskFilter{CandidateUser: "a", CandidateGroup: "g"}), index: "USING INDEX waits_tasks"},
 		// An instance's own waits are a primary-key range, the others in
 		// waits_instance; the two are merged and sorted (an instance's
 		// tasks, not all tasks).
-		{name: "tasks of instance", query: task(runtime.TaskFilter{InstanceID: "i"}), index: "waits_instance (instance_id=? AND kind=?)", allowSort: true},
-		{name: "tasks of instance (own ids)", query: task(runtime.TaskFilter{InstanceID: "i"}), index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
+		{name: "tasks of instance", query: task(store.TaskFilter{InstanceID: "i"}), index: "waits_instance (instance_id=? AND kind=?)", allowSort: true},
+		{name: "tasks of instance (own ids)", query: task(store.TaskFilter{InstanceID: "i"}), index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
 		{name: "wait", query: waitSQL, index: "PRIMARY KEY (id=?)"},
 		{name: "instance waits", query: instanceWaitsSQL, index: "waits_instance (instance_id=?)", allowSort: true},
 		{name: "instance waits (own ids)", query: instanceWaitsSQL, index: "PRIMARY KEY (id>? AND id<?)", allowSort: true},
@@ -146,14 +146,14 @@ func BenchmarkActivateJobs(b *testing.B) {
 		perInstance = 100
 		types       = 10
 	)
-	var steps []runtime.StepRecord
+	var steps []store.StepRecord
 	for i := range instances {
-		var waits []runtime.WaitRow
+		var waits []store.WaitRow
 		for j := range perInstance {
 			n := i*perInstance + j
 			waits = append(waits, storetest.Job(fmt.Sprintf("j%05d", n), fmt.Sprintf("type%d", n%types), n))
 		}
-		steps = append(steps, storetest.WithWaits(storetest.NewStep(runtime.InstanceID(fmt.Sprintf("i%03d", i)), "order", 1), waits...))
+		steps = append(steps, storetest.WithWaits(storetest.NewStep(store.InstanceID(fmt.Sprintf("i%03d", i)), "order", 1), waits...))
 	}
 	storetest.MustCommit(b, db, steps...)
 	now := storetest.Sec(instances * perInstance)
@@ -180,8 +180,8 @@ func TestActivateNothingSkipsTheWriter(t *testing.T) {
 	db := MustOpen(t)
 	storetest.CreateWithWaits(t, db, "A", storetest.Job("A-w000001", "pay", 1))
 	now := storetest.Sec(100)
-	lock := func() runtime.JobLock {
-		return runtime.JobLock{Worker: "w", Until: now.Add(time.Minute), TokenHashes: [][]byte{make([]byte, 32)}}
+	lock := func() store.JobLock {
+		return store.JobLock{Worker: "w", Until: now.Add(time.Minute), TokenHashes: [][]byte{make([]byte, 32)}}
 	}
 
 	tx, err := db.write.BeginTx(ctx, nil) // holds the writer (BEGIN IMMEDIATE)
@@ -195,7 +195,7 @@ func TestActivateNothingSkipsTheWriter(t *testing.T) {
 		t.Fatalf("activate a type without jobs while the writer is held: %v, %v", got, err)
 	}
 
-	done := make(chan []runtime.WaitRow, 1)
+	done := make(chan []store.WaitRow, 1)
 	go func() {
 		got, err := db.ActivateJobs(ctx, "pay", now, lock())
 		if err != nil {

@@ -6,7 +6,7 @@
 // # Who uses it
 //
 // internal/store (SQLite) and internal/store/pgstore (PostgreSQL) both
-// implement runtime.Store and access.Store with the same semantics; what
+// implement store.Store and access.Store with the same semantics; what
 // does not depend on SQL lives here once, so the two cannot drift apart.
 // It imports runtime, access and auth for their record types, and no
 // database driver.
@@ -34,7 +34,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // Limits of the paged lists, the same in every store.
@@ -164,7 +164,7 @@ func TokenHashIndex(hashes [][]byte) (map[string]int, error) {
 }
 
 // ErrExists is the error of creating a record whose id is taken.
-var ErrExists = fmt.Errorf("already exists: %w", runtime.ErrConflict)
+var ErrExists = fmt.Errorf("already exists: %w", store.ErrConflict)
 
 // GrantColumns are the columns of a grant: its subject and either a role
 // or a permission on a resource pattern (the others "").
@@ -335,16 +335,16 @@ func LoadMigrations(fsys fs.FS) ([]Migration, error) {
 // retention's rules, the same in every store), or nil when it may: it
 // must be completed or terminated, its caller must not be running or
 // failed, and no after-commit delivery of it may be pending.
-func DeleteRefusal(id runtime.InstanceID, status string, callerRuns bool, pending int64) error {
+func DeleteRefusal(id store.InstanceID, status string, callerRuns bool, pending int64) error {
 	switch {
-	case status != runtime.StatusCompleted && status != runtime.StatusTerminated:
-		return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
+	case status != store.StatusCompleted && status != store.StatusTerminated:
+		return &store.Error{Code: store.ECONFLICT, Message: fmt.Sprintf(
 			"instance %s is %s: only a completed or terminated instance can be deleted (cancel it first)", id, status)}
 	case callerRuns:
-		return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
+		return &store.Error{Code: store.ECONFLICT, Message: fmt.Sprintf(
 			"instance %s was called by an instance that still runs: it can be deleted once its caller has ended", id)}
 	case pending > 0:
-		return &runtime.Error{Code: runtime.ECONFLICT, Message: fmt.Sprintf(
+		return &store.Error{Code: store.ECONFLICT, Message: fmt.Sprintf(
 			"instance %s still has %d after-commit deliveries pending (e.g. its outcome to its caller): try again shortly", id, pending)}
 	}
 	return nil
@@ -356,7 +356,7 @@ func DeleteRefusal(id runtime.InstanceID, status string, callerRuns bool, pendin
 const MaxCallDepth = 1000
 
 // IncidentAncestryQuery is the query both stores answer
-// runtime.Store.IncidentAncestry with: it walks up from every instance with
+// store.Store.IncidentAncestry with: it walks up from every instance with
 // an open incident through parent_id, one index lookup per level, and
 // yields (start, ancestor id, ancestor process key, depth); filter, in the
 // store's placeholder style, selects the ancestors ("" for all).
@@ -378,10 +378,10 @@ func IncidentAncestryQuery(filter string) string {
 // order. The runtime lists a start's records with its children after
 // their own children (it launches depth first), so batch order alone
 // would number a grandchild before its parent.
-func NumberOrder(steps []runtime.StepRecord) []int {
+func NumberOrder(steps []store.StepRecord) []int {
 	var (
 		order []int
-		at    map[runtime.InstanceID]int
+		at    map[store.InstanceID]int
 	)
 	for i := range steps {
 		if steps[i].PrevRevision == 0 {
@@ -391,7 +391,7 @@ func NumberOrder(steps []runtime.StepRecord) []int {
 	if len(order) < 2 {
 		return order
 	}
-	at = make(map[runtime.InstanceID]int, len(order))
+	at = make(map[store.InstanceID]int, len(order))
 	for _, i := range order {
 		at[steps[i].Instance.ID] = i
 	}
@@ -409,11 +409,11 @@ func NumberOrder(steps []runtime.StepRecord) []int {
 
 // TaskOrderBy is the ORDER BY list of a task list's order over the waits
 // table (the same in both stores): ties broken by creation time, then id.
-func TaskOrderBy(o runtime.TaskOrder) string {
+func TaskOrderBy(o store.TaskOrder) string {
 	switch o {
-	case runtime.TaskOrderNewest:
+	case store.TaskOrderNewest:
 		return "created_at DESC, id DESC"
-	case runtime.TaskOrderDue:
+	case store.TaskOrderDue:
 		return "due_at IS NULL, due_at, created_at, id"
 	}
 	return "created_at, id"
@@ -424,7 +424,7 @@ func TaskOrderBy(o runtime.TaskOrder) string {
 // element id and a count), by element id.
 type ElementCounts struct {
 	at  map[string]int
-	out []runtime.ElementCount
+	out []store.ElementCount
 }
 
 // Add adds n tokens (incidents false) or open incidents at node.
@@ -436,7 +436,7 @@ func (c *ElementCounts) Add(node string, n int, incidents bool) {
 	if !ok {
 		i = len(c.out)
 		c.at[node] = i
-		c.out = append(c.out, runtime.ElementCount{NodeID: node})
+		c.out = append(c.out, store.ElementCount{NodeID: node})
 	}
 	if incidents {
 		c.out[i].Incidents += n
@@ -446,26 +446,26 @@ func (c *ElementCounts) Add(node string, n int, incidents bool) {
 }
 
 // List returns the counts by element id.
-func (c *ElementCounts) List() []runtime.ElementCount {
-	slices.SortFunc(c.out, func(a, b runtime.ElementCount) int { return strings.Compare(a.NodeID, b.NodeID) })
+func (c *ElementCounts) List() []store.ElementCount {
+	slices.SortFunc(c.out, func(a, b store.ElementCount) int { return strings.Compare(a.NodeID, b.NodeID) })
 	return c.out
 }
 
 // SortKey is the SQL expression an instance list sorts by for
-// runtime.InstanceFilter.SortBy, the same in both stores' dialects: a
+// store.InstanceFilter.SortBy, the same in both stores' dialects: a
 // number never given sorts as 0, an instance not ended as 0 too. ok is
 // false for a column it does not know.
 func SortKey(sortBy string) (expr string, ok bool) {
 	switch sortBy {
-	case "", runtime.SortCreated:
+	case "", store.SortCreated:
 		return "created_at", true
-	case runtime.SortNumber:
+	case store.SortNumber:
 		return "COALESCE(number, 0)", true
-	case runtime.SortProcess:
+	case store.SortProcess:
 		return "process_key", true
-	case runtime.SortStatus:
+	case store.SortStatus:
 		return "status", true
-	case runtime.SortEnded:
+	case store.SortEnded:
 		return "COALESCE(ended_at, 0)", true
 	}
 	return "", false

@@ -1,4 +1,4 @@
-package runtime
+package store
 
 import (
 	"bytes"
@@ -50,10 +50,10 @@ func VariableValueKey(raw []byte) (string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("runtime: variable value is not JSON: %w", err)
+		return "", fmt.Errorf("store: variable value is not JSON: %w", err)
 	}
 	if dec.More() {
-		return "", fmt.Errorf("runtime: variable value has more than one JSON value")
+		return "", fmt.Errorf("store: variable value has more than one JSON value")
 	}
 	return valueKey(v)
 }
@@ -62,7 +62,7 @@ func VariableValueKey(raw []byte) (string, error) {
 func valueKey(v any) (string, error) {
 	b, err := json.Marshal(canonical(v))
 	if err != nil {
-		return "", fmt.Errorf("runtime: encode variable value: %w", err)
+		return "", fmt.Errorf("store: encode variable value: %w", err)
 	}
 	if len(b) > MaxIndexedValue {
 		sum := sha256.Sum256(b)
@@ -138,7 +138,7 @@ func RootVariables(parts []Part) (vars []IndexedVariable, ok bool, err error) {
 		for name, raw := range sc.Vars {
 			key, err := VariableValueKey(raw)
 			if err != nil {
-				return nil, false, fmt.Errorf("runtime: variable %s: %w", name, err)
+				return nil, false, fmt.Errorf("store: variable %s: %w", name, err)
 			}
 			vars = append(vars, IndexedVariable{Name: name, Value: key})
 		}
@@ -146,29 +146,6 @@ func RootVariables(parts []Part) (vars []IndexedVariable, ok bool, err error) {
 		return vars, true, nil
 	}
 	return nil, false, nil
-}
-
-// MaxVariableFilters caps how many variable filters one list takes.
-const MaxVariableFilters = 10
-
-// ParseVariableFilter reads a variable filter written name=value, where
-// value is JSON: orderId="A-17", amount=120, ok=true, tags=["a","b"]. The
-// name is everything before the first '='. The error is a sentence for
-// the person who wrote it.
-func ParseVariableFilter(s string) (VariableFilter, error) {
-	name, value, ok := strings.Cut(s, "=")
-	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-	switch {
-	case !ok || name == "":
-		return VariableFilter{}, fmt.Errorf("a variable filter is name=value with the value as JSON, such as orderId=\"A-17\" or amount=120, not %q", s)
-	case value == "":
-		return VariableFilter{}, fmt.Errorf("the variable filter %q has no value: write it as JSON, such as %s=\"text\" or %s=120", s, name, name)
-	}
-	key, err := VariableValueKey([]byte(value))
-	if err != nil {
-		return VariableFilter{}, fmt.Errorf("the value of the variable filter %q is not JSON: quote text (%s=\"%s\"); numbers, true, false, null, arrays and objects are written as in JSON", s, name, strings.Trim(value, `"`))
-	}
-	return VariableFilter{Name: name, Value: key}, nil
 }
 
 // RootScopeRemoved reports whether removed names the root scope's part (a

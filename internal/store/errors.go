@@ -1,4 +1,4 @@
-package runtime
+package store
 
 import (
 	"errors"
@@ -14,7 +14,8 @@ const (
 	EINTERNAL  = "internal"
 )
 
-// Error is a runtime error with a code from the closed set above.
+// Error is an error of the runtime or a store with a code from the closed
+// set above.
 type Error struct {
 	Code    string
 	Message string
