@@ -12,7 +12,8 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The statements of access.Store.
@@ -73,9 +74,9 @@ func exists(ctx context.Context, q querier, query, what, id string) error {
 
 // CreateUser adds a user; an existing id is a wrapped store.ErrConflict.
 func (db *DB) CreateUser(ctx context.Context, u access.User) error {
-	err := sqlstore.RequireTime("created at", u.CreatedAt)
+	err := sqlcodec.RequireTime("created at", u.CreatedAt)
 	if err == nil {
-		err = execOne(ctx, db.pool, sqlstore.ErrExists, insertUserSQL,
+		err = execOne(ctx, db.pool, sqlquery.ErrExists, insertUserSQL,
 			string(u.ID), u.Name, u.PasswordHash, u.Disabled, encodeTime(u.CreatedAt))
 	}
 	if err != nil {
@@ -117,9 +118,9 @@ func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 }
 
 // Users lists users by id after the given id, at most limit of them (0 or
-// less: sqlstore.DefaultListLimit, capped at sqlstore.MaxListLimit).
+// less: sqlquery.DefaultListLimit, capped at sqlquery.MaxListLimit).
 func (db *DB) Users(ctx context.Context, after auth.UserID, limit int) ([]access.User, error) {
-	out, err := queryRows(ctx, db.pool, scanUser, usersSQL, string(after), sqlstore.ListLimit(limit))
+	out, err := queryRows(ctx, db.pool, scanUser, usersSQL, string(after), sqlquery.ListLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: users after %q: %w", after, err)
 	}
@@ -158,9 +159,9 @@ func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 
 // CreateGroup adds a group; an existing id is a wrapped store.ErrConflict.
 func (db *DB) CreateGroup(ctx context.Context, g access.Group) error {
-	err := sqlstore.RequireTime("created at", g.CreatedAt)
+	err := sqlcodec.RequireTime("created at", g.CreatedAt)
 	if err == nil {
-		err = execOne(ctx, db.pool, sqlstore.ErrExists, insertGroupSQL, string(g.ID), g.Name, encodeTime(g.CreatedAt))
+		err = execOne(ctx, db.pool, sqlquery.ErrExists, insertGroupSQL, string(g.ID), g.Name, encodeTime(g.CreatedAt))
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: create group %s: %w", g.ID, err)
@@ -274,7 +275,7 @@ func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, e
 func scanGrant(row pgx.Row) (access.GrantRecord, error) {
 	var (
 		id        int64
-		k         sqlstore.GrantColumns
+		k         sqlcodec.GrantColumns
 		created   int64
 		createdBy string
 	)
@@ -282,16 +283,16 @@ func scanGrant(row pgx.Row) (access.GrantRecord, error) {
 		&created, &createdBy); err != nil {
 		return access.GrantRecord{}, err
 	}
-	return sqlstore.DecodeGrant(id, k, created, createdBy)
+	return sqlcodec.DecodeGrant(id, k, created, createdBy)
 }
 
 // AddGrant stores g and returns it with its ID; the subject must exist
 // (else a wrapped store.ErrNotFound). The same role or grant given to
 // the same subject again returns the existing record.
 func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantRecord, error) {
-	k, err := sqlstore.EncodeGrant(g)
+	k, err := sqlcodec.EncodeGrant(g)
 	if err == nil {
-		err = sqlstore.RequireTime("created at", g.CreatedAt)
+		err = sqlcodec.RequireTime("created at", g.CreatedAt)
 	}
 	var out access.GrantRecord
 	if err == nil {
@@ -312,7 +313,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 			case err != nil:
 				return err
 			}
-			out = sqlstore.AddedGrant(g, id)
+			out = sqlcodec.AddedGrant(g, id)
 			return nil
 		})
 	}
@@ -379,24 +380,24 @@ func (db *DB) GrantsFor(ctx context.Context, user auth.UserID, groups []auth.Gro
 // CreateToken stores a minted token (its hash, never its secret); the
 // owner must exist.
 func (db *DB) CreateToken(ctx context.Context, t auth.Token) error {
-	err := sqlstore.RequireTime("created at", t.CreatedAt)
+	err := sqlcodec.RequireTime("created at", t.CreatedAt)
 	if err == nil && t.Hash.IsZero() {
 		err = errors.New("no hash")
 	}
 	var restriction sql.NullString
 	if err == nil {
-		restriction, err = sqlstore.EncodeRestriction(t.Restriction)
+		restriction, err = sqlcodec.EncodeRestriction(t.Restriction)
 	}
 	if err == nil {
 		err = db.writeTx(ctx, func(tx pgx.Tx) error {
 			if err := exists(ctx, tx, userExistsSQL, "owner", string(t.Owner)); err != nil {
 				return err
 			}
-			return execOne(ctx, tx, sqlstore.ErrExists, `INSERT INTO tokens (`+tokenColumns+`)
+			return execOne(ctx, tx, sqlquery.ErrExists, `INSERT INTO tokens (`+tokenColumns+`)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
 				string(t.ID), string(t.Owner), t.Name, restriction, t.Hash[:],
-				encodeTime(t.CreatedAt), sqlstore.EncodeOptTime(t.ExpiresAt), sqlstore.EncodeOptTime(t.LastUsedAt),
-				sqlstore.EncodeOptTime(t.RevokedAt))
+				encodeTime(t.CreatedAt), sqlcodec.EncodeOptTime(t.ExpiresAt), sqlcodec.EncodeOptTime(t.LastUsedAt),
+				sqlcodec.EncodeOptTime(t.RevokedAt))
 		})
 	}
 	if err != nil {
@@ -424,11 +425,11 @@ func scanToken(row pgx.Row) (auth.Token, error) {
 	}
 	copy(t.Hash[:], hash)
 	var err error
-	if t.Restriction, err = sqlstore.DecodeRestriction(restriction); err != nil {
+	if t.Restriction, err = sqlcodec.DecodeRestriction(restriction); err != nil {
 		return auth.Token{}, fmt.Errorf("token %s: %w", id, err)
 	}
 	t.CreatedAt = decodeTime(created)
-	t.ExpiresAt, t.LastUsedAt, t.RevokedAt = sqlstore.DecodeOptTime(expires), sqlstore.DecodeOptTime(used), sqlstore.DecodeOptTime(revoked)
+	t.ExpiresAt, t.LastUsedAt, t.RevokedAt = sqlcodec.DecodeOptTime(expires), sqlcodec.DecodeOptTime(used), sqlcodec.DecodeOptTime(revoked)
 	return t, nil
 }
 
@@ -468,7 +469,7 @@ func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, erro
 // RevokeToken marks a token revoked at at (revoking twice keeps the first
 // time); a wrapped store.ErrNotFound if unknown.
 func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) error {
-	err := sqlstore.RequireTime("revoked at", at)
+	err := sqlcodec.RequireTime("revoked at", at)
 	if err == nil {
 		err = execOne(ctx, db.pool, store.ErrNotFound,
 			`UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, encodeTime(at), string(id))
@@ -482,7 +483,7 @@ func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) er
 // TouchToken records that a token was used at at (the latest use wins); a
 // wrapped store.ErrNotFound if unknown.
 func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) error {
-	err := sqlstore.RequireTime("used at", at)
+	err := sqlcodec.RequireTime("used at", at)
 	if err == nil {
 		err = execOne(ctx, db.pool, store.ErrNotFound,
 			`UPDATE tokens SET last_used_at = GREATEST(COALESCE(last_used_at, $1), $1) WHERE id = $2`, encodeTime(at), string(id))
@@ -496,13 +497,13 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 // CreateSession stores a cockpit session (the hash of its id); an
 // existing one is a wrapped store.ErrConflict.
 func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
-	err := sqlstore.CheckSession(s)
+	err := sqlcodec.CheckSession(s)
 	var groups sql.NullString
 	if err == nil {
-		groups, err = sqlstore.EncodeGroups(s.Groups)
+		groups, err = sqlcodec.EncodeGroups(s.Groups)
 	}
 	if err == nil {
-		err = execOne(ctx, db.pool, sqlstore.ErrExists, `INSERT INTO sessions (`+sessionColumns+`)
+		err = execOne(ctx, db.pool, sqlquery.ErrExists, `INSERT INTO sessions (`+sessionColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id_hash) DO NOTHING`,
 			s.IDHash[:], string(s.User), groups, encodeTime(s.CreatedAt), encodeTime(s.ExpiresAt), encodeTime(s.LastSeenAt))
 	}
@@ -526,7 +527,7 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 	err := db.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id_hash = $1`, h[:]).
 		Scan(&hash, &user, &groups, &created, &expires, &seen)
 	if err == nil {
-		s.Groups, err = sqlstore.DecodeGroups(groups)
+		s.Groups, err = sqlcodec.DecodeGroups(groups)
 	}
 	if err != nil {
 		return auth.Session{}, fmt.Errorf("postgres: session: %w", notFound(err))
@@ -540,7 +541,7 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 // TouchSession records that the session was used at at (the latest use
 // wins); a wrapped store.ErrNotFound if there is none.
 func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time) error {
-	err := sqlstore.RequireTime("seen at", at)
+	err := sqlcodec.RequireTime("seen at", at)
 	if err == nil {
 		err = execOne(ctx, db.pool, store.ErrNotFound,
 			`UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id_hash = $2`, encodeTime(at), h[:])
@@ -570,7 +571,7 @@ func (db *DB) DeleteSessionsOf(ctx context.Context, user auth.UserID) error {
 // DeleteExpiredSessions removes the sessions that expired at or before
 // now and returns how many.
 func (db *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
-	err := sqlstore.RequireTime("now", now)
+	err := sqlcodec.RequireTime("now", now)
 	var n int64
 	if err == nil {
 		var tag interface{ RowsAffected() int64 }

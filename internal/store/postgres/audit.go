@@ -8,7 +8,8 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 const (
@@ -49,10 +50,10 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 }
 
 // Audit lists the audit entries matching f, newest first (by Seq). Limit
-// 0 means sqlstore.DefaultAuditLimit, more than sqlstore.MaxAuditLimit is
+// 0 means sqlquery.DefaultAuditLimit, more than sqlquery.MaxAuditLimit is
 // capped; a negative Limit or Before is refused.
 func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEntry, error) {
-	limit, err := sqlstore.AuditLimit(f)
+	limit, err := sqlquery.AuditLimit(f)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: audit: %w", err)
 	}
@@ -76,10 +77,10 @@ func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEn
 		where = append(where, "outcome = "+a.add(f.Outcome))
 	}
 	if !f.From.IsZero() {
-		where = append(where, "at >= "+a.add(sqlstore.BoundTime(f.From)))
+		where = append(where, "at >= "+a.add(sqlcodec.BoundTime(f.From)))
 	}
 	if !f.To.IsZero() {
-		where = append(where, "at < "+a.add(sqlstore.BoundTime(f.To)))
+		where = append(where, "at < "+a.add(sqlcodec.BoundTime(f.To)))
 	}
 	query := `SELECT ` + auditColumns + ` FROM audit` + whereClause(where) + ` ORDER BY seq DESC LIMIT ` + a.add(limit)
 	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (access.AuditEntry, error) {

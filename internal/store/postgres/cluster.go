@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The store as one node of a cluster (store.ClusterStore, migration
@@ -119,8 +119,8 @@ func (db *DB) Nodes(ctx context.Context) ([]store.NodeRow, error) {
 // ClaimDueTimers claims for this node at most limit due timer and
 // start-timer waits nobody else holds, earliest first.
 func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]store.WaitRow, error) {
-	if limit <= 0 || limit > sqlstore.MaxListLimit {
-		limit = sqlstore.MaxListLimit
+	if limit <= 0 || limit > sqlquery.MaxListLimit {
+		limit = sqlquery.MaxListLimit
 	}
 	out, err := queryWaits(ctx, db.pool, claimTimersSQL, encodeTime(now), db.node, limit)
 	if err != nil {
@@ -153,8 +153,8 @@ func (db *DB) NextClaimableTimer(ctx context.Context) (time.Time, bool, error) {
 // ClaimOutbox claims for this node at most limit outbox rows nobody else
 // holds, oldest first.
 func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxRow, error) {
-	if limit <= 0 || limit > sqlstore.MaxListLimit {
-		limit = sqlstore.MaxListLimit
+	if limit <= 0 || limit > sqlquery.MaxListLimit {
+		limit = sqlquery.MaxListLimit
 	}
 	out, err := queryRows(ctx, db.pool, scanOutbox, claimOutboxSQL, db.node, limit)
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // A group commit is two round trips to the server for up to
@@ -181,12 +182,12 @@ func (sb *stepBatch) checked(ctx context.Context, tx pgx.Tx, steps []store.StepR
 // instances of, in key order (so two batches lock the counters in the same
 // order and cannot deadlock on them), and returns for each creating step
 // how many instances of its key the batch numbers after it
-// (sqlstore.NumberOrder): its number is
+// (sqlquery.NumberOrder): its number is
 // the raised counter less that (insertInstanceSQL).
 func queueNumbers(sb *stepBatch, steps []store.StepRecord) []int64 {
 	later := make([]int64, len(steps))
 	count := map[string]int64{}
-	order := sqlstore.NumberOrder(steps)
+	order := sqlquery.NumberOrder(steps)
 	for j := len(order) - 1; j >= 0; j-- {
 		i := order[j]
 		k := steps[i].Instance.ProcessKey
@@ -258,7 +259,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			return err
 		}, insertInstanceSQL,
 			id, in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, string(in.ParentID),
-			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
+			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlcodec.EncodeOptTime(in.EndedAt),
 			in.Revision, header, later)
 	} else {
 		sb.queryRow(i, func(row pgx.Row) error {
@@ -269,7 +270,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			}
 			return err
 		}, updateInstanceSQL,
-			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlstore.EncodeOptTime(in.EndedAt),
+			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlcodec.EncodeOptTime(in.EndedAt),
 			in.Revision, header, id, s.PrevRevision, in.ProcessVersion)
 	}
 	for _, r := range s.RemovedParts {
@@ -302,7 +303,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			}
 			return nil
 		}, upsertIncidentSQL, inc.ID, id, inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt),
-			sqlstore.EncodeOptTime(inc.ResolvedAt))
+			sqlcodec.EncodeOptTime(inc.ResolvedAt))
 	}
 	if err := queueWaits(sb, i, in, s.Waits, s.RemovedWaits); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The completed user tasks (migration 0009): a row per task a person
@@ -48,8 +48,8 @@ func completedTasksWhere(f store.CompletedTaskFilter, a *args) string {
 
 // CompletedTasks lists the completed user tasks matching f, the latest
 // completion first (ties: task id descending), and the total number of
-// matches. Limit 0 means sqlstore.DefaultListLimit; larger than
-// sqlstore.MaxListLimit is capped.
+// matches. Limit 0 means sqlquery.DefaultListLimit; larger than
+// sqlquery.MaxListLimit is capped.
 func (db *DB) CompletedTasks(ctx context.Context, f store.CompletedTaskFilter) ([]store.CompletedTaskRow, int, error) {
 	var a args
 	from := ` FROM completed_tasks c JOIN instances i ON i.seq = c.instance_seq` + completedTasksWhere(f, &a)
@@ -63,7 +63,7 @@ func (db *DB) CompletedTasks(ctx context.Context, f store.CompletedTaskFilter) (
 		}
 		page := a
 		query := `SELECT ` + completedTaskColumns + from + ` ORDER BY c.completed_at DESC, c.task_id DESC LIMIT ` +
-			page.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + page.add(max(f.Offset, 0))
+			page.add(sqlquery.ListLimit(f.Limit)) + ` OFFSET ` + page.add(max(f.Offset, 0))
 		var err error
 		out, err = queryRows(ctx, tx, scanCompletedTask, query, page...)
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
 )
 
 // defTable is one of the two tables of immutable (key, version) rows:
@@ -42,7 +42,7 @@ func (db *DB) Deploy(ctx context.Context, d store.DeploymentRecord) (processes, 
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, deployLock); err != nil {
 			return err
 		}
-		groups, err := sqlstore.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
+		groups, err := sqlcodec.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (store.Deploy
 		return store.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
 	}
 	by := store.Deployer{User: user}
-	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
+	if by.Groups, err = sqlcodec.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
 		return store.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
 	}
 	return by, nil

@@ -6,14 +6,15 @@
 // The store owns its connection pool, its schema migrations (embedded from
 // postgres/migrations, applied by Open and recorded in schema_migrations)
 // and every SQL statement it runs. It has the same semantics as the SQLite
-// store (internal/store): ordering, store.ErrNotFound and
+// store (internal/store/sqlite): ordering, store.ErrNotFound and
 // store.ErrConflict, revisions, keyset cursors, group commit, outbox,
 // idempotency keys, job locks, audit and access tables. One conformance
 // suite (internal/store/storetest) runs against both. What does not
-// depend on SQL (time and list encodings, record checks, limits,
-// migration file rules) is shared through internal/store/sqlstore. It
-// imports runtime, access and auth for the records it persists, and
-// nothing above them.
+// depend on the dialect is shared: time and list encodings and record
+// checks through internal/store/sqlcodec, limits, shared queries and
+// migration file rules through internal/store/sqlquery. It imports store,
+// access and auth for the records it persists, and nothing above them:
+// no runtime.
 //
 // # Connections
 //

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // IncidentAncestry returns, for every instance with an open incident, the
@@ -38,7 +38,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []store.InstanceID) ([]s
 			err := row.Scan(&start, &anc, &x.AncestorKey, &x.Depth)
 			x.InstanceID, x.AncestorID = store.InstanceID(start), store.InstanceID(anc)
 			return x, err
-		}, sqlstore.IncidentAncestryQuery(filter), a...)
+		}, sqlquery.IncidentAncestryQuery(filter), a...)
 		return err
 	})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
 )
 
 // The statements of a step and of the instance reads.
@@ -116,7 +116,7 @@ func scanInstance(row pgx.Row, lead ...any) (store.InstanceRow, error) {
 	in.ID, in.ParentID = store.InstanceID(id), store.InstanceID(parent)
 	in.CreatedAt = decodeTime(created)
 	in.UpdatedAt = decodeTime(updated)
-	in.EndedAt = sqlstore.DecodeOptTime(ended)
+	in.EndedAt = sqlcodec.DecodeOptTime(ended)
 	return in, nil
 }
 
@@ -289,7 +289,7 @@ func (db *DB) IncidentsPage(ctx context.Context, f store.IncidentFilter) ([]stor
 			inc.ProcessKey, inc.InstanceNumber = key.String, number.Int64
 			inc.InstanceID = store.InstanceID(inst)
 			inc.CreatedAt = decodeTime(created)
-			inc.ResolvedAt = sqlstore.DecodeOptTime(resolved)
+			inc.ResolvedAt = sqlcodec.DecodeOptTime(resolved)
 			return inc, err
 		}, query, a...)
 		if err == nil && len(out) == 0 && id != "" {

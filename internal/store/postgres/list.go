@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // listWhere is the condition of ListInstances without its cursor, with
@@ -104,14 +104,14 @@ func likeOf(pattern string) string {
 // time, then the reverse of the order the store received them), and the
 // number of matches counted up to store.MaxListTotal+1. f.After is a
 // keyset cursor (a wrapped store.ErrNotFound if it names no instance).
-// Limit 0 means sqlstore.DefaultListLimit; larger than
-// sqlstore.MaxListLimit is capped.
+// Limit 0 means sqlquery.DefaultListLimit; larger than
+// sqlquery.MaxListLimit is capped.
 func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]store.InstanceRow, int, error) {
 	var (
 		rows  []store.InstanceRow
 		total int
 	)
-	key, ok := sqlstore.SortKey(f.SortBy)
+	key, ok := sqlquery.SortKey(f.SortBy)
 	if !ok {
 		return nil, 0, store.Errorf(store.EINVALID, "postgres: list instances: unknown sort %q", f.SortBy)
 	}
@@ -142,7 +142,7 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 		}
 		page := `SELECT ` + instanceColumns + ` FROM instances` + whereClause(where) +
 			` ORDER BY ` + key + dir + `, created_at` + dir + `, seq` + dir +
-			` LIMIT ` + a.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
+			` LIMIT ` + a.add(sqlquery.ListLimit(f.Limit)) + ` OFFSET ` + a.add(max(f.Offset, 0))
 		var err error
 		rows, err = queryRows(ctx, tx, func(row pgx.Row) (store.InstanceRow, error) { return scanInstance(row) }, page, a...)
 		return err

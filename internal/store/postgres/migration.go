@@ -10,7 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The statements of migration batches (runtime migrate.go, migration 0003),
@@ -40,7 +41,7 @@ func (db *DB) CreateMigration(ctx context.Context, rec store.MigrationRecord, in
 	mapping, err := json.Marshal(m)
 	if err == nil {
 		err = db.writeTx(ctx, func(tx pgx.Tx) error {
-			if err := execOne(ctx, tx, sqlstore.ErrExists, insertMigrationSQL, rec.ID, rec.ProcessKey, rec.SourceVersion,
+			if err := execOne(ctx, tx, sqlquery.ErrExists, insertMigrationSQL, rec.ID, rec.ProcessKey, rec.SourceVersion,
 				rec.TargetVersion, string(mapping), store.MigrationRunning, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
 				return err
 			}
@@ -72,7 +73,7 @@ func (db *DB) Migration(ctx context.Context, id string) (store.MigrationRecord, 
 			&mapping, &rec.Status, &rec.CreatedBy, &created, &finished); err != nil {
 			return notFound(err)
 		}
-		rec.CreatedAt, rec.FinishedAt = decodeTime(created), sqlstore.DecodeOptTime(finished)
+		rec.CreatedAt, rec.FinishedAt = decodeTime(created), sqlcodec.DecodeOptTime(finished)
 		if err := json.Unmarshal([]byte(mapping), &rec.Mapping); err != nil {
 			return fmt.Errorf("mapping: %w", err)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 const (
@@ -50,10 +50,10 @@ func scanOutbox(row pgx.Row) (store.OutboxRow, error) {
 }
 
 // Outbox returns at most limit outbox rows (limit <= 0 means
-// sqlstore.MaxListLimit), oldest (lowest id) first.
+// sqlquery.MaxListLimit), oldest (lowest id) first.
 func (db *DB) Outbox(ctx context.Context, limit int) ([]store.OutboxRow, error) {
-	if limit <= 0 || limit > sqlstore.MaxListLimit {
-		limit = sqlstore.MaxListLimit
+	if limit <= 0 || limit > sqlquery.MaxListLimit {
+		limit = sqlquery.MaxListLimit
 	}
 	out, err := queryRows(ctx, db.pool, scanOutbox, selectOutboxSQL, limit)
 	if err != nil {

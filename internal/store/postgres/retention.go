@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The statements of history retention (runtime retention.go, migration
@@ -104,7 +104,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id store.InstanceID) error {
 		case err != nil:
 			return err
 		}
-		if err := sqlstore.DeleteRefusal(id, status, parentRunning, int64(outbox)); err != nil {
+		if err := sqlquery.DeleteRefusal(id, status, parentRunning, int64(outbox)); err != nil {
 			return err
 		}
 		return deleteInstance(ctx, tx, seq, id)

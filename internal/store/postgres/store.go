@@ -17,7 +17,8 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/postgres/migrations"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // Defaults of Options.
@@ -240,11 +241,11 @@ func queryRows[T any](ctx context.Context, q querier, scan func(pgx.Row) (T, err
 	return out, rs.Err()
 }
 
-// encodeTime and the other time helpers are the shared encoding (sqlstore).
-func encodeTime(t time.Time) int64 { return sqlstore.EncodeTime(t) }
+// encodeTime and the other time helpers are the shared encoding (sqlcodec).
+func encodeTime(t time.Time) int64 { return sqlcodec.EncodeTime(t) }
 
-// decodeTime decodes unix nanoseconds (sqlstore.DecodeTime).
-func decodeTime(n int64) time.Time { return sqlstore.DecodeTime(n) }
+// decodeTime decodes unix nanoseconds (sqlcodec.DecodeTime).
+func decodeTime(n int64) time.Time { return sqlcodec.DecodeTime(n) }
 
 // migrationsLock is the advisory lock key that serializes migrations of
 // nodes starting at once ("gobpm" in ASCII).
@@ -255,7 +256,7 @@ const migrationsLock = 0x676f62706d
 // together migrate once. A database that records a version this binary
 // does not know is refused: it was migrated by a newer gobpm.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	ms, err := sqlstore.LoadMigrations(migrations.FS)
+	ms, err := sqlquery.LoadMigrations(migrations.FS)
 	if err != nil {
 		return err
 	}

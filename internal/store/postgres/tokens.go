@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The token index (migration 0007): a row per token of an instance, written
@@ -60,7 +60,7 @@ func queueTokens(sb *stepBatch, i int, in *store.InstanceRow, tokens []store.Tok
 // element over the running or failed instances of a process version, in
 // one read transaction, by element id.
 func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]store.ElementCount, error) {
-	var counts sqlstore.ElementCounts
+	var counts sqlquery.ElementCounts
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		for _, q := range []struct {
 			query     string

@@ -12,7 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // waitColumns selects a WaitRow (scanWait).
@@ -111,16 +112,16 @@ func waitArgs(id store.InstanceID, w *store.WaitRow) ([]any, error) {
 	if w.ID == "" || w.Kind == "" {
 		return nil, fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
 	}
-	users, err := sqlstore.EncodeList(w.CandidateUsers)
+	users, err := sqlcodec.EncodeList(w.CandidateUsers)
 	if err != nil {
 		return nil, fmt.Errorf("wait %s: %w", w.ID, err)
 	}
-	groups, err := sqlstore.EncodeList(w.CandidateGroups)
+	groups, err := sqlcodec.EncodeList(w.CandidateGroups)
 	if err != nil {
 		return nil, fmt.Errorf("wait %s: %w", w.ID, err)
 	}
 	return []any{w.ID, string(id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
-		w.CorrelationKey, sqlstore.EncodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
+		w.CorrelationKey, sqlcodec.EncodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
 		encodeTime(w.CreatedAt)}, nil
 }
 
@@ -141,12 +142,12 @@ func scanWait(row pgx.Row) (store.WaitRow, error) {
 		return w, err
 	}
 	w.InstanceID = store.InstanceID(inst)
-	w.DueAt = sqlstore.DecodeOptTime(due)
+	w.DueAt = sqlcodec.DecodeOptTime(due)
 	w.CreatedAt = decodeTime(created)
 	w.LockOwner, w.LockUser = lockOwner.String, lockUser.String
-	w.LockExpiresAt = sqlstore.DecodeOptTime(lockExpires)
-	w.CandidateUsers, errUsers = sqlstore.DecodeList(users)
-	w.CandidateGroups, errGroups = sqlstore.DecodeList(groups)
+	w.LockExpiresAt = sqlcodec.DecodeOptTime(lockExpires)
+	w.CandidateUsers, errUsers = sqlcodec.DecodeList(users)
+	w.CandidateGroups, errGroups = sqlcodec.DecodeList(groups)
 	if errUsers != nil || errGroups != nil {
 		return w, fmt.Errorf("wait %s: candidates: %w", w.ID, errors.Join(errUsers, errGroups))
 	}
@@ -175,7 +176,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	if len(lock.TokenHashes) == 0 {
 		return nil, nil
 	}
-	index, err := sqlstore.TokenHashIndex(lock.TokenHashes)
+	index, err := sqlcodec.TokenHashIndex(lock.TokenHashes)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: activate jobs of type %q: %w", jobType, err)
 	}
@@ -204,7 +205,7 @@ func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Tim
 	if err := db.pool.QueryRow(ctx, nextJobSQL, jobType, encodeTime(now)).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("postgres: next job of type %q: %w", jobType, err)
 	}
-	return sqlstore.DecodeOptTime(next), next.Valid, nil
+	return sqlcodec.DecodeOptTime(next), next.Valid, nil
 }
 
 // ExtendJobLock moves the lock of a job to until, provided it still holds
@@ -280,8 +281,8 @@ func offeredTo(actor store.Actor, a *args) string {
 }
 
 // Tasks lists user-task waits matching f in f.Order, and the total
-// number of matches. Limit 0 means sqlstore.DefaultListLimit; larger than
-// sqlstore.MaxListLimit is capped.
+// number of matches. Limit 0 means sqlquery.DefaultListLimit; larger than
+// sqlquery.MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, int, error) {
 	var a args
 	cond := tasksWhere(f, &a)
@@ -294,8 +295,8 @@ func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, i
 			return err
 		}
 		page := a
-		query := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY ` + sqlstore.TaskOrderBy(f.Order) + ` LIMIT ` +
-			page.add(sqlstore.ListLimit(f.Limit)) + ` OFFSET ` + page.add(max(f.Offset, 0))
+		query := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY ` + sqlquery.TaskOrderBy(f.Order) + ` LIMIT ` +
+			page.add(sqlquery.ListLimit(f.Limit)) + ` OFFSET ` + page.add(max(f.Offset, 0))
 		var err error
 		rows, err = queryWaits(ctx, tx, query, page...)
 		return err
@@ -323,7 +324,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return time.Time{}, false, fmt.Errorf("postgres: next timer: %w", err)
 	}
-	return sqlstore.DecodeOptTime(next), next.Valid, nil
+	return sqlcodec.DecodeOptTime(next), next.Valid, nil
 }
 
 // MessageSubscriptions returns message waits with this name and

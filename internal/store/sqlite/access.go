@@ -11,7 +11,8 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // DB implements access.Store in the tables of migration 0006: built-in
@@ -111,8 +112,8 @@ func init() {
 		selectTokenSQL, ownerTokensSQL, allTokensSQL, selectSessionSQL)
 }
 
-// requireTime fails when a required time is zero (sqlstore.RequireTime).
-func requireTime(column string, t time.Time) error { return sqlstore.RequireTime(column, t) }
+// requireTime fails when a required time is zero (sqlcodec.RequireTime).
+func requireTime(column string, t time.Time) error { return sqlcodec.RequireTime(column, t) }
 
 // execOne runs query and returns errNone if it changed no row: a create
 // that found the key taken, or a write by key that found no row.
@@ -142,7 +143,7 @@ func exists(st *txStmts, query, what, id string) error {
 }
 
 // errExists is the error of creating a record whose id is taken.
-var errExists = sqlstore.ErrExists
+var errExists = sqlquery.ErrExists
 
 // CreateUser adds a user. It returns a wrapped store.ErrConflict if a
 // user with that id exists. CreatedAt is required.
@@ -377,7 +378,7 @@ func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, e
 func scanGrant(row interface{ Scan(...any) error }) (access.GrantRecord, error) {
 	var (
 		id        int64
-		k         sqlstore.GrantColumns
+		k         sqlcodec.GrantColumns
 		created   int64
 		createdBy string
 	)
@@ -385,7 +386,7 @@ func scanGrant(row interface{ Scan(...any) error }) (access.GrantRecord, error) 
 		&created, &createdBy); err != nil {
 		return access.GrantRecord{}, err
 	}
-	return sqlstore.DecodeGrant(id, k, created, createdBy)
+	return sqlcodec.DecodeGrant(id, k, created, createdBy)
 }
 
 // AddGrant stores g (its ID is ignored) and returns it with its ID; exactly
@@ -394,7 +395,7 @@ func scanGrant(row interface{ Scan(...any) error }) (access.GrantRecord, error) 
 // Giving the same role or grant to the same subject again returns the
 // existing record, with its own CreatedAt and CreatedBy.
 func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantRecord, error) {
-	k, err := sqlstore.EncodeGrant(g)
+	k, err := sqlcodec.EncodeGrant(g)
 	if err == nil {
 		err = requireTime("created at", g.CreatedAt)
 	}
@@ -421,7 +422,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 			// The record as a read would return it: its own grant, the
 			// time in UTC.
 			id, err := res.LastInsertId()
-			out = sqlstore.AddedGrant(g, id)
+			out = sqlcodec.AddedGrant(g, id)
 			return err
 		})
 	}
@@ -504,7 +505,7 @@ func (db *DB) CreateToken(ctx context.Context, t auth.Token) error {
 	}
 	var restriction sql.NullString
 	if err == nil {
-		restriction, err = sqlstore.EncodeRestriction(t.Restriction)
+		restriction, err = sqlcodec.EncodeRestriction(t.Restriction)
 	}
 	if err == nil {
 		err = db.writeWith(ctx, func(st *txStmts) error {
@@ -533,7 +534,7 @@ func scanToken(row interface{ Scan(...any) error }) (auth.Token, error) {
 		return auth.Token{}, err
 	}
 	var err error
-	if t.Restriction, err = sqlstore.DecodeRestriction(restriction); err != nil {
+	if t.Restriction, err = sqlcodec.DecodeRestriction(restriction); err != nil {
 		return auth.Token{}, fmt.Errorf("token %s: %w", t.ID, err)
 	}
 	t.CreatedAt = decodeTime(created)
@@ -613,10 +614,10 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 // that exists is a wrapped store.ErrConflict. A session needs its hash,
 // user, CreatedAt, ExpiresAt and LastSeenAt.
 func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
-	err := sqlstore.CheckSession(s)
+	err := sqlcodec.CheckSession(s)
 	var groups sql.NullString
 	if err == nil {
-		groups, err = sqlstore.EncodeGroups(s.Groups)
+		groups, err = sqlcodec.EncodeGroups(s.Groups)
 	}
 	if err == nil {
 		err = db.writeWith(ctx, func(st *txStmts) error {
@@ -642,7 +643,7 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 	)
 	err := db.readOne(ctx).queryRow(selectSessionSQL, h).Scan(&s.IDHash, &s.User, &groups, &created, &expires, &seen)
 	if err == nil {
-		s.Groups, err = sqlstore.DecodeGroups(groups)
+		s.Groups, err = sqlcodec.DecodeGroups(groups)
 	}
 	if err != nil {
 		return auth.Session{}, fmt.Errorf("store: session: %w", notFound(err))

@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/gobpm/gobpm/internal/access"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // Page sizes of Audit.
 const (
 	// DefaultAuditLimit is the page size when AuditFilter.Limit is 0.
-	DefaultAuditLimit = sqlstore.DefaultAuditLimit
+	DefaultAuditLimit = sqlquery.DefaultAuditLimit
 	// MaxAuditLimit caps AuditFilter.Limit.
-	MaxAuditLimit = sqlstore.MaxAuditLimit
+	MaxAuditLimit = sqlquery.MaxAuditLimit
 )
 
 const (
@@ -106,10 +107,10 @@ func auditQuery(f access.AuditFilter, limit int) (string, []any) {
 		}
 	}
 	if !f.From.IsZero() {
-		add("at >= ?", sqlstore.BoundTime(f.From))
+		add("at >= ?", sqlcodec.BoundTime(f.From))
 	}
 	if !f.To.IsZero() {
-		add("at < ?", sqlstore.BoundTime(f.To))
+		add("at < ?", sqlcodec.BoundTime(f.To))
 	}
 	return `SELECT ` + auditColumns + ` FROM audit` + whereClause(where) + ` ORDER BY seq DESC LIMIT ?`, append(args, limit)
 }
@@ -135,7 +136,7 @@ func prefixEnd(p string) (string, bool) {
 // of the previous page. Limit 0 means DefaultAuditLimit, more than
 // MaxAuditLimit is capped; a negative Limit or Before is refused.
 func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEntry, error) {
-	limit, err := sqlstore.AuditLimit(f)
+	limit, err := sqlquery.AuditLimit(f)
 	if err != nil {
 		return nil, fmt.Errorf("store: audit: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The completed user tasks (migration 0016): a row per task a person
@@ -75,7 +75,7 @@ func (db *DB) CompletedTasks(ctx context.Context, f store.CompletedTaskFilter) (
 		if err := st.queryRow(countQuery, args...).Scan(&total); err != nil {
 			return err
 		}
-		rows, err := st.query(pageQuery, append(args, sqlstore.ListLimit(f.Limit), max(f.Offset, 0))...)
+		rows, err := st.query(pageQuery, append(args, sqlquery.ListLimit(f.Limit), max(f.Offset, 0))...)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
 )
 
 // defTable is a table of immutable (key, version) definitions. Processes and
@@ -51,7 +51,7 @@ func (db *DB) Deploy(ctx context.Context, d store.DeploymentRecord) (processes, 
 
 // deploy is Deploy inside tx.
 func deploy(ctx context.Context, tx *sql.Tx, d store.DeploymentRecord) (processes, decisions []store.DefinitionRef, err error) {
-	groups, err := sqlstore.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
+	groups, err := sqlcodec.EncodeList(d.DeployedBy.Groups) // '' for none: the column is NOT NULL
 	if err != nil {
 		return nil, nil, err
 	}
@@ -274,7 +274,7 @@ func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (store.Deploy
 		return store.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
 	}
 	by := store.Deployer{User: user}
-	if by.Groups, err = sqlstore.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
+	if by.Groups, err = sqlcodec.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
 		return store.Deployer{}, fmt.Errorf("store: deployer of deployment %s: %w", deploymentID, err)
 	}
 	return by, nil

@@ -1,15 +1,17 @@
-// Package store is the SQLite implementation of store.Store and
+// Package sqlite is the SQLite implementation of store.Store and
 // access.Store, gobpm's default store. Its PostgreSQL sibling is
 // internal/store/postgres; both pass the conformance suite in
-// internal/store/storetest and share what does not depend on SQL through
-// internal/store/sqlstore.
+// internal/store/storetest and share the column encoding
+// (internal/store/sqlcodec) and the queries that do not depend on the
+// dialect (internal/store/sqlquery).
 //
 // # What it owns
 //
 // The store owns the database file, its pragmas, the schema migrations and
-// every SQL statement of the engine. It imports runtime (for the record types
-// it persists and the ErrNotFound/ErrConflict sentinels) and migrations, and
-// nothing above them: no api, no engine, no HTTP.
+// every SQL statement of the engine. It imports store (for the record types
+// it persists and the ErrNotFound/ErrConflict sentinels), sqlcodec, sqlquery
+// and its migrations (internal/store/sqlite/migrations), and nothing above
+// them: no runtime, no api, no HTTP.
 //
 // # Connections
 //
@@ -107,7 +109,7 @@
 // Every instance has a number among the instances of its process key
 // (instances.number, migration 0012), 1, 2, 3… in start order: CommitSteps
 // raises the key's counter in instance_numbers once per batch and hands
-// the run out (sqlstore.NumberOrder: a caller before the children it
+// the run out (sqlquery.NumberOrder: a caller before the children it
 // calls), reporting each number back in the committed StepRecord. A number
 // is never reused; instances_number (number, process_key) keeps them
 // unique and serves the number filter.

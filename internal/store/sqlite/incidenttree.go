@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // IncidentAncestry returns, for every instance with an open incident, the
@@ -28,7 +28,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []store.InstanceID) ([]s
 	}
 	var out []store.IncidentAncestor
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx, sqlstore.IncidentAncestryQuery(filter), args...)
+		rs, err := tx.QueryContext(ctx, sqlquery.IncidentAncestryQuery(filter), args...)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // State formats of instances.state_format (migration 0005).
@@ -148,11 +148,11 @@ func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 
 // numberInstances sets the Number of every instance steps create: one
 // counter update per process key of the batch (instance_numbers, migration
-// 0012) hands out a run of numbers, given in sqlstore.NumberOrder. The
+// 0012) hands out a run of numbers, given in sqlquery.NumberOrder. The
 // transaction is the writer's, so no other commit can take the same run;
 // a failed commit rolls the counter back with everything else.
 func numberInstances(st *txStmts, steps []store.StepRecord) error {
-	order := sqlstore.NumberOrder(steps)
+	order := sqlquery.NumberOrder(steps)
 	var keys []string
 	count := map[string]int64{}
 	for _, i := range order {

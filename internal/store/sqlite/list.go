@@ -7,15 +7,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // Page sizes and counting of ListInstances.
 const (
 	// DefaultListLimit is the page size when InstanceFilter.Limit is 0.
-	DefaultListLimit = sqlstore.DefaultListLimit
+	DefaultListLimit = sqlquery.DefaultListLimit
 	// MaxListLimit caps InstanceFilter.Limit.
-	MaxListLimit = sqlstore.MaxListLimit
+	MaxListLimit = sqlquery.MaxListLimit
 	// MaxListTotal caps the total ListInstances counts (store.MaxListTotal:
 	// a count reads every match, so it stops at MaxListTotal+1).
 	MaxListTotal = store.MaxListTotal
@@ -101,7 +101,7 @@ func buildList(f store.InstanceFilter, limit, offset int, hasAfter bool, afterAt
 }
 
 // sortedPage is the page query of a list sorted by the column expression
-// key (sqlstore.SortKey), after the row whose key, created_at and seq are
+// key (sqlquery.SortKey), after the row whose key, created_at and seq are
 // after if hasAfter. Its ties fall back to created_at and seq in the same
 // direction, so a row-value comparison is the keyset cursor. The matches
 // are read in full and sorted (top limit+offset): a sort by a column no
@@ -270,9 +270,9 @@ const cursorSQL = `SELECT created_at, seq FROM instances WHERE id = ?`
 // number of matches (see buildList for the index of each filter). It
 // returns a wrapped store.ErrNotFound if f.After names no instance.
 func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]store.InstanceRow, int, error) {
-	limit := sqlstore.ListLimit(f.Limit)
+	limit := sqlquery.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
-	key, ok := sqlstore.SortKey(f.SortBy)
+	key, ok := sqlquery.SortKey(f.SortBy)
 	if !ok {
 		return nil, 0, store.Errorf(store.EINVALID, "store: list instances: unknown sort %q", f.SortBy)
 	}

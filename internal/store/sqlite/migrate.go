@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/store/sqlite/migrations"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // createMigrationsTable records applied migrations. It is the only schema the
@@ -60,7 +60,7 @@ func migrateFS(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 }
 
 // applyMigration applies m in tx unless it is already recorded.
-func applyMigration(ctx context.Context, tx *sql.Tx, m sqlstore.Migration) error {
+func applyMigration(ctx context.Context, tx *sql.Tx, m sqlquery.Migration) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
 		return err
@@ -77,5 +77,5 @@ func applyMigration(ctx context.Context, tx *sql.Tx, m sqlstore.Migration) error
 	return err
 }
 
-// loadMigrations reads the migration files of fsys (sqlstore.LoadMigrations).
-func loadMigrations(fsys fs.FS) ([]sqlstore.Migration, error) { return sqlstore.LoadMigrations(fsys) }
+// loadMigrations reads the migration files of fsys (sqlquery.LoadMigrations).
+func loadMigrations(fsys fs.FS) ([]sqlquery.Migration, error) { return sqlquery.LoadMigrations(fsys) }

@@ -15,7 +15,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
 )
 
 // driverName is the database/sql name modernc.org/sqlite registers.
@@ -223,11 +223,11 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // encodeTime, encodeOptTime, decodeTime and decodeOptTime are the time
-// encoding every SQL store shares (sqlstore), under short local names.
-func encodeTime(t time.Time) int64            { return sqlstore.EncodeTime(t) }
-func encodeOptTime(t time.Time) sql.NullInt64 { return sqlstore.EncodeOptTime(t) }
-func decodeTime(n int64) time.Time            { return sqlstore.DecodeTime(n) }
-func decodeOptTime(n sql.NullInt64) time.Time { return sqlstore.DecodeOptTime(n) }
+// encoding every SQL store shares (sqlcodec), under short local names.
+func encodeTime(t time.Time) int64            { return sqlcodec.EncodeTime(t) }
+func encodeOptTime(t time.Time) sql.NullInt64 { return sqlcodec.EncodeOptTime(t) }
+func decodeTime(n int64) time.Time            { return sqlcodec.DecodeTime(n) }
+func decodeOptTime(n sql.NullInt64) time.Time { return sqlcodec.DecodeOptTime(n) }
 
 // notFound maps sql.ErrNoRows to store.ErrNotFound and leaves other errors alone.
 func notFound(err error) error {

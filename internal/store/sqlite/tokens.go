@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // The token index (migration 0014): a row per token of an instance, written
@@ -72,7 +72,7 @@ func applyTokens(st *txStmts, seq int64, in *store.InstanceRow, tokens []store.T
 // element over the running or failed instances of a process version, in
 // one read transaction (one snapshot), by element id.
 func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]store.ElementCount, error) {
-	var counts sqlstore.ElementCounts
+	var counts sqlquery.ElementCounts
 	err := db.readWith(ctx, func(st *txStmts) error {
 		for _, q := range []struct {
 			query     string

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // waitColumns selects a WaitRow; scanWait reads it. A NULL instance_id
@@ -251,11 +252,11 @@ func writeWait(st *txStmts, query string, id store.InstanceID, w *store.WaitRow)
 	if w.ID == "" || w.Kind == "" {
 		return fmt.Errorf("wait %q of kind %q: id and kind are required", w.ID, w.Kind)
 	}
-	users, err := sqlstore.EncodeList(w.CandidateUsers)
+	users, err := sqlcodec.EncodeList(w.CandidateUsers)
 	if err != nil {
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
-	groups, err := sqlstore.EncodeList(w.CandidateGroups)
+	groups, err := sqlcodec.EncodeList(w.CandidateGroups)
 	if err != nil {
 		return fmt.Errorf("wait %s: %w", w.ID, err)
 	}
@@ -295,8 +296,8 @@ func scanWait(row interface{ Scan(...any) error }) (store.WaitRow, error) {
 	w.CreatedAt = decodeTime(created)
 	w.LockOwner = lockOwner.String
 	w.LockExpiresAt = decodeOptTime(lockExpires)
-	w.CandidateUsers, errUsers = sqlstore.DecodeList(users)
-	w.CandidateGroups, errGrps = sqlstore.DecodeList(groups)
+	w.CandidateUsers, errUsers = sqlcodec.DecodeList(users)
+	w.CandidateGroups, errGrps = sqlcodec.DecodeList(groups)
 	if errUsers != nil || errGrps != nil {
 		return w, fmt.Errorf("wait %s: candidates: %w", w.ID, errors.Join(errUsers, errGrps))
 	}
@@ -362,7 +363,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	if max == 0 {
 		return nil, nil
 	}
-	index, err := sqlstore.TokenHashIndex(lock.TokenHashes)
+	index, err := sqlcodec.TokenHashIndex(lock.TokenHashes)
 	if err != nil {
 		return nil, fmt.Errorf("store: activate jobs of type %q: %w", jobType, err)
 	}
@@ -493,14 +494,14 @@ func tasksQuery(f store.TaskFilter) (string, []any) {
 // 0 means DefaultListLimit; larger than MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, int, error) {
 	cond, args := tasksQuery(f)
-	limit := sqlstore.ListLimit(f.Limit)
+	limit := sqlquery.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)
 	var (
 		rows  []store.WaitRow
 		total int
 	)
 	countQuery := `SELECT COUNT(*) FROM waits` + cond
-	pageQuery := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY ` + sqlstore.TaskOrderBy(f.Order) + ` LIMIT ? OFFSET ?`
+	pageQuery := `SELECT ` + waitColumns + ` FROM waits` + cond + ` ORDER BY ` + sqlquery.TaskOrderBy(f.Order) + ` LIMIT ? OFFSET ?`
 	for _, q := range []string{countQuery, pageQuery} {
 		if err := db.rstmts.warm(ctx, q); err != nil {
 			return nil, 0, fmt.Errorf("store: tasks: %w", err)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // NewStep builds the creating step of a running instance with a header of
@@ -329,18 +329,18 @@ func testListInstances(t *testing.T, open Opener) {
 	t.Run("limit is capped", func(t *testing.T) {
 		t.Parallel()
 		var steps []store.StepRecord
-		for i := range sqlstore.MaxListLimit + 10 {
+		for i := range sqlquery.MaxListLimit + 10 {
 			steps = append(steps, NewStep(store.InstanceID(fmt.Sprintf("bulk%04d", i)), "bulk", 1))
 		}
 		// A second store: the cap test must not disturb the shared fixture.
 		bulk := open(t)
 		MustCommit(t, bulk, steps...)
 		rows, total, err := bulk.ListInstances(ctx, store.InstanceFilter{Limit: 10000})
-		if err != nil || len(rows) != sqlstore.MaxListLimit || total != sqlstore.MaxListLimit+10 {
+		if err != nil || len(rows) != sqlquery.MaxListLimit || total != sqlquery.MaxListLimit+10 {
 			t.Errorf("len %d total %d err %v", len(rows), total, err)
 		}
 		rows, _, err = bulk.ListInstances(ctx, store.InstanceFilter{})
-		if err != nil || len(rows) != sqlstore.DefaultListLimit {
+		if err != nil || len(rows) != sqlquery.DefaultListLimit {
 			t.Errorf("default page len %d err %v", len(rows), err)
 		}
 	})

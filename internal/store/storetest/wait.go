@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // Sec is t0 plus n seconds.
@@ -77,7 +78,7 @@ func WaitIDs(rows []store.WaitRow) []string {
 func lock(tb testing.TB, db *Harness, id, owner string, until time.Time) {
 	tb.Helper()
 	if err := db.Exec(`UPDATE waits SET lock_owner = ?, lock_expires_at = ?, lock_user = '', lock_token = ? WHERE id = ?`,
-		owner, sqlstore.EncodeTime(until), tokenOf(id), id); err != nil {
+		owner, sqlcodec.EncodeTime(until), tokenOf(id), id); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -690,17 +691,17 @@ func testTasks(t *testing.T, open Opener) {
 		t.Parallel()
 		db := open(t)
 		var waits []store.WaitRow
-		for i := range sqlstore.MaxListLimit + 10 {
+		for i := range sqlquery.MaxListLimit + 10 {
 			waits = append(waits, Task(fmt.Sprintf("t%04d", i), i, "", nil, nil))
 		}
 		CreateWithWaits(t, db, "i1", waits...)
-		for _, tc := range []struct{ limit, want int }{{0, sqlstore.DefaultListLimit}, {10 * sqlstore.MaxListLimit, sqlstore.MaxListLimit}, {7, 7}} {
+		for _, tc := range []struct{ limit, want int }{{0, sqlquery.DefaultListLimit}, {10 * sqlquery.MaxListLimit, sqlquery.MaxListLimit}, {7, 7}} {
 			rows, total, err := db.Tasks(ctx, store.TaskFilter{Limit: tc.limit})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != tc.want || total != sqlstore.MaxListLimit+10 {
-				t.Errorf("Limit %d: %d rows (total %d), want %d (total %d)", tc.limit, len(rows), total, tc.want, sqlstore.MaxListLimit+10)
+			if len(rows) != tc.want || total != sqlquery.MaxListLimit+10 {
+				t.Errorf("Limit %d: %d rows (total %d), want %d (total %d)", tc.limit, len(rows), total, tc.want, sqlquery.MaxListLimit+10)
 			}
 		}
 	})

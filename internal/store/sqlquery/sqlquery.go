@@ -1,39 +1,32 @@
-// Package sqlstore holds what gobpm's SQL stores share whatever their
-// dialect: how times and lists become column values and back, the checks
-// a record passes before any store writes it, the list limits, and the
-// rules of migration files.
+// Package sqlquery holds the SQL that gobpm's two drivers share whatever
+// their dialect, and the rules that shape it: the page limits of the lists,
+// the sort keys and task orders, the walk up a call tree, how element counts
+// are gathered, the order in which created instances take their numbers,
+// when an instance may be deleted, and the naming rule of migration files.
 //
 // # Who uses it
 //
-// internal/store (SQLite) and internal/store/pgstore (PostgreSQL) both
-// implement store.Store and access.Store with the same semantics; what
-// does not depend on SQL lives here once, so the two cannot drift apart.
-// It imports runtime, access and auth for their record types, and no
-// database driver.
+// internal/store/sqlite and internal/store/postgres both implement
+// store.Store and access.Store with the same semantics; what their queries
+// share lives here once, so the two cannot drift apart. How a value becomes
+// a column is internal/store/sqlcodec's. It imports store and access for
+// their record types, and no database driver.
 //
-// # Encoding
+// # Placeholders
 //
-// Times are unix nanoseconds in a 64-bit integer column, read back in
-// UTC; a zero time.Time is NULL where a column may be "not yet"
-// (EncodeOptTime). Candidate lists are JSON arrays, NULL when empty
-// (EncodeList).
-package sqlstore
+// A query that takes arguments leaves its filter to the caller, written in
+// the caller's placeholder style (? or $1): see IncidentAncestryQuery.
+package sqlquery
 
 import (
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gobpm/gobpm/internal/access"
-	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/store"
 )
 
@@ -48,8 +41,6 @@ const (
 	DefaultAuditLimit = 100
 	// MaxAuditLimit caps the page size of Audit.
 	MaxAuditLimit = 1000
-	// TokenHashSize is the length of a job lock token's hash (SHA-256).
-	TokenHashSize = 32
 )
 
 // ListLimit returns the page size for a requested limit: the default for
@@ -79,217 +70,8 @@ func AuditLimit(f access.AuditFilter) (int, error) {
 	return f.Limit, nil
 }
 
-// EncodeTime encodes t as unix nanoseconds.
-func EncodeTime(t time.Time) int64 { return t.UnixNano() }
-
-// EncodeOptTime encodes t as unix nanoseconds, the zero time as NULL.
-func EncodeOptTime(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
-
-// DecodeTime decodes unix nanoseconds into a UTC time.
-func DecodeTime(n int64) time.Time { return time.Unix(0, n).UTC() }
-
-// DecodeOptTime decodes a nullable unix-nanoseconds column; NULL is the zero time.
-func DecodeOptTime(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return DecodeTime(n.Int64)
-}
-
-// BoundTime encodes a filter bound, clamping times outside the range of
-// unix nanoseconds to its ends (a bound far in the past or future still
-// means "unbounded on that side", never a wrapped-around number).
-func BoundTime(t time.Time) int64 {
-	switch {
-	case t.Before(time.Unix(0, math.MinInt64)):
-		return math.MinInt64
-	case t.After(time.Unix(0, math.MaxInt64)):
-		return math.MaxInt64
-	}
-	return EncodeTime(t)
-}
-
-// RequireTime fails when a required time is zero.
-func RequireTime(column string, t time.Time) error {
-	if t.IsZero() {
-		return fmt.Errorf("%s is required", column)
-	}
-	return nil
-}
-
-// EncodeList encodes a candidate list as a JSON array, an empty one as NULL.
-func EncodeList(list []string) (sql.NullString, error) {
-	if len(list) == 0 {
-		return sql.NullString{}, nil
-	}
-	b, err := json.Marshal(list)
-	return sql.NullString{String: string(b), Valid: true}, err
-}
-
-// DecodeList decodes EncodeList's column; NULL and [] are nil.
-func DecodeList(s sql.NullString) ([]string, error) {
-	if !s.Valid {
-		return nil, nil
-	}
-	var list []string
-	if err := json.Unmarshal([]byte(s.String), &list); err != nil {
-		return nil, err
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	return list, nil
-}
-
-// TokenHashIndex checks the lock token hashes of an activation (each
-// TokenHashSize bytes, no repeats) and returns each hash's position, by
-// which the activated jobs are ordered.
-func TokenHashIndex(hashes [][]byte) (map[string]int, error) {
-	index := make(map[string]int, len(hashes))
-	for i, h := range hashes {
-		if len(h) != TokenHashSize {
-			return nil, fmt.Errorf("token hash %d has %d bytes, want %d", i, len(h), TokenHashSize)
-		}
-		if _, dup := index[string(h)]; dup {
-			return nil, fmt.Errorf("token hash %d repeats an earlier one", i)
-		}
-		index[string(h)] = i
-	}
-	return index, nil
-}
-
 // ErrExists is the error of creating a record whose id is taken.
 var ErrExists = fmt.Errorf("already exists: %w", store.ErrConflict)
-
-// GrantColumns are the columns of a grant: its subject and either a role
-// or a permission on a resource pattern (the others "").
-type GrantColumns struct {
-	SubjectKind, SubjectID, Role, Permission, ResourceKind, Pattern string
-}
-
-// Args returns the columns in table order, for a statement's arguments.
-func (k GrantColumns) Args() []any {
-	return []any{k.SubjectKind, k.SubjectID, k.Role, k.Permission, k.ResourceKind, k.Pattern}
-}
-
-// EncodeGrant checks a grant (a known subject kind; exactly one of a
-// valid role or a valid grant) and returns its columns.
-func EncodeGrant(g access.GrantRecord) (GrantColumns, error) {
-	k := GrantColumns{SubjectKind: string(g.Subject.Kind), SubjectID: g.Subject.ID}
-	switch g.Subject.Kind {
-	case access.SubjectUser, access.SubjectGroup:
-	default:
-		return k, fmt.Errorf("unknown subject kind %q", g.Subject.Kind)
-	}
-	switch {
-	case g.Role != "" && g.Grant != nil:
-		return k, errors.New("both a role and a grant are set; give one")
-	case g.Role != "":
-		if _, err := auth.ParseRole(string(g.Role)); err != nil {
-			return k, err
-		}
-		k.Role = string(g.Role)
-	case g.Grant != nil:
-		if err := g.Grant.Validate(); err != nil {
-			return k, err
-		}
-		k.Permission, k.ResourceKind, k.Pattern = string(g.Grant.Permission), string(g.Grant.Kind), g.Grant.Pattern.String()
-	default:
-		return k, errors.New("neither a role nor a grant is set")
-	}
-	return k, nil
-}
-
-// DecodeGrant builds the grant record of a stored row.
-func DecodeGrant(id int64, k GrantColumns, created int64, createdBy string) (access.GrantRecord, error) {
-	g := access.GrantRecord{
-		ID:        id,
-		Subject:   access.Subject{Kind: access.SubjectKind(k.SubjectKind), ID: k.SubjectID},
-		Role:      auth.Role(k.Role),
-		CreatedAt: DecodeTime(created),
-		CreatedBy: auth.UserID(createdBy),
-	}
-	if k.Permission != "" {
-		p, err := auth.ParsePattern(k.Pattern)
-		if err != nil {
-			return g, fmt.Errorf("grant %d: %w", id, err)
-		}
-		g.Grant = &auth.Grant{Permission: auth.Permission(k.Permission), Kind: auth.ResourceKind(k.ResourceKind), Pattern: p}
-	}
-	return g, nil
-}
-
-// AddedGrant is the record AddGrant returns for a grant it inserted as id:
-// g with its time as stored and its own copy of the grant.
-func AddedGrant(g access.GrantRecord, id int64) access.GrantRecord {
-	out := g
-	out.ID = id
-	out.CreatedAt = DecodeTime(EncodeTime(g.CreatedAt))
-	if g.Grant != nil {
-		gr := *g.Grant
-		out.Grant = &gr
-	}
-	return out
-}
-
-// EncodeRestriction encodes a token's restriction as JSON (NULL for none).
-func EncodeRestriction(r *auth.Restriction) (sql.NullString, error) {
-	if r == nil {
-		return sql.NullString{}, nil
-	}
-	b, err := json.Marshal(r)
-	return sql.NullString{String: string(b), Valid: err == nil}, err
-}
-
-// DecodeRestriction decodes EncodeRestriction's column.
-func DecodeRestriction(s sql.NullString) (*auth.Restriction, error) {
-	if !s.Valid {
-		return nil, nil
-	}
-	r := new(auth.Restriction)
-	if err := json.Unmarshal([]byte(s.String), r); err != nil {
-		return nil, fmt.Errorf("restriction: %w", err)
-	}
-	return r, nil
-}
-
-// CheckSession checks a session before it is stored.
-func CheckSession(s auth.Session) error {
-	switch {
-	case s.IDHash.IsZero():
-		return errors.New("no id hash")
-	case s.User == "":
-		return errors.New("no user")
-	}
-	return errors.Join(RequireTime("created at", s.CreatedAt), RequireTime("expires at", s.ExpiresAt),
-		RequireTime("last seen at", s.LastSeenAt))
-}
-
-// EncodeGroups encodes a session's groups as JSON (NULL for none).
-func EncodeGroups(groups []auth.GroupID) (sql.NullString, error) {
-	if len(groups) == 0 {
-		return sql.NullString{}, nil
-	}
-	b, err := json.Marshal(groups)
-	return sql.NullString{String: string(b), Valid: err == nil}, err
-}
-
-// DecodeGroups decodes EncodeGroups's column.
-func DecodeGroups(s sql.NullString) ([]auth.GroupID, error) {
-	if !s.Valid {
-		return nil, nil
-	}
-	var groups []auth.GroupID
-	if err := json.Unmarshal([]byte(s.String), &groups); err != nil {
-		return nil, err
-	}
-	return groups, nil
-}
 
 // Migration is one NNNN_description.sql file.
 type Migration struct {
