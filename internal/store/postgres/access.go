@@ -80,7 +80,7 @@ func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 			string(u.ID), u.Name, u.PasswordHash, u.Disabled, encodeTime(u.CreatedAt))
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: create user %s: %w", u.ID, err)
+		return fmt.Errorf("postgres store: create user %s: %w", u.ID, err)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (db *DB) CreateUser(ctx context.Context, u access.User) error {
 // wrapped store.ErrNotFound for an unknown user.
 func (db *DB) UpdateUser(ctx context.Context, u access.User) error {
 	if err := execOne(ctx, db.pool, store.ErrNotFound, updateUserSQL, u.Name, u.PasswordHash, u.Disabled, string(u.ID)); err != nil {
-		return fmt.Errorf("postgres: update user %s: %w", u.ID, err)
+		return fmt.Errorf("postgres store: update user %s: %w", u.ID, err)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func scanUser(row pgx.Row) (access.User, error) {
 func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 	u, err := scanUser(db.pool.QueryRow(ctx, selectUserSQL, string(id)))
 	if err != nil {
-		return access.User{}, fmt.Errorf("postgres: user %s: %w", id, notFound(err))
+		return access.User{}, fmt.Errorf("postgres store: user %s: %w", id, notFound(err))
 	}
 	return u, nil
 }
@@ -122,7 +122,7 @@ func (db *DB) User(ctx context.Context, id auth.UserID) (access.User, error) {
 func (db *DB) Users(ctx context.Context, after auth.UserID, limit int) ([]access.User, error) {
 	out, err := queryRows(ctx, db.pool, scanUser, usersSQL, string(after), sqlquery.ListLimit(limit))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: users after %q: %w", after, err)
+		return nil, fmt.Errorf("postgres store: users after %q: %w", after, err)
 	}
 	return out, nil
 }
@@ -131,7 +131,7 @@ func (db *DB) Users(ctx context.Context, after auth.UserID, limit int) ([]access
 func (db *DB) CountUsers(ctx context.Context) (int, error) {
 	var n int
 	if err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("postgres: count users: %w", err)
+		return 0, fmt.Errorf("postgres store: count users: %w", err)
 	}
 	return n, nil
 }
@@ -152,7 +152,7 @@ func (db *DB) DeleteUser(ctx context.Context, id auth.UserID) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: delete user %s: %w", id, err)
+		return fmt.Errorf("postgres store: delete user %s: %w", id, err)
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ func (db *DB) CreateGroup(ctx context.Context, g access.Group) error {
 		err = execOne(ctx, db.pool, sqlquery.ErrExists, insertGroupSQL, string(g.ID), g.Name, encodeTime(g.CreatedAt))
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: create group %s: %w", g.ID, err)
+		return fmt.Errorf("postgres store: create group %s: %w", g.ID, err)
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func (db *DB) Groups(ctx context.Context) ([]access.Group, error) {
 		return g, err
 	}, `SELECT id, name, created_at FROM groups ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: groups: %w", err)
+		return nil, fmt.Errorf("postgres store: groups: %w", err)
 	}
 	return out, nil
 }
@@ -200,7 +200,7 @@ func (db *DB) DeleteGroup(ctx context.Context, id auth.GroupID) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: delete group %s: %w", id, err)
+		return fmt.Errorf("postgres store: delete group %s: %w", id, err)
 	}
 	return nil
 }
@@ -223,7 +223,7 @@ func (db *DB) SetMember(ctx context.Context, group auth.GroupID, user auth.UserI
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: set member %s of group %s to %t: %w", user, group, member, err)
+		return fmt.Errorf("postgres store: set member %s of group %s to %t: %w", user, group, member, err)
 	}
 	return nil
 }
@@ -256,7 +256,7 @@ func memberList[ID ~string](ctx context.Context, q querier, query, owner string)
 func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, error) {
 	out, err := memberList[auth.GroupID](ctx, db.pool, groupsOfSQL, string(user))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: groups of user %s: %w", user, err)
+		return nil, fmt.Errorf("postgres store: groups of user %s: %w", user, err)
 	}
 	return out, nil
 }
@@ -266,7 +266,7 @@ func (db *DB) GroupsOf(ctx context.Context, user auth.UserID) ([]auth.GroupID, e
 func (db *DB) Members(ctx context.Context, group auth.GroupID) ([]auth.UserID, error) {
 	out, err := memberList[auth.UserID](ctx, db.pool, membersSQL, string(group))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: members of group %s: %w", group, err)
+		return nil, fmt.Errorf("postgres store: members of group %s: %w", group, err)
 	}
 	return out, nil
 }
@@ -318,7 +318,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 		})
 	}
 	if err != nil {
-		return access.GrantRecord{}, fmt.Errorf("postgres: add grant to %s %s: %w", g.Subject.Kind, g.Subject.ID, err)
+		return access.GrantRecord{}, fmt.Errorf("postgres store: add grant to %s %s: %w", g.Subject.Kind, g.Subject.ID, err)
 	}
 	return out, nil
 }
@@ -326,7 +326,7 @@ func (db *DB) AddGrant(ctx context.Context, g access.GrantRecord) (access.GrantR
 // RemoveGrant deletes a grant by ID; a wrapped store.ErrNotFound if unknown.
 func (db *DB) RemoveGrant(ctx context.Context, id int64) error {
 	if err := execOne(ctx, db.pool, store.ErrNotFound, `DELETE FROM grants WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("postgres: remove grant %d: %w", id, err)
+		return fmt.Errorf("postgres store: remove grant %d: %w", id, err)
 	}
 	return nil
 }
@@ -357,7 +357,7 @@ func (db *DB) Grants(ctx context.Context, subject access.Subject) ([]access.Gran
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: grants of %s %s: %w", subject.Kind, subject.ID, err)
+		return nil, fmt.Errorf("postgres store: grants of %s %s: %w", subject.Kind, subject.ID, err)
 	}
 	return out, nil
 }
@@ -372,7 +372,7 @@ func (db *DB) GrantsFor(ctx context.Context, user auth.UserID, groups []auth.Gro
 		WHERE (subject_kind = 'user' AND subject_id = $1) OR (subject_kind = 'group' AND subject_id = ANY($2::text[]))
 		ORDER BY id`, string(user), gs)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: grants for user %s: %w", user, err)
+		return nil, fmt.Errorf("postgres store: grants for user %s: %w", user, err)
 	}
 	return out, nil
 }
@@ -401,7 +401,7 @@ func (db *DB) CreateToken(ctx context.Context, t auth.Token) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: create token %s: %w", t.ID, err)
+		return fmt.Errorf("postgres store: create token %s: %w", t.ID, err)
 	}
 	return nil
 }
@@ -438,7 +438,7 @@ func scanToken(row pgx.Row) (auth.Token, error) {
 func (db *DB) Token(ctx context.Context, id auth.TokenID) (auth.Token, error) {
 	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE id = $1`, string(id)))
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("postgres: token %s: %w", id, notFound(err))
+		return auth.Token{}, fmt.Errorf("postgres store: token %s: %w", id, notFound(err))
 	}
 	return t, nil
 }
@@ -461,7 +461,7 @@ func (db *DB) Tokens(ctx context.Context, owner auth.UserID) ([]auth.Token, erro
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: tokens of %q: %w", owner, err)
+		return nil, fmt.Errorf("postgres store: tokens of %q: %w", owner, err)
 	}
 	return out, nil
 }
@@ -475,7 +475,7 @@ func (db *DB) RevokeToken(ctx context.Context, id auth.TokenID, at time.Time) er
 			`UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, encodeTime(at), string(id))
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: revoke token %s: %w", id, err)
+		return fmt.Errorf("postgres store: revoke token %s: %w", id, err)
 	}
 	return nil
 }
@@ -489,7 +489,7 @@ func (db *DB) TouchToken(ctx context.Context, id auth.TokenID, at time.Time) err
 			`UPDATE tokens SET last_used_at = GREATEST(COALESCE(last_used_at, $1), $1) WHERE id = $2`, encodeTime(at), string(id))
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: touch token %s: %w", id, err)
+		return fmt.Errorf("postgres store: touch token %s: %w", id, err)
 	}
 	return nil
 }
@@ -509,7 +509,7 @@ func (db *DB) CreateSession(ctx context.Context, s auth.Session) error {
 	}
 	if err != nil {
 		// The hash never prints; the user says whose session it was.
-		return fmt.Errorf("postgres: create session of %s: %w", s.User, err)
+		return fmt.Errorf("postgres store: create session of %s: %w", s.User, err)
 	}
 	return nil
 }
@@ -530,7 +530,7 @@ func (db *DB) Session(ctx context.Context, h auth.SecretHash) (auth.Session, err
 		s.Groups, err = sqlcodec.DecodeGroups(groups)
 	}
 	if err != nil {
-		return auth.Session{}, fmt.Errorf("postgres: session: %w", notFound(err))
+		return auth.Session{}, fmt.Errorf("postgres store: session: %w", notFound(err))
 	}
 	copy(s.IDHash[:], hash)
 	s.User = auth.UserID(user)
@@ -547,7 +547,7 @@ func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time)
 			`UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, $1) WHERE id_hash = $2`, encodeTime(at), h[:])
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: touch session: %w", err)
+		return fmt.Errorf("postgres store: touch session: %w", err)
 	}
 	return nil
 }
@@ -555,7 +555,7 @@ func (db *DB) TouchSession(ctx context.Context, h auth.SecretHash, at time.Time)
 // DeleteSession ends one session; deleting a missing one is no error.
 func (db *DB) DeleteSession(ctx context.Context, h auth.SecretHash) error {
 	if _, err := db.pool.Exec(ctx, `DELETE FROM sessions WHERE id_hash = $1`, h[:]); err != nil {
-		return fmt.Errorf("postgres: delete session: %w", err)
+		return fmt.Errorf("postgres store: delete session: %w", err)
 	}
 	return nil
 }
@@ -563,7 +563,7 @@ func (db *DB) DeleteSession(ctx context.Context, h auth.SecretHash) error {
 // DeleteSessionsOf ends every session of a user.
 func (db *DB) DeleteSessionsOf(ctx context.Context, user auth.UserID) error {
 	if _, err := db.pool.Exec(ctx, deleteUserSessionsSQL, string(user)); err != nil {
-		return fmt.Errorf("postgres: delete sessions of %s: %w", user, err)
+		return fmt.Errorf("postgres store: delete sessions of %s: %w", user, err)
 	}
 	return nil
 }
@@ -581,7 +581,7 @@ func (db *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, er
 		}
 	}
 	if err != nil {
-		return 0, fmt.Errorf("postgres: delete expired sessions: %w", err)
+		return 0, fmt.Errorf("postgres store: delete expired sessions: %w", err)
 	}
 	return int(n), nil
 }

@@ -27,7 +27,7 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 	}
 	for i, e := range entries {
 		if e.At.IsZero() {
-			return fmt.Errorf("postgres: append audit: entry %d (%s): at is required", i, e.Action)
+			return fmt.Errorf("postgres store: append audit: entry %d (%s): at is required", i, e.Action)
 		}
 	}
 	seqs := make([]int64, len(entries))
@@ -41,7 +41,7 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: append audit: %w", err)
+		return fmt.Errorf("postgres store: append audit: %w", err)
 	}
 	for i := range entries {
 		entries[i].Seq = seqs[i]
@@ -55,7 +55,7 @@ func (db *DB) AppendAudit(ctx context.Context, entries []access.AuditEntry) erro
 func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEntry, error) {
 	limit, err := sqlquery.AuditLimit(f)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: audit: %w", err)
+		return nil, fmt.Errorf("postgres store: audit: %w", err)
 	}
 	var (
 		a     args
@@ -96,7 +96,7 @@ func (db *DB) Audit(ctx context.Context, f access.AuditFilter) ([]access.AuditEn
 		return e, err
 	}, query, a...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: audit: %w", err)
+		return nil, fmt.Errorf("postgres store: audit: %w", err)
 	}
 	return out, nil
 }

@@ -86,7 +86,7 @@ func (db *DB) Heartbeat(ctx context.Context, n store.NodeInfo, timeout time.Dura
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: heartbeat of node %s: %w", db.node, err)
+		return nil, fmt.Errorf("postgres store: heartbeat of node %s: %w", db.node, err)
 	}
 	return removed, nil
 }
@@ -94,7 +94,7 @@ func (db *DB) Heartbeat(ctx context.Context, n store.NodeInfo, timeout time.Dura
 // Leave removes this node's registration.
 func (db *DB) Leave(ctx context.Context) error {
 	if _, err := db.pool.Exec(ctx, leaveSQL, db.node); err != nil {
-		return fmt.Errorf("postgres: leave as node %s: %w", db.node, err)
+		return fmt.Errorf("postgres store: leave as node %s: %w", db.node, err)
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (db *DB) Nodes(ctx context.Context) ([]store.NodeRow, error) {
 		return n, err
 	}, nodesSQL)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: nodes: %w", err)
+		return nil, fmt.Errorf("postgres store: nodes: %w", err)
 	}
 	return out, nil
 }
@@ -124,7 +124,7 @@ func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]s
 	}
 	out, err := queryWaits(ctx, db.pool, claimTimersSQL, encodeTime(now), db.node, limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: claim due timers: %w", err)
+		return nil, fmt.Errorf("postgres store: claim due timers: %w", err)
 	}
 	// UPDATE … RETURNING gives no order.
 	slices.SortFunc(out, func(a, b store.WaitRow) int {
@@ -145,7 +145,7 @@ func (db *DB) NextClaimableTimer(ctx context.Context) (time.Time, bool, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return time.Time{}, false, nil
 	case err != nil:
-		return time.Time{}, false, fmt.Errorf("postgres: next claimable timer: %w", err)
+		return time.Time{}, false, fmt.Errorf("postgres store: next claimable timer: %w", err)
 	}
 	return decodeTime(next), true, nil
 }
@@ -158,7 +158,7 @@ func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxRow, er
 	}
 	out, err := queryRows(ctx, db.pool, scanOutbox, claimOutboxSQL, db.node, limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: claim outbox: %w", err)
+		return nil, fmt.Errorf("postgres store: claim outbox: %w", err)
 	}
 	slices.SortFunc(out, func(a, b store.OutboxRow) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	return out, nil
@@ -186,14 +186,14 @@ func (db *DB) Listen(ctx context.Context, listening func(), wake func(store.Wake
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("postgres: listen: %w", err)
+		return fmt.Errorf("postgres store: listen: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, `LISTEN `+wakeChannel); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("postgres: listen: %w", err)
+		return fmt.Errorf("postgres store: listen: %w", err)
 	}
 	listening()
 	for {
@@ -202,7 +202,7 @@ func (db *DB) Listen(ctx context.Context, listening func(), wake func(store.Wake
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("postgres: listen: %w", err)
+			return fmt.Errorf("postgres store: listen: %w", err)
 		}
 		var m wakeMessage
 		if json.Unmarshal([]byte(n.Payload), &m) != nil || m.Node == db.node {

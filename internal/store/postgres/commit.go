@@ -120,7 +120,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 	later := queueNumbers(sb, steps)
 	for i := range steps {
 		if err := queueStep(sb, i, db.node, &steps[i], later[i]); err != nil {
-			return fmt.Errorf("postgres: commit step of instance %s: %w", steps[i].Instance.ID, err)
+			return fmt.Errorf("postgres store: commit step of instance %s: %w", steps[i].Instance.ID, err)
 		}
 	}
 	err := db.runStepBatch(ctx, sb, steps)
@@ -135,9 +135,9 @@ func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 		err = fmt.Errorf("%w: %w: %w", store.ErrStale, store.ErrConflict, err)
 	}
 	if sb.failed >= 0 {
-		return fmt.Errorf("postgres: commit step of instance %s: %w", steps[sb.failed].Instance.ID, err)
+		return fmt.Errorf("postgres store: commit step of instance %s: %w", steps[sb.failed].Instance.ID, err)
 	}
-	return fmt.Errorf("postgres: commit %d steps: %w", len(steps), err)
+	return fmt.Errorf("postgres store: commit %d steps: %w", len(steps), err)
 }
 
 // runStepBatch sends the batch on a connection of its own, checks every

@@ -69,7 +69,7 @@ func (db *DB) CompletedTasks(ctx context.Context, f store.CompletedTaskFilter) (
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: completed tasks: %w", err)
+		return nil, 0, fmt.Errorf("postgres store: completed tasks: %w", err)
 	}
 	if out == nil {
 		out = []store.CompletedTaskRow{}

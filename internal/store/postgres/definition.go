@@ -73,7 +73,7 @@ func (db *DB) Deploy(ctx context.Context, d store.DeploymentRecord) (processes, 
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("postgres: deploy %s: %w", d.ID, err)
+		return nil, nil, fmt.Errorf("postgres store: deploy %s: %w", d.ID, err)
 	}
 	return processes, decisions, nil
 }
@@ -177,7 +177,7 @@ func (db *DB) definition(ctx context.Context, t defTable, key string, version in
 	}
 	rec, err := scanDefinition(row)
 	if err != nil {
-		return store.DefinitionRecord{}, fmt.Errorf("postgres: %s %s version %d: %w", t.noun, key, version, notFound(err))
+		return store.DefinitionRecord{}, fmt.Errorf("postgres store: %s %s version %d: %w", t.noun, key, version, notFound(err))
 	}
 	return rec, nil
 }
@@ -187,7 +187,7 @@ func (db *DB) latest(ctx context.Context, t defTable) ([]store.DefinitionRecord,
 	recs, err := queryRows(ctx, db.pool, scanDefinition, `SELECT DISTINCT ON (d.key) `+t.columns()+`
 		ORDER BY d.key, d.version DESC`)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: latest %ss: %w", t.noun, err)
+		return nil, fmt.Errorf("postgres store: latest %ss: %w", t.noun, err)
 	}
 	return recs, nil
 }
@@ -199,7 +199,7 @@ func (db *DB) versions(ctx context.Context, t defTable, key string) ([]store.Def
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("postgres: versions of %s %s: %w", t.noun, key, err)
+		return nil, fmt.Errorf("postgres store: versions of %s %s: %w", t.noun, key, err)
 	}
 	return recs, nil
 }
@@ -211,14 +211,14 @@ func (db *DB) DeployedBy(ctx context.Context, deploymentID string) (store.Deploy
 	var user, groups string
 	err := db.pool.QueryRow(ctx, `SELECT deployed_by, deployed_by_groups FROM deployments WHERE id = $1`, deploymentID).Scan(&user, &groups)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Deployer{}, fmt.Errorf("postgres: deployment %s: %w", deploymentID, store.ErrNotFound)
+		return store.Deployer{}, fmt.Errorf("postgres store: deployment %s: %w", deploymentID, store.ErrNotFound)
 	}
 	if err != nil {
-		return store.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
+		return store.Deployer{}, fmt.Errorf("postgres store: deployer of deployment %s: %w", deploymentID, err)
 	}
 	by := store.Deployer{User: user}
 	if by.Groups, err = sqlcodec.DecodeList(sql.NullString{String: groups, Valid: groups != ""}); err != nil {
-		return store.Deployer{}, fmt.Errorf("postgres: deployer of deployment %s: %w", deploymentID, err)
+		return store.Deployer{}, fmt.Errorf("postgres store: deployer of deployment %s: %w", deploymentID, err)
 	}
 	return by, nil
 }
@@ -232,7 +232,7 @@ func (db *DB) DeploymentResources(ctx context.Context, deploymentID, ext string)
 		return r, err
 	}, `SELECT name, hash, content FROM resources WHERE deployment_id = $1 ORDER BY name`, deploymentID)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: resources of deployment %s: %w", deploymentID, err)
+		return nil, fmt.Errorf("postgres store: resources of deployment %s: %w", deploymentID, err)
 	}
 	var out []store.Resource
 	for _, r := range all {

@@ -42,7 +42,7 @@ func (db *DB) IncidentAncestry(ctx context.Context, ids []store.InstanceID) ([]s
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: incident ancestry: %w", err)
+		return nil, fmt.Errorf("postgres store: incident ancestry: %w", err)
 	}
 	return out, nil
 }

@@ -145,7 +145,7 @@ func (db *DB) Instance(ctx context.Context, id store.InstanceID) (store.StoredIn
 		return err
 	})
 	if err != nil {
-		return store.StoredInstance{}, fmt.Errorf("postgres: instance %s: %w", id, err)
+		return store.StoredInstance{}, fmt.Errorf("postgres store: instance %s: %w", id, err)
 	}
 	return si, nil
 }
@@ -155,7 +155,7 @@ func (db *DB) Instance(ctx context.Context, id store.InstanceID) (store.StoredIn
 func (db *DB) InstanceRow(ctx context.Context, id store.InstanceID) (store.InstanceRow, error) {
 	in, err := scanInstance(db.pool.QueryRow(ctx, selectInstanceRowSQL, string(id)))
 	if err != nil {
-		return store.InstanceRow{}, fmt.Errorf("postgres: instance row %s: %w", id, notFound(err))
+		return store.InstanceRow{}, fmt.Errorf("postgres store: instance row %s: %w", id, notFound(err))
 	}
 	return in, nil
 }
@@ -196,7 +196,7 @@ func (db *DB) ReplaceState(ctx context.Context, id store.InstanceID, revision in
 		return reindexVariables(ctx, tx, seq, parts)
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: replace state of instance %s: %w", id, err)
+		return fmt.Errorf("postgres store: replace state of instance %s: %w", id, err)
 	}
 	return nil
 }
@@ -206,7 +206,7 @@ func (db *DB) ReplaceState(ctx context.Context, id store.InstanceID, revision in
 func (db *DB) RunningInstances(ctx context.Context) ([]store.InstanceRow, error) {
 	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceRow, error) { return scanInstance(row) }, runningSQL)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: running instances: %w", err)
+		return nil, fmt.Errorf("postgres store: running instances: %w", err)
 	}
 	return out, nil
 }
@@ -237,7 +237,7 @@ func (db *DB) History(ctx context.Context, id store.InstanceID, afterSeq int64, 
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: history of instance %s: %w", id, err)
+		return nil, fmt.Errorf("postgres store: history of instance %s: %w", id, err)
 	}
 	return out, nil
 }
@@ -298,7 +298,7 @@ func (db *DB) IncidentsPage(ctx context.Context, f store.IncidentFilter) ([]stor
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: incidents of instance %q: %w", id, err)
+		return nil, fmt.Errorf("postgres store: incidents of instance %q: %w", id, err)
 	}
 	return out, nil
 }
@@ -332,7 +332,7 @@ func (db *DB) Parts(ctx context.Context, id store.InstanceID, kind string, after
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: %s parts of instance %s: %w", kind, id, err)
+		return nil, fmt.Errorf("postgres store: %s parts of instance %s: %w", kind, id, err)
 	}
 	return out, nil
 }
@@ -365,7 +365,7 @@ func (db *DB) PartCounts(ctx context.Context, id store.InstanceID) (map[string]i
 		return rs.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: part counts of instance %s: %w", id, err)
+		return nil, fmt.Errorf("postgres store: part counts of instance %s: %w", id, err)
 	}
 	return out, nil
 }

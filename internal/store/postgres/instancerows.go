@@ -27,7 +27,7 @@ func (db *DB) InstanceRows(ctx context.Context, ids []store.InstanceID) ([]store
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: instance rows: %w", err)
+		return nil, fmt.Errorf("postgres store: instance rows: %w", err)
 	}
 	return out, nil
 }

@@ -113,7 +113,7 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 	)
 	key, ok := sqlquery.SortKey(f.SortBy)
 	if !ok {
-		return nil, 0, store.Errorf(store.EINVALID, "postgres: list instances: unknown sort %q", f.SortBy)
+		return nil, 0, store.Errorf(store.EINVALID, "postgres store: list instances: unknown sort %q", f.SortBy)
 	}
 	dir, cmp := " DESC", "<"
 	if f.Ascending {
@@ -148,7 +148,7 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: list instances: %w", err)
+		return nil, 0, fmt.Errorf("postgres store: list instances: %w", err)
 	}
 	return rows, total, nil
 }

@@ -54,7 +54,7 @@ func (db *DB) CreateMigration(ctx context.Context, rec store.MigrationRecord, in
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: create migration %s: %w", rec.ID, err)
+		return fmt.Errorf("postgres store: create migration %s: %w", rec.ID, err)
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func (db *DB) Migration(ctx context.Context, id string) (store.MigrationRecord, 
 		return rows.Err()
 	})
 	if err != nil {
-		return store.MigrationRecord{}, nil, fmt.Errorf("postgres: migration %s: %w", id, err)
+		return store.MigrationRecord{}, nil, fmt.Errorf("postgres store: migration %s: %w", id, err)
 	}
 	return rec, items, nil
 }
@@ -104,11 +104,11 @@ func (db *DB) Migration(ctx context.Context, id string) (store.MigrationRecord, 
 func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
 	rows, err := db.pool.Query(ctx, runningMigrationsSQL)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: running migrations: %w", err)
+		return nil, fmt.Errorf("postgres store: running migrations: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("postgres: running migrations: %w", err)
+		return nil, fmt.Errorf("postgres store: running migrations: %w", err)
 	}
 	return ids, nil
 }
@@ -117,7 +117,7 @@ func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
 // wrapped store.ErrNotFound when the batch has no such instance.
 func (db *DB) SetMigrationItem(ctx context.Context, id string, item store.MigrationItem) error {
 	if err := execOne(ctx, db.pool, store.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID)); err != nil {
-		return fmt.Errorf("postgres: migration %s item %s: %w", id, item.InstanceID, err)
+		return fmt.Errorf("postgres store: migration %s item %s: %w", id, item.InstanceID, err)
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (db *DB) SetMigrationItem(ctx context.Context, id string, item store.Migrat
 // for an unknown id.
 func (db *DB) FinishMigration(ctx context.Context, id string, at time.Time) error {
 	if err := execOne(ctx, db.pool, store.ErrNotFound, finishMigrationSQL, encodeTime(at), id); err != nil {
-		return fmt.Errorf("postgres: finish migration %s: %w", id, err)
+		return fmt.Errorf("postgres store: finish migration %s: %w", id, err)
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]store.OutboxRow, error) 
 	}
 	out, err := queryRows(ctx, db.pool, scanOutbox, selectOutboxSQL, limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: outbox: %w", err)
+		return nil, fmt.Errorf("postgres store: outbox: %w", err)
 	}
 	return out, nil
 }
@@ -70,7 +70,7 @@ func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessag
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: update outbox row %d: %w", id, err)
+		return fmt.Errorf("postgres store: update outbox row %d: %w", id, err)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (db *DB) DeleteOutbox(ctx context.Context, ids ...int64) error {
 		return nil
 	}
 	if _, err := db.pool.Exec(ctx, deleteOutboxSQL, ids); err != nil {
-		return fmt.Errorf("postgres: delete outbox rows: %w", err)
+		return fmt.Errorf("postgres store: delete outbox rows: %w", err)
 	}
 	return nil
 }
@@ -123,11 +123,11 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (sto
 		return store.IdempotencyRow{}, false, nil
 	}
 	if err != nil {
-		return store.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: %w", key, err)
+		return store.IdempotencyRow{}, false, fmt.Errorf("postgres store: idempotency key %q: %w", key, err)
 	}
 	row := store.IdempotencyRow{Key: key, InstanceID: store.InstanceID(inst), Answer: []byte(answer), CreatedAt: decodeTime(created)}
 	if len(hash) != len(row.RequestHash) {
-		return store.IdempotencyRow{}, false, fmt.Errorf("postgres: idempotency key %q: stored hash has %d bytes", key, len(hash))
+		return store.IdempotencyRow{}, false, fmt.Errorf("postgres store: idempotency key %q: stored hash has %d bytes", key, len(hash))
 	}
 	copy(row.RequestHash[:], hash)
 	return row, true, nil
@@ -138,7 +138,7 @@ func (db *DB) Idempotency(ctx context.Context, key string, since time.Time) (sto
 func (db *DB) RecordIdempotency(ctx context.Context, row store.IdempotencyRow) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error { return insertIdempotency(ctx, tx, &row) })
 	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
+		return fmt.Errorf("postgres store: %w", err)
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (db *DB) RecordIdempotency(ctx context.Context, row store.IdempotencyRow) e
 // if there is none: the first caller's bytes win, on every node.
 func (db *DB) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
 	if len(fresh) == 0 {
-		return nil, fmt.Errorf("postgres: server secret %q: the fresh secret is empty", name)
+		return nil, fmt.Errorf("postgres store: server secret %q: the fresh secret is empty", name)
 	}
 	var secret []byte
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -157,7 +157,7 @@ func (db *DB) ServerSecret(ctx context.Context, name string, fresh []byte) ([]by
 		return tx.QueryRow(ctx, selectSecretSQL, name).Scan(&secret)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: server secret %q: %w", name, err)
+		return nil, fmt.Errorf("postgres store: server secret %q: %w", name, err)
 	}
 	return secret, nil
 }

@@ -49,7 +49,7 @@ const (
 // running or failed, or that has outbox rows left, is skipped.
 func (db *DB) DeleteEndedInstances(ctx context.Context, f store.RetentionFilter) ([]store.InstanceID, error) {
 	if f.Limit <= 0 {
-		return nil, fmt.Errorf("postgres: delete ended instances: limit %d must be positive", f.Limit)
+		return nil, fmt.Errorf("postgres store: delete ended instances: limit %d must be positive", f.Limit)
 	}
 	var ids []store.InstanceID
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -80,7 +80,7 @@ func (db *DB) DeleteEndedInstances(ctx context.Context, f store.RetentionFilter)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: delete ended instances of %s version %d: %w", f.ProcessKey, f.ProcessVersion, err)
+		return nil, fmt.Errorf("postgres store: delete ended instances of %s version %d: %w", f.ProcessKey, f.ProcessVersion, err)
 	}
 	return ids, nil
 }
@@ -110,7 +110,7 @@ func (db *DB) DeleteInstance(ctx context.Context, id store.InstanceID) error {
 		return deleteInstance(ctx, tx, seq, id)
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: delete instance %s: %w", id, err)
+		return fmt.Errorf("postgres store: delete instance %s: %w", id, err)
 	}
 	return nil
 }

@@ -77,11 +77,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	name := Redact(dsn)
 	cfg, err := config(dsn, opts)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: open %s: %w", name, err)
+		return nil, fmt.Errorf("postgres store: open %s: %w", name, err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: open %s: %w", name, err)
+		return nil, fmt.Errorf("postgres store: open %s: %w", name, err)
 	}
 	node := opts.NodeID
 	if node == "" {
@@ -90,15 +90,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	db := &DB{pool: pool, name: name, node: node}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: open %s: %w", name, err)
+		return nil, fmt.Errorf("postgres store: open %s: %w", name, err)
 	}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: open %s: %w", name, err)
+		return nil, fmt.Errorf("postgres store: open %s: %w", name, err)
 	}
 	if err := db.indexPendingVariables(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: open %s: %w", name, err)
+		return nil, fmt.Errorf("postgres store: open %s: %w", name, err)
 	}
 	db.wake = newWaker(pool, node)
 	return db, nil

@@ -85,7 +85,7 @@ func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]sto
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: element counts of %s v%d: %w", key, version, err)
+		return nil, fmt.Errorf("postgres store: element counts of %s v%d: %w", key, version, err)
 	}
 	return counts.List(), nil
 }
@@ -95,7 +95,7 @@ func (db *DB) ElementCounts(ctx context.Context, key string, version int) ([]sto
 func (db *DB) TokensPending(ctx context.Context, limit int) ([]store.InstanceID, error) {
 	rows, err := db.pool.Query(ctx, tokensPendingSQL, limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: instances with tokens pending: %w", err)
+		return nil, fmt.Errorf("postgres store: instances with tokens pending: %w", err)
 	}
 	var (
 		out []store.InstanceID
@@ -105,7 +105,7 @@ func (db *DB) TokensPending(ctx context.Context, limit int) ([]store.InstanceID,
 		out = append(out, store.InstanceID(id))
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("postgres: instances with tokens pending: %w", err)
+		return nil, fmt.Errorf("postgres store: instances with tokens pending: %w", err)
 	}
 	return out, nil
 }
@@ -135,7 +135,7 @@ func (db *DB) IndexTokens(ctx context.Context, id store.InstanceID, revision int
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: index tokens of instance %s: %w", id, err)
+		return fmt.Errorf("postgres store: index tokens of instance %s: %w", id, err)
 	}
 	return nil
 }

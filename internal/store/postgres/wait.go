@@ -163,7 +163,7 @@ func queryWaits(ctx context.Context, q querier, query string, args ...any) ([]st
 func (db *DB) Wait(ctx context.Context, id string) (store.WaitRow, error) {
 	w, err := scanWait(db.pool.QueryRow(ctx, waitSQL, id))
 	if err != nil {
-		return store.WaitRow{}, fmt.Errorf("postgres: wait %s: %w", id, notFound(err))
+		return store.WaitRow{}, fmt.Errorf("postgres store: wait %s: %w", id, notFound(err))
 	}
 	return w, nil
 }
@@ -178,7 +178,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	}
 	index, err := sqlcodec.TokenHashIndex(lock.TokenHashes)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: activate jobs of type %q: %w", jobType, err)
+		return nil, fmt.Errorf("postgres store: activate jobs of type %q: %w", jobType, err)
 	}
 	var out []store.WaitRow
 	err = db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -188,7 +188,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: activate jobs of type %q: %w", jobType, err)
+		return nil, fmt.Errorf("postgres store: activate jobs of type %q: %w", jobType, err)
 	}
 	// RETURNING yields rows in no defined order; each row's hash tells its
 	// place in the picking order.
@@ -203,7 +203,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
 	var next sql.NullInt64
 	if err := db.pool.QueryRow(ctx, nextJobSQL, jobType, encodeTime(now)).Scan(&next); err != nil {
-		return time.Time{}, false, fmt.Errorf("postgres: next job of type %q: %w", jobType, err)
+		return time.Time{}, false, fmt.Errorf("postgres store: next job of type %q: %w", jobType, err)
 	}
 	return sqlcodec.DecodeOptTime(next), next.Valid, nil
 }
@@ -228,7 +228,7 @@ func (db *DB) ExtendJobLock(ctx context.Context, key string, tokenHash []byte, n
 		return fmt.Errorf("job is not locked with this token or its lock has expired: %w", store.ErrConflict)
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: extend lock of job %s: %w", key, err)
+		return fmt.Errorf("postgres store: extend lock of job %s: %w", key, err)
 	}
 	return nil
 }
@@ -302,7 +302,7 @@ func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, i
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: tasks: %w", err)
+		return nil, 0, fmt.Errorf("postgres store: tasks: %w", err)
 	}
 	return rows, total, nil
 }
@@ -312,7 +312,7 @@ func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, i
 func (db *DB) DueTimers(ctx context.Context, now time.Time, limit int) ([]store.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, dueTimersSQL, encodeTime(now), limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: due timers: %w", err)
+		return nil, fmt.Errorf("postgres store: due timers: %w", err)
 	}
 	return out, nil
 }
@@ -322,7 +322,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 	var next sql.NullInt64
 	err := db.pool.QueryRow(ctx, nextTimerSQL).Scan(&next)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, false, fmt.Errorf("postgres: next timer: %w", err)
+		return time.Time{}, false, fmt.Errorf("postgres store: next timer: %w", err)
 	}
 	return sqlcodec.DecodeOptTime(next), next.Valid, nil
 }
@@ -332,7 +332,7 @@ func (db *DB) NextTimer(ctx context.Context) (time.Time, bool, error) {
 func (db *DB) MessageSubscriptions(ctx context.Context, name, correlationKey string, limit int) ([]store.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, messageSubscriptionsSQL, name, correlationKey, limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: subscriptions of message %q: %w", name, err)
+		return nil, fmt.Errorf("postgres store: subscriptions of message %q: %w", name, err)
 	}
 	return out, nil
 }
@@ -346,7 +346,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]store.Ins
 		return store.InstanceID(id), err
 	}, signalSubscriptionsSQL, name)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: subscriptions of signal %q: %w", name, err)
+		return nil, fmt.Errorf("postgres store: subscriptions of signal %q: %w", name, err)
 	}
 	return out, nil
 }
@@ -355,7 +355,7 @@ func (db *DB) SignalSubscriptions(ctx context.Context, name string) ([]store.Ins
 func (db *DB) StartTimers(ctx context.Context, processKey string) ([]store.WaitRow, error) {
 	out, err := queryWaits(ctx, db.pool, startTimersSQL, processKey)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: start timers of %q: %w", processKey, err)
+		return nil, fmt.Errorf("postgres store: start timers of %q: %w", processKey, err)
 	}
 	return out, nil
 }
@@ -393,7 +393,7 @@ func (db *DB) ReplaceStartTimers(ctx context.Context, processKey string, rows []
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: replace start timers of %q: %w", processKey, err)
+		return fmt.Errorf("postgres store: replace start timers of %q: %w", processKey, err)
 	}
 	return nil
 }
@@ -411,7 +411,7 @@ func (db *DB) InstanceWaits(ctx context.Context, id store.InstanceID) ([]store.W
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: waits of instance %s: %w", id, err)
+		return nil, fmt.Errorf("postgres store: waits of instance %s: %w", id, err)
 	}
 	return out, nil
 }
@@ -430,7 +430,7 @@ func (db *DB) InstanceWaitsPage(ctx context.Context, id store.InstanceID, after 
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: waits of instance %s after %q: %w", id, after, err)
+		return nil, fmt.Errorf("postgres store: waits of instance %s after %q: %w", id, after, err)
 	}
 	return out, nil
 }
@@ -456,7 +456,7 @@ func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("postgres: count waits: %w", err)
+		return nil, fmt.Errorf("postgres store: count waits: %w", err)
 	}
 	return out, nil
 }
