@@ -9,7 +9,8 @@ import "github.com/gobpm/gobpm/internal/store"
 // names below keep the runtime's callers reading runtime.X: each is the
 // store's own type, constant or value, not a copy.
 
-// Error codes, the error type and the stores' sentinels (errors.Is holds: the values are the store package's).
+// Error codes, the error type and the stores' sentinels: the same values as
+// the store package's, so errors.Is matches either name.
 type (
 	// Error is store.Error.
 	Error = store.Error
