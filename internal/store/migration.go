@@ -43,7 +43,7 @@ type MigrationItem struct {
 	Reason string
 }
 
-// MigrationStore persists migration batches (migrate.go) so that a batch
+// MigrationStore persists migration batches (runtime/migrate.go) so that a batch
 // survives a restart.
 type MigrationStore interface {
 	// CreateMigration stores a running batch with its instances, in order,

@@ -33,7 +33,7 @@ type HousekeepingStore interface {
 	// outbox rows left.
 	DeleteInstance(ctx context.Context, id InstanceID) error
 	// Backup writes a consistent copy of the whole database into the file
-	// path, which must not exist, while writes go on (backup.go). A store
+	// path, which must not exist, while writes go on (sqlite/backup.go). A store
 	// that cannot (a server database) returns an EINVALID *Error naming
 	// the tool to use instead.
 	Backup(ctx context.Context, path string) error

@@ -52,7 +52,7 @@ type DeploymentRecord struct {
 	Resources  []Resource
 	// DeployedBy is who deployed it (zero when nobody authenticated: a
 	// server without authentication, or a deployment older than the
-	// record): its models reach only what they may reach (reach.go).
+	// record): its models reach only what they may reach (runtime/reach.go).
 	DeployedBy Deployer
 }
 
@@ -526,11 +526,11 @@ type Store interface {
 	// broadcast); a live record of it is ErrConflict.
 	RecordIdempotency(ctx context.Context, row IdempotencyRow) error
 
-	// Housekeeping: history retention and backups (retention.go,
-	// backup.go).
+	// Housekeeping: history retention and backups (runtime/retention.go,
+	// runtime/backup.go).
 	HousekeepingStore
 
-	// Migration batches (migrate.go).
+	// Migration batches (runtime/migrate.go).
 	MigrationStore
 
 	// Close releases the store.

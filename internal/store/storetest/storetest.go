@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite every implementation of
-// gobpm's stores passes: the SQLite store (internal/store) and the
+// gobpm's stores passes: the SQLite store (internal/store/sqlite) and the
 // PostgreSQL store (internal/store/postgres) run the same tests through Run,
 // as riverqueue/river runs one suite per database driver.
 //
