@@ -13,7 +13,7 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 var opsEpoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -34,7 +34,7 @@ const opsTimerModel = `<?xml version="1.0" encoding="UTF-8"?>
 func mustOpsServer(t *testing.T) (*client.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // Epoch is where every harness clock starts.
@@ -52,7 +52,7 @@ type Instance struct {
 func New(tb testing.TB) *Harness {
 	tb.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		tb.Fatalf("gobpmtest: open store: %v", err)
 	}

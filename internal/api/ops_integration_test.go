@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // opsEpoch is where the manual clock of the operator tests starts.
@@ -23,7 +23,7 @@ var opsEpoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 func setupOps(t *testing.T) (*bundle, string) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestBackupRoute(t *testing.T) {
 	}
 
 	// The copy is a database with the instance in it.
-	cp, err := store.Open(context.Background(), res["path"].(string), store.Options{})
+	cp, err := sqlite.Open(context.Background(), res["path"].(string), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

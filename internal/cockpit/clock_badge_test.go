@@ -13,14 +13,14 @@ import (
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // setupManualClock serves the cockpit over a runtime whose clock is
 // manual (--clock manual), standing at start.
 func setupManualClock(t *testing.T, start time.Time) (*bundle, *clock.Manual) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

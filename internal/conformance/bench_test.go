@@ -10,7 +10,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // The multi-instance runtime benchmark ("a parallel multi-instance over 1,000
@@ -61,7 +61,7 @@ func BenchmarkMultiInstance1000Runtime(b *testing.B) {
 	}
 	ctx := context.Background()
 	open := func(b *testing.B) *runtime.Runtime {
-		db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), store.Options{})
+		db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

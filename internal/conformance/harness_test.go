@@ -21,7 +21,7 @@ import (
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 	"github.com/gobpm/gobpm/internal/timer"
 )
 
@@ -126,7 +126,7 @@ func openRunner(t *testing.T, label string) *runner {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := store.Open(ctx, path, store.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		t.Fatalf("%s: open store: %v", label, err)
 	}
@@ -633,12 +633,12 @@ func (r *runner) stopReasons() ([]string, error) {
 }
 
 // storedID is an id as the store keeps it in an id column (migration
-// 0005; store.EncodeID).
-func storedID(id string) any { return store.EncodeID(id) }
+// 0005; sqlite.EncodeID).
+func storedID(id string) any { return sqlite.EncodeID(id) }
 
-// loadedID decodes an id column read as any (store.DecodeID).
+// loadedID decodes an id column read as any (sqlite.DecodeID).
 func loadedID(v any) string {
-	id, err := store.DecodeID(v)
+	id, err := sqlite.DecodeID(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

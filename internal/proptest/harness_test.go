@@ -16,7 +16,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // t0 is the clock value every run starts at.
@@ -28,7 +28,7 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 type harness struct {
 	path string
 	clk  *clock.Manual
-	db   *store.DB
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	ro   *sql.DB
 	// held are the jobs the driver activated, by wait id: the key and lock
@@ -61,7 +61,7 @@ func newHarness(t *testing.T) *harness {
 // runtime's restart behaviour runs on both stores in its own suite.
 func (h *harness) open() error {
 	ctx := context.Background()
-	db, err := store.Open(ctx, h.path, store.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(ctx, h.path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return err
 	}
@@ -136,12 +136,12 @@ func (h *harness) scopeRows(ctx context.Context, id runtime.InstanceID) (int, er
 }
 
 // storedID is an id as the store keeps it in an id column (migration
-// 0005; store.EncodeID).
-func storedID(id string) any { return store.EncodeID(id) }
+// 0005; sqlite.EncodeID).
+func storedID(id string) any { return sqlite.EncodeID(id) }
 
-// loadedID decodes an id column read as any (store.DecodeID).
+// loadedID decodes an id column read as any (sqlite.DecodeID).
 func loadedID(v any) string {
-	id, err := store.DecodeID(v)
+	id, err := sqlite.DecodeID(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -13,14 +13,14 @@ import (
 
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // manual is a runtime on a real SQLite file with a manual clock, resumed
 // (scheduler running), with the given options otherwise.
 type manual struct {
 	clk  *clock.Manual
-	db   *store.DB
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	path string
 }
@@ -30,7 +30,7 @@ var manualEpoch = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 func setupManual(t *testing.T, opts runtime.Options) *manual {
 	t.Helper()
 	m := &manual{clk: clock.NewManual(manualEpoch), path: filepath.Join(t.TempDir(), "gobpm.db")}
-	db, err := store.Open(context.Background(), m.path, store.Options{})
+	db, err := sqlite.Open(context.Background(), m.path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestBackupUnderLoad(t *testing.T) {
 	}
 
 	// The copy opens and resumes; its waiting instances complete.
-	db, err := store.Open(ctx, res.Path, store.Options{})
+	db, err := sqlite.Open(ctx, res.Path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // churn is a server under a steady load with a short history time to
@@ -24,7 +24,7 @@ import (
 // history, however many instances the load completes.
 type churn struct {
 	clk  *clock.Manual
-	db   *store.DB
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	path string
 }
@@ -32,7 +32,7 @@ type churn struct {
 func newChurn(tb testing.TB) *churn {
 	tb.Helper()
 	c := &churn{clk: clock.NewManual(manualEpoch), path: filepath.Join(tb.TempDir(), "gobpm.db")}
-	db, err := store.Open(context.Background(), c.path, store.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(context.Background(), c.path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		tb.Fatal(err)
 	}
