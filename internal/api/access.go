@@ -254,7 +254,7 @@ func (s *server) resourceKey(r *http.Request, ru access.Rule) (string, error) {
 	return "", fmt.Errorf("api: no resource key from %d", ru.Key)
 }
 
-// check is the exact per-key check of keyHandler routes.
+// check is the exact per-key check of access.KeyHandler routes.
 func check(ctx context.Context, perm auth.Permission, kind auth.ResourceKind, key string) error {
 	c := callerFrom(ctx)
 	if c.Via == "none" || c.Allowed(perm, kind, key) {
