@@ -34,3 +34,17 @@ func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, req requestB
 	req.setMembers(members)
 	return req.Validate()
 }
+
+// variablesRequest is a body of only optional variables: {variables?}
+// (a task's completion, a wait's trigger).
+type variablesRequest struct {
+	bodyMembers
+	Variables map[string]any
+}
+
+// Validate decodes and checks variables.
+func (q *variablesRequest) Validate() error {
+	var err error
+	q.Variables, err = objectField(q.members, "variables")
+	return err
+}

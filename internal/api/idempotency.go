@@ -22,11 +22,17 @@ const (
 // the Idempotency-Key header, or the requestId member of the body (both
 // must agree when both are given). Without either, ctx is unchanged.
 func idempotent(r *http.Request, members map[string]json.RawMessage) (context.Context, error) {
-	key := r.Header.Get(HeaderIdempotencyKey)
 	body, err := stringField(members, "requestId")
 	if err != nil {
 		return nil, err
 	}
+	return idempotentAs(r, body)
+}
+
+// idempotentAs is idempotent for the requestId member body (a request
+// struct decoded already; "" without one).
+func idempotentAs(r *http.Request, body string) (context.Context, error) {
+	key := r.Header.Get(HeaderIdempotencyKey)
 	switch {
 	case key == "":
 		key = body
