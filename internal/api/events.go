@@ -11,7 +11,7 @@ type correlateRequest struct {
 	Name           string
 	CorrelationKey string
 	Variables      map[string]any
-	// RequestID is the body's idempotency key (idempotentAs).
+	// RequestID is the body's idempotency key (idempotent).
 	RequestID string
 }
 
@@ -40,7 +40,7 @@ func (s *server) correlateMessage(w http.ResponseWriter, r *http.Request) error 
 	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	ctx, err := idempotentAs(r, q.RequestID)
+	ctx, err := idempotent(r, q.RequestID)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ type signalRequest struct {
 	bodyMembers
 	Name      string
 	Variables map[string]any
-	// RequestID is the body's idempotency key (idempotentAs).
+	// RequestID is the body's idempotency key (idempotent).
 	RequestID string
 }
 
@@ -84,7 +84,7 @@ func (s *server) broadcastSignal(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	ctx, err := idempotentAs(r, q.RequestID)
+	ctx, err := idempotent(r, q.RequestID)
 	if err != nil {
 		return err
 	}
