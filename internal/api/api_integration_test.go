@@ -1,32 +1,12 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/gobpm/gobpm/internal/api"
-	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/testdb"
 )
-
-// setupReal builds the API over a real runtime on a real database (testdb).
-func setupReal(t *testing.T) *bundle {
-	t.Helper()
-	ctx := context.Background()
-	db, err := testdb.Open(ctx, testdb.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	rt := runtime.New(db, runtime.Options{Now: func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }})
-	t.Cleanup(func() { _ = rt.Close() })
-	return setup(t, rt, api.Options{})
-}
 
 func readExample(t *testing.T, name string) string {
 	t.Helper()

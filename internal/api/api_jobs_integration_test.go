@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
@@ -42,19 +41,13 @@ func setupJobServer(t *testing.T) *jobServer {
 // open (re)opens the server over its database.
 func (s *jobServer) open(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := testdb.Open(ctx, s.path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var n atomic.Int64
 	newID := func() string { return fmt.Sprintf("01a23361-0000-7000-8000-%012d", n.Add(1)) }
-	rt := runtime.New(db, runtime.Options{Now: s.clock.Now, NewID: newID})
-	if _, err := rt.Resume(ctx); err != nil {
+	b, rt := realAPIAt(t, s.path, runtime.Options{Now: s.clock.Now, NewID: newID})
+	if _, err := rt.Resume(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = rt.Close(); _ = db.Close() })
-	s.bundle = setup(t, rt, api.Options{})
+	s.bundle = b
 }
 
 // startWorker starts the worker process and returns the instance id.

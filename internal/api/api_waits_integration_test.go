@@ -18,9 +18,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
-	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // The real runtime serves the API.
@@ -166,32 +164,8 @@ func TestIntegrationJobIncidentAndLongPoll(t *testing.T) {
 	b.postJSON("/api/v1/jobs/nope/error", `{"lockToken":"x","errorCode":"E"}`).problem(t, http.StatusNotFound, "not-found")
 }
 
-// The tests below follow the waits' HTTP test list over the real runtime and
-// a real database (testdb). The runtime's clock is a manual clock the test moves by
-// hand: lock expiry, retry backoff and timers are reached by advancing it,
-// never by sleeping. The timer scheduler is not started (no Resume); due
-// timers fire when the test calls FireDueTimers.
-
-// newTestClock is the manual clock the tests move, at the same start.
-func newTestClock() *clock.Manual {
-	return clock.NewManual(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
-}
-
-// setupRealClock is setupReal with a clock the test controls; it also
-// returns the runtime so the test can fire due timers.
-func setupRealClock(t *testing.T) (*bundle, *runtime.Runtime, *clock.Manual) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := testdb.Open(ctx, testdb.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	clk := newTestClock()
-	rt := runtime.New(db, runtime.Options{Now: clk.Now})
-	t.Cleanup(func() { _ = rt.Close() })
-	return setup(t, rt, api.Options{}), rt, clk
-}
+// The tests below follow the waits' HTTP test list over the real runtime
+// (setupRealClock).
 
 // deployTestdata deploys testdata/name as a multipart upload.
 func deployTestdata(t *testing.T, b *bundle, name string) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -22,6 +23,9 @@ import (
 
 	gobpm "github.com/gobpm/gobpm"
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // Contract is openapi.yaml, loaded and validated once for all tests.
@@ -54,6 +58,59 @@ func MustContract(tb testing.TB) *Contract {
 		tb.Fatalf("openapi.yaml: %v", err)
 	}
 	return c
+}
+
+// apiEpoch is the time of the real-runtime tests: the clock stands there
+// unless a test moves it (newTestClock).
+var apiEpoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// newTestClock is a manual clock at apiEpoch, for tests that move time.
+func newTestClock() *clock.Manual { return clock.NewManual(apiEpoch) }
+
+// realAPIAt is the API layer's harness over the real runtime: the
+// database at dsn (testdb), a runtime with opts, its clock standing at
+// apiEpoch unless opts names one, and the real router; both close when the
+// test ends (the runtime first). The scheduler is not started (no Resume):
+// due timers fire when the test calls FireDueTimers. Every integration
+// test builds on it.
+func realAPIAt(t *testing.T, dsn string, opts runtime.Options) (*bundle, *runtime.Runtime) {
+	t.Helper()
+	db, err := testdb.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if opts.Now == nil && opts.ManualClock == nil {
+		opts.Now = func() time.Time { return apiEpoch }
+	}
+	rt := runtime.New(db, opts)
+	t.Cleanup(func() { _ = rt.Close() })
+	return setup(t, rt, api.Options{}), rt
+}
+
+// setupReal is realAPIAt on a new database with the runtime's defaults.
+func setupReal(t *testing.T) *bundle {
+	t.Helper()
+	b, _ := realAPIAt(t, testdb.DSN(t), runtime.Options{})
+	return b
+}
+
+// setupRealWith is setupReal with runtime options of the test's own.
+func setupRealWith(t *testing.T, opts runtime.Options) *bundle {
+	t.Helper()
+	b, _ := realAPIAt(t, testdb.DSN(t), opts)
+	return b
+}
+
+// setupRealClock is setupReal with a manual clock the test moves by hand
+// (lock expiry, retry backoff and timers are reached by advancing it,
+// never by sleeping); it also returns the runtime so the test can fire due
+// timers.
+func setupRealClock(t *testing.T) (*bundle, *runtime.Runtime, *clock.Manual) {
+	t.Helper()
+	clk := newTestClock()
+	b, rt := realAPIAt(t, testdb.DSN(t), runtime.Options{Now: clk.Now})
+	return b, rt, clk
 }
 
 // bundle is one API under test: the real router over a Service.

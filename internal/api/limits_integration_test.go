@@ -1,33 +1,14 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/testdb"
 )
-
-// setupRealWith is setupReal with runtime options of the test's own.
-func setupRealWith(t *testing.T, opts runtime.Options) *bundle {
-	t.Helper()
-	ctx := context.Background()
-	db, err := testdb.Open(ctx, testdb.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	opts.Now = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }
-	rt := runtime.New(db, opts)
-	t.Cleanup(func() { _ = rt.Close() })
-	return setup(t, rt, api.Options{})
-}
 
 // defs wraps a process body in <definitions>.
 func defs(processID, body string) string {
