@@ -654,7 +654,7 @@ type RouteRule struct {
 // RouteRules returns the route → permission table, keyed "METHOD pattern".
 func RouteRules() map[string]RouteRule {
 	out := make(map[string]RouteRule, len(routeRules))
-	for k, ru := range routeRules {
+	for k, ru := range allRouteRules() {
 		out[k] = RouteRule{Public: ru.public, Permission: ru.perm, Kind: ru.kind}
 	}
 	return out

@@ -253,6 +253,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
 	r.With(s.authenticate).Get("/metrics", s.handle(s.metrics))
+	r.Mount(EngineRestPrefix, s.engineRest())
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(s.crossOrigin, s.authenticate, s.auditTrail)
 		r.Get("/openapi.yaml", s.openAPI)

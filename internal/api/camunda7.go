@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"strings"
+
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/camunda7"
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// EngineRestPrefix is where Camunda 7's engine-rest endpoints are mounted,
+// beside /api/v1 on the same port.
+const EngineRestPrefix = "/engine-rest"
+
+// engineRestRules is what each /engine-rest route requires, as routeRules
+// is for /api/v1 (RouteRules lists both). The job acts need work on the
+// job's type, as POST /api/v1/jobs/... do (the adapter checks each type
+// exactly, and conceals a task of a type the caller may not work on as
+// unknown); the listings need an authenticated caller and show the tasks
+// the caller may work on or whose process they may read.
+var engineRestRules = map[string]rule{
+	"POST /engine-rest/external-task/fetchAndLock":    on(auth.PermWork, auth.KindJobType, keyHandler),
+	"POST /engine-rest/external-task/{id}/complete":   on(auth.PermWork, auth.KindJobType, keyHandler),
+	"POST /engine-rest/external-task/{id}/failure":    on(auth.PermWork, auth.KindJobType, keyHandler),
+	"POST /engine-rest/external-task/{id}/bpmnError":  on(auth.PermWork, auth.KindJobType, keyHandler),
+	"POST /engine-rest/external-task/{id}/extendLock": on(auth.PermWork, auth.KindJobType, keyHandler),
+	"POST /engine-rest/external-task/{id}/unlock":     on(auth.PermWork, auth.KindJobType, keyHandler),
+	"POST /engine-rest/external-task/{id}/lock":       on(auth.PermWork, auth.KindJobType, keyHandler),
+	"GET /engine-rest/external-task":                  anyone(),
+	"GET /engine-rest/external-task/count":            anyone(),
+	"GET /engine-rest/external-task/{id}":             anyone(),
+}
+
+// allRouteRules is routeRules with the engine-rest rules.
+func allRouteRules() map[string]rule {
+	out := maps.Clone(routeRules)
+	maps.Copy(out, engineRestRules)
+	return out
+}
+
+// engineRest is the handler mounted at EngineRestPrefix: the Camunda 7
+// adapter over the same service, behind the same authentication (plus
+// HTTP Basic for builtin users, what Camunda 7 clients send), permissions
+// and audit trail as /api/v1, answering Camunda 7's error bodies.
+func (s *server) engineRest() http.Handler {
+	svc, ok := s.svc.(camunda7.Service)
+	if !ok {
+		svc = nil
+	}
+	return camunda7.New(camunda7.Config{
+		Service: svc, Guard: engineRestGuard{}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
+		Hold: func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
+		Middlewares: []func(http.Handler) http.Handler{s.crossOrigin, s.engineRestAuth, s.auditTrail, engineRestAvailable(svc != nil)},
+	})
+}
+
+// engineRestAvailable answers 501 when the service is no camunda7.Service
+// (a test double), instead of a nil dereference.
+func engineRestAvailable(ok bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if ok {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusNotImplemented, Type: camunda7.TypeRestException, Msg: "this server's service does not serve external tasks"})
+		})
+	}
+}
+
+// engineRestAuth authenticates an engine-rest request — HTTP Basic
+// user:password of a builtin user, else as /api/v1 does (bearer token,
+// session cookie, or nobody in auth mode none) — and refuses, with
+// Camunda 7's error body, a caller who is unknown (401) or who may not
+// take the route at all (403). The exact keys are checked per act.
+func (s *server) engineRestAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.engineRestCaller(r)
+		if err == nil && c.Via != "none" && !c.Authenticated() {
+			err = unauthenticated("this route needs an authenticated caller: send Authorization: Basic <user:password> or Bearer <token>")
+		}
+		if err == nil && c.Via != "none" && r.Method == http.MethodPost && !c.Unrestricted() && !c.AllowedAny(auth.PermWork, auth.KindJobType) {
+			err = errorf(kindForbidden, "", "the user may not work on external tasks of any topic")
+		}
+		if err != nil {
+			p, internal := problemFor(err)
+			if internal {
+				s.log.ErrorContext(r.Context(), "engine-rest authentication failed", "err", err, "requestId", RequestID(r.Context()))
+			}
+			typ := camunda7.TypeRestException
+			switch p.Status {
+			case http.StatusUnauthorized:
+				w.Header().Set("WWW-Authenticate", `Basic realm="gobpm"`)
+			case http.StatusForbidden:
+				typ = camunda7.TypeAuthorization
+			case http.StatusBadRequest:
+				typ = camunda7.TypeInvalidRequest
+			}
+			camunda7.WriteError(w, &camunda7.Error{Status: p.Status, Type: typ, Msg: p.Detail})
+			return
+		}
+		if st := logStateFrom(r.Context()); st != nil {
+			st.caller = c
+		}
+		ctx := context.WithValue(r.Context(), callerKey{}, c)
+		next.ServeHTTP(w, r.WithContext(runtime.WithActingUser(ctx, string(c.User))))
+	})
+}
+
+// engineRestCaller authenticates r: Basic credentials when the server
+// authenticates builtin users, else callerOf.
+func (s *server) engineRestCaller(r *http.Request) (access.Caller, error) {
+	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if s.access == nil || s.access.Mode() == access.ModeNone || !strings.EqualFold(scheme, "Basic") {
+		return s.callerOf(r)
+	}
+	req := &http.Request{Header: http.Header{"Authorization": {"Basic " + strings.TrimSpace(cred)}}}
+	user, password, ok := req.BasicAuth()
+	if !ok {
+		return access.Caller{}, unauthenticated("the Authorization header must be \"Basic <base64 of user:password>\" or \"Bearer <token>\"")
+	}
+	c, err := s.access.Basic(r.Context(), user, password, clientAddr(r))
+	if errors.Is(err, access.ErrUnauthenticated) {
+		s.log.Info("authentication failed", "err", err, "requestId", RequestID(r.Context()))
+		return access.Caller{}, unauthenticated("the credentials are unknown or the user is disabled")
+	}
+	return c, err
+}
+
+// engineRestGuard answers the adapter's questions from the caller the
+// authentication found.
+type engineRestGuard struct{}
+
+// User is the caller's user id (callerUser).
+func (engineRestGuard) User(r *http.Request) string { return callerUser(r) }
+
+// MayWork reports whether the caller may work on jobs of jobType.
+func (engineRestGuard) MayWork(r *http.Request, jobType string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermWork, auth.KindJobType, jobType)
+}
+
+// MayRead reports whether the caller may read instances of processKey.
+func (engineRestGuard) MayRead(r *http.Request, processKey string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermRead, auth.KindProcess, processKey)
+}
