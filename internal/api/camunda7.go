@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/camunda7"
@@ -55,7 +54,7 @@ func (s *server) engineRest() http.Handler {
 	}
 	return camunda7.New(camunda7.Config{
 		Service: svc, Guard: engineRestGuard{}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
-		Hold: func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
+		Hold:        func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
 		Middlewares: []func(http.Handler) http.Handler{s.crossOrigin, s.engineRestAuth, s.auditTrail, engineRestAvailable(svc != nil)},
 	})
 }
