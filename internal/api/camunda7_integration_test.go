@@ -259,3 +259,32 @@ func TestCamunda7EngineRestAuthentication(t *testing.T) {
 	}
 	send("Bearer "+w.tokens["worker"], "POST", "/engine-rest/external-task/"+key+"/complete", `{"workerId":"w"}`).wantStatus(t, http.StatusNoContent)
 }
+
+func TestCamunda7LongPollServesSeveralTopics(t *testing.T) {
+	t.Parallel()
+	rt, acc := openAccess(t, access.ModeNone, nil)
+	b := setup(t, rt, api.Options{Access: acc})
+	b.postXML("/api/v1/deployments", c7Model(t, "c7-report.bpmn")).wantStatus(t, http.StatusCreated)
+	answered := make(chan *response, 1)
+	go func() {
+		// A long poll over two topics, one of which gets a task while it waits.
+		req := httptestRequest("POST", "/engine-rest/external-task/fetchAndLock", strings.NewReader(
+			`{"workerId":"w","maxTasks":2,"asyncResponseTimeout":120000,"topics":[{"topicName":"none","lockDuration":1000},{"topicName":"report","lockDuration":1000}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, req)
+		answered <- &response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	}()
+	// The poll has not answered before the task exists: nothing can be locked.
+	select {
+	case res := <-answered:
+		t.Fatalf("the poll answered before any task existed: %d %s", res.Status, res.Body)
+	default:
+	}
+	id := b.postJSON("/api/v1/processes/c7report/instances", `{}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string)
+	res := <-answered // the test's timeout guards a poll that never wakes
+	tasks := res.wantStatus(t, http.StatusOK).array(t)
+	if len(tasks) != 1 || tasks[0].(map[string]any)["processInstanceId"] != id || tasks[0].(map[string]any)["topicName"] != "report" {
+		t.Fatalf("the poll answered %s, want the new report task", res.Body)
+	}
+}
