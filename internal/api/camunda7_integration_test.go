@@ -143,7 +143,17 @@ func TestCamunda7ExternalTaskLifecycle(t *testing.T) {
 		t.Errorf("count = %v", c)
 	}
 
-	// Unlock: no body, no Content-Type; w2 may then fetch it, retries kept.
+	// Unlock: no body, no Content-Type. Then w3 locks it by id and
+	// unlocks it again; w2 may then fetch it, retries kept.
+	b.c7Send("POST", "/engine-rest/external-task/"+key+"/unlock", "").wantStatus(t, http.StatusNoContent)
+	if n := b.c7Send("GET", "/engine-rest/external-task?notLocked=true", "").wantStatus(t, http.StatusOK).array(t); len(n) != 1 {
+		t.Errorf("unlocked tasks after unlock = %v", n)
+	}
+	b.c7Send("POST", "/engine-rest/external-task/"+key+"/lock", `{"workerId":"w3","lockDuration":60000}`).wantStatus(t, http.StatusNoContent)
+	if got := b.c7Send("GET", "/engine-rest/external-task/"+key, "").wantStatus(t, http.StatusOK).object(t); got["workerId"] != "w3" {
+		t.Errorf("after lock by w3: %v", got)
+	}
+	b.c7Send("POST", "/engine-rest/external-task/"+key+"/lock", `{"workerId":"w1","lockDuration":60000}`).c7Error(t, http.StatusBadRequest, "InvalidRequestException")
 	b.c7Send("POST", "/engine-rest/external-task/"+key+"/unlock", "").wantStatus(t, http.StatusNoContent)
 	again := b.c7Fetch("w2", `[{"topicName":"charge","lockDuration":60000}]`)
 	if len(again) != 1 || again[0]["id"] != key || again[0]["retries"] != task["retries"] {

@@ -35,6 +35,10 @@ type Service interface {
 	FailWorkerJob(ctx context.Context, key string, h runtime.WorkerHolder, req runtime.FailRequest) error
 	ThrowWorkerJobError(ctx context.Context, key string, h runtime.WorkerHolder, code, message string, vars map[string]any) error
 	ExtendWorkerJobLock(ctx context.Context, key string, h runtime.WorkerHolder, d time.Duration) error
+	// LockWorkerJob locks a job for a worker without fetching it, or
+	// renews the lock the worker holds: ECONFLICT for a job locked by
+	// another worker, backing off or out of retries.
+	LockWorkerJob(ctx context.Context, key string, h runtime.WorkerHolder, d time.Duration) error
 	// UnlockJob releases a job's lock without a penalty; ENOTFOUND for an
 	// unknown key.
 	UnlockJob(ctx context.Context, key string) error
@@ -521,9 +525,9 @@ func messageOf(err error) string {
 }
 
 // lock handles POST /external-task/{id}/lock: {workerId, lockDuration}.
-// gobpm locks tasks only through fetchAndLock, so it renews the lock of a
-// task the worker holds (as Camunda 7 does for the same worker) and
-// refuses a task that is not locked by it.
+// It locks a task nobody holds, or renews the lock of one the worker holds
+// (a new duration from now, as Camunda 7 does for the same worker); a task
+// locked by another worker is 400 InvalidRequestException.
 func (h *handler) lock(w http.ResponseWriter, r *http.Request) error {
 	row, body, holder, err := h.act(r)
 	if err != nil {
@@ -536,12 +540,8 @@ func (h *handler) lock(w http.ResponseWriter, r *http.Request) error {
 	if !present {
 		return invalid("lockDuration is required")
 	}
-	if err := h.svc.ExtendWorkerJobLock(r.Context(), row.ID, holder, time.Duration(d)*time.Millisecond); err != nil {
-		if runtime.ErrorCode(err) == runtime.ECONFLICT {
-			return invalid(fmt.Sprintf("External task %s cannot be locked by worker '%s': gobpm locks a task only through fetchAndLock, "+
-				"and renews only a lock the worker holds (%s)", row.ID, holder.Worker, messageOf(err)))
-		}
-		return err
+	if err := h.svc.LockWorkerJob(r.Context(), row.ID, holder, time.Duration(d)*time.Millisecond); err != nil {
+		return lockRefusal(err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

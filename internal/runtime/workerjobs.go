@@ -443,3 +443,60 @@ func (r *Runtime) WorkerJob(ctx context.Context, key string) (WaitRow, error) {
 	row.ID = key
 	return row, nil
 }
+
+// JobLocker is the optional store method LockWorkerJob needs; the SQLite
+// and PostgreSQL stores implement it.
+type JobLocker interface {
+	// LockJob locks the open job with wait id id with lock (exactly one
+	// token hash), provided it has retries left, is not backing off, and is
+	// not locked, its lock expired at now, or it is locked by lock.Worker
+	// and lock.User (a renewal). ErrNotFound for an unknown job,
+	// ErrConflict for one that may not be locked.
+	LockJob(ctx context.Context, id string, now time.Time, lock JobLock) (WaitRow, error)
+}
+
+// LockWorkerJob locks the job with public key key for worker h for d from
+// now, without fetching it (Camunda 7's lock): a job nobody holds (or
+// whose lock expired) is locked afresh, one h holds gets a new lock
+// duration. ENOTFOUND for an unknown key; ECONFLICT for a job locked by
+// another worker, backing off or out of retries; EINVALID when the store
+// cannot lock single jobs.
+func (r *Runtime) LockWorkerJob(ctx context.Context, key string, h WorkerHolder, d time.Duration) error {
+	switch {
+	case h.Worker == "":
+		return &Error{Code: EINVALID, Message: "workerId is required", Field: "workerId"}
+	case d <= 0 || d > MaxLockDuration:
+		return &Error{Code: EINVALID, Message: "lockDuration must be positive and at most one day", Field: "lockDuration"}
+	}
+	locker, ok := r.store.(JobLocker)
+	if !ok {
+		return &Error{Code: EINVALID, Message: "this server's store cannot lock a single job: fetch and lock it"}
+	}
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return err
+	}
+	row, err := r.job(ctx, id)
+	if err != nil {
+		return err
+	}
+	now := r.now().UTC()
+	if row.LockTokenHash != nil && row.LockExpiresAt.After(now) && (row.LockOwner != h.Worker || row.LockUser != h.User) {
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("External task %s is already locked by worker '%s'", key, row.LockOwner)}
+	}
+	_, hashes, err := r.mintLockTokens(1)
+	if err != nil {
+		return err
+	}
+	if _, err := locker.LockJob(ctx, id, now, JobLock{Worker: h.Worker, User: h.User, Until: now.Add(d), TokenHashes: hashes}); err != nil {
+		switch ErrorCode(err) {
+		case ENOTFOUND:
+			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}
+		case ECONFLICT:
+			return &Error{Code: ECONFLICT, Message: fmt.Sprintf("External task %s cannot be locked now: another worker locked it, it backs off after a failure, or it has no retries left", key), Err: err}
+		}
+		return fmt.Errorf("runtime: lock job %s: %w", id, err)
+	}
+	r.jobHomes.forget(id)
+	return nil
+}
