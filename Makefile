@@ -57,7 +57,7 @@ test: lint vendor deps ## Run every test (vet and format checks first), the runt
 
 .PHONY: test/postgres
 test/postgres: ## Run the store, runtime, API, client and server suites on PostgreSQL only (needs pg_ctl; starts a throwaway server).
-	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/pgstore/ ./cmd/gobpm-web/
+	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/postgres/ ./cmd/gobpm-web/
 	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/
 
 .PHONY: test/race
@@ -103,7 +103,7 @@ fuzz: ## Fuzz the BPMN, FEEL and JUEL parsers, the instance-state decoder and th
 	$(GO) test -run '^$$' -fuzz FuzzCompile -fuzztime 30s ./internal/feel/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/engine/
 	$(GO) test -run '^$$' -fuzz FuzzCompileEval -fuzztime 30s ./internal/juel/
-	$(GO) test -run '^$$' -fuzz FuzzPack -fuzztime 30s ./internal/store/
+	$(GO) test -run '^$$' -fuzz FuzzPack -fuzztime 30s ./internal/store/sqlite/
 
 .PHONY: tck
 tck: ## Run the DMN TCK on a checkout's test cases: make tck TCK=path/to/tck/TestCases/compliance-level-3 (TCK_FLAGS='-v -o results.csv').

@@ -11,7 +11,7 @@ import (
 	"github.com/gobpm/gobpm/client"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // exampleServer serves a gobpm with examples/fulfilment.bpmn deployed on
@@ -19,7 +19,7 @@ import (
 func exampleServer() (addr string, stop func()) {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "gobpm-example")
-	db, err := store.Open(ctx, filepath.Join(dir, "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		panic(err)
 	}

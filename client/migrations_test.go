@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/client"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // TestMigrations validates and runs a migration through the client over
@@ -20,7 +20,7 @@ import (
 func TestMigrations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

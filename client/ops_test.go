@@ -11,8 +11,9 @@ import (
 
 	"github.com/gobpm/gobpm/client"
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 var opsEpoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -33,13 +34,13 @@ const opsTimerModel = `<?xml version="1.0" encoding="UTF-8"?>
 func mustOpsServer(t *testing.T) (*client.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	backups := filepath.Join(dir, "backups")
-	rt := runtime.New(db, runtime.Options{ManualClock: runtime.NewManualClock(opsEpoch), BackupDir: backups})
+	rt := runtime.New(db, runtime.Options{ManualClock: clock.NewManual(opsEpoch), BackupDir: backups})
 	t.Cleanup(func() { _ = rt.Close() })
 	srv := httptest.NewServer(api.New(rt, nil, api.Options{}))
 	t.Cleanup(srv.Close)

@@ -11,36 +11,20 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // Epoch is where every harness clock starts.
 var Epoch = time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
 
-// Clock is a manual clock; it only moves when told to.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Add moves the clock by d.
-func (c *Clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// Clock is the harness's manual clock: it only moves when told to
+// (Harness.Advance moves it and fires the timers then due).
+type Clock = clock.Manual
 
 // Harness is one engine under test. Its methods fail the test on any
 // error; they are meant for one test goroutine.
@@ -68,11 +52,11 @@ type Instance struct {
 func New(tb testing.TB) *Harness {
 	tb.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		tb.Fatalf("gobpmtest: open store: %v", err)
 	}
-	clk := &Clock{now: Epoch}
+	clk := clock.NewManual(Epoch)
 	rt := runtime.New(db, runtime.Options{Now: clk.Now})
 	// Close the runtime before the database (cleanups run last-in first).
 	tb.Cleanup(func() { _ = db.Close() })
@@ -238,7 +222,7 @@ func (h *Harness) Signal(name string, vars map[string]any) int {
 // fired timer makes due at once). It returns how many fired.
 func (h *Harness) Advance(d time.Duration) int {
 	h.tb.Helper()
-	h.Clock.Add(d)
+	h.Clock.Advance(d)
 	total := 0
 	for range 1000 {
 		n, err := h.rt.FireDueTimers(h.ctx)

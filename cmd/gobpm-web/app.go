@@ -21,6 +21,7 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/httpsec"
@@ -404,7 +405,7 @@ func (m *Main) runtimeOptions() runtime.Options {
 		m.log.Warn("development mode (--dev): not for production")
 	}
 	if m.cfg.ManualClock {
-		opts.ManualClock = runtime.NewManualClock(time.Now())
+		opts.ManualClock = clock.NewManual(time.Now())
 		m.log.Warn("manual clock (--clock=manual): timers, job locks and backoffs wait for POST /api/v1/clock", "time", opts.ManualClock.Now())
 	}
 	return opts

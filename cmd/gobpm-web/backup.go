@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // backupUsage is the help of the backup subcommand.
@@ -43,7 +43,7 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, o
 		return fmt.Errorf("database %s: %w", *db, err)
 	}
 	started := time.Now()
-	if err := store.Backup(ctx, *db, *to); err != nil {
+	if err := sqlite.Backup(ctx, *db, *to); err != nil {
 		return err
 	}
 	info, err := os.Stat(*to)

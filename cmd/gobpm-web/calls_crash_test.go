@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // The call-activity restart contract (docs/scopes.md#call-activities) against the real server:
@@ -172,8 +172,8 @@ func killServer(t *testing.T, s *server) {
 }
 
 // storedID is an instance id as the store keeps it in an id column
-// (migration 0005; store.EncodeID).
-func storedID(id string) any { return store.EncodeID(id) }
+// (migration 0005; sqlite.EncodeID).
+func storedID(id string) any { return sqlite.EncodeID(id) }
 
 // eraseInstance deletes every row of an instance from the stopped server's
 // SQLite file, as a careless operator or a broken restore would.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // database is what the server and the admin commands need of a store:
@@ -30,10 +30,10 @@ type DBConfig struct {
 	// PostgreSQL's durability is the server's (synchronous_commit).
 	Synchronous string
 	// Pool is the PostgreSQL connection pool size (0: the URL's
-	// pool_max_conns, else pgstore.DefaultMaxConns).
+	// pool_max_conns, else postgres.DefaultMaxConns).
 	Pool int
 	// StatementTimeout bounds each PostgreSQL statement (0: the URL's
-	// statement_timeout, else pgstore.DefaultStatementTimeout; negative: none).
+	// statement_timeout, else postgres.DefaultStatementTimeout; negative: none).
 	StatementTimeout time.Duration
 	// NodeID names this process among the nodes sharing a PostgreSQL
 	// database ("": a fresh id per start).
@@ -75,7 +75,7 @@ func (c *DBConfig) register(fs *flag.FlagSet, getenv func(string) string) error 
 
 // check refuses settings that do not apply to the chosen database.
 func (c DBConfig) check() error {
-	if pgstore.IsURL(c.DB) {
+	if postgres.IsURL(c.DB) {
 		if s := strings.ToUpper(c.Synchronous); s != "" && s != "FULL" {
 			return errors.New("--sync applies to SQLite; PostgreSQL's durability is the server's synchronous_commit")
 		}
@@ -95,8 +95,8 @@ func (c DBConfig) check() error {
 
 // name is the database as messages show it: a URL without its password.
 func (c DBConfig) name() string {
-	if pgstore.IsURL(c.DB) {
-		return pgstore.Redact(c.DB)
+	if postgres.IsURL(c.DB) {
+		return postgres.Redact(c.DB)
 	}
 	return c.DB
 }
@@ -110,10 +110,10 @@ func (c DBConfig) open(ctx context.Context) (database, error) {
 		db  database
 		err error
 	)
-	if pgstore.IsURL(c.DB) {
-		db, err = pgstore.Open(ctx, c.DB, pgstore.Options{MaxConns: c.Pool, StatementTimeout: c.StatementTimeout, NodeID: c.NodeID})
+	if postgres.IsURL(c.DB) {
+		db, err = postgres.Open(ctx, c.DB, postgres.Options{MaxConns: c.Pool, StatementTimeout: c.StatementTimeout, NodeID: c.NodeID})
 	} else {
-		db, err = store.Open(ctx, c.DB, store.Options{Synchronous: c.Synchronous})
+		db, err = sqlite.Open(ctx, c.DB, sqlite.Options{Synchronous: c.Synchronous})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", c.name(), err)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 func TestParseConfigOps(t *testing.T) {
@@ -104,7 +104,7 @@ func TestOperatorServer(t *testing.T) {
 		t.Fatalf("backup route: %d %v", code, b)
 	}
 	for _, p := range []string{cliCopy, filepath.Join(dir, "backups", "api.db")} {
-		cp, err := store.Open(context.Background(), p, store.Options{})
+		cp, err := sqlite.Open(context.Background(), p, sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

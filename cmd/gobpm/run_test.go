@@ -18,7 +18,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 var requestID = regexp.MustCompile(`"requestId": "[^"]*"`)
@@ -30,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func testServer(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

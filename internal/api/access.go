@@ -20,163 +20,11 @@ import (
 // cockpit's pages carry it too.
 const SessionCookie = "gobpm_session"
 
-// keyFrom says where a route finds the key of the resource it acts on.
-type keyFrom int
-
-const (
-	// keyNone: no resource key (system permissions, or any caller).
-	keyNone keyFrom = iota
-	// keyParam: the {key} path parameter (a process or decision key).
-	keyParam
-	// keyInstance: the process key of instance {id}.
-	keyInstance
-	// keyIncident: the process key of incident {id}'s instance.
-	keyIncident
-	// keyJob: the type of job {key}.
-	keyJob
-	// keyJobRef: the type of job {key}, checked by the handler, which
-	// resolves the job once for the check and the act (jobs.go,
-	// authorizedJob); the route itself needs an authenticated caller.
-	keyJobRef
-	// keyHandler: only the handler knows the keys (a deployment's models,
-	// an activation's job type, a filtered list); the route checks that the
-	// caller holds the permission on some resource, the handler checks each
-	// key exactly.
-	keyHandler
-)
-
-// rule is what a route requires of its caller.
-type rule struct {
-	// public routes need no caller at all.
-	public bool
-	// perm is the permission needed; "" means any authenticated caller
-	// (what they may do is then decided per item: tasks offered to them,
-	// their own tokens).
-	perm auth.Permission
-	kind auth.ResourceKind
-	key  keyFrom
-}
-
-// Rule constructors, so the table reads as a table.
-func public() rule { return rule{public: true} }
-func anyone() rule { return rule{} }
-func system(p auth.Permission) rule {
-	return rule{perm: p, kind: auth.KindSystem}
-}
-func on(p auth.Permission, k auth.ResourceKind, from keyFrom) rule {
-	return rule{perm: p, kind: k, key: from}
-}
-
-// routeRules maps every route ("METHOD pattern") to what it requires. It
-// is the one place that decides who may call what; a route missing here is
-// refused with 500 (and TestEveryRouteHasARule fails), never let through.
-var routeRules = map[string]rule{
-	"GET /healthz":               public(),
-	"GET /readyz":                public(),
-	"GET /metrics":               anyone(),
-	"GET /api/v1/openapi.yaml":   public(),
-	"POST /api/v1/auth/login":    public(),
-	"POST /api/v1/auth/logout":   public(),
-	"POST /api/v1/auth/setup":    public(),
-	"GET /api/v1/auth/me":        anyone(),
-	"GET /api/v1/cluster":        anyone(),
-	"POST /api/v1/deployments":   on(auth.PermDeploy, auth.KindProcess, keyHandler),
-	"GET /api/v1/processes":      on(auth.PermRead, auth.KindProcess, keyHandler),
-	"GET /api/v1/decisions":      on(auth.PermRead, auth.KindDecision, keyHandler),
-	"GET /api/v1/instances":      on(auth.PermRead, auth.KindProcess, keyHandler),
-	"GET /api/v1/incidents":      on(auth.PermRead, auth.KindProcess, keyHandler),
-	"POST /api/v1/jobs/activate": on(auth.PermWork, auth.KindJobType, keyHandler),
-	// A migration moves instances between two versions of one process
-	// key, so operate on that key (checked by the handler, from the body)
-	// covers both; reading its progress needs read on the key.
-	"POST /api/v1/migrations":     on(auth.PermOperate, auth.KindProcess, keyHandler),
-	"GET /api/v1/migrations/{id}": on(auth.PermRead, auth.KindProcess, keyHandler),
-
-	"GET /api/v1/processes/{key}/versions":               on(auth.PermRead, auth.KindProcess, keyParam),
-	"GET /api/v1/processes/{key}/versions/{version}/xml": on(auth.PermRead, auth.KindProcess, keyParam),
-	"POST /api/v1/processes/{key}/instances":             on(auth.PermStart, auth.KindProcess, keyParam),
-	"GET /api/v1/decisions/{key}/versions":               on(auth.PermRead, auth.KindDecision, keyParam),
-	"GET /api/v1/decisions/{key}/versions/{version}/xml": on(auth.PermRead, auth.KindDecision, keyParam),
-	"POST /api/v1/decisions/{key}/evaluate":              on(auth.PermStart, auth.KindDecision, keyParam),
-	"GET /api/v1/instances/{id}":                         on(auth.PermRead, auth.KindProcess, keyInstance),
-	"GET /api/v1/instances/{id}/history":                 on(auth.PermRead, auth.KindProcess, keyInstance),
-	"GET /api/v1/instances/{id}/scopes":                  on(auth.PermRead, auth.KindProcess, keyInstance),
-	"GET /api/v1/instances/{id}/tracks":                  on(auth.PermRead, auth.KindProcess, keyInstance),
-	"GET /api/v1/instances/{id}/waits":                   on(auth.PermRead, auth.KindProcess, keyInstance),
-	"GET /api/v1/instances/{id}/adhoc":                   on(auth.PermRead, auth.KindProcess, keyInstance),
-	"POST /api/v1/instances/{id}/cancel":                 on(auth.PermOperate, auth.KindProcess, keyInstance),
-	"POST /api/v1/instances/{id}/modify":                 on(auth.PermOperate, auth.KindProcess, keyInstance),
-	"POST /api/v1/instances/{id}/variables":              on(auth.PermOperate, auth.KindProcess, keyInstance),
-	// Triggering a receive task without a messageRef moves the instance on
-	// with variables of the caller's choosing, as a message would.
-	"POST /api/v1/instances/{id}/waits/{waitId}/trigger": on(auth.PermOperate, auth.KindProcess, keyInstance),
-	// Picking an ad-hoc activity or ending a region changes what the
-	// instance does, with variables of the caller's choosing: operate on
-	// its process (the engine then applies the region's own rules: an
-	// acting user, a candidate activity, an open region).
-	"POST /api/v1/instances/{id}/adhoc/{scopeId}/activate": on(auth.PermOperate, auth.KindProcess, keyInstance),
-	"POST /api/v1/instances/{id}/adhoc/{scopeId}/complete": on(auth.PermOperate, auth.KindProcess, keyInstance),
-	"POST /api/v1/incidents/{id}/retry":                    on(auth.PermOperate, auth.KindProcess, keyIncident),
-	"POST /api/v1/jobs/{key}/complete":                     on(auth.PermWork, auth.KindJobType, keyJobRef),
-	"POST /api/v1/jobs/{key}/fail":                         on(auth.PermWork, auth.KindJobType, keyJob),
-	"POST /api/v1/jobs/{key}/error":                        on(auth.PermWork, auth.KindJobType, keyJob),
-	"POST /api/v1/jobs/{key}/extend":                       on(auth.PermWork, auth.KindJobType, keyJob),
-
-	// Tasks: anyone authenticated; each task is visible and actionable to
-	// the people it is offered to (assignee, candidates) and readable by
-	// whoever may read its process.
-	"GET /api/v1/tasks":                anyone(),
-	"GET /api/v1/tasks/{id}":           anyone(),
-	"GET /api/v1/tasks/{id}/form":      anyone(),
-	"GET /api/v1/completed-tasks":      anyone(),
-	"POST /api/v1/tasks/{id}/claim":    anyone(),
-	"POST /api/v1/tasks/{id}/unclaim":  anyone(),
-	"POST /api/v1/tasks/{id}/complete": anyone(),
-
-	// A message or signal can reach instances of any process (and start
-	// new ones), so it needs operate on every process.
-	"POST /api/v1/messages": on(auth.PermOperate, auth.KindProcess, keyNone),
-	"POST /api/v1/signals":  on(auth.PermOperate, auth.KindProcess, keyNone),
-	// Evaluating conditions starts instances: start on the process named,
-	// else the handler evaluates only the processes the caller may start.
-	"POST /api/v1/conditions/evaluate": on(auth.PermStart, auth.KindProcess, keyHandler),
-
-	"GET /api/v1/users":                           system(auth.PermAdmin),
-	"POST /api/v1/users":                          system(auth.PermAdmin),
-	"GET /api/v1/users/{id}":                      system(auth.PermAdmin),
-	"PATCH /api/v1/users/{id}":                    system(auth.PermAdmin),
-	"DELETE /api/v1/users/{id}":                   system(auth.PermAdmin),
-	"GET /api/v1/groups":                          system(auth.PermAdmin),
-	"POST /api/v1/groups":                         system(auth.PermAdmin),
-	"GET /api/v1/groups/{id}":                     system(auth.PermAdmin),
-	"DELETE /api/v1/groups/{id}":                  system(auth.PermAdmin),
-	"PUT /api/v1/groups/{id}/members/{userId}":    system(auth.PermAdmin),
-	"DELETE /api/v1/groups/{id}/members/{userId}": system(auth.PermAdmin),
-	"GET /api/v1/grants":                          system(auth.PermAdmin),
-	"POST /api/v1/grants":                         system(auth.PermAdmin),
-	"DELETE /api/v1/grants/{id}":                  system(auth.PermAdmin),
-	// Tokens: an admin manages every token; anyone else their own (the
-	// handlers check the owner).
-	"GET /api/v1/tokens":         anyone(),
-	"POST /api/v1/tokens":        anyone(),
-	"DELETE /api/v1/tokens/{id}": anyone(),
-	"GET /api/v1/audit":          system(auth.PermAdmin),
-
-	// Operator tools (ops.go): anyone may read the clock (workers and
-	// tests compare against it); moving it and backups are admin work;
-	// deleting an ended instance needs delete on its process.
-	"GET /api/v1/clock":             anyone(),
-	"POST /api/v1/clock":            system(auth.PermAdmin),
-	"POST /api/v1/admin/backup":     system(auth.PermAdmin),
-	"DELETE /api/v1/instances/{id}": on(auth.PermDelete, auth.KindProcess, keyInstance),
-}
-
 // resourceLookup is what authorization reads to find the key of a
 // resource named by id; *runtime.Runtime implements it.
 type resourceLookup interface {
 	InstanceProcessKey(ctx context.Context, id runtime.InstanceID) (string, error)
 	IncidentProcessKey(ctx context.Context, id string) (string, error)
-	JobType(ctx context.Context, key string) (string, error)
 }
 
 type callerKey struct{}
@@ -263,79 +111,104 @@ func (s *server) callerOf(r *http.Request) (access.Caller, error) {
 // unauthenticated is the 401 problem.
 func unauthenticated(detail string) error { return errorf(kindUnauthorized, "Authorization", detail) }
 
-// authorize applies the route's rule to the request's caller. It runs
-// after routing (the route pattern is known) and before the handler.
-func (s *server) authorize(r *http.Request) error {
-	rc := chi.RouteContext(r.Context())
-	pattern := ""
-	if rc != nil {
-		pattern = rc.RoutePattern()
-	}
-	method := r.Method
-	if method == http.MethodHead {
-		method = http.MethodGet // HEAD is served by the GET route (middleware.GetHead)
-	}
-	ru, ok := routeRules[method+" "+pattern]
-	if !ok {
-		return fmt.Errorf("api: route %s %s has no authorization rule", r.Method, pattern)
-	}
-	if ru.public {
-		return nil
+// authorize applies a route's rule to the request's caller, before the
+// handler and with the route's path parameters known. It returns the
+// request the handler serves: for a job act (access.KeyJob), one carrying
+// the job authorization resolved (jobRefOf).
+func (s *server) authorize(r *http.Request, ru access.Rule) (*http.Request, error) {
+	if ru.Public {
+		return r, nil
 	}
 	c := callerFrom(r.Context())
 	if c.Via == "none" {
-		return nil // no authentication: everybody may do everything
+		return r, nil // no authentication: everybody may do everything
 	}
 	if !c.Authenticated() {
-		return unauthenticated("this route needs an authenticated caller: send Authorization: Bearer <token> or log in")
+		return r, unauthenticated("this route needs an authenticated caller: send Authorization: Bearer <token> or log in")
 	}
-	if ru.perm == "" || c.Unrestricted() || ru.key == keyJobRef {
-		return nil
+	if ru.Perm == "" || c.Unrestricted() {
+		return r, nil
+	}
+	switch ru.Key {
+	case access.KeyJob:
+		return s.authorizeJob(r, c, ru)
+	case access.KeyHandler:
+		if ru.AllowsSome(c) {
+			return r, nil
+		}
+		return r, denied(c, ru.Perm, ru.Kind, "")
+	case access.KeyNone:
+		if c.Allowed(ru.Perm, ru.Kind, "*") {
+			return r, nil
+		}
+		return r, denied(c, ru.Perm, ru.Kind, "")
 	}
 	key, err := s.resourceKey(r, ru)
 	if err != nil {
-		if concealable(ru.key) && runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return unknownResource(r, ru.key)
+		if concealable(ru.Key) && runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return r, unknownResource(r, ru.Key)
 		}
-		return err
+		return r, err
 	}
-	switch ru.key {
-	case keyHandler:
-		if c.AllowedAny(ru.perm, ru.kind) || (ru.perm == auth.PermDeploy && c.AllowedAny(auth.PermDeploy, auth.KindDecision)) {
-			return nil
-		}
-	case keyNone:
-		if c.Allowed(ru.perm, ru.kind, "*") {
-			return nil
-		}
-	default:
-		if c.Allowed(ru.perm, ru.kind, key) {
-			return nil
-		}
-		if conceals(c, ru, key) {
-			return unknownResource(r, ru.key)
-		}
+	if c.Allowed(ru.Perm, ru.Kind, key) {
+		return r, nil
 	}
-	return denied(c, ru.perm, ru.kind, key)
+	if conceals(c, ru, key) {
+		return r, unknownResource(r, ru.Key)
+	}
+	return r, denied(c, ru.Perm, ru.Kind, key)
+}
+
+type jobRefKey struct{}
+
+// authorizeJob is the rule of a job act on job {key}: the job is resolved
+// once, and the caller must hold the rule's permission on its type; a
+// caller who may not learns nothing more than of an unknown key (404).
+// The request returned carries the resolved job for the act (jobRefOf).
+func (s *server) authorizeJob(r *http.Request, c access.Caller, ru access.Rule) (*http.Request, error) {
+	jobs, ok := s.svc.(jobResolver)
+	if !ok {
+		return r, errors.New("api: the service cannot resolve job keys for authorization")
+	}
+	ref, err := jobs.ResolveJob(r.Context(), chi.URLParam(r, "key"))
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return r, unknownResource(r, access.KeyJob)
+		}
+		return r, err
+	}
+	if !c.Allowed(ru.Perm, ru.Kind, ref.Type) {
+		return r, unknownResource(r, access.KeyJob)
+	}
+	return r.WithContext(context.WithValue(r.Context(), jobRefKey{}, ref)), nil
+}
+
+// jobRefOf is the job {key} a job act acts on: the one authorization
+// resolved, or — for a caller whose rights do not depend on the job's type
+// (no authentication, an unrestricted caller) — a reference naming only
+// the key, which the act verifies.
+func jobRefOf(r *http.Request) runtime.JobRef {
+	if ref, ok := r.Context().Value(jobRefKey{}).(runtime.JobRef); ok {
+		return ref
+	}
+	return runtime.JobRef{Key: chi.URLParam(r, "key")}
 }
 
 // concealable reports whether a route's resource, named by id in the
 // path, is hidden from callers who may not see it: they get the answer of
 // an unknown id (unknownResource), so probing ids tells nothing.
-func concealable(from keyFrom) bool {
-	return from == keyInstance || from == keyIncident || from == keyJob
+func concealable(from access.KeyFrom) bool {
+	return from == access.KeyInstance || from == access.KeyIncident || from == access.KeyJob
 }
 
 // conceals reports whether a refused caller must not learn that the
-// resource exists: an instance or incident of a process they may not read,
-// a job of a type they may not work on (its key came from an activation
-// they could not have made).
-func conceals(c access.Caller, ru rule, key string) bool {
-	switch ru.key {
-	case keyInstance, keyIncident:
+// resource exists: an instance or incident of a process they may not read.
+// (A job of a type they may not work on is always concealed: its key came
+// from an activation they could not have made; authorizeJob.)
+func conceals(c access.Caller, ru access.Rule, key string) bool {
+	switch ru.Key {
+	case access.KeyInstance, access.KeyIncident:
 		return !c.Allowed(auth.PermRead, auth.KindProcess, key)
-	case keyJob:
-		return true
 	}
 	return false
 }
@@ -343,11 +216,11 @@ func conceals(c access.Caller, ru rule, key string) bool {
 // unknownResource is the 404 of a concealable route, the same for an
 // unknown id and for one the caller may not see (same type, same detail,
 // no field).
-func unknownResource(r *http.Request, from keyFrom) error {
+func unknownResource(r *http.Request, from access.KeyFrom) error {
 	switch from {
-	case keyInstance:
+	case access.KeyInstance:
 		return errorf(kindNotFound, "", "instance "+chi.URLParam(r, "id")+" not found")
-	case keyIncident:
+	case access.KeyIncident:
 		return errorf(kindNotFound, "", "incident "+chi.URLParam(r, "id")+" not found")
 	default:
 		return errorf(kindNotFound, "", "job "+chi.URLParam(r, "key")+" not found: it was completed, withdrawn or never existed")
@@ -363,30 +236,25 @@ func denied(c access.Caller, perm auth.Permission, kind auth.ResourceKind, key s
 	return errorf(kindForbidden, "", fmt.Sprintf("%s may not %s on %s", c.User, perm, what))
 }
 
-// resourceKey finds the key a rule checks.
-func (s *server) resourceKey(r *http.Request, ru rule) (string, error) {
-	ctx := r.Context()
-	switch ru.key {
-	case keyParam:
+// resourceKey finds the key a rule on a resource named in the path checks.
+func (s *server) resourceKey(r *http.Request, ru access.Rule) (string, error) {
+	if ru.Key == access.KeyParam {
 		return chi.URLParam(r, "key"), nil
-	case keyInstance, keyIncident, keyJob:
-		look, ok := s.svc.(resourceLookup)
-		if !ok {
-			return "", errors.New("api: the service cannot look resources up for authorization")
-		}
-		switch ru.key {
-		case keyInstance:
-			return look.InstanceProcessKey(ctx, runtime.InstanceID(chi.URLParam(r, "id")))
-		case keyIncident:
-			return look.IncidentProcessKey(ctx, chi.URLParam(r, "id"))
-		default:
-			return look.JobType(ctx, chi.URLParam(r, "key"))
-		}
 	}
-	return "", nil
+	look, ok := s.svc.(resourceLookup)
+	if !ok {
+		return "", errors.New("api: the service cannot look resources up for authorization")
+	}
+	switch ru.Key {
+	case access.KeyInstance:
+		return look.InstanceProcessKey(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))
+	case access.KeyIncident:
+		return look.IncidentProcessKey(r.Context(), chi.URLParam(r, "id"))
+	}
+	return "", fmt.Errorf("api: no resource key from %d", ru.Key)
 }
 
-// check is the exact per-key check of keyHandler routes.
+// check is the exact per-key check of access.KeyHandler routes.
 func check(ctx context.Context, perm auth.Permission, kind auth.ResourceKind, key string) error {
 	c := callerFrom(ctx)
 	if c.Via == "none" || c.Allowed(perm, kind, key) {
@@ -419,14 +287,10 @@ func (s *server) auditTrail(next http.Handler) http.Handler {
 		if rc := chi.RouteContext(r.Context()); rc != nil {
 			pattern = rc.RoutePattern()
 		}
-		resource := st.resource
-		if resource == "" {
-			resource = resourceOf(r, pattern)
-		}
 		actor, onBehalf := st.caller.ActorAndOnBehalf()
 		s.access.Record(access.AuditEntry{
 			Actor: actor, OnBehalfOf: onBehalf, Via: st.caller.Via,
-			Action: r.Method + " " + pattern, Resource: resource, Outcome: outcomeOf(status),
+			Action: r.Method + " " + pattern, Resource: st.resource, Outcome: outcomeOf(status),
 			Status: status, RequestID: RequestID(r.Context()), Addr: clientAddr(r),
 		})
 	})
@@ -445,33 +309,9 @@ func outcomeOf(status int) string {
 	return "failed"
 }
 
-// resourceNouns names the resource of a route by its first path segment.
-var resourceNouns = map[string]string{
-	"processes": "process", "decisions": "decision", "instances": "instance", "incidents": "incident",
-	"jobs": "job", "tasks": "task", "users": "user", "groups": "group", "grants": "grant", "tokens": "token",
-}
-
-// resourceOf names what a request acts on from its route: the first path
-// parameter with the noun of its collection ("instance 0197…", "process
-// order"), or "" for routes without one.
-func resourceOf(r *http.Request, pattern string) string {
-	rest, ok := strings.CutPrefix(pattern, "/api/v1/")
-	if !ok {
-		return ""
-	}
-	segs := strings.Split(rest, "/")
-	if len(segs) < 2 || !strings.HasPrefix(segs[1], "{") {
-		return ""
-	}
-	noun, ok := resourceNouns[segs[0]]
-	if !ok {
-		return ""
-	}
-	return noun + " " + chi.URLParam(r, strings.Trim(segs[1], "{}"))
-}
-
-// noteResource names, for the audit trail, what the request acted on when
-// the route does not say it (e.g. the instance a start created).
+// noteResource names, for the audit trail, what the request acts on: the
+// route's resource from its path (route.resource), or what a handler
+// knows better (e.g. the instance a start created).
 func noteResource(r *http.Request, resource string) {
 	if st := logStateFrom(r.Context()); st != nil {
 		st.resource = resource
@@ -639,25 +479,6 @@ func (s *server) deployGuarded(ctx context.Context) context.Context {
 		}
 		return c.ReachRefused(plan.Reaches)
 	})
-}
-
-// RouteRule is what a route requires, as the README's table and the tests
-// read it.
-type RouteRule struct {
-	// Public routes need no caller.
-	Public bool
-	// Permission is needed on Kind; "" means any authenticated caller.
-	Permission auth.Permission
-	Kind       auth.ResourceKind
-}
-
-// RouteRules returns the route → permission table, keyed "METHOD pattern".
-func RouteRules() map[string]RouteRule {
-	out := make(map[string]RouteRule, len(routeRules))
-	for k, ru := range allRouteRules() {
-		out[k] = RouteRule{Public: ru.public, Permission: ru.perm, Kind: ru.kind}
-	}
-	return out
 }
 
 // readsEverything reports whether the caller may read every process (no

@@ -28,9 +28,50 @@ func (s *server) listAdHoc(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// activateAdHocRequest is the body of POST
+// /api/v1/instances/{id}/adhoc/{scopeId}/activate: {activityId?,
+// variables?, activities?: [{activityId, variables?}]}.
+type activateAdHocRequest struct {
+	bodyMembers
+	// Activate lists the activities to start, activityId first; never
+	// empty.
+	Activate []runtime.Activation
+}
+
+// Validate decodes and checks activityId, variables (which belong to
+// activityId) and activities, in that order, and that they name at least
+// one activity.
+func (q *activateAdHocRequest) Validate() error {
+	activity, err := stringField(q.members, "activityId")
+	if err != nil {
+		return err
+	}
+	if activity != "" && strings.TrimSpace(activity) == "" {
+		return errorf(kindInvalidRequest, "activityId", "activityId is required")
+	}
+	vars, err := objectField(q.members, "variables")
+	if err != nil {
+		return err
+	}
+	q.Activate = nil
+	if activity != "" {
+		q.Activate = append(q.Activate, runtime.Activation{ActivityID: activity, Variables: vars})
+	} else if len(vars) > 0 {
+		return errorf(kindInvalidRequest, "variables", "variables belong to activityId, which is missing; give each of activities its own variables")
+	}
+	more, err := activationsField(q.members, "activities")
+	if err != nil {
+		return err
+	}
+	q.Activate = append(q.Activate, more...)
+	if len(q.Activate) == 0 {
+		return errorf(kindInvalidRequest, "activityId", "activityId (or activities) is required")
+	}
+	return nil
+}
+
 // activateAdHoc handles POST /api/v1/instances/{id}/adhoc/{scopeId}/activate
-// {activityId?, variables?, activities?: [{activityId, variables?}]}: the
-// acting user starts candidates of a manual region, activityId first, each
+// (activateAdHocRequest): the acting user starts candidates of a manual region, activityId first, each
 // with variables that become local variables of its scope, all in one step
 // (all or nothing). Like a task action it needs a user (403 without one).
 // A non-candidate, a closed region or a second activity in a sequential
@@ -41,35 +82,11 @@ func (s *server) activateAdHoc(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errorf(kindForbidden, HeaderUser, "the "+HeaderUser+" header is required to activate an ad-hoc activity")
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q activateAdHocRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	activity, err := stringField(members, "activityId")
-	if err != nil {
-		return err
-	}
-	if activity != "" && strings.TrimSpace(activity) == "" {
-		return errorf(kindInvalidRequest, "activityId", "activityId is required")
-	}
-	vars, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	var acts []runtime.Activation
-	if activity != "" {
-		acts = append(acts, runtime.Activation{ActivityID: activity, Variables: vars})
-	} else if len(vars) > 0 {
-		return errorf(kindInvalidRequest, "variables", "variables belong to activityId, which is missing; give each of activities its own variables")
-	}
-	more, err := activationsField(members, "activities")
-	if err != nil {
-		return err
-	}
-	acts = append(acts, more...)
-	if len(acts) == 0 {
-		return errorf(kindInvalidRequest, "activityId", "activityId (or activities) is required")
-	}
+	acts := q.Activate
 	ids := make([]string, len(acts))
 	for i, x := range acts {
 		ids[i] = x.ActivityID

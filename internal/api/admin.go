@@ -74,7 +74,24 @@ func fieldInto(members map[string]json.RawMessage, name string, dst any) (presen
 	return true, nil
 }
 
-// login handles POST /api/v1/auth/login {user, password}: it opens a
+// loginRequest is the body of POST /api/v1/auth/login: {user, password}.
+type loginRequest struct {
+	bodyMembers
+	User     string
+	Password string
+}
+
+// Validate decodes and checks user and password, in that order.
+func (q *loginRequest) Validate() error {
+	var err error
+	if q.User, err = requiredStringField(q.members, "user"); err != nil {
+		return err
+	}
+	q.Password, err = requiredStringField(q.members, "password")
+	return err
+}
+
+// login handles POST /api/v1/auth/login (loginRequest): it opens a
 // cockpit session (cookie gobpm_session, HttpOnly, SameSite=Lax, Secure on
 // HTTPS and with Options.SecureCookies). Wrong credentials are 401
 // whatever was wrong; too many failures, or too many attempts at once for
@@ -85,18 +102,11 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q loginRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	user, err := requiredStringField(members, "user")
-	if err != nil {
-		return err
-	}
-	password, err := requiredStringField(members, "password")
-	if err != nil {
-		return err
-	}
+	user, password := q.User, q.Password
 	noAudit(r)
 	cookie, sess, err := acc.Login(r.Context(), user, password, clientAddr(r))
 	entry := access.AuditEntry{Action: "login", Resource: "user " + user, RequestID: RequestID(r.Context()), Addr: clientAddr(r)}
@@ -179,24 +189,41 @@ func noAudit(r *http.Request) {
 	}
 }
 
-// setup handles POST /api/v1/auth/setup {setupToken, user, password}: the
-// first admin of a new server, once.
+// setupRequest is the body of POST /api/v1/auth/setup: {setupToken, user,
+// password}.
+type setupRequest struct {
+	bodyMembers
+	SetupToken string
+	User       string
+	Password   string
+}
+
+// Validate decodes and checks setupToken, user and password, in that
+// order.
+func (q *setupRequest) Validate() error {
+	var err error
+	if q.SetupToken, err = requiredStringField(q.members, "setupToken"); err != nil {
+		return err
+	}
+	if q.User, err = requiredStringField(q.members, "user"); err != nil {
+		return err
+	}
+	q.Password, err = requiredStringField(q.members, "password")
+	return err
+}
+
+// setup handles POST /api/v1/auth/setup (setupRequest): the first admin of
+// a new server, once.
 func (s *server) setup(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q setupRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	var fields [3]string
-	for i, name := range []string{"setupToken", "user", "password"} {
-		if fields[i], err = requiredStringField(members, name); err != nil {
-			return err
-		}
-	}
-	u, err := acc.FirstRun(r.Context(), fields[0], fields[1], fields[2])
+	u, err := acc.FirstRun(r.Context(), q.SetupToken, q.User, q.Password)
 	if err != nil {
 		return hashingBusy(w, err)
 	}
@@ -241,26 +268,37 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createUser handles POST /api/v1/users {id, name, password}.
+// createUserRequest is the body of POST /api/v1/users: {id, name?,
+// password?}.
+type createUserRequest struct {
+	bodyMembers
+	User access.NewUser
+}
+
+// Validate decodes and checks id, name and password, in that order.
+func (q *createUserRequest) Validate() error {
+	var err error
+	if q.User.ID, err = requiredStringField(q.members, "id"); err != nil {
+		return err
+	}
+	if q.User.Name, err = stringField(q.members, "name"); err != nil {
+		return err
+	}
+	q.User.Password, err = stringField(q.members, "password")
+	return err
+}
+
+// createUser handles POST /api/v1/users (createUserRequest).
 func (s *server) createUser(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q createUserRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	var req access.NewUser
-	if req.ID, err = requiredStringField(members, "id"); err != nil {
-		return err
-	}
-	if req.Name, err = stringField(members, "name"); err != nil {
-		return err
-	}
-	if req.Password, err = stringField(members, "password"); err != nil {
-		return err
-	}
+	req := q.User
 	noteResource(r, "user "+req.ID)
 	u, err := acc.CreateUser(r.Context(), callerFrom(r.Context()).User, req)
 	if err != nil {
@@ -298,23 +336,37 @@ func (s *server) getUser(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// updateUser handles PATCH /api/v1/users/{id} {name?, password?, disabled?}.
+// updateUserRequest is the body of PATCH /api/v1/users/{id}: {name?,
+// password?, disabled?}.
+type updateUserRequest struct {
+	bodyMembers
+	Change access.UserChange
+}
+
+// Validate decodes and checks name, password and disabled, in that order.
+func (q *updateUserRequest) Validate() error {
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{{"name", &q.Change.Name}, {"password", &q.Change.Password}, {"disabled", &q.Change.Disabled}} {
+		if _, err := fieldInto(q.members, f.name, f.dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateUser handles PATCH /api/v1/users/{id} (updateUserRequest).
 func (s *server) updateUser(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q updateUserRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	var ch access.UserChange
-	for name, dst := range map[string]any{"name": &ch.Name, "password": &ch.Password, "disabled": &ch.Disabled} {
-		if _, err := fieldInto(members, name, dst); err != nil {
-			return err
-		}
-	}
-	u, err := acc.UpdateUser(r.Context(), chi.URLParam(r, "id"), ch)
+	u, err := acc.UpdateUser(r.Context(), chi.URLParam(r, "id"), q.Change)
 	if err != nil {
 		return hashingBusy(w, err)
 	}
@@ -353,24 +405,34 @@ func (s *server) listGroups(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createGroup handles POST /api/v1/groups {id, name}.
+// createGroupRequest is the body of POST /api/v1/groups: {id, name?}.
+type createGroupRequest struct {
+	bodyMembers
+	ID   string
+	Name string
+}
+
+// Validate decodes and checks id and name, in that order.
+func (q *createGroupRequest) Validate() error {
+	var err error
+	if q.ID, err = requiredStringField(q.members, "id"); err != nil {
+		return err
+	}
+	q.Name, err = stringField(q.members, "name")
+	return err
+}
+
+// createGroup handles POST /api/v1/groups (createGroupRequest).
 func (s *server) createGroup(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q createGroupRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	id, err := requiredStringField(members, "id")
-	if err != nil {
-		return err
-	}
-	name, err := stringField(members, "name")
-	if err != nil {
-		return err
-	}
+	id, name := q.ID, q.Name
 	noteResource(r, "group "+id)
 	g, err := acc.CreateGroup(r.Context(), id, name)
 	if err != nil {
@@ -451,33 +513,44 @@ func (s *server) listGrants(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createGrant handles POST /api/v1/grants {subject:{kind,id}, role} or
-// {subject, grant:{permission, kind, pattern}}.
+// createGrantRequest is the body of POST /api/v1/grants:
+// {subject:{kind,id}, role} or {subject, grant:{permission, kind, pattern}}.
+type createGrantRequest struct {
+	bodyMembers
+	Grant access.GrantRecord
+}
+
+// Validate decodes and checks subject (required), role and grant, in that
+// order.
+func (q *createGrantRequest) Validate() error {
+	if ok, err := fieldInto(q.members, "subject", &q.Grant.Subject); err != nil {
+		return err
+	} else if !ok {
+		return errorf(kindInvalidRequest, "subject", "subject is required: {\"kind\": \"user\"|\"group\", \"id\": …}")
+	}
+	if _, err := fieldInto(q.members, "role", &q.Grant.Role); err != nil {
+		return err
+	}
+	var grant auth.Grant
+	if ok, err := fieldInto(q.members, "grant", &grant); err != nil {
+		return err
+	} else if ok {
+		q.Grant.Grant = &grant
+	}
+	return nil
+}
+
+// createGrant handles POST /api/v1/grants (createGrantRequest).
 func (s *server) createGrant(w http.ResponseWriter, r *http.Request) error {
 	acc, err := s.needAccess(r)
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q createGrantRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	var g access.GrantRecord
-	if ok, err := fieldInto(members, "subject", &g.Subject); err != nil {
-		return err
-	} else if !ok {
-		return errorf(kindInvalidRequest, "subject", "subject is required: {\"kind\": \"user\"|\"group\", \"id\": …}")
-	}
-	if _, err := fieldInto(members, "role", &g.Role); err != nil {
-		return err
-	}
-	var grant auth.Grant
-	if ok, err := fieldInto(members, "grant", &grant); err != nil {
-		return err
-	} else if ok {
-		g.Grant = &grant
-	}
-	out, err := acc.Grant(r.Context(), callerFrom(r.Context()).User, g)
+	out, err := acc.Grant(r.Context(), callerFrom(r.Context()).User, q.Grant)
 	if err != nil {
 		return err
 	}
@@ -530,8 +603,38 @@ func (s *server) listTokens(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createToken handles POST /api/v1/tokens {owner?, name, grants?, ttlMs?}:
-// an admin mints tokens for any user, anyone else for themselves, and a
+// maxTokenTTLMs bounds a minted token's lifetime: ten years.
+const maxTokenTTLMs = int64(10 * 365 * 24 * time.Hour / time.Millisecond)
+
+// createTokenRequest is the body of POST /api/v1/tokens: {owner?, name,
+// grants?, ttlMs?}.
+type createTokenRequest struct {
+	bodyMembers
+	Token access.NewToken
+}
+
+// Validate decodes and checks owner, name, grants and ttlMs, in that
+// order.
+func (q *createTokenRequest) Validate() error {
+	var err error
+	if q.Token.Owner, err = stringField(q.members, "owner"); err != nil {
+		return err
+	}
+	if q.Token.Name, err = requiredStringField(q.members, "name"); err != nil {
+		return err
+	}
+	if _, err := fieldInto(q.members, "grants", &q.Token.Grants); err != nil {
+		return err
+	}
+	if ms, ok, err := intField(q.members, "ttlMs", 1, maxTokenTTLMs); err != nil {
+		return err
+	} else if ok {
+		q.Token.TTL = millis(ms)
+	}
+	return nil
+}
+
+// createToken handles POST /api/v1/tokens (createTokenRequest): an admin mints tokens for any user, anyone else for themselves, and a
 // token is at most its minter (access.Service.MintTokenBy: 403 for grants
 // beyond a restricted minter's, a lifetime beyond its expiry, or minting
 // while acting for someone). The answer carries the secret, this once.
@@ -540,26 +643,11 @@ func (s *server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q createTokenRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	var req access.NewToken
-	if req.Owner, err = stringField(members, "owner"); err != nil {
-		return err
-	}
-	if req.Name, err = requiredStringField(members, "name"); err != nil {
-		return err
-	}
-	if _, err := fieldInto(members, "grants", &req.Grants); err != nil {
-		return err
-	}
-	if ms, ok, err := intField(members, "ttlMs", 1, int64(10*365*24*time.Hour/time.Millisecond)); err != nil {
-		return err
-	} else if ok {
-		req.TTL = millis(ms)
-	}
-	secret, t, err := acc.MintTokenBy(r.Context(), callerFrom(r.Context()), req)
+	secret, t, err := acc.MintTokenBy(r.Context(), callerFrom(r.Context()), q.Token)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -250,88 +249,8 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 
-	r.Get("/healthz", s.healthz)
-	r.Get("/readyz", s.readyz)
-	r.With(s.authenticate).Get("/metrics", s.handle(s.metrics))
+	s.mount(r)
 	r.Mount(EngineRestPrefix, s.engineRest())
-	r.Route("/api/v1", func(r chi.Router) {
-		r.Use(s.crossOrigin, s.authenticate, s.auditTrail)
-		r.Get("/openapi.yaml", s.openAPI)
-		r.Get("/cluster", s.handle(s.cluster))
-		r.Post("/deployments", s.handle(s.deploy))
-		r.Get("/processes", s.handle(s.listProcesses))
-		r.Get("/processes/{key}/versions", s.handle(s.listVersions))
-		r.Get("/processes/{key}/versions/{version}/xml", s.handle(s.definitionXML))
-		r.Post("/processes/{key}/instances", s.handle(s.startInstance))
-		r.Get("/decisions", s.handle(s.listDecisions))
-		r.Get("/decisions/{key}/versions", s.handle(s.listDecisionVersions))
-		r.Get("/decisions/{key}/versions/{version}/xml", s.handle(s.decisionXML))
-		r.Post("/decisions/{key}/evaluate", s.handle(s.evaluateDecision))
-		r.Get("/instances", s.handle(s.listInstances))
-		r.Get("/instances/{id}", s.handle(s.getInstance))
-		r.Get("/instances/{id}/history", s.handle(s.history))
-		r.Get("/instances/{id}/scopes", s.handle(s.listScopes))
-		r.Get("/instances/{id}/tracks", s.handle(s.listTracks))
-		r.Post("/instances/{id}/cancel", s.handle(s.cancel))
-		r.Post("/instances/{id}/modify", s.handle(s.modifyInstance))
-		r.Post("/instances/{id}/variables", s.handle(s.setVariables))
-		r.Get("/instances/{id}/waits", s.handle(s.listWaits))
-		r.Post("/instances/{id}/waits/{waitId}/trigger", s.handle(s.triggerWait))
-		r.Get("/instances/{id}/adhoc", s.handle(s.listAdHoc))
-		r.Post("/instances/{id}/adhoc/{scopeId}/activate", s.handle(s.activateAdHoc))
-		r.Delete("/instances/{id}", s.handle(s.deleteInstance))
-		r.Post("/instances/{id}/adhoc/{scopeId}/complete", s.handle(s.completeAdHoc))
-		r.Get("/incidents", s.handle(s.listIncidents))
-		r.Post("/incidents/{id}/retry", s.handle(s.retryIncident))
-
-		r.Post("/jobs/activate", s.handle(s.activateJobs))
-		r.Post("/jobs/{key}/complete", s.handle(s.completeJob))
-		r.Post("/jobs/{key}/fail", s.handle(s.failJob))
-		r.Post("/jobs/{key}/error", s.handle(s.throwJobError))
-		r.Post("/jobs/{key}/extend", s.handle(s.extendJobLock))
-
-		r.Get("/tasks", s.handle(s.listTasks))
-		r.Get("/tasks/{id}", s.handle(s.getTask))
-		r.Get("/tasks/{id}/form", s.handle(s.getTaskForm))
-		r.Get("/completed-tasks", s.handle(s.listCompletedTasks))
-		r.Post("/tasks/{id}/claim", s.handle(s.claimTask))
-		r.Post("/tasks/{id}/unclaim", s.handle(s.unclaimTask))
-		r.Post("/tasks/{id}/complete", s.handle(s.completeTask))
-
-		r.Post("/messages", s.handle(s.correlateMessage))
-		r.Post("/signals", s.handle(s.broadcastSignal))
-		r.Post("/conditions/evaluate", s.handle(s.evaluateConditions))
-
-		r.Post("/auth/login", s.handle(s.login))
-		r.Post("/auth/logout", s.handle(s.logout))
-		r.Post("/auth/setup", s.handle(s.setup))
-		r.Get("/auth/me", s.handle(s.me))
-		r.Get("/users", s.handle(s.listUsers))
-		r.Post("/users", s.handle(s.createUser))
-		r.Get("/users/{id}", s.handle(s.getUser))
-		r.Patch("/users/{id}", s.handle(s.updateUser))
-		r.Delete("/users/{id}", s.handle(s.deleteUser))
-		r.Get("/groups", s.handle(s.listGroups))
-		r.Post("/groups", s.handle(s.createGroup))
-		r.Get("/groups/{id}", s.handle(s.getGroup))
-		r.Delete("/groups/{id}", s.handle(s.deleteGroup))
-		r.Put("/groups/{id}/members/{userId}", s.handle(s.setMember(true)))
-		r.Delete("/groups/{id}/members/{userId}", s.handle(s.setMember(false)))
-		r.Get("/grants", s.handle(s.listGrants))
-		r.Post("/grants", s.handle(s.createGrant))
-		r.Delete("/grants/{id}", s.handle(s.deleteGrant))
-		r.Get("/tokens", s.handle(s.listTokens))
-		r.Post("/tokens", s.handle(s.createToken))
-		r.Delete("/tokens/{id}", s.handle(s.revokeToken))
-		r.Get("/audit", s.handle(s.listAudit))
-
-		r.Get("/clock", s.handle(s.getClock))
-		r.Post("/clock", s.handle(s.setClock))
-		r.Post("/admin/backup", s.handle(s.backup))
-
-		r.Post("/migrations", s.handle(s.startMigration))
-		r.Get("/migrations/{id}", s.handle(s.getMigration))
-	})
 	return r
 }
 
@@ -375,26 +294,6 @@ func (s *server) crossOrigin(next http.Handler) http.Handler {
 	return cop.Handler(next)
 }
 
-// handle adapts a handler that returns an error: a non-nil error is answered
-// as problem+json by writeError. An error caused by the request's context
-// ending (the client went away, e.g. during a long poll) is no server fault:
-// it is answered — to nobody — and logged as a client-closed request.
-func (s *server) handle(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		err := s.authorize(r)
-		if err == nil {
-			err = h(w, r)
-		}
-		if err == nil {
-			return
-		}
-		if ctxErr := r.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			err = errorf(kindClientClosed, "", "the client closed the request before the answer: "+ctxErr.Error())
-		}
-		s.writeError(w, r, err)
-	}
-}
-
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Fallback != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
 		s.opts.Fallback.ServeHTTP(w, r)
@@ -430,25 +329,28 @@ func (s *server) methodNotAllowed(routes chi.Routes) http.HandlerFunc {
 }
 
 // healthz is the liveness probe: it answers as long as the process serves HTTP.
-func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
 	s.writeJSON(w, r, http.StatusOK, Health{Status: "ok"})
+	return nil
 }
 
 // readyz is the readiness probe: 200 once start-up resumed the running
 // instances, 503 while it is still at it (the server answers requests
 // meanwhile; instances not resumed yet are resumed under their own lock
 // before or after a request touches them, never during).
-func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
 	if s.opts.Ready != nil && !s.opts.Ready() {
 		s.writeJSON(w, r, http.StatusServiceUnavailable, Health{Status: "resuming"})
-		return
+		return nil
 	}
 	s.writeJSON(w, r, http.StatusOK, Health{Status: "ready"})
+	return nil
 }
 
 // openAPI serves the embedded contract.
-func (s *server) openAPI(w http.ResponseWriter, r *http.Request) {
+func (s *server) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	w.Header().Set("Content-Type", "application/yaml")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(gobpm.OpenAPI)
+	return nil
 }

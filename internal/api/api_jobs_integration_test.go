@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
@@ -25,7 +26,7 @@ import (
 type jobServer struct {
 	*bundle
 	path  string // the database (testdb.DSN)
-	clock *testClock
+	clock *clock.Manual
 }
 
 // setupJobServer opens a server over a new database (testdb). Instance

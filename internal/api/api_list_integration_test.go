@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // TestIntegrationListCursor pages GET /api/v1/instances by cursor over a
@@ -67,7 +67,7 @@ func TestIntegrationListCursor(t *testing.T) {
 			t.Errorf("cursor %q: field = %q", c, p.Field)
 		}
 	}
-	if store.MaxListTotal != 10000 {
-		t.Errorf("openapi.yaml documents a total capped at 10,000; store.MaxListTotal = %d", store.MaxListTotal)
+	if sqlite.MaxListTotal != 10000 {
+		t.Errorf("openapi.yaml documents a total capped at 10,000; sqlite.MaxListTotal = %d", sqlite.MaxListTotal)
 	}
 }

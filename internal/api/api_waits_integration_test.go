@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
@@ -166,52 +167,19 @@ func TestIntegrationJobIncidentAndLongPoll(t *testing.T) {
 }
 
 // The tests below follow the waits' HTTP test list over the real runtime and
-// a real database (testdb). The runtime's clock is a testClock the test moves by
+// a real database (testdb). The runtime's clock is a manual clock the test moves by
 // hand: lock expiry, retry backoff and timers are reached by advancing it,
 // never by sleeping. The timer scheduler is not started (no Resume); due
 // timers fire when the test calls FireDueTimers.
 
-// testClock is a settable clock for runtime.Options.Now.
-type testClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	reads []chan struct{}
-}
-
-func newTestClock() *testClock {
-	return &testClock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-// Now reads the clock and tells whoever waits in nextRead.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, ch := range c.reads {
-		close(ch)
-	}
-	c.reads = nil
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// nextRead returns a channel closed at the clock's next read.
-func (c *testClock) nextRead() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan struct{})
-	c.reads = append(c.reads, ch)
-	return ch
+// newTestClock is the manual clock the tests move, at the same start.
+func newTestClock() *clock.Manual {
+	return clock.NewManual(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // setupRealClock is setupReal with a clock the test controls; it also
 // returns the runtime so the test can fire due timers.
-func setupRealClock(t *testing.T) (*bundle, *runtime.Runtime, *testClock) {
+func setupRealClock(t *testing.T) (*bundle, *runtime.Runtime, *clock.Manual) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := testdb.Open(ctx, testdb.DSN(t))
@@ -219,10 +187,10 @@ func setupRealClock(t *testing.T) (*bundle, *runtime.Runtime, *testClock) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	clock := newTestClock()
-	rt := runtime.New(db, runtime.Options{Now: clock.Now})
+	clk := newTestClock()
+	rt := runtime.New(db, runtime.Options{Now: clk.Now})
 	t.Cleanup(func() { _ = rt.Close() })
-	return setup(t, rt, api.Options{}), rt, clock
+	return setup(t, rt, api.Options{}), rt, clk
 }
 
 // deployTestdata deploys testdata/name as a multipart upload.
@@ -304,7 +272,7 @@ func TestIntegrationWorkerLifecycle(t *testing.T) {
 		// The poll reads the clock only after it registered for wake-ups, so
 		// once it has, a job created now reaches it: found at its first
 		// look or delivered by the wake-up, never after the 30 s timeout.
-		read := clock.nextRead()
+		read := clock.NextRead()
 		polled := make(chan *response, 1)
 		go func() {
 			polled <- b.postJSON("/api/v1/jobs/activate", `{"type":"work","worker":"poller","lockDurationMs":60000,"requestTimeoutMs":30000}`)

@@ -204,7 +204,7 @@ func TestIntegrationFatForkStartIsBounded(t *testing.T) {
 <sequenceFlow id="f2" sourceRef="spawn" targetRef="end"/><endEvent id="end"/>`)).wantStatus(t, http.StatusCreated)
 
 	// On PostgreSQL the driver also holds the encoded statements of a
-	// pipelined batch of the commit (pgstore's maxBatchStatements) beside
+	// pipelined batch of the commit (the PostgreSQL store's maxBatchStatements) beside
 	// the records: the bound is higher, and still a bound.
 	maxPeakMiB := uint64(128)
 	if driver, _ := testdb.Driver(); driver == testdb.Postgres {

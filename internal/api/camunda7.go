@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,30 +22,33 @@ import (
 // beside /api/v1 on the same port.
 const EngineRestPrefix = "/engine-rest"
 
-// engineRestRules is what each /engine-rest route requires, as routeRules
-// is for /api/v1 (RouteRules lists both). The job acts need work on the
-// job's type, as POST /api/v1/jobs/... do (the adapter checks each type
-// exactly, and conceals a task of a type the caller may not work on as
-// unknown); the listings need an authenticated caller and show the tasks
-// the caller may work on or whose process they may read.
-var engineRestRules = map[string]rule{
-	"POST /engine-rest/external-task/fetchAndLock":    on(auth.PermWork, auth.KindJobType, keyHandler),
-	"POST /engine-rest/external-task/{id}/complete":   on(auth.PermWork, auth.KindJobType, keyHandler),
-	"POST /engine-rest/external-task/{id}/failure":    on(auth.PermWork, auth.KindJobType, keyHandler),
-	"POST /engine-rest/external-task/{id}/bpmnError":  on(auth.PermWork, auth.KindJobType, keyHandler),
-	"POST /engine-rest/external-task/{id}/extendLock": on(auth.PermWork, auth.KindJobType, keyHandler),
-	"POST /engine-rest/external-task/{id}/unlock":     on(auth.PermWork, auth.KindJobType, keyHandler),
-	"POST /engine-rest/external-task/{id}/lock":       on(auth.PermWork, auth.KindJobType, keyHandler),
-	"GET /engine-rest/external-task":                  anyone(),
-	"GET /engine-rest/external-task/count":            anyone(),
-	"GET /engine-rest/external-task/{id}":             anyone(),
+// engineRestRules is what each /engine-rest route requires, as the route
+// table's rules are for /api/v1 (RouteRules lists both). The job acts need
+// work on the job's type, as POST /api/v1/jobs/... do (the adapter checks
+// each type exactly, and conceals a task of a type the caller may not work
+// on as unknown); the listings need an authenticated caller and show the
+// tasks the caller may work on or whose process they may read.
+func engineRestRules() map[string]access.Rule {
+	work := access.On(auth.PermWork, auth.KindJobType, access.KeyHandler)
+	return map[string]access.Rule{
+		"POST /engine-rest/external-task/fetchAndLock":    work,
+		"POST /engine-rest/external-task/{id}/complete":   work,
+		"POST /engine-rest/external-task/{id}/failure":    work,
+		"POST /engine-rest/external-task/{id}/bpmnError":  work,
+		"POST /engine-rest/external-task/{id}/extendLock": work,
+		"POST /engine-rest/external-task/{id}/unlock":     work,
+		"POST /engine-rest/external-task/{id}/lock":       work,
+		"GET /engine-rest/external-task":                  access.Anyone(),
+		"GET /engine-rest/external-task/count":            access.Anyone(),
+		"GET /engine-rest/external-task/{id}":             access.Anyone(),
+	}
 }
 
-// allRouteRules is routeRules with the engine-rest rules.
-func allRouteRules() map[string]rule {
-	out := maps.Clone(routeRules)
-	maps.Copy(out, engineRestRules)
-	return out
+// addEngineRestRules adds the engine-rest rules to a RouteRules table.
+func addEngineRestRules(out map[string]RouteRule) {
+	for k, ru := range engineRestRules() {
+		out[k] = RouteRule{Public: ru.Public, Permission: ru.Perm, Kind: ru.Kind}
+	}
 }
 
 // engineRest is the handler mounted at EngineRestPrefix: the Camunda 7

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -62,7 +63,7 @@ func camundaExamplesDir() string {
 type exampleRun struct {
 	*bundle
 	rt    *runtime.Runtime
-	clock *testClock
+	clock *clock.Manual
 }
 
 // start starts key with variables (a JSON object) and returns the instance id.

@@ -15,32 +15,47 @@ type ConditionalStarts struct {
 	Items []Instance `json:"items"`
 }
 
-// evaluateConditions handles POST /api/v1/conditions/evaluate:
-// {variables?, businessKey?, processKey?, version?}. Every conditional
+// conditionsRequest is the body of POST /api/v1/conditions/evaluate:
+// {variables?, businessKey?, processKey?, version?}.
+type conditionsRequest struct {
+	bodyMembers
+	Variables   map[string]any
+	BusinessKey string
+	ProcessKey  string
+	// Version is 0 (the latest versions) when the body has none.
+	Version int
+}
+
+// Validate decodes and checks variables, businessKey, processKey and
+// version, in that order.
+func (q *conditionsRequest) Validate() error {
+	var err error
+	if q.Variables, err = objectField(q.members, "variables"); err != nil {
+		return err
+	}
+	if q.BusinessKey, err = stringField(q.members, "businessKey"); err != nil {
+		return err
+	}
+	if q.ProcessKey, err = stringField(q.members, "processKey"); err != nil {
+		return err
+	}
+	q.Version, err = positiveIntField(q.members, "version")
+	return err
+}
+
+// evaluateConditions handles POST /api/v1/conditions/evaluate
+// (conditionsRequest). Every conditional
 // start event of the latest versions (or of the version named) is evaluated
 // against the variables, and an instance starts at each whose condition
 // holds. Without processKey only the processes the caller may start are
 // evaluated; the others are skipped unseen. With it, start on that process
 // is checked here (403).
 func (s *server) evaluateConditions(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q conditionsRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	req := runtime.ConditionsRequest{}
-	if req.Variables, err = objectField(members, "variables"); err != nil {
-		return err
-	}
-	req.Variables = vars(req.Variables)
-	if req.BusinessKey, err = stringField(members, "businessKey"); err != nil {
-		return err
-	}
-	if req.ProcessKey, err = stringField(members, "processKey"); err != nil {
-		return err
-	}
-	if req.Version, err = positiveIntField(members, "version"); err != nil {
-		return err
-	}
+	req := runtime.ConditionsRequest{Variables: vars(q.Variables), BusinessKey: q.BusinessKey, ProcessKey: q.ProcessKey, Version: q.Version}
 	ctx := r.Context()
 	if req.ProcessKey != "" {
 		if err := check(ctx, auth.PermStart, auth.KindProcess, req.ProcessKey); err != nil {

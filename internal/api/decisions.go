@@ -58,26 +58,38 @@ func (s *server) decisionXML(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// evaluateDecision handles POST /api/v1/decisions/{key}/evaluate:
-// {variables?, version?} → the result of that version (the latest when
+// evaluateRequest is the body of POST /api/v1/decisions/{key}/evaluate:
+// {variables?, version?}.
+type evaluateRequest struct {
+	bodyMembers
+	Variables map[string]any
+	// Version is 0 (the latest) when the body has none.
+	Version int
+}
+
+// Validate decodes and checks variables and version, in that order.
+func (q *evaluateRequest) Validate() error {
+	var err error
+	if q.Variables, err = objectField(q.members, "variables"); err != nil {
+		return err
+	}
+	version, _, err := intField(q.members, "version", 1, math.MaxInt32)
+	q.Version = int(version)
+	return err
+}
+
+// evaluateDecision handles POST /api/v1/decisions/{key}/evaluate
+// (evaluateRequest) → the result of that version (the latest when
 // absent) with the ids of the rules that matched; an unknown version is
 // 404. A failed evaluation (e.g. a UNIQUE table with two matches)
 // is 422 decision-failed with the reasons in detail.
 func (s *server) evaluateDecision(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
-		return err
-	}
-	vs, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	version, _, err := intField(members, "version", 1, math.MaxInt32)
-	if err != nil {
+	var q evaluateRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
 	key := chi.URLParam(r, "key")
-	res, err := s.svc.EvaluateDecision(r.Context(), key, int(version), vars(vs))
+	res, err := s.svc.EvaluateDecision(r.Context(), key, q.Version, vars(q.Variables))
 	if err != nil {
 		if runtime.ErrorCode(err) == runtime.EINVALID {
 			return decisionFailed(err)

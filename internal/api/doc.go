@@ -11,6 +11,17 @@
 // type URI; problem.go holds the one table that maps runtime error codes to
 // HTTP statuses and problem types. Request bodies are size-capped (Options).
 //
+// # Routes and bodies
+//
+// routes() in routes.go is the one table of the API: method, pattern, rule
+// (an access.Rule, the type the cockpit's table uses too), the resource
+// the audit trail names and the handler. New mounts exactly its rows,
+// authorize applies each row's rule, and RouteRules reports them; adding a
+// route is a row, its handler and its operation in openapi.yaml. A JSON
+// body is decoded once (decodeBody in body.go) into the handler's request
+// struct, whose Validate checks the members in order and answers the first
+// that does not fit as a 400 naming it.
+//
 // # Wait states
 //
 // Workers drive service tasks through /api/v1/jobs (activate, complete,
@@ -19,7 +30,9 @@
 // ends it (logged as 499, client-closed-request, never as a server fault).
 // A job belongs to its activation: complete, fail, error and extend need the
 // lockToken it answered and the same caller (callerUser in jobs.go, the one
-// place that names the caller's identity for jobs).
+// place that names the caller's identity for jobs). Authorization resolves
+// job {key} once, for the check on its type and for the act, which takes
+// that reference from the request (authorizeJob, jobRefOf).
 // People work user tasks through /api/v1/tasks; claim, unclaim and complete
 // act as the user of the X-Gobpm-User / X-Gobpm-Groups headers (identity.go,
 // openapi.yaml loopback mode) and are refused with 403 without a user.

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -19,14 +18,11 @@ const (
 )
 
 // idempotent returns the request's context carrying its idempotency key:
-// the Idempotency-Key header, or the requestId member of the body (both
-// must agree when both are given). Without either, ctx is unchanged.
-func idempotent(r *http.Request, members map[string]json.RawMessage) (context.Context, error) {
+// the Idempotency-Key header, or body, the requestId member of its body
+// ("" without one; both must agree when both are given). Without either,
+// ctx is unchanged.
+func idempotent(r *http.Request, body string) (context.Context, error) {
 	key := r.Header.Get(HeaderIdempotencyKey)
-	body, err := stringField(members, "requestId")
-	if err != nil {
-		return nil, err
-	}
 	switch {
 	case key == "":
 		key = body

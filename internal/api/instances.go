@@ -23,28 +23,48 @@ const (
 	maxHistoryLimit      = 10000
 )
 
-// startInstance handles POST /api/v1/processes/{key}/instances. The body is
-// {variables?, businessKey?, version?}; an empty body starts the latest
-// version with no variables. The answer is the instance after its first step.
+// startRequest is the body of POST /api/v1/processes/{key}/instances:
+// {variables?, businessKey?, version?, requestId?}.
+type startRequest struct {
+	bodyMembers
+	Variables   map[string]any
+	BusinessKey string
+	// Version is 0 (the latest) when the body has none.
+	Version int
+	// RequestID is the body's idempotency key (idempotent).
+	RequestID string
+}
+
+// Validate decodes and checks variables, businessKey, version and
+// requestId, in that order.
+func (q *startRequest) Validate() error {
+	var err error
+	if q.Variables, err = objectField(q.members, "variables"); err != nil {
+		return err
+	}
+	if q.BusinessKey, err = stringField(q.members, "businessKey"); err != nil {
+		return err
+	}
+	if q.Version, err = positiveIntField(q.members, "version"); err != nil {
+		return err
+	}
+	q.RequestID, err = stringField(q.members, "requestId")
+	return err
+}
+
+// startInstance handles POST /api/v1/processes/{key}/instances
+// (startRequest); an empty body starts the latest version with no
+// variables. The answer is the instance after its first step.
 func (s *server) startInstance(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
+	var q startRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
+		return err
+	}
+	ctx, err := idempotent(r, q.RequestID)
 	if err != nil {
 		return err
 	}
-	req := runtime.StartRequest{ProcessKey: chi.URLParam(r, "key")}
-	if req.Variables, err = objectField(members, "variables"); err != nil {
-		return err
-	}
-	if req.BusinessKey, err = stringField(members, "businessKey"); err != nil {
-		return err
-	}
-	if req.Version, err = positiveIntField(members, "version"); err != nil {
-		return err
-	}
-	ctx, err := idempotent(r, members)
-	if err != nil {
-		return err
-	}
+	req := runtime.StartRequest{ProcessKey: chi.URLParam(r, "key"), Variables: q.Variables, BusinessKey: q.BusinessKey, Version: q.Version}
 	view, err := s.svc.StartInstance(ctx, req)
 	if err != nil {
 		return err
@@ -264,33 +284,45 @@ func (s *server) listIncidents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// setVariablesRequest is the body of POST
+// /api/v1/instances/{id}/variables: {variables, scopeId?, local?}.
+type setVariablesRequest struct {
+	bodyMembers
+	// Variables holds at least one variable.
+	Variables map[string]any
+	ScopeID   string
+	Local     bool
+}
+
+// Validate decodes and checks variables (required, non-empty), scopeId
+// and local, in that order.
+func (q *setVariablesRequest) Validate() error {
+	var err error
+	if q.Variables, err = objectField(q.members, "variables"); err != nil {
+		return err
+	}
+	if len(q.Variables) == 0 {
+		return errorf(kindInvalidRequest, "variables", "variables is required: a JSON object with at least one variable")
+	}
+	if q.ScopeID, err = stringField(q.members, "scopeId"); err != nil {
+		return err
+	}
+	q.Local, err = boolField(q.members, "local")
+	return err
+}
+
 // setVariables handles POST /api/v1/instances/{id}/variables
-// {variables, scopeId?, local?}: variables (a non-empty object) are written
+// (setVariablesRequest): variables (a non-empty object) are written
 // from the root scope or from scopeId by the write rule of docs/scopes.md#variables (an
 // existing name is updated where it lives, a new one is created at the
 // root), or with local into that scope itself. The answer is the instance.
 // An unknown scope is 404.
 func (s *server) setVariables(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q setVariablesRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	vs, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	if len(vs) == 0 {
-		return errorf(kindInvalidRequest, "variables", "variables is required: a JSON object with at least one variable")
-	}
-	scopeID, err := stringField(members, "scopeId")
-	if err != nil {
-		return err
-	}
-	local, err := boolField(members, "local")
-	if err != nil {
-		return err
-	}
-	view, err := s.svc.SetVariables(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), scopeID, vs, local)
+	view, err := s.svc.SetVariables(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), q.ScopeID, q.Variables, q.Local)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -56,61 +55,85 @@ func callerUser(r *http.Request) string {
 	return string(c.User)
 }
 
-// jobHolder reads the lock token of a job act's body (lockToken, required)
-// and pairs it with the caller's identity.
-func jobHolder(r *http.Request, members map[string]json.RawMessage) (runtime.JobHolder, error) {
-	token, err := requiredStringField(members, "lockToken")
-	if err != nil {
-		return runtime.JobHolder{}, err
-	}
-	return runtime.JobHolder{Token: token, User: callerUser(r)}, nil
+// jobHolder pairs the lock token a job act's body presents with the
+// caller's identity.
+func jobHolder(r *http.Request, lockToken string) runtime.JobHolder {
+	return runtime.JobHolder{Token: lockToken, User: callerUser(r)}
 }
 
-// activateJobs handles POST /api/v1/jobs/activate: {type, worker, maxJobs?,
-// lockDurationMs, requestTimeoutMs?, fetchVariables?}. fetchVariables (a
-// list of names, as Camunda's clients send it) limits each job's variables
-// to those; without it a job carries every variable its task sees. With
-// requestTimeoutMs > 0 it long-polls:
-// the runtime answers as soon as a job appears, or with no jobs when the
-// timeout passes. The request context bounds the wait, so a client that goes
-// away ends it. Each job comes with its public key and a lock token, and
-// belongs to the caller (callerUser).
-func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+// activateJobsRequest is the body of POST /api/v1/jobs/activate: {type,
+// worker, maxJobs?, lockDurationMs, requestTimeoutMs?, fetchVariables?}.
+type activateJobsRequest struct {
+	bodyMembers
+	Type   string
+	Worker string
+	// MaxJobs is defaultMaxJobs when the body has none.
+	MaxJobs        int
+	LockDuration   time.Duration
+	RequestTimeout time.Duration
+	FetchVariables []string
+	// mayWork checks the work permission on Type before the rest of the
+	// body is read: a caller who may not work on the type learns nothing
+	// of what else the body gets wrong.
+	mayWork func(jobType string) error
+}
+
+// Validate decodes and checks the members in order: type (then
+// mayWork), worker, maxJobs, lockDurationMs, requestTimeoutMs,
+// fetchVariables.
+func (q *activateJobsRequest) Validate() error {
+	var err error
+	if q.Type, err = requiredStringField(q.members, "type"); err != nil {
 		return err
 	}
-	var req runtime.ActivateRequest
-	if req.Type, err = requiredStringField(members, "type"); err != nil {
+	if q.mayWork != nil {
+		if err := q.mayWork(q.Type); err != nil {
+			return err
+		}
+	}
+	if q.Worker, err = requiredStringField(q.members, "worker"); err != nil {
 		return err
 	}
-	if err := check(r.Context(), auth.PermWork, auth.KindJobType, req.Type); err != nil {
-		return err
-	}
-	if req.Worker, err = requiredStringField(members, "worker"); err != nil {
-		return err
-	}
-	maxJobs, present, err := intField(members, "maxJobs", 1, maxMaxJobs)
+	maxJobs, present, err := intField(q.members, "maxJobs", 1, maxMaxJobs)
 	if err != nil {
 		return err
 	}
 	if !present {
 		maxJobs = defaultMaxJobs
 	}
-	lock, err := requiredIntField(members, "lockDurationMs", 1, maxLockDurationMs)
+	lock, err := requiredIntField(q.members, "lockDurationMs", 1, maxLockDurationMs)
 	if err != nil {
 		return err
 	}
-	timeout, _, err := intField(members, "requestTimeoutMs", 0, maxRequestTimeoutMs)
+	timeout, _, err := intField(q.members, "requestTimeoutMs", 0, maxRequestTimeoutMs)
 	if err != nil {
 		return err
 	}
-	req.MaxJobs, req.LockDuration, req.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
-	req.User = callerUser(r)
-	if req.FetchVariables, err = variableNamesField(members, "fetchVariables"); err != nil {
+	q.MaxJobs, q.LockDuration, q.RequestTimeout = int(maxJobs), millis(lock), millis(timeout)
+	q.FetchVariables, err = variableNamesField(q.members, "fetchVariables")
+	return err
+}
+
+// activateJobs handles POST /api/v1/jobs/activate (activateJobsRequest).
+// fetchVariables (a list of names, as Camunda's clients send it) limits
+// each job's variables to those; without it a job carries every variable
+// its task sees. With requestTimeoutMs > 0 it long-polls: the runtime
+// answers as soon as a job appears, or with no jobs when the timeout
+// passes. The request context bounds the wait, so a client that goes away
+// ends it. Each job comes with its public key and a lock token, and
+// belongs to the caller (callerUser).
+func (s *server) activateJobs(w http.ResponseWriter, r *http.Request) error {
+	q := activateJobsRequest{mayWork: func(jobType string) error {
+		return check(r.Context(), auth.PermWork, auth.KindJobType, jobType)
+	}}
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	if timeout > 0 {
+	req := runtime.ActivateRequest{
+		Type: q.Type, Worker: q.Worker, MaxJobs: q.MaxJobs, LockDuration: q.LockDuration, RequestTimeout: q.RequestTimeout,
+		User: callerUser(r), FetchVariables: q.FetchVariables,
+	}
+	if req.RequestTimeout > 0 {
 		release, ok := s.polls.Acquire(holdKey(r))
 		if !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(holdRetryAfter))
@@ -165,57 +188,72 @@ func variableNamesField(members map[string]json.RawMessage, name string) ([]stri
 	return out, nil
 }
 
-// jobResolver is how a job completion visits the runtime once: the key
-// resolved into a reference, authorized on its job type, which the act then
-// uses as it is. *runtime.Runtime implements it.
+// jobResolver is how a job act visits the runtime once: authorization
+// resolves the key into a reference (authorizeJob), which the act then
+// uses as it is. *runtime.Runtime implements it; a service that does not
+// gets the key-based acts of Service.
 type jobResolver interface {
 	ResolveJob(ctx context.Context, key string) (runtime.JobRef, error)
 	CompleteResolvedJob(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, vars map[string]any) error
 	CompleteResolvedRouterJob(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, a runtime.RouterAnswer) error
+	FailResolvedJob(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, req runtime.FailRequest) error
+	ThrowResolvedJobError(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, code, message string, vars map[string]any) error
+	ExtendResolvedJobLock(ctx context.Context, ref runtime.JobRef, h runtime.JobHolder, d time.Duration) error
 }
 
-// completeJob handles POST /api/v1/jobs/{key}/complete: {lockToken,
-// variables?, activate?}. The variables merge into the instance, which
-// continues in the same step. With activate (a list, possibly empty) the
-// completion is the answer of an ad-hoc region's router job: the
-// activities to start, each {activityId, variables?}; a job that is no
-// router job refuses it, and a router job needs it (409). Like every job
-// act it needs the lock token of the activation and the activating caller.
-// The route's rule (keyJobRef) leaves the check of the job's type to
-// authorizedJob, whose resolved job the act takes.
+// completeJobRequest is the body of POST /api/v1/jobs/{key}/complete:
+// {lockToken, variables?, activate?}.
+type completeJobRequest struct {
+	bodyMembers
+	LockToken string
+	Variables map[string]any
+	// Answered is true when the body has activate (a list, possibly
+	// empty): the completion answers a router job.
+	Answered bool
+	Activate []runtime.Activation
+}
+
+// Validate decodes and checks lockToken, variables and activate, in
+// that order.
+func (q *completeJobRequest) Validate() error {
+	var err error
+	if q.LockToken, err = requiredStringField(q.members, "lockToken"); err != nil {
+		return err
+	}
+	if q.Variables, err = objectField(q.members, "variables"); err != nil {
+		return err
+	}
+	if q.Answered = !isNull(q.members["activate"]); q.Answered {
+		q.Activate, err = activationsField(q.members, "activate")
+	}
+	return err
+}
+
+// completeJob handles POST /api/v1/jobs/{key}/complete
+// (completeJobRequest). The variables merge into the instance, which
+// continues in the same step. With activate the completion is the answer
+// of an ad-hoc region's router job: the activities to start, each
+// {activityId, variables?}; a job that is no router job refuses it, and a
+// router job needs it (409). Like every job act it needs the lock token of
+// the activation and the activating caller, and acts on the job
+// authorization resolved (jobRefOf).
 func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
-	ref, err := s.authorizedJob(r)
-	if err != nil {
+	var q completeJobRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
-		return err
-	}
-	h, err := jobHolder(r, members)
-	if err != nil {
-		return err
-	}
-	vs, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	if !isNull(members["activate"]) {
-		acts, err := activationsField(members, "activate")
-		if err != nil {
-			return err
-		}
-		if err := s.completeRouterJob(r, ref, h, runtime.RouterAnswer{Activate: acts, Variables: vs}); err != nil {
-			return err
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	jobs, ok := s.svc.(jobResolver)
-	if ok {
-		err = jobs.CompleteResolvedJob(r.Context(), ref, h, vs)
-	} else {
-		err = s.svc.CompleteJob(r.Context(), ref.Key, h, vs)
+	ref, h := jobRefOf(r), jobHolder(r, q.LockToken)
+	jobs, resolved := s.svc.(jobResolver)
+	var err error
+	switch {
+	case q.Answered && resolved:
+		err = jobs.CompleteResolvedRouterJob(r.Context(), ref, h, runtime.RouterAnswer{Activate: q.Activate, Variables: q.Variables})
+	case q.Answered:
+		err = s.svc.CompleteRouterJob(r.Context(), ref.Key, h, runtime.RouterAnswer{Activate: q.Activate, Variables: q.Variables})
+	case resolved:
+		err = jobs.CompleteResolvedJob(r.Context(), ref, h, q.Variables)
+	default:
+		err = s.svc.CompleteJob(r.Context(), ref.Key, h, q.Variables)
 	}
 	if err != nil {
 		return err
@@ -224,149 +262,180 @@ func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// completeRouterJob answers a router job with the job completeJob resolved.
-func (s *server) completeRouterJob(r *http.Request, ref runtime.JobRef, h runtime.JobHolder, a runtime.RouterAnswer) error {
-	if jobs, ok := s.svc.(jobResolver); ok {
-		return jobs.CompleteResolvedRouterJob(r.Context(), ref, h, a)
-	}
-	return s.svc.CompleteRouterJob(r.Context(), ref.Key, h, a)
+// failJobRequest is the body of POST /api/v1/jobs/{key}/fail: {lockToken,
+// retries?, retryBackoffMs?, errorMessage?}.
+type failJobRequest struct {
+	bodyMembers
+	LockToken string
+	// Fail is what the act records: Retries nil without retries.
+	Fail runtime.FailRequest
 }
 
-// authorizedJob is the work permission check of a job act on the type of
-// job {key}, as the route table's keyJob does it: a caller who may not
-// work on the job's type learns nothing more than of an unknown key (404).
-// The job is resolved only for a caller whose rights depend on its type;
-// for anyone else the reference carries only the key, which the act
-// verifies.
-func (s *server) authorizedJob(r *http.Request) (runtime.JobRef, error) {
-	key := chi.URLParam(r, "key")
-	c := callerFrom(r.Context())
-	if c.Via == "none" || c.Unrestricted() {
-		return runtime.JobRef{Key: key}, nil
-	}
-	jobs, ok := s.svc.(jobResolver)
-	if !ok {
-		return runtime.JobRef{}, errors.New("api: the service cannot resolve job keys for authorization")
-	}
-	ref, err := jobs.ResolveJob(r.Context(), key)
-	if err != nil {
-		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return runtime.JobRef{}, unknownResource(r, keyJob)
-		}
-		return runtime.JobRef{}, err
-	}
-	if !c.Allowed(auth.PermWork, auth.KindJobType, ref.Type) {
-		return runtime.JobRef{}, unknownResource(r, keyJob)
-	}
-	return ref, nil
-}
-
-// failJob handles POST /api/v1/jobs/{key}/fail: {lockToken, retries?,
-// retryBackoffMs?, errorMessage?}. Without retries the job has one retry
-// less; 0 retries raises an incident. Without a backoff the default
-// schedule applies.
-func (s *server) failJob(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+// Validate decodes and checks lockToken, retries, retryBackoffMs and
+// errorMessage, in that order.
+func (q *failJobRequest) Validate() error {
+	var err error
+	if q.LockToken, err = requiredStringField(q.members, "lockToken"); err != nil {
 		return err
 	}
-	h, err := jobHolder(r, members)
-	if err != nil {
-		return err
-	}
-	var req runtime.FailRequest
-	retries, present, err := intField(members, "retries", 0, maxRetries)
+	retries, present, err := intField(q.members, "retries", 0, maxRetries)
 	if err != nil {
 		return err
 	}
 	if present {
 		n := int(retries)
-		req.Retries = &n
+		q.Fail.Retries = &n
 	}
-	backoff, _, err := intField(members, "retryBackoffMs", 0, maxRetryBackoffMs)
+	backoff, _, err := intField(q.members, "retryBackoffMs", 0, maxRetryBackoffMs)
 	if err != nil {
 		return err
 	}
-	req.RetryBackoff = millis(backoff)
-	if req.ErrorMessage, err = stringField(members, "errorMessage"); err != nil {
+	q.Fail.RetryBackoff = millis(backoff)
+	q.Fail.ErrorMessage, err = stringField(q.members, "errorMessage")
+	return err
+}
+
+// failJob handles POST /api/v1/jobs/{key}/fail (failJobRequest). Without
+// retries the job has one retry less; 0 retries raises an incident.
+// Without a backoff the default schedule applies.
+func (s *server) failJob(w http.ResponseWriter, r *http.Request) error {
+	var q failJobRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	if err := s.svc.FailJob(r.Context(), chi.URLParam(r, "key"), h, req); err != nil {
+	ref, h := jobRefOf(r), jobHolder(r, q.LockToken)
+	var err error
+	if jobs, ok := s.svc.(jobResolver); ok {
+		err = jobs.FailResolvedJob(r.Context(), ref, h, q.Fail)
+	} else {
+		err = s.svc.FailJob(r.Context(), ref.Key, h, q.Fail)
+	}
+	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// throwJobError handles POST /api/v1/jobs/{key}/error: {lockToken,
-// errorCode, errorMessage?, variables?}. It throws a BPMN error at the
-// job's task.
+// jobErrorRequest is the body of POST /api/v1/jobs/{key}/error:
+// {lockToken, errorCode, errorMessage?, variables?}.
+type jobErrorRequest struct {
+	bodyMembers
+	LockToken    string
+	ErrorCode    string
+	ErrorMessage string
+	Variables    map[string]any
+}
+
+// Validate decodes and checks lockToken, errorCode, errorMessage and
+// variables, in that order.
+func (q *jobErrorRequest) Validate() error {
+	var err error
+	if q.LockToken, err = requiredStringField(q.members, "lockToken"); err != nil {
+		return err
+	}
+	if q.ErrorCode, err = requiredStringField(q.members, "errorCode"); err != nil {
+		return err
+	}
+	if q.ErrorMessage, err = stringField(q.members, "errorMessage"); err != nil {
+		return err
+	}
+	q.Variables, err = objectField(q.members, "variables")
+	return err
+}
+
+// throwJobError handles POST /api/v1/jobs/{key}/error (jobErrorRequest).
+// It throws a BPMN error at the job's task.
 func (s *server) throwJobError(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q jobErrorRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	h, err := jobHolder(r, members)
-	if err != nil {
-		return err
+	ref, h := jobRefOf(r), jobHolder(r, q.LockToken)
+	var err error
+	if jobs, ok := s.svc.(jobResolver); ok {
+		err = jobs.ThrowResolvedJobError(r.Context(), ref, h, q.ErrorCode, q.ErrorMessage, q.Variables)
+	} else {
+		err = s.svc.ThrowJobError(r.Context(), ref.Key, h, q.ErrorCode, q.ErrorMessage, q.Variables)
 	}
-	code, err := requiredStringField(members, "errorCode")
 	if err != nil {
-		return err
-	}
-	msg, err := stringField(members, "errorMessage")
-	if err != nil {
-		return err
-	}
-	vs, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	if err := s.svc.ThrowJobError(r.Context(), chi.URLParam(r, "key"), h, code, msg, vs); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// extendJobLock handles POST /api/v1/jobs/{key}/extend: {lockToken,
-// lockDurationMs}. The lock then expires lockDurationMs from now.
+// extendJobLockRequest is the body of POST /api/v1/jobs/{key}/extend:
+// {lockToken, lockDurationMs}.
+type extendJobLockRequest struct {
+	bodyMembers
+	LockToken    string
+	LockDuration time.Duration
+}
+
+// Validate decodes and checks lockToken and lockDurationMs, in that
+// order.
+func (q *extendJobLockRequest) Validate() error {
+	var err error
+	if q.LockToken, err = requiredStringField(q.members, "lockToken"); err != nil {
+		return err
+	}
+	lock, err := requiredIntField(q.members, "lockDurationMs", 1, maxLockDurationMs)
+	q.LockDuration = millis(lock)
+	return err
+}
+
+// extendJobLock handles POST /api/v1/jobs/{key}/extend
+// (extendJobLockRequest). The lock then expires lockDurationMs from now.
 func (s *server) extendJobLock(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q extendJobLockRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	h, err := jobHolder(r, members)
-	if err != nil {
-		return err
+	ref, h := jobRefOf(r), jobHolder(r, q.LockToken)
+	var err error
+	if jobs, ok := s.svc.(jobResolver); ok {
+		err = jobs.ExtendResolvedJobLock(r.Context(), ref, h, q.LockDuration)
+	} else {
+		err = s.svc.ExtendJobLock(r.Context(), ref.Key, h, q.LockDuration)
 	}
-	lock, err := requiredIntField(members, "lockDurationMs", 1, maxLockDurationMs)
 	if err != nil {
-		return err
-	}
-	if err := s.svc.ExtendJobLock(r.Context(), chi.URLParam(r, "key"), h, millis(lock)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// retryIncident handles POST /api/v1/incidents/{id}/retry: {retries?}
-// (default 1). It resolves the incident and re-enables its job; the answer
-// is the incident.
-func (s *server) retryIncident(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
-		return err
-	}
-	retries, present, err := intField(members, "retries", 1, maxRetries)
+// retryIncidentRequest is the body of POST /api/v1/incidents/{id}/retry:
+// {retries?}.
+type retryIncidentRequest struct {
+	bodyMembers
+	// Retries is 1 when the body has none.
+	Retries int
+}
+
+// Validate decodes and checks retries.
+func (q *retryIncidentRequest) Validate() error {
+	retries, present, err := intField(q.members, "retries", 1, maxRetries)
 	if err != nil {
 		return err
 	}
 	if !present {
 		retries = 1
 	}
-	inc, err := s.svc.RetryIncident(r.Context(), chi.URLParam(r, "id"), int(retries))
+	q.Retries = int(retries)
+	return nil
+}
+
+// retryIncident handles POST /api/v1/incidents/{id}/retry
+// (retryIncidentRequest; retries default 1). It resolves the incident and re-enables its job; the answer
+// is the incident.
+func (s *server) retryIncident(w http.ResponseWriter, r *http.Request) error {
+	var q retryIncidentRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
+		return err
+	}
+	inc, err := s.svc.RetryIncident(r.Context(), chi.URLParam(r, "id"), q.Retries)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,22 @@ type migrationRefused struct {
 func (e *migrationRefused) Error() string { return e.err.Error() }
 func (e *migrationRefused) Unwrap() error { return e.err }
 
-// startMigration handles POST /api/v1/migrations:
+// migrationRequest is the body of POST /api/v1/migrations (see
+// startMigration).
+type migrationRequest struct {
+	bodyMembers
+	Plan   runtime.MigrationPlan
+	DryRun bool
+}
+
+// Validate decodes and checks the plan (parseMigrationPlan).
+func (q *migrationRequest) Validate() error {
+	var err error
+	q.Plan, q.DryRun, err = parseMigrationPlan(q.members)
+	return err
+}
+
+// startMigration handles POST /api/v1/migrations (migrationRequest):
 //
 //	{"processKey": "order", "sourceVersion": 1, "targetVersion": 2,
 //	 "mapping": {"oldId": "newId"}, "instanceIds": ["…"], "dryRun": false}
@@ -115,14 +130,11 @@ func (e *migrationRefused) Unwrap() error { return e.err }
 // answers 201 with the batch (running in the background) and a refused one
 // 400 or 409 with the problems per instance, before anything ran.
 func (s *server) startMigration(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q migrationRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	plan, dryRun, err := parseMigrationPlan(members)
-	if err != nil {
-		return err
-	}
+	plan, dryRun := q.Plan, q.DryRun
 	if err := check(r.Context(), auth.PermOperate, auth.KindProcess, plan.ProcessKey); err != nil {
 		return err
 	}

@@ -13,7 +13,35 @@ import (
 // maxModifications bounds the instructions of one modification.
 const maxModifications = 100
 
-// modifyInstance handles POST /api/v1/instances/{id}/modify:
+// modifyRequest is the body of POST /api/v1/instances/{id}/modify:
+// {instructions: [...]}.
+type modifyRequest struct {
+	bodyMembers
+	// Instructions holds one to maxModifications instructions, in order.
+	Instructions []runtime.Modification
+}
+
+// Validate decodes and checks the instructions, in order.
+func (q *modifyRequest) Validate() error {
+	raw := q.members["instructions"]
+	var list []json.RawMessage
+	if isNull(raw) || json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+		return errorf(kindInvalidRequest, "instructions", "instructions is required: an array of at least one {\"cancel\": …} or {\"activate\": …}")
+	}
+	if len(list) > maxModifications {
+		return errorf(kindInvalidRequest, "instructions", fmt.Sprintf("at most %d instructions per modification, not %d", maxModifications, len(list)))
+	}
+	q.Instructions = make([]runtime.Modification, len(list))
+	for i, item := range list {
+		var err error
+		if q.Instructions[i], err = parseModification(item, fmt.Sprintf("instructions[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// modifyInstance handles POST /api/v1/instances/{id}/modify (modifyRequest):
 //
 //	{"instructions": [
 //	  {"cancel": {"nodeId"|"trackId"|"scopeId": "…"}},
@@ -22,25 +50,11 @@ const maxModifications = 100
 //
 // applied in one step, in order; it answers the instance as GET shows it.
 func (s *server) modifyInstance(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q modifyRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	raw := members["instructions"]
-	var list []json.RawMessage
-	if isNull(raw) || json.Unmarshal(raw, &list) != nil || len(list) == 0 {
-		return errorf(kindInvalidRequest, "instructions", "instructions is required: an array of at least one {\"cancel\": …} or {\"activate\": …}")
-	}
-	if len(list) > maxModifications {
-		return errorf(kindInvalidRequest, "instructions", fmt.Sprintf("at most %d instructions per modification, not %d", maxModifications, len(list)))
-	}
-	mods := make([]runtime.Modification, len(list))
-	for i, item := range list {
-		if mods[i], err = parseModification(item, fmt.Sprintf("instructions[%d]", i)); err != nil {
-			return err
-		}
-	}
-	view, err := s.svc.ModifyInstance(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), mods)
+	view, err := s.svc.ModifyInstance(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), q.Instructions)
 	if err != nil {
 		return err
 	}

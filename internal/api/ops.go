@@ -66,22 +66,28 @@ func (s *server) getClock(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// setClock handles POST /api/v1/clock {"time": RFC 3339} or {"advanceMs":
-// n}: exactly one. It answers once the timers due at the new time fired.
-func (s *server) setClock(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
+// setClockRequest is the body of POST /api/v1/clock: {"time": RFC 3339}
+// or {"advanceMs": n}, exactly one.
+type setClockRequest struct {
+	bodyMembers
+	// Set is true when the body names the new Time; else it moves the
+	// clock by Advance.
+	Set     bool
+	Time    time.Time
+	Advance time.Duration
+}
+
+// Validate decodes and checks time and advanceMs, in that order, and
+// that the body gives exactly one of them.
+func (q *setClockRequest) Validate() error {
+	at, err := stringField(q.members, "time")
 	if err != nil {
 		return err
 	}
-	at, err := stringField(members, "time")
+	ms, hasMs, err := intField(q.members, "advanceMs", 0, maxAdvanceMs)
 	if err != nil {
 		return err
 	}
-	ms, hasMs, err := intField(members, "advanceMs", 0, maxAdvanceMs)
-	if err != nil {
-		return err
-	}
-	var v runtime.ClockView
 	switch {
 	case at != "" && hasMs:
 		return errorf(kindInvalidRequest, "time", "give either time or advanceMs, not both")
@@ -90,11 +96,28 @@ func (s *server) setClock(w http.ResponseWriter, r *http.Request) error {
 		if perr != nil {
 			return errorf(kindInvalidRequest, "time", fmt.Sprintf("time %q is not an RFC 3339 time such as 2025-03-01T12:00:00Z", at))
 		}
-		v, err = s.svc.SetClock(r.Context(), t)
+		q.Set, q.Time = true, t
 	case hasMs:
-		v, err = s.svc.AdvanceClock(r.Context(), millis(ms))
+		q.Advance = millis(ms)
 	default:
 		return errorf(kindInvalidRequest, "time", `give the new time ({"time": "2025-03-01T12:00:00Z"}) or how far to move ({"advanceMs": 60000})`)
+	}
+	return nil
+}
+
+// setClock handles POST /api/v1/clock (setClockRequest). It answers once
+// the timers due at the new time fired.
+func (s *server) setClock(w http.ResponseWriter, r *http.Request) error {
+	var q setClockRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
+		return err
+	}
+	var v runtime.ClockView
+	var err error
+	if q.Set {
+		v, err = s.svc.SetClock(r.Context(), q.Time)
+	} else {
+		v, err = s.svc.AdvanceClock(r.Context(), q.Advance)
 	}
 	if err != nil {
 		return err
@@ -116,22 +139,33 @@ func (s *server) deleteInstance(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// backup handles POST /api/v1/admin/backup {"to"?: file name}: the copy is
+// backupRequest is the body of POST /api/v1/admin/backup: {"to"?: file
+// name}.
+type backupRequest struct {
+	bodyMembers
+	// To names the file in --backup-dir; "" lets the server name it.
+	To string
+}
+
+// Validate decodes and checks to.
+func (q *backupRequest) Validate() error {
+	var err error
+	q.To, err = stringField(q.members, "to")
+	return err
+}
+
+// backup handles POST /api/v1/admin/backup (backupRequest): the copy is
 // written on the server, into its --backup-dir, and the answer says where
 // once it is complete. (Why not stream it: see the README's Backup
 // section — a copy on the server's disk survives a dropped connection,
 // needs no client disk or proxy timeouts, and is where the backup tools
 // that ship it off the machine look.)
 func (s *server) backup(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q backupRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	to, err := stringField(members, "to")
-	if err != nil {
-		return err
-	}
-	res, err := s.svc.Backup(r.Context(), to)
+	res, err := s.svc.Backup(r.Context(), q.To)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/api"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // opsEpoch is where the manual clock of the operator tests starts.
@@ -22,13 +23,13 @@ var opsEpoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 func setupOps(t *testing.T) (*bundle, string) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	backups := filepath.Join(dir, "backups")
-	rt := runtime.New(db, runtime.Options{ManualClock: runtime.NewManualClock(opsEpoch), BackupDir: backups,
+	rt := runtime.New(db, runtime.Options{ManualClock: clock.NewManual(opsEpoch), BackupDir: backups,
 		Retention: runtime.RetentionOptions{Every: -1}})
 	t.Cleanup(func() { _ = rt.Close() })
 	return setup(t, rt, api.Options{}), backups
@@ -134,7 +135,7 @@ func TestBackupRoute(t *testing.T) {
 	}
 
 	// The copy is a database with the instance in it.
-	cp, err := store.Open(context.Background(), res["path"].(string), store.Options{})
+	cp, err := sqlite.Open(context.Background(), res["path"].(string), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // The models of the REST benchmarks: start → end, and start → job → end.
@@ -39,7 +39,7 @@ const (
 func benchAPI(b *testing.B) http.Handler {
 	b.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

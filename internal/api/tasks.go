@@ -161,7 +161,7 @@ func (s *server) actOnTask(w http.ResponseWriter, r *http.Request, act func(ctx 
 	return nil
 }
 
-// completeTask handles POST /api/v1/tasks/{id}/complete: {variables?}. Only
+// completeTask handles POST /api/v1/tasks/{id}/complete (variablesRequest). Only
 // the assignee completes (anyone, for a task with neither assignee nor
 // candidates); the form variables merge into the process. A task not
 // offered to a caller who may not read its process is 404.
@@ -174,15 +174,11 @@ func (s *server) completeTask(w http.ResponseWriter, r *http.Request) error {
 	if err := s.mayActOnTask(r, id); err != nil {
 		return err
 	}
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q variablesRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	vs, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	if err := s.svc.CompleteTask(r.Context(), id, a, vs); err != nil {
+	if err := s.svc.CompleteTask(r.Context(), id, a, q.Variables); err != nil {
 		return taskErr(err, id)
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -13,15 +13,11 @@ import (
 // variables of the body ({} or empty), as Camunda 7's signal of an
 // execution does. It answers the instance.
 func (s *server) triggerWait(w http.ResponseWriter, r *http.Request) error {
-	members, err := s.readJSONObject(w, r)
-	if err != nil {
+	var q variablesRequest
+	if err := s.decodeBody(w, r, &q); err != nil {
 		return err
 	}
-	vs, err := objectField(members, "variables")
-	if err != nil {
-		return err
-	}
-	view, err := s.svc.TriggerWait(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), chi.URLParam(r, "waitId"), vs)
+	view, err := s.svc.TriggerWait(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")), chi.URLParam(r, "waitId"), q.Variables)
 	if err != nil {
 		return err
 	}

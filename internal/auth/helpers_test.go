@@ -10,11 +10,11 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/clock"
 )
 
 // t0 is the fixed time tests start at.
@@ -32,25 +32,8 @@ type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("entropy exhausted") }
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: t0} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newFakeClock is a manual clock standing at t0, which tests move by hand.
+func newFakeClock() *clock.Manual { return clock.NewManual(t0) }
 
 // renderings returns v as every way it could reach a log or an answer: fmt
 // verbs, nested in a struct, slog text and JSON handlers, encoding/json.

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/clock"
 )
 
-func newThrottle(tb testing.TB, mutate func(*auth.ThrottleConfig)) (*auth.Throttle, *fakeClock) {
+func newThrottle(tb testing.TB, mutate func(*auth.ThrottleConfig)) (*auth.Throttle, *clock.Manual) {
 	tb.Helper()
 	clock := newFakeClock()
 	cfg := auth.DefaultThrottleConfig()

@@ -207,7 +207,6 @@ func TestParseRejectCalls(t *testing.T) {
 		{"badSpec", RuleMissingReference, `dataInputRefs "nope"`},
 		{"badSpec", RuleUnsupported, "whileExecutingInputRefs"},
 		{"subSpec", RuleUnsupported, "ioSpecification in subProcess"},
-		{"external", RuleUnsupported, "camunda:failedJobRetryTimeCycle"},
 		{"external", RuleUnsupported, "camunda:field"},
 		{"external", RuleUnsupported, "camunda:errorEventDefinition"},
 		{"clash", RuleDuplicateID, "globalTask"},

@@ -427,7 +427,9 @@
 // zeebe:linkedResources, zeebe:properties configuring an inbound
 // connector (a property named inbound.*), and these extension elements:
 // camunda:executionListener, camunda:taskListener,
-// camunda:failedJobRetryTimeCycle (gobpm has its own retry schedule),
+// camunda:failedJobRetryTimeCycle anywhere but on an element that creates
+// a job (there it is the job's retry schedule, RetryCycle) or as an
+// expression,
 // camunda:field (field injection), camunda:errorEventDefinition (external
 // task error mapping), zeebe:executionListeners, zeebe:taskListeners.
 // Camunda 7's camunda:asyncBefore, camunda:asyncAfter and

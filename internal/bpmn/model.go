@@ -378,8 +378,15 @@ type JobDef struct {
 	// type="=…", a "${…}" topic): it is evaluated when the job is created
 	// and must yield a non-empty string.
 	TypeExpr expr.Expression
-	// Retries is the initial retry budget (gobpm:retries, default 3).
+	// Retries is the initial retry budget (gobpm:retries, else
+	// zeebe:taskDefinition retries, else the attempts of RetryCycle,
+	// default 3).
 	Retries int
+	// RetryCycle is the backoff schedule of Camunda 7's
+	// camunda:failedJobRetryTimeCycle; nil when there is none or a
+	// gobpm:retries or zeebe:taskDefinition retries set the budget
+	// (lower-precedence sources are ignored, as for the job type).
+	RetryCycle *RetryCycle
 	// Headers are the job's static custom headers (zeebe:taskHeaders, or
 	// Camunda 7's camunda:properties on an external task), handed to the
 	// worker with every activation; nil when there are none.

@@ -148,9 +148,12 @@ type parser struct {
 	loopRefs []loopRef
 	// jobOwners are the elements whose job was read (job), and
 	// headerOwners the elements holding zeebe:taskHeaders: headers on an
-	// element that creates no job are refused by checkHeaders.
-	jobOwners    map[*etree.Element]bool
-	headerOwners []*etree.Element
+	// element that creates no job are refused by checkHeaders, and
+	// retryCycleOwners those holding camunda:failedJobRetryTimeCycle,
+	// refused by checkRetryCycles on an element that creates no job.
+	jobOwners        map[*etree.Element]bool
+	headerOwners     []*etree.Element
+	retryCycleOwners []*etree.Element
 	// assocs are the association elements of every container, in
 	// document order; checkCompensation reads the compensation ones.
 	assocs []assoc
@@ -342,6 +345,7 @@ func (p *parser) definitions(root *etree.Element) *Definitions {
 		}
 	}
 	p.checkHeaders()
+	p.checkRetryCycles()
 	// Global tasks are callable one-task processes (docs/scopes.md#call-activities); a
 	// document holding only global tasks is a library of them.
 	defs.Processes = append(defs.Processes, globals...)

@@ -100,18 +100,21 @@ func (p *parser) job(e, camundaOn *etree.Element) *JobDef {
 		p.problems.add(label, RuleMissingAttribute,
 			"%s %q needs a job type: gobpm:type (or zeebe:taskDefinition type, camunda:topic)", e.Tag, label)
 	}
-	if r, ok := pick(retries); ok {
-		v := strings.TrimSpace(r.value)
-		n, err := strconv.Atoi(v)
-		switch {
-		case v == "" && r.what == "zeebe:taskDefinition retries":
-			// The Camunda Modeler writes retries="" when the field is left
-			// blank; Zeebe then takes its default, as gobpm does.
-		case err != nil || n < 0:
-			p.problems.add(label, RuleInvalidAttribute, "%s=%q: want an integer >= 0", r.what, r.value)
-		default:
-			j.Retries = n
-		}
+	cycle := p.retryCycle(e)
+	r, ok := pick(retries)
+	if ok && r.what == "zeebe:taskDefinition retries" && strings.TrimSpace(r.value) == "" {
+		// The Camunda Modeler writes retries="" when the field is left
+		// blank; Zeebe then takes its default, as gobpm does.
+		ok = false
+	}
+	switch n, err := strconv.Atoi(strings.TrimSpace(r.value)); {
+	case !ok && cycle != nil:
+		j.Retries, j.RetryCycle = cycle.Attempts, cycle
+	case !ok:
+	case err != nil || n < 0:
+		p.problems.add(label, RuleInvalidAttribute, "%s=%q: want an integer >= 0", r.what, r.value)
+	default:
+		j.Retries = n
 	}
 	j.Headers = p.jobHeaders(e, holders)
 	p.jobOwners[e] = true

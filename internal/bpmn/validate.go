@@ -581,7 +581,6 @@ var refusedExtensions = []refusedExtension{
 	{NamespaceCamunda, "taskListener", "camunda:taskListener", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceCamunda, "failedJobRetryTimeCycle", "camunda:failedJobRetryTimeCycle", "custom retry schedules are not supported; gobpm retries jobs 1 s doubling to 5 min (gobpm:retries sets the budget)"},
 	{NamespaceCamunda, "field", "camunda:field", "field injection into Java classes is not supported; pass values as variables"},
 	{NamespaceCamunda, "errorEventDefinition", "camunda:errorEventDefinition", "mapping external task failures to BPMN errors by expression is not supported; let the worker throw the BPMN error"},
 }
@@ -608,6 +607,9 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 			continue
 		case ns == NamespaceGobpm:
 			continue // an unknown gobpm element: checkIDs reports it
+		case ns == NamespaceCamunda && c.Tag == retryCycleTag:
+			p.retryCycleOwners = append(p.retryCycleOwners, owner) // read by job, checked by checkRetryCycles
+			continue
 		case ns == NamespaceZeebe && c.Tag == "taskHeaders":
 			p.headerOwners = append(p.headerOwners, owner) // read by job, checked by checkHeaders
 			continue

@@ -217,10 +217,10 @@ func (h *handler) requireLogin(next http.Handler) http.Handler {
 // authorize applies a route's rule to the logged-in person: a page or
 // action they may not use answers 403 with the reason, and nothing
 // changes. The admin pages exist only with logins (404 without).
-func (h *handler) authorize(ru rule, next http.Handler) http.Handler {
+func (h *handler) authorize(ru access.Rule, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !h.authOn() {
-			if ru.kind == auth.KindSystem {
+			if ru.Kind == auth.KindSystem {
 				h.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+": administration needs logins (--auth builtin or oidc).")
 				return
 			}
@@ -228,27 +228,27 @@ func (h *handler) authorize(ru rule, next http.Handler) http.Handler {
 			return
 		}
 		c := h.caller(r)
-		if ru.perm == "" || c.Unrestricted() {
+		if ru.Perm == "" || c.Unrestricted() {
 			next.ServeHTTP(w, r)
 			return
 		}
 		var key string
 		var err error
 		ok := false
-		switch ru.key {
-		case keyList:
-			ok = c.AllowedAny(ru.perm, ru.kind) || (ru.perm == auth.PermDeploy && c.AllowedAny(auth.PermDeploy, auth.KindDecision))
-		case keyParam:
+		switch ru.Key {
+		case access.KeyHandler:
+			ok = ru.AllowsSome(c)
+		case access.KeyParam:
 			key = chi.URLParam(r, "key")
-			ok = c.Allowed(ru.perm, ru.kind, key)
-		case keyInstance:
+			ok = c.Allowed(ru.Perm, ru.Kind, key)
+		case access.KeyInstance:
 			key, err = h.svc.InstanceProcessKey(r.Context(), runtime.InstanceID(chi.URLParam(r, "id")))
-			ok = err == nil && c.Allowed(ru.perm, ru.kind, key)
-		case keyIncident:
+			ok = err == nil && c.Allowed(ru.Perm, ru.Kind, key)
+		case access.KeyIncident:
 			key, err = h.svc.IncidentProcessKey(r.Context(), chi.URLParam(r, "id"))
-			ok = err == nil && c.Allowed(ru.perm, ru.kind, key)
+			ok = err == nil && c.Allowed(ru.Perm, ru.Kind, key)
 		default:
-			ok = c.Allowed(ru.perm, ru.kind, "*")
+			ok = c.Allowed(ru.Perm, ru.Kind, "*")
 		}
 		if err != nil {
 			noteStatus(r, statusOf(err))
@@ -256,7 +256,7 @@ func (h *handler) authorize(ru rule, next http.Handler) http.Handler {
 			return
 		}
 		if !ok {
-			h.fail(w, r, http.StatusForbidden, refusal(c, ru.perm, ru.kind, key))
+			h.fail(w, r, http.StatusForbidden, refusal(c, ru.Perm, ru.Kind, key))
 			return
 		}
 		next.ServeHTTP(w, r)

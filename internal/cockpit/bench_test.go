@@ -10,7 +10,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // BenchmarkPages renders the instance list and an instance page with 10,000
@@ -20,7 +20,7 @@ import (
 //
 //	go test -run '^$' -bench Pages -benchtime 50x ./internal/cockpit/
 func BenchmarkPages(b *testing.B) {
-	bb := setupWith(b, store.Options{Synchronous: "NORMAL"}) // NORMAL only to fill the store faster
+	bb := setupWith(b, sqlite.Options{Synchronous: "NORMAL"}) // NORMAL only to fill the store faster
 	bb.deploy("review.bpmn", "caller.bpmn", "picky.bpmn")
 	startMany(b, bb.rt, "review", 9800)
 	startMany(b, bb.rt, "caller", 100)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,11 +64,7 @@ func TestBrowserModelerEditsZeebeSettings(t *testing.T) {
 	ctx := browser(t)
 	b := setup(t)
 	b.deploy("zeebepay.bpmn")
-	downloads := t.TempDir()
-	if _, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
-		t.Fatalf("allow downloads: %v", err)
-	}
+	downloads, saved := allowDownloads(t, ctx)
 
 	run(t, ctx, "open the modeler", chromedp.Navigate(b.srv.URL+"/processes/zeebepay/edit"))
 	waitFor(t, ctx, "the modeler is ready", modelerReady, 15*time.Second)
@@ -97,9 +94,9 @@ func TestBrowserModelerEditsZeebeSettings(t *testing.T) {
 	retype(t, ctx, prop("gobpm:type"), "refund")
 
 	run(t, ctx, "download the edited model", chromedp.Click(css(`[data-testid="modeler-download"]`)))
-	saved := waitForFile(t, filepath.Join(downloads, "zeebepay-v1-edited.bpmn"))
-	if !strings.Contains(saved, `type="charge-card-v2"`) || !strings.Contains(saved, `candidateGroups="auditors"`) {
-		t.Errorf("the download is the edited model:\n%s", saved)
+	edited := waitForDownload(t, downloads, saved, "zeebepay-v1-edited.bpmn")
+	if !strings.Contains(edited, `type="charge-card-v2"`) || !strings.Contains(edited, `candidateGroups="auditors"`) {
+		t.Errorf("the download is the edited model:\n%s", edited)
 	}
 	if _, err := b.rt.Definition(context.Background(), "zeebepay", 2); err == nil {
 		t.Error("downloading deployed a version")
@@ -163,20 +160,64 @@ func TestBrowserModelerEditsCamundaSettings(t *testing.T) {
 	}
 }
 
-// waitForFile waits until the browser finished saving the file at path
-// and returns its content.
-func waitForFile(t *testing.T, path string) string {
+// allowDownloads lets the browser save files into a temp dir, returned
+// with the names of the downloads it finished, as the browser reports
+// them (Browser.downloadProgress "completed").
+func allowDownloads(t *testing.T, ctx context.Context) (string, <-chan string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
-			if _, err := os.Stat(path + ".crdownload"); os.IsNotExist(err) {
-				return string(data)
+	dir := t.TempDir()
+	saved := make(chan string, 16)
+	var mu sync.Mutex
+	names := map[string]string{} // download GUID → suggested file name
+	listen := func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *cdpbrowser.EventDownloadWillBegin:
+			names[e.GUID] = e.SuggestedFilename
+		case *cdpbrowser.EventDownloadProgress:
+			if e.State == cdpbrowser.DownloadProgressStateCompleted {
+				select {
+				case saved <- names[e.GUID]:
+				default:
+				}
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	entries, _ := os.ReadDir(filepath.Dir(path))
-	t.Fatalf("%s was not saved within 30 s (the folder holds %v)", path, entries)
-	return ""
+	// The command below goes to the page's session, which then reports
+	// the downloads.
+	if err := chromedp.Listen(ctx, listen); err != nil {
+		t.Fatalf("listen to the page: %v", err)
+	}
+	events := true
+	if _, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, EventsEnabled: &events}); err != nil {
+		t.Fatalf("allow downloads: %v", err)
+	}
+	return dir, saved
+}
+
+// waitForDownload waits until the browser reports the download of name
+// finished and returns the saved file's content.
+func waitForDownload(t *testing.T, dir string, saved <-chan string, name string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case got := <-saved:
+			if got != name {
+				t.Logf("another download finished: %q", got)
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatalf("the browser reported %s saved: %v", name, err)
+			}
+			return string(data)
+		case <-timeout:
+			entries, _ := os.ReadDir(dir)
+			t.Fatalf("%s was not saved within 30 s (the folder holds %v)", name, entries)
+			return ""
+		}
+	}
 }

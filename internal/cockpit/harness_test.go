@@ -24,7 +24,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // bundle is the cockpit mounted beside the JSON API, as the server runs
@@ -32,23 +32,23 @@ import (
 // (cookie jar, redirects followed).
 type bundle struct {
 	t      testing.TB
-	db     *store.DB
+	db     *sqlite.DB
 	rt     *runtime.Runtime
 	srv    *httptest.Server
 	client *http.Client
 }
 
 func setup(t testing.TB) *bundle {
-	return setupWith(t, store.Options{})
+	return setupWith(t, sqlite.Options{})
 }
 
 // setupWith serves the cockpit over a runtime on a SQLite file. SQLite
 // only (not testdb): the cockpit reads the runtime's views, never the
 // store, and those views run on both stores in the runtime's and API's
 // suites; some pages' tests tune the SQLite store (opts).
-func setupWith(t testing.TB, opts store.Options) *bundle {
+func setupWith(t testing.TB, opts sqlite.Options) *bundle {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), opts)
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func setupAuth(t testing.TB, users map[string]auth.Role, members map[string][]st
 func setupAuthWith(t testing.TB, opts cockpit.Options, users map[string]auth.Role, members map[string][]string) *authBundle {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

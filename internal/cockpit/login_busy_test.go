@@ -21,7 +21,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	rt "github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // setupAuthPool is setupAuth with the access service's password hash pool
@@ -29,7 +29,7 @@ import (
 func setupAuthPool(t *testing.T, pool *auth.HashPool) *authBundle {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

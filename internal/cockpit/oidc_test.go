@@ -26,7 +26,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 const idpClientID, idpClientSecret = "gobpm-cockpit", "client-secret-value"
@@ -147,7 +147,7 @@ func setupOIDC(t *testing.T) (*authBundle, *idp) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // scopeIDs lists the data-scope of every scope a page shows.
@@ -177,7 +177,7 @@ func (cappedService) ListInstances(_ context.Context, f runtime.InstanceFilter) 
 // setupService is setup with the cockpit reading through wrap(runtime).
 func setupService(t *testing.T, wrap func(cockpit.Service) cockpit.Service) *bundle {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

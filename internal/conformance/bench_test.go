@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // The multi-instance runtime benchmark ("a parallel multi-instance over 1,000
@@ -60,11 +61,11 @@ func BenchmarkMultiInstance1000Runtime(b *testing.B) {
 	}
 	ctx := context.Background()
 	open := func(b *testing.B) *runtime.Runtime {
-		db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), store.Options{})
+		db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		clk := &clock{now: epoch}
+		clk := clock.NewManual(epoch)
 		rt := runtime.New(db, runtime.Options{Now: clk.Now})
 		b.Cleanup(func() { rt.Close(); db.Close() })
 		if _, err := rt.Deploy(ctx, []runtime.File{

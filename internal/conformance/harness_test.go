@@ -18,9 +18,10 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, for the read-only view of the waits table
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 	"github.com/gobpm/gobpm/internal/timer"
 )
 
@@ -59,16 +60,6 @@ func locateConformance() string {
 	}
 }
 
-// clock is the settable clock injected into the runtime.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = t }
-
 // epoch is where every run's clock starts: a whole hour, so cron cycles
 // such as "every 5 minutes at second 0" are due exactly 5 minutes later.
 var epoch = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -83,7 +74,7 @@ type runner struct {
 	t     *testing.T
 	label string // "row 3 run (a)"
 	ctx   context.Context
-	clk   *clock
+	clk   *clock.Manual
 	rt    *runtime.Runtime
 	// waits is a read-only connection to the same SQLite file: the runtime
 	// has no method listing an instance's waits, so subscriptions and timers
@@ -135,11 +126,11 @@ func openRunner(t *testing.T, label string) *runner {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := store.Open(ctx, path, store.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		t.Fatalf("%s: open store: %v", label, err)
 	}
-	clk := &clock{now: epoch}
+	clk := clock.NewManual(epoch)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rt := runtime.New(db, runtime.Options{Now: clk.Now, Logger: logger})
@@ -642,12 +633,12 @@ func (r *runner) stopReasons() ([]string, error) {
 }
 
 // storedID is an id as the store keeps it in an id column (migration
-// 0005; store.EncodeID).
-func storedID(id string) any { return store.EncodeID(id) }
+// 0005; sqlite.EncodeID).
+func storedID(id string) any { return sqlite.EncodeID(id) }
 
-// loadedID decodes an id column read as any (store.DecodeID).
+// loadedID decodes an id column read as any (sqlite.DecodeID).
 func loadedID(v any) string {
-	id, err := store.DecodeID(v)
+	id, err := sqlite.DecodeID(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

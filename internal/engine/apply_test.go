@@ -16,7 +16,7 @@ func (strangeEvent) Kind() string { return "strange" }
 // naming its type; on an ended one the status refusal comes first, as for
 // every event but start, cancel and resume.
 func TestApplyRefusesUnknownEvent(t *testing.T) {
-	p := mustProcess(t, "review_boundary_retry.bpmn")
+	p := mustProcess(t, "retry_boundary_retry.bpmn")
 	st, _ := mustStart(t, p, nil)
 	_, _, err := Step(p, st, strangeEvent{}, t0, Options{})
 	if !errors.Is(err, ErrInvalidTransition) || err.Error() != "engine: event engine.strangeEvent: invalid transition" {

@@ -114,7 +114,8 @@ func (x *executor) createJob(t *Track, n *bpmn.Node) {
 
 // countFailure records a failed attempt on job w: one failure more, the
 // retries left, the error message and the backoff until it may be
-// activated again.
+// activated again: the worker's, else the model's retry cycle, else
+// defaultBackoff.
 func (x *executor) countFailure(w *Wait, e JobFailed) {
 	w.Failures++
 	if e.Decrement {
@@ -123,11 +124,16 @@ func (x *executor) countFailure(w *Wait, e JobFailed) {
 		w.Retries = max(e.Retries, 0)
 	}
 	w.ErrorMessage = e.ErrorMessage
-	backoff := e.Backoff
-	if backoff <= 0 {
-		backoff = defaultBackoff(w.Failures, e.Jitter)
+	switch n := x.proc.Node(w.NodeID); {
+	case e.Backoff > 0:
+		w.DueAt = x.now.Add(e.Backoff)
+	case n != nil && n.Job != nil && n.Job.RetryCycle != nil:
+		// The model's schedule (camunda:failedJobRetryTimeCycle) when the
+		// worker names no backoff of its own.
+		w.DueAt = n.Job.RetryCycle.WaitAfter(w.Failures, x.now)
+	default:
+		w.DueAt = x.now.Add(defaultBackoff(w.Failures, e.Jitter))
 	}
-	w.DueAt = x.now.Add(backoff)
 	x.touch(w.ID)
 }
 

@@ -404,3 +404,56 @@ func TestJobFailedDecrementsUnderTheWriter(t *testing.T) {
 		t.Fatalf("two decrements of a budget of 2: retries %d incidents %d", st.Wait(key).Retries, len(st.Incidents))
 	}
 }
+
+// TestJobRetryCycle runs Camunda 7's camunda:failedJobRetryTimeCycle as
+// Camunda 7 does: the budget is the job's retries, failure k waits the
+// k-th interval (the last repeats), a worker's own backoff wins, and
+// gobpm:retries (or zeebe retries) sets the budget and default schedule
+// instead.
+func TestJobRetryCycle(t *testing.T) {
+	t.Parallel()
+	const file = "retry_cycle.bpmn"
+	tests := []struct {
+		node    string
+		retries int
+		// waits are the backoffs after each failure until the incident.
+		waits []time.Duration
+	}{
+		{"repeating", 3, []time.Duration{5 * time.Minute, 5 * time.Minute}},
+		{"listed", 4, []time.Duration{time.Minute, 10 * time.Minute, 24 * time.Hour}},
+		{"once", 2, []time.Duration{30 * time.Second}},
+		{"overridden", 2, []time.Duration{time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.node, func(t *testing.T) {
+			t.Parallel()
+			st, _ := mustStart(t, mustProcess(t, file), nil)
+			key := waitAt(t, st, WaitJob, tt.node).ID
+			if got := st.Wait(key).Retries; got != tt.retries {
+				t.Fatalf("created with %d retries, want %d", got, tt.retries)
+			}
+			now := t0
+			for i, want := range tt.waits {
+				st, _ = run(t, file, st, JobFailed{Key: key, Decrement: true, Jitter: 0.5, ErrorMessage: "down"}, now)
+				w := st.Wait(key)
+				if got := w.DueAt.Sub(now); got != want || len(st.Incidents) != 0 {
+					t.Fatalf("failure %d: due after %v, incidents %d; want %v, none", i+1, got, len(st.Incidents), want)
+				}
+				now = w.DueAt
+			}
+			st, _ = run(t, file, st, JobFailed{Key: key, Decrement: true, ErrorMessage: "down"}, now)
+			if len(st.Incidents) != 1 || st.Wait(key).Retries != 0 {
+				t.Fatalf("last failure: retries %d incidents %+v, want an incident", st.Wait(key).Retries, st.Incidents)
+			}
+		})
+	}
+	t.Run("worker backoff wins", func(t *testing.T) {
+		t.Parallel()
+		st, _ := mustStart(t, mustProcess(t, file), nil)
+		key := waitAt(t, st, WaitJob, "repeating").ID
+		st, _ = run(t, file, st, JobFailed{Key: key, Retries: 2, Backoff: 7 * time.Second}, t0)
+		if got := st.Wait(key).DueAt.Sub(t0); got != 7*time.Second {
+			t.Errorf("due after %v, want the worker's 7s", got)
+		}
+	})
+}

@@ -175,8 +175,37 @@ func TestLayerRules(t *testing.T) {
 		}
 	}
 	for _, imp := range actual["internal/runtime"] {
-		if strings.HasPrefix(imp, "internal/store") || imp == "internal/api" || imp == "internal/cockpit" {
+		if strings.HasPrefix(imp, "internal/store/") || imp == "internal/api" || imp == "internal/cockpit" {
 			t.Errorf("internal/runtime must not import %s", imp)
+		}
+	}
+	for _, imp := range actual["internal/store"] {
+		if !slices.Contains(pure, imp) {
+			t.Errorf("internal/store is the storage contract, a leaf above the pure core, but imports %s", imp)
+		}
+	}
+	for pkg, imports := range actual {
+		if !strings.HasPrefix(pkg, "internal/store/") {
+			continue
+		}
+		for _, imp := range imports {
+			if imp == "internal/runtime" || imp == "internal/api" || imp == "internal/cockpit" {
+				t.Errorf("%s is beneath the storage contract but imports %s", pkg, imp)
+			}
+		}
+	}
+	// The drivers are the store implementations: the runtime gets one
+	// handed in, by cmd/ or by the test helpers (driverPickers).
+	drivers := []string{"internal/store/sqlite", "internal/store/postgres"}
+	driverPickers := []string{"gobpmtest", "internal/testdb"}
+	for pkg, imports := range actual {
+		if strings.HasPrefix(pkg, "cmd/") || slices.Contains(driverPickers, pkg) {
+			continue
+		}
+		for _, imp := range imports {
+			if slices.Contains(drivers, imp) {
+				t.Errorf("%s imports the driver %s: only cmd/, %v and tests pick a driver", pkg, imp, driverPickers)
+			}
 		}
 	}
 }

@@ -26,7 +26,7 @@
 //
 //	func TestSomething(t *testing.T) {
 //		url := pgtest.URL(t) // postgres://postgres@/t_…?host=/tmp/gobpm-pg-…
-//		db, err := pgstore.Open(ctx, url, pgstore.Options{})
+//		db, err := postgres.Open(ctx, url, postgres.Options{})
 //		…
 //	}
 package pgtest

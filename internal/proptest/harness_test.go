@@ -9,38 +9,26 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite" // the read-only accessor of the waits table
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // t0 is the clock value every run starts at.
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-
-// clock is a settable test clock shared by the runtime and the driver.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-// Set moves the clock to at.
-func (c *clock) Set(at time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = at }
 
 // harness is one runtime over one real SQLite file, reused by every check of
 // a test, plus a read-only connection to the same file for the waits table
 // (the runtime has no API listing subscriptions).
 type harness struct {
 	path string
-	clk  *clock
-	db   *store.DB
+	clk  *clock.Manual
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	ro   *sql.DB
 	// held are the jobs the driver activated, by wait id: the key and lock
@@ -51,7 +39,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: &clock{now: t0}, held: map[string]runtime.JobView{}}
+	h := &harness{path: filepath.Join(t.TempDir(), "gobpm.db"), clk: clock.NewManual(t0), held: map[string]runtime.JobView{}}
 	if err := h.open(); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +61,7 @@ func newHarness(t *testing.T) *harness {
 // runtime's restart behaviour runs on both stores in its own suite.
 func (h *harness) open() error {
 	ctx := context.Background()
-	db, err := store.Open(ctx, h.path, store.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(ctx, h.path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return err
 	}
@@ -148,12 +136,12 @@ func (h *harness) scopeRows(ctx context.Context, id runtime.InstanceID) (int, er
 }
 
 // storedID is an id as the store keeps it in an id column (migration
-// 0005; store.EncodeID).
-func storedID(id string) any { return store.EncodeID(id) }
+// 0005; sqlite.EncodeID).
+func storedID(id string) any { return sqlite.EncodeID(id) }
 
-// loadedID decodes an id column read as any (store.DecodeID).
+// loadedID decodes an id column read as any (sqlite.DecodeID).
 func loadedID(v any) string {
-	id, err := store.DecodeID(v)
+	id, err := sqlite.DecodeID(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -44,7 +45,7 @@ func heapBytes() uint64 {
 func BenchmarkLargeMultiInstance(b *testing.B) {
 	for _, n := range []int{10, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
-			clk := &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+			clk := clock.NewManual(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 			rt := benchRuntime(b, clk)
 			ctx := context.Background()
 			if _, err := rt.Deploy(ctx, []runtime.File{{Name: "large.bpmn", Content: []byte(largeModel)}}); err != nil {

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
-func benchRuntime(b *testing.B, clk *clock) *runtime.Runtime {
+func benchRuntime(b *testing.B, clk *clock.Manual) *runtime.Runtime {
 	b.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), store.Options{})
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func startMany(b *testing.B, rt *runtime.Runtime, key string, n int) {
 // BenchmarkJobRoundTrip measures activate + complete of one job through the
 // runtime over SQLite (synchronous=FULL), one worker.
 func BenchmarkJobRoundTrip(b *testing.B) {
-	clk := &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	clk := clock.NewManual(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	rt := benchRuntime(b, clk)
 	ctx := context.Background()
 	if _, err := rt.Deploy(ctx, []runtime.File{fixtureB(b, "job.bpmn")}); err != nil {
@@ -76,7 +77,7 @@ func BenchmarkJobRoundTrip(b *testing.B) {
 func BenchmarkTimers100k(b *testing.B) {
 	const n = 100_000
 	for i := 0; i < b.N; i++ {
-		clk := &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+		clk := clock.NewManual(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 		rt := benchRuntime(b, clk)
 		ctx := context.Background()
 		if _, err := rt.Deploy(ctx, []runtime.File{fixtureB(b, "timer_only.bpmn")}); err != nil {
@@ -85,7 +86,7 @@ func BenchmarkTimers100k(b *testing.B) {
 		begin := time.Now()
 		startMany(b, rt, "timerOnly", n)
 		armed := time.Since(begin)
-		clk.Add(time.Hour)
+		clk.Advance(time.Hour)
 		begin = time.Now()
 		fired, err := rt.FireDueTimers(ctx)
 		if err != nil || fired != n {

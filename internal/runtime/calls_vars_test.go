@@ -190,18 +190,18 @@ func TestCallBindings(t *testing.T) {
 		return runtime.File{Name: f.Name, Content: bytes.Replace(f.Content, []byte(`name="REV"`), []byte(`name="`+rev+`"`), 1)}
 	}
 	mustDeploy(t, c.rt, callerFile, childFile) // caller 1, child 1
-	c.clk.Add(time.Minute)
+	c.clk.Advance(time.Minute)
 	mustDeploy(t, c.rt, revise(childFile, "B")) // child 2
 	if got := onlyChild(t, c.rt, start(t, c.rt, "depCaller", nil)).ProcessVersion; got != 1 {
 		t.Errorf("caller 1 ran child version %d, want 1 (deployed with it)", got)
 	}
-	c.clk.Add(time.Minute)
+	c.clk.Advance(time.Minute)
 	// Caller 2, with child 2 re-sent unchanged (it keeps version 2 and its deployment).
 	res := mustDeploy(t, c.rt, revise(callerFile, "B"), revise(childFile, "B"))
 	if res.Processes[0].Version != 2 || res.Processes[1].Version != 2 {
 		t.Fatalf("deployed %+v", res.Processes)
 	}
-	c.clk.Add(time.Minute)
+	c.clk.Advance(time.Minute)
 	mustDeploy(t, c.rt, revise(childFile, "C")) // child 3, later
 	if got := onlyChild(t, c.rt, start(t, c.rt, "depCaller", nil)).ProcessVersion; got != 2 {
 		t.Errorf("caller 2 ran child version %d, want 2 (current when it was deployed)", got)

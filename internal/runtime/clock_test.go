@@ -31,7 +31,7 @@ const stampBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 func TestDecisionsReadTheRuntimeClock(t *testing.T) {
 	t.Parallel()
 	c := setupClocked(t)
-	c.clk.Add(-400 * 24 * time.Hour) // far from the wall clock's day
+	c.clk.Advance(-400 * 24 * time.Hour) // far from the wall clock's day
 	day := c.clk.Now().Format("2006-01-02")
 	ctx := context.Background()
 	if _, err := c.rt.Deploy(ctx, []runtime.File{{Name: "stamp.dmn", Content: []byte(stampDMN)}, {Name: "stamping.bpmn", Content: []byte(stampBPMN)}}); err != nil {

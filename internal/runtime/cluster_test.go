@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
 
@@ -45,7 +45,7 @@ func twoNodes(t *testing.T, opts runtime.Options) [2]*runtime.Runtime {
 	url := testdb.DSN(t)
 	var rts [2]*runtime.Runtime
 	for i := range rts {
-		db, err := pgstore.Open(context.Background(), url, pgstore.Options{NodeID: fmt.Sprintf("node-%d", i+1)})
+		db, err := postgres.Open(context.Background(), url, postgres.Options{NodeID: fmt.Sprintf("node-%d", i+1)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,7 @@
 //
 // # Housekeeping
 //
-// The clock is Options.Now, or a ManualClock (clock.go) that only SetClock
+// The clock is Options.Now, or a manual clock (clock.Manual, clock.go) that only SetClock
 // and AdvanceClock move: they fire the timers due at the new time before
 // they return and wake the scheduler and job long polls. The history
 // cleaner (retention.go) deletes ended instances past their process
@@ -65,6 +65,9 @@
 // schedulers. On any other store none of this runs and no step pays for
 // it.
 //
-// The runtime declares the Store interface it needs; package store
-// implements it. It imports no HTTP.
+// The Store interface it needs is the storage contract in package store
+// (internal/store), re-exported here under the runtime's names
+// (contract.go); the drivers beneath it (internal/store/sqlite,
+// internal/store/postgres) implement it, and cmd/ or a test hands one to
+// New. The runtime imports store but no driver, and no HTTP.
 package runtime

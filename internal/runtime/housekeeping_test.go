@@ -11,15 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // manual is a runtime on a real SQLite file with a manual clock, resumed
 // (scheduler running), with the given options otherwise.
 type manual struct {
-	clk  *runtime.ManualClock
-	db   *store.DB
+	clk  *clock.Manual
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	path string
 }
@@ -28,8 +29,8 @@ var manualEpoch = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 
 func setupManual(t *testing.T, opts runtime.Options) *manual {
 	t.Helper()
-	m := &manual{clk: runtime.NewManualClock(manualEpoch), path: filepath.Join(t.TempDir(), "gobpm.db")}
-	db, err := store.Open(context.Background(), m.path, store.Options{})
+	m := &manual{clk: clock.NewManual(manualEpoch), path: filepath.Join(t.TempDir(), "gobpm.db")}
+	db, err := sqlite.Open(context.Background(), m.path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +196,7 @@ func TestManualClockExpiresJobLocks(t *testing.T) {
 	}
 
 	polled := make(chan []runtime.JobView, 1)
+	read := m.clk.NextRead()
 	go func() {
 		long := req
 		long.RequestTimeout = 5 * time.Second // real time: the clock move must end it early
@@ -204,11 +206,12 @@ func TestManualClockExpiresJobLocks(t *testing.T) {
 		}
 		polled <- jobs
 	}()
-	// Give the poll a moment to start waiting: a move before that would be
-	// found by its first look (the test would still pass, without
-	// exercising the wake-up); a move while it waits must wake it, or it
-	// answers nothing after its 5 s.
-	time.Sleep(100 * time.Millisecond)
+	// The poll reads the clock only after it registered for wake-ups: once
+	// it has read it, a move must wake it, or it answers nothing after its
+	// 5 s. (The scheduler reads the clock too; a move before the poll's
+	// look is found by that look: the test still passes, without
+	// exercising the wake-up.)
+	<-read
 	if _, err := m.rt.AdvanceClock(ctx, time.Minute+time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +451,7 @@ func TestBackupUnderLoad(t *testing.T) {
 	}
 
 	// The copy opens and resumes; its waiting instances complete.
-	db, err := store.Open(ctx, res.Path, store.Options{})
+	db, err := sqlite.Open(ctx, res.Path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,6 +243,15 @@ func (r *Runtime) heldJob(ctx context.Context, key string, holder JobHolder) (Wa
 	return r.heldRef(ctx, id, nil, holder)
 }
 
+// heldResolved is heldJob for the job ref names: the row ResolveJob read,
+// else the key verified and the job read now.
+func (r *Runtime) heldResolved(ctx context.Context, ref JobRef, holder JobHolder) (WaitRow, *LockGuard, error) {
+	if ref.row != nil {
+		return r.heldRef(ctx, ref.row.ID, ref.row, holder)
+	}
+	return r.heldJob(ctx, ref.Key, holder)
+}
+
 // heldRef returns the open job with wait id id, provided holder holds its
 // lock, and the guard a step acting on it commits under. The job is known
 // when ResolveJob read it, else it is read now. ENOTFOUND for an id that
@@ -390,13 +399,7 @@ func (r *Runtime) CompleteResolvedRouterJob(ctx context.Context, ref JobRef, hol
 	if err != nil {
 		return err
 	}
-	var row WaitRow
-	var guard *LockGuard
-	if ref.row != nil {
-		row, guard, err = r.heldRef(ctx, ref.row.ID, ref.row, holder)
-	} else {
-		row, guard, err = r.heldJob(ctx, ref.Key, holder)
-	}
+	row, guard, err := r.heldResolved(ctx, ref, holder)
 	if err != nil {
 		return err
 	}
@@ -420,6 +423,11 @@ func engineActivations(acts []Activation, field string) ([]engine.Activation, er
 // req.Retries the job has one retry less; at 0 retries an incident opens
 // and the instance shows failed. Either way the lock is released.
 func (r *Runtime) FailJob(ctx context.Context, key string, holder JobHolder, req FailRequest) error {
+	return r.FailResolvedJob(ctx, JobRef{Key: key}, holder, req)
+}
+
+// FailResolvedJob is FailJob for a job ref names (see CompleteResolvedJob).
+func (r *Runtime) FailResolvedJob(ctx context.Context, ref JobRef, holder JobHolder, req FailRequest) error {
 	if req.RetryBackoff < 0 {
 		return &Error{Code: EINVALID, Message: "retryBackoffMs must not be negative", Field: "retryBackoffMs"}
 	}
@@ -430,7 +438,7 @@ func (r *Runtime) FailJob(ctx context.Context, key string, holder JobHolder, req
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	return r.actOnHeldJob(ctx, JobRef{Key: key}, holder, func(id string) engine.Event {
+	return r.actOnHeldJob(ctx, ref, holder, func(id string) engine.Event {
 		ev.Key = id
 		return ev
 	})
@@ -440,10 +448,16 @@ func (r *Runtime) FailJob(ctx context.Context, key string, holder JobHolder, req
 // holder holds; an error boundary event (or an enclosing one) catches it,
 // otherwise an incident names the code.
 func (r *Runtime) ThrowJobError(ctx context.Context, key string, holder JobHolder, code, message string, vars map[string]any) error {
+	return r.ThrowResolvedJobError(ctx, JobRef{Key: key}, holder, code, message, vars)
+}
+
+// ThrowResolvedJobError is ThrowJobError for a job ref names (see
+// CompleteResolvedJob).
+func (r *Runtime) ThrowResolvedJobError(ctx context.Context, ref JobRef, holder JobHolder, code, message string, vars map[string]any) error {
 	if code == "" {
 		return &Error{Code: EINVALID, Message: "errorCode is required", Field: "errorCode"}
 	}
-	return r.actOnHeldJob(ctx, JobRef{Key: key}, holder, func(id string) engine.Event {
+	return r.actOnHeldJob(ctx, ref, holder, func(id string) engine.Event {
 		return engine.JobErrorThrown{Key: id, Code: code, ErrorMessage: message, Variables: vars}
 	})
 }
@@ -452,10 +466,16 @@ func (r *Runtime) ThrowJobError(ctx context.Context, key string, holder JobHolde
 // ENOTFOUND for an unknown key; heldJob's refusals; ECONFLICT for a lock
 // that has expired (activate the job again).
 func (r *Runtime) ExtendJobLock(ctx context.Context, key string, holder JobHolder, d time.Duration) error {
+	return r.ExtendResolvedJobLock(ctx, JobRef{Key: key}, holder, d)
+}
+
+// ExtendResolvedJobLock is ExtendJobLock for a job ref names (see
+// CompleteResolvedJob).
+func (r *Runtime) ExtendResolvedJobLock(ctx context.Context, ref JobRef, holder JobHolder, d time.Duration) error {
 	if d <= 0 || d > MaxLockDuration {
 		return &Error{Code: EINVALID, Message: "lockDurationMs must be positive and at most one day", Field: "lockDurationMs"}
 	}
-	row, guard, err := r.heldJob(ctx, key, holder)
+	row, guard, err := r.heldResolved(ctx, ref, holder)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
@@ -191,7 +192,7 @@ func TestLostLockIsAConflict(t *testing.T) {
 	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
 	inst := start(t, c.rt, "worker", nil)
 	w1 := oneJobOf(t, activateAs(t, c.rt, "fetch-order", "w1", "", time.Minute))
-	c.clk.Add(time.Minute) // expired at now
+	c.clk.Advance(time.Minute) // expired at now
 	if err := c.rt.ExtendJobLock(ctx, w1.Key, held(w1), time.Minute); runtime.ErrorCode(err) != runtime.ECONFLICT || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("extend an expired lock: %v, want a conflict saying it expired", err)
 	}
@@ -227,7 +228,7 @@ func TestLateCompletionWhileNobodyTookTheJob(t *testing.T) {
 	mustDeploy(t, c.rt, fixture(t, "worker.bpmn"))
 	inst := start(t, c.rt, "worker", nil)
 	j := oneJobOf(t, activateAs(t, c.rt, "fetch-order", "w1", "ann", time.Minute))
-	c.clk.Add(time.Hour)
+	c.clk.Advance(time.Hour)
 	// The lock expired long ago, but the job was not activated again: the
 	// holder's result is taken (at-least-once delivery), under its identity only.
 	if err := c.rt.CompleteJob(ctx, j.Key, runtime.JobHolder{Token: j.LockToken, User: "bob"}, nil); runtime.ErrorCode(err) != runtime.EFORBIDDEN {
@@ -297,7 +298,7 @@ func (s *stealingStore) CommitSteps(ctx context.Context, steps []runtime.StepRec
 func TestLockCheckedInTheStepTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	clk := clock.NewManual(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestLockCheckedInTheStepTransaction(t *testing.T) {
 	mustDeploy(t, rt, fixture(t, "worker.bpmn"))
 	inst := start(t, rt, "worker", nil)
 	j := oneJobOf(t, activateAs(t, rt, "fetch-order", "w1", "", time.Minute))
-	clk.Add(2 * time.Minute) // expired, not yet taken: the check passes
+	clk.Advance(2 * time.Minute) // expired, not yet taken: the check passes
 	s.armed.Store(true)
 	err = rt.CompleteJob(ctx, j.Key, held(j), map[string]any{"by": "w1"})
 	if runtime.ErrorCode(err) != runtime.ECONFLICT || !errors.Is(err, runtime.ErrLockLost) {

@@ -11,8 +11,9 @@ import (
 
 	_ "modernc.org/sqlite" // the pages of the file are read with a plain connection
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // churn is a server under a steady load with a short history time to
@@ -22,16 +23,16 @@ import (
 // are reused, so the file stops growing once it holds about two minutes of
 // history, however many instances the load completes.
 type churn struct {
-	clk  *runtime.ManualClock
-	db   *store.DB
+	clk  *clock.Manual
+	db   *sqlite.DB
 	rt   *runtime.Runtime
 	path string
 }
 
 func newChurn(tb testing.TB) *churn {
 	tb.Helper()
-	c := &churn{clk: runtime.NewManualClock(manualEpoch), path: filepath.Join(tb.TempDir(), "gobpm.db")}
-	db, err := store.Open(context.Background(), c.path, store.Options{Synchronous: "NORMAL"})
+	c := &churn{clk: clock.NewManual(manualEpoch), path: filepath.Join(tb.TempDir(), "gobpm.db")}
+	db, err := sqlite.Open(context.Background(), c.path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		tb.Fatal(err)
 	}

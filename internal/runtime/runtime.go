@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/dmn"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/scope"
@@ -30,7 +31,7 @@ type Options struct {
 	Now func() time.Time
 	// ManualClock, when set, is the clock (Now is then ignored), and
 	// SetClock and AdvanceClock move it (clock.go).
-	ManualClock *ManualClock
+	ManualClock *clock.Manual
 	// NewID mints instance and deployment ids; nil means UUID version 7.
 	NewID func() string
 	// Engine bounds each step; a deployment refuses a model that could
@@ -157,9 +158,9 @@ type Runtime struct {
 	retention RetentionOptions
 	cleaner   *cleaner
 	backupDir string
-	// manual is the clock when it is a ManualClock (clock.go); nil for a
-	// real clock.
-	manual *ManualClock
+	// manual is the clock when it is manual (clock.go); nil for a real
+	// clock.
+	manual *clock.Manual
 
 	// batches runs migration batches (migrate.go).
 	batches *batches

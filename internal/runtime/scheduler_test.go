@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
@@ -17,7 +18,7 @@ import (
 // clock is always the injected one).
 func setupLimited(t *testing.T, opts runtime.Options) *clocked {
 	t.Helper()
-	c := &clocked{path: testdb.DSN(t), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
+	c := &clocked{path: testdb.DSN(t), clk: clock.NewManual(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 	reopen := func() {
 		db, err := testdb.Open(context.Background(), c.path)
 		if err != nil {
@@ -74,7 +75,7 @@ func TestTimerStartCatchUp(t *testing.T) {
 			c := setupLimited(t, runtime.Options{})
 			ctx := context.Background()
 			mustDeploy(t, c.rt, startsProcess("nightly", 1, "<timeCycle>"+tt.cycle+"</timeCycle>"))
-			c.clk.Add(10*time.Hour + 30*time.Minute) // ten missed occurrences
+			c.clk.Advance(10*time.Hour + 30*time.Minute) // ten missed occurrences
 			if n, err := c.rt.FireDueTimers(ctx); n != 1 || err != nil {
 				t.Fatalf("catch-up fired %d (%v), want 1", n, err)
 			}
@@ -112,7 +113,7 @@ func TestTimerStartCap(t *testing.T) {
 		want := []int{10, 20, 25}
 		for sec, w := range want {
 			if sec > 0 {
-				c.clk.Add(time.Second)
+				c.clk.Advance(time.Second)
 			}
 			if _, err := c.rt.FireDueTimers(ctx); err != nil {
 				t.Fatal(err)
@@ -150,7 +151,7 @@ func TestTimerStartCap(t *testing.T) {
 		mustDeploy(t, c.rt, startsProcess("burst", 7, past))
 		for sec, w := range []int{3, 6, 7} {
 			if sec > 0 {
-				c.clk.Add(time.Second)
+				c.clk.Advance(time.Second)
 			}
 			c.rt.FireDueTimers(ctx)
 			if got := instanceCount(t, c.rt, "burst"); got != w {
@@ -206,7 +207,7 @@ func TestDeployHoldsModelsToTheEngineLimits(t *testing.T) {
 	}
 	// No Resume: its scheduler would race this test to the due timer.
 	c.db, c.rt = db, runtime.New(db, runtime.Options{Now: c.clk.Now})
-	c.clk.Add(30 * time.Second)
+	c.clk.Advance(30 * time.Second)
 	if n, err := c.rt.FireDueTimers(ctx); n != 1 || err != nil {
 		t.Fatalf("the old definition's timer start fired %d (%v), want 1", n, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // TestTokensIndexedAtStartUp: instances stored before the token index
@@ -22,7 +22,7 @@ func TestTokensIndexedAtStartUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gobpm.db")
-	db, err := store.Open(ctx, path, store.Options{})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestTokensIndexedAtStartUp(t *testing.T) {
 	}
 	raw.Close()
 
-	db, err = store.Open(ctx, path, store.Options{})
+	db, err = sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

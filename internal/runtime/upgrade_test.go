@@ -13,8 +13,8 @@ import (
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/migrations"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
+	"github.com/gobpm/gobpm/internal/store/sqlite/migrations"
 )
 
 // TestUpgradeFromWholeCheckpoints opens a database an older gobpm wrote
@@ -87,7 +87,7 @@ func TestUpgradeFromWholeCheckpoints(t *testing.T) {
 
 	// Today's gobpm on that file: the store migrates, the runtime upgrades
 	// the checkpoint at start-up and the instance carries on.
-	db, err := store.Open(ctx, path, store.Options{})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,38 +3,25 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // clocked is a runtime over a real database (testdb) with an injected clock.
 type clocked struct {
 	path string
-	clk  *clock
+	clk  *clock.Manual
 	db   testdb.Store
 	rt   *runtime.Runtime
 }
 
 func setupClocked(t *testing.T) *clocked {
 	t.Helper()
-	c := &clocked{path: testdb.DSN(t), clk: &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}
+	c := &clocked{path: testdb.DSN(t), clk: clock.NewManual(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))}
 	c.open(t)
 	t.Cleanup(func() { c.close(t) })
 	return c
@@ -122,7 +109,7 @@ func TestWorkerDrivesProcess(t *testing.T) {
 	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 0 {
 		t.Fatalf("a timer fired early: %d %v", n, err)
 	}
-	c.clk.Add(30 * time.Minute)
+	c.clk.Advance(30 * time.Minute)
 	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 1 {
 		t.Fatalf("due timer: %d %v", n, err)
 	}
@@ -145,7 +132,7 @@ func TestJobRetriesIncidentAndRetry(t *testing.T) {
 	if got := activate(t, c.rt, "fetch-order", 0); len(got) != 0 {
 		t.Fatalf("job activatable during its backoff: %+v", got)
 	}
-	c.clk.Add(2 * time.Second) // default backoff: 1 s ± 20 %
+	c.clk.Advance(2 * time.Second) // default backoff: 1 s ± 20 %
 	jobs := activate(t, c.rt, "fetch-order", 0)
 	if len(jobs) != 1 || jobs[0].Retries != 1 {
 		t.Fatalf("after backoff: %+v", jobs)
@@ -193,16 +180,16 @@ func TestLockExpiryRedelivers(t *testing.T) {
 	if err := c.rt.ExtendJobLock(ctx, first[0].Key, held(first[0]), 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	c.clk.Add(90 * time.Second)
+	c.clk.Advance(90 * time.Second)
 	if got := activate(t, c.rt, "fetch-order", 0); len(got) != 0 {
 		t.Fatalf("extended lock ignored: %+v", got)
 	}
-	c.clk.Add(time.Minute)
+	c.clk.Advance(time.Minute)
 	again := activate(t, c.rt, "fetch-order", 0)
 	if len(again) != 1 || again[0].Key != first[0].Key || again[0].LockToken == first[0].LockToken {
 		t.Fatalf("expired lock not re-delivered under a new token: %+v", again)
 	}
-	c.clk.Add(2 * time.Minute)
+	c.clk.Advance(2 * time.Minute)
 	if err := c.rt.ExtendJobLock(ctx, again[0].Key, held(again[0]), time.Minute); runtime.ErrorCode(err) != runtime.ECONFLICT {
 		t.Fatalf("extend an expired lock: %v", err)
 	}
@@ -359,7 +346,7 @@ func TestTimerStartSchedule(t *testing.T) {
 		t.Fatal("schedule fired early")
 	}
 	for i := 1; i <= 3; i++ {
-		c.clk.Add(time.Hour)
+		c.clk.Advance(time.Hour)
 		c.rt.FireDueTimers(ctx)
 	}
 	if got := count(); got != 2 {
@@ -410,7 +397,7 @@ func TestRestartKeepsEveryWait(t *testing.T) {
 	if n, err := c.rt.CorrelateMessage(ctx, "order-paid", "r", nil); err != nil || n != 1 {
 		t.Fatalf("message after restart: %d %v", n, err)
 	}
-	c.clk.Add(10 * time.Minute)
+	c.clk.Advance(10 * time.Minute)
 	if _, err := c.rt.FireDueTimers(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -487,11 +474,11 @@ func TestMultipleAndInstantiatingStarts(t *testing.T) {
 	if got := byStatus(); got[runtime.StatusCompleted] != 1 || got[runtime.StatusRunning] != 1 {
 		t.Fatalf("after the messages: %v", got)
 	}
-	c.clk.Add(30 * time.Minute)
+	c.clk.Advance(30 * time.Minute)
 	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 1 {
 		t.Fatalf("the start event's timer: %d %v", n, err)
 	}
-	c.clk.Add(30 * time.Minute)
+	c.clk.Advance(30 * time.Minute)
 	if n, err := c.rt.FireDueTimers(ctx); err != nil || n != 1 {
 		t.Fatalf("the gateway's timer: %d %v", n, err)
 	}

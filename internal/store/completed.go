@@ -1,106 +1,30 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-	"fmt"
-	"strings"
+import "time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
-)
-
-// The completed user tasks (migration 0016): a row per task a person
-// completed, written by the step that completed it.
-const (
-	insertCompletedTaskSQL = `INSERT INTO completed_tasks (instance_seq, task_id, node_id, name, completed_by, created_at, completed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (instance_seq, task_id) DO NOTHING`
-	deleteCompletedTasksSQL = `DELETE FROM completed_tasks WHERE instance_seq = ?`
-	completedTaskColumns    = `c.task_id, i.id, c.node_id, c.name, c.completed_by, c.created_at, c.completed_at,
-		i.process_key, i.business_key, COALESCE(i.number, 0)`
-)
-
-func init() {
-	writeQueries = append(writeQueries, insertCompletedTaskSQL, deleteCompletedTasksSQL)
+// CompletedTaskRow is a user task someone completed, as the store keeps it
+// after its wait is gone. ProcessKey, BusinessKey and InstanceNumber are
+// the instance's, read with the row (a step's record leaves them empty).
+type CompletedTaskRow struct {
+	TaskID         string
+	InstanceID     InstanceID
+	NodeID         string
+	Name           string
+	CompletedBy    string
+	CreatedAt      time.Time
+	CompletedAt    time.Time
+	ProcessKey     string
+	BusinessKey    string
+	InstanceNumber int64
 }
 
-// insertCompletedTasks writes the tasks a step of instance seq completed.
-func insertCompletedTasks(st *txStmts, seq int64, tasks []runtime.CompletedTaskRow) error {
-	for _, t := range tasks {
-		if _, err := st.exec(insertCompletedTaskSQL, seq, t.TaskID, t.NodeID, t.Name, t.CompletedBy,
-			encodeTime(t.CreatedAt), encodeTime(t.CompletedAt)); err != nil {
-			return fmt.Errorf("write completed task %s: %w", t.TaskID, err)
-		}
-	}
-	return nil
-}
-
-// completedTasksWhere is the WHERE clause and arguments of a filter.
-func completedTasksWhere(f runtime.CompletedTaskFilter) (string, []any) {
-	var where []string
-	var args []any
-	if f.CompletedBy != "" {
-		where = append(where, "c.completed_by = ?")
-		args = append(args, f.CompletedBy)
-	}
-	if f.ProcessKey != "" {
-		where = append(where, "i.process_key = ?")
-		args = append(args, f.ProcessKey)
-	}
-	if len(where) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(where, " AND "), args
-}
-
-// CompletedTasks lists the completed user tasks matching f, the latest
-// completion first (ties: task id descending), and the total number of
-// matches regardless of paging. Limit 0 means DefaultListLimit; larger
-// than MaxListLimit is capped.
-func (db *DB) CompletedTasks(ctx context.Context, f runtime.CompletedTaskFilter) ([]runtime.CompletedTaskRow, int, error) {
-	cond, args := completedTasksWhere(f)
-	from := ` FROM completed_tasks c JOIN instances i ON i.seq = c.instance_seq` + cond
-	countQuery := `SELECT COUNT(*)` + from
-	pageQuery := `SELECT ` + completedTaskColumns + from + ` ORDER BY c.completed_at DESC, c.task_id DESC LIMIT ? OFFSET ?`
-	for _, q := range []string{countQuery, pageQuery} {
-		if err := db.rstmts.warm(ctx, q); err != nil {
-			return nil, 0, fmt.Errorf("store: completed tasks: %w", err)
-		}
-	}
-	var (
-		out   []runtime.CompletedTaskRow
-		total int
-	)
-	err := db.readWith(ctx, func(st *txStmts) error {
-		if err := st.queryRow(countQuery, args...).Scan(&total); err != nil {
-			return err
-		}
-		rows, err := st.query(pageQuery, append(args, sqlstore.ListLimit(f.Limit), max(f.Offset, 0))...)
-		if err != nil {
-			return err
-		}
-		out, err = scanCompletedTasks(rows)
-		return err
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: completed tasks: %w", err)
-	}
-	return out, total, nil
-}
-
-// scanCompletedTasks reads and closes rows of completedTaskColumns.
-func scanCompletedTasks(rows *sql.Rows) ([]runtime.CompletedTaskRow, error) {
-	defer rows.Close()
-	out := []runtime.CompletedTaskRow{}
-	for rows.Next() {
-		var t runtime.CompletedTaskRow
-		var created, completed int64
-		if err := rows.Scan(&t.TaskID, idDest(&t.InstanceID), &t.NodeID, &t.Name, &t.CompletedBy, &created, &completed,
-			&t.ProcessKey, &t.BusinessKey, &t.InstanceNumber); err != nil {
-			return nil, err
-		}
-		t.CreatedAt, t.CompletedAt = decodeTime(created), decodeTime(completed)
-		out = append(out, t)
-	}
-	return out, rows.Err()
+// CompletedTaskFilter selects completed tasks, newest completion first.
+// Empty fields match all.
+type CompletedTaskFilter struct {
+	// CompletedBy keeps the tasks this user completed.
+	CompletedBy string
+	// ProcessKey keeps the tasks of instances of this process key.
+	ProcessKey string
+	Limit      int
+	Offset     int
 }

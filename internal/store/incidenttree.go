@@ -1,49 +1,15 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-	"fmt"
-	"strings"
-
-	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
-)
-
-// IncidentAncestry returns, for every instance with an open incident, the
-// instance itself (Depth 0) and each caller above it up to the root of
-// its call tree; with ids not nil only the rows whose AncestorID is one of
-// ids.
-func (db *DB) IncidentAncestry(ctx context.Context, ids []runtime.InstanceID) ([]runtime.IncidentAncestor, error) {
-	filter := ""
-	var args []any
-	if ids != nil {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		filter = " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
-		for _, id := range ids {
-			args = append(args, dbID(id))
-		}
-	}
-	var out []runtime.IncidentAncestor
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rs, err := tx.QueryContext(ctx, sqlstore.IncidentAncestryQuery(filter), args...)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var a runtime.IncidentAncestor
-			if err := rs.Scan(idDest(&a.InstanceID), idDest(&a.AncestorID), &a.AncestorKey, &a.Depth); err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return rs.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: incident ancestry: %w", err)
-	}
-	return out, nil
+// IncidentAncestor links an instance with an open incident to one of the
+// instances above it in its call tree: itself (Depth 0), its caller (1),
+// the caller's caller (2), up to the root of the tree.
+type IncidentAncestor struct {
+	// InstanceID has at least one open incident.
+	InstanceID InstanceID
+	// AncestorID is InstanceID (Depth 0) or the instance Depth calls above it.
+	AncestorID InstanceID
+	// AncestorKey is the process key of AncestorID.
+	AncestorKey string
+	// Depth counts the calls between AncestorID and InstanceID.
+	Depth int
 }

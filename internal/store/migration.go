@@ -2,151 +2,63 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"fmt"
 	"time"
-
-	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// The statements of migration batches (runtime migrate.go, migration 0011).
+// Statuses of a migration batch (MigrationRecord.Status).
 const (
-	insertMigrationSQL = `INSERT INTO migrations (id, process_key, source_version, target_version, mapping, status,
-		    created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
-	insertMigrationItemSQL = `INSERT INTO migration_items (migration_id, ord, instance_id, status, reason)
-		VALUES (?, ?, ?, 'pending', '')`
-	selectMigrationSQL = `SELECT process_key, source_version, target_version, mapping, status, created_by,
-		    created_at, finished_at FROM migrations WHERE id = ?`
-	selectMigrationItemsSQL = `SELECT instance_id, status, reason FROM migration_items
-		WHERE migration_id = ? ORDER BY ord`
-	runningMigrationsSQL = `SELECT id FROM migrations WHERE status = 'running' ORDER BY created_at, id`
-	setMigrationItemSQL  = `UPDATE migration_items SET status = ?, reason = ? WHERE migration_id = ? AND instance_id = ?`
-	finishMigrationSQL   = `UPDATE migrations SET status = 'completed', finished_at = ? WHERE id = ?`
+	MigrationRunning   = "running"
+	MigrationCompleted = "completed"
 )
 
-func init() {
-	writeQueries = append(writeQueries, insertMigrationSQL, insertMigrationItemSQL, setMigrationItemSQL, finishMigrationSQL)
-	readQueries = append(readQueries, selectMigrationSQL, selectMigrationItemsSQL, runningMigrationsSQL)
+// Statuses of one instance of a migration batch (MigrationItem.Status).
+const (
+	MigrationPending  = "pending"
+	MigrationMigrated = "migrated"
+	MigrationFailed   = "failed"
+)
+
+// MigrationRecord is a stored migration batch: which process versions,
+// which mapping, who asked and how far it got.
+type MigrationRecord struct {
+	ID            string
+	ProcessKey    string
+	SourceVersion int
+	TargetVersion int
+	// Mapping maps source element ids to target element ids (those it
+	// does not name keep their id).
+	Mapping   map[string]string
+	Status    string
+	CreatedBy string
+	CreatedAt time.Time
+	// FinishedAt is zero while the batch runs.
+	FinishedAt time.Time
 }
 
-// CreateMigration stores a running batch with its instances, in order,
-// each pending, in one transaction; a wrapped runtime.ErrConflict when the
-// id exists.
-func (db *DB) CreateMigration(ctx context.Context, rec runtime.MigrationRecord, instances []runtime.InstanceID) error {
-	mapping, err := json.Marshal(orEmpty(rec.Mapping))
-	if err == nil {
-		err = db.writeWith(ctx, func(st *txStmts) error {
-			if err := execOne(st, errExists, insertMigrationSQL, rec.ID, rec.ProcessKey, rec.SourceVersion, rec.TargetVersion,
-				string(mapping), runtime.MigrationRunning, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
-				return err
-			}
-			for i, id := range instances {
-				if _, err := st.exec(insertMigrationItemSQL, rec.ID, i, string(id)); err != nil {
-					return fmt.Errorf("item %s: %w", id, err)
-				}
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		return fmt.Errorf("store: create migration %s: %w", rec.ID, err)
-	}
-	return nil
+// MigrationItem is one instance of a migration batch and its outcome.
+type MigrationItem struct {
+	InstanceID InstanceID
+	Status     string
+	// Reason says why a failed item failed ("" otherwise).
+	Reason string
 }
 
-// Migration returns a batch and its items in order; a wrapped
-// runtime.ErrNotFound for an unknown id.
-func (db *DB) Migration(ctx context.Context, id string) (runtime.MigrationRecord, []runtime.MigrationItem, error) {
-	rec := runtime.MigrationRecord{ID: id}
-	var items []runtime.MigrationItem
-	err := db.readWith(ctx, func(st *txStmts) error {
-		var mapping string
-		var created int64
-		var finished sql.NullInt64
-		if err := st.queryRow(selectMigrationSQL, id).Scan(&rec.ProcessKey, &rec.SourceVersion, &rec.TargetVersion,
-			&mapping, &rec.Status, &rec.CreatedBy, &created, &finished); err != nil {
-			return notFound(err)
-		}
-		rec.CreatedAt, rec.FinishedAt = decodeTime(created), decodeOptTime(finished)
-		if err := json.Unmarshal([]byte(mapping), &rec.Mapping); err != nil {
-			return fmt.Errorf("mapping: %w", err)
-		}
-		rows, err := st.query(selectMigrationItemsSQL, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var it runtime.MigrationItem
-			var inst string
-			if err := rows.Scan(&inst, &it.Status, &it.Reason); err != nil {
-				return err
-			}
-			it.InstanceID = runtime.InstanceID(inst)
-			items = append(items, it)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return runtime.MigrationRecord{}, nil, fmt.Errorf("store: migration %s: %w", id, err)
-	}
-	return rec, items, nil
-}
-
-// RunningMigrations returns the ids of the batches still running, oldest
-// first.
-func (db *DB) RunningMigrations(ctx context.Context) ([]string, error) {
-	var ids []string
-	err := db.readWith(ctx, func(st *txStmts) error {
-		rows, err := st.query(runningMigrationsSQL)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: running migrations: %w", err)
-	}
-	return ids, nil
-}
-
-// SetMigrationItem records the outcome of one instance of a batch; a
-// wrapped runtime.ErrNotFound when the batch has no such instance.
-func (db *DB) SetMigrationItem(ctx context.Context, id string, item runtime.MigrationItem) error {
-	err := db.writeWith(ctx, func(st *txStmts) error {
-		return execOne(st, runtime.ErrNotFound, setMigrationItemSQL, item.Status, item.Reason, id, string(item.InstanceID))
-	})
-	if err != nil {
-		return fmt.Errorf("store: migration %s item %s: %w", id, item.InstanceID, err)
-	}
-	return nil
-}
-
-// FinishMigration marks a batch completed; a wrapped runtime.ErrNotFound
-// for an unknown id.
-func (db *DB) FinishMigration(ctx context.Context, id string, at time.Time) error {
-	err := db.writeWith(ctx, func(st *txStmts) error {
-		return execOne(st, runtime.ErrNotFound, finishMigrationSQL, encodeTime(at), id)
-	})
-	if err != nil {
-		return fmt.Errorf("store: finish migration %s: %w", id, err)
-	}
-	return nil
-}
-
-// orEmpty returns m, or an empty map for nil (stored as {}).
-func orEmpty(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
+// MigrationStore persists migration batches (runtime/migrate.go) so that a batch
+// survives a restart.
+type MigrationStore interface {
+	// CreateMigration stores a running batch with its instances, in order,
+	// each pending, in one transaction; ErrConflict when the id exists.
+	CreateMigration(ctx context.Context, rec MigrationRecord, instances []InstanceID) error
+	// Migration returns a batch and its items in order; ErrNotFound for an
+	// unknown id.
+	Migration(ctx context.Context, id string) (MigrationRecord, []MigrationItem, error)
+	// RunningMigrations returns the ids of the batches still running,
+	// oldest first.
+	RunningMigrations(ctx context.Context) ([]string, error)
+	// SetMigrationItem records the outcome of one instance of a batch;
+	// ErrNotFound when the batch has no such instance.
+	SetMigrationItem(ctx context.Context, id string, item MigrationItem) error
+	// FinishMigration marks a batch completed at at; ErrNotFound for an
+	// unknown id.
+	FinishMigration(ctx context.Context, id string, at time.Time) error
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/pgtest"
 	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store"
-	"github.com/gobpm/gobpm/internal/store/pgstore"
+	"github.com/gobpm/gobpm/internal/store/postgres"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
 )
 
 // Env names the environment variable that picks the driver: "sqlite"
@@ -76,10 +76,10 @@ func DSN(tb testing.TB) string {
 // Open opens the store at dsn (a DSN): SQLite for a path, PostgreSQL for
 // a URL, each with its default options.
 func Open(ctx context.Context, dsn string) (Store, error) {
-	if pgstore.IsURL(dsn) {
-		return pgstore.Open(ctx, dsn, pgstore.Options{})
+	if postgres.IsURL(dsn) {
+		return postgres.Open(ctx, dsn, postgres.Options{})
 	}
-	return store.Open(ctx, dsn, store.Options{})
+	return sqlite.Open(ctx, dsn, sqlite.Options{})
 }
 
 // MustOpen opens a fresh store for the test and closes it when the test

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // MustAddUser creates user id, created at t0.
@@ -140,7 +140,7 @@ func testUsers(t *testing.T, open Opener) {
 		u    access.User
 		want error
 	}{
-		{name: "taken id", u: access.User{ID: "ann", CreatedAt: t0}, want: runtime.ErrConflict},
+		{name: "taken id", u: access.User{ID: "ann", CreatedAt: t0}, want: store.ErrConflict},
 		{name: "no time", u: access.User{ID: "eve"}},
 		{name: "empty id", u: access.User{CreatedAt: t0}},
 	} {
@@ -152,7 +152,7 @@ func testUsers(t *testing.T, open Opener) {
 	if err := db.CreateUser(ctx, access.User{ID: "ann", CreatedAt: t0}); err == nil || !strings.Contains(err.Error(), "store: create user ann") {
 		t.Errorf("a conflict says what: %v", err)
 	}
-	if _, err := db.User(ctx, "eve"); !errors.Is(err, runtime.ErrNotFound) || !strings.Contains(err.Error(), "user eve") {
+	if _, err := db.User(ctx, "eve"); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "user eve") {
 		t.Errorf("User(eve) = %v, want a not-found naming eve", err)
 	}
 
@@ -165,7 +165,7 @@ func testUsers(t *testing.T, open Opener) {
 	if got, err := db.User(ctx, "ann"); err != nil || !reflect.DeepEqual(got, upd) {
 		t.Errorf("after update User = %+v, %v; want %+v", got, err, upd)
 	}
-	wantErr(t, "UpdateUser(eve)", db.UpdateUser(ctx, access.User{ID: "eve"}), runtime.ErrNotFound)
+	wantErr(t, "UpdateUser(eve)", db.UpdateUser(ctx, access.User{ID: "eve"}), store.ErrNotFound)
 
 	ids := func(us []access.User) []auth.UserID {
 		var out []auth.UserID
@@ -208,7 +208,7 @@ func testGroupsAndMembers(t *testing.T, open Opener) {
 	}
 	MustAddGroup(t, db, "devs")
 	MustAddGroup(t, db, "admins")
-	wantErr(t, "CreateGroup(ops) again", db.CreateGroup(ctx, access.Group{ID: "ops", CreatedAt: t0}), runtime.ErrConflict)
+	wantErr(t, "CreateGroup(ops) again", db.CreateGroup(ctx, access.Group{ID: "ops", CreatedAt: t0}), store.ErrConflict)
 	if err := db.CreateGroup(ctx, access.Group{ID: "x"}); err == nil {
 		t.Error("CreateGroup without a time succeeded")
 	}
@@ -231,10 +231,10 @@ func testGroupsAndMembers(t *testing.T, open Opener) {
 		{"admins", "cy", false, nil},
 		{"admins", "cy", false, nil}, // not a member: no error
 		{"admins", "bob", false, nil},
-		{"nobody", "ann", true, runtime.ErrNotFound},
-		{"ops", "eve", true, runtime.ErrNotFound},
-		{"ops", "eve", false, runtime.ErrNotFound},
-		{"nobody", "ann", false, runtime.ErrNotFound},
+		{"nobody", "ann", true, store.ErrNotFound},
+		{"ops", "eve", true, store.ErrNotFound},
+		{"ops", "eve", false, store.ErrNotFound},
+		{"nobody", "ann", false, store.ErrNotFound},
 	} {
 		wantErr(t, "SetMember("+string(tt.group)+", "+string(tt.user)+")", db.SetMember(ctx, tt.group, tt.user, tt.member), tt.want)
 	}
@@ -250,7 +250,7 @@ func testGroupsAndMembers(t *testing.T, open Opener) {
 		{user: "ann", want: []auth.GroupID{"devs", "ops"}},
 		{user: "bob", want: []auth.GroupID{"ops"}},
 		{user: "cy", want: nil},
-		{user: "eve", err: runtime.ErrNotFound},
+		{user: "eve", err: store.ErrNotFound},
 	} {
 		got, err := db.GroupsOf(ctx, tt.user)
 		if !slices.Equal(got, tt.want) {
@@ -266,7 +266,7 @@ func testGroupsAndMembers(t *testing.T, open Opener) {
 		{group: "ops", want: []auth.UserID{"ann", "bob"}},
 		{group: "devs", want: []auth.UserID{"ann"}},
 		{group: "admins", want: nil},
-		{group: "nobody", err: runtime.ErrNotFound},
+		{group: "nobody", err: store.ErrNotFound},
 	} {
 		got, err := db.Members(ctx, tt.group)
 		if !slices.Equal(got, tt.want) {
@@ -346,15 +346,15 @@ func testAddGrant(t *testing.T, open Opener) {
 		{name: "no time", g: access.GrantRecord{Subject: user, Role: auth.RoleViewer}},
 		{name: "unknown subject kind", g: access.GrantRecord{Subject: access.Subject{Kind: "robot", ID: "ann"}, Role: auth.RoleViewer, CreatedAt: t0}},
 		{name: "zero subject", g: access.GrantRecord{Role: auth.RoleViewer, CreatedAt: t0}},
-		{name: "missing user", g: access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: "eve"}, Role: auth.RoleViewer, CreatedAt: t0}, want: runtime.ErrNotFound},
-		{name: "missing group", g: access.GrantRecord{Subject: access.Subject{Kind: access.SubjectGroup, ID: "ann"}, Role: auth.RoleViewer, CreatedAt: t0}, want: runtime.ErrNotFound},
+		{name: "missing user", g: access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: "eve"}, Role: auth.RoleViewer, CreatedAt: t0}, want: store.ErrNotFound},
+		{name: "missing group", g: access.GrantRecord{Subject: access.Subject{Kind: access.SubjectGroup, ID: "ann"}, Role: auth.RoleViewer, CreatedAt: t0}, want: store.ErrNotFound},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := db.AddGrant(ctx, tt.g)
 			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) {
 				t.Errorf("AddGrant = %v, want an error wrapping %v", err, tt.want)
 			}
-			if errors.Is(err, runtime.ErrConflict) {
+			if errors.Is(err, store.ErrConflict) {
 				t.Errorf("AddGrant = %v, a conflict", err)
 			}
 		})
@@ -388,8 +388,8 @@ func testGrantsAndRemoveGrant(t *testing.T, open Opener) {
 		{subject: access.Subject{Kind: access.SubjectGroup, ID: "ops"}, want: []int64{g2.ID, g4.ID}},
 		{subject: access.Subject{Kind: access.SubjectUser, ID: "bob"}, want: nil},
 		{subject: access.Subject{Kind: access.SubjectGroup, ID: "devs"}, want: nil},
-		{subject: access.Subject{Kind: access.SubjectGroup, ID: "ann"}, err: runtime.ErrNotFound},
-		{subject: access.Subject{Kind: access.SubjectUser, ID: "eve"}, err: runtime.ErrNotFound},
+		{subject: access.Subject{Kind: access.SubjectGroup, ID: "ann"}, err: store.ErrNotFound},
+		{subject: access.Subject{Kind: access.SubjectUser, ID: "eve"}, err: store.ErrNotFound},
 	} {
 		got, err := db.Grants(ctx, tt.subject)
 		if !slices.Equal(grantIDs(got), tt.want) {
@@ -411,8 +411,8 @@ func testGrantsAndRemoveGrant(t *testing.T, open Opener) {
 	if err := db.RemoveGrant(ctx, g4.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "RemoveGrant twice", db.RemoveGrant(ctx, g4.ID), runtime.ErrNotFound)
-	wantErr(t, "RemoveGrant(0)", db.RemoveGrant(ctx, 0), runtime.ErrNotFound)
+	wantErr(t, "RemoveGrant twice", db.RemoveGrant(ctx, g4.ID), store.ErrNotFound)
+	wantErr(t, "RemoveGrant(0)", db.RemoveGrant(ctx, 0), store.ErrNotFound)
 	// The newest id is not given out again: a stale revocation cannot hit
 	// a new grant.
 	g5 := MustGrant(t, db, access.SubjectGroup, "ops", "admin system *")
@@ -508,14 +508,14 @@ func testDeleteUserCascades(t *testing.T, open Opener) {
 	if err := db.DeleteUser(ctx, "ann"); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "DeleteUser twice", db.DeleteUser(ctx, "ann"), runtime.ErrNotFound)
-	wantErr(t, "DeleteUser(eve)", db.DeleteUser(ctx, "eve"), runtime.ErrNotFound)
+	wantErr(t, "DeleteUser twice", db.DeleteUser(ctx, "ann"), store.ErrNotFound)
+	wantErr(t, "DeleteUser(eve)", db.DeleteUser(ctx, "eve"), store.ErrNotFound)
 	_, err := db.User(ctx, "ann")
-	wantErr(t, "User(ann)", err, runtime.ErrNotFound)
+	wantErr(t, "User(ann)", err, store.ErrNotFound)
 	_, err = db.Token(ctx, annTok.ID)
-	wantErr(t, "Token of ann", err, runtime.ErrNotFound)
+	wantErr(t, "Token of ann", err, store.ErrNotFound)
 	_, err = db.Session(ctx, annSess.IDHash)
-	wantErr(t, "Session of ann", err, runtime.ErrNotFound)
+	wantErr(t, "Session of ann", err, store.ErrNotFound)
 	if got, err := db.Members(ctx, "ops"); err != nil || !slices.Equal(got, []auth.UserID{"bob"}) {
 		t.Errorf("Members(ops) = %v, %v", got, err)
 	}
@@ -562,7 +562,7 @@ func testDeleteGroupCascades(t *testing.T, open Opener) {
 	if err := db.DeleteGroup(ctx, "ops"); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "DeleteGroup twice", db.DeleteGroup(ctx, "ops"), runtime.ErrNotFound)
+	wantErr(t, "DeleteGroup twice", db.DeleteGroup(ctx, "ops"), store.ErrNotFound)
 	if got, err := db.GroupsOf(ctx, "ann"); err != nil || !slices.Equal(got, []auth.GroupID{"devs"}) {
 		t.Errorf("GroupsOf(ann) = %v, %v", got, err)
 	}
@@ -620,14 +620,14 @@ func testTokens(t *testing.T, open Opener) {
 		t.Errorf("an unrestricted token reads back as %+v, %v", got, err)
 	}
 	_, err = db.Token(ctx, "nosuchtoken")
-	wantErr(t, "Token(nosuchtoken)", err, runtime.ErrNotFound)
+	wantErr(t, "Token(nosuchtoken)", err, store.ErrNotFound)
 
 	// Create: the owner must exist, the id be new, the hash and time set.
 	_, t5, err := auth.MintToken(seededRand(5), t0.Add(3*time.Second), auth.TokenRequest{Owner: "eve", Name: "x", TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "CreateToken of a missing owner", db.CreateToken(ctx, t5), runtime.ErrNotFound)
+	wantErr(t, "CreateToken of a missing owner", db.CreateToken(ctx, t5), store.ErrNotFound)
 	t5.Owner = "cy"
 	if err := db.CreateToken(ctx, t5); err != nil {
 		t.Fatal(err)
@@ -635,7 +635,7 @@ func testTokens(t *testing.T, open Opener) {
 	if got, err := db.Token(ctx, t5.ID); err != nil || !got.ExpiresAt.Equal(t0.Add(time.Hour+3*time.Second)) {
 		t.Errorf("expiry reads back as %v, %v", got.ExpiresAt, err)
 	}
-	wantErr(t, "CreateToken twice", db.CreateToken(ctx, t5), runtime.ErrConflict)
+	wantErr(t, "CreateToken twice", db.CreateToken(ctx, t5), store.ErrConflict)
 	noHash := t5
 	noHash.ID, noHash.Hash = "other", auth.SecretHash{}
 	if err := db.CreateToken(ctx, noHash); err == nil {
@@ -666,7 +666,7 @@ func testTokens(t *testing.T, open Opener) {
 		{owner: "ann", want: []auth.TokenID{t4.ID, t2.ID, t1.ID}},
 		{owner: "bob", want: []auth.TokenID{t3.ID}},
 		{owner: "", want: []auth.TokenID{t5.ID, t4.ID, tie[0], tie[1], t1.ID}},
-		{owner: "eve", err: runtime.ErrNotFound},
+		{owner: "eve", err: store.ErrNotFound},
 	} {
 		got, err := db.Tokens(ctx, tt.owner)
 		if !slices.Equal(ids(got), tt.want) {
@@ -693,7 +693,7 @@ func testTokens(t *testing.T, open Opener) {
 	if err := got.Verify(presented, t0.Add(2*time.Minute)); !errors.Is(err, auth.ErrRevoked) {
 		t.Errorf("Verify of a revoked token = %v", err)
 	}
-	wantErr(t, "RevokeToken(missing)", db.RevokeToken(ctx, "nosuchtoken", t0), runtime.ErrNotFound)
+	wantErr(t, "RevokeToken(missing)", db.RevokeToken(ctx, "nosuchtoken", t0), store.ErrNotFound)
 	if err := db.RevokeToken(ctx, t1.ID, time.Time{}); err == nil {
 		t.Error("RevokeToken at the zero time succeeded")
 	}
@@ -713,7 +713,7 @@ func testTokens(t *testing.T, open Opener) {
 			t.Errorf("after TouchToken(%v) LastUsedAt = %v, %v; want %v", tt.at, got.LastUsedAt, err, tt.want)
 		}
 	}
-	wantErr(t, "TouchToken(missing)", db.TouchToken(ctx, "nosuchtoken", t0), runtime.ErrNotFound)
+	wantErr(t, "TouchToken(missing)", db.TouchToken(ctx, "nosuchtoken", t0), store.ErrNotFound)
 }
 
 // testTokenSecretsStayOut checks that the store keeps a token's hash as 32
@@ -779,8 +779,8 @@ func testSessions(t *testing.T, open Opener) {
 		t.Errorf("Session(builtin) = %v (groups %v), %v", got, got.Groups, err)
 	}
 	_, err = db.Session(ctx, auth.HashSecret([]byte("nobody")))
-	wantErr(t, "Session(missing)", err, runtime.ErrNotFound)
-	wantErr(t, "CreateSession twice", db.CreateSession(ctx, oidc), runtime.ErrConflict)
+	wantErr(t, "Session(missing)", err, store.ErrNotFound)
+	wantErr(t, "CreateSession twice", db.CreateSession(ctx, oidc), store.ErrConflict)
 	for _, bad := range []auth.Session{
 		{User: "ann", CreatedAt: t0, ExpiresAt: t0, LastSeenAt: t0},
 		{IDHash: auth.HashSecret([]byte("a")), CreatedAt: t0, ExpiresAt: t0, LastSeenAt: t0},
@@ -803,7 +803,7 @@ func testSessions(t *testing.T, open Opener) {
 			t.Errorf("after TouchSession(%v) LastSeenAt = %v, %v; want %v", tt.at, got.LastSeenAt, err, tt.want)
 		}
 	}
-	wantErr(t, "TouchSession(missing)", db.TouchSession(ctx, auth.HashSecret([]byte("x")), t0), runtime.ErrNotFound)
+	wantErr(t, "TouchSession(missing)", db.TouchSession(ctx, auth.HashSecret([]byte("x")), t0), store.ErrNotFound)
 
 	// Expiry: a session is gone at its ExpiresAt, as Check decides.
 	for _, tt := range []struct {
@@ -825,7 +825,7 @@ func testSessions(t *testing.T, open Opener) {
 			}
 		}
 	}
-	if _, err := db.Session(ctx, oidc.IDHash); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Session(ctx, oidc.IDHash); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("expired session: %v", err)
 	}
 
@@ -835,7 +835,7 @@ func testSessions(t *testing.T, open Opener) {
 	if err := db.DeleteSession(ctx, builtin.IDHash); err != nil {
 		t.Errorf("DeleteSession of a missing session: %v", err)
 	}
-	if _, err := db.Session(ctx, builtin.IDHash); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Session(ctx, builtin.IDHash); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("deleted session: %v", err)
 	}
 }

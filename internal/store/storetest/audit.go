@@ -9,7 +9,7 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // mustAppendAudit appends entries and returns them with their Seq.
@@ -245,7 +245,7 @@ func testAuditLimits(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
 	db := open(t)
-	entries := make([]access.AuditEntry, sqlstore.MaxAuditLimit+50)
+	entries := make([]access.AuditEntry, sqlquery.MaxAuditLimit+50)
 	for i := range entries {
 		entries[i] = access.AuditEntry{At: t0.Add(time.Duration(i)), Action: "login", Outcome: "ok"}
 	}
@@ -255,10 +255,10 @@ func testAuditLimits(t *testing.T, open Opener) {
 		want    int
 		wantErr bool
 	}{
-		{f: access.AuditFilter{}, want: sqlstore.DefaultAuditLimit},
+		{f: access.AuditFilter{}, want: sqlquery.DefaultAuditLimit},
 		{f: access.AuditFilter{Limit: 1}, want: 1},
-		{f: access.AuditFilter{Limit: sqlstore.MaxAuditLimit}, want: sqlstore.MaxAuditLimit},
-		{f: access.AuditFilter{Limit: sqlstore.MaxAuditLimit + 1}, want: sqlstore.MaxAuditLimit},
+		{f: access.AuditFilter{Limit: sqlquery.MaxAuditLimit}, want: sqlquery.MaxAuditLimit},
+		{f: access.AuditFilter{Limit: sqlquery.MaxAuditLimit + 1}, want: sqlquery.MaxAuditLimit},
 		{f: access.AuditFilter{Limit: -1}, wantErr: true},
 		{f: access.AuditFilter{Before: -1}, wantErr: true},
 	} {

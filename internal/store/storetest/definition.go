@@ -9,159 +9,159 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // Resource builds a resource with the given content declaring keys (each
 // process named after its key).
-func Resource(name, content string, keys ...string) runtime.Resource {
+func Resource(name, content string, keys ...string) store.Resource {
 	sum := sha256.Sum256([]byte(content))
-	r := runtime.Resource{Name: name, Content: []byte(content), Hash: hex.EncodeToString(sum[:])}
+	r := store.Resource{Name: name, Content: []byte(content), Hash: hex.EncodeToString(sum[:])}
 	for _, k := range keys {
-		r.Processes = append(r.Processes, runtime.ProcessDecl{Key: k, Name: "Process " + k})
+		r.Processes = append(r.Processes, store.ProcessDecl{Key: k, Name: "Process " + k})
 	}
 	return r
 }
 
 // decisions returns r declaring the decisions keys too (each named after its
 // key), as a .dmn resource does.
-func decisions(r runtime.Resource, keys ...string) runtime.Resource {
+func decisions(r store.Resource, keys ...string) store.Resource {
 	for _, k := range keys {
-		r.Decisions = append(r.Decisions, runtime.ProcessDecl{Key: k, Name: "Decision " + k})
+		r.Decisions = append(r.Decisions, store.ProcessDecl{Key: k, Name: "Decision " + k})
 	}
 	return r
 }
 
 // Deployment builds a deployment at a time derived from its position in tests.
-func Deployment(id string, resources ...runtime.Resource) runtime.DeploymentRecord {
-	return runtime.DeploymentRecord{ID: id, DeployedAt: t0, Resources: resources}
+func Deployment(id string, resources ...store.Resource) store.DeploymentRecord {
+	return store.DeploymentRecord{ID: id, DeployedAt: t0, Resources: resources}
 }
 
 // dref builds a DefinitionRef.
-func dref(key string, version int) runtime.DefinitionRef {
-	return runtime.DefinitionRef{Key: key, Version: version}
+func dref(key string, version int) store.DefinitionRef {
+	return store.DefinitionRef{Key: key, Version: version}
 }
 
 func testDeployVersioning(t *testing.T, open Opener) {
 	t.Parallel()
 	// refs are the process and decision refs of one deployment.
-	type refs struct{ procs, decs []runtime.DefinitionRef }
+	type refs struct{ procs, decs []store.DefinitionRef }
 	// Each case deploys its steps in order on a fresh store.
 	tests := []struct {
 		name  string
-		steps []runtime.DeploymentRecord
+		steps []store.DeploymentRecord
 		want  []refs
 	}{
 		{
 			name:  "new key gets version 1",
-			steps: []runtime.DeploymentRecord{Deployment("d1", Resource("a.bpmn", "A1", "a"))},
-			want:  []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}},
+			steps: []store.DeploymentRecord{Deployment("d1", Resource("a.bpmn", "A1", "a"))},
+			want:  []refs{{procs: []store.DefinitionRef{dref("a", 1)}}},
 		},
 		{
 			name: "same hash keeps the version",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", Resource("a.bpmn", "A1", "a")),
 				Deployment("d2", Resource("a.bpmn", "A1", "a")),
 			},
-			want: []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}, {procs: []runtime.DefinitionRef{dref("a", 1)}}},
+			want: []refs{{procs: []store.DefinitionRef{dref("a", 1)}}, {procs: []store.DefinitionRef{dref("a", 1)}}},
 		},
 		{
 			name: "changed content gets version 2",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", Resource("a.bpmn", "A1", "a")),
 				Deployment("d2", Resource("a.bpmn", "A2", "a")),
 			},
-			want: []refs{{procs: []runtime.DefinitionRef{dref("a", 1)}}, {procs: []runtime.DefinitionRef{dref("a", 2)}}},
+			want: []refs{{procs: []store.DefinitionRef{dref("a", 1)}}, {procs: []store.DefinitionRef{dref("a", 2)}}},
 		},
 		{
 			name: "back to old content is a new version",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", Resource("a.bpmn", "A1", "a")),
 				Deployment("d2", Resource("a.bpmn", "A2", "a")),
 				Deployment("d3", Resource("a.bpmn", "A1", "a")),
 			},
 			want: []refs{
-				{procs: []runtime.DefinitionRef{dref("a", 1)}},
-				{procs: []runtime.DefinitionRef{dref("a", 2)}},
-				{procs: []runtime.DefinitionRef{dref("a", 3)}},
+				{procs: []store.DefinitionRef{dref("a", 1)}},
+				{procs: []store.DefinitionRef{dref("a", 2)}},
+				{procs: []store.DefinitionRef{dref("a", 3)}},
 			},
 		},
 		{
 			name: "two processes in one resource",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", Resource("ab.bpmn", "AB1", "a", "b")),
 				Deployment("d2", Resource("ab.bpmn", "AB2", "a", "b")),
 			},
 			want: []refs{
-				{procs: []runtime.DefinitionRef{dref("a", 1), dref("b", 1)}},
-				{procs: []runtime.DefinitionRef{dref("a", 2), dref("b", 2)}},
+				{procs: []store.DefinitionRef{dref("a", 1), dref("b", 1)}},
+				{procs: []store.DefinitionRef{dref("a", 2), dref("b", 2)}},
 			},
 		},
 		{
 			name: "a second resource versions independently",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", Resource("a.bpmn", "A1", "a"), Resource("c.bpmn", "C1", "c")),
 				Deployment("d2", Resource("a.bpmn", "A1", "a"), Resource("c.bpmn", "C2", "c")),
 			},
 			want: []refs{
-				{procs: []runtime.DefinitionRef{dref("a", 1), dref("c", 1)}},
-				{procs: []runtime.DefinitionRef{dref("a", 1), dref("c", 2)}},
+				{procs: []store.DefinitionRef{dref("a", 1), dref("c", 1)}},
+				{procs: []store.DefinitionRef{dref("a", 1), dref("c", 2)}},
 			},
 		},
 		{
 			name:  "new decision gets version 1",
-			steps: []runtime.DeploymentRecord{Deployment("d1", decisions(Resource("x.dmn", "X1"), "x"))},
-			want:  []refs{{decs: []runtime.DefinitionRef{dref("x", 1)}}},
+			steps: []store.DeploymentRecord{Deployment("d1", decisions(Resource("x.dmn", "X1"), "x"))},
+			want:  []refs{{decs: []store.DefinitionRef{dref("x", 1)}}},
 		},
 		{
 			name: "identical decision content keeps the version",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", decisions(Resource("x.dmn", "X1"), "x", "y")),
 				Deployment("d2", decisions(Resource("x.dmn", "X1"), "x", "y")),
 			},
 			want: []refs{
-				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
-				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{decs: []store.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{decs: []store.DefinitionRef{dref("x", 1), dref("y", 1)}},
 			},
 		},
 		{
 			name: "changed decision content gets the next version",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", decisions(Resource("x.dmn", "X1"), "x", "y")),
 				Deployment("d2", decisions(Resource("x.dmn", "X2"), "x", "y")),
 				Deployment("d3", decisions(Resource("x.dmn", "X1"), "x")),
 			},
 			want: []refs{
-				{decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
-				{decs: []runtime.DefinitionRef{dref("x", 2), dref("y", 2)}},
-				{decs: []runtime.DefinitionRef{dref("x", 3)}},
+				{decs: []store.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{decs: []store.DefinitionRef{dref("x", 2), dref("y", 2)}},
+				{decs: []store.DefinitionRef{dref("x", 3)}},
 			},
 		},
 		{
 			name: "decision moved to another resource keeps its content rule",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", decisions(Resource("x.dmn", "X1"), "x")),
 				Deployment("d2", decisions(Resource("renamed.dmn", "X1"), "x")),
 			},
 			// Same hash, so the version is kept, as for processes.
-			want: []refs{{decs: []runtime.DefinitionRef{dref("x", 1)}}, {decs: []runtime.DefinitionRef{dref("x", 1)}}},
+			want: []refs{{decs: []store.DefinitionRef{dref("x", 1)}}, {decs: []store.DefinitionRef{dref("x", 1)}}},
 		},
 		{
 			name: "a resource with both processes and decisions",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", decisions(Resource("both", "B1", "p", "q"), "x", "y")),
 				Deployment("d2", decisions(Resource("both", "B1", "p", "q"), "x", "y")),
 				Deployment("d3", decisions(Resource("both", "B2", "p", "q"), "x", "y")),
 			},
 			want: []refs{
-				{procs: []runtime.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
-				{procs: []runtime.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []runtime.DefinitionRef{dref("x", 1), dref("y", 1)}},
-				{procs: []runtime.DefinitionRef{dref("p", 2), dref("q", 2)}, decs: []runtime.DefinitionRef{dref("x", 2), dref("y", 2)}},
+				{procs: []store.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []store.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{procs: []store.DefinitionRef{dref("p", 1), dref("q", 1)}, decs: []store.DefinitionRef{dref("x", 1), dref("y", 1)}},
+				{procs: []store.DefinitionRef{dref("p", 2), dref("q", 2)}, decs: []store.DefinitionRef{dref("x", 2), dref("y", 2)}},
 			},
 		},
 		{
 			name: "refs in resource and document order, processes and decisions apart",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1",
 					decisions(Resource("z.dmn", "Z1"), "z2", "z1"),
 					Resource("b.bpmn", "B1", "b"),
@@ -171,21 +171,21 @@ func testDeployVersioning(t *testing.T, open Opener) {
 			// A process key and a decision key never collide: they are
 			// versioned apart.
 			want: []refs{{
-				procs: []runtime.DefinitionRef{dref("b", 1), dref("a", 1)},
-				decs:  []runtime.DefinitionRef{dref("z2", 1), dref("z1", 1), dref("a", 1)},
+				procs: []store.DefinitionRef{dref("b", 1), dref("a", 1)},
+				decs:  []store.DefinitionRef{dref("z2", 1), dref("z1", 1), dref("a", 1)},
 			}},
 		},
 		{
 			name: "decisions do not disturb process versions",
-			steps: []runtime.DeploymentRecord{
+			steps: []store.DeploymentRecord{
 				Deployment("d1", Resource("a.bpmn", "A1", "a")),
 				Deployment("d2", Resource("a.bpmn", "A1", "a"), decisions(Resource("x.dmn", "X1"), "x")),
 				Deployment("d3", Resource("a.bpmn", "A2", "a"), decisions(Resource("x.dmn", "X1"), "x")),
 			},
 			want: []refs{
-				{procs: []runtime.DefinitionRef{dref("a", 1)}},
-				{procs: []runtime.DefinitionRef{dref("a", 1)}, decs: []runtime.DefinitionRef{dref("x", 1)}},
-				{procs: []runtime.DefinitionRef{dref("a", 2)}, decs: []runtime.DefinitionRef{dref("x", 1)}},
+				{procs: []store.DefinitionRef{dref("a", 1)}},
+				{procs: []store.DefinitionRef{dref("a", 1)}, decs: []store.DefinitionRef{dref("x", 1)}},
+				{procs: []store.DefinitionRef{dref("a", 2)}, decs: []store.DefinitionRef{dref("x", 1)}},
 			},
 		},
 	}
@@ -218,13 +218,13 @@ func testDeployDuplicateIDConflicts(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	_, _, err := db.Deploy(ctx, Deployment("d1", decisions(Resource("a.bpmn", "A2", "a"), "x")))
-	if !errors.Is(err, runtime.ErrConflict) {
+	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("redeploy of id d1 = %v, want ErrConflict", err)
 	}
-	if _, err := db.Definition(ctx, "a", 2); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Definition(ctx, "a", 2); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("failed deploy registered process version 2: %v", err)
 	}
-	if _, err := db.Decision(ctx, "x", 2); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Decision(ctx, "x", 2); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("failed deploy registered decision version 2: %v", err)
 	}
 }
@@ -234,9 +234,9 @@ func testDefinitionLookups(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	later := t0.Add(time.Hour)
-	for _, d := range []runtime.DeploymentRecord{
+	for _, d := range []store.DeploymentRecord{
 		Deployment("d1", Resource("a.bpmn", "A1", "a"), Resource("z.bpmn", "Z1", "z")),
-		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{Resource("a2.bpmn", "A2", "a")}},
+		{ID: "d2", DeployedAt: later, Resources: []store.Resource{Resource("a2.bpmn", "A2", "a")}},
 	} {
 		if _, _, err := db.Deploy(ctx, d); err != nil {
 			t.Fatal(err)
@@ -246,21 +246,21 @@ func testDefinitionLookups(t *testing.T, open Opener) {
 		name    string
 		key     string
 		version int
-		want    runtime.DefinitionRecord
+		want    store.DefinitionRecord
 		wantErr error
 	}{
 		{
 			name: "latest", key: "a",
-			want: runtime.DefinitionRecord{Key: "a", Version: 2, Name: "Process a", DeploymentID: "d2",
+			want: store.DefinitionRecord{Key: "a", Version: 2, Name: "Process a", DeploymentID: "d2",
 				ResourceName: "a2.bpmn", ResourceHash: Resource("", "A2").Hash, XML: []byte("A2"), DeployedAt: later},
 		},
 		{
 			name: "specific", key: "a", version: 1,
-			want: runtime.DefinitionRecord{Key: "a", Version: 1, Name: "Process a", DeploymentID: "d1",
+			want: store.DefinitionRecord{Key: "a", Version: 1, Name: "Process a", DeploymentID: "d1",
 				ResourceName: "a.bpmn", ResourceHash: Resource("", "A1").Hash, XML: []byte("A1"), DeployedAt: t0},
 		},
-		{name: "unknown version", key: "a", version: 3, wantErr: runtime.ErrNotFound},
-		{name: "unknown key", key: "nope", wantErr: runtime.ErrNotFound},
+		{name: "unknown version", key: "a", version: 3, wantErr: store.ErrNotFound},
+		{name: "unknown key", key: "nope", wantErr: store.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,11 +287,11 @@ func testDefinitionLookups(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var refs []runtime.DefinitionRef
+		var refs []store.DefinitionRef
 		for _, d := range got {
-			refs = append(refs, runtime.DefinitionRef{Key: d.Key, Version: d.Version})
+			refs = append(refs, store.DefinitionRef{Key: d.Key, Version: d.Version})
 		}
-		want := []runtime.DefinitionRef{{Key: "a", Version: 2}, {Key: "z", Version: 1}}
+		want := []store.DefinitionRef{{Key: "a", Version: 2}, {Key: "z", Version: 1}}
 		if !reflect.DeepEqual(refs, want) {
 			t.Errorf("LatestDefinitions = %v, want %v", refs, want)
 		}
@@ -302,7 +302,7 @@ func testDefinitionLookups(t *testing.T, open Opener) {
 		if err != nil || len(got) != 2 || got[0].Version != 1 || got[1].Version != 2 {
 			t.Fatalf("DefinitionVersions(a) = %+v, %v", got, err)
 		}
-		if _, err := db.DefinitionVersions(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.DefinitionVersions(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("DefinitionVersions(nope) = %v, want ErrNotFound", err)
 		}
 	})
@@ -320,7 +320,7 @@ func testDeployRollsBackDecisions(t *testing.T, open Opener) {
 	if err == nil {
 		t.Fatal("deploy with a duplicate resource name succeeded")
 	}
-	if _, err := db.Decision(ctx, "x", 0); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Decision(ctx, "x", 0); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("failed deploy left decision x behind: %v", err)
 	}
 	if recs, err := db.LatestDecisions(ctx); err != nil || len(recs) != 0 {
@@ -333,33 +333,33 @@ func testDecisionLookups(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	later := t0.Add(time.Hour)
-	for _, d := range []runtime.DeploymentRecord{
+	for _, d := range []store.DeploymentRecord{
 		Deployment("d1", decisions(Resource("x.dmn", "X1"), "x", "w"), Resource("p.bpmn", "P1", "p")),
-		{ID: "d2", DeployedAt: later, Resources: []runtime.Resource{decisions(Resource("x2.dmn", "X2"), "x")}},
+		{ID: "d2", DeployedAt: later, Resources: []store.Resource{decisions(Resource("x2.dmn", "X2"), "x")}},
 	} {
 		if _, _, err := db.Deploy(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	x1 := runtime.DefinitionRecord{Key: "x", Version: 1, Name: "Decision x", DeploymentID: "d1",
+	x1 := store.DefinitionRecord{Key: "x", Version: 1, Name: "Decision x", DeploymentID: "d1",
 		ResourceName: "x.dmn", ResourceHash: Resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
-	x2 := runtime.DefinitionRecord{Key: "x", Version: 2, Name: "Decision x", DeploymentID: "d2",
+	x2 := store.DefinitionRecord{Key: "x", Version: 2, Name: "Decision x", DeploymentID: "d2",
 		ResourceName: "x2.dmn", ResourceHash: Resource("", "X2").Hash, XML: []byte("X2"), DeployedAt: later}
-	w1 := runtime.DefinitionRecord{Key: "w", Version: 1, Name: "Decision w", DeploymentID: "d1",
+	w1 := store.DefinitionRecord{Key: "w", Version: 1, Name: "Decision w", DeploymentID: "d1",
 		ResourceName: "x.dmn", ResourceHash: Resource("", "X1").Hash, XML: []byte("X1"), DeployedAt: t0}
 	tests := []struct {
 		name    string
 		key     string
 		version int
-		want    runtime.DefinitionRecord
+		want    store.DefinitionRecord
 		wantErr error
 	}{
 		{name: "latest", key: "x", want: x2},
 		{name: "specific", key: "x", version: 1, want: x1},
 		{name: "second decision of a document", key: "w", want: w1},
-		{name: "unknown version", key: "x", version: 3, wantErr: runtime.ErrNotFound},
-		{name: "unknown key", key: "nope", wantErr: runtime.ErrNotFound},
-		{name: "a process key is not a decision", key: "p", wantErr: runtime.ErrNotFound},
+		{name: "unknown version", key: "x", version: 3, wantErr: store.ErrNotFound},
+		{name: "unknown key", key: "nope", wantErr: store.ErrNotFound},
+		{name: "a process key is not a decision", key: "p", wantErr: store.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -386,7 +386,7 @@ func testDecisionLookups(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []runtime.DefinitionRecord{w1, x2}; !reflect.DeepEqual(got, want) {
+		if want := []store.DefinitionRecord{w1, x2}; !reflect.DeepEqual(got, want) {
 			t.Errorf("LatestDecisions = %+v\nwant %+v", got, want)
 		}
 	})
@@ -396,18 +396,18 @@ func testDecisionLookups(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []runtime.DefinitionRecord{x1, x2}; !reflect.DeepEqual(got, want) {
+		if want := []store.DefinitionRecord{x1, x2}; !reflect.DeepEqual(got, want) {
 			t.Errorf("DecisionVersions(x) = %+v\nwant %+v", got, want)
 		}
 		for _, key := range []string{"nope", "p"} {
-			if _, err := db.DecisionVersions(ctx, key); !errors.Is(err, runtime.ErrNotFound) {
+			if _, err := db.DecisionVersions(ctx, key); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("DecisionVersions(%s) = %v, want ErrNotFound", key, err)
 			}
 		}
 	})
 	t.Run("processes ignore decisions", func(t *testing.T) {
 		t.Parallel()
-		if _, err := db.Definition(ctx, "x", 0); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.Definition(ctx, "x", 0); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Definition(x) = %v, want ErrNotFound", err)
 		}
 		got, err := db.LatestDefinitions(ctx)

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // testDeployedBy: a deployment keeps who deployed it (user and the
@@ -17,15 +17,15 @@ func testDeployedBy(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	alice := Deployment("d-alice", Resource("a.bpmn", "A1", "a"))
-	alice.DeployedBy = runtime.Deployer{User: "alice", Groups: []string{"payroll", "order-team"}}
+	alice.DeployedBy = store.Deployer{User: "alice", Groups: []string{"payroll", "order-team"}}
 	bob := Deployment("d-bob", Resource("b.bpmn", "B1", "b"))
-	bob.DeployedBy = runtime.Deployer{User: "bob"}
-	for _, d := range []runtime.DeploymentRecord{alice, bob, Deployment("d-nobody", Resource("c.bpmn", "C1", "c"))} {
+	bob.DeployedBy = store.Deployer{User: "bob"}
+	for _, d := range []store.DeploymentRecord{alice, bob, Deployment("d-nobody", Resource("c.bpmn", "C1", "c"))} {
 		if _, _, err := db.Deploy(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for id, want := range map[string]runtime.Deployer{
+	for id, want := range map[string]store.Deployer{
 		"d-alice":  alice.DeployedBy,
 		"d-bob":    {User: "bob"},
 		"d-nobody": {},
@@ -35,7 +35,7 @@ func testDeployedBy(t *testing.T, open Opener) {
 			t.Errorf("DeployedBy(%s) = %+v, %v; want %+v", id, got, err, want)
 		}
 	}
-	if _, err := db.DeployedBy(ctx, "d-none"); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.DeployedBy(ctx, "d-none"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("DeployedBy(unknown) = %v, want ErrNotFound", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // testIncidentAncestry: a grandchild's open incident is seen from its
@@ -18,14 +18,14 @@ func testIncidentAncestry(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	const (
-		root  = runtime.InstanceID("01900000-0000-7000-8000-0000000000a1")
-		child = runtime.InstanceID("01900000-0000-7000-8000-0000000000a2")
-		grand = runtime.InstanceID("legacy-grandchild")
-		lone  = runtime.InstanceID("01900000-0000-7000-8000-0000000000a3")
-		fixed = runtime.InstanceID("01900000-0000-7000-8000-0000000000a4")
-		quiet = runtime.InstanceID("01900000-0000-7000-8000-0000000000a5")
+		root  = store.InstanceID("01900000-0000-7000-8000-0000000000a1")
+		child = store.InstanceID("01900000-0000-7000-8000-0000000000a2")
+		grand = store.InstanceID("legacy-grandchild")
+		lone  = store.InstanceID("01900000-0000-7000-8000-0000000000a3")
+		fixed = store.InstanceID("01900000-0000-7000-8000-0000000000a4")
+		quiet = store.InstanceID("01900000-0000-7000-8000-0000000000a5")
 	)
-	step := func(id, parent runtime.InstanceID, key string) runtime.StepRecord {
+	step := func(id, parent store.InstanceID, key string) store.StepRecord {
 		s := NewStep(id, key, 1)
 		s.Instance.ParentID = parent
 		if parent != "" {
@@ -34,22 +34,22 @@ func testIncidentAncestry(t *testing.T, open Opener) {
 		return s
 	}
 	g := step(grand, child, "pack")
-	g.Incidents = []runtime.IncidentRow{
+	g.Incidents = []store.IncidentRow{
 		{ID: "inc-g1", InstanceID: grand, NodeID: "task", Kind: "job_failed", CreatedAt: t0},
 		{ID: "inc-g2", InstanceID: grand, NodeID: "task", Kind: "job_failed", CreatedAt: t0.Add(time.Second)},
 	}
 	l := step(lone, "", "order")
-	l.Incidents = []runtime.IncidentRow{{ID: "inc-l", InstanceID: lone, NodeID: "gw", Kind: "expression", CreatedAt: t0}}
+	l.Incidents = []store.IncidentRow{{ID: "inc-l", InstanceID: lone, NodeID: "gw", Kind: "expression", CreatedAt: t0}}
 	f := step(fixed, root, "ship")
-	f.Incidents = []runtime.IncidentRow{{ID: "inc-f", InstanceID: fixed, Kind: "job_failed", CreatedAt: t0}}
+	f.Incidents = []store.IncidentRow{{ID: "inc-f", InstanceID: fixed, Kind: "job_failed", CreatedAt: t0}}
 	MustCommit(t, db, step(root, "", "order"), step(child, root, "fulfil"), g, l, f, step(quiet, "", "order"))
-	f2 := NextStep(f, runtime.StatusRunning)
+	f2 := NextStep(f, store.StatusRunning)
 	resolved := f.Incidents[0]
 	resolved.ResolvedAt = t0.Add(time.Minute)
-	f2.Incidents = []runtime.IncidentRow{resolved}
+	f2.Incidents = []store.IncidentRow{resolved}
 	MustCommit(t, db, f2)
 
-	sorted := func(rows []runtime.IncidentAncestor) []runtime.IncidentAncestor {
+	sorted := func(rows []store.IncidentAncestor) []store.IncidentAncestor {
 		sort.Slice(rows, func(i, j int) bool {
 			if rows[i].InstanceID != rows[j].InstanceID {
 				return rows[i].InstanceID < rows[j].InstanceID
@@ -58,7 +58,7 @@ func testIncidentAncestry(t *testing.T, open Opener) {
 		})
 		return rows
 	}
-	all := []runtime.IncidentAncestor{
+	all := []store.IncidentAncestor{
 		{InstanceID: lone, AncestorID: lone, AncestorKey: "order", Depth: 0},
 		{InstanceID: grand, AncestorID: grand, AncestorKey: "pack", Depth: 0},
 		{InstanceID: grand, AncestorID: child, AncestorKey: "fulfil", Depth: 1},
@@ -66,14 +66,14 @@ func testIncidentAncestry(t *testing.T, open Opener) {
 	}
 	tests := []struct {
 		name string
-		ids  []runtime.InstanceID
-		want []runtime.IncidentAncestor
+		ids  []store.InstanceID
+		want []store.IncidentAncestor
 	}{
 		{name: "every tree", want: all},
-		{name: "a page", ids: []runtime.InstanceID{root, quiet, fixed, lone},
-			want: []runtime.IncidentAncestor{all[0], all[3]}},
-		{name: "nothing flagged", ids: []runtime.InstanceID{quiet, fixed, "unknown"}},
-		{name: "an empty page", ids: []runtime.InstanceID{}},
+		{name: "a page", ids: []store.InstanceID{root, quiet, fixed, lone},
+			want: []store.IncidentAncestor{all[0], all[3]}},
+		{name: "nothing flagged", ids: []store.InstanceID{quiet, fixed, "unknown"}},
+		{name: "an empty page", ids: []store.InstanceID{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func testIncidentAncestry(t *testing.T, open Opener) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := sorted(got), sorted(append([]runtime.IncidentAncestor(nil), tt.want...)); !reflect.DeepEqual(got, want) {
+			if got, want := sorted(got), sorted(append([]store.IncidentAncestor(nil), tt.want...)); !reflect.DeepEqual(got, want) {
 				t.Errorf("IncidentAncestry = %+v, want %+v", got, want)
 			}
 		})
@@ -99,7 +99,7 @@ func testInstanceRows(t *testing.T, open Opener) {
 	a.Instance.BusinessKey = "bk-a"
 	b := NewStep("text-id-b", "ship", 2)
 	MustCommit(t, db, a, b, NewStep("01900000-0000-7000-8000-0000000000b3", "order", 1))
-	got, err := db.InstanceRows(ctx, []runtime.InstanceID{a.Instance.ID, "unknown", b.Instance.ID})
+	got, err := db.InstanceRows(ctx, []store.InstanceID{a.Instance.ID, "unknown", b.Instance.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,25 +9,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // NewStep builds the creating step of a running instance with a header of
 // realistic size, two scope parts, a track part and three facts.
-func NewStep(id runtime.InstanceID, key string, version int) runtime.StepRecord {
-	return runtime.StepRecord{
-		Instance: runtime.InstanceRow{
-			ID: id, ProcessKey: key, ProcessVersion: version, Status: runtime.StatusRunning,
+func NewStep(id store.InstanceID, key string, version int) store.StepRecord {
+	return store.StepRecord{
+		Instance: store.InstanceRow{
+			ID: id, ProcessKey: key, ProcessVersion: version, Status: store.StatusRunning,
 			CreatedAt: t0, UpdatedAt: t0, Revision: 1,
 		},
 		Header: fmt.Appendf(make([]byte, 0, 256), "%s-%0150d", id, 1),
-		Parts: []runtime.Part{
+		Parts: []store.Part{
 			{Kind: "scope", Key: "s0", Ord: 0, Data: []byte(`{"path":"/"}`)},
 			{Kind: "scope", Key: "s1", Ord: 1, Data: []byte(`{"path":"/sub"}`)},
 			{Kind: "track", Key: "t1", Ord: 1, Data: []byte(`{"node":"task"}`)},
 		},
-		Facts: []runtime.FactRow{
+		Facts: []store.FactRow{
 			{Seq: 1, At: t0, Kind: "instance_started", NodeID: "start", ScopePath: "/"},
 			{Seq: 2, At: t0, Kind: "node_entered", NodeID: "sub", ScopePath: "/", Detail: json.RawMessage(`{"k":"v"}`)},
 			{Seq: 3, At: t0, Kind: "node_waiting", NodeID: "task", ScopePath: "/sub"},
@@ -37,22 +37,22 @@ func NewStep(id runtime.InstanceID, key string, version int) runtime.StepRecord 
 
 // NextStep builds the step after s: revision+1, a minute later, one more
 // fact, a new header, scope s1 removed and track t1 replaced.
-func NextStep(s runtime.StepRecord, status string) runtime.StepRecord {
+func NextStep(s store.StepRecord, status string) store.StepRecord {
 	in := s.Instance
 	in.Status = status
 	in.UpdatedAt = in.UpdatedAt.Add(time.Minute)
-	if status == runtime.StatusCompleted || status == runtime.StatusTerminated {
+	if status == store.StatusCompleted || status == store.StatusTerminated {
 		in.EndedAt = in.UpdatedAt
 	}
 	in.Revision = s.Instance.Revision + 1
 	last := s.Facts[len(s.Facts)-1].Seq
-	return runtime.StepRecord{
+	return store.StepRecord{
 		Instance:     in,
 		PrevRevision: s.Instance.Revision,
 		Header:       []byte(fmt.Sprintf("%s-rev%d", in.ID, in.Revision)),
-		Parts:        []runtime.Part{{Kind: "track", Key: "t1", Ord: 1, Data: fmt.Appendf(nil, `{"rev":%d}`, in.Revision)}},
-		RemovedParts: []runtime.PartRef{{Kind: "scope", Key: "s1"}},
-		Facts:        []runtime.FactRow{{Seq: last + 1, At: in.UpdatedAt, Kind: "node_left", NodeID: "task", ScopePath: "/sub"}},
+		Parts:        []store.Part{{Kind: "track", Key: "t1", Ord: 1, Data: fmt.Appendf(nil, `{"rev":%d}`, in.Revision)}},
+		RemovedParts: []store.PartRef{{Kind: "scope", Key: "s1"}},
+		Facts:        []store.FactRow{{Seq: last + 1, At: in.UpdatedAt, Kind: "node_left", NodeID: "task", ScopePath: "/sub"}},
 	}
 }
 
@@ -60,7 +60,7 @@ func NextStep(s runtime.StepRecord, status string) runtime.StepRecord {
 //
 // A want with Number 0 (a row the test built before the store numbered
 // it) accepts any positive number; the numbers have tests of their own.
-func AssertInstance(tb testing.TB, got, want runtime.InstanceRow) {
+func AssertInstance(tb testing.TB, got, want store.InstanceRow) {
 	tb.Helper()
 	if want.Number == 0 && got.Number > 0 {
 		want.Number = got.Number
@@ -71,7 +71,7 @@ func AssertInstance(tb testing.TB, got, want runtime.InstanceRow) {
 }
 
 // MustCommit commits steps or fails the test.
-func MustCommit(tb testing.TB, db Store, steps ...runtime.StepRecord) {
+func MustCommit(tb testing.TB, db Store, steps ...store.StepRecord) {
 	tb.Helper()
 	if err := db.CommitSteps(context.Background(), steps); err != nil {
 		tb.Fatal(err)
@@ -98,7 +98,7 @@ func testCommitSteps(t *testing.T, open Opener) {
 			t.Errorf("state = %q %+v, want %q %+v", got.Header, got.Parts, s1.Header, s1.Parts)
 		}
 
-		s2 := NextStep(s1, runtime.StatusCompleted)
+		s2 := NextStep(s1, store.StatusCompleted)
 		MustCommit(t, db, s2)
 		got, err = db.Instance(ctx, "i1")
 		if err != nil {
@@ -111,7 +111,7 @@ func testCommitSteps(t *testing.T, open Opener) {
 		if got.EndedAt.IsZero() || !got.EndedAt.Equal(s2.Instance.EndedAt) {
 			t.Errorf("EndedAt = %v, want %v", got.EndedAt, s2.Instance.EndedAt)
 		}
-		wantParts := []runtime.Part{s1.Parts[0], s2.Parts[0]}
+		wantParts := []store.Part{s1.Parts[0], s2.Parts[0]}
 		if !reflect.DeepEqual(got.Parts, wantParts) {
 			t.Errorf("parts after update = %+v, want %+v", got.Parts, wantParts)
 		}
@@ -129,18 +129,18 @@ func testCommitSteps(t *testing.T, open Opener) {
 		tests := []struct {
 			name string
 			// bad is the culprit step, built from the committed step of i1.
-			bad func(committed runtime.StepRecord) runtime.StepRecord
+			bad func(committed store.StepRecord) store.StepRecord
 		}{
-			{name: "stale revision", bad: func(c runtime.StepRecord) runtime.StepRecord {
-				s := NextStep(c, runtime.StatusRunning)
+			{name: "stale revision", bad: func(c store.StepRecord) store.StepRecord {
+				s := NextStep(c, store.StatusRunning)
 				s.PrevRevision, s.Instance.Revision = 7, 8
 				return s
 			}},
-			{name: "duplicate insert", bad: func(c runtime.StepRecord) runtime.StepRecord {
+			{name: "duplicate insert", bad: func(c store.StepRecord) store.StepRecord {
 				return NewStep(c.Instance.ID, "order", 1)
 			}},
-			{name: "update of a missing instance", bad: func(c runtime.StepRecord) runtime.StepRecord {
-				s := NextStep(c, runtime.StatusRunning)
+			{name: "update of a missing instance", bad: func(c store.StepRecord) store.StepRecord {
+				s := NextStep(c, store.StatusRunning)
 				s.Instance.ID = "ghost"
 				return s
 			}},
@@ -152,11 +152,11 @@ func testCommitSteps(t *testing.T, open Opener) {
 				s1 := NewStep("i1", "order", 1)
 				MustCommit(t, db, s1)
 				good := NewStep("i2", "order", 1)
-				err := db.CommitSteps(ctx, []runtime.StepRecord{good, tt.bad(s1)})
-				if !errors.Is(err, runtime.ErrConflict) {
+				err := db.CommitSteps(ctx, []store.StepRecord{good, tt.bad(s1)})
+				if !errors.Is(err, store.ErrConflict) {
 					t.Fatalf("CommitSteps = %v, want ErrConflict", err)
 				}
-				if _, err := db.Instance(ctx, "i2"); !errors.Is(err, runtime.ErrNotFound) {
+				if _, err := db.Instance(ctx, "i2"); !errors.Is(err, store.ErrNotFound) {
 					t.Errorf("the good step of the failed batch landed: %v", err)
 				}
 				got, err := db.Instance(ctx, "i1")
@@ -174,17 +174,17 @@ func testCommitSteps(t *testing.T, open Opener) {
 	t.Run("batch of many instances", func(t *testing.T) {
 		t.Parallel()
 		db := open(t)
-		var steps []runtime.StepRecord
+		var steps []store.StepRecord
 		for i := range 16 {
-			steps = append(steps, NewStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1))
+			steps = append(steps, NewStep(store.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1))
 		}
 		MustCommit(t, db, steps...)
-		var next []runtime.StepRecord
+		var next []store.StepRecord
 		for _, s := range steps {
-			next = append(next, NextStep(s, runtime.StatusRunning))
+			next = append(next, NextStep(s, store.StatusRunning))
 		}
 		MustCommit(t, db, next...)
-		_, total, err := db.ListInstances(ctx, runtime.InstanceFilter{})
+		_, total, err := db.ListInstances(ctx, store.InstanceFilter{})
 		if err != nil || total != 16 {
 			t.Fatalf("total = %d, %v; want 16", total, err)
 		}
@@ -193,22 +193,22 @@ func testCommitSteps(t *testing.T, open Opener) {
 	t.Run("unknown instance reads are not found", func(t *testing.T) {
 		t.Parallel()
 		db := open(t)
-		if _, err := db.Instance(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.Instance(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Instance = %v", err)
 		}
-		if _, err := db.InstanceRow(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.InstanceRow(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("InstanceRow = %v", err)
 		}
-		if _, err := db.Parts(ctx, "nope", "scope", 0, 0); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.Parts(ctx, "nope", "scope", 0, 0); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Parts = %v", err)
 		}
-		if _, err := db.PartCounts(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.PartCounts(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("PartCounts = %v", err)
 		}
-		if _, err := db.History(ctx, "nope", 0, 0); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.History(ctx, "nope", 0, 0); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("History = %v", err)
 		}
-		if _, err := db.Incidents(ctx, "nope", false); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.Incidents(ctx, "nope", false); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Incidents = %v", err)
 		}
 		if err := db.CommitSteps(ctx, nil); err != nil {
@@ -229,7 +229,7 @@ func testListInstances(t *testing.T, open Opener) {
 		if i%2 == 1 {
 			key, version = "ship", 2
 		}
-		s := NewStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), key, version)
+		s := NewStep(store.InstanceID(fmt.Sprintf("i%02d", i)), key, version)
 		s.Instance.CreatedAt = t0.Add(time.Duration(min(i, 9)) * time.Second)
 		if i == 5 {
 			s.Instance.BusinessKey = "BK-5"
@@ -239,10 +239,10 @@ func testListInstances(t *testing.T, open Opener) {
 		}
 		MustCommit(t, db, s)
 		if i <= 2 {
-			MustCommit(t, db, NextStep(s, runtime.StatusCompleted))
+			MustCommit(t, db, NextStep(s, store.StatusCompleted))
 		}
 	}
-	ids := func(rows []runtime.InstanceRow) []string {
+	ids := func(rows []store.InstanceRow) []string {
 		var out []string
 		for _, r := range rows {
 			out = append(out, string(r.ID))
@@ -251,27 +251,27 @@ func testListInstances(t *testing.T, open Opener) {
 	}
 	tests := []struct {
 		name      string
-		filter    runtime.InstanceFilter
+		filter    store.InstanceFilter
 		wantIDs   []string
 		wantTotal int
 	}{
-		{name: "all newest first", filter: runtime.InstanceFilter{},
+		{name: "all newest first", filter: store.InstanceFilter{},
 			wantIDs:   []string{"i10", "i09", "i08", "i07", "i06", "i05", "i04", "i03", "i02", "i01", "i00"},
 			wantTotal: 11},
-		{name: "page", filter: runtime.InstanceFilter{Limit: 3, Offset: 2},
+		{name: "page", filter: store.InstanceFilter{Limit: 3, Offset: 2},
 			wantIDs: []string{"i08", "i07", "i06"}, wantTotal: 11},
-		{name: "past the end", filter: runtime.InstanceFilter{Offset: 20}, wantTotal: 11},
-		{name: "process key", filter: runtime.InstanceFilter{ProcessKey: "ship"},
+		{name: "past the end", filter: store.InstanceFilter{Offset: 20}, wantTotal: 11},
+		{name: "process key", filter: store.InstanceFilter{ProcessKey: "ship"},
 			wantIDs: []string{"i09", "i07", "i05", "i03", "i01"}, wantTotal: 5},
-		{name: "process version", filter: runtime.InstanceFilter{ProcessKey: "order", ProcessVersion: 1, Limit: 2},
+		{name: "process version", filter: store.InstanceFilter{ProcessKey: "order", ProcessVersion: 1, Limit: 2},
 			wantIDs: []string{"i10", "i08"}, wantTotal: 6},
-		{name: "status", filter: runtime.InstanceFilter{Status: runtime.StatusCompleted},
+		{name: "status", filter: store.InstanceFilter{Status: store.StatusCompleted},
 			wantIDs: []string{"i02", "i01", "i00"}, wantTotal: 3},
-		{name: "business key", filter: runtime.InstanceFilter{BusinessKey: "BK-5"},
+		{name: "business key", filter: store.InstanceFilter{BusinessKey: "BK-5"},
 			wantIDs: []string{"i05"}, wantTotal: 1},
-		{name: "parent", filter: runtime.InstanceFilter{ParentID: "i00"},
+		{name: "parent", filter: store.InstanceFilter{ParentID: "i00"},
 			wantIDs: []string{"i07", "i06"}, wantTotal: 2},
-		{name: "combined no match", filter: runtime.InstanceFilter{ParentID: "i00", Status: runtime.StatusCompleted}},
+		{name: "combined no match", filter: store.InstanceFilter{ParentID: "i00", Status: store.StatusCompleted}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,9 +287,9 @@ func testListInstances(t *testing.T, open Opener) {
 	}
 	t.Run("cursor pages equal offset pages", func(t *testing.T) {
 		t.Parallel()
-		filters := []runtime.InstanceFilter{
-			{}, {ProcessKey: "ship"}, {ProcessKey: "order", ProcessVersion: 1}, {Status: runtime.StatusRunning},
-			{ParentID: "i00"}, {ProcessKey: "order", Status: runtime.StatusCompleted},
+		filters := []store.InstanceFilter{
+			{}, {ProcessKey: "ship"}, {ProcessKey: "order", ProcessVersion: 1}, {Status: store.StatusRunning},
+			{ParentID: "i00"}, {ProcessKey: "order", Status: store.StatusCompleted},
 		}
 		for _, f := range filters {
 			f.Limit = 1000
@@ -297,7 +297,7 @@ func testListInstances(t *testing.T, open Opener) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var paged []runtime.InstanceRow
+			var paged []store.InstanceRow
 			f.Limit = 2
 			for {
 				page, pageTotal, err := db.ListInstances(ctx, f)
@@ -318,29 +318,29 @@ func testListInstances(t *testing.T, open Opener) {
 			}
 		}
 		// Offset applies after the cursor.
-		rows, _, err := db.ListInstances(ctx, runtime.InstanceFilter{After: "i08", Offset: 1, Limit: 2})
+		rows, _, err := db.ListInstances(ctx, store.InstanceFilter{After: "i08", Offset: 1, Limit: 2})
 		if err != nil || !reflect.DeepEqual(ids(rows), []string{"i06", "i05"}) {
 			t.Errorf("after i08 offset 1 = %v, %v", ids(rows), err)
 		}
-		if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{After: "ghost"}); !errors.Is(err, runtime.ErrNotFound) {
+		if _, _, err := db.ListInstances(ctx, store.InstanceFilter{After: "ghost"}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("unknown cursor = %v, want ErrNotFound", err)
 		}
 	})
 	t.Run("limit is capped", func(t *testing.T) {
 		t.Parallel()
-		var steps []runtime.StepRecord
-		for i := range sqlstore.MaxListLimit + 10 {
-			steps = append(steps, NewStep(runtime.InstanceID(fmt.Sprintf("bulk%04d", i)), "bulk", 1))
+		var steps []store.StepRecord
+		for i := range sqlquery.MaxListLimit + 10 {
+			steps = append(steps, NewStep(store.InstanceID(fmt.Sprintf("bulk%04d", i)), "bulk", 1))
 		}
 		// A second store: the cap test must not disturb the shared fixture.
 		bulk := open(t)
 		MustCommit(t, bulk, steps...)
-		rows, total, err := bulk.ListInstances(ctx, runtime.InstanceFilter{Limit: 10000})
-		if err != nil || len(rows) != sqlstore.MaxListLimit || total != sqlstore.MaxListLimit+10 {
+		rows, total, err := bulk.ListInstances(ctx, store.InstanceFilter{Limit: 10000})
+		if err != nil || len(rows) != sqlquery.MaxListLimit || total != sqlquery.MaxListLimit+10 {
 			t.Errorf("len %d total %d err %v", len(rows), total, err)
 		}
-		rows, _, err = bulk.ListInstances(ctx, runtime.InstanceFilter{})
-		if err != nil || len(rows) != sqlstore.DefaultListLimit {
+		rows, _, err = bulk.ListInstances(ctx, store.InstanceFilter{})
+		if err != nil || len(rows) != sqlquery.DefaultListLimit {
 			t.Errorf("default page len %d err %v", len(rows), err)
 		}
 	})
@@ -350,25 +350,25 @@ func testListInstancesTotalIsCapped(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
 	db := open(t)
-	steps := make([]runtime.StepRecord, 0, 1000)
-	for i := range runtime.MaxListTotal + 5 {
+	steps := make([]store.StepRecord, 0, 1000)
+	for i := range store.MaxListTotal + 5 {
 		at := t0.Add(time.Duration(i) * time.Millisecond)
-		steps = append(steps, runtime.StepRecord{Instance: runtime.InstanceRow{
-			ID: runtime.InstanceID(fmt.Sprintf("%08x-0000-7000-8000-000000000000", i)), ProcessKey: "p", ProcessVersion: 1,
-			Status: runtime.StatusRunning, CreatedAt: at, UpdatedAt: at, Revision: 1}})
-		if len(steps) == cap(steps) || i == runtime.MaxListTotal+4 {
+		steps = append(steps, store.StepRecord{Instance: store.InstanceRow{
+			ID: store.InstanceID(fmt.Sprintf("%08x-0000-7000-8000-000000000000", i)), ProcessKey: "p", ProcessVersion: 1,
+			Status: store.StatusRunning, CreatedAt: at, UpdatedAt: at, Revision: 1}})
+		if len(steps) == cap(steps) || i == store.MaxListTotal+4 {
 			MustCommit(t, db, steps...)
 			steps = steps[:0]
 		}
 	}
 	tests := []struct {
 		name   string
-		filter runtime.InstanceFilter
+		filter store.InstanceFilter
 		want   int
 	}{
-		{name: "all", want: runtime.MaxListTotal + 1},
-		{name: "key and status", filter: runtime.InstanceFilter{ProcessKey: "p", Status: runtime.StatusRunning}, want: runtime.MaxListTotal + 1},
-		{name: "few", filter: runtime.InstanceFilter{Status: runtime.StatusFailed}, want: 0},
+		{name: "all", want: store.MaxListTotal + 1},
+		{name: "key and status", filter: store.InstanceFilter{ProcessKey: "p", Status: store.StatusRunning}, want: store.MaxListTotal + 1},
+		{name: "few", filter: store.InstanceFilter{Status: store.StatusFailed}, want: 0},
 	}
 	for _, tt := range tests {
 		_, total, err := db.ListInstances(ctx, tt.filter)
@@ -385,7 +385,7 @@ func testHistory(t *testing.T, open Opener) {
 	s := NewStep("i1", "order", 1)
 	MustCommit(t, db, s)
 	for range 3 {
-		s = NextStep(s, runtime.StatusRunning)
+		s = NextStep(s, store.StatusRunning)
 		MustCommit(t, db, s)
 	}
 	// Seqs 1..6 are stored.
@@ -435,22 +435,22 @@ func testIncidents(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	a := NewStep("a", "order", 1)
-	a.Incidents = []runtime.IncidentRow{
+	a.Incidents = []store.IncidentRow{
 		{ID: "inc-a1", InstanceID: "a", NodeID: "task", ScopeID: "s1", Kind: "job_failed", Message: "boom", CreatedAt: t0},
 		{ID: "inc-a2", NodeID: "gw", ScopeID: "s0", Kind: "expression", Message: "bad", CreatedAt: t0.Add(time.Second)},
 	}
 	b := NewStep("b", "invoice", 1)
-	b.Incidents = []runtime.IncidentRow{{ID: "inc-b1", InstanceID: "b", Kind: "job_failed", CreatedAt: t0.Add(2 * time.Second)}}
+	b.Incidents = []store.IncidentRow{{ID: "inc-b1", InstanceID: "b", Kind: "job_failed", CreatedAt: t0.Add(2 * time.Second)}}
 	c := NewStep("c", "order", 1)
 	MustCommit(t, db, a, b, c) // a is order #1, b invoice #1, c order #2
 	// Resolve inc-a1 in a later step of a.
-	a2 := NextStep(a, runtime.StatusRunning)
+	a2 := NextStep(a, store.StatusRunning)
 	resolved := a.Incidents[0]
 	resolved.ResolvedAt = t0.Add(time.Hour)
-	a2.Incidents = []runtime.IncidentRow{resolved}
+	a2.Incidents = []store.IncidentRow{resolved}
 	MustCommit(t, db, a2)
 
-	ids := func(incs []runtime.IncidentRow) []string {
+	ids := func(incs []store.IncidentRow) []string {
 		var out []string
 		for _, i := range incs {
 			out = append(out, i.ID)
@@ -459,7 +459,7 @@ func testIncidents(t *testing.T, open Opener) {
 	}
 	tests := []struct {
 		name     string
-		id       runtime.InstanceID
+		id       store.InstanceID
 		openOnly bool
 		want     []string
 	}{
@@ -506,7 +506,7 @@ func testIncidents(t *testing.T, open Opener) {
 		}
 		want := []named{{"inc-a2", "order", 1}, {"inc-b1", "invoice", 1}}
 		var got []named
-		f := runtime.IncidentFilter{OpenOnly: true, Limit: 1}
+		f := store.IncidentFilter{OpenOnly: true, Limit: 1}
 		for range 3 { // a page at a time: the keyset query reads them too
 			page, err := db.IncidentsPage(ctx, f)
 			if err != nil {
@@ -532,11 +532,11 @@ func testIncidents(t *testing.T, open Opener) {
 		t.Parallel()
 		other := open(t)
 		x, y := NewStep("x", "order", 1), NewStep("y", "order", 1)
-		x.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
+		x.Incidents = []store.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
 		MustCommit(t, other, x, y)
-		y2 := NextStep(y, runtime.StatusRunning)
-		y2.Incidents = []runtime.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
-		if err := other.CommitSteps(ctx, []runtime.StepRecord{y2}); !errors.Is(err, runtime.ErrConflict) {
+		y2 := NextStep(y, store.StatusRunning)
+		y2.Incidents = []store.IncidentRow{{ID: "inc", Kind: "k", CreatedAt: t0}}
+		if err := other.CommitSteps(ctx, []store.StepRecord{y2}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("CommitSteps = %v, want ErrConflict", err)
 		}
 	})
@@ -546,12 +546,12 @@ func testRunningInstances(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
 	db := open(t)
-	statuses := []string{runtime.StatusRunning, runtime.StatusCompleted, runtime.StatusTerminated, runtime.StatusFailed, runtime.StatusRunning}
+	statuses := []string{store.StatusRunning, store.StatusCompleted, store.StatusTerminated, store.StatusFailed, store.StatusRunning}
 	for i, st := range statuses {
-		s := NewStep(runtime.InstanceID(fmt.Sprintf("i%d", i)), "order", 1)
+		s := NewStep(store.InstanceID(fmt.Sprintf("i%d", i)), "order", 1)
 		s.Instance.CreatedAt = t0.Add(time.Duration(i) * time.Second)
 		MustCommit(t, db, s)
-		if st != runtime.StatusRunning {
+		if st != store.StatusRunning {
 			MustCommit(t, db, NextStep(s, st))
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // testListFilters: ListInstances keeps the instances waiting at an element
@@ -20,13 +20,13 @@ func testListFilters(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	const (
-		a = runtime.InstanceID("01900000-0000-7000-8000-0000000000f1")
-		b = runtime.InstanceID("01900000-0000-7000-8000-0000000000f2")
-		c = runtime.InstanceID("text-id-f3")
-		d = runtime.InstanceID("01900000-0000-7000-8000-0000000000f4")
+		a = store.InstanceID("01900000-0000-7000-8000-0000000000f1")
+		b = store.InstanceID("01900000-0000-7000-8000-0000000000f2")
+		c = store.InstanceID("text-id-f3")
+		d = store.InstanceID("01900000-0000-7000-8000-0000000000f4")
 	)
-	tok := func(track, node string) runtime.TokenRow { return runtime.TokenRow{TrackID: track, NodeID: node} }
-	step := func(id runtime.InstanceID, created time.Time, tokens ...runtime.TokenRow) runtime.StepRecord {
+	tok := func(track, node string) store.TokenRow { return store.TokenRow{TrackID: track, NodeID: node} }
+	step := func(id store.InstanceID, created time.Time, tokens ...store.TokenRow) store.StepRecord {
 		s := NewStep(id, "ship", 1)
 		s.Instance.CreatedAt, s.Instance.UpdatedAt = created, created
 		s.Tokens = tokens
@@ -34,46 +34,46 @@ func testListFilters(t *testing.T, open Opener) {
 	}
 	sa := step(a, t0, tok("t1", "pack"), tok("t2", "join"))
 	sb := step(b, t0.Add(time.Hour), tok("t1", "label"))
-	sb.Instance.Status = runtime.StatusFailed
-	sb.Incidents = []runtime.IncidentRow{
+	sb.Instance.Status = store.StatusFailed
+	sb.Incidents = []store.IncidentRow{
 		{ID: "inc-f1", InstanceID: b, NodeID: "print", Kind: "job-failed", Message: "printer offline: tray 2", CreatedAt: t0},
 		{ID: "inc-f2", InstanceID: b, NodeID: "label", Kind: "job-failed", Message: "gone", CreatedAt: t0},
 	}
 	sc := step(c, t0.Add(2*time.Hour), tok("t1", "pack"))
 	sd := step(d, t0.Add(3*time.Hour), tok("t1", "pack"))
-	sd.Incidents = []runtime.IncidentRow{{ID: "inc-f3", InstanceID: d, NodeID: "pack", Kind: "job-failed", Message: "printer jammed", CreatedAt: t0}}
+	sd.Incidents = []store.IncidentRow{{ID: "inc-f3", InstanceID: d, NodeID: "pack", Kind: "job-failed", Message: "printer jammed", CreatedAt: t0}}
 	MustCommit(t, db, sa, sb, sc, sd)
 	// c completes (its tokens are dropped); b's "gone" incident is resolved.
-	sc2 := NextStep(sc, runtime.StatusCompleted)
-	sb2 := NextStep(sb, runtime.StatusFailed)
+	sc2 := NextStep(sc, store.StatusCompleted)
+	sb2 := NextStep(sb, store.StatusFailed)
 	resolved := sb.Incidents[1]
 	resolved.ResolvedAt = t0.Add(time.Minute)
-	sb2.Incidents = []runtime.IncidentRow{resolved}
+	sb2.Incidents = []store.IncidentRow{resolved}
 	MustCommit(t, db, sc2, sb2)
 	endedC := sc2.Instance.EndedAt
 
 	for _, tt := range []struct {
 		name string
-		f    runtime.InstanceFilter
-		want []runtime.InstanceID
+		f    store.InstanceFilter
+		want []store.InstanceID
 	}{
-		{"waiting at pack", runtime.InstanceFilter{Element: "pack"}, []runtime.InstanceID{d, a}},
-		{"waiting at pack, keyed", runtime.InstanceFilter{ProcessKey: "ship", ProcessVersion: 1, Element: "pack"}, []runtime.InstanceID{d, a}},
-		{"failed at print", runtime.InstanceFilter{Element: "print"}, []runtime.InstanceID{b}},
-		{"waiting at label", runtime.InstanceFilter{Element: "label"}, []runtime.InstanceID{b}},
-		{"no such element", runtime.InstanceFilter{Element: "nowhere"}, nil},
-		{"element and status", runtime.InstanceFilter{Element: "pack", Status: runtime.StatusRunning}, []runtime.InstanceID{d, a}},
-		{"message exact", runtime.InstanceFilter{IncidentMessage: "printer jammed"}, []runtime.InstanceID{d}},
-		{"message exact misses a prefix", runtime.InstanceFilter{IncidentMessage: "printer"}, nil},
-		{"message prefix", runtime.InstanceFilter{IncidentMessage: "printer", IncidentMessagePrefix: true}, []runtime.InstanceID{d, b}},
-		{"message prefix, keyed", runtime.InstanceFilter{ProcessKey: "ship", IncidentMessage: "printer o", IncidentMessagePrefix: true}, []runtime.InstanceID{b}},
-		{"resolved message", runtime.InstanceFilter{IncidentMessage: "gone"}, nil},
-		{"created after", runtime.InstanceFilter{CreatedAfter: t0.Add(time.Hour)}, []runtime.InstanceID{d, c, b}},
-		{"created before", runtime.InstanceFilter{CreatedBefore: t0.Add(time.Hour)}, []runtime.InstanceID{a}},
-		{"created range", runtime.InstanceFilter{ProcessKey: "ship", CreatedAfter: t0.Add(time.Hour), CreatedBefore: t0.Add(3 * time.Hour)}, []runtime.InstanceID{c, b}},
-		{"ended after", runtime.InstanceFilter{EndedAfter: endedC}, []runtime.InstanceID{c}},
-		{"ended before", runtime.InstanceFilter{EndedBefore: endedC}, nil},
-		{"ended range", runtime.InstanceFilter{EndedAfter: endedC.Add(-time.Second), EndedBefore: endedC.Add(time.Second)}, []runtime.InstanceID{c}},
+		{"waiting at pack", store.InstanceFilter{Element: "pack"}, []store.InstanceID{d, a}},
+		{"waiting at pack, keyed", store.InstanceFilter{ProcessKey: "ship", ProcessVersion: 1, Element: "pack"}, []store.InstanceID{d, a}},
+		{"failed at print", store.InstanceFilter{Element: "print"}, []store.InstanceID{b}},
+		{"waiting at label", store.InstanceFilter{Element: "label"}, []store.InstanceID{b}},
+		{"no such element", store.InstanceFilter{Element: "nowhere"}, nil},
+		{"element and status", store.InstanceFilter{Element: "pack", Status: store.StatusRunning}, []store.InstanceID{d, a}},
+		{"message exact", store.InstanceFilter{IncidentMessage: "printer jammed"}, []store.InstanceID{d}},
+		{"message exact misses a prefix", store.InstanceFilter{IncidentMessage: "printer"}, nil},
+		{"message prefix", store.InstanceFilter{IncidentMessage: "printer", IncidentMessagePrefix: true}, []store.InstanceID{d, b}},
+		{"message prefix, keyed", store.InstanceFilter{ProcessKey: "ship", IncidentMessage: "printer o", IncidentMessagePrefix: true}, []store.InstanceID{b}},
+		{"resolved message", store.InstanceFilter{IncidentMessage: "gone"}, nil},
+		{"created after", store.InstanceFilter{CreatedAfter: t0.Add(time.Hour)}, []store.InstanceID{d, c, b}},
+		{"created before", store.InstanceFilter{CreatedBefore: t0.Add(time.Hour)}, []store.InstanceID{a}},
+		{"created range", store.InstanceFilter{ProcessKey: "ship", CreatedAfter: t0.Add(time.Hour), CreatedBefore: t0.Add(3 * time.Hour)}, []store.InstanceID{c, b}},
+		{"ended after", store.InstanceFilter{EndedAfter: endedC}, []store.InstanceID{c}},
+		{"ended before", store.InstanceFilter{EndedBefore: endedC}, nil},
+		{"ended range", store.InstanceFilter{EndedAfter: endedC.Add(-time.Second), EndedBefore: endedC.Add(time.Second)}, []store.InstanceID{c}},
 	} {
 		rows, total, err := db.ListInstances(ctx, tt.f)
 		if err != nil {
@@ -85,8 +85,8 @@ func testListFilters(t *testing.T, open Opener) {
 	}
 
 	// Keyset paging under the element filter: one row a page, no gaps.
-	var got []runtime.InstanceID
-	f := runtime.InstanceFilter{Element: "pack", Limit: 1}
+	var got []store.InstanceID
+	f := store.InstanceFilter{Element: "pack", Limit: 1}
 	for range 3 {
 		rows, _, err := db.ListInstances(ctx, f)
 		if err != nil {
@@ -98,14 +98,14 @@ func testListFilters(t *testing.T, open Opener) {
 		got = append(got, rows[0].ID)
 		f.After = rows[0].ID
 	}
-	if !equalIDs(got, []runtime.InstanceID{d, a}) {
+	if !equalIDs(got, []store.InstanceID{d, a}) {
 		t.Errorf("keyset pages under an element filter = %v, want [%s %s]", got, d, a)
 	}
 }
 
 // ids returns the IDs of rows in order.
-func ids(rows []runtime.InstanceRow) []runtime.InstanceID {
-	var out []runtime.InstanceID
+func ids(rows []store.InstanceRow) []store.InstanceID {
+	var out []store.InstanceID
 	for _, r := range rows {
 		out = append(out, r.ID)
 	}
@@ -113,7 +113,7 @@ func ids(rows []runtime.InstanceRow) []runtime.InstanceID {
 }
 
 // equalIDs reports whether two ID lists are equal, nil equal to empty.
-func equalIDs(a, b []runtime.InstanceID) bool {
+func equalIDs(a, b []store.InstanceID) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -134,12 +134,12 @@ func testListSort(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	const (
-		a = runtime.InstanceID("01900000-0000-7000-8000-0000000000e1")
-		b = runtime.InstanceID("01900000-0000-7000-8000-0000000000e2")
-		c = runtime.InstanceID("text-id-e3")
-		d = runtime.InstanceID("01900000-0000-7000-8000-0000000000e4")
+		a = store.InstanceID("01900000-0000-7000-8000-0000000000e1")
+		b = store.InstanceID("01900000-0000-7000-8000-0000000000e2")
+		c = store.InstanceID("text-id-e3")
+		d = store.InstanceID("01900000-0000-7000-8000-0000000000e4")
 	)
-	step := func(id runtime.InstanceID, key string, created time.Time) runtime.StepRecord {
+	step := func(id store.InstanceID, key string, created time.Time) store.StepRecord {
 		s := NewStep(id, key, 1)
 		s.Instance.CreatedAt, s.Instance.UpdatedAt = created, created
 		return s
@@ -149,11 +149,11 @@ func testListSort(t *testing.T, open Opener) {
 	// zeta #2 failed.
 	sa, sb := step(a, "zeta", t0), step(b, "alpha", t0.Add(time.Hour))
 	sc, sd := step(c, "alpha", t0.Add(2*time.Hour)), step(d, "zeta", t0.Add(3*time.Hour))
-	sd.Instance.Status = runtime.StatusFailed
+	sd.Instance.Status = store.StatusFailed
 	MustCommit(t, db, sa, sb, sc, sd)
-	sc2 := NextStep(sc, runtime.StatusCompleted)
+	sc2 := NextStep(sc, store.StatusCompleted)
 	MustCommit(t, db, sc2)
-	sb2 := NextStep(sb, runtime.StatusCompleted)
+	sb2 := NextStep(sb, store.StatusCompleted)
 	sb2.Instance.UpdatedAt = sc2.Instance.UpdatedAt.Add(time.Hour)
 	sb2.Instance.EndedAt = sb2.Instance.UpdatedAt
 	MustCommit(t, db, sb2)
@@ -161,19 +161,19 @@ func testListSort(t *testing.T, open Opener) {
 	for _, tt := range []struct {
 		sortBy    string
 		ascending bool
-		want      []runtime.InstanceID
+		want      []store.InstanceID
 	}{
-		{"", false, []runtime.InstanceID{d, c, b, a}},
-		{runtime.SortCreated, true, []runtime.InstanceID{a, b, c, d}},
-		{runtime.SortNumber, false, []runtime.InstanceID{d, c, b, a}},
-		{runtime.SortNumber, true, []runtime.InstanceID{a, b, c, d}},
-		{runtime.SortProcess, true, []runtime.InstanceID{b, c, a, d}},
-		{runtime.SortProcess, false, []runtime.InstanceID{d, a, c, b}},
-		{runtime.SortStatus, true, []runtime.InstanceID{b, c, d, a}},
-		{runtime.SortEnded, false, []runtime.InstanceID{b, c, d, a}},
-		{runtime.SortEnded, true, []runtime.InstanceID{a, d, c, b}},
+		{"", false, []store.InstanceID{d, c, b, a}},
+		{store.SortCreated, true, []store.InstanceID{a, b, c, d}},
+		{store.SortNumber, false, []store.InstanceID{d, c, b, a}},
+		{store.SortNumber, true, []store.InstanceID{a, b, c, d}},
+		{store.SortProcess, true, []store.InstanceID{b, c, a, d}},
+		{store.SortProcess, false, []store.InstanceID{d, a, c, b}},
+		{store.SortStatus, true, []store.InstanceID{b, c, d, a}},
+		{store.SortEnded, false, []store.InstanceID{b, c, d, a}},
+		{store.SortEnded, true, []store.InstanceID{a, d, c, b}},
 	} {
-		f := runtime.InstanceFilter{SortBy: tt.sortBy, Ascending: tt.ascending}
+		f := store.InstanceFilter{SortBy: tt.sortBy, Ascending: tt.ascending}
 		rows, total, err := db.ListInstances(ctx, f)
 		if err != nil {
 			t.Fatalf("sort %q ascending %v: %v", tt.sortBy, tt.ascending, err)
@@ -181,7 +181,7 @@ func testListSort(t *testing.T, open Opener) {
 		if got := ids(rows); !equalIDs(got, tt.want) || total != 4 {
 			t.Errorf("sort %q ascending %v: got %v (total %d), want %v", tt.sortBy, tt.ascending, got, total, tt.want)
 		}
-		var paged []runtime.InstanceID
+		var paged []store.InstanceID
 		f.Limit = 1
 		for range 5 {
 			rows, _, err := db.ListInstances(ctx, f)
@@ -202,8 +202,8 @@ func testListSort(t *testing.T, open Opener) {
 			t.Errorf("sort %q ascending %v: offset page %v, %v; want %v", tt.sortBy, tt.ascending, ids(rows), err, tt.want[2:])
 		}
 	}
-	var rerr *runtime.Error
-	if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{SortBy: "color"}); !errors.As(err, &rerr) || rerr.Code != runtime.EINVALID {
-		t.Errorf("an unknown sort: %v, want %s", err, runtime.EINVALID)
+	var rerr *store.Error
+	if _, _, err := db.ListInstances(ctx, store.InstanceFilter{SortBy: "color"}); !errors.As(err, &rerr) || rerr.Code != store.EINVALID {
+		t.Errorf("an unknown sort: %v, want %s", err, store.EINVALID)
 	}
 }

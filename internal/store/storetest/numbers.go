@@ -8,12 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // commitNumbered commits steps and returns the numbers the store reported
 // back in them.
-func commitNumbered(tb testing.TB, db Store, steps ...runtime.StepRecord) []int64 {
+func commitNumbered(tb testing.TB, db Store, steps ...store.StepRecord) []int64 {
 	tb.Helper()
 	if err := db.CommitSteps(context.Background(), steps); err != nil {
 		tb.Fatal(err)
@@ -26,7 +26,7 @@ func commitNumbered(tb testing.TB, db Store, steps ...runtime.StepRecord) []int6
 }
 
 // numberOf reads the stored number of instance id.
-func numberOf(tb testing.TB, db Store, id runtime.InstanceID) int64 {
+func numberOf(tb testing.TB, db Store, id store.InstanceID) int64 {
 	tb.Helper()
 	row, err := db.InstanceRow(context.Background(), id)
 	if err != nil {
@@ -48,13 +48,13 @@ func testInstanceNumbers(t *testing.T, open Opener) {
 	if got := commitNumbered(t, h, NewStep("o3", "order", 1)); got[0] != 3 {
 		t.Fatalf("third order numbered %d, want 3 (versions share a key's numbers)", got[0])
 	}
-	for id, want := range map[runtime.InstanceID]int64{"o1": 1, "o2": 2, "o3": 3, "v1": 1} {
+	for id, want := range map[store.InstanceID]int64{"o1": 1, "o2": 2, "o3": 3, "v1": 1} {
 		if got := numberOf(t, h, id); got != want {
 			t.Errorf("stored number of %s = %d, want %d", id, got, want)
 		}
 	}
 	// An update keeps the number.
-	s := NextStep(NewStep("o1", "order", 1), runtime.StatusCompleted)
+	s := NextStep(NewStep("o1", "order", 1), store.StatusCompleted)
 	MustCommit(t, h, s)
 	if got := numberOf(t, h, "o1"); got != 1 {
 		t.Errorf("number after an update %d, want 1", got)
@@ -65,8 +65,8 @@ func testInstanceNumbers(t *testing.T, open Opener) {
 	}
 
 	// A failed batch hands out nothing.
-	err = h.CommitSteps(ctx, []runtime.StepRecord{NewStep("o4", "order", 1), NewStep("o1", "order", 1)})
-	if !errors.Is(err, runtime.ErrConflict) {
+	err = h.CommitSteps(ctx, []store.StepRecord{NewStep("o4", "order", 1), NewStep("o1", "order", 1)})
+	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("a batch with a duplicate insert: %v", err)
 	}
 	if got := commitNumbered(t, h, NewStep("o4", "order", 1)); got[0] != 4 {
@@ -74,15 +74,15 @@ func testInstanceNumbers(t *testing.T, open Opener) {
 	}
 
 	// The filter, with and without the key.
-	rows, _, err := h.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "order", Number: 2})
+	rows, _, err := h.ListInstances(ctx, store.InstanceFilter{ProcessKey: "order", Number: 2})
 	if err != nil || len(rows) != 1 || rows[0].ID != "o2" || rows[0].Number != 2 {
 		t.Errorf("order #2: %+v, %v", rows, err)
 	}
-	rows, total, err := h.ListInstances(ctx, runtime.InstanceFilter{Number: 1})
-	if ids := instanceIDs(rows); err != nil || total != 2 || !slices.Equal(ids, []runtime.InstanceID{"v1", "o1"}) && !slices.Equal(ids, []runtime.InstanceID{"o1", "v1"}) {
+	rows, total, err := h.ListInstances(ctx, store.InstanceFilter{Number: 1})
+	if ids := instanceIDs(rows); err != nil || total != 2 || !slices.Equal(ids, []store.InstanceID{"v1", "o1"}) && !slices.Equal(ids, []store.InstanceID{"o1", "v1"}) {
 		t.Errorf("#1 of every key: %v (total %d), %v", ids, total, err)
 	}
-	if rows, _, err := h.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "invoice", Number: 2}); err != nil || len(rows) != 0 {
+	if rows, _, err := h.ListInstances(ctx, store.InstanceFilter{ProcessKey: "invoice", Number: 2}); err != nil || len(rows) != 0 {
 		t.Errorf("invoice #2 does not exist: %+v, %v", rows, err)
 	}
 
@@ -107,8 +107,8 @@ func testInstanceNumbers(t *testing.T, open Opener) {
 	}
 }
 
-func instanceIDs(rows []runtime.InstanceRow) []runtime.InstanceID {
-	var out []runtime.InstanceID
+func instanceIDs(rows []store.InstanceRow) []store.InstanceID {
+	var out []store.InstanceID
 	for _, r := range rows {
 		out = append(out, r.ID)
 	}
@@ -134,13 +134,13 @@ func testInstanceNumbersConcurrent(t *testing.T, open Opener) {
 		go func() {
 			defer wg.Done()
 			for n := 0; n < perStore; n += batch {
-				var steps []runtime.StepRecord
+				var steps []store.StepRecord
 				for k := range batch {
-					steps = append(steps, NewStep(runtime.InstanceID(fmt.Sprintf("s%d-%d", si, n+k)), "race", 1))
+					steps = append(steps, NewStep(store.InstanceID(fmt.Sprintf("s%d-%d", si, n+k)), "race", 1))
 				}
 				var err error
 				for range 20 { // contention between nodes may ask for a retry
-					if err = db.CommitSteps(context.Background(), steps); !errors.Is(err, runtime.ErrStale) {
+					if err = db.CommitSteps(context.Background(), steps); !errors.Is(err, store.ErrStale) {
 						break
 					}
 				}
@@ -167,7 +167,7 @@ func testInstanceNumbersConcurrent(t *testing.T, open Opener) {
 			t.Fatalf("numbers handed out %v, want 1..%d once each", nums, 2*perStore)
 		}
 	}
-	rows, total, err := a.ListInstances(context.Background(), runtime.InstanceFilter{ProcessKey: "race", Number: 2 * perStore})
+	rows, total, err := a.ListInstances(context.Background(), store.InstanceFilter{ProcessKey: "race", Number: 2 * perStore})
 	if err != nil || total != 1 || len(rows) != 1 {
 		t.Errorf("the last number is stored once: %+v (%d), %v", rows, total, err)
 	}
@@ -184,11 +184,11 @@ func testCallWaitIDs(t *testing.T, open Opener) {
 		parent = "0190d9c6-6c5e-7b3a-9f00-000000000001"
 		child  = "0190d9c6-6c5e-7b3a-9f00-0000000000c1"
 	)
-	call := runtime.WaitRow{ID: child, Kind: "call", NodeID: "callIt", ScopeID: "s0", TrackID: "t1", ProcessKey: "order", ProcessVersion: 1, Name: "sub", CreatedAt: Sec(0)}
+	call := store.WaitRow{ID: child, Kind: "call", NodeID: "callIt", ScopeID: "s0", TrackID: "t1", ProcessKey: "order", ProcessVersion: 1, Name: "sub", CreatedAt: Sec(0)}
 	job := Job(parent+"-w000002", "pay", 0)
 	ps := WithWaits(NewStep(parent, "order", 1), call, job)
-	ps.Parts = append(ps.Parts, runtime.Part{Kind: "wait", Key: child, Ord: 1, Data: []byte(`{"id":"` + child + `","seq":1}`)},
-		runtime.Part{Kind: "wait", Key: parent + "-w000002", Ord: 2, Data: []byte(`{}`)})
+	ps.Parts = append(ps.Parts, store.Part{Kind: "wait", Key: child, Ord: 1, Data: []byte(`{"id":"` + child + `","seq":1}`)},
+		store.Part{Kind: "wait", Key: parent + "-w000002", Ord: 2, Data: []byte(`{}`)})
 	cs := WithWaits(NewStep(child, "sub", 1), Job(child+"-w000001", "pay", 1))
 	cs.Instance.ParentID, cs.Instance.ParentNodeID = parent, "callIt"
 	MustCommit(t, h, ps, cs)
@@ -206,7 +206,7 @@ func testCallWaitIDs(t *testing.T, open Opener) {
 	if want := []string{child, parent + "-w000002"}; !slices.Equal(keys, want) {
 		t.Errorf("wait parts of the parent %v, want %v", keys, want)
 	}
-	for id, want := range map[runtime.InstanceID][]string{parent: {child, parent + "-w000002"}, child: {child + "-w000001"}} {
+	for id, want := range map[store.InstanceID][]string{parent: {child, parent + "-w000002"}, child: {child + "-w000001"}} {
 		ws, err := h.InstanceWaits(ctx, id)
 		if err != nil {
 			t.Fatal(err)
@@ -221,16 +221,16 @@ func testCallWaitIDs(t *testing.T, open Opener) {
 	if w := MustWait(t, h, child+"-w000001"); w.InstanceID != child {
 		t.Errorf("the child's job belongs to %s, want %s", w.InstanceID, child)
 	}
-	rows, _, err := h.ListInstances(ctx, runtime.InstanceFilter{ParentID: parent})
+	rows, _, err := h.ListInstances(ctx, store.InstanceFilter{ParentID: parent})
 	if err != nil || len(rows) != 1 || rows[0].ID != child {
 		t.Errorf("children of the parent: %+v, %v", rows, err)
 	}
 	// The parent ends: its waits go, the child's stay.
-	MustCommit(t, h, NextStep(ps, runtime.StatusTerminated))
+	MustCommit(t, h, NextStep(ps, store.StatusTerminated))
 	if ws, _ := h.InstanceWaits(ctx, child); len(ws) != 1 {
 		t.Errorf("the child lost its waits with its parent's: %+v", ws)
 	}
-	if _, err := h.Wait(ctx, child); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := h.Wait(ctx, child); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the ended parent's call wait: %v", err)
 	}
 }

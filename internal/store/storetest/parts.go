@@ -7,12 +7,12 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // Part is a part fixture; empty data reads back as nil.
-func Part(kind, key string, ord int64, data string) runtime.Part {
-	p := runtime.Part{Kind: kind, Key: key, Ord: ord}
+func Part(kind, key string, ord int64, data string) store.Part {
+	p := store.Part{Kind: kind, Key: key, Ord: ord}
 	if data != "" {
 		p.Data = []byte(data)
 	}
@@ -25,7 +25,7 @@ func testStepParts(t *testing.T, open Opener) {
 	db := open(t)
 
 	s1 := NewStep("i1", "order", 1)
-	s1.Parts = []runtime.Part{
+	s1.Parts = []store.Part{
 		Part("track", "t2", 2, "track 2"),
 		Part("scope", "root", 0, "root scope"),
 		Part("track", "t1", 1, "track 1"),
@@ -34,19 +34,19 @@ func testStepParts(t *testing.T, open Opener) {
 	}
 	// Another instance with the same part keys, which no step of i1 touches.
 	o1 := NewStep("other", "order", 1)
-	o1.Parts = append([]runtime.Part(nil), s1.Parts...)
+	o1.Parts = append([]store.Part(nil), s1.Parts...)
 	MustCommit(t, db, s1, o1)
 
 	// One step inserts, replaces and deletes; a part both removed and
 	// written ends up stored.
-	s2 := NextStep(s1, runtime.StatusRunning)
-	s2.Parts = []runtime.Part{
+	s2 := NextStep(s1, store.StatusRunning)
+	s2.Parts = []store.Part{
 		Part("track", "t1", 1, "track 1 moved"),
 		Part("track", "t3", 3, "track 3"),
 		Part("wait", "w1", 1, "wait 1 again"),
 		Part("incident", "inc1", 1, ""),
 	}
-	s2.RemovedParts = []runtime.PartRef{{Kind: "track", Key: "t2"}, {Kind: "scope", Key: "sub"}, {Kind: "wait", Key: "w1"},
+	s2.RemovedParts = []store.PartRef{{Kind: "track", Key: "t2"}, {Kind: "scope", Key: "sub"}, {Kind: "wait", Key: "w1"},
 		{Kind: "scope", Key: "never-there"}, {Kind: "unknown-kind", Key: "x"}}
 	MustCommit(t, db, s2)
 
@@ -54,7 +54,7 @@ func testStepParts(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []runtime.Part{ // by kind, then ord
+	want := []store.Part{ // by kind, then ord
 		Part("incident", "inc1", 1, ""),
 		Part("scope", "root", 0, "root scope"),
 		Part("track", "t1", 1, "track 1 moved"),
@@ -139,14 +139,14 @@ func testPartsAllOrNothing(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := NextStep(s1, runtime.StatusRunning)
+	good := NextStep(s1, store.StatusRunning)
 	good.Parts = append(good.Parts, Part("wait", "w9", 9, "new"))
 	fresh := NewStep("i2", "order", 1)
-	stale := NextStep(s1, runtime.StatusRunning) // the same revision again
+	stale := NextStep(s1, store.StatusRunning) // the same revision again
 	stale.Instance.ID = "i1"
 	// good and stale are both steps of i1 from revision 1: the second fails.
-	err = db.CommitSteps(ctx, []runtime.StepRecord{fresh, good, stale})
-	if !errors.Is(err, runtime.ErrConflict) {
+	err = db.CommitSteps(ctx, []store.StepRecord{fresh, good, stale})
+	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("CommitSteps = %v, want ErrConflict", err)
 	}
 	after, err := db.Instance(ctx, "i1")
@@ -156,7 +156,7 @@ func testPartsAllOrNothing(t *testing.T, open Opener) {
 	if !reflect.DeepEqual(after, before) {
 		t.Errorf("the failed batch changed i1:\n got %+v\nwant %+v", after, before)
 	}
-	if _, err := db.Instance(ctx, "i2"); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Instance(ctx, "i2"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the created instance of the failed batch exists: %v", err)
 	}
 	good.Parts = append(good.Parts, Part("wait", "w9", 9, "new"))

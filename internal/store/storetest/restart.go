@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 func testRestart(t *testing.T, open Opener) {
@@ -19,7 +19,7 @@ func testRestart(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	step := NewStep("i1", "order", 1)
-	if err := db.CommitSteps(ctx, []runtime.StepRecord{step}); err != nil {
+	if err := db.CommitSteps(ctx, []store.StepRecord{step}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -73,14 +73,14 @@ func testConcurrentReadersAndWriter(t *testing.T, open Opener) {
 		go func() {
 			defer writersWG.Done()
 			for i := range perWriter {
-				id := runtime.InstanceID(fmt.Sprintf("w%d-%03d", w, i))
+				id := store.InstanceID(fmt.Sprintf("w%d-%03d", w, i))
 				s := NewStep(id, "order", 1)
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err != nil {
+				if err := db.CommitSteps(ctx, []store.StepRecord{s}); err != nil {
 					addError(err)
 					return
 				}
-				s2 := NextStep(s, runtime.StatusRunning)
-				if err := db.CommitSteps(ctx, []runtime.StepRecord{s2}); err != nil {
+				s2 := NextStep(s, store.StatusRunning)
+				if err := db.CommitSteps(ctx, []store.StepRecord{s2}); err != nil {
 					addError(err)
 					return
 				}
@@ -97,7 +97,7 @@ func testConcurrentReadersAndWriter(t *testing.T, open Opener) {
 					return
 				default:
 				}
-				if _, _, err := db.ListInstances(ctx, runtime.InstanceFilter{Status: runtime.StatusRunning}); err != nil {
+				if _, _, err := db.ListInstances(ctx, store.InstanceFilter{Status: store.StatusRunning}); err != nil {
 					addError(err)
 					return
 				}
@@ -105,7 +105,7 @@ func testConcurrentReadersAndWriter(t *testing.T, open Opener) {
 					addError(err)
 					return
 				}
-				if _, err := db.History(ctx, "w0-000", 0, 10); err != nil && !errors.Is(err, runtime.ErrNotFound) {
+				if _, err := db.History(ctx, "w0-000", 0, 10); err != nil && !errors.Is(err, store.ErrNotFound) {
 					addError(err)
 					return
 				}
@@ -118,7 +118,7 @@ func testConcurrentReadersAndWriter(t *testing.T, open Opener) {
 	for _, err := range errs {
 		t.Error(err)
 	}
-	_, total, err := db.ListInstances(ctx, runtime.InstanceFilter{})
+	_, total, err := db.ListInstances(ctx, store.InstanceFilter{})
 	if err != nil || total != writers*perWriter {
 		t.Fatalf("total = %d, %v; want %d", total, err, writers*perWriter)
 	}

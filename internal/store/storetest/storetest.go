@@ -1,11 +1,11 @@
 // Package storetest is the conformance suite every implementation of
-// gobpm's stores passes: the SQLite store (internal/store) and the
-// PostgreSQL store (internal/store/pgstore) run the same tests through Run,
+// gobpm's stores passes: the SQLite store (internal/store/sqlite) and the
+// PostgreSQL store (internal/store/postgres) run the same tests through Run,
 // as riverqueue/river runs one suite per database driver.
 //
 // # What belongs here
 //
-// Every test of behaviour a caller of runtime.Store or access.Store can
+// Every test of behaviour a caller of store.Store or access.Store can
 // observe: ordering, paging and cursors, ErrNotFound and ErrConflict,
 // revisions, group commit, waits and job locks, outbox, idempotency keys,
 // definitions, audit, users, groups, grants, tokens and sessions. Tests of
@@ -28,20 +28,20 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/access"
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // Store is what the suite tests: the runtime's store and the access
 // store, plus two inspection methods every store offers for tools.
 type Store interface {
-	runtime.Store
+	store.Store
 	access.Store
 	// Parts returns at most limit parts (limit <= 0: all) of one kind of an
 	// instance with Ord > afterOrd, by Ord then key; ErrNotFound for an
 	// unknown instance.
-	Parts(ctx context.Context, id runtime.InstanceID, kind string, afterOrd int64, limit int) ([]runtime.Part, error)
+	Parts(ctx context.Context, id store.InstanceID, kind string, afterOrd int64, limit int) ([]store.Part, error)
 	// PartCounts returns how many parts of each kind an instance has.
-	PartCounts(ctx context.Context, id runtime.InstanceID) (map[string]int, error)
+	PartCounts(ctx context.Context, id store.InstanceID) (map[string]int, error)
 }
 
 // Harness is one fresh store of one test, with raw access to its database

@@ -12,41 +12,42 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobpm/gobpm/internal/runtime"
-	"github.com/gobpm/gobpm/internal/store/sqlstore"
+	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlcodec"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
 // Sec is t0 plus n seconds.
 func Sec(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 
 // Job is a job wait of type typ created at Sec(created) with three retries.
-func Job(id, typ string, created int) runtime.WaitRow {
-	return runtime.WaitRow{
-		ID: id, Kind: runtime.WaitJob, NodeID: "svc", ScopeID: "s0", TrackID: "t1",
+func Job(id, typ string, created int) store.WaitRow {
+	return store.WaitRow{
+		ID: id, Kind: store.WaitJob, NodeID: "svc", ScopeID: "s0", TrackID: "t1",
 		ProcessKey: "order", ProcessVersion: 1, Name: typ, Retries: 3, CreatedAt: Sec(created),
 	}
 }
 
 // Task is a user task created at Sec(created).
-func Task(id string, created int, assignee string, users, groups []string) runtime.WaitRow {
-	return runtime.WaitRow{
-		ID: id, Kind: runtime.WaitTask, NodeID: "approve", ScopeID: "s0", Name: "Approve " + id,
+func Task(id string, created int, assignee string, users, groups []string) store.WaitRow {
+	return store.WaitRow{
+		ID: id, Kind: store.WaitTask, NodeID: "approve", ScopeID: "s0", Name: "Approve " + id,
 		Assignee: assignee, CandidateUsers: users, CandidateGroups: groups, CreatedAt: Sec(created),
 	}
 }
 
 // timer is a timer wait due at Sec(due).
-func timer(id string, due int) runtime.WaitRow {
-	return runtime.WaitRow{ID: id, Kind: runtime.WaitTimer, NodeID: "wait", DueAt: Sec(due), CreatedAt: t0}
+func timer(id string, due int) store.WaitRow {
+	return store.WaitRow{ID: id, Kind: store.WaitTimer, NodeID: "wait", DueAt: Sec(due), CreatedAt: t0}
 }
 
 // Sub is a message or signal subscription created at Sec(created).
-func Sub(id, kind, name, key string, created int) runtime.WaitRow {
-	return runtime.WaitRow{ID: id, Kind: kind, NodeID: "catch", Name: name, CorrelationKey: key, CreatedAt: Sec(created)}
+func Sub(id, kind, name, key string, created int) store.WaitRow {
+	return store.WaitRow{ID: id, Kind: kind, NodeID: "catch", Name: name, CorrelationKey: key, CreatedAt: Sec(created)}
 }
 
 // WithWaits returns s carrying waits, each stamped with the step's instance.
-func WithWaits(s runtime.StepRecord, waits ...runtime.WaitRow) runtime.StepRecord {
+func WithWaits(s store.StepRecord, waits ...store.WaitRow) store.StepRecord {
 	s.Waits = nil
 	for _, w := range waits {
 		w.InstanceID = s.Instance.ID
@@ -56,7 +57,7 @@ func WithWaits(s runtime.StepRecord, waits ...runtime.WaitRow) runtime.StepRecor
 }
 
 // CreateWithWaits commits the creating step of instance id carrying waits.
-func CreateWithWaits(tb testing.TB, db Store, id runtime.InstanceID, waits ...runtime.WaitRow) runtime.StepRecord {
+func CreateWithWaits(tb testing.TB, db Store, id store.InstanceID, waits ...store.WaitRow) store.StepRecord {
 	tb.Helper()
 	s := WithWaits(NewStep(id, "order", 1), waits...)
 	MustCommit(tb, db, s)
@@ -64,7 +65,7 @@ func CreateWithWaits(tb testing.TB, db Store, id runtime.InstanceID, waits ...ru
 }
 
 // WaitIDs lists the ids of rows.
-func WaitIDs(rows []runtime.WaitRow) []string {
+func WaitIDs(rows []store.WaitRow) []string {
 	var out []string
 	for _, w := range rows {
 		out = append(out, w.ID)
@@ -77,7 +78,7 @@ func WaitIDs(rows []runtime.WaitRow) []string {
 func lock(tb testing.TB, db *Harness, id, owner string, until time.Time) {
 	tb.Helper()
 	if err := db.Exec(`UPDATE waits SET lock_owner = ?, lock_expires_at = ?, lock_user = '', lock_token = ? WHERE id = ?`,
-		owner, sqlstore.EncodeTime(until), tokenOf(id), id); err != nil {
+		owner, sqlcodec.EncodeTime(until), tokenOf(id), id); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -93,8 +94,8 @@ var tokenSeq atomic.Int64
 
 // LockFor is the lock of an activation of up to max jobs by worker (the
 // user "user of <worker>") until until, with fresh token hashes.
-func LockFor(worker string, max int, until time.Time) runtime.JobLock {
-	l := runtime.JobLock{Worker: worker, User: "user of " + worker, Until: until}
+func LockFor(worker string, max int, until time.Time) store.JobLock {
+	l := store.JobLock{Worker: worker, User: "user of " + worker, Until: until}
 	for range max {
 		sum := sha256.Sum256(fmt.Appendf(nil, "token %d", tokenSeq.Add(1)))
 		l.TokenHashes = append(l.TokenHashes, sum[:])
@@ -103,7 +104,7 @@ func LockFor(worker string, max int, until time.Time) runtime.JobLock {
 }
 
 // MustWait reads wait id or fails the test.
-func MustWait(tb testing.TB, db Store, id string) runtime.WaitRow {
+func MustWait(tb testing.TB, db Store, id string) store.WaitRow {
 	tb.Helper()
 	w, err := db.Wait(context.Background(), id)
 	if err != nil {
@@ -116,13 +117,13 @@ func testWaitRoundTrip(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
 	db := open(t)
-	full := runtime.WaitRow{
-		ID: "w-full", Kind: runtime.WaitTask, NodeID: "approve", ScopeID: "s1", TrackID: "t7",
+	full := store.WaitRow{
+		ID: "w-full", Kind: store.WaitTask, NodeID: "approve", ScopeID: "s1", TrackID: "t7",
 		ProcessKey: "order", ProcessVersion: 3, Name: "Approve", CorrelationKey: "ck", DueAt: Sec(60),
 		Retries: 2, ErrorMessage: "boom", Assignee: "ann", CandidateUsers: []string{"ann", `b"ob`},
 		CandidateGroups: []string{"sales"}, CreatedAt: Sec(1),
 	}
-	bare := runtime.WaitRow{ID: "w-bare", Kind: runtime.WaitSignal, CreatedAt: Sec(2)}
+	bare := store.WaitRow{ID: "w-bare", Kind: store.WaitSignal, CreatedAt: Sec(2)}
 	s := CreateWithWaits(t, db, "i1", full, bare)
 	for _, want := range s.Waits {
 		t.Run(want.ID, func(t *testing.T) {
@@ -134,7 +135,7 @@ func testWaitRoundTrip(t *testing.T, open Opener) {
 	}
 	t.Run("absent", func(t *testing.T) {
 		t.Parallel()
-		if _, err := db.Wait(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.Wait(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Wait(nope) = %v, want ErrNotFound", err)
 		}
 	})
@@ -157,7 +158,7 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 		failed := Job("j1", "pay", 0)
 		failed.Retries, failed.ErrorMessage, failed.DueAt = 2, "timeout", Sec(5)
 		failed.InstanceID = "i1"
-		MustCommit(t, db, WithWaits(NextStep(s1, runtime.StatusRunning), failed))
+		MustCommit(t, db, WithWaits(NextStep(s1, store.StatusRunning), failed))
 		if got := MustWait(t, db, "j1"); !reflect.DeepEqual(got, failed) {
 			t.Errorf("replaced job\n got %+v\nwant %+v", got, failed)
 		}
@@ -167,14 +168,14 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 		t.Parallel()
 		db := open(t)
 		s1 := CreateWithWaits(t, db, "i1", Job("j1", "pay", 0), timer("tm1", 10), timer("tm2", 20))
-		s2 := NextStep(s1, runtime.StatusRunning)
+		s2 := NextStep(s1, store.StatusRunning)
 		s2.RemovedWaits = []string{"j1", "tm1", "never-existed"}
 		// tm2 fires and is re-armed under the same id in the same step.
 		s2.RemovedWaits = append(s2.RemovedWaits, "tm2")
 		s2 = WithWaits(s2, timer("tm2", 40))
 		MustCommit(t, db, s2)
 		for _, id := range []string{"j1", "tm1"} {
-			if _, err := db.Wait(ctx, id); !errors.Is(err, runtime.ErrNotFound) {
+			if _, err := db.Wait(ctx, id); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("Wait(%s) after removal = %v, want ErrNotFound", id, err)
 			}
 		}
@@ -189,10 +190,10 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 			status   string
 			wantGone bool
 		}{
-			{runtime.StatusCompleted, true},
-			{runtime.StatusTerminated, true},
-			{runtime.StatusFailed, false},
-			{runtime.StatusRunning, false},
+			{store.StatusCompleted, true},
+			{store.StatusTerminated, true},
+			{store.StatusFailed, false},
+			{store.StatusRunning, false},
 		}
 		for _, tt := range tests {
 			t.Run(tt.status, func(t *testing.T) {
@@ -203,7 +204,7 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 				MustCommit(t, db, NextStep(s1, tt.status))
 				for _, id := range []string{"j1", "k1"} {
 					_, err := db.Wait(ctx, id)
-					if gone := errors.Is(err, runtime.ErrNotFound); gone != tt.wantGone {
+					if gone := errors.Is(err, store.ErrNotFound); gone != tt.wantGone {
 						t.Errorf("Wait(%s) = %v; want gone %v", id, err, tt.wantGone)
 					}
 				}
@@ -216,13 +217,13 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 		t.Parallel()
 		tests := []struct {
 			name     string
-			bad      runtime.WaitRow
+			bad      store.WaitRow
 			conflict bool
 		}{
 			{name: "id of another instance", bad: Job("other", "pay", 0), conflict: true},
 			{name: "id of a start timer", bad: Job("st", "pay", 0), conflict: true},
 			{name: "empty id", bad: Job("", "pay", 0)},
-			{name: "empty kind", bad: runtime.WaitRow{ID: "x", CreatedAt: t0}},
+			{name: "empty kind", bad: store.WaitRow{ID: "x", CreatedAt: t0}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -230,22 +231,22 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 				db := open(t)
 				CreateWithWaits(t, db, "i0", Job("other", "pay", 0))
 				if err := db.ReplaceStartTimers(ctx, "order",
-					[]runtime.WaitRow{{ID: "st", Kind: runtime.WaitStartTimer, DueAt: Sec(1), CreatedAt: t0}}); err != nil {
+					[]store.WaitRow{{ID: "st", Kind: store.WaitStartTimer, DueAt: Sec(1), CreatedAt: t0}}); err != nil {
 					t.Fatal(err)
 				}
 				good := WithWaits(NewStep("i1", "order", 1), Job("good", "pay", 0))
 				bad := WithWaits(NewStep("i2", "order", 1), tt.bad)
-				err := db.CommitSteps(ctx, []runtime.StepRecord{good, bad})
-				if err == nil || errors.Is(err, runtime.ErrConflict) != tt.conflict {
+				err := db.CommitSteps(ctx, []store.StepRecord{good, bad})
+				if err == nil || errors.Is(err, store.ErrConflict) != tt.conflict {
 					t.Fatalf("CommitSteps = %v; want an error, conflict %v", err, tt.conflict)
 				}
-				if _, err := db.Wait(ctx, "good"); !errors.Is(err, runtime.ErrNotFound) {
+				if _, err := db.Wait(ctx, "good"); !errors.Is(err, store.ErrNotFound) {
 					t.Errorf("a wait of the failed batch landed: %v", err)
 				}
 				if w := MustWait(t, db, "other"); w.InstanceID != "i0" {
 					t.Errorf("other instance's wait was taken over: %+v", w)
 				}
-				if w := MustWait(t, db, "st"); w.Kind != runtime.WaitStartTimer {
+				if w := MustWait(t, db, "st"); w.Kind != store.WaitStartTimer {
 					t.Errorf("start timer was taken over: %+v", w)
 				}
 			})
@@ -258,8 +259,8 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 		s := NewStep("i1", "order", 1)
 		w := Job("j1", "pay", 0)
 		w.InstanceID = "i2"
-		s.Waits = []runtime.WaitRow{w}
-		if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); err == nil {
+		s.Waits = []store.WaitRow{w}
+		if err := db.CommitSteps(ctx, []store.StepRecord{s}); err == nil {
 			t.Fatal("CommitSteps accepted a wait of another instance")
 		}
 	})
@@ -365,7 +366,7 @@ func testActivateJobsTokens(t *testing.T, open Opener) {
 	db := open(t)
 	CreateWithWaits(t, db, "i1", Job("a3", "pay", 3), Job("a1", "pay", 1), Job("a2", "pay", 2))
 
-	for name, lk := range map[string]runtime.JobLock{
+	for name, lk := range map[string]store.JobLock{
 		"short hash":    {Worker: "w", Until: Sec(10), TokenHashes: [][]byte{make([]byte, 31)}},
 		"repeated hash": {Worker: "w", Until: Sec(10), TokenHashes: [][]byte{tokenOf("x"), tokenOf("y"), tokenOf("x")}},
 	} {
@@ -415,19 +416,19 @@ func testLockGuard(t *testing.T, open Opener) {
 	lock(t, db, "j1", "w1", Sec(30))
 	tests := []struct {
 		name  string
-		guard runtime.LockGuard
+		guard store.LockGuard
 	}{
-		{"another token", runtime.LockGuard{WaitID: "j1", TokenHash: tokenOf("j2")}},
-		{"never locked", runtime.LockGuard{WaitID: "j2", TokenHash: tokenOf("j2")}},
-		{"no such job", runtime.LockGuard{WaitID: "j9", TokenHash: tokenOf("j9")}},
+		{"another token", store.LockGuard{WaitID: "j1", TokenHash: tokenOf("j2")}},
+		{"never locked", store.LockGuard{WaitID: "j2", TokenHash: tokenOf("j2")}},
+		{"no such job", store.LockGuard{WaitID: "j9", TokenHash: tokenOf("j9")}},
 		// j1 was locked without a user (''): a guard naming a user fails.
-		{"another user", runtime.LockGuard{WaitID: "j1", TokenHash: tokenOf("j1"), CheckUser: true, User: "bob"}},
+		{"another user", store.LockGuard{WaitID: "j1", TokenHash: tokenOf("j1"), CheckUser: true, User: "bob"}},
 	}
 	for _, tt := range tests {
-		s2 := NextStep(s1, runtime.StatusRunning)
+		s2 := NextStep(s1, store.StatusRunning)
 		s2.RemovedWaits = []string{"j1"}
 		s2.LockGuard = &tt.guard
-		if err := db.CommitSteps(ctx, []runtime.StepRecord{s2}); !errors.Is(err, runtime.ErrLockLost) || runtime.ErrorCode(err) != runtime.ECONFLICT {
+		if err := db.CommitSteps(ctx, []store.StepRecord{s2}); !errors.Is(err, store.ErrLockLost) || store.ErrorCode(err) != store.ECONFLICT {
 			t.Errorf("%s: CommitSteps = %v, want ErrLockLost", tt.name, err)
 		}
 		if row, err := db.InstanceRow(ctx, "i1"); err != nil || row.Revision != s1.Instance.Revision {
@@ -435,11 +436,11 @@ func testLockGuard(t *testing.T, open Opener) {
 		}
 		MustWait(t, db, "j1")
 	}
-	s2 := NextStep(s1, runtime.StatusRunning)
+	s2 := NextStep(s1, store.StatusRunning)
 	s2.RemovedWaits = []string{"j1"}
-	s2.LockGuard = &runtime.LockGuard{WaitID: "j1", TokenHash: tokenOf("j1"), CheckUser: true, User: ""}
+	s2.LockGuard = &store.LockGuard{WaitID: "j1", TokenHash: tokenOf("j1"), CheckUser: true, User: ""}
 	MustCommit(t, db, s2)
-	if _, err := db.Wait(ctx, "j1"); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.Wait(ctx, "j1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("j1 after the guarded step: %v, want gone", err)
 	}
 }
@@ -455,13 +456,13 @@ func testActivateJobsConcurrent(t *testing.T, open Opener) {
 		perInstance = 10
 		workers     = 8
 	)
-	var steps []runtime.StepRecord
+	var steps []store.StepRecord
 	for i := range instances {
-		var waits []runtime.WaitRow
+		var waits []store.WaitRow
 		for j := range perInstance {
 			waits = append(waits, Job(fmt.Sprintf("j%02d-%02d", i, j), "pay", i*perInstance+j))
 		}
-		steps = append(steps, WithWaits(NewStep(runtime.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1), waits...))
+		steps = append(steps, WithWaits(NewStep(store.InstanceID(fmt.Sprintf("i%02d", i)), "order", 1), waits...))
 	}
 	MustCommit(t, db, steps...)
 
@@ -567,13 +568,13 @@ func testExtendJobLock(t *testing.T, open Opener) {
 		now     int
 		wantErr error
 	}{
-		{name: "another token", key: "locked", token: tokenOf("expired"), now: 20, wantErr: runtime.ErrConflict},
+		{name: "another token", key: "locked", token: tokenOf("expired"), now: 20, wantErr: store.ErrConflict},
 		{name: "live lock", key: "locked", now: 20},
-		{name: "unknown key", key: "nope", now: 20, wantErr: runtime.ErrNotFound},
-		{name: "not a job", key: "task", now: 20, wantErr: runtime.ErrNotFound},
-		{name: "not locked", key: "free", now: 20, wantErr: runtime.ErrConflict},
-		{name: "lock expired", key: "expired", now: 20, wantErr: runtime.ErrConflict},
-		{name: "lock expires exactly now", key: "expired", now: 10, wantErr: runtime.ErrConflict},
+		{name: "unknown key", key: "nope", now: 20, wantErr: store.ErrNotFound},
+		{name: "not a job", key: "task", now: 20, wantErr: store.ErrNotFound},
+		{name: "not locked", key: "free", now: 20, wantErr: store.ErrConflict},
+		{name: "lock expired", key: "expired", now: 20, wantErr: store.ErrConflict},
+		{name: "lock expires exactly now", key: "expired", now: 10, wantErr: store.ErrConflict},
 	}
 	for _, tt := range tests {
 		// Sequential: the cases share one database and "live lock" moves a lock.
@@ -615,24 +616,24 @@ func testTasks(t *testing.T, open Opener) {
 	CreateWithWaits(t, db, "i2", Task("t3", 3, "bob", nil, []string{"ops"}))
 	tests := []struct {
 		name      string
-		filter    runtime.TaskFilter
+		filter    store.TaskFilter
 		want      []string
 		wantTotal int
 	}{
 		{name: "all oldest first", want: []string{"t1", "t2", "t3", "t4"}, wantTotal: 4},
-		{name: "assignee", filter: runtime.TaskFilter{Assignee: "ann"}, want: []string{"t1"}, wantTotal: 1},
-		{name: "candidate user", filter: runtime.TaskFilter{CandidateUser: "bob"}, want: []string{"t1", "t2"}, wantTotal: 2},
-		{name: "candidate group", filter: runtime.TaskFilter{CandidateGroup: "sales"}, want: []string{"t1", "t2"}, wantTotal: 2},
-		{name: "user and group", filter: runtime.TaskFilter{CandidateUser: "bob", CandidateGroup: "ops"}, want: []string{"t2"}, wantTotal: 1},
-		{name: "instance", filter: runtime.TaskFilter{InstanceID: "i2"}, want: []string{"t3"}, wantTotal: 1},
-		{name: "page", filter: runtime.TaskFilter{Limit: 2, Offset: 1}, want: []string{"t2", "t3"}, wantTotal: 4},
-		{name: "past the end", filter: runtime.TaskFilter{Offset: 10}, wantTotal: 4},
-		{name: "no match", filter: runtime.TaskFilter{Assignee: "ann", InstanceID: "i2"}},
-		{name: "unassigned", filter: runtime.TaskFilter{Unassigned: true}, want: []string{"t2", "t4"}, wantTotal: 2},
-		{name: "any of the groups", filter: runtime.TaskFilter{CandidateGroupsAny: []string{"ops", "sales-eu"}}, want: []string{"t2", "t3", "t4"}, wantTotal: 3},
-		{name: "offered and unassigned", filter: runtime.TaskFilter{OfferedTo: &runtime.Actor{User: "bob"}, Unassigned: true}, want: []string{"t2"}, wantTotal: 1},
-		{name: "newest first", filter: runtime.TaskFilter{Order: runtime.TaskOrderNewest}, want: []string{"t4", "t3", "t2", "t1"}, wantTotal: 4},
-		{name: "newest first, paged", filter: runtime.TaskFilter{Order: runtime.TaskOrderNewest, Limit: 2, Offset: 1}, want: []string{"t3", "t2"}, wantTotal: 4},
+		{name: "assignee", filter: store.TaskFilter{Assignee: "ann"}, want: []string{"t1"}, wantTotal: 1},
+		{name: "candidate user", filter: store.TaskFilter{CandidateUser: "bob"}, want: []string{"t1", "t2"}, wantTotal: 2},
+		{name: "candidate group", filter: store.TaskFilter{CandidateGroup: "sales"}, want: []string{"t1", "t2"}, wantTotal: 2},
+		{name: "user and group", filter: store.TaskFilter{CandidateUser: "bob", CandidateGroup: "ops"}, want: []string{"t2"}, wantTotal: 1},
+		{name: "instance", filter: store.TaskFilter{InstanceID: "i2"}, want: []string{"t3"}, wantTotal: 1},
+		{name: "page", filter: store.TaskFilter{Limit: 2, Offset: 1}, want: []string{"t2", "t3"}, wantTotal: 4},
+		{name: "past the end", filter: store.TaskFilter{Offset: 10}, wantTotal: 4},
+		{name: "no match", filter: store.TaskFilter{Assignee: "ann", InstanceID: "i2"}},
+		{name: "unassigned", filter: store.TaskFilter{Unassigned: true}, want: []string{"t2", "t4"}, wantTotal: 2},
+		{name: "any of the groups", filter: store.TaskFilter{CandidateGroupsAny: []string{"ops", "sales-eu"}}, want: []string{"t2", "t3", "t4"}, wantTotal: 3},
+		{name: "offered and unassigned", filter: store.TaskFilter{OfferedTo: &store.Actor{User: "bob"}, Unassigned: true}, want: []string{"t2"}, wantTotal: 1},
+		{name: "newest first", filter: store.TaskFilter{Order: store.TaskOrderNewest}, want: []string{"t4", "t3", "t2", "t1"}, wantTotal: 4},
+		{name: "newest first, paged", filter: store.TaskFilter{Order: store.TaskOrderNewest, Limit: 2, Offset: 1}, want: []string{"t3", "t2"}, wantTotal: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -651,7 +652,7 @@ func testTasks(t *testing.T, open Opener) {
 		t.Parallel()
 		db := open(t)
 		// The runtime gives every wait its instance's process key.
-		task := func(id string, created, dueAt int, key string) runtime.WaitRow {
+		task := func(id string, created, dueAt int, key string) store.WaitRow {
 			w := Task(id, created, "", nil, nil)
 			w.ProcessKey, w.ProcessVersion = key, 1
 			if dueAt > 0 {
@@ -663,14 +664,14 @@ func testTasks(t *testing.T, open Opener) {
 		MustCommit(t, db, WithWaits(NewStep("i2", "invoice", 1), task("b1", 4, 5, "invoice")))
 		for _, tc := range []struct {
 			name   string
-			filter runtime.TaskFilter
+			filter store.TaskFilter
 			want   []string
 		}{
-			{"process order", runtime.TaskFilter{ProcessKey: "order"}, []string{"a1", "a2", "a3"}},
-			{"process invoice", runtime.TaskFilter{ProcessKey: "invoice"}, []string{"b1"}},
-			{"due before 20", runtime.TaskFilter{DueBefore: Sec(20)}, []string{"a3", "b1"}},
-			{"by due date, none last", runtime.TaskFilter{Order: runtime.TaskOrderDue}, []string{"b1", "a3", "a1", "a2"}},
-			{"order by due date, paged", runtime.TaskFilter{ProcessKey: "order", Order: runtime.TaskOrderDue, Limit: 2}, []string{"a3", "a1"}},
+			{"process order", store.TaskFilter{ProcessKey: "order"}, []string{"a1", "a2", "a3"}},
+			{"process invoice", store.TaskFilter{ProcessKey: "invoice"}, []string{"b1"}},
+			{"due before 20", store.TaskFilter{DueBefore: Sec(20)}, []string{"a3", "b1"}},
+			{"by due date, none last", store.TaskFilter{Order: store.TaskOrderDue}, []string{"b1", "a3", "a1", "a2"}},
+			{"order by due date, paged", store.TaskFilter{ProcessKey: "order", Order: store.TaskOrderDue, Limit: 2}, []string{"a3", "a1"}},
 		} {
 			rows, total, err := db.Tasks(ctx, tc.filter)
 			if err != nil {
@@ -689,18 +690,18 @@ func testTasks(t *testing.T, open Opener) {
 	t.Run("limit default and cap", func(t *testing.T) {
 		t.Parallel()
 		db := open(t)
-		var waits []runtime.WaitRow
-		for i := range sqlstore.MaxListLimit + 10 {
+		var waits []store.WaitRow
+		for i := range sqlquery.MaxListLimit + 10 {
 			waits = append(waits, Task(fmt.Sprintf("t%04d", i), i, "", nil, nil))
 		}
 		CreateWithWaits(t, db, "i1", waits...)
-		for _, tc := range []struct{ limit, want int }{{0, sqlstore.DefaultListLimit}, {10 * sqlstore.MaxListLimit, sqlstore.MaxListLimit}, {7, 7}} {
-			rows, total, err := db.Tasks(ctx, runtime.TaskFilter{Limit: tc.limit})
+		for _, tc := range []struct{ limit, want int }{{0, sqlquery.DefaultListLimit}, {10 * sqlquery.MaxListLimit, sqlquery.MaxListLimit}, {7, 7}} {
+			rows, total, err := db.Tasks(ctx, store.TaskFilter{Limit: tc.limit})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != tc.want || total != sqlstore.MaxListLimit+10 {
-				t.Errorf("Limit %d: %d rows (total %d), want %d (total %d)", tc.limit, len(rows), total, tc.want, sqlstore.MaxListLimit+10)
+			if len(rows) != tc.want || total != sqlquery.MaxListLimit+10 {
+				t.Errorf("Limit %d: %d rows (total %d), want %d (total %d)", tc.limit, len(rows), total, tc.want, sqlquery.MaxListLimit+10)
 			}
 		}
 	})
@@ -730,8 +731,8 @@ func testTimers(t *testing.T, open Opener) {
 	backoff.DueAt = Sec(0)
 	CreateWithWaits(t, db, "i1", timer("tm1", 1), timer("tm3", 3), backoff)
 	CreateWithWaits(t, db, "i2", timer("tm3b", 3))
-	if err := db.ReplaceStartTimers(ctx, "order", []runtime.WaitRow{
-		{ID: "st2", Kind: runtime.WaitStartTimer, ProcessKey: "order", ProcessVersion: 1, DueAt: Sec(2), CreatedAt: t0},
+	if err := db.ReplaceStartTimers(ctx, "order", []store.WaitRow{
+		{ID: "st2", Kind: store.WaitStartTimer, ProcessKey: "order", ProcessVersion: 1, DueAt: Sec(2), CreatedAt: t0},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -770,14 +771,14 @@ func testMessageSubscriptions(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t)
 	CreateWithWaits(t, db, "i1",
-		Sub("m1", runtime.WaitMessage, "paid", "o-1", 2),
-		Sub("m3", runtime.WaitMessage, "paid", "", 0),
-		Sub("sg", runtime.WaitSignal, "paid", "o-1", 0), // a signal is no message subscription
+		Sub("m1", store.WaitMessage, "paid", "o-1", 2),
+		Sub("m3", store.WaitMessage, "paid", "", 0),
+		Sub("sg", store.WaitSignal, "paid", "o-1", 0), // a signal is no message subscription
 	)
 	CreateWithWaits(t, db, "i2",
-		Sub("m2", runtime.WaitMessage, "paid", "o-1", 1),
-		Sub("m4", runtime.WaitMessage, "paid", "o-2", 0),
-		Sub("m5", runtime.WaitMessage, "shipped", "o-1", 0),
+		Sub("m2", store.WaitMessage, "paid", "o-1", 1),
+		Sub("m4", store.WaitMessage, "paid", "o-2", 0),
+		Sub("m5", store.WaitMessage, "shipped", "o-1", 0),
 	)
 	tests := []struct {
 		name, msg, key string
@@ -809,19 +810,19 @@ func testSignalSubscriptions(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
 	db := open(t)
-	CreateWithWaits(t, db, "i2", Sub("s2", runtime.WaitSignal, "alarm", "", 3))
+	CreateWithWaits(t, db, "i2", Sub("s2", store.WaitSignal, "alarm", "", 3))
 	CreateWithWaits(t, db, "i1",
-		Sub("s1a", runtime.WaitSignal, "alarm", "", 5),
-		Sub("s1b", runtime.WaitSignal, "alarm", "", 1),
+		Sub("s1a", store.WaitSignal, "alarm", "", 5),
+		Sub("s1b", store.WaitSignal, "alarm", "", 1),
 	)
-	CreateWithWaits(t, db, "i3", Sub("s3", runtime.WaitSignal, "other", "", 0))
-	CreateWithWaits(t, db, "i4", Sub("m4", runtime.WaitMessage, "alarm", "", 0))
+	CreateWithWaits(t, db, "i3", Sub("s3", store.WaitSignal, "other", "", 0))
+	CreateWithWaits(t, db, "i4", Sub("m4", store.WaitMessage, "alarm", "", 0))
 	tests := []struct {
 		signal string
-		want   []runtime.InstanceID
+		want   []store.InstanceID
 	}{
-		{signal: "alarm", want: []runtime.InstanceID{"i1", "i2"}},
-		{signal: "other", want: []runtime.InstanceID{"i3"}},
+		{signal: "alarm", want: []store.InstanceID{"i1", "i2"}},
+		{signal: "other", want: []store.InstanceID{"i3"}},
 		{signal: "none"},
 	}
 	for _, tt := range tests {
@@ -841,8 +842,8 @@ func testSignalSubscriptions(t *testing.T, open Opener) {
 func testStartTimers(t *testing.T, open Opener) {
 	t.Parallel()
 	ctx := context.Background()
-	st := func(id, key string, due int) runtime.WaitRow {
-		return runtime.WaitRow{ID: id, Kind: runtime.WaitStartTimer, NodeID: "start", ProcessKey: key,
+	st := func(id, key string, due int) store.WaitRow {
+		return store.WaitRow{ID: id, Kind: store.WaitStartTimer, NodeID: "start", ProcessKey: key,
 			ProcessVersion: 2, DueAt: Sec(due), CreatedAt: t0}
 	}
 	// fixture: order has a (due 2) and b (due 1); ship has s; instance i1 has
@@ -850,42 +851,42 @@ func testStartTimers(t *testing.T, open Opener) {
 	fixture := func(t *testing.T) *Harness {
 		db := open(t)
 		CreateWithWaits(t, db, "i1", timer("taken", 5))
-		if err := db.ReplaceStartTimers(ctx, "order", []runtime.WaitRow{st("a", "order", 2), st("b", "order", 1)}); err != nil {
+		if err := db.ReplaceStartTimers(ctx, "order", []store.WaitRow{st("a", "order", 2), st("b", "order", 1)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.ReplaceStartTimers(ctx, "ship", []runtime.WaitRow{st("s", "ship", 1)}); err != nil {
+		if err := db.ReplaceStartTimers(ctx, "ship", []store.WaitRow{st("s", "ship", 1)}); err != nil {
 			t.Fatal(err)
 		}
 		return db
 	}
-	filled := runtime.WaitRow{ID: "c", NodeID: "start", DueAt: Sec(3), CreatedAt: t0}
+	filled := store.WaitRow{ID: "c", NodeID: "start", DueAt: Sec(3), CreatedAt: t0}
 	tests := []struct {
 		name     string
-		rows     []runtime.WaitRow
+		rows     []store.WaitRow
 		want     []string // start timers of order afterwards
 		wantErr  bool
 		conflict bool
 	}{
-		{name: "unchanged", rows: []runtime.WaitRow{st("a", "order", 2), st("b", "order", 1)}, want: []string{"b", "a"}},
-		{name: "replace", rows: []runtime.WaitRow{st("c", "order", 3)}, want: []string{"c"}},
-		{name: "kind and key filled in", rows: []runtime.WaitRow{filled}, want: []string{"c"}},
+		{name: "unchanged", rows: []store.WaitRow{st("a", "order", 2), st("b", "order", 1)}, want: []string{"b", "a"}},
+		{name: "replace", rows: []store.WaitRow{st("c", "order", 3)}, want: []string{"c"}},
+		{name: "kind and key filled in", rows: []store.WaitRow{filled}, want: []string{"c"}},
 		{name: "clear", rows: nil},
-		{name: "row of an instance", rows: []runtime.WaitRow{func() runtime.WaitRow {
+		{name: "row of an instance", rows: []store.WaitRow{func() store.WaitRow {
 			w := st("c", "order", 3)
 			w.InstanceID = "i1"
 			return w
 		}()}, want: []string{"b", "a"}, wantErr: true},
-		{name: "row of another key", rows: []runtime.WaitRow{st("c", "ship", 3)}, want: []string{"b", "a"}, wantErr: true},
-		{name: "row of another kind", rows: []runtime.WaitRow{timer("c", 3)}, want: []string{"b", "a"}, wantErr: true},
-		{name: "id of an instance wait", rows: []runtime.WaitRow{st("taken", "order", 3)}, want: []string{"b", "a"}, wantErr: true, conflict: true},
-		{name: "id of another key's timer", rows: []runtime.WaitRow{st("s", "order", 3)}, want: []string{"b", "a"}, wantErr: true, conflict: true},
+		{name: "row of another key", rows: []store.WaitRow{st("c", "ship", 3)}, want: []string{"b", "a"}, wantErr: true},
+		{name: "row of another kind", rows: []store.WaitRow{timer("c", 3)}, want: []string{"b", "a"}, wantErr: true},
+		{name: "id of an instance wait", rows: []store.WaitRow{st("taken", "order", 3)}, want: []string{"b", "a"}, wantErr: true, conflict: true},
+		{name: "id of another key's timer", rows: []store.WaitRow{st("s", "order", 3)}, want: []string{"b", "a"}, wantErr: true, conflict: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			db := fixture(t)
 			err := db.ReplaceStartTimers(ctx, "order", tt.rows)
-			if (err != nil) != tt.wantErr || errors.Is(err, runtime.ErrConflict) != tt.conflict {
+			if (err != nil) != tt.wantErr || errors.Is(err, store.ErrConflict) != tt.conflict {
 				t.Fatalf("ReplaceStartTimers = %v; want error %v, conflict %v", err, tt.wantErr, tt.conflict)
 			}
 			got, err := db.StartTimers(ctx, "order")
@@ -896,14 +897,14 @@ func testStartTimers(t *testing.T, open Opener) {
 				t.Errorf("StartTimers(order) = %v, want %v", ids, tt.want)
 			}
 			for _, w := range got {
-				if w.Kind != runtime.WaitStartTimer || w.ProcessKey != "order" || w.InstanceID != "" {
+				if w.Kind != store.WaitStartTimer || w.ProcessKey != "order" || w.InstanceID != "" {
 					t.Errorf("start timer %+v", w)
 				}
 			}
 			if ship, err := db.StartTimers(ctx, "ship"); err != nil || !reflect.DeepEqual(WaitIDs(ship), []string{"s"}) {
 				t.Errorf("StartTimers(ship) = %v, %v; want [s]", WaitIDs(ship), err)
 			}
-			if w := MustWait(t, db, "taken"); w.InstanceID != "i1" || w.Kind != runtime.WaitTimer {
+			if w := MustWait(t, db, "taken"); w.InstanceID != "i1" || w.Kind != store.WaitTimer {
 				t.Errorf("instance timer changed: %+v", w)
 			}
 		})
@@ -911,17 +912,17 @@ func testStartTimers(t *testing.T, open Opener) {
 	// A step that fires a schedule which is gone (fired or replaced
 	// meanwhile) commits nothing: the instance it would start is not
 	// created. (Firing an existing schedule needs, on a store several
-	// nodes share, the node's claim of it: pgstore's cluster tests.)
+	// nodes share, the node's claim of it: the PostgreSQL store's cluster tests.)
 	t.Run("fires a schedule that is gone", func(t *testing.T) {
 		t.Parallel()
 		db := fixture(t)
-		s := WithWaits(NewStep("started", "order", 1), runtime.WaitRow{ID: "a", Kind: runtime.WaitStartTimer, NodeID: "start",
+		s := WithWaits(NewStep("started", "order", 1), store.WaitRow{ID: "a", Kind: store.WaitStartTimer, NodeID: "start",
 			ProcessKey: "order", ProcessVersion: 2, DueAt: Sec(9), Retries: 1, CreatedAt: t0})
 		s.FiresStartTimer = "gone"
-		if err := db.CommitSteps(ctx, []runtime.StepRecord{s}); !errors.Is(err, runtime.ErrConflict) {
+		if err := db.CommitSteps(ctx, []store.StepRecord{s}); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("CommitSteps = %v, want ErrConflict", err)
 		}
-		if _, err := db.InstanceRow(ctx, "started"); !errors.Is(err, runtime.ErrNotFound) {
+		if _, err := db.InstanceRow(ctx, "started"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("the instance was created: %v", err)
 		}
 		if w := MustWait(t, db, "a"); !w.DueAt.Equal(Sec(2)) {
@@ -943,7 +944,7 @@ func testInstanceWaits(t *testing.T, open Opener) {
 	if len(got) != 2 || got[0].ID != "a-w2" || got[1].ID != "a-w1" {
 		t.Fatalf("waits %+v", got)
 	}
-	if _, err := db.InstanceWaits(ctx, "nope"); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.InstanceWaits(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown instance: %v", err)
 	}
 	CreateWithWaits(t, db, "c")
@@ -957,7 +958,7 @@ func testWaitCounts(t *testing.T, open Opener) {
 	db := open(t)
 	CreateWithWaits(t, db, "a", timer("a-w1", 60), Job("a-w2", "t", 1), Job("a-w3", "u", 2))
 	got, err := db.WaitCounts(context.Background())
-	if err != nil || got[runtime.WaitJob] != 2 || got[runtime.WaitTimer] != 1 || len(got) != 2 {
+	if err != nil || got[store.WaitJob] != 2 || got[store.WaitTimer] != 1 || len(got) != 2 {
 		t.Fatalf("counts %v %v", got, err)
 	}
 }

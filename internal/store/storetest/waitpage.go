@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store"
 )
 
 // testInstanceWaitsPage pages the waits of instances whose ids are UUIDs
@@ -25,13 +25,13 @@ func testInstanceWaitsPage(t *testing.T, open Opener) {
 	db := open(t)
 	foreign := uuidB + "-w000002" // names B, belongs to A
 	CreateWithWaits(t, db, uuidA, Job(uuidA+"-w000001", "pay", 1), Job(foreign, "pay", 2),
-		Task(uuidA+"-w000004", 4, "", nil, nil), Sub(uuidA+"-w000005", runtime.WaitSignal, "go", "", 5),
+		Task(uuidA+"-w000004", 4, "", nil, nil), Sub(uuidA+"-w000005", store.WaitSignal, "go", "", 5),
 		timer(uuidA+"-w000010", 6))
 	CreateWithWaits(t, db, uuidB, Job(uuidB+"-w000001", "pay", 6))
-	CreateWithWaits(t, db, "I", Job("I-w000001", "pay", 9), Sub("I-w000002", runtime.WaitSignal, "go", "", 10), Job("I-w000003", "pay", 11))
+	CreateWithWaits(t, db, "I", Job("I-w000001", "pay", 9), Sub("I-w000002", store.WaitSignal, "go", "", 10), Job("I-w000003", "pay", 11))
 	CreateWithWaits(t, db, "empty")
 
-	for id, want := range map[runtime.InstanceID][]string{
+	for id, want := range map[store.InstanceID][]string{
 		uuidA:   {uuidA + "-w000001", uuidA + "-w000004", uuidA + "-w000005", uuidA + "-w000010", foreign},
 		uuidB:   {uuidB + "-w000001"},
 		"I":     {"I-w000001", "I-w000002", "I-w000003"},
@@ -59,7 +59,7 @@ func testInstanceWaitsPage(t *testing.T, open Opener) {
 			}
 		}
 	}
-	if _, err := db.InstanceWaitsPage(ctx, "nope", "", 10); !errors.Is(err, runtime.ErrNotFound) {
+	if _, err := db.InstanceWaitsPage(ctx, "nope", "", 10); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown instance: %v, want ErrNotFound", err)
 	}
 }
