@@ -286,6 +286,18 @@ var untested = map[string]bool{
 	"DELETE /api/v1/tokens/{id}":        true,
 	"DELETE /api/v1/grants/{id}":        true,
 	"DELETE /api/v1/groups/{id}":        true,
+	// The engine-rest routes: camunda7_integration_test.go covers them
+	// (TestCamunda7EngineRestAuthentication).
+	"POST /engine-rest/external-task/fetchAndLock":    true,
+	"POST /engine-rest/external-task/{id}/complete":   true,
+	"POST /engine-rest/external-task/{id}/failure":    true,
+	"POST /engine-rest/external-task/{id}/bpmnError":  true,
+	"POST /engine-rest/external-task/{id}/extendLock": true,
+	"POST /engine-rest/external-task/{id}/unlock":     true,
+	"POST /engine-rest/external-task/{id}/lock":       true,
+	"GET /engine-rest/external-task":                  true,
+	"GET /engine-rest/external-task/count":            true,
+	"GET /engine-rest/external-task/{id}":             true,
 }
 
 // routeOf maps a concrete path of the matrix back to its route pattern.

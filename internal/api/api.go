@@ -250,6 +250,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 
 	s.mount(r)
+	r.Mount(EngineRestPrefix, s.engineRest())
 	return r
 }
 

@@ -238,5 +238,6 @@ func RouteRules() map[string]RouteRule {
 	for _, rt := range table {
 		out[rt.method+" "+rt.pattern] = RouteRule{Public: rt.rule.Public, Permission: rt.rule.Perm, Kind: rt.rule.Kind}
 	}
+	addEngineRestRules(out)
 	return out
 }

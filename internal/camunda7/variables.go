@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 // TypedValue is a Camunda 7 variable on the wire:
@@ -54,6 +55,7 @@ func FromTypedMap(vars map[string]TypedValue) (map[string]any, error) {
 // stays a string in Camunda 7's format; a value without a type is taken
 // as its JSON form says.
 func FromTyped(tv TypedValue) (any, error) {
+	tv.Type = canonicalType(tv.Type)
 	raw := bytes.TrimSpace(tv.Value)
 	null := len(raw) == 0 || string(raw) == "null"
 	switch tv.Type {
@@ -94,6 +96,18 @@ func FromTyped(tv TypedValue) (any, error) {
 		return serializedValue(tv, raw, null)
 	}
 	return nil, fmt.Errorf("the type %q is not supported by gobpm (String, Boolean, Short, Integer, Long, Double, Date, Json, Object as application/json, Null)", tv.Type)
+}
+
+// canonicalType spells a type name as Camunda 7 does, which reads type
+// names regardless of case (the Node client sends them in lower case:
+// "string", "json"); a name it does not know is left as it is.
+func canonicalType(t string) string {
+	for _, known := range []string{TypeString, TypeBoolean, TypeInteger, TypeShort, TypeLong, TypeDouble, TypeJSON, TypeObject, TypeNull, TypeDate} {
+		if strings.EqualFold(t, known) {
+			return known
+		}
+	}
+	return t
 }
 
 // stringValue decodes a JSON string (nil for null).

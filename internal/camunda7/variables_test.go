@@ -110,3 +110,17 @@ func TestWriteErrorAnswersCamundaBodyAsPlainJSON(t *testing.T) {
 		t.Errorf("got %d %s", rec.status, rec.body.String())
 	}
 }
+
+func TestFromTypedReadsTypeNamesInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, tv := range []TypedValue{
+		{Type: "string", Value: json.RawMessage(`"x"`)},
+		{Type: "JSON", Value: json.RawMessage(`"{\"a\":1}"`)},
+		{Type: "date", Value: json.RawMessage(`"2026-01-02T03:04:05.000+0000"`)},
+		{Type: "long", Value: json.RawMessage(`5`)},
+	} {
+		if _, err := FromTyped(tv); err != nil {
+			t.Errorf("FromTyped(%s) = %v", tv.Type, err)
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package api
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/camunda7"
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// EngineRestPrefix is where Camunda 7's engine-rest endpoints are mounted,
+// beside /api/v1 on the same port.
+const EngineRestPrefix = "/engine-rest"
+
+// engineRestRules is what each /engine-rest route requires, as the route
+// table's rules are for /api/v1 (RouteRules lists both). The job acts need
+// work on the job's type, as POST /api/v1/jobs/... do (the adapter checks
+// each type exactly, and conceals a task of a type the caller may not work
+// on as unknown); the listings need an authenticated caller and show the
+// tasks the caller may work on or whose process they may read.
+func engineRestRules() map[string]access.Rule {
+	work := access.On(auth.PermWork, auth.KindJobType, access.KeyHandler)
+	return map[string]access.Rule{
+		"POST /engine-rest/external-task/fetchAndLock":    work,
+		"POST /engine-rest/external-task/{id}/complete":   work,
+		"POST /engine-rest/external-task/{id}/failure":    work,
+		"POST /engine-rest/external-task/{id}/bpmnError":  work,
+		"POST /engine-rest/external-task/{id}/extendLock": work,
+		"POST /engine-rest/external-task/{id}/unlock":     work,
+		"POST /engine-rest/external-task/{id}/lock":       work,
+		"GET /engine-rest/external-task":                  access.Anyone(),
+		"GET /engine-rest/external-task/count":            access.Anyone(),
+		"GET /engine-rest/external-task/{id}":             access.Anyone(),
+	}
+}
+
+// addEngineRestRules adds the engine-rest rules to a RouteRules table.
+func addEngineRestRules(out map[string]RouteRule) {
+	for k, ru := range engineRestRules() {
+		out[k] = RouteRule{Public: ru.Public, Permission: ru.Perm, Kind: ru.Kind}
+	}
+}
+
+// engineRest is the handler mounted at EngineRestPrefix: the Camunda 7
+// adapter over the same service, behind the same authentication (plus
+// HTTP Basic for builtin users, what Camunda 7 clients send), permissions
+// and audit trail as /api/v1, answering Camunda 7's error bodies.
+func (s *server) engineRest() http.Handler {
+	svc, _ := s.svc.(camunda7.Service) // nil for a test double: engineRestAvailable answers 501
+	return camunda7.New(camunda7.Config{
+		Service: svc, Guard: engineRestGuard{}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
+		Hold:        func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
+		Middlewares: []func(http.Handler) http.Handler{s.crossOrigin, s.engineRestAuth(newBasicCache()), s.auditTrail, engineRestAvailable(svc != nil)},
+	})
+}
+
+// engineRestAvailable answers 501 when the service is no camunda7.Service
+// (a test double), instead of a nil dereference.
+func engineRestAvailable(ok bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if ok {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusNotImplemented, Type: camunda7.TypeRestException, Msg: "this server's service does not serve external tasks"})
+		})
+	}
+}
+
+// engineRestAuth authenticates an engine-rest request — HTTP Basic
+// user:password of a builtin user, else as /api/v1 does (bearer token,
+// session cookie, or nobody in auth mode none) — and refuses, with
+// Camunda 7's error body, a caller who is unknown (401) or who may not
+// take the route at all (403). The exact keys are checked per act.
+func (s *server) engineRestAuth(basic *basicCache) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return s.engineRestAuthWith(basic, next)
+	}
+}
+
+// engineRestAuthWith is engineRestAuth's handler.
+func (s *server) engineRestAuthWith(basic *basicCache, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.engineRestCaller(r, basic)
+		if err == nil && c.Via != "none" && !c.Authenticated() {
+			err = unauthenticated("this route needs an authenticated caller: send Authorization: Basic <user:password> or Bearer <token>")
+		}
+		if err == nil && c.Via != "none" && r.Method == http.MethodPost && !c.Unrestricted() && !c.AllowedAny(auth.PermWork, auth.KindJobType) {
+			err = errorf(kindForbidden, "", "the user may not work on external tasks of any topic")
+		}
+		if err != nil {
+			p, internal := problemFor(err)
+			if internal {
+				s.log.ErrorContext(r.Context(), "engine-rest authentication failed", "err", err, "requestId", RequestID(r.Context()))
+			}
+			typ := camunda7.TypeRestException
+			switch p.Status {
+			case http.StatusUnauthorized:
+				w.Header().Set("WWW-Authenticate", `Basic realm="gobpm"`)
+			case http.StatusForbidden:
+				typ = camunda7.TypeAuthorization
+			case http.StatusBadRequest:
+				typ = camunda7.TypeInvalidRequest
+			}
+			camunda7.WriteError(w, &camunda7.Error{Status: p.Status, Type: typ, Msg: p.Detail})
+			return
+		}
+		if st := logStateFrom(r.Context()); st != nil {
+			st.caller = c
+		}
+		ctx := context.WithValue(r.Context(), callerKey{}, c)
+		next.ServeHTTP(w, r.WithContext(runtime.WithActingUser(ctx, string(c.User))))
+	})
+}
+
+// engineRestCaller authenticates r: Basic credentials when the server
+// authenticates builtin users (verified once per basicTTL, see basicCache),
+// else callerOf.
+func (s *server) engineRestCaller(r *http.Request, basic *basicCache) (access.Caller, error) {
+	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if s.access == nil || s.access.Mode() == access.ModeNone || !strings.EqualFold(scheme, "Basic") {
+		return s.callerOf(r)
+	}
+	req := &http.Request{Header: http.Header{"Authorization": {"Basic " + strings.TrimSpace(cred)}}}
+	user, password, ok := req.BasicAuth()
+	if !ok {
+		return access.Caller{}, unauthenticated("the Authorization header must be \"Basic <base64 of user:password>\" or \"Bearer <token>\"")
+	}
+	c, err := basic.verify(r.Context(), user, password, func() (access.Caller, error) {
+		return s.access.Basic(r.Context(), user, password, clientAddr(r))
+	})
+	if errors.Is(err, access.ErrUnauthenticated) {
+		s.log.Info("authentication failed", "err", err, "requestId", RequestID(r.Context()))
+		return access.Caller{}, unauthenticated("the credentials are unknown or the user is disabled")
+	}
+	return c, err
+}
+
+// basicTTL is how long a verified Basic credential is taken without
+// verifying its password again; a changed password, a disabled user or
+// changed grants apply after at most this long.
+const basicTTL = 10 * time.Second
+
+// maxBasicEntries bounds the credentials a basicCache remembers; a full
+// cache starts over.
+const maxBasicEntries = 1000
+
+// basicCache remembers the callers of Basic credentials verified within
+// basicTTL. A Camunda 7 worker sends its credentials with every request,
+// several at once: verifying the password hash each time would cost a
+// hash per request and trip the login throttle's cap on attempts in
+// flight. Entries are keyed by an HMAC of user and password under a
+// random key, so the cache holds no password. It belongs to one handler.
+type basicCache struct {
+	key     []byte
+	mu      sync.Mutex
+	entries map[string]basicEntry // guarded by mu
+	// verifying holds a channel per credential being verified, closed when
+	// the verification ends: concurrent requests with one credential wait
+	// for it instead of each counting as an attempt in flight.
+	verifying map[string]chan struct{} // guarded by mu
+}
+
+// basicEntry is one verified credential.
+type basicEntry struct {
+	caller access.Caller
+	until  time.Time
+}
+
+// newBasicCache returns an empty cache with a fresh key.
+func newBasicCache() *basicCache {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // crypto/rand.Read never fails
+	return &basicCache{key: key, entries: map[string]basicEntry{}, verifying: map[string]chan struct{}{}}
+}
+
+// verify returns the caller of user:password: remembered, or from check,
+// run once at a time per credential (the others wait for its outcome; a
+// failure is not remembered, so each waiter then checks for itself).
+func (b *basicCache) verify(ctx context.Context, user, password string, check func() (access.Caller, error)) (access.Caller, error) {
+	id := b.id(user, password)
+	for {
+		b.mu.Lock()
+		if e, ok := b.entries[id]; ok && time.Now().Before(e.until) {
+			b.mu.Unlock()
+			return e.caller, nil
+		}
+		wait, busy := b.verifying[id]
+		if !busy {
+			done := make(chan struct{})
+			b.verifying[id] = done
+			b.mu.Unlock()
+			c, err := check()
+			b.mu.Lock()
+			if err == nil {
+				if len(b.entries) >= maxBasicEntries {
+					clear(b.entries)
+				}
+				b.entries[id] = basicEntry{caller: c, until: time.Now().Add(basicTTL)}
+			}
+			delete(b.verifying, id)
+			close(done)
+			b.mu.Unlock()
+			return c, err
+		}
+		b.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return access.Caller{}, fmt.Errorf("api: wait for a Basic credential's verification: %w", ctx.Err())
+		}
+	}
+}
+
+// id is the entry key of user:password.
+func (b *basicCache) id(user, password string) string {
+	m := hmac.New(sha256.New, b.key)
+	m.Write([]byte(user))
+	m.Write([]byte{0})
+	m.Write([]byte(password))
+	return string(m.Sum(nil))
+}
+
+// engineRestGuard answers the adapter's questions from the caller the
+// authentication found.
+type engineRestGuard struct{}
+
+// User is the caller's user id (callerUser).
+func (engineRestGuard) User(r *http.Request) string { return callerUser(r) }
+
+// MayWork reports whether the caller may work on jobs of jobType.
+func (engineRestGuard) MayWork(r *http.Request, jobType string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermWork, auth.KindJobType, jobType)
+}
+
+// MayRead reports whether the caller may read instances of processKey.
+func (engineRestGuard) MayRead(r *http.Request, processKey string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermRead, auth.KindProcess, processKey)
+}

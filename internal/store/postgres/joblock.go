@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gobpm/gobpm/internal/store"
+)
+
+// lockJobSQL locks one job by id (store.JobLocker), as the SQLite
+// store's does. Arguments: worker, user, until, token hash, id, now,
+// worker, user.
+const lockJobSQL = `UPDATE waits SET lock_owner = $1, lock_user = $2, lock_expires_at = $3, lock_token = $4
+	WHERE id = $5 AND kind = 'job' AND retries > 0 AND (due_at IS NULL OR due_at <= $6)
+	  AND (lock_expires_at IS NULL OR lock_expires_at <= $6
+	       OR (COALESCE(lock_owner, '') = $7 AND COALESCE(lock_user, '') = $8))
+	RETURNING ` + waitColumns
+
+// LockJob locks the job with wait id id with lock (its one token hash),
+// provided it may be locked at now, and returns it with its new lock: a
+// wrapped store.ErrNotFound for an unknown job, a wrapped
+// store.ErrConflict for one that may not be locked.
+func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.JobLock) (store.WaitRow, error) {
+	if len(lock.TokenHashes) != 1 {
+		return store.WaitRow{}, fmt.Errorf("postgres store: lock job %s: want one token hash, got %d", id, len(lock.TokenHashes))
+	}
+	var out []store.WaitRow
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = queryWaits(ctx, tx, lockJobSQL, lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes[0], id, encodeTime(now), lock.Worker, lock.User)
+		if err != nil || len(out) > 0 {
+			return err
+		}
+		var one int
+		if err := tx.QueryRow(ctx, jobExistsSQL, id).Scan(&one); err != nil {
+			return notFound(err)
+		}
+		return fmt.Errorf("job is locked by another worker, backing off or out of retries: %w", store.ErrConflict)
+	})
+	if err != nil {
+		return store.WaitRow{}, fmt.Errorf("postgres store: lock job %s: %w", id, err)
+	}
+	return out[0], nil
+}
