@@ -229,6 +229,10 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 		{"GET", "/engine-rest/engine", "", "*"},
+		{"GET", "/engine-rest/process-definition", "", "adov"},
+		{"GET", "/engine-rest/process-definition/key/order", "", "adov"},
+		{"POST", "/engine-rest/process-definition/key/order/start", `{}`, "ado"},
+		{"POST", "/engine-rest/process-definition/order:1/start", `{}`, "ado"},
 		{"GET", "/engine-rest/version", "", "*"},
 	}
 	letters := map[string]string{"admin": "a", "developer": "d", "operator": "o", "worker": "w", "viewer": "v", "nobody": "n"}
@@ -306,6 +310,13 @@ var untested = map[string]bool{
 
 // routeOf maps a concrete path of the matrix back to its route pattern.
 func routeOf(path string) string {
+	if rest, ok := strings.CutPrefix(path, "/engine-rest/process-definition/"); ok && rest != "" {
+		if key, ok := strings.CutPrefix(rest, "key/"); ok {
+			_, tail, _ := strings.Cut(key, "/")
+			return strings.TrimSuffix("/engine-rest/process-definition/key/{key}/"+tail, "/")
+		}
+		return "/engine-rest/process-definition/{id}/start"
+	}
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if len(segs) < 4 || segs[0] != "api" {
 		return path

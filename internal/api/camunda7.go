@@ -46,8 +46,15 @@ func engineRestRules() map[string]access.Rule {
 		// As POST /api/v1/deployments: deploy on some process or decision
 		// at the route, each key exactly by the deploy guard.
 		"POST /engine-rest/deployment/create": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),
-		"GET /engine-rest/engine":             access.Anyone(),
-		"GET /engine-rest/version":            access.Anyone(),
+		// As GET /api/v1/processes and POST /api/v1/processes/{key}/instances:
+		// read (the listing shows, and a key resolves to, only the processes
+		// the caller may read) and start, each key checked by the adapter.
+		"GET /engine-rest/process-definition":                  access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/process-definition/key/{key}":        access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"POST /engine-rest/process-definition/key/{key}/start": access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
+		"POST /engine-rest/process-definition/{id}/start":      access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/engine":                              access.Anyone(),
+		"GET /engine-rest/version":                             access.Anyone(),
 	}
 }
 
@@ -310,6 +317,12 @@ type engineRestGuard struct {
 // deploy guard of POST /api/v1/deployments (deployGuarded).
 func (g engineRestGuard) Deploying(r *http.Request) context.Context {
 	return g.s.deployGuarded(r.Context())
+}
+
+// MayStart reports whether the caller may start instances of processKey.
+func (engineRestGuard) MayStart(r *http.Request, processKey string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermStart, auth.KindProcess, processKey)
 }
 
 // User is the caller's user id (callerUser).

@@ -48,6 +48,8 @@ type Service interface {
 
 	// Deployments: POST /deployment/create (deployment.go).
 	Deployments
+	// Definitions: the process definitions and starts (definitions.go).
+	Definitions
 }
 
 // Guard is what the adapter asks about the caller of a request, which the
@@ -65,6 +67,8 @@ type Guard interface {
 	// naming the caller as the deployer, with a guard that refuses models
 	// the caller may not deploy (the refusal reaches ErrorOf).
 	Deploying(r *http.Request) context.Context
+	// MayStart reports whether the caller may start instances of a process.
+	MayStart(r *http.Request, processKey string) bool
 }
 
 // Config configures the handler New returns.
@@ -148,6 +152,10 @@ func New(cfg Config) chi.Router {
 	r.Post("/external-task/{id}/unlock", h.serve(h.unlock))
 	r.Post("/external-task/{id}/lock", h.serve(h.lock))
 	r.Post("/deployment/create", h.serve(h.createDeployment))
+	r.Get("/process-definition", h.serve(h.listDefinitions))
+	r.Get("/process-definition/key/{key}", h.serve(h.getDefinitionByKey))
+	r.Post("/process-definition/key/{key}/start", h.serve(h.startByKey))
+	r.Post("/process-definition/{id}/start", h.serve(h.startByID))
 	r.Get("/engine", h.serve(h.engines))
 	r.Get("/version", h.serve(h.version))
 	return r
