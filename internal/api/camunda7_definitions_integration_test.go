@@ -59,7 +59,7 @@ func TestCamunda7StartProcessInstance(t *testing.T) {
 		t.Errorf("customer = %v", c)
 	}
 	// The instance is gobpm's, with the business key and the variables.
-	got := b.get("/api/v1/instances/" + id).wantStatus(t, http.StatusOK).object(t)
+	got := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
 	if got["businessKey"] != "order-7" {
 		t.Errorf("instance via /api/v1 = %v", got)
 	}
