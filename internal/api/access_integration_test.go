@@ -229,6 +229,8 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 		{"GET", "/engine-rest/engine", "", "*"},
+		{"POST", "/engine-rest/message", `{"messageName":"none"}`, "ado"}, // 400 for those allowed: nothing matches
+		{"POST", "/engine-rest/signal", `{"name":"none"}`, "ado"},
 		{"GET", "/engine-rest/process-definition", "", "adov"},
 		{"GET", "/engine-rest/process-definition/key/order", "", "adov"},
 		{"POST", "/engine-rest/process-definition/key/order/start", `{}`, "ado"},

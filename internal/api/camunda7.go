@@ -53,8 +53,11 @@ func engineRestRules() map[string]access.Rule {
 		"GET /engine-rest/process-definition/key/{key}":        access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
 		"POST /engine-rest/process-definition/key/{key}/start": access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
 		"POST /engine-rest/process-definition/{id}/start":      access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
-		"GET /engine-rest/engine":                              access.Anyone(),
-		"GET /engine-rest/version":                             access.Anyone(),
+		// As POST /api/v1/messages and /signals: operate on every process.
+		"POST /engine-rest/message": access.On(auth.PermOperate, auth.KindProcess, access.KeyNone),
+		"POST /engine-rest/signal":  access.On(auth.PermOperate, auth.KindProcess, access.KeyNone),
+		"GET /engine-rest/engine":   access.Anyone(),
+		"GET /engine-rest/version":  access.Anyone(),
 	}
 }
 
@@ -162,7 +165,7 @@ func (s *server) engineRestAuthWith(basic *basicCache, rules *engineRestRuleFind
 		if err == nil && c.Via != "none" && !c.Authenticated() {
 			err = unauthenticated("this route needs an authenticated caller: send Authorization: Basic <user:password> or Bearer <token>")
 		}
-		if ru, ok := rules.rule(r); err == nil && ok && c.Via != "none" && ru.Perm != "" && !c.Unrestricted() && !ru.AllowsSome(c) {
+		if ru, ok := rules.rule(r); err == nil && ok && c.Via != "none" && ru.Perm != "" && !c.Unrestricted() && !engineRestAllows(ru, c) {
 			err = engineRestDenied(ru)
 		}
 		if err != nil {
@@ -188,6 +191,16 @@ func (s *server) engineRestAuthWith(basic *basicCache, rules *engineRestRuleFind
 		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		next.ServeHTTP(w, r.WithContext(runtime.WithActingUser(ctx, string(c.User))))
 	})
+}
+
+// engineRestAllows is the route-level check of a rule, as authorize
+// makes it for /api/v1: the permission on every resource of the kind for
+// KeyNone, on some resource otherwise (the adapter checks each key).
+func engineRestAllows(ru access.Rule, c access.Caller) bool {
+	if ru.Key == access.KeyNone {
+		return c.Allowed(ru.Perm, ru.Kind, "*")
+	}
+	return ru.AllowsSome(c)
 }
 
 // engineRestDenied is the route-level refusal of a caller who holds the

@@ -50,6 +50,8 @@ type Service interface {
 	Deployments
 	// Definitions: the process definitions and starts (definitions.go).
 	Definitions
+	// Events: messages and signals (messages.go).
+	Events
 }
 
 // Guard is what the adapter asks about the caller of a request, which the
@@ -156,6 +158,8 @@ func New(cfg Config) chi.Router {
 	r.Get("/process-definition/key/{key}", h.serve(h.getDefinitionByKey))
 	r.Post("/process-definition/key/{key}/start", h.serve(h.startByKey))
 	r.Post("/process-definition/{id}/start", h.serve(h.startByID))
+	r.Post("/message", h.serve(h.correlate))
+	r.Post("/signal", h.serve(h.signal))
 	r.Get("/engine", h.serve(h.engines))
 	r.Get("/version", h.serve(h.version))
 	return r
