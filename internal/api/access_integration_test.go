@@ -229,6 +229,9 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 		{"GET", "/engine-rest/engine", "", "*"},
+		{"GET", "/engine-rest/process-instance", "", "adov"},
+		{"GET", "/engine-rest/process-instance/" + instID, "", "adov"},
+		{"GET", "/engine-rest/process-instance/" + instID + "/variables", "", "adov"},
 		{"POST", "/engine-rest/message", `{"messageName":"none"}`, "ado"}, // 400 for those allowed: nothing matches
 		{"POST", "/engine-rest/signal", `{"name":"none"}`, "ado"},
 		{"GET", "/engine-rest/process-definition", "", "adov"},
@@ -306,12 +309,19 @@ var untested = map[string]bool{
 	"GET /engine-rest/external-task":                  true,
 	"GET /engine-rest/external-task/count":            true,
 	"GET /engine-rest/external-task/{id}":             true,
+	// It consumes the matrix's instance: TestCamunda7InstancePermissions
+	// covers it.
+	"DELETE /engine-rest/process-instance/{id}": true,
 	// A multipart body: TestCamunda7DeploymentPermissions covers it.
 	"POST /engine-rest/deployment/create": true,
 }
 
 // routeOf maps a concrete path of the matrix back to its route pattern.
 func routeOf(path string) string {
+	if rest, ok := strings.CutPrefix(path, "/engine-rest/process-instance/"); ok && rest != "" {
+		_, tail, _ := strings.Cut(rest, "/")
+		return strings.TrimSuffix("/engine-rest/process-instance/{id}/"+tail, "/")
+	}
 	if rest, ok := strings.CutPrefix(path, "/engine-rest/process-definition/"); ok && rest != "" {
 		if key, ok := strings.CutPrefix(rest, "key/"); ok {
 			_, tail, _ := strings.Cut(key, "/")

@@ -56,8 +56,16 @@ func engineRestRules() map[string]access.Rule {
 		// As POST /api/v1/messages and /signals: operate on every process.
 		"POST /engine-rest/message": access.On(auth.PermOperate, auth.KindProcess, access.KeyNone),
 		"POST /engine-rest/signal":  access.On(auth.PermOperate, auth.KindProcess, access.KeyNone),
-		"GET /engine-rest/engine":   access.Anyone(),
-		"GET /engine-rest/version":  access.Anyone(),
+		// As GET /api/v1/instances(/{id}) and POST /api/v1/instances/{id}/cancel
+		// (DELETE cancels): read, and operate, on the instance's process,
+		// checked by the adapter (an instance the caller may not read is
+		// unknown).
+		"GET /engine-rest/process-instance":                access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/process-instance/{id}":           access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/process-instance/{id}/variables": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"DELETE /engine-rest/process-instance/{id}":        access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/engine":                          access.Anyone(),
+		"GET /engine-rest/version":                         access.Anyone(),
 	}
 }
 
@@ -336,6 +344,12 @@ func (g engineRestGuard) Deploying(r *http.Request) context.Context {
 func (engineRestGuard) MayStart(r *http.Request, processKey string) bool {
 	c := callerFrom(r.Context())
 	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermStart, auth.KindProcess, processKey)
+}
+
+// MayOperate reports whether the caller may operate instances of processKey.
+func (engineRestGuard) MayOperate(r *http.Request, processKey string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermOperate, auth.KindProcess, processKey)
 }
 
 // User is the caller's user id (callerUser).

@@ -52,6 +52,8 @@ type Service interface {
 	Definitions
 	// Events: messages and signals (messages.go).
 	Events
+	// Instances: the process instances (instances.go).
+	Instances
 }
 
 // Guard is what the adapter asks about the caller of a request, which the
@@ -71,6 +73,9 @@ type Guard interface {
 	Deploying(r *http.Request) context.Context
 	// MayStart reports whether the caller may start instances of a process.
 	MayStart(r *http.Request, processKey string) bool
+	// MayOperate reports whether the caller may operate (cancel) instances
+	// of a process.
+	MayOperate(r *http.Request, processKey string) bool
 }
 
 // Config configures the handler New returns.
@@ -160,6 +165,10 @@ func New(cfg Config) chi.Router {
 	r.Post("/process-definition/{id}/start", h.serve(h.startByID))
 	r.Post("/message", h.serve(h.correlate))
 	r.Post("/signal", h.serve(h.signal))
+	r.Get("/process-instance", h.serve(h.listInstances))
+	r.Get("/process-instance/{id}", h.serve(h.getInstance))
+	r.Get("/process-instance/{id}/variables", h.serve(h.instanceVariables))
+	r.Delete("/process-instance/{id}", h.serve(h.deleteInstance))
 	r.Get("/engine", h.serve(h.engines))
 	r.Get("/version", h.serve(h.version))
 	return r
