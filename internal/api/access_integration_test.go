@@ -229,6 +229,9 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 		{"GET", "/engine-rest/engine", "", "*"},
+		{"GET", "/engine-rest/task", "", "*"},
+		{"GET", "/engine-rest/task/none", "", "*"},
+		{"GET", "/engine-rest/task/none/form-variables", "", "*"},
 		{"GET", "/engine-rest/process-instance", "", "adov"},
 		{"GET", "/engine-rest/process-instance/" + instID, "", "adov"},
 		{"GET", "/engine-rest/process-instance/" + instID + "/variables", "", "adov"},
@@ -309,6 +312,11 @@ var untested = map[string]bool{
 	"GET /engine-rest/external-task":                  true,
 	"GET /engine-rest/external-task/count":            true,
 	"GET /engine-rest/external-task/{id}":             true,
+	// The task acts consume their task: TestCamunda7UserTaskPermissions
+	// covers them.
+	"POST /engine-rest/task/{id}/claim":    true,
+	"POST /engine-rest/task/{id}/unclaim":  true,
+	"POST /engine-rest/task/{id}/complete": true,
 	// It consumes the matrix's instance: TestCamunda7InstancePermissions
 	// covers it.
 	"DELETE /engine-rest/process-instance/{id}": true,
@@ -318,6 +326,10 @@ var untested = map[string]bool{
 
 // routeOf maps a concrete path of the matrix back to its route pattern.
 func routeOf(path string) string {
+	if rest, ok := strings.CutPrefix(path, "/engine-rest/task/"); ok && rest != "" {
+		_, tail, _ := strings.Cut(rest, "/")
+		return strings.TrimSuffix("/engine-rest/task/{id}/"+tail, "/")
+	}
 	if rest, ok := strings.CutPrefix(path, "/engine-rest/process-instance/"); ok && rest != "" {
 		_, tail, _ := strings.Cut(rest, "/")
 		return strings.TrimSuffix("/engine-rest/process-instance/{id}/"+tail, "/")

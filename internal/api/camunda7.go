@@ -64,8 +64,17 @@ func engineRestRules() map[string]access.Rule {
 		"GET /engine-rest/process-instance/{id}":           access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
 		"GET /engine-rest/process-instance/{id}/variables": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
 		"DELETE /engine-rest/process-instance/{id}":        access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
-		"GET /engine-rest/engine":                          access.Anyone(),
-		"GET /engine-rest/version":                         access.Anyone(),
+		// As /api/v1/tasks: anyone authenticated; each task is visible and
+		// actionable to the people it is offered to and readable by whoever
+		// may read its process.
+		"GET /engine-rest/task":                     access.Anyone(),
+		"GET /engine-rest/task/{id}":                access.Anyone(),
+		"GET /engine-rest/task/{id}/form-variables": access.Anyone(),
+		"POST /engine-rest/task/{id}/claim":         access.Anyone(),
+		"POST /engine-rest/task/{id}/unclaim":       access.Anyone(),
+		"POST /engine-rest/task/{id}/complete":      access.Anyone(),
+		"GET /engine-rest/engine":                   access.Anyone(),
+		"GET /engine-rest/version":                  access.Anyone(),
 	}
 }
 
@@ -351,6 +360,15 @@ func (engineRestGuard) MayOperate(r *http.Request, processKey string) bool {
 	c := callerFrom(r.Context())
 	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermOperate, auth.KindProcess, processKey)
 }
+
+// Actor is the caller as a task actor (actorOf).
+func (engineRestGuard) Actor(r *http.Request) runtime.Actor {
+	a, _ := actorOf(r)
+	return a
+}
+
+// ReadsEverything reports whether the caller may read every process.
+func (engineRestGuard) ReadsEverything(r *http.Request) bool { return readsEverything(r) }
 
 // User is the caller's user id (callerUser).
 func (engineRestGuard) User(r *http.Request) string { return callerUser(r) }

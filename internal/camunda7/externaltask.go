@@ -54,6 +54,8 @@ type Service interface {
 	Events
 	// Instances: the process instances (instances.go).
 	Instances
+	// Tasks: the user tasks (tasks.go).
+	Tasks
 }
 
 // Guard is what the adapter asks about the caller of a request, which the
@@ -76,6 +78,11 @@ type Guard interface {
 	// MayOperate reports whether the caller may operate (cancel) instances
 	// of a process.
 	MayOperate(r *http.Request, processKey string) bool
+	// Actor is the caller as a user task actor (user and groups).
+	Actor(r *http.Request) runtime.Actor
+	// ReadsEverything reports whether the caller may read every process
+	// (and so see every task).
+	ReadsEverything(r *http.Request) bool
 }
 
 // Config configures the handler New returns.
@@ -169,6 +176,12 @@ func New(cfg Config) chi.Router {
 	r.Get("/process-instance/{id}", h.serve(h.getInstance))
 	r.Get("/process-instance/{id}/variables", h.serve(h.instanceVariables))
 	r.Delete("/process-instance/{id}", h.serve(h.deleteInstance))
+	r.Get("/task", h.serve(h.listTasks))
+	r.Get("/task/{id}", h.serve(h.getTask))
+	r.Get("/task/{id}/form-variables", h.serve(h.formVariables))
+	r.Post("/task/{id}/claim", h.serve(h.claimTask))
+	r.Post("/task/{id}/unclaim", h.serve(h.unclaimTask))
+	r.Post("/task/{id}/complete", h.serve(h.completeTask))
 	r.Get("/engine", h.serve(h.engines))
 	r.Get("/version", h.serve(h.version))
 	return r
