@@ -73,6 +73,10 @@ func engineRestRules() map[string]access.Rule {
 		"POST /engine-rest/task/{id}/claim":         access.Anyone(),
 		"POST /engine-rest/task/{id}/unclaim":       access.Anyone(),
 		"POST /engine-rest/task/{id}/complete":      access.Anyone(),
+		// As GET /api/v1/incidents and /api/v1/instances: read, the listing
+		// showing the processes the caller may read.
+		"GET /engine-rest/incident":                 access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/history/process-instance": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
 		"GET /engine-rest/engine":                   access.Anyone(),
 		"GET /engine-rest/version":                  access.Anyone(),
 	}

@@ -56,6 +56,8 @@ type Service interface {
 	Instances
 	// Tasks: the user tasks (tasks.go).
 	Tasks
+	// Incidents: the incidents (history.go).
+	Incidents
 }
 
 // Guard is what the adapter asks about the caller of a request, which the
@@ -182,6 +184,8 @@ func New(cfg Config) chi.Router {
 	r.Post("/task/{id}/claim", h.serve(h.claimTask))
 	r.Post("/task/{id}/unclaim", h.serve(h.unclaimTask))
 	r.Post("/task/{id}/complete", h.serve(h.completeTask))
+	r.Get("/incident", h.serve(h.listIncidents))
+	r.Get("/history/process-instance", h.serve(h.listHistory))
 	r.Get("/engine", h.serve(h.engines))
 	r.Get("/version", h.serve(h.version))
 	return r
