@@ -162,7 +162,7 @@ func engineRestAvailable(ok bool) func(http.Handler) http.Handler {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusNotImplemented, Type: camunda7.TypeRestException, Msg: "this server's service does not serve external tasks"})
+			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusNotImplemented, Type: camunda7.TypeRestException, Msg: "this server's service does not serve the engine-rest endpoints"})
 		})
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Service is what the external task endpoints need from the runtime;
+// Service is what the engine-rest endpoints need from the runtime;
 // *runtime.Runtime implements it. The external task id is gobpm's public
 // job key. Errors carry runtime error codes (runtime.ErrorCode), which
 // errorOf maps to Camunda 7's statuses and exception types.
@@ -120,7 +120,7 @@ const (
 	defaultMaxDeploy   = 16 << 20
 )
 
-// handler serves the external task endpoints.
+// handler serves the engine-rest endpoints.
 type handler struct {
 	svc   Service
 	guard Guard
@@ -132,9 +132,11 @@ type handler struct {
 	errorOfFn func(err error) (*Error, bool)
 }
 
-// New returns the handler of Camunda 7's external task endpoints, to be
-// mounted at /engine-rest: fetchAndLock, complete, failure, bpmnError,
-// extendLock, unlock, lock, and the task listing. Every answer is
+// New returns the handler of Camunda 7's engine-rest endpoints, to be
+// mounted at /engine-rest: the external tasks (fetchAndLock, complete,
+// failure, bpmnError, extendLock, unlock, lock, the listing), deployment,
+// process definitions and starts, messages and signals, process
+// instances, user tasks, incidents, history, engine and version. Every answer is
 // application/json (no charset) and every refusal Camunda 7's error body.
 // The returned router is a chi.Router, so route walkers see its routes.
 func New(cfg Config) chi.Router {
