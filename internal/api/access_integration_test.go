@@ -229,6 +229,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 		{"GET", "/engine-rest/engine", "", "*"},
+		{"GET", "/engine-rest/deployment", "", "adov"},
 		{"GET", "/engine-rest/incident", "", "adov"},
 		{"GET", "/engine-rest/history/process-instance", "", "adov"},
 		{"GET", "/engine-rest/task", "", "*"},

@@ -46,6 +46,9 @@ func engineRestRules() map[string]access.Rule {
 		// As POST /api/v1/deployments: deploy on some process or decision
 		// at the route, each key exactly by the deploy guard.
 		"POST /engine-rest/deployment/create": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),
+		// The deployments of the processes the caller may read (the
+		// Modeler's connection check): read, as GET /api/v1/processes.
+		"GET /engine-rest/deployment": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
 		// As GET /api/v1/processes and POST /api/v1/processes/{key}/instances:
 		// read (the listing shows, and a key resolves to, only the processes
 		// the caller may read) and start, each key checked by the adapter.

@@ -112,6 +112,18 @@ func TestCamunda7DeploymentAsTheModelerSendsIt(t *testing.T) {
 	b.postJSON("/api/v1/processes/invoice/instances", `{}`).wantStatus(t, http.StatusCreated)
 	b.get("/api/v1/processes/invoice/versions").wantStatus(t, http.StatusOK)
 
+	// The Modeler's connection check, and the listing.
+	if got := b.c7Send("GET", "/engine-rest/deployment?maxResults=0", "").wantStatus(t, http.StatusOK).array(t); len(got) != 0 {
+		t.Errorf("maxResults=0 = %v", got)
+	}
+	deps := b.c7Send("GET", "/engine-rest/deployment", "").wantStatus(t, http.StatusOK).array(t)
+	if len(deps) != 2 || deps[1].(map[string]any)["id"] != dep.ID { // c7World deployed the order model first
+		t.Errorf("deployments = %v, want the order model's and %s", deps, dep.ID)
+	}
+	if got := b.c7Send("GET", "/engine-rest/deployment?id="+dep.ID, "").wantStatus(t, http.StatusOK).array(t); len(got) != 1 {
+		t.Errorf("by id = %v", got)
+	}
+
 	// The same request again keeps version 1, as duplicate filtering does.
 	again := b.c7Deploy(body, ct, "").wantStatus(t, http.StatusOK).object(t)
 	if defs := again["deployedProcessDefinitions"].(map[string]any); defs["invoice:1"] == nil {

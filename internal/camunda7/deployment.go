@@ -305,3 +305,72 @@ func deploymentRefusal(de *runtime.DeploymentError) *Error {
 	}
 	return &Error{Status: http.StatusBadRequest, Type: TypeParse, Msg: parseErrorPrefix + "\n" + strings.Join(lines, "\n"), Details: details}
 }
+
+// DeploymentSummary is Camunda 7's DeploymentDto, an entry of GET
+// /deployment.
+type DeploymentSummary struct {
+	Links          []Link  `json:"links"`
+	ID             string  `json:"id"`
+	Name           *string `json:"name"`
+	Source         *string `json:"source"`
+	DeploymentTime string  `json:"deploymentTime"`
+	TenantID       *string `json:"tenantId"`
+}
+
+// listDeployments handles GET /deployment (the Camunda Modeler's
+// connection check sends maxResults=0): the deployments that registered a
+// version of a process the caller may read, oldest first; filter id;
+// paging firstResult, maxResults. gobpm keeps no deployment names, so
+// name and source are null.
+func (h *handler) listDeployments(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	first, err := queryInt(q.Get("firstResult"), "firstResult", 0)
+	if err != nil {
+		return err
+	}
+	max, err := queryInt(q.Get("maxResults"), "maxResults", -1)
+	if err != nil {
+		return err
+	}
+	out := []DeploymentSummary{}
+	if max == 0 {
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+	heads, err := h.svc.Processes(r.Context())
+	if err != nil {
+		return err
+	}
+	at := map[string]time.Time{}
+	for _, head := range heads {
+		if !h.mayRead(r, head.Key) {
+			continue
+		}
+		versions, err := h.svc.ProcessVersions(r.Context(), head.Key)
+		if err != nil {
+			return err
+		}
+		for _, v := range versions {
+			if t, ok := at[v.DeploymentID]; !ok || v.DeployedAt.Before(t) {
+				at[v.DeploymentID] = v.DeployedAt
+			}
+		}
+	}
+	for id, t := range at {
+		if q.Get("id") == "" || q.Get("id") == id {
+			out = append(out, DeploymentSummary{Links: []Link{{Method: http.MethodGet, Href: baseURL(r) + "/deployment/" + id, Rel: "self"}},
+				ID: id, DeploymentTime: FormatDate(t)})
+		}
+	}
+	slices.SortFunc(out, func(a, b DeploymentSummary) int {
+		if c := at[a.ID].Compare(at[b.ID]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if max < 0 {
+		max = len(out)
+	}
+	writeJSON(w, http.StatusOK, page(out, first, max))
+	return nil
+}

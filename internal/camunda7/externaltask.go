@@ -169,6 +169,7 @@ func New(cfg Config) chi.Router {
 	r.Post("/external-task/{id}/extendLock", h.serve(h.extendLock))
 	r.Post("/external-task/{id}/unlock", h.serve(h.unlock))
 	r.Post("/external-task/{id}/lock", h.serve(h.lock))
+	r.Get("/deployment", h.serve(h.listDeployments))
 	r.Post("/deployment/create", h.serve(h.createDeployment))
 	r.Get("/process-definition", h.serve(h.listDefinitions))
 	r.Get("/process-definition/key/{key}", h.serve(h.getDefinitionByKey))
