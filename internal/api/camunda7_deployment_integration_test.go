@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -10,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
 )
 
 // modelerDeployment is the Camunda Modeler's recorded deployment request
@@ -230,6 +234,20 @@ func TestCamunda7DeploymentPermissions(t *testing.T) {
 	// A worker or viewer holds deploy on nothing: refused at the route.
 	w.b.c7Deploy(body, ct, basic("u-worker")).c7Error(t, http.StatusForbidden, "AuthorizationException")
 	w.b.c7Deploy(body, ct, "Bearer "+w.tokens["viewer"]).c7Error(t, http.StatusForbidden, "AuthorizationException")
+	// Deploy on other keys only: the deploy guard refuses the invoice
+	// process, in Camunda 7's error body, and registers nothing.
+	pattern, err := auth.ParsePattern("order-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.acc.Grant(context.Background(), "", access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: "u-nobody"},
+		Grant: &auth.Grant{Permission: auth.PermDeploy, Kind: auth.KindProcess, Pattern: pattern}}); err != nil {
+		t.Fatal(err)
+	}
+	if msg := w.b.c7Deploy(body, ct, "Bearer "+w.tokens["nobody"]).c7Error(t, http.StatusForbidden, "AuthorizationException"); !strings.Contains(msg, "invoice") {
+		t.Errorf("refusal %q does not name the process", msg)
+	}
+	w.call("admin", "GET", "/api/v1/processes/invoice/versions", "").wantStatus(t, http.StatusNotFound)
 	// A developer deploys, with Basic credentials as the Modeler sends them.
 	w.b.c7Deploy(body, ct, basic("u-developer")).wantStatus(t, http.StatusOK)
 }
