@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/camunda7"
@@ -41,7 +43,72 @@ func engineRestRules() map[string]access.Rule {
 		"GET /engine-rest/external-task":                  access.Anyone(),
 		"GET /engine-rest/external-task/count":            access.Anyone(),
 		"GET /engine-rest/external-task/{id}":             access.Anyone(),
+		// As POST /api/v1/deployments: deploy on some process or decision
+		// at the route, each key exactly by the deploy guard.
+		"POST /engine-rest/deployment/create": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),
+		// The deployments of the processes the caller may read (the
+		// Modeler's connection check): read, as GET /api/v1/processes.
+		"GET /engine-rest/deployment": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		// As GET /api/v1/processes and POST /api/v1/processes/{key}/instances:
+		// read (the listing shows, and a key resolves to, only the processes
+		// the caller may read) and start, each key checked by the adapter.
+		"GET /engine-rest/process-definition":                  access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/process-definition/key/{key}":        access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"POST /engine-rest/process-definition/key/{key}/start": access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
+		"POST /engine-rest/process-definition/{id}/start":      access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
+		// As POST /api/v1/messages and /signals: operate on every process.
+		"POST /engine-rest/message": access.On(auth.PermOperate, auth.KindProcess, access.KeyNone),
+		"POST /engine-rest/signal":  access.On(auth.PermOperate, auth.KindProcess, access.KeyNone),
+		// As GET /api/v1/instances(/{id}) and POST /api/v1/instances/{id}/cancel
+		// (DELETE cancels): read, and operate, on the instance's process,
+		// checked by the adapter (an instance the caller may not read is
+		// unknown).
+		"GET /engine-rest/process-instance":                access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/process-instance/{id}":           access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/process-instance/{id}/variables": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"DELETE /engine-rest/process-instance/{id}":        access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
+		// As /api/v1/tasks: anyone authenticated; each task is visible and
+		// actionable to the people it is offered to and readable by whoever
+		// may read its process.
+		"GET /engine-rest/task":                     access.Anyone(),
+		"GET /engine-rest/task/{id}":                access.Anyone(),
+		"GET /engine-rest/task/{id}/form-variables": access.Anyone(),
+		"POST /engine-rest/task/{id}/claim":         access.Anyone(),
+		"POST /engine-rest/task/{id}/unclaim":       access.Anyone(),
+		"POST /engine-rest/task/{id}/complete":      access.Anyone(),
+		// As GET /api/v1/incidents and /api/v1/instances: read, the listing
+		// showing the processes the caller may read.
+		"GET /engine-rest/incident":                 access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/history/process-instance": access.On(auth.PermRead, auth.KindProcess, access.KeyHandler),
+		"GET /engine-rest/engine":                   access.Anyone(),
+		"GET /engine-rest/version":                  access.Anyone(),
 	}
+}
+
+// engineRestRuleFinder finds the engine-rest rule of a request: a router
+// holding the rules' patterns, asked for the one a request matches.
+type engineRestRuleFinder struct {
+	rules map[string]access.Rule
+	mux   *chi.Mux
+}
+
+// newEngineRestRuleFinder returns a finder over engineRestRules.
+func newEngineRestRuleFinder() *engineRestRuleFinder {
+	f := &engineRestRuleFinder{rules: engineRestRules(), mux: chi.NewMux()}
+	noop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	for k := range f.rules {
+		method, pattern, _ := strings.Cut(k, " ")
+		f.mux.Method(method, pattern, noop)
+	}
+	return f
+}
+
+// rule is the rule of r's route; ok false for a route the adapter does
+// not serve (it answers 404 or 405 itself).
+func (f *engineRestRuleFinder) rule(r *http.Request) (access.Rule, bool) {
+	pattern := f.mux.Find(chi.NewRouteContext(), r.Method, r.URL.Path)
+	ru, ok := f.rules[r.Method+" "+pattern]
+	return ru, ok
 }
 
 // addEngineRestRules adds the engine-rest rules to a RouteRules table.
@@ -58,10 +125,36 @@ func addEngineRestRules(out map[string]RouteRule) {
 func (s *server) engineRest() http.Handler {
 	svc, _ := s.svc.(camunda7.Service) // nil for a test double: engineRestAvailable answers 501
 	return camunda7.New(camunda7.Config{
-		Service: svc, Guard: engineRestGuard{}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
+		Service: svc, Guard: engineRestGuard{s: s}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
+		MaxDeploymentBytes: s.opts.MaxDeploymentBytes, ErrorOf: engineRestErrorOf,
 		Hold:        func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
 		Middlewares: []func(http.Handler) http.Handler{s.crossOrigin, s.engineRestAuth(newBasicCache()), s.auditTrail, engineRestAvailable(svc != nil)},
 	})
+}
+
+// engineRestErrorOf answers, with Camunda 7's error body, the refusals of
+// this package's guards the adapter does not know (a deploy guard's 403,
+// a deployment reaching beyond the deployer's rights); internal errors
+// stay the adapter's to log.
+func engineRestErrorOf(err error) (*camunda7.Error, bool) {
+	p, internal := problemFor(err)
+	if internal {
+		return nil, false
+	}
+	return &camunda7.Error{Status: p.Status, Type: engineRestType(p.Status), Msg: p.Detail}, true
+}
+
+// engineRestType is the Camunda 7 exception type of a status.
+func engineRestType(status int) string {
+	switch status {
+	case http.StatusForbidden:
+		return camunda7.TypeAuthorization
+	case http.StatusBadRequest:
+		return camunda7.TypeInvalidRequest
+	case http.StatusNotFound:
+		return camunda7.TypeNotFound
+	}
+	return camunda7.TypeRestException
 }
 
 // engineRestAvailable answers 501 when the service is no camunda7.Service
@@ -72,7 +165,7 @@ func engineRestAvailable(ok bool) func(http.Handler) http.Handler {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusNotImplemented, Type: camunda7.TypeRestException, Msg: "this server's service does not serve external tasks"})
+			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusNotImplemented, Type: camunda7.TypeRestException, Msg: "this server's service does not serve the engine-rest endpoints"})
 		})
 	}
 }
@@ -83,20 +176,21 @@ func engineRestAvailable(ok bool) func(http.Handler) http.Handler {
 // Camunda 7's error body, a caller who is unknown (401) or who may not
 // take the route at all (403). The exact keys are checked per act.
 func (s *server) engineRestAuth(basic *basicCache) func(http.Handler) http.Handler {
+	rules := newEngineRestRuleFinder()
 	return func(next http.Handler) http.Handler {
-		return s.engineRestAuthWith(basic, next)
+		return s.engineRestAuthWith(basic, rules, next)
 	}
 }
 
 // engineRestAuthWith is engineRestAuth's handler.
-func (s *server) engineRestAuthWith(basic *basicCache, next http.Handler) http.Handler {
+func (s *server) engineRestAuthWith(basic *basicCache, rules *engineRestRuleFinder, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.engineRestCaller(r, basic)
 		if err == nil && c.Via != "none" && !c.Authenticated() {
 			err = unauthenticated("this route needs an authenticated caller: send Authorization: Basic <user:password> or Bearer <token>")
 		}
-		if err == nil && c.Via != "none" && r.Method == http.MethodPost && !c.Unrestricted() && !c.AllowedAny(auth.PermWork, auth.KindJobType) {
-			err = errorf(kindForbidden, "", "the user may not work on external tasks of any topic")
+		if ru, ok := rules.rule(r); err == nil && ok && c.Via != "none" && ru.Perm != "" && !c.Unrestricted() && !engineRestAllows(ru, c) {
+			err = engineRestDenied(ru)
 		}
 		if err != nil {
 			p, internal := problemFor(err)
@@ -121,6 +215,25 @@ func (s *server) engineRestAuthWith(basic *basicCache, next http.Handler) http.H
 		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		next.ServeHTTP(w, r.WithContext(runtime.WithActingUser(ctx, string(c.User))))
 	})
+}
+
+// engineRestAllows is the route-level check of a rule, as authorize
+// makes it for /api/v1: the permission on every resource of the kind for
+// KeyNone, on some resource otherwise (the adapter checks each key).
+func engineRestAllows(ru access.Rule, c access.Caller) bool {
+	if ru.Key == access.KeyNone {
+		return c.Allowed(ru.Perm, ru.Kind, "*")
+	}
+	return ru.AllowsSome(c)
+}
+
+// engineRestDenied is the route-level refusal of a caller who holds the
+// rule's permission on nothing of its kind.
+func engineRestDenied(ru access.Rule) error {
+	if ru.Perm == auth.PermWork {
+		return errorf(kindForbidden, "", "the user may not work on external tasks of any topic")
+	}
+	return errorf(kindForbidden, "", fmt.Sprintf("the user holds %s on no %s", ru.Perm, ru.Kind))
 }
 
 // engineRestCaller authenticates r: Basic credentials when the server
@@ -233,7 +346,36 @@ func (b *basicCache) id(user, password string) string {
 
 // engineRestGuard answers the adapter's questions from the caller the
 // authentication found.
-type engineRestGuard struct{}
+type engineRestGuard struct {
+	s *server
+}
+
+// Deploying is the request's context with the caller as deployer and the
+// deploy guard of POST /api/v1/deployments (deployGuarded).
+func (g engineRestGuard) Deploying(r *http.Request) context.Context {
+	return g.s.deployGuarded(r.Context())
+}
+
+// MayStart reports whether the caller may start instances of processKey.
+func (engineRestGuard) MayStart(r *http.Request, processKey string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermStart, auth.KindProcess, processKey)
+}
+
+// MayOperate reports whether the caller may operate instances of processKey.
+func (engineRestGuard) MayOperate(r *http.Request, processKey string) bool {
+	c := callerFrom(r.Context())
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(auth.PermOperate, auth.KindProcess, processKey)
+}
+
+// Actor is the caller as a task actor (actorOf).
+func (engineRestGuard) Actor(r *http.Request) runtime.Actor {
+	a, _ := actorOf(r)
+	return a
+}
+
+// ReadsEverything reports whether the caller may read every process.
+func (engineRestGuard) ReadsEverything(r *http.Request) bool { return readsEverything(r) }
 
 // User is the caller's user id (callerUser).
 func (engineRestGuard) User(r *http.Request) string { return callerUser(r) }

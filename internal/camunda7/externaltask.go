@@ -19,7 +19,7 @@ import (
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
-// Service is what the external task endpoints need from the runtime;
+// Service is what the engine-rest endpoints need from the runtime;
 // *runtime.Runtime implements it. The external task id is gobpm's public
 // job key. Errors carry runtime error codes (runtime.ErrorCode), which
 // errorOf maps to Camunda 7's statuses and exception types.
@@ -45,6 +45,19 @@ type Service interface {
 	// WorkerJobs lists open jobs; WorkerJob reads one (ENOTFOUND if absent).
 	WorkerJobs(ctx context.Context, f runtime.WorkerJobFilter) ([]runtime.WaitRow, error)
 	WorkerJob(ctx context.Context, key string) (runtime.WaitRow, error)
+
+	// Deployments: POST /deployment/create (deployment.go).
+	Deployments
+	// Definitions: the process definitions and starts (definitions.go).
+	Definitions
+	// Events: messages and signals (messages.go).
+	Events
+	// Instances: the process instances (instances.go).
+	Instances
+	// Tasks: the user tasks (tasks.go).
+	Tasks
+	// Incidents: the incidents (history.go).
+	Incidents
 }
 
 // Guard is what the adapter asks about the caller of a request, which the
@@ -58,6 +71,20 @@ type Guard interface {
 	MayWork(r *http.Request, jobType string) bool
 	// MayRead reports whether the caller may read instances of a process.
 	MayRead(r *http.Request, processKey string) bool
+	// Deploying returns the request's context prepared for a deployment:
+	// naming the caller as the deployer, with a guard that refuses models
+	// the caller may not deploy (the refusal reaches ErrorOf).
+	Deploying(r *http.Request) context.Context
+	// MayStart reports whether the caller may start instances of a process.
+	MayStart(r *http.Request, processKey string) bool
+	// MayOperate reports whether the caller may operate (cancel) instances
+	// of a process.
+	MayOperate(r *http.Request, processKey string) bool
+	// Actor is the caller as a user task actor (user and groups).
+	Actor(r *http.Request) runtime.Actor
+	// ReadsEverything reports whether the caller may read every process
+	// (and so see every task).
+	ReadsEverything(r *http.Request) bool
 }
 
 // Config configures the handler New returns.
@@ -70,6 +97,12 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxJSONBytes caps a request body; 0 means 1 MiB.
 	MaxJSONBytes int64
+	// MaxDeploymentBytes caps a deployment's multipart body; 0 means 16 MiB.
+	MaxDeploymentBytes int64
+	// ErrorOf, when set, translates an error the adapter does not know (a
+	// refusal of the mounting API's guard) into Camunda 7's answer; ok
+	// false leaves it to the adapter (a 500 for an unknown error).
+	ErrorOf func(err error) (e *Error, ok bool)
 	// Hold, when set, is asked before a long poll waits: ok false refuses
 	// it (429, the caller holds too many), release ends the hold.
 	Hold func(r *http.Request) (release func(), ok bool)
@@ -84,24 +117,34 @@ const (
 	maxAsyncTimeoutMs  = int64(5 * time.Minute / time.Millisecond)
 	maxRetryTimeoutMs  = int64(7 * 24 * time.Hour / time.Millisecond)
 	defaultMaxJSONSize = 1 << 20
+	defaultMaxDeploy   = 16 << 20
 )
 
-// handler serves the external task endpoints.
+// handler serves the engine-rest endpoints.
 type handler struct {
 	svc   Service
 	guard Guard
 	log   *slog.Logger
 	max   int64
-	hold  func(r *http.Request) (func(), bool)
+	// maxDeploy caps a deployment's body.
+	maxDeploy int64
+	hold      func(r *http.Request) (func(), bool)
+	errorOfFn func(err error) (*Error, bool)
 }
 
-// New returns the handler of Camunda 7's external task endpoints, to be
-// mounted at /engine-rest: fetchAndLock, complete, failure, bpmnError,
-// extendLock, unlock, lock, and the task listing. Every answer is
+// New returns the handler of Camunda 7's engine-rest endpoints, to be
+// mounted at /engine-rest: the external tasks (fetchAndLock, complete,
+// failure, bpmnError, extendLock, unlock, lock, the listing), deployment,
+// process definitions and starts, messages and signals, process
+// instances, user tasks, incidents, history, engine and version. Every answer is
 // application/json (no charset) and every refusal Camunda 7's error body.
 // The returned router is a chi.Router, so route walkers see its routes.
 func New(cfg Config) chi.Router {
-	h := &handler{svc: cfg.Service, guard: cfg.Guard, log: cfg.Logger, max: cfg.MaxJSONBytes, hold: cfg.Hold}
+	h := &handler{svc: cfg.Service, guard: cfg.Guard, log: cfg.Logger, max: cfg.MaxJSONBytes, maxDeploy: cfg.MaxDeploymentBytes,
+		hold: cfg.Hold, errorOfFn: cfg.ErrorOf}
+	if h.maxDeploy <= 0 {
+		h.maxDeploy = defaultMaxDeploy
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -111,7 +154,7 @@ func New(cfg Config) chi.Router {
 	r := chi.NewRouter()
 	r.Use(cfg.Middlewares...)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: "no engine-rest resource " + r.Method + " " + r.URL.Path + " (gobpm serves the external task endpoints)"})
+		WriteError(w, &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: "no engine-rest resource " + r.Method + " " + r.URL.Path + " (gobpm serves a subset of engine-rest: see docs/camunda7.md)"})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, &Error{Status: http.StatusMethodNotAllowed, Type: TypeRestException, Msg: "method " + r.Method + " is not allowed on " + r.URL.Path})
@@ -126,6 +169,28 @@ func New(cfg Config) chi.Router {
 	r.Post("/external-task/{id}/extendLock", h.serve(h.extendLock))
 	r.Post("/external-task/{id}/unlock", h.serve(h.unlock))
 	r.Post("/external-task/{id}/lock", h.serve(h.lock))
+	r.Get("/deployment", h.serve(h.listDeployments))
+	r.Post("/deployment/create", h.serve(h.createDeployment))
+	r.Get("/process-definition", h.serve(h.listDefinitions))
+	r.Get("/process-definition/key/{key}", h.serve(h.getDefinitionByKey))
+	r.Post("/process-definition/key/{key}/start", h.serve(h.startByKey))
+	r.Post("/process-definition/{id}/start", h.serve(h.startByID))
+	r.Post("/message", h.serve(h.correlate))
+	r.Post("/signal", h.serve(h.signal))
+	r.Get("/process-instance", h.serve(h.listInstances))
+	r.Get("/process-instance/{id}", h.serve(h.getInstance))
+	r.Get("/process-instance/{id}/variables", h.serve(h.instanceVariables))
+	r.Delete("/process-instance/{id}", h.serve(h.deleteInstance))
+	r.Get("/task", h.serve(h.listTasks))
+	r.Get("/task/{id}", h.serve(h.getTask))
+	r.Get("/task/{id}/form-variables", h.serve(h.formVariables))
+	r.Post("/task/{id}/claim", h.serve(h.claimTask))
+	r.Post("/task/{id}/unclaim", h.serve(h.unclaimTask))
+	r.Post("/task/{id}/complete", h.serve(h.completeTask))
+	r.Get("/incident", h.serve(h.listIncidents))
+	r.Get("/history/process-instance", h.serve(h.listHistory))
+	r.Get("/engine", h.serve(h.engines))
+	r.Get("/version", h.serve(h.version))
 	return r
 }
 
@@ -155,6 +220,10 @@ func (h *handler) errorOf(r *http.Request, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	var de *runtime.DeploymentError
+	if errors.As(err, &de) {
+		return deploymentRefusal(de)
+	}
 	msg := messageOf(err)
 	switch runtime.ErrorCode(err) {
 	case runtime.ENOTFOUND:
@@ -165,6 +234,11 @@ func (h *handler) errorOf(r *http.Request, err error) *Error {
 		return &Error{Status: http.StatusBadRequest, Type: TypeBadUserRequest, Msg: msg}
 	case runtime.EFORBIDDEN:
 		return &Error{Status: http.StatusForbidden, Type: TypeAuthorization, Msg: msg}
+	}
+	if h.errorOfFn != nil {
+		if e, ok := h.errorOfFn(err); ok {
+			return e
+		}
 	}
 	h.log.ErrorContext(r.Context(), "engine-rest request failed", "err", err, "path", r.URL.Path)
 	return &Error{Status: http.StatusInternalServerError, Type: TypeRestException, Msg: "internal error: the server logged the cause"}
