@@ -128,7 +128,32 @@ func (s *server) engineRest() http.Handler {
 		Service: svc, Guard: engineRestGuard{s: s}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
 		MaxDeploymentBytes: s.opts.MaxDeploymentBytes, ErrorOf: engineRestErrorOf,
 		Hold:        func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
-		Middlewares: []func(http.Handler) http.Handler{s.crossOrigin, s.engineRestAuth(newBasicCache()), s.auditTrail, engineRestAvailable(svc != nil)},
+		Middlewares: []func(http.Handler) http.Handler{s.crossOriginWithoutCredentials, s.engineRestAuth(newBasicCache()), s.auditTrail, engineRestAvailable(svc != nil)},
+	})
+}
+
+// crossOriginWithoutCredentials is crossOrigin for the requests that carry
+// no Authorization header. Cross-site forgery rides on what a browser
+// adds by itself (the cockpit's session cookie, the loopback server of
+// --auth none); a request naming its own credentials (Camunda 7 clients
+// send HTTP Basic) carries no such authority, and a browser sends one
+// cross-site only after a CORS preflight, which gobpm never grants. The
+// Camunda Modeler, an Electron app, deploys that way whatever origin its
+// window has.
+// A refusal is Camunda 7's error body.
+func (s *server) crossOriginWithoutCredentials(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		camunda7.WriteError(w, &camunda7.Error{Status: http.StatusForbidden, Type: camunda7.TypeRestException,
+			Msg: "cross-origin request refused: a browser sent it from another site (Sec-Fetch-Site, Origin) without credentials of its own; send them (HTTP Basic or a bearer token)"})
+	}))
+	guarded := cop.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
 	})
 }
 

@@ -252,6 +252,34 @@ func TestCamunda7DeploymentPermissions(t *testing.T) {
 	w.b.c7Deploy(body, ct, basic("u-developer")).wantStatus(t, http.StatusOK)
 }
 
+// TestCamunda7DeploymentFromAnotherOrigin: the Modeler's window is of
+// another origin than the server; its request names its credentials, so
+// it is no cross-site forgery and goes through. A request from another
+// site relying on what the browser adds by itself (no Authorization: the
+// session cookie, a --auth none server) is refused.
+func TestCamunda7DeploymentFromAnotherOrigin(t *testing.T) {
+	t.Parallel()
+	w := setupAuth(t)
+	body, ct := modelerDeployment(t)
+	post := func(authorization string) *response {
+		t.Helper()
+		req := httptestRequest("POST", "/engine-rest/deployment/create", bytes.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Origin", "file://")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		return w.b.do(req)
+	}
+	req := httptestRequest("GET", "/", nil)
+	req.SetBasicAuth("u-developer", "correct horse battery")
+	post(req.Header.Get("Authorization")).wantStatus(t, http.StatusOK)
+	if res := post(""); res.Status != http.StatusForbidden || !strings.Contains(string(res.Body), "cross-origin") {
+		t.Errorf("a cross-site request without credentials: %d %s, want 403 cross-origin", res.Status, res.Body)
+	}
+}
+
 func TestCamunda7EngineAndVersion(t *testing.T) {
 	t.Parallel()
 	b := c7World(t)
