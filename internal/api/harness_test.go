@@ -139,6 +139,8 @@ type response struct {
 // openapi.yaml: the status must be documented for the operation, and the
 // content type and body must match it. Unrouted requests (404/405) must
 // answer a Problem. A request that succeeded must itself match the contract.
+// An /engine-rest exchange is also checked against Camunda 7's own
+// document (validateAgainstCamunda7).
 func (b *bundle) do(req *http.Request) *response {
 	b.t.Helper()
 	var reqBody []byte
@@ -154,6 +156,10 @@ func (b *bundle) do(req *http.Request) *response {
 	}
 	req.Body = io.NopCloser(bytes.NewReader(reqBody))
 	validateAgainstContract(b.t, req, res)
+	if strings.HasPrefix(req.URL.Path, "/engine-rest/") {
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+		validateAgainstCamunda7(b.t, req, res)
+	}
 	return res
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/camunda7/c7spec"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
@@ -104,6 +105,51 @@ func (f *fetchWatch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.next.ServeHTTP(rec, r)
 	if s := strings.TrimSpace(rec.body.String()); s != "" && s != "[]" && rec.status == http.StatusOK {
 		f.delivered <- n
+	}
+}
+
+// shapeCheck checks every exchange the real client makes against the
+// document Camunda publishes for Camunda 7's REST API (package c7spec):
+// the client's own requests and gobpm's answers to them.
+type shapeCheck struct {
+	next     http.Handler
+	spec     *c7spec.Spec
+	mu       sync.Mutex
+	checked  int
+	problems []error
+}
+
+func (c *shapeCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := &capture{ResponseWriter: w}
+	c.next.ServeHTTP(rec, r)
+	if rec.status == 0 && r.Context().Err() != nil {
+		return // the client hung up on a long poll: nobody got an answer
+	}
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	sent := r.Clone(context.Background())
+	sent.Body = io.NopCloser(bytes.NewReader(body))
+	problems := c.spec.Check(sent, status, w.Header(), rec.body.Bytes())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checked++
+	c.problems = append(c.problems, problems...)
+}
+
+// report fails the test with what departed from Camunda 7's document.
+func (c *shapeCheck) report(t *testing.T) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.problems {
+		t.Error(p)
+	}
+	if c.checked == 0 && !t.Skipped() {
+		t.Error("no exchange was checked against Camunda 7's document")
 	}
 }
 
@@ -193,7 +239,13 @@ func TestCamunda7NodeClient(t *testing.T) {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	watch := &fetchWatch{next: api.New(rt, logger, api.Options{Access: acc}), arrived: make(chan int, 1000), delivered: make(chan int, 10)}
+	spec, err := c7spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := &shapeCheck{next: api.New(rt, logger, api.Options{Access: acc}), spec: spec}
+	t.Cleanup(func() { shapes.report(t) })
+	watch := &fetchWatch{next: shapes, arrived: make(chan int, 1000), delivered: make(chan int, 10)}
 	srv := httptest.NewServer(watch) // loopback
 	t.Cleanup(srv.Close)
 
