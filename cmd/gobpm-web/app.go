@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
@@ -26,6 +29,7 @@ import (
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/zeebe"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -60,6 +64,9 @@ type Config struct {
 	SecureCookies bool
 	// ShowVersion prints the version and exits.
 	ShowVersion bool
+	// GRPCAddr, when set, serves Zeebe's gateway protocol (gRPC) on this
+	// address, over TLS with TLSCert and TLSKey when they are set.
+	GRPCAddr string
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this
 	// loopback address, apart from the API: for profiling under load.
 	PprofAddr string
@@ -118,6 +125,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 2*time.Minute, "how long one request body may take to arrive (a slower client gets 408)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", getenv("GOBPM_SECURE_COOKIES") == "true", "mark the cockpit's cookies Secure, behind a TLS proxy (GOBPM_SECURE_COOKIES=true)")
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
+	fs.StringVar(&c.GRPCAddr, "grpc-addr", getenv("GOBPM_GRPC_ADDR"), "serve Zeebe's gateway protocol (gRPC, for Camunda 8 clients) on this address, e.g. 127.0.0.1:26500; off by default; TLS with --tls-cert (GOBPM_GRPC_ADDR)")
 	fs.StringVar(&c.PprofAddr, "pprof", getenv("GOBPM_PPROF"), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (GOBPM_PPROF)")
 	stateCache, err := intEnv(getenv, "GOBPM_STATE_CACHE", runtime.DefaultStateCacheWeight)
 	if err != nil {
@@ -179,6 +187,9 @@ func (c Config) check() error {
 			hint = "--allow-remote no longer serves a network without authentication: use --auth builtin (or oidc)"
 		}
 		return fmt.Errorf("refusing to listen on %s with --auth none: %s", c.Addr, hint)
+	}
+	if c.Auth == access.ModeNone && c.GRPCAddr != "" && !isLoopback(c.GRPCAddr) {
+		return fmt.Errorf("refusing to serve gRPC on %s with --auth none: use a loopback address such as 127.0.0.1:26500, or --auth builtin (or oidc) to serve a network", c.GRPCAddr)
 	}
 	if c.ManualClock && !c.Dev {
 		return errors.New("--clock=manual needs --dev: a manual clock stops timers, lock expiry and backoffs until POST /api/v1/clock moves it, which only tests and demos want")
@@ -292,6 +303,18 @@ type Main struct {
 	// prof serves the profiler when Config.PprofAddr is set, on profAddr.
 	prof     *http.Server
 	profAddr string
+	// grpc serves Zeebe's gateway when Config.GRPCAddr is set, on grpcLn.
+	grpc       *grpc.Server
+	grpcLn     net.Listener
+	grpcServed chan error
+}
+
+// GRPCAddr returns the address the Zeebe gateway listens on ("" when off).
+func (m *Main) GRPCAddr() string {
+	if m.grpcLn == nil {
+		return ""
+	}
+	return m.grpcLn.Addr().String()
 }
 
 // ProfilerAddr returns the address the profiler listens on ("" when off).
@@ -386,11 +409,69 @@ func (m *Main) Run(ctx context.Context) error {
 	} else {
 		go func() { m.served <- m.srv.Serve(ln) }()
 	}
+	if m.cfg.GRPCAddr != "" {
+		if err := m.serveGRPC(); err != nil {
+			m.Close()
+			return err
+		}
+	}
 	if m.cfg.PprofAddr != "" {
 		if err := m.serveProfiler(); err != nil {
 			m.Close()
 			return err
 		}
+	}
+	return nil
+}
+
+// serveGRPC serves Zeebe's gateway protocol on Config.GRPCAddr, over TLS
+// with the HTTP server's certificate when it has one.
+func (m *Main) serveGRPC() error {
+	opts := zeebe.Options{Logger: m.log}
+	if m.cfg.Auth != access.ModeNone {
+		opts.Credentials = m.access
+	}
+	if m.cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(m.cfg.TLSCert, m.cfg.TLSKey)
+		if err != nil {
+			return fmt.Errorf("gRPC: loading --tls-cert and --tls-key: %w", err)
+		}
+		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := net.Listen("tcp", m.cfg.GRPCAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s for gRPC: %w", m.cfg.GRPCAddr, err)
+	}
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	p, _ := strconv.Atoi(port)
+	opts.Node = zeebe.Node{Host: host, Port: int32(p)}
+	m.grpcLn = ln
+	m.grpc = zeebe.NewServer(opts)
+	m.grpcServed = make(chan error, 1)
+	go func() { m.grpcServed <- m.grpc.Serve(ln) }()
+	m.log.Info("Zeebe gateway (gRPC) listening", "addr", ln.Addr().String(), "tls", opts.TLS != nil)
+	return nil
+}
+
+// stopGRPC stops the gateway: calls in flight get until timeout to end
+// (long polls answer at once, as the runtime is shutting down), then the
+// rest are cut off.
+func (m *Main) stopGRPC(timeout time.Duration) error {
+	if m.grpc == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() { m.grpc.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		m.grpc.Stop()
+		<-done
+	}
+	err := <-m.grpcServed
+	m.grpc, m.grpcLn = nil, nil
+	if err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return fmt.Errorf("gRPC serve: %w", err)
 	}
 	return nil
 }
@@ -531,6 +612,14 @@ func (m *Main) Close() error {
 	if m.prof != nil {
 		errs = append(errs, m.prof.Close())
 		m.prof = nil
+	}
+	if m.rt != nil && m.grpc != nil {
+		m.rt.BeginShutdown() // long polls answer instead of holding the stop
+	}
+	errs = append(errs, m.stopGRPC(15*time.Second))
+	if m.grpcLn != nil {
+		errs = append(errs, m.grpcLn.Close())
+		m.grpcLn = nil
 	}
 	if m.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
