@@ -47,7 +47,7 @@
 //     counter in instance_numbers (INSERT … ON CONFLICT DO UPDATE, in key
 //     order), which holds the key's row until it commits, so two nodes
 //     never hand out the same instance number (migration 0005);
-//   - numeric keys (store.KeyStore, migration 0011, keys.go) come from
+//   - numeric keys (store.KeyStore, migration 0010, keys.go) come from
 //     the sequence entity_keys_seq, so two nodes never hand out the same
 //     key; (kind, id) is unique, and a key is added only when the entity
 //     has none (INSERT … SELECT … WHERE NOT EXISTS … ON CONFLICT DO

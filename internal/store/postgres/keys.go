@@ -9,7 +9,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// Numeric keys (store.KeyStore, migration 0011): one entity_keys row per
+// Numeric keys (store.KeyStore, migration 0010): one entity_keys row per
 // keyed entity, written by the statement batch or transaction that creates
 // the entity's row and deleted with it. The keys come from the sequence
 // entity_keys_seq, which every node draws from.

@@ -10,12 +10,12 @@ import (
 	"github.com/gobpm/gobpm/internal/store/storetest"
 )
 
-// TestMigration0011NumericKeys takes a database back to before 0011 (no
+// TestMigration0010NumericKeys takes a database back to before 0010 (no
 // keys), as gobpm then wrote it, and opens it again: every deployment,
 // process version, instance, incident, job and user task gets a key, in
 // the order they were created, the first one Zeebe's first key; the
 // sequence goes on above them.
-func TestMigration0011NumericKeys(t *testing.T) {
+func TestMigration0010NumericKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.URL(t)
@@ -34,7 +34,7 @@ func TestMigration0011NumericKeys(t *testing.T) {
 	s.Waits = []store.WaitRow{storetest.Job(inst+"-w000001", "charge", 101), storetest.Task(inst+"-w000002", 102, "", nil, nil)}
 	s.Incidents = []store.IncidentRow{{ID: "inc-1", NodeID: "svc", Kind: "job_failed", CreatedAt: storetest.Sec(104)}}
 	storetest.MustCommit(t, db, s)
-	for _, q := range []string{`DROP TABLE entity_keys`, `DELETE FROM schema_migrations WHERE version >= 11`} {
+	for _, q := range []string{`DROP TABLE entity_keys`, `DELETE FROM schema_migrations WHERE version >= 10`} {
 		if _, err := db.Pool().Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

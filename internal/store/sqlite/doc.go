@@ -116,7 +116,7 @@
 //
 // # Numeric keys
 //
-// entity_keys (migration 0018, keys.go) holds the numeric key of every
+// entity_keys (migration 0017, keys.go) holds the numeric key of every
 // process instance, job, user task, incident, deployment and process
 // version (store.KeyStore): the key is the rowid, handed out by
 // AUTOINCREMENT from 1<<51 on, so none is ever reused; (kind, id) is

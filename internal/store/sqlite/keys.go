@@ -10,7 +10,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// Numeric keys (store.KeyStore, migration 0018): one entity_keys row per
+// Numeric keys (store.KeyStore, migration 0017): one entity_keys row per
 // keyed entity, written by the statement that creates the entity's row,
 // in its transaction, and deleted with it.
 const (

@@ -46,13 +46,13 @@ func TestNumericKeyPlans(t *testing.T) {
 	}
 }
 
-// TestMigration0018NumericKeys takes a database back to before 0018 (no
+// TestMigration0017NumericKeys takes a database back to before 0017 (no
 // keys), as gobpm then wrote it, and opens it again: every deployment,
 // process version, instance, incident, job and user task gets a key, in
 // the order they were created, the first one Zeebe's first key; the
 // counter goes on above them. SQLite-only (not in storetest): it edits
 // the schema directly; the PostgreSQL store has its own.
-func TestMigration0018NumericKeys(t *testing.T) {
+func TestMigration0017NumericKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v17.db")
@@ -61,7 +61,7 @@ func TestMigration0018NumericKeys(t *testing.T) {
 	for _, q := range []string{
 		`DROP TABLE entity_keys`,
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,
-		`DELETE FROM schema_migrations WHERE version >= 18`,
+		`DELETE FROM schema_migrations WHERE version >= 17`,
 	} {
 		if _, err := db.write.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
