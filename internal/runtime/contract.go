@@ -244,3 +244,36 @@ const (
 // VariableValueKey returns the key under which the variable index holds the
 // JSON value raw (store.VariableValueKey).
 func VariableValueKey(raw []byte) (string, error) { return store.VariableValueKey(raw) }
+
+// Numeric keys, Camunda 8's names of entities (numerickeys.go).
+type (
+	// KeyKind is store.KeyKind.
+	KeyKind = store.KeyKind
+	// KeyStore is store.KeyStore.
+	KeyStore = store.KeyStore
+)
+
+const (
+	// KeyInstance is store.KeyInstance.
+	KeyInstance = store.KeyInstance
+	// KeyJob is store.KeyJob.
+	KeyJob = store.KeyJob
+	// KeyUserTask is store.KeyUserTask.
+	KeyUserTask = store.KeyUserTask
+	// KeyIncident is store.KeyIncident.
+	KeyIncident = store.KeyIncident
+	// KeyDeployment is store.KeyDeployment.
+	KeyDeployment = store.KeyDeployment
+	// KeyProcessVersion is store.KeyProcessVersion.
+	KeyProcessVersion = store.KeyProcessVersion
+	// FirstKey is store.FirstKey.
+	FirstKey = store.FirstKey
+)
+
+// ProcessVersionID is store.ProcessVersionID.
+func ProcessVersionID(key string, version int) string { return store.ProcessVersionID(key, version) }
+
+// ParseProcessVersionID is store.ParseProcessVersionID.
+func ParseProcessVersionID(id string) (key string, version int, ok bool) {
+	return store.ParseProcessVersionID(id)
+}

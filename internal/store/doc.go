@@ -1,7 +1,9 @@
 // Package store is gobpm's storage contract: the records the runtime
 // persists, the Store interface with its parts (HousekeepingStore,
-// MigrationStore, ClusterStore), and the error codes and sentinels every
-// store answers with. It holds no driver and runs no query.
+// MigrationStore, KeyStore, ClusterStore), and the error codes and
+// sentinels every store answers with. keys.go says what the numeric keys
+// (Camunda 8's names for instances, jobs, user tasks, incidents,
+// deployments and process versions) are. It holds no driver and runs no query.
 //
 // # Who uses it
 //

@@ -533,6 +533,9 @@ type Store interface {
 	// Migration batches (runtime/migrate.go).
 	MigrationStore
 
+	// Numeric keys, Camunda 8's names of entities (keys.go).
+	KeyStore
+
 	// Close releases the store.
 	Close() error
 }

@@ -261,6 +261,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			id, in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, string(in.ParentID),
 			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlcodec.EncodeOptTime(in.EndedAt),
 			in.Revision, header, later)
+		sb.exec(i, nil, insertKeySQL, int16(store.KeyInstance), id)
 	} else {
 		sb.queryRow(i, func(row pgx.Row) error {
 			var seq int64
@@ -304,6 +305,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			return nil
 		}, upsertIncidentSQL, inc.ID, id, inc.NodeID, inc.ScopeID, inc.Kind, inc.Message, encodeTime(inc.CreatedAt),
 			sqlcodec.EncodeOptTime(inc.ResolvedAt))
+		sb.exec(i, nil, insertKeySQL, int16(store.KeyIncident), inc.ID)
 	}
 	if err := queueWaits(sb, i, in, s.Waits, s.RemovedWaits); err != nil {
 		return err
@@ -351,6 +353,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 func queueWaits(sb *stepBatch, i int, in *store.InstanceRow, waits []store.WaitRow, removed []string) error {
 	for _, id := range removed {
 		sb.exec(i, nil, deleteWaitSQL, id)
+		sb.exec(i, nil, deleteWaitKeySQL, id)
 	}
 	for j := range waits {
 		w := &waits[j]
@@ -370,8 +373,10 @@ func queueWaits(sb *stepBatch, i int, in *store.InstanceRow, waits []store.WaitR
 			}
 			return nil
 		}, upsertWaitSQL, args...)
+		queueWaitKey(sb, i, w)
 	}
 	if in.Status == store.StatusCompleted || in.Status == store.StatusTerminated {
+		sb.exec(i, nil, deleteInstanceWaitKeysSQL, string(in.ID))
 		sb.exec(i, nil, deleteInstanceWaitsSQL, string(in.ID))
 	}
 	return nil

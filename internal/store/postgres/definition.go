@@ -54,6 +54,9 @@ func (db *DB) Deploy(ctx context.Context, d store.DeploymentRecord) (processes, 
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("deployment id exists: %w", store.ErrConflict)
 		}
+		if _, err := tx.Exec(ctx, insertKeySQL, int16(store.KeyDeployment), d.ID); err != nil {
+			return fmt.Errorf("numeric key: %w", err)
+		}
 		for _, r := range d.Resources {
 			content := r.Content
 			if content == nil {
@@ -111,6 +114,10 @@ func (t defTable) register(ctx context.Context, tx pgx.Tx, d store.DeploymentRec
 	_, err = tx.Exec(ctx, `INSERT INTO `+t.table+` (key, version, name, deployment_id, resource_name, resource_hash, deployed_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		ref.Key, ref.Version, p.Name, d.ID, r.Name, r.Hash, encodeTime(d.DeployedAt))
+	if err == nil && t.table == processTable.table {
+		// A process version is keyed (store.KeyProcessVersion); a decision is not.
+		_, err = tx.Exec(ctx, insertKeySQL, int16(store.KeyProcessVersion), store.ProcessVersionID(ref.Key, ref.Version))
+	}
 	return ref, err
 }
 

@@ -46,7 +46,12 @@
 //   - a commit that creates instances first raises each process key's
 //     counter in instance_numbers (INSERT … ON CONFLICT DO UPDATE, in key
 //     order), which holds the key's row until it commits, so two nodes
-//     never hand out the same instance number (migration 0005).
+//     never hand out the same instance number (migration 0005);
+//   - numeric keys (store.KeyStore, migration 0010, keys.go) come from
+//     the sequence entity_keys_seq, so two nodes never hand out the same
+//     key; (kind, id) is unique, and a key is added only when the entity
+//     has none (INSERT … SELECT … WHERE NOT EXISTS … ON CONFLICT DO
+//     NOTHING), so rewriting an entity keeps its key.
 //
 // A group commit (CommitSteps) is two round trips: BEGIN and every
 // statement of its steps in one pipelined batch, then COMMIT (commit.go).

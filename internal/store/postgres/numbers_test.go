@@ -23,7 +23,8 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 	for _, q := range []string{
 		// Migrations apply in order above the newest recorded, so the
 		// later ones go back too (0009: completed tasks, 0008: the variable
-		// index, 0007: the token index, 0006: deployers).
+		// index, 0007: the token index, 0006: deployers; 0010: numeric keys).
+		`DROP TABLE entity_keys`,
 		`DROP TABLE completed_tasks`,
 		`DROP TABLE instance_variables`, `DROP TABLE instance_variables_pending`,
 		`DROP TABLE instance_tokens`, `DROP TABLE instance_tokens_pending`,

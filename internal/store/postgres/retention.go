@@ -127,7 +127,9 @@ func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id store.Instance
 		{deletePartsSQL, seq},
 		{deleteVariablesSQL, seq},
 		{deleteCompletedTasksSQL, seq},
+		{deleteIncidentKeysSQL, string(id)},
 		{deleteIncidentsSQL, string(id)},
+		{deleteInstanceWaitKeysSQL, string(id)},
 		{deleteInstanceWaitsSQL, string(id)},
 	} {
 		if _, err := tx.Exec(ctx, del.sql, del.arg); err != nil {
@@ -140,6 +142,9 @@ func deleteInstance(ctx context.Context, tx pgx.Tx, seq int64, id store.Instance
 	}
 	if tag.RowsAffected() != 1 {
 		return fmt.Errorf("instance %s is no longer ended: %w", id, store.ErrConflict)
+	}
+	if _, err := tx.Exec(ctx, deleteKeySQL, int16(store.KeyInstance), string(id)); err != nil {
+		return fmt.Errorf("delete numeric key: %w", err)
 	}
 	return nil
 }

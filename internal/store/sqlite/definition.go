@@ -66,6 +66,9 @@ func deploy(ctx context.Context, tx *sql.Tx, d store.DeploymentRecord) (processe
 	} else if n == 0 {
 		return nil, nil, fmt.Errorf("deployment id exists: %w", store.ErrConflict)
 	}
+	if _, err := tx.ExecContext(ctx, insertKeySQL, int(store.KeyDeployment), d.ID); err != nil {
+		return nil, nil, fmt.Errorf("numeric key: %w", err)
+	}
 	for _, r := range d.Resources {
 		content := r.Content
 		if content == nil {
@@ -122,6 +125,10 @@ func (t defTable) register(ctx context.Context, tx *sql.Tx, d store.DeploymentRe
 		`INSERT INTO `+t.table+` (key, version, name, deployment_id, resource_name, resource_hash, deployed_at)
 		 VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		ref.Key, ref.Version, p.Name, d.ID, r.Name, r.Hash, encodeTime(d.DeployedAt))
+	if err == nil && t.table == processTable.table {
+		// A process version is keyed (store.KeyProcessVersion); a decision is not.
+		_, err = tx.ExecContext(ctx, insertKeySQL, int(store.KeyProcessVersion), store.ProcessVersionID(ref.Key, ref.Version))
+	}
 	return ref, err
 }
 

@@ -114,6 +114,17 @@
 // is never reused; instances_number (number, process_key) keeps them
 // unique and serves the number filter.
 //
+// # Numeric keys
+//
+// entity_keys (migration 0017, keys.go) holds the numeric key of every
+// process instance, job, user task, incident, deployment and process
+// version (store.KeyStore): the key is the rowid, handed out by
+// AUTOINCREMENT from 1<<51 on, so none is ever reused; (kind, id) is
+// unique and finds an entity's key. The statement that writes the
+// entity's row adds its key in the same transaction, unless it has one,
+// and the statements that delete entities (removed and ended waits,
+// retention) delete their keys, each by an index probe.
+//
 // # Outbox
 //
 // The outbox table (migration 0004) holds the after-commit work of steps

@@ -225,6 +225,9 @@ func commitStep(st *txStmts, s *store.StepRecord) error {
 				return fmt.Errorf("instance exists: %w", store.ErrConflict)
 			}
 		}
+		if err == nil {
+			err = assignKey(st, store.KeyInstance, string(in.ID))
+		}
 	} else {
 		err = st.queryRow(updateInstanceSQL,
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), encodeOptTime(in.EndedAt),
@@ -379,6 +382,9 @@ func upsertIncidents(st *txStmts, id store.InstanceID, incidents []store.Inciden
 			return err
 		} else if n == 0 {
 			return fmt.Errorf("incident %s belongs to another instance: %w", inc.ID, store.ErrConflict)
+		}
+		if err := assignKey(st, store.KeyIncident, inc.ID); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -136,8 +136,14 @@ func deleteInstance(st *txStmts, seq int64, id store.InstanceID) error {
 	if _, err := st.exec(deleteCompletedTasksSQL, seq); err != nil {
 		return fmt.Errorf("delete completed tasks: %w", err)
 	}
+	if _, err := st.exec(deleteIncidentKeysSQL, dbID(id)); err != nil {
+		return fmt.Errorf("delete numeric keys of incidents: %w", err)
+	}
 	if _, err := st.exec(deleteIncidentsSQL, dbID(id)); err != nil {
 		return fmt.Errorf("delete incidents: %w", err)
+	}
+	if _, err := st.exec(deleteInstanceWaitKeysSQL, instanceArgs(id)...); err != nil {
+		return fmt.Errorf("delete numeric keys of waits: %w", err)
 	}
 	if _, err := st.exec(deleteInstanceWaitsSQL, instanceArgs(id)...); err != nil {
 		return fmt.Errorf("delete waits: %w", err)
@@ -150,6 +156,9 @@ func deleteInstance(st *txStmts, seq int64, id store.InstanceID) error {
 		return err
 	} else if n != 1 {
 		return fmt.Errorf("instance row is not ended: %w", store.ErrConflict)
+	}
+	if _, err := st.exec(deleteKeySQL, int(store.KeyInstance), dbID(id)); err != nil {
+		return fmt.Errorf("delete numeric key: %w", err)
 	}
 	return nil
 }

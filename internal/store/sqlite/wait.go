@@ -224,6 +224,9 @@ func applyWaits(st *txStmts, in *store.InstanceRow, created bool, waits []store.
 		if _, err := st.exec(deleteWaitSQL, dbID(id)); err != nil {
 			return fmt.Errorf("delete wait %s: %w", id, err)
 		}
+		if _, err := st.exec(deleteWaitKeySQL, dbID(id)); err != nil {
+			return fmt.Errorf("delete numeric key of wait %s: %w", id, err)
+		}
 	}
 	for i := range waits {
 		w := &waits[i]
@@ -236,8 +239,14 @@ func applyWaits(st *txStmts, in *store.InstanceRow, created bool, waits []store.
 		if err := writeWait(st, upsertWaitSQL, owner, w); err != nil {
 			return err
 		}
+		if err := assignWaitKey(st, w); err != nil {
+			return err
+		}
 	}
 	if (in.Status == store.StatusCompleted || in.Status == store.StatusTerminated) && (!created || len(waits) > 0) {
+		if _, err := st.exec(deleteInstanceWaitKeysSQL, instanceArgs(in.ID)...); err != nil {
+			return fmt.Errorf("delete numeric keys of the waits of ended instance: %w", err)
+		}
 		if _, err := st.exec(deleteInstanceWaitsSQL, instanceArgs(in.ID)...); err != nil {
 			return fmt.Errorf("delete waits of ended instance: %w", err)
 		}

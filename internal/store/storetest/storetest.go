@@ -134,6 +134,9 @@ var tests = []struct {
 	{"Migrations", testMigrations},
 	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
 	{"DeployedBy", testDeployedBy},
+	{"NumericKeys", testNumericKeys},
+	{"NumericKeysDeleted", testNumericKeysDeleted},
+	{"NumericKeysConcurrent", testNumericKeysConcurrent},
 }
 
 // Run runs the whole suite against the stores open returns.
