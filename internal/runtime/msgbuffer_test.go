@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -264,6 +265,56 @@ func TestBufferedMessages(t *testing.T) {
     <endEvent id="e"/>`), `<process`, `<message id="lateMsg" name="late"/>`))
 		if _, total, _ := c.rt.ListInstances(ctx, runtime.InstanceFilter{ProcessKey: "late"}); total != 0 {
 			t.Fatalf("a buffered message started %d instances", total)
+		}
+	})
+
+	t.Run("a boundary event that opens takes it", func(t *testing.T) {
+		t.Parallel()
+		c := setupClocked(t)
+		mustDeploy(t, c.rt, fixture(t, "messages.bpmn"))
+		publish(t, c.rt, runtime.Publication{Name: "order-cancelled", CorrelationKey: "a", TimeToLive: time.Minute})
+		inst := start(t, c.rt, "messages", map[string]any{"orderId": "a"})
+		if st, _ := statusOf(t, c.rt, inst.ID); st != runtime.StatusCompleted {
+			t.Fatalf("instance = %s, want completed through the boundary", st)
+		}
+		hist, _ := c.rt.History(ctx, inst.ID, 0, 0)
+		if !slices.ContainsFunc(hist, func(f runtime.FactRow) bool { return f.NodeID == "cancelEnd" }) {
+			t.Fatal("the instance did not leave through the cancel boundary")
+		}
+	})
+
+	t.Run("the take commits with the step: a failed commit leaves the message buffered", func(t *testing.T) {
+		t.Parallel()
+		c := setupClocked(t)
+		mustDeploy(t, c.rt, fixture(t, "messages.bpmn"))
+		res := publish(t, c.rt, paid("a", time.Minute, map[string]any{"paid": true}))
+		var took atomic.Int32
+		h := &hookStore{commit: func(steps []runtime.StepRecord) error {
+			for _, s := range steps {
+				if len(s.MessageTakes) > 0 && s.MessageTakes[0].MessageID == res.Key {
+					if took.Add(1) == 1 {
+						return errors.New("disk on fire")
+					}
+				}
+			}
+			return nil
+		}}
+		rt := hooked(t, c, h)
+		if _, err := rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "messages", Variables: map[string]any{"orderId": "a"}}); err == nil {
+			t.Fatal("the start committed through a failing store")
+		}
+		if m, err := rt.BufferedMessage(ctx, res.Key); err != nil || len(m.TakenBy) != 0 {
+			t.Fatalf("after the failed commit = %+v %v, want untaken", m, err)
+		}
+		inst, err := rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "messages", Variables: map[string]any{"orderId": "a"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, vars := statusOf(t, rt, inst.ID); st != runtime.StatusCompleted || vars["paid"] != true {
+			t.Fatalf("retry = %s %v", st, vars)
+		}
+		if took.Load() != 2 {
+			t.Fatalf("%d commits carried the take, want 2", took.Load())
 		}
 	})
 
