@@ -318,6 +318,33 @@ func TestBufferedMessages(t *testing.T) {
 		}
 	})
 
+	t.Run("an idempotency key replays the publication", func(t *testing.T) {
+		t.Parallel()
+		c := setupClocked(t)
+		mustDeploy(t, c.rt, fixture(t, "messages.bpmn"))
+		kctx := runtime.WithIdempotencyKey(ctx, "pub-1")
+		p := paid("a", time.Minute, map[string]any{"n": 1})
+		first, err := c.rt.PublishMessage(kctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := c.rt.PublishMessage(kctx, p)
+		if err != nil || again.Key != first.Key || !again.Buffered || !again.ExpiresAt.Equal(first.ExpiresAt) {
+			t.Fatalf("replay = %+v %v, want %+v", again, err, first)
+		}
+		// One message was buffered: one instance gets it, the next waits.
+		for _, want := range []string{runtime.StatusCompleted, runtime.StatusRunning} {
+			inst := start(t, c.rt, "messages", map[string]any{"orderId": "a"})
+			if st, _ := statusOf(t, c.rt, inst.ID); st != want {
+				t.Fatalf("instance = %s, want %s", st, want)
+			}
+		}
+		p.Variables = map[string]any{"n": 2}
+		if _, err := c.rt.PublishMessage(kctx, p); runtime.ErrorCode(err) != runtime.ECONFLICT {
+			t.Fatalf("same key, another request = %v, want ECONFLICT", err)
+		}
+	})
+
 	t.Run("without a time to live nothing is buffered", func(t *testing.T) {
 		t.Parallel()
 		c := setupClocked(t)
