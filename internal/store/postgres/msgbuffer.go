@@ -12,7 +12,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// Buffered messages (migration 0012, store.MessageBufferStore), as in the
+// Buffered messages (migration 0011, store.MessageBufferStore), as in the
 // SQLite store.
 const (
 	// dropExpiredDuplicateSQL deletes an expired message holding the

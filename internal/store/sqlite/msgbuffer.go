@@ -10,7 +10,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// Buffered messages (migration 0019, store.MessageBufferStore).
+// Buffered messages (migration 0018, store.MessageBufferStore).
 const (
 	// dropExpiredDuplicateSQL deletes an expired message holding the
 	// message id a new one brings, so the unique index admits the new one.

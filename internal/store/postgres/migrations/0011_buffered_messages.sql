@@ -1,5 +1,5 @@
--- 0012_buffered_messages: messages published with a time to live (the
--- SQLite store's 0019, Camunda 8's message buffering). A message waits
+-- 0011_buffered_messages: messages published with a time to live (the
+-- SQLite store's 0018, Camunda 8's message buffering). A message waits
 -- here until expires_at for the subscriptions that open meanwhile; the
 -- step that opens one takes the oldest live message of its name and
 -- correlation key that its process key has not taken

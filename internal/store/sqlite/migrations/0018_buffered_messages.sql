@@ -1,4 +1,4 @@
--- 0019_buffered_messages: messages published with a time to live (Camunda
+-- 0018_buffered_messages: messages published with a time to live (Camunda
 -- 8's message buffering). A message waits here, durably, for the
 -- subscriptions that open before expires_at; the step that opens one takes
 -- the oldest live message of its name and correlation key that its process
