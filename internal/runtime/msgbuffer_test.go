@@ -283,6 +283,29 @@ func TestBufferedMessages(t *testing.T) {
 		}
 	})
 
+	t.Run("an event sub-process start that arms takes it", func(t *testing.T) {
+		t.Parallel()
+		c := setupClocked(t)
+		deployXML(t, c.rt, "esp.bpmn", insertBefore(bpmnProcess("esp", "", `
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+    <userTask id="work"/>
+    <sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+    <endEvent id="e"/>
+    <subProcess id="onNote" triggeredByEvent="true">
+      <startEvent id="noteStart" isInterrupting="false"><messageEventDefinition messageRef="note"/></startEvent>
+      <sequenceFlow id="n1" sourceRef="noteStart" targetRef="noteEnd"/>
+      <endEvent id="noteEnd"/>
+    </subProcess>`), `<process`, `<message id="note" name="note"/>`))
+		publish(t, c.rt, runtime.Publication{Name: "note", TimeToLive: time.Minute, Variables: map[string]any{"noted": true}})
+		inst := start(t, c.rt, "esp", nil)
+		st, vars := statusOf(t, c.rt, inst.ID)
+		hist, _ := c.rt.History(ctx, inst.ID, 0, 0)
+		if st != runtime.StatusRunning || vars["noted"] != true || !slices.ContainsFunc(hist, func(f runtime.FactRow) bool { return f.NodeID == "noteEnd" }) {
+			t.Fatalf("instance = %s %v; the event sub-process did not run on the buffered message", st, vars)
+		}
+	})
+
 	t.Run("the take commits with the step: a failed commit leaves the message buffered", func(t *testing.T) {
 		t.Parallel()
 		c := setupClocked(t)
