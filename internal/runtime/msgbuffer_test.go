@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // publish publishes a buffered message and fails the test on an error.
@@ -306,6 +307,43 @@ func TestBufferedMessages(t *testing.T) {
 		}
 	})
 
+	t.Run("a subscription that opened while the message was being stored gets it", func(t *testing.T) {
+		t.Parallel()
+		c := setupClocked(t)
+		mustDeploy(t, c.rt, fixture(t, "messages.bpmn"))
+		db, err := testdb.Open(ctx, c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rt *runtime.Runtime
+		var opened runtime.InstanceID
+		racing := &bufferHook{Store: db, before: func() {
+			// The subscription opens after the publication looked for one
+			// and before its message is stored: its own look-up finds
+			// nothing.
+			v, err := rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: "messages", Variables: map[string]any{"orderId": "a"}})
+			if err != nil {
+				t.Error(err)
+			}
+			opened = v.ID
+		}}
+		rt = runtime.New(racing, runtime.Options{Now: c.clk.Now})
+		t.Cleanup(func() {
+			rt.Close()
+			db.Close()
+		})
+		res := publish(t, rt, paid("a", time.Minute, map[string]any{"paid": true}))
+		if res.Correlated != 0 || !res.Buffered {
+			t.Fatalf("publication = %+v", res)
+		}
+		if st, vars := statusOf(t, rt, opened); st != runtime.StatusCompleted || vars["paid"] != true {
+			t.Fatalf("the racing subscription = %s %v, want completed", st, vars)
+		}
+		if m, err := rt.BufferedMessage(ctx, res.Key); err != nil || !slices.Equal(m.TakenBy, []string{"messages"}) {
+			t.Fatalf("buffered = %+v %v", m, err)
+		}
+	})
+
 	t.Run("the take commits with the step: a failed commit leaves the message buffered", func(t *testing.T) {
 		t.Parallel()
 		c := setupClocked(t)
@@ -383,4 +421,17 @@ func TestBufferedMessages(t *testing.T) {
 			t.Fatalf("negative ttl = %v", err)
 		}
 	})
+}
+
+// bufferHook is the real store with a hook run before BufferMessage.
+type bufferHook struct {
+	runtime.Store
+	before func()
+}
+
+func (b *bufferHook) BufferMessage(ctx context.Context, m runtime.BufferedMessage, takes []runtime.MessageTake) error {
+	if b.before != nil {
+		b.before()
+	}
+	return b.Store.BufferMessage(ctx, m, takes)
 }
