@@ -127,6 +127,7 @@ var tests = []struct {
 	{"InstanceWaits", testInstanceWaits},
 	{"WaitCounts", testWaitCounts},
 	{"InstanceWaitsPage", testInstanceWaitsPage},
+	{"WaitsPage", testWaitsPage},
 	{"Restart", testRestart},
 	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
