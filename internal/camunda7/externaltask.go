@@ -280,14 +280,93 @@ func (h *handler) user(r *http.Request) string {
 
 // fetchTopic is one topic of a fetchAndLock request.
 type fetchTopic struct {
-	TopicName            string          `json:"topicName"`
-	LockDuration         *json.Number    `json:"lockDuration"`
-	Variables            []string        `json:"variables"`
-	LocalVariables       bool            `json:"localVariables"`
-	BusinessKey          *string         `json:"businessKey"`
-	ProcessDefinitionKey *string         `json:"processDefinitionKey"`
-	ProcessDefinitionID  *string         `json:"processDefinitionId"`
-	TenantIDIn           json.RawMessage `json:"tenantIdIn"`
+	TopicName                   string                     `json:"topicName"`
+	LockDuration                *json.Number               `json:"lockDuration"`
+	Variables                   []string                   `json:"variables"`
+	LocalVariables              bool                       `json:"localVariables"`
+	BusinessKey                 *string                    `json:"businessKey"`
+	ProcessDefinitionKey        *string                    `json:"processDefinitionKey"`
+	ProcessDefinitionKeyIn      []string                   `json:"processDefinitionKeyIn"`
+	ProcessDefinitionID         *string                    `json:"processDefinitionId"`
+	ProcessDefinitionIDIn       []string                   `json:"processDefinitionIdIn"`
+	ProcessDefinitionVersionTag *string                    `json:"processDefinitionVersionTag"`
+	ProcessVariables            map[string]json.RawMessage `json:"processVariables"`
+	WithoutTenantID             bool                       `json:"withoutTenantId"`
+	TenantIDIn                  []string                   `json:"tenantIdIn"`
+}
+
+// match is the topic's filters as a runtime match (nil when it has
+// none; an empty list is no filter). Camunda 7 ANDs them: processDefinitionKey and
+// processDefinitionKeyIn both hold, and so do the two id filters.
+// withoutTenantId matches every gobpm instance (none has a tenant) and a
+// non-empty tenantIdIn none.
+func (t fetchTopic) match() (*runtime.JobMatch, error) {
+	m := &runtime.JobMatch{BusinessKey: t.BusinessKey, VersionTag: t.ProcessDefinitionVersionTag, Nothing: len(t.TenantIDIn) > 0}
+	if t.ProcessDefinitionKey != nil {
+		m.ProcessKeys = []string{*t.ProcessDefinitionKey}
+	}
+	if len(t.ProcessDefinitionKeyIn) > 0 {
+		m.ProcessKeys = intersect(m.ProcessKeys, t.ProcessDefinitionKeyIn, t.ProcessDefinitionKey != nil)
+	}
+	var ids []string
+	if t.ProcessDefinitionID != nil {
+		ids = []string{*t.ProcessDefinitionID}
+	}
+	if len(t.ProcessDefinitionIDIn) > 0 {
+		ids = intersect(ids, t.ProcessDefinitionIDIn, t.ProcessDefinitionID != nil)
+	}
+	if t.ProcessDefinitionID != nil || len(t.ProcessDefinitionIDIn) > 0 {
+		m.Versions = []runtime.DefinitionRef{}
+		for _, id := range ids {
+			if ref, ok := parseDefinitionID(id); ok {
+				m.Versions = append(m.Versions, ref)
+			}
+		}
+	}
+	for name, raw := range t.ProcessVariables {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, invalid(fmt.Sprintf("topic %s: processVariables.%s is no JSON value: %v", t.TopicName, name, err))
+		}
+		if m.Variables == nil {
+			m.Variables = map[string]any{}
+		}
+		m.Variables[name] = v
+	}
+	if !m.Nothing && m.BusinessKey == nil && m.VersionTag == nil && m.ProcessKeys == nil && m.Versions == nil && m.Variables == nil {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// intersect is b when a is not set, else the members of a also in b.
+func intersect(a, b []string, aSet bool) []string {
+	if !aSet {
+		return b
+	}
+	out := []string{}
+	for _, s := range a {
+		if slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// parseDefinitionID reads a process definition id key:version; ok is
+// false for anything else (an id no gobpm definition has).
+func parseDefinitionID(id string) (runtime.DefinitionRef, bool) {
+	i := strings.LastIndexByte(id, ':')
+	if i <= 0 {
+		return runtime.DefinitionRef{}, false
+	}
+	v, err := strconv.Atoi(id[i+1:])
+	if err != nil || v < 1 {
+		return runtime.DefinitionRef{}, false
+	}
+	return runtime.DefinitionRef{Key: id[:i], Version: v}, true
 }
 
 // fetchRequest is fetchAndLock's body.
@@ -362,10 +441,9 @@ func (h *handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		if t.TopicName == "" {
 			return invalid(fmt.Sprintf("topics[%d].topicName is required", i))
 		}
-		switch {
-		case t.BusinessKey != nil, t.ProcessDefinitionKey != nil, t.ProcessDefinitionID != nil:
-			return invalid(fmt.Sprintf("topic %s: gobpm does not filter fetched tasks by businessKey, processDefinitionKey or processDefinitionId: "+
-				"give each process its own topic", t.TopicName))
+		match, err := t.match()
+		if err != nil {
+			return err
 		}
 		if !h.mayWork(r, t.TopicName) {
 			return &Error{Status: http.StatusForbidden, Type: TypeAuthorization,
@@ -378,7 +456,7 @@ func (h *handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		if !present {
 			return invalid(fmt.Sprintf("topics[%d].lockDuration is required", i))
 		}
-		req.Topics = append(req.Topics, runtime.FetchTopic{Type: t.TopicName, LockDuration: time.Duration(lock) * time.Millisecond, FetchVariables: t.Variables})
+		req.Topics = append(req.Topics, runtime.FetchTopic{Type: t.TopicName, LockDuration: time.Duration(lock) * time.Millisecond, FetchVariables: t.Variables, Match: match})
 	}
 	if max == 0 || len(req.Topics) == 0 {
 		writeJSON(w, http.StatusOK, []LockedTask{})

@@ -2,12 +2,15 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/scope"
 )
 
 // Worker-held jobs: the job acts of protocols where the worker's name is
@@ -40,6 +43,49 @@ type FetchTopic struct {
 	LockDuration time.Duration
 	// FetchVariables is ActivateRequest.FetchVariables.
 	FetchVariables []string
+	// Match narrows the jobs of the topic; the zero value matches all.
+	// A job that does not match is never locked: it stays activatable
+	// for other fetches.
+	Match *JobMatch
+}
+
+// JobMatch narrows the jobs a FetchTopic locks by their instance
+// (Camunda 7's topic filters). Every condition set must hold.
+type JobMatch struct {
+	// Nothing matches no job (Camunda 7's tenantIdIn: no gobpm instance
+	// has a tenant).
+	Nothing bool
+	// BusinessKey, when not nil, keeps the jobs of instances with this
+	// business key.
+	BusinessKey *string
+	// ProcessKeys, when not nil, keeps the jobs of instances of one of
+	// these process keys (an empty list matches nothing).
+	ProcessKeys []string
+	// Versions, when not nil, keeps the jobs of instances of one of these
+	// process versions (an empty list matches nothing).
+	Versions []DefinitionRef
+	// VersionTag, when not nil, keeps the jobs of instances of a process
+	// version whose model carries this version tag (camunda:versionTag).
+	VersionTag *string
+	// Variables keeps the jobs of instances whose top-level variables have
+	// these values (compared as JSON, as VariableValueKey does).
+	Variables map[string]any
+}
+
+// byRow reports whether the job row's own columns can match m.
+func (m *JobMatch) byRow(row WaitRow) bool {
+	if m.Nothing {
+		return false
+	}
+	if m.ProcessKeys != nil && !slices.Contains(m.ProcessKeys, row.ProcessKey) {
+		return false
+	}
+	return m.Versions == nil || slices.Contains(m.Versions, DefinitionRef{Key: row.ProcessKey, Version: row.ProcessVersion})
+}
+
+// needsState reports whether matching reads the instance.
+func (m *JobMatch) needsState() bool {
+	return m.BusinessKey != nil || len(m.Variables) > 0
 }
 
 // WorkerJob is a job activated for a worker-held protocol: the job as a
@@ -130,7 +176,12 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 			return nil, false, err
 		}
 		lock := JobLock{Worker: req.Worker, User: req.User, Until: now.Add(t.LockDuration), TokenHashes: hashes}
-		rows, err := r.store.ActivateJobs(ctx, t.Type, now, lock)
+		var rows []WaitRow
+		if t.Match == nil {
+			rows, err = r.store.ActivateJobs(ctx, t.Type, now, lock)
+		} else {
+			rows, err = r.activateMatching(ctx, t, now, lock)
+		}
 		if err != nil {
 			return nil, false, fmt.Errorf("runtime: fetch %s jobs: %w", t.Type, err)
 		}
@@ -199,6 +250,116 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 		return nil, false, ctx.Err()
 	}
 	return []WorkerJob{}, false, nil
+}
+
+// activateMatching locks, oldest first, up to len(lock.TokenHashes)
+// activatable jobs of t.Type that match t.Match, each with the next token
+// hash: it pages through the activatable jobs of the type, checks each
+// against the match and locks only the ones that match, one by one (a job
+// another fetch locked meanwhile is skipped). A job that does not match
+// is never locked.
+func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.Time, lock JobLock) ([]WaitRow, error) {
+	m := t.Match
+	if m.Nothing {
+		return nil, nil
+	}
+	locker, ok := r.store.(JobLocker)
+	if !ok {
+		return nil, &Error{Code: EINVALID, Message: "this server's store cannot lock single jobs: fetch without topic filters"}
+	}
+	var out []WaitRow
+	f := WaitPageFilter{Kind: WaitJob, Name: t.Type, ActivatableAt: now}
+	for {
+		page, err := r.store.WaitsPage(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range page {
+			ok, err := r.jobMatches(ctx, m, row)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			one := lock
+			one.TokenHashes = lock.TokenHashes[len(out) : len(out)+1]
+			locked, err := locker.LockJob(ctx, row.ID, now, one)
+			if ErrorCode(err) == ECONFLICT || ErrorCode(err) == ENOTFOUND {
+				continue // locked, completed or withdrawn meanwhile
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, locked)
+			if len(out) == len(lock.TokenHashes) {
+				return out, nil
+			}
+		}
+		if len(page) < MaxWaitsPage || len(page) == 0 {
+			return out, nil
+		}
+		f.After = CursorOf(page[len(page)-1])
+	}
+}
+
+// jobMatches reports whether the job row matches m, reading its
+// instance's version tag, business key and variables as m needs them.
+func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (bool, error) {
+	if !m.byRow(row) {
+		return false, nil
+	}
+	if m.VersionTag != nil {
+		proc, _, err := r.process(ctx, row.ProcessKey, row.ProcessVersion)
+		if err != nil {
+			return false, fmt.Errorf("runtime: process of job %s: %w", row.ID, err)
+		}
+		if proc.VersionTag != *m.VersionTag {
+			return false, nil
+		}
+	}
+	if !m.needsState() {
+		return true, nil
+	}
+	matches := true
+	err := r.withState(ctx, row.InstanceID, func(inst InstanceRow, st *engine.State) error {
+		if m.BusinessKey != nil && inst.BusinessKey != *m.BusinessKey {
+			matches = false
+			return nil
+		}
+		for name, want := range m.Variables {
+			got, ok := st.Scopes.Lookup(scope.RootID, name)
+			if !ok || !sameValue(got, want) {
+				matches = false
+				return nil
+			}
+		}
+		return nil
+	})
+	if ErrorCode(err) == ENOTFOUND {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
+	}
+	return matches, nil
+}
+
+// sameValue reports whether two variable values are equal as JSON
+// values (the comparison of the variable index, VariableValueKey).
+func sameValue(a, b any) bool {
+	ka, errA := valueKey(a)
+	kb, errB := valueKey(b)
+	return errA == nil && errB == nil && ka == kb
+}
+
+// valueKey is VariableValueKey of a variable value.
+func valueKey(v any) (string, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("runtime: encode a variable value: %w", err)
+	}
+	return VariableValueKey(raw)
 }
 
 // workerHeld returns the open job with public key key, provided worker h
