@@ -520,7 +520,7 @@ func (r *Runtime) moveWorkerLock(ctx context.Context, row WaitRow, guard *LockGu
 // /external-task). Empty fields match all.
 type WorkerJobFilter struct {
 	// InstanceID keeps the jobs of one instance; without it the listing
-	// walks the running and failed instances, newest first.
+	// pages through the open jobs of every instance, oldest first.
 	InstanceID InstanceID
 	Type       string
 	Worker     string
@@ -528,65 +528,66 @@ type WorkerJobFilter struct {
 	Locked *bool
 	// ProcessKey keeps the jobs of instances of this process key.
 	ProcessKey string
-	// Limit caps the jobs returned (default and most 1000).
+	// Limit caps the jobs returned (<= 0: all that match).
 	Limit int
 }
 
-// maxWorkerJobScan caps the instances one job listing walks.
-const maxWorkerJobScan = 1000
-
-// WorkerJobs lists open jobs matching f, each with its public key (never
-// its lock token's hash). It reads instance by instance, so it costs the
-// instances it walks (at most maxWorkerJobScan): it serves tools and tests,
-// not workers, which fetch.
+// WorkerJobs lists open jobs matching f, oldest first, each with its
+// public key (never its lock token's hash). Without an instance it pages
+// through the store's open jobs (of the type and process key, when set),
+// so no job is missed however many instances there are; it serves tools
+// and tests, not workers, which fetch.
 func (r *Runtime) WorkerJobs(ctx context.Context, f WorkerJobFilter) ([]WaitRow, error) {
 	limit := f.Limit
-	if limit <= 0 || limit > MaxJobsPerActivation {
-		limit = MaxJobsPerActivation
-	}
-	var ids []InstanceID
-	if f.InstanceID != "" {
-		ids = []InstanceID{f.InstanceID}
-	} else {
-		for _, status := range []string{StatusRunning, StatusFailed} {
-			rows, _, err := r.ListInstances(ctx, InstanceFilter{Status: status, ProcessKey: f.ProcessKey, Limit: maxWorkerJobScan})
-			if err != nil {
-				return nil, fmt.Errorf("runtime: list instances for jobs: %w", err)
-			}
-			for _, row := range rows {
-				ids = append(ids, row.ID)
-			}
-		}
-	}
 	now := r.now().UTC()
 	out := []WaitRow{}
-	for _, id := range ids {
-		waits, err := r.store.InstanceWaits(ctx, id)
+	// keep appends w when it matches; done reports the listing full.
+	keep := func(w WaitRow) (done bool, err error) {
+		if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
+			(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) {
+			return false, nil
+		}
+		if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
+			return false, nil
+		}
+		w.LockTokenHash = nil
+		if w.ID, err = r.JobKey(ctx, w.ID); err != nil {
+			return false, err
+		}
+		out = append(out, w)
+		return len(out) == limit, nil
+	}
+	if f.InstanceID != "" {
+		waits, err := r.store.InstanceWaits(ctx, f.InstanceID)
+		if ErrorCode(err) == ENOTFOUND {
+			return out, nil
+		}
 		if err != nil {
-			if ErrorCode(err) == ENOTFOUND {
-				continue
-			}
-			return nil, fmt.Errorf("runtime: waits of instance %s: %w", id, err)
+			return nil, fmt.Errorf("runtime: waits of instance %s: %w", f.InstanceID, err)
 		}
 		for _, w := range waits {
-			if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
-				(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) {
-				continue
-			}
-			if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
-				continue
-			}
-			w.LockTokenHash = nil
-			if w.ID, err = r.JobKey(ctx, w.ID); err != nil {
-				return nil, err
-			}
-			out = append(out, w)
-			if len(out) == limit {
-				return out, nil
+			if done, err := keep(w); err != nil || done {
+				return out, err
 			}
 		}
+		return out, nil
 	}
-	return out, nil
+	page := WaitPageFilter{Kind: WaitJob, Name: f.Type, ProcessKey: f.ProcessKey}
+	for {
+		waits, err := r.store.WaitsPage(ctx, page)
+		if err != nil {
+			return nil, fmt.Errorf("runtime: list jobs: %w", err)
+		}
+		for _, w := range waits {
+			if done, err := keep(w); err != nil || done {
+				return out, err
+			}
+		}
+		if len(waits) < MaxWaitsPage {
+			return out, nil
+		}
+		page.After = CursorOf(waits[len(waits)-1])
+	}
 }
 
 // WorkerJob returns the open job with public key key as a listing shows
