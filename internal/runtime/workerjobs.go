@@ -202,23 +202,42 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 	if len(out) > 0 || deadline == nil {
 		return out, false, nil
 	}
-	// Nothing activatable: wait for a wake-up of any topic, the earliest
-	// time a job of one becomes activatable, a poll tick, the deadline.
+	types := make([]string, len(req.Topics))
+	for i, t := range req.Topics {
+		types[i] = t.Type
+	}
+	woken, again, err = r.awaitJobs(ctx, types, readies, now, deadline)
+	if !again {
+		if err != nil {
+			return nil, false, err
+		}
+		return []WorkerJob{}, false, nil
+	}
+	return nil, true, nil
+}
+
+// awaitJobs waits, after a look found no activatable job of types, for
+// what may make one activatable: a wake-up of type i (readies[i]: woken
+// is i), the earliest time a job of one becomes activatable (retry
+// backoff or lock expiry), a poll tick (a wake-up from another node may
+// be lost); again is true then, and the caller looks again. It is false
+// when the deadline passes or the runtime drains (nil error) or ctx ends
+// (its error). woken is -1 unless a wake-up ended the wait.
+func (r *Runtime) awaitJobs(ctx context.Context, types []string, readies []<-chan struct{}, now time.Time, deadline <-chan time.Time) (woken int, again bool, err error) {
 	cases := make([]reflect.SelectCase, 0, len(readies)+5)
 	for _, ch := range readies {
 		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
 	}
 	var later time.Time
-	for _, t := range req.Topics {
-		at, ok, err := r.store.NextJobAvailable(ctx, t.Type, now)
+	for _, typ := range types {
+		at, ok, err := r.store.NextJobAvailable(ctx, typ, now)
 		if err != nil {
-			return nil, false, fmt.Errorf("runtime: next %s job: %w", t.Type, err)
+			return -1, false, fmt.Errorf("runtime: next %s job: %w", typ, err)
 		}
 		if ok && (later.IsZero() || at.Before(later)) {
 			later = at
 		}
 	}
-	again = true
 	wakers := []<-chan time.Time{}
 	if !later.IsZero() {
 		t := time.NewTimer(later.Sub(now))
@@ -226,7 +245,6 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 		wakers = append(wakers, t.C)
 	}
 	if every := r.pollEvery(); every > 0 {
-		// A wake-up from another node may be lost: look again now and then.
 		t := time.NewTimer(every)
 		defer t.Stop()
 		wakers = append(wakers, t.C)
@@ -242,14 +260,13 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 	chosen, _, _ := reflect.Select(cases)
 	switch {
 	case chosen < len(readies):
-		woken = chosen
-		return nil, true, nil
+		return chosen, true, nil
 	case chosen < ends:
-		return nil, true, nil
+		return -1, true, nil
 	case chosen == len(cases)-1:
-		return nil, false, ctx.Err()
+		return -1, false, ctx.Err()
 	}
-	return []WorkerJob{}, false, nil
+	return -1, false, nil
 }
 
 // activateMatching locks, oldest first, up to len(lock.TokenHashes)
