@@ -92,13 +92,13 @@ func (r *Runtime) CorrelateMatching(ctx context.Context, m MessageMatch) ([]Mess
 // its cost follows the waits for that message, never the number of
 // instances, and no match is missed.
 func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow, error) {
-	keys := make(map[string]string, len(m.CorrelationKeys))
-	for name, v := range m.CorrelationKeys {
-		key, err := valueKey(v)
-		if err != nil {
-			return nil, &Error{Code: EINVALID, Message: fmt.Sprintf("correlation key %s: %v", name, err)}
-		}
-		keys[name] = key
+	keys, err := valueKeys(m.CorrelationKeys, "correlation key")
+	if err != nil {
+		return nil, err
+	}
+	var businessKey *string
+	if m.BusinessKey != "" {
+		businessKey = &m.BusinessKey
 	}
 	var candidates []WaitRow
 	if m.InstanceID != "" {
@@ -134,7 +134,7 @@ func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow,
 		ok, seen := verdict[w.InstanceID]
 		if !seen {
 			var err error
-			if ok, err = r.instanceMatches(ctx, w.InstanceID, m.BusinessKey, keys); err != nil {
+			if ok, err = r.instanceMatches(ctx, w.InstanceID, businessKey, keys); err != nil {
 				return nil, err
 			}
 			verdict[w.InstanceID] = ok
@@ -148,16 +148,16 @@ func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow,
 	return out, nil
 }
 
-// instanceMatches reports whether an instance has the business key (""
+// instanceMatches reports whether an instance has the business key (nil
 // matches any) and top-level variables whose values have the given
 // VariableValueKey keys; an instance that is gone matches nothing.
-func (r *Runtime) instanceMatches(ctx context.Context, id InstanceID, businessKey string, keys map[string]string) (bool, error) {
-	if businessKey == "" && len(keys) == 0 {
+func (r *Runtime) instanceMatches(ctx context.Context, id InstanceID, businessKey *string, keys map[string]string) (bool, error) {
+	if businessKey == nil && len(keys) == 0 {
 		return true, nil
 	}
 	matches := true
 	err := r.withState(ctx, id, func(inst InstanceRow, st *engine.State) error {
-		if businessKey != "" && inst.BusinessKey != businessKey {
+		if businessKey != nil && inst.BusinessKey != *businessKey {
 			matches = false
 			return nil
 		}

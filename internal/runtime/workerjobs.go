@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
-	"github.com/gobpm/gobpm/internal/scope"
 )
 
 // Worker-held jobs: the job acts of protocols where the worker's name is
@@ -338,36 +337,25 @@ func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (boo
 	if !m.needsState() {
 		return true, nil
 	}
-	matches := true
-	err := r.withState(ctx, row.InstanceID, func(inst InstanceRow, st *engine.State) error {
-		if m.BusinessKey != nil && inst.BusinessKey != *m.BusinessKey {
-			matches = false
-			return nil
-		}
-		for name, want := range m.Variables {
-			got, ok := st.Scopes.Lookup(scope.RootID, name)
-			if !ok || !sameValue(got, want) {
-				matches = false
-				return nil
-			}
-		}
-		return nil
-	})
-	if ErrorCode(err) == ENOTFOUND {
-		return false, nil
-	}
+	keys, err := valueKeys(m.Variables, "process variable")
 	if err != nil {
-		return false, fmt.Errorf("runtime: instance of job %s: %w", row.ID, err)
+		return false, err
 	}
-	return matches, nil
+	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, keys)
 }
 
-// sameValue reports whether two variable values are equal as JSON
-// values (the comparison of the variable index, VariableValueKey).
-func sameValue(a, b any) bool {
-	ka, errA := valueKey(a)
-	kb, errB := valueKey(b)
-	return errA == nil && errB == nil && ka == kb
+// valueKeys maps each variable value to its VariableValueKey; what
+// names the values in a refusal ("correlation key").
+func valueKeys(vars map[string]any, what string) (map[string]string, error) {
+	keys := make(map[string]string, len(vars))
+	for name, v := range vars {
+		key, err := valueKey(v)
+		if err != nil {
+			return nil, &Error{Code: EINVALID, Message: fmt.Sprintf("%s %s: %v", what, name, err), Err: err}
+		}
+		keys[name] = key
+	}
+	return keys, nil
 }
 
 // valueKey is VariableValueKey of a variable value.
