@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // Wait kinds, as stored in WaitRow.Kind.
 const (
@@ -151,3 +154,20 @@ func CursorOf(row WaitRow) WaitCursor { return WaitCursor{ID: row.ID, CreatedAt:
 
 // MaxWaitsPage is the largest page Store.WaitsPage returns.
 const MaxWaitsPage = 1000
+
+// MaxJobErrorDetails caps the error details a job keeps
+// (Store.SetJobErrorDetails): 64 KiB, room for a long stack trace.
+const MaxJobErrorDetails = 64 << 10
+
+// CapErrorDetails cuts details to at most MaxJobErrorDetails bytes, at a
+// UTF-8 character boundary.
+func CapErrorDetails(details string) string {
+	if len(details) <= MaxJobErrorDetails {
+		return details
+	}
+	cut := MaxJobErrorDetails
+	for cut > 0 && !utf8.RuneStart(details[cut]) {
+		cut--
+	}
+	return details[:cut]
+}

@@ -128,6 +128,7 @@ var tests = []struct {
 	{"WaitCounts", testWaitCounts},
 	{"InstanceWaitsPage", testInstanceWaitsPage},
 	{"WaitsPage", testWaitsPage},
+	{"JobErrorDetails", testJobErrorDetails},
 	{"Restart", testRestart},
 	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
