@@ -33,16 +33,17 @@ const EngineRestPrefix = "/engine-rest"
 func engineRestRules() map[string]access.Rule {
 	work := access.On(auth.PermWork, auth.KindJobType, access.KeyHandler)
 	return map[string]access.Rule{
-		"POST /engine-rest/external-task/fetchAndLock":    work,
-		"POST /engine-rest/external-task/{id}/complete":   work,
-		"POST /engine-rest/external-task/{id}/failure":    work,
-		"POST /engine-rest/external-task/{id}/bpmnError":  work,
-		"POST /engine-rest/external-task/{id}/extendLock": work,
-		"POST /engine-rest/external-task/{id}/unlock":     work,
-		"POST /engine-rest/external-task/{id}/lock":       work,
-		"GET /engine-rest/external-task":                  access.Anyone(),
-		"GET /engine-rest/external-task/count":            access.Anyone(),
-		"GET /engine-rest/external-task/{id}":             access.Anyone(),
+		"POST /engine-rest/external-task/fetchAndLock":     work,
+		"POST /engine-rest/external-task/{id}/complete":    work,
+		"POST /engine-rest/external-task/{id}/failure":     work,
+		"POST /engine-rest/external-task/{id}/bpmnError":   work,
+		"POST /engine-rest/external-task/{id}/extendLock":  work,
+		"POST /engine-rest/external-task/{id}/unlock":      work,
+		"POST /engine-rest/external-task/{id}/lock":        work,
+		"GET /engine-rest/external-task":                   access.Anyone(),
+		"GET /engine-rest/external-task/count":             access.Anyone(),
+		"GET /engine-rest/external-task/{id}":              access.Anyone(),
+		"GET /engine-rest/external-task/{id}/errorDetails": access.Anyone(),
 		// As POST /api/v1/deployments: deploy on some process or decision
 		// at the route, each key exactly by the deploy guard.
 		"POST /engine-rest/deployment/create": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),

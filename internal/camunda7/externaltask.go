@@ -45,6 +45,9 @@ type Service interface {
 	// WorkerJobs lists open jobs; WorkerJob reads one (ENOTFOUND if absent).
 	WorkerJobs(ctx context.Context, f runtime.WorkerJobFilter) ([]runtime.WaitRow, error)
 	WorkerJob(ctx context.Context, key string) (runtime.WaitRow, error)
+	// WorkerJobErrorDetails returns the details of a job's last failure
+	// ("" when none); ENOTFOUND for an unknown key.
+	WorkerJobErrorDetails(ctx context.Context, key string) (string, error)
 
 	// Deployments: POST /deployment/create (deployment.go).
 	Deployments
@@ -163,6 +166,7 @@ func New(cfg Config) chi.Router {
 	r.Get("/external-task", h.serve(h.list))
 	r.Get("/external-task/count", h.serve(h.count))
 	r.Get("/external-task/{id}", h.serve(h.get))
+	r.Get("/external-task/{id}/errorDetails", h.serve(h.errorDetails))
 	r.Post("/external-task/{id}/complete", h.serve(h.complete))
 	r.Post("/external-task/{id}/failure", h.serve(h.failure))
 	r.Post("/external-task/{id}/bpmnError", h.serve(h.bpmnError))
@@ -489,6 +493,9 @@ func (h *handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		if j.ErrorMessage != "" {
 			t.ErrorMessage = &j.ErrorMessage
 		}
+		if j.ErrorDetails != "" {
+			t.ErrorDetails = &j.ErrorDetails
+		}
 		if t.ExtensionProperties == nil {
 			t.ExtensionProperties = map[string]string{}
 		}
@@ -586,7 +593,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req := runtime.FailRequest{ErrorMessage: body.ErrorMessage}
+	req := runtime.FailRequest{ErrorMessage: body.ErrorMessage, ErrorDetails: body.ErrorDetails}
 	retries, present, err := wholeNumber(body.Retries, "retries", 0, 1<<31-1)
 	if err != nil {
 		return err
@@ -601,7 +608,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.RetryBackoff = time.Duration(timeout) * time.Millisecond
 	if req.ErrorMessage == "" && body.ErrorDetails != "" {
-		req.ErrorMessage = firstLine(body.ErrorDetails)
+		req.ErrorMessage = firstLine(body.ErrorDetails) // gobpm's incident needs a message
 	}
 	if err := h.svc.FailWorkerJob(r.Context(), row.ID, holder, req); err != nil {
 		return err
@@ -770,6 +777,36 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toTask(row))
+	return nil
+}
+
+// errorDetails handles GET /external-task/{id}/errorDetails: the details
+// of the task's last failure as text/plain, as Camunda 7 answers them;
+// 204 without details (Camunda 7's answer for null); an unknown task is
+// 404 RestException, as for GET /external-task/{id}.
+func (h *handler) errorDetails(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	row, err := h.svc.WorkerJob(r.Context(), id)
+	if err == nil && !h.visible(r, row) {
+		err = &runtime.Error{Code: runtime.ENOTFOUND}
+	}
+	var details string
+	if err == nil {
+		details, err = h.svc.WorkerJobErrorDetails(r.Context(), id)
+	}
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
+		}
+		return err
+	}
+	if details == "" {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, details)
 	return nil
 }
 

@@ -287,3 +287,6 @@ const MaxWaitsPage = store.MaxWaitsPage
 
 // CursorOf is store.CursorOf.
 func CursorOf(row WaitRow) WaitCursor { return store.CursorOf(row) }
+
+// MaxJobErrorDetails is store.MaxJobErrorDetails.
+const MaxJobErrorDetails = store.MaxJobErrorDetails

@@ -96,6 +96,8 @@ type WorkerJob struct {
 	ProcessVersion int
 	Worker         string
 	ErrorMessage   string
+	// ErrorDetails are the details of the job's last failure, if any.
+	ErrorDetails string
 }
 
 // WorkerHolder is who acts on a worker-held job: the worker that fetched
@@ -194,8 +196,14 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 		}
 		for i, v := range views {
 			v.LockToken = "" // the worker's name holds the lock, not a token
-			out = append(out, WorkerJob{JobView: v, ProcessKey: rows[i].ProcessKey, ProcessVersion: rows[i].ProcessVersion,
-				Worker: rows[i].LockOwner, ErrorMessage: rows[i].ErrorMessage})
+			j := WorkerJob{JobView: v, ProcessKey: rows[i].ProcessKey, ProcessVersion: rows[i].ProcessVersion,
+				Worker: rows[i].LockOwner, ErrorMessage: rows[i].ErrorMessage}
+			if j.ErrorMessage != "" { // only a failed job has details
+				if j.ErrorDetails, err = r.store.JobErrorDetails(ctx, rows[i].ID); err != nil && ErrorCode(err) != ENOTFOUND {
+					return nil, false, fmt.Errorf("runtime: error details of job %s: %w", rows[i].ID, err)
+				}
+			}
+			out = append(out, j)
 		}
 	}
 	if len(out) > 0 || deadline == nil {
@@ -444,10 +452,35 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	return r.actAsWorker(ctx, key, h, func(row WaitRow) engine.Event {
-		ev.Key = row.ID
+	var id string
+	err := r.actAsWorker(ctx, key, h, func(row WaitRow) engine.Event {
+		ev.Key, id = row.ID, row.ID
 		return ev
 	})
+	if err != nil {
+		return err
+	}
+	// The details follow the failure's step: a job the step ended (a
+	// boundary event took it) has none to keep.
+	if err := r.store.SetJobErrorDetails(ctx, id, req.ErrorDetails); err != nil && ErrorCode(err) != ENOTFOUND {
+		return fmt.Errorf("runtime: error details of job %s: %w", key, err)
+	}
+	return nil
+}
+
+// WorkerJobErrorDetails returns the error details of the last failure of
+// the job with public key key ("" when there are none); ENOTFOUND for an
+// unknown key.
+func (r *Runtime) WorkerJobErrorDetails(ctx context.Context, key string) (string, error) {
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	details, err := r.store.JobErrorDetails(ctx, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return "", &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}
+	}
+	return details, err
 }
 
 // ThrowWorkerJobError throws a BPMN error with code at the task of the
