@@ -98,6 +98,7 @@ var engineRestRows = []engineRestRow{
 	}},
 	{"GET /engine-rest/external-task/{id}", "*", "n", act("", "", false)},
 	{"GET /engine-rest/external-task/{id}/errorDetails", "*", "n", act("/errorDetails", "", false)},
+	{"PUT /engine-rest/external-task/{id}/retries", "ado", "", act("/retries", `{"retries":0}`, false)},
 	{"DELETE /engine-rest/process-instance/{id}", "ado", "", func(w *authWorld, t *testing.T, _, tag string) (string, string) {
 		return "/engine-rest/process-instance/" + freshInstance(w, t, tag), ""
 	}},

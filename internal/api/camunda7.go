@@ -44,6 +44,9 @@ func engineRestRules() map[string]access.Rule {
 		"GET /engine-rest/external-task/count":             access.Anyone(),
 		"GET /engine-rest/external-task/{id}":              access.Anyone(),
 		"GET /engine-rest/external-task/{id}/errorDetails": access.Anyone(),
+		// As POST /api/v1/incidents/{id}/retry: operate on the task's
+		// process, checked by the adapter.
+		"PUT /engine-rest/external-task/{id}/retries": access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
 		// As POST /api/v1/deployments: deploy on some process or decision
 		// at the route, each key exactly by the deploy guard.
 		"POST /engine-rest/deployment/create": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),

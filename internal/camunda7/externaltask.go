@@ -45,6 +45,10 @@ type Service interface {
 	// WorkerJobs lists open jobs; WorkerJob reads one (ENOTFOUND if absent).
 	WorkerJobs(ctx context.Context, f runtime.WorkerJobFilter) ([]runtime.WaitRow, error)
 	WorkerJob(ctx context.Context, key string) (runtime.WaitRow, error)
+	// SetJobRetries sets a job's retries (0 opens an incident, more
+	// resolves it); ENOTFOUND for an unknown key, EINVALID for negative
+	// retries.
+	SetJobRetries(ctx context.Context, key string, retries int) error
 	// WorkerJobErrorDetails returns the details of a job's last failure
 	// ("" when none); ENOTFOUND for an unknown key.
 	WorkerJobErrorDetails(ctx context.Context, key string) (string, error)
@@ -167,6 +171,7 @@ func New(cfg Config) chi.Router {
 	r.Get("/external-task/count", h.serve(h.count))
 	r.Get("/external-task/{id}", h.serve(h.get))
 	r.Get("/external-task/{id}/errorDetails", h.serve(h.errorDetails))
+	r.Put("/external-task/{id}/retries", h.serve(h.setRetries))
 	r.Post("/external-task/{id}/complete", h.serve(h.complete))
 	r.Post("/external-task/{id}/failure", h.serve(h.failure))
 	r.Post("/external-task/{id}/bpmnError", h.serve(h.bpmnError))
@@ -807,6 +812,49 @@ func (h *handler) errorDetails(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, details)
+	return nil
+}
+
+// setRetries handles PUT /external-task/{id}/retries {"retries": n}: 0
+// raises the task's incident, more resolves it (204). It needs operate on
+// the task's process, as retrying an incident does; a task the caller
+// may not see is 404.
+func (h *handler) setRetries(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	row, err := h.svc.WorkerJob(r.Context(), id)
+	if err == nil && !h.visible(r, row) {
+		err = &runtime.Error{Code: runtime.ENOTFOUND}
+	}
+	if err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return notFound(id)
+		}
+		return err
+	}
+	if h.guard != nil && !h.guard.MayOperate(r, row.ProcessKey) {
+		return &Error{Status: http.StatusForbidden, Type: TypeAuthorization,
+			Msg: fmt.Sprintf("the user may not operate instances of process %s", row.ProcessKey)}
+	}
+	var body struct {
+		Retries *json.Number `json:"retries"`
+	}
+	if err := h.readBody(r, &body); err != nil {
+		return err
+	}
+	n, present, err := wholeNumber(body.Retries, "retries", 0, 1<<31-1)
+	if err != nil {
+		return err
+	}
+	if !present {
+		return invalid("retries is required")
+	}
+	if err := h.svc.SetJobRetries(r.Context(), id, int(n)); err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return notFound(id)
+		}
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

@@ -468,6 +468,32 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 	return nil
 }
 
+// SetJobRetries sets the retries left of the job with public key key
+// (Camunda 7's PUT /external-task/{id}/retries), whoever holds it: 0
+// opens an incident, as a last failure does; more resolves the job's
+// open incident, so the job is activatable again. ENOTFOUND for an
+// unknown key; EINVALID for negative retries.
+func (r *Runtime) SetJobRetries(ctx context.Context, key string, retries int) error {
+	if retries < 0 {
+		return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
+	}
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return err
+	}
+	row, err := r.job(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, err := r.step(ctx, row.InstanceID, engine.JobRetriesSet{Key: id, Retries: retries, By: ActingUser(ctx)}, nil); err != nil {
+		return err
+	}
+	if retries > 0 {
+		r.jobReady.notify(row.Name)
+	}
+	return nil
+}
+
 // WorkerJobErrorDetails returns the error details of the last failure of
 // the job with public key key ("" when there are none); ENOTFOUND for an
 // unknown key.
