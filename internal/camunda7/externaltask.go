@@ -533,6 +533,15 @@ func (h *handler) task(r *http.Request) (runtime.WaitRow, error) {
 	return row, nil
 }
 
+// actRefusal is Camunda 7's answer for an act on an unknown task (404
+// NotFoundException); other errors stay as they are.
+func actRefusal(err error, id string) error {
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return notFound(id)
+	}
+	return err
+}
+
 // notFound is Camunda 7's answer for an unknown external task.
 func notFound(id string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeNotFound, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
@@ -768,18 +777,31 @@ func toTask(row runtime.WaitRow) Task {
 	return t
 }
 
-// get handles GET /external-task/{id}.
-func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
+// visibleJob reads the task {id} for a read: a task the caller may not
+// see is ENOTFOUND, as an unknown one.
+func (h *handler) visibleJob(r *http.Request) (runtime.WaitRow, string, error) {
 	id := chi.URLParam(r, "id")
 	row, err := h.svc.WorkerJob(r.Context(), id)
 	if err == nil && !h.visible(r, row) {
 		err = &runtime.Error{Code: runtime.ENOTFOUND}
 	}
+	return row, id, err
+}
+
+// readRefusal is Camunda 7's answer for a read of an unknown task (404
+// RestException); other errors stay as they are.
+func readRefusal(err error, id string) error {
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
+	}
+	return err
+}
+
+// get handles GET /external-task/{id}.
+func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
+	row, id, err := h.visibleJob(r)
 	if err != nil {
-		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
-		}
-		return err
+		return readRefusal(err, id)
 	}
 	writeJSON(w, http.StatusOK, toTask(row))
 	return nil
@@ -790,20 +812,13 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
 // 204 without details (Camunda 7's answer for null); an unknown task is
 // 404 RestException, as for GET /external-task/{id}.
 func (h *handler) errorDetails(w http.ResponseWriter, r *http.Request) error {
-	id := chi.URLParam(r, "id")
-	row, err := h.svc.WorkerJob(r.Context(), id)
-	if err == nil && !h.visible(r, row) {
-		err = &runtime.Error{Code: runtime.ENOTFOUND}
-	}
+	_, id, err := h.visibleJob(r)
 	var details string
 	if err == nil {
 		details, err = h.svc.WorkerJobErrorDetails(r.Context(), id)
 	}
 	if err != nil {
-		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
-		}
-		return err
+		return readRefusal(err, id)
 	}
 	if details == "" {
 		w.WriteHeader(http.StatusNoContent)
@@ -820,16 +835,9 @@ func (h *handler) errorDetails(w http.ResponseWriter, r *http.Request) error {
 // the task's process, as retrying an incident does; a task the caller
 // may not see is 404.
 func (h *handler) setRetries(w http.ResponseWriter, r *http.Request) error {
-	id := chi.URLParam(r, "id")
-	row, err := h.svc.WorkerJob(r.Context(), id)
-	if err == nil && !h.visible(r, row) {
-		err = &runtime.Error{Code: runtime.ENOTFOUND}
-	}
+	row, id, err := h.visibleJob(r)
 	if err != nil {
-		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return notFound(id)
-		}
-		return err
+		return actRefusal(err, id)
 	}
 	if h.guard != nil && !h.guard.MayOperate(r, row.ProcessKey) {
 		return &Error{Status: http.StatusForbidden, Type: TypeAuthorization,
@@ -849,10 +857,7 @@ func (h *handler) setRetries(w http.ResponseWriter, r *http.Request) error {
 		return invalid("retries is required")
 	}
 	if err := h.svc.SetJobRetries(r.Context(), id, int(n)); err != nil {
-		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return notFound(id)
-		}
-		return err
+		return actRefusal(err, id)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

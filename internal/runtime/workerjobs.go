@@ -477,15 +477,11 @@ func (r *Runtime) SetJobRetries(ctx context.Context, key string, retries int) er
 	if retries < 0 {
 		return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
 	}
-	id, err := r.jobWaitID(ctx, key)
+	row, err := r.jobByKey(ctx, key)
 	if err != nil {
 		return err
 	}
-	row, err := r.job(ctx, id)
-	if err != nil {
-		return err
-	}
-	if _, err := r.step(ctx, row.InstanceID, engine.JobRetriesSet{Key: id, Retries: retries, By: ActingUser(ctx)}, nil); err != nil {
+	if _, err := r.step(ctx, row.InstanceID, engine.JobRetriesSet{Key: row.ID, Retries: retries, By: ActingUser(ctx)}, nil); err != nil {
 		return err
 	}
 	if retries > 0 {
@@ -542,11 +538,7 @@ func (r *Runtime) ExtendWorkerJobLock(ctx context.Context, key string, h WorkerH
 // waiting long poll wakes. A job that is not locked is left as it is.
 // ENOTFOUND for an unknown key.
 func (r *Runtime) UnlockJob(ctx context.Context, key string) error {
-	id, err := r.jobWaitID(ctx, key)
-	if err != nil {
-		return err
-	}
-	row, err := r.job(ctx, id)
+	row, err := r.jobByKey(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -654,14 +646,20 @@ func (r *Runtime) WorkerJobs(ctx context.Context, f WorkerJobFilter) ([]WaitRow,
 	}
 }
 
-// WorkerJob returns the open job with public key key as a listing shows
-// it; ENOTFOUND for an unknown key.
-func (r *Runtime) WorkerJob(ctx context.Context, key string) (WaitRow, error) {
+// jobByKey returns the row of the open job with public key key;
+// ENOTFOUND for an unknown key or a job that is no longer open.
+func (r *Runtime) jobByKey(ctx context.Context, key string) (WaitRow, error) {
 	id, err := r.jobWaitID(ctx, key)
 	if err != nil {
 		return WaitRow{}, err
 	}
-	row, err := r.job(ctx, id)
+	return r.job(ctx, id)
+}
+
+// WorkerJob returns the open job with public key key as a listing shows
+// it; ENOTFOUND for an unknown key.
+func (r *Runtime) WorkerJob(ctx context.Context, key string) (WaitRow, error) {
+	row, err := r.jobByKey(ctx, key)
 	if err != nil {
 		return WaitRow{}, err
 	}

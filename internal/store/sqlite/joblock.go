@@ -62,19 +62,7 @@ func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error 
 	if details != "" {
 		arg = store.CapErrorDetails(details)
 	}
-	err := db.writeWith(ctx, func(st *txStmts) error {
-		res, err := st.exec(setErrorDetailsSQL, arg, dbID(id))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return store.ErrNotFound
-		}
-		return nil
-	})
-	if err != nil {
+	if err := db.updateOne(ctx, setErrorDetailsSQL, arg, dbID(id)); err != nil {
 		return fmt.Errorf("store: error details of job %s: %w", id, err)
 	}
 	return nil
@@ -89,4 +77,21 @@ func (db *DB) JobErrorDetails(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("store: error details of job %s: %w", id, notFound(err))
 	}
 	return details, nil
+}
+
+// updateOne runs an update on the writer that must change a row:
+// store.ErrNotFound when it changes none.
+func (db *DB) updateOne(ctx context.Context, query string, args ...any) error {
+	return db.writeWith(ctx, func(st *txStmts) error {
+		res, err := st.exec(query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return store.ErrNotFound
+		}
+		return nil
+	})
 }
