@@ -46,7 +46,7 @@ func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.
 	return out[0], nil
 }
 
-// The error details of a job (0010_job_error_details). Arguments: id,
+// The error details of a job (0012_job_error_details). Arguments: id,
 // details (NULL clears them); id.
 const (
 	setErrorDetailsSQL = `UPDATE waits SET error_details = $2 WHERE id = $1 AND kind = 'job'`

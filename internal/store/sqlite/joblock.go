@@ -47,7 +47,7 @@ func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.
 	return out[0], nil
 }
 
-// The error details of a job (0017_job_error_details). Arguments: details
+// The error details of a job (0019_job_error_details). Arguments: details
 // (NULL clears them), id; id.
 const (
 	setErrorDetailsSQL = `UPDATE waits SET error_details = ? WHERE id = ? AND kind = 'job'`
