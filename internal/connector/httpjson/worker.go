@@ -55,7 +55,7 @@ type Options struct {
 	AllowHosts []string
 	// MaxBodyBytes caps request and response bodies (0: 10 MiB).
 	MaxBodyBytes int64
-	// Concurrency caps the calls in flight (0: 16).
+	// Concurrency caps the calls in flight per job type (0: 16).
 	Concurrency int
 	// LockDuration is how long a job stays locked per activation and per
 	// extension while its call runs (0: one minute).
@@ -81,7 +81,6 @@ type Worker struct {
 	log    *slog.Logger
 	caller *caller
 	exprs  programs
-	slots  chan struct{}
 
 	mu     sync.Mutex // guards cancel, done
 	cancel context.CancelFunc
@@ -134,8 +133,7 @@ func New(jobs Jobs, opts Options) (*Worker, error) {
 		}
 		return nil
 	}}
-	return &Worker{jobs: jobs, opts: opts, log: log, caller: &caller{client: client, maxBody: opts.MaxBodyBytes},
-		slots: make(chan struct{}, opts.Concurrency)}, nil
+	return &Worker{jobs: jobs, opts: opts, log: log, caller: &caller{client: client, maxBody: opts.MaxBodyBytes}}, nil
 }
 
 // Start starts activating jobs; it returns at once.
@@ -176,12 +174,14 @@ func (w *Worker) Stop() {
 	<-done
 }
 
-// poll activates jobs of typ while there are free slots, each call in
-// its own goroutine counted by wg.
+// poll activates jobs of typ while there are free slots (each type has
+// Options.Concurrency of its own: a long poll holds the free ones), each
+// call in its own goroutine counted by wg.
 func (w *Worker) poll(ctx context.Context, typ string, wg *sync.WaitGroup) {
+	slots := make(chan struct{}, w.opts.Concurrency)
 	for {
 		select {
-		case w.slots <- struct{}{}:
+		case slots <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
@@ -189,24 +189,33 @@ func (w *Worker) poll(ctx context.Context, typ string, wg *sync.WaitGroup) {
 	more:
 		for n < w.opts.Concurrency {
 			select {
-			case w.slots <- struct{}{}:
+			case slots <- struct{}{}:
 				n++
 			default:
 				break more
 			}
 		}
+		asked := time.Now()
 		jobs, err := w.jobs.ActivateJobs(ctx, runtime.ActivateRequest{Type: typ, Worker: WorkerName, MaxJobs: n,
 			LockDuration: w.opts.LockDuration, RequestTimeout: w.opts.PollTimeout})
 		for range n - len(jobs) {
-			<-w.slots
+			<-slots
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
+		pause := time.Duration(0)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil:
 			w.log.Warn("http connector: activation failed", "job_type", typ, "error", err)
+			pause = time.Second
+		case len(jobs) == 0 && time.Since(asked) < w.opts.PollTimeout/2:
+			// The long poll answered early with nothing (the runtime is
+			// shutting down): do not spin.
+			pause = 250 * time.Millisecond
+		}
+		if pause > 0 {
 			select {
-			case <-time.After(time.Second):
+			case <-time.After(pause):
 			case <-ctx.Done():
 				return
 			}
@@ -215,7 +224,7 @@ func (w *Worker) poll(ctx context.Context, typ string, wg *sync.WaitGroup) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() { <-w.slots }()
+				defer func() { <-slots }()
 				w.work(ctx, j)
 			}()
 		}
