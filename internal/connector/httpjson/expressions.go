@@ -2,7 +2,6 @@ package httpjson
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -128,7 +127,3 @@ func parseBackoff(s string) (time.Duration, error) {
 	}
 	return time.Duration(d.Seconds())*time.Second + time.Duration(d.Nanoseconds()), nil
 }
-
-// errExpression is a result or error expression that failed to evaluate
-// or returned something unusable.
-var errExpression = errors.New("connector expression")

@@ -67,7 +67,7 @@ func ParseSecrets(b []byte) (map[string]string, error) {
 		name, value, ok := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
 		if !ok || !secretName.MatchString(name) {
-			return nil, fmt.Errorf("secrets file line %d: want NAME=value with NAME of letters, digits, _, - or .", n)
+			return nil, fmt.Errorf("secrets file line %d: want NAME=value, NAME made of letters, digits, underscores, dashes and dots", n)
 		}
 		value = strings.TrimSpace(value)
 		if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && value[len(value)-1] == value[0] {
