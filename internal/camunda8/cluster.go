@@ -43,7 +43,7 @@ type License struct {
 	ValidLicense bool    `json:"validLicense"`
 	LicenseType  string  `json:"licenseType"`
 	IsCommercial bool    `json:"isCommercial"`
-	ExpiresAt    *string `json:"expiresAt"`
+	ExpiresAt    *string `json:"expiresAt,omitempty"`
 }
 
 // license handles GET /v2/license.
