@@ -200,6 +200,14 @@ type StepRecord struct {
 	// with ErrConflict. A schedule another node fired or took over
 	// meanwhile thus starts nothing.
 	FiresStartTimer string
+	// BufferMessage, when set, stores a published message in the step's
+	// transaction (the step that delivered it at publication); a live
+	// duplicate fails the step with ErrDuplicateMessage
+	// (MessageBufferStore.BufferMessage).
+	BufferMessage *BufferedMessage
+	// MessageTakes are the buffered messages the step correlated, each
+	// recorded for its process key (MessageTake).
+	MessageTakes []MessageTake
 }
 
 // TokenRow is one token of an instance as the store indexes it for
@@ -535,6 +543,9 @@ type Store interface {
 
 	// Numeric keys, Camunda 8's names of entities (keys.go).
 	KeyStore
+
+	// Buffered messages (runtime/msgbuffer.go).
+	MessageBufferStore
 
 	// Close releases the store.
 	Close() error

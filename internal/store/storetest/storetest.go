@@ -121,6 +121,7 @@ var tests = []struct {
 	{"CompletedTasks", testCompletedTasks},
 	{"Timers", testTimers},
 	{"MessageSubscriptions", testMessageSubscriptions},
+	{"MessageBuffer", testMessageBuffer},
 	{"SignalSubscriptions", testSignalSubscriptions},
 	{"StartTimers", testStartTimers},
 	{"InstanceWaits", testInstanceWaits},
