@@ -200,6 +200,15 @@ func TestCamunda8RestV2(t *testing.T) {
 		t.Errorf("the waiting instance = %v", ended)
 	}
 
+	// A message published before its subscription opens is buffered for
+	// its time to live; a second one with its message id is refused.
+	b.postJSON("/v2/messages/publication", `{"name":"c8-paid","correlationKey":"o-early","timeToLive":60000,"messageId":"m-1"}`).wantStatus(t, http.StatusOK)
+	b.postJSON("/v2/messages/publication", `{"name":"c8-paid","correlationKey":"o-early","timeToLive":60000,"messageId":"m-1"}`).c8Problem(t, http.StatusConflict, "ALREADY_EXISTS")
+	early := b.postJSON("/v2/process-instances", `{"processDefinitionId":"c8-wait","variables":{"orderId":"o-early"}}`).wantStatus(t, http.StatusOK).object(t)
+	if got := b.postJSON("/v2/user-tasks/search", fmt.Sprintf(`{"filter":{"processInstanceKey":%q}}`, early["processInstanceKey"])).wantStatus(t, http.StatusOK).object(t)["items"].([]any); len(got) != 1 {
+		t.Errorf("the buffered message did not reach the new instance: tasks %v", got)
+	}
+
 	// Signals, cancellation.
 	if sig := b.postJSON("/v2/signals/broadcast", `{"signalName":"nothing-waits"}`).wantStatus(t, http.StatusOK).object(t); !isKey(sig["signalKey"]) {
 		t.Errorf("broadcast = %v", sig)

@@ -25,6 +25,7 @@ const (
 	TitleNotFound        = "NOT_FOUND"
 	TitleInvalidArgument = "INVALID_ARGUMENT"
 	TitleInvalidState    = "INVALID_STATE"
+	TitleAlreadyExists   = "ALREADY_EXISTS"
 	TitleForbidden       = "FORBIDDEN"
 	TitleUnauthorized    = "UNAUTHORIZED"
 	TitleInternal        = "INTERNAL_ERROR"

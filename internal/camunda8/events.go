@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"net/http"
+
+	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 // eventKey is the key a publication or broadcast answers: gobpm keeps no
@@ -26,20 +28,25 @@ type messageRequest struct {
 	TenantID       string          `json:"tenantId"`
 }
 
-// read validates a message request and returns its variables.
-func (m *messageRequest) read() (map[string]any, error) {
+// read validates a message request and returns it as a publication.
+func (m *messageRequest) read() (runtime.Publication, error) {
 	if m.Name == "" {
-		return nil, invalid("No name provided.")
+		return runtime.Publication{}, invalid("No name provided.")
 	}
 	if m.TenantID != "" {
 		if err := checkTenants([]string{m.TenantID}); err != nil {
-			return nil, err
+			return runtime.Publication{}, err
 		}
 	}
-	if _, _, err := whole(m.TimeToLive, "timeToLive", 0, 1<<62); err != nil {
-		return nil, err
+	ttl, _, err := millis(m.TimeToLive, "timeToLive", 0, runtime.MaxMessageTTL.Milliseconds())
+	if err != nil {
+		return runtime.Publication{}, err
 	}
-	return variables(m.Variables, "variables")
+	vars, err := variables(m.Variables, "variables")
+	if err != nil {
+		return runtime.Publication{}, err
+	}
+	return runtime.Publication{Name: m.Name, CorrelationKey: m.CorrelationKey, Variables: vars, TimeToLive: ttl, MessageID: m.MessageID}, nil
 }
 
 // MessageAnswer is the answer to a publication or correlation.
@@ -50,40 +57,43 @@ type MessageAnswer struct {
 
 // publishMessage handles POST /v2/messages/publication: the message
 // correlates with the oldest subscription of its name and correlation key
-// or starts instances at message start events; with neither it is
-// dropped (gobpm does not buffer it for its timeToLive yet), which is no
-// error, as in Camunda 8.
+// or starts instances at message start events, and with a timeToLive (ms)
+// it is buffered for the subscriptions that open within it (a messageId
+// makes it unique: a duplicate is 409 ALREADY_EXISTS). Nothing waiting is
+// no error, as in Camunda 8.
 func (h *handler) publishMessage(w http.ResponseWriter, r *http.Request) error {
 	var req messageRequest
 	if err := h.readBody(r, &req); err != nil {
 		return err
 	}
-	vars, err := req.read()
+	p, err := req.read()
 	if err != nil {
 		return err
 	}
-	if _, err := h.svc.PublishC8Message(r.Context(), req.Name, req.CorrelationKey, vars); err != nil {
+	if _, err := h.svc.PublishC8(r.Context(), p); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, MessageAnswer{TenantID: DefaultTenant, MessageKey: eventKey()})
 }
 
-// correlateMessage handles POST /v2/messages/correlation: as publication,
-// but nothing waiting is a 404.
+// correlateMessage handles POST /v2/messages/correlation: the message
+// goes to a waiting subscription or message start now, never buffered;
+// nothing waiting is a 404.
 func (h *handler) correlateMessage(w http.ResponseWriter, r *http.Request) error {
 	var req messageRequest
 	if err := h.readBody(r, &req); err != nil {
 		return err
 	}
-	vars, err := req.read()
+	p, err := req.read()
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.PublishC8Message(r.Context(), req.Name, req.CorrelationKey, vars)
+	p.TimeToLive, p.MessageID = 0, ""
+	res, err := h.svc.PublishC8(r.Context(), p)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if res.Correlated == 0 {
 		return notFound("Expected to find subscription for message with name '" + req.Name + "' and correlation key '" + req.CorrelationKey + "', but none was found.")
 	}
 	return writeJSON(w, http.StatusOK, MessageAnswer{TenantID: DefaultTenant, MessageKey: eventKey()})

@@ -52,9 +52,9 @@ type Service interface {
 	// DeployC8 deploys resources and answers their numeric keys.
 	DeployC8(ctx context.Context, files []runtime.File) (runtime.C8Deployment, error)
 
-	// PublishC8Message publishes a message (nothing waiting is no error)
-	// and answers how many subscriptions or starts took it.
-	PublishC8Message(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
+	// PublishC8 publishes a message, buffering it for its time to live
+	// (nothing waiting is no error; a duplicate message id ECONFLICT).
+	PublishC8(ctx context.Context, p runtime.Publication) (runtime.PublishResult, error)
 	// BroadcastSignal fires a signal.
 	BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error)
 
@@ -212,6 +212,9 @@ func (h *handler) errorOf(r *http.Request, err error) *Problem {
 	var de *runtime.DeploymentError
 	if errors.As(err, &de) {
 		return invalid(de.Error())
+	}
+	if errors.Is(err, runtime.ErrDuplicateMessage) {
+		return NewProblem(http.StatusConflict, TitleAlreadyExists, messageOf(err))
 	}
 	if errors.Is(err, runtime.ErrAwaitTimeout) {
 		return NewProblem(http.StatusGatewayTimeout, TitleDeadline, "the process instance did not complete within the request timeout: it goes on running")

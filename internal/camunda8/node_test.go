@@ -71,7 +71,8 @@ func (b *syncBuffer) String() string {
 // topology, deployment, an awaited start, a job worker that completes,
 // fails with backoff down to an incident that is resolved, and throws a
 // BPMN error to a boundary event, a message to a waiting instance, user
-// task search/assignment/completion, cancellation, a signal, the licence.
+// task search/assignment/completion, a message published before its
+// subscription opens (timeToLive), cancellation, a signal, the licence.
 func TestCamunda8NodeClients(t *testing.T) {
 	node := mustNode(t)
 	ctx := context.Background()
@@ -108,7 +109,7 @@ func TestCamunda8NodeClients(t *testing.T) {
 	if runErr != nil || seen["done"] == nil {
 		t.Fatalf("client.mjs: %v\nstdout:\n%s\nstderr:\n%s\nserver log:\n%s", runErr, stdout.String(), stderr.String(), logs.String())
 	}
-	for _, step := range []string{"topology", "deployed", "awaited", "worked", "incident", "resolved", "usertask", "cancelled", "sdk"} {
+	for _, step := range []string{"topology", "deployed", "awaited", "worked", "incident", "resolved", "usertask", "buffered", "cancelled", "sdk"} {
 		if seen[step] == nil {
 			t.Errorf("step %s did not run:\n%s", step, stdout.String())
 		}

@@ -470,11 +470,8 @@ func (r *Runtime) SetC8Variables(ctx context.Context, elementInstanceKey int64, 
 	return r.SetVariables(ctx, InstanceID(id), "", vars, local)
 }
 
-// PublishC8Message publishes a message (Camunda 8's PublishMessage): it
-// correlates with the oldest subscription waiting for name and
-// correlationKey, or starts instances at message start events. Camunda 8
-// answers a publication nobody waits for as a success: so does this,
-// and the message is dropped (it is not buffered). It returns how many
+// PublishC8Message publishes a message without a time to live: PublishC8
+// with Publication{Name, CorrelationKey, Variables}. It returns how many
 // subscriptions or starts took the message.
 func (r *Runtime) PublishC8Message(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error) {
 	n, err := r.CorrelateMessage(ctx, name, correlationKey, vars)
@@ -482,4 +479,19 @@ func (r *Runtime) PublishC8Message(ctx context.Context, name, correlationKey str
 		return 0, nil
 	}
 	return n, err
+}
+
+// PublishC8 publishes a message with Camunda 8's semantics (see
+// PublishMessage): it correlates with the oldest subscription waiting for
+// its name and correlation key, or starts instances at message start
+// events, and with p.TimeToLive > 0 it is buffered for the subscriptions
+// that open within it (p.MessageID makes that unique: a duplicate is
+// ErrDuplicateMessage, ECONFLICT). Nothing waiting and no time to live is
+// a success that drops the message, as Camunda 8 answers it.
+func (r *Runtime) PublishC8(ctx context.Context, p Publication) (PublishResult, error) {
+	res, err := r.PublishMessage(ctx, p)
+	if p.TimeToLive == 0 && ErrorCode(err) == ENOTFOUND {
+		return PublishResult{}, nil
+	}
+	return res, err
 }

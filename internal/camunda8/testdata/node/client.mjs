@@ -108,6 +108,15 @@ async function main() {
   await until('the waiting instance to complete', async () => (await instanceState(waiting.processInstanceKey)) === 'COMPLETED');
   say({ ev: 'usertask', key: task.userTaskKey });
 
+  // A message published before its subscription opens waits for it (timeToLive).
+  await client.publishMessage({ name: 'c8-paid', correlationKey: 'o-early', timeToLive: 60000, messageId: 'early-1', variables: { early: true } });
+  const early = await client.createProcessInstance({ processDefinitionId: 'c8-wait', variables: { orderId: 'o-early' } });
+  const earlyTask = await until('the buffered message to reach its instance', async () => {
+    const res = await client.searchUserTasks({ filter: { processInstanceKey: early.processInstanceKey } }, now);
+    return res.items[0];
+  });
+  say({ ev: 'buffered', task: earlyTask.userTaskKey });
+
   // Cancellation, a signal, the licence.
   const doomed = await client.createProcessInstance({ processDefinitionId: 'c8-wait', variables: { orderId: 'o-9' } });
   await client.cancelProcessInstance({ processInstanceKey: doomed.processInstanceKey });
