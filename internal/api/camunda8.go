@@ -93,8 +93,9 @@ func addRestV2Rules(out map[string]RouteRule) {
 
 // restV2 is the handler mounted at RestV2Prefix: the Camunda 8 adapter
 // over the same service, behind the same authentication (bearer tokens,
-// session cookies, nobody in auth mode none), permissions and audit trail
-// as /api/v1, answering Camunda 8's problems.
+// session cookies, nobody in auth mode none; plus HTTP Basic for builtin
+// users, as /engine-rest), permissions and audit trail as /api/v1,
+// answering Camunda 8's problems.
 func (s *server) restV2() http.Handler {
 	svc, _ := s.svc.(camunda8.Service) // nil for a test double: restV2Available answers 501
 	return camunda8.New(camunda8.Config{
@@ -111,7 +112,7 @@ func (s *server) restV2CrossOrigin(next http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		camunda8.WriteProblem(w, r, camunda8.NewProblem(http.StatusForbidden, camunda8.TitleForbidden,
-			"cross-origin request refused: a browser sent it from another site without credentials of its own; send a bearer token"))
+			"cross-origin request refused: a browser sent it from another site without credentials of its own; send them (a bearer token or HTTP Basic)"))
 	}))
 	guarded := cop.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -168,17 +169,20 @@ func restV2Available(ok bool) func(http.Handler) http.Handler {
 	}
 }
 
-// restV2Auth authenticates a /v2 request as /api/v1 does (bearer token,
-// session cookie, or nobody in auth mode none) and refuses, with Camunda
-// 8's problem, a caller who is unknown (401) or who may not take the
-// route at all (403). The exact keys are checked per act.
+// restV2Auth authenticates a /v2 request — HTTP Basic user:password of a
+// builtin user (the orchestration cluster client's BASIC strategy), else
+// as /api/v1 does (bearer token, session cookie, or nobody in auth mode
+// none) — and refuses, with Camunda 8's problem, a caller who is unknown
+// (401) or who may not take the route at all (403). The exact keys are
+// checked per act.
 func (s *server) restV2Auth() func(http.Handler) http.Handler {
 	rules := newRestV2RuleFinder()
+	basic := newBasicCache()
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := s.callerOf(r)
+			c, err := s.engineRestCaller(r, basic)
 			if err == nil && c.Via != "none" && !c.Authenticated() {
-				err = unauthenticated("this route needs an authenticated caller: send Authorization: Bearer <token>")
+				err = unauthenticated("this route needs an authenticated caller: send Authorization: Bearer <token> or Basic <user:password>")
 			}
 			if ru, ok := rules.rule(r); err == nil && ok && c.Via != "none" && ru.Perm != "" && !c.Unrestricted() && !engineRestAllows(ru, c) {
 				err = restV2Denied(ru)

@@ -3,7 +3,10 @@
 // refuses any answer that departs from Camunda's schema) and the
 // @camunda8/sdk's REST client. Usage: node client.mjs <base URL>. It
 // prints one JSON line per step and {"ev":"done"} at the end; any
-// failure prints {"ev":"error"} and exits 1.
+// failure prints {"ev":"error"} and exits 1. With the environment's
+// C8_USER, C8_PASSWORD and C8_TOKEN it authenticates: the orchestration
+// cluster client with HTTP Basic (a builtin user), the SDK with a bearer
+// token (a gobpm API token).
 import createCamundaClient from '@camunda8/orchestration-cluster-api';
 import { Camunda8 } from '@camunda8/sdk';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +18,15 @@ const model = (n) => path.join(here, '..', n);
 const say = (o) => console.log(JSON.stringify(o));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const authed = !!process.env.C8_TOKEN;
 const client = createCamundaClient({
   config: {
     CAMUNDA_REST_ADDRESS: base,
-    CAMUNDA_AUTH_STRATEGY: 'NONE',
     CAMUNDA_SDK_VALIDATION: 'strict',
     CAMUNDA_SDK_LOG_LEVEL: 'error',
+    ...(authed
+      ? { CAMUNDA_AUTH_STRATEGY: 'BASIC', CAMUNDA_BASIC_AUTH_USERNAME: process.env.C8_USER, CAMUNDA_BASIC_AUTH_PASSWORD: process.env.C8_PASSWORD }
+      : { CAMUNDA_AUTH_STRATEGY: 'NONE' }),
   },
 });
 const now = { consistency: { waitUpToMs: 0 } };
@@ -101,9 +107,11 @@ async function main() {
     const res = await client.searchUserTasks({ filter: { processInstanceKey: waiting.processInstanceKey } }, now);
     return res.items[0];
   });
-  await client.assignUserTask({ userTaskKey: task.userTaskKey, assignee: 'demo' });
-  const mine = await client.searchUserTasks({ filter: { assignee: 'demo' } }, now);
-  check(mine.items.length === 1, "demo's task");
+  // gobpm assigns a task only to the caller (anyone without authentication).
+  const assignee = process.env.C8_USER || 'demo';
+  await client.assignUserTask({ userTaskKey: task.userTaskKey, assignee });
+  const mine = await client.searchUserTasks({ filter: { assignee } }, now);
+  check(mine.items.length === 1, "the assignee's task");
   await client.completeUserTask({ userTaskKey: task.userTaskKey, variables: { approved: true } });
   await until('the waiting instance to complete', async () => (await instanceState(waiting.processInstanceKey)) === 'COMPLETED');
   say({ ev: 'usertask', key: task.userTaskKey });
@@ -127,7 +135,10 @@ async function main() {
   say({ ev: 'cancelled', key: doomed.processInstanceKey });
 
   // The @camunda8/sdk's REST client: topology, a start, a worker.
-  const sdk = new Camunda8({ CAMUNDA_REST_ADDRESS: base, CAMUNDA_AUTH_STRATEGY: 'NONE', CAMUNDA_TENANT_ID: '<default>', ZEEBE_REST_ADDRESS: base });
+  const sdk = new Camunda8({
+    CAMUNDA_REST_ADDRESS: base, ZEEBE_REST_ADDRESS: base, CAMUNDA_TENANT_ID: '<default>',
+    ...(authed ? { CAMUNDA_AUTH_STRATEGY: 'BEARER', CAMUNDA_OAUTH_TOKEN: process.env.C8_TOKEN } : { CAMUNDA_AUTH_STRATEGY: 'NONE' }),
+  });
   const rest = sdk.getCamundaRestClient();
   const t2 = await rest.getTopology();
   check(t2.brokers.length === 1, 'sdk topology');
