@@ -259,6 +259,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/v2/process-instances", `{"processDefinitionId":"invoice"}`, "ado"},
 		{"POST", "/v2/process-instances/99999999/cancellation", `{}`, "ado"}, // 404 for those allowed
 		{"POST", "/v2/process-instances/search", `{}`, "adov"},
+		{"PUT", "/v2/element-instances/99999999/variables", `{"variables":{"x":1}}`, "ado"}, // 404 for those allowed
 		{"POST", "/v2/messages/publication", `{"name":"none"}`, "ado"},
 		{"POST", "/v2/messages/correlation", `{"name":"none"}`, "ado"}, // 404 for those allowed: nothing waits
 		{"POST", "/v2/signals/broadcast", `{"signalName":"none"}`, "ado"},
@@ -358,7 +359,8 @@ var untested = map[string]bool{
 func routeOf(path string) string {
 	if rest, ok := strings.CutPrefix(path, "/v2/"); ok {
 		segs := strings.Split(rest, "/")
-		params := map[string]string{"jobs": "{jobKey}", "process-instances": "{processInstanceKey}", "user-tasks": "{userTaskKey}", "incidents": "{incidentKey}"}
+		params := map[string]string{"jobs": "{jobKey}", "process-instances": "{processInstanceKey}", "user-tasks": "{userTaskKey}", "incidents": "{incidentKey}",
+			"element-instances": "{elementInstanceKey}"}
 		if len(segs) > 1 && strings.Trim(segs[1], "0123456789") == "" {
 			segs[1] = params[segs[0]]
 		}

@@ -39,6 +39,8 @@ func restV2Rules() map[string]access.Rule {
 		"POST /v2/process-instances":                                   access.On(auth.PermStart, auth.KindProcess, access.KeyHandler),
 		"POST /v2/process-instances/{processInstanceKey}/cancellation": operate,
 		"POST /v2/process-instances/search":                            read,
+		// As POST /api/v1/instances/{id}/variables.
+		"PUT /v2/element-instances/{elementInstanceKey}/variables": operate,
 		// As POST /api/v1/deployments: each key by the deploy guard.
 		"POST /v2/deployments": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),
 		// As POST /api/v1/messages and /signals: operate on every process.

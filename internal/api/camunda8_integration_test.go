@@ -174,6 +174,9 @@ func TestCamunda8RestV2(t *testing.T) {
 	// A message to a waiting instance, then its user task.
 	wait := b.postJSON("/v2/process-instances", `{"processDefinitionId":"c8-wait","variables":{"orderId":"o-1"}}`).wantStatus(t, http.StatusOK).object(t)
 	b.postJSON("/v2/messages/correlation", `{"name":"c8-paid","correlationKey":"o-2"}`).c8Problem(t, http.StatusNotFound, "NOT_FOUND")
+	b.send("PUT", "/v2/element-instances/"+wait["processInstanceKey"].(string)+"/variables", "application/json", `{"variables":{"note":"set"}}`).noContent(t)
+	b.send("PUT", "/v2/element-instances/99999999/variables", "application/json", `{"variables":{"note":"set"}}`).c8Problem(t, http.StatusNotFound, "NOT_FOUND")
+	b.send("PUT", "/v2/element-instances/"+wait["processInstanceKey"].(string)+"/variables", "application/json", `{}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
 	pub := b.postJSON("/v2/messages/publication", `{"name":"c8-paid","correlationKey":"o-1","timeToLive":0,"variables":{"via":"rest"}}`).wantStatus(t, http.StatusOK).object(t)
 	if !isKey(pub["messageKey"]) {
 		t.Errorf("publication = %v", pub)

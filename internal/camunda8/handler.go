@@ -48,6 +48,9 @@ type Service interface {
 	InstanceProcessKey(ctx context.Context, id runtime.InstanceID) (string, error)
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
 	ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error)
+	// SetC8Variables writes variables into the instance an element
+	// instance key names (a process instance key).
+	SetC8Variables(ctx context.Context, elementInstanceKey int64, vars map[string]any, local bool) (runtime.InstanceView, error)
 
 	// DeployC8 deploys resources and answers their numeric keys.
 	DeployC8(ctx context.Context, files []runtime.File) (runtime.C8Deployment, error)
@@ -173,6 +176,7 @@ func New(cfg Config) chi.Router {
 	r.Post("/process-instances", h.serve(h.createInstance))
 	r.Post("/process-instances/{processInstanceKey}/cancellation", h.serve(h.cancelInstance))
 	r.Post("/process-instances/search", h.serve(h.searchInstances))
+	r.Put("/element-instances/{elementInstanceKey}/variables", h.serve(h.setVariables))
 	r.Post("/deployments", h.serve(h.deploy))
 	r.Post("/messages/publication", h.serve(h.publishMessage))
 	r.Post("/messages/correlation", h.serve(h.correlateMessage))

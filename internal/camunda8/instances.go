@@ -398,3 +398,54 @@ func (h *handler) toInstances(r *http.Request, rows []runtime.InstanceRow) ([]Pr
 	}
 	return out, nil
 }
+
+// setVariables handles PUT /v2/element-instances/{elementInstanceKey}/variables
+// {variables, local}: gobpm keeps numeric keys per process instance only,
+// so the element instance key it takes is a process instance key (what
+// activated jobs answer as elementInstanceKey); the variables go to the
+// instance's root scope. Needs operate on the instance's process.
+func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) error {
+	key, err := pathKey(r, "elementInstanceKey")
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Variables json.RawMessage `json:"variables"`
+		Local     bool            `json:"local"`
+	}
+	if err := h.readBody(r, &req); err != nil {
+		return err
+	}
+	vars, err := variables(req.Variables, "variables")
+	if err != nil {
+		return err
+	}
+	if vars == nil {
+		return invalid("No variables provided.")
+	}
+	gone := notFound(fmt.Sprintf("Element instance with key '%d' not found: gobpm takes process instance keys here", key))
+	id, err := h.svc.ByNumericKey(r.Context(), runtime.KeyInstance, key)
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return gone
+	}
+	if err != nil {
+		return err
+	}
+	pk, err := h.svc.InstanceProcessKey(r.Context(), runtime.InstanceID(id))
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND || (err == nil && !h.mayRead(r, pk)) {
+		return gone
+	}
+	if err != nil {
+		return err
+	}
+	if !h.mayOperate(r, pk) {
+		return NewProblem(http.StatusForbidden, TitleForbidden, fmt.Sprintf("the caller may not operate instances of process '%s'", pk))
+	}
+	if _, err := h.svc.SetC8Variables(r.Context(), key, vars, req.Local); err != nil {
+		if runtime.ErrorCode(err) == runtime.ECONFLICT {
+			return notFound(fmt.Sprintf("Element instance with key '%d' not found: its instance has ended", key))
+		}
+		return err
+	}
+	return noContent(w)
+}
