@@ -482,6 +482,21 @@ type Store interface {
 	InstanceWaitsPage(ctx context.Context, id InstanceID, after string, limit int) ([]WaitRow, error)
 	// WaitCounts returns how many waits of each kind are open.
 	WaitCounts(ctx context.Context) (map[string]int, error)
+	// SetJobErrorDetails stores the error details of the last failure of
+	// the job with wait id id ("" clears them), at most
+	// MaxJobErrorDetails bytes (longer details are cut there). ErrNotFound
+	// for an unknown job.
+	SetJobErrorDetails(ctx context.Context, id, details string) error
+	// JobErrorDetails returns them ("" when there are none); ErrNotFound
+	// for an unknown job.
+	JobErrorDetails(ctx context.Context, id string) (string, error)
+	// WaitsPage returns at most f.Limit open waits of kind f.Kind matching
+	// f, oldest first (creation time, then id), after the cursor f.After
+	// (the last row of the previous page). Its cost follows the waits of
+	// that kind (and name), never the number of instances: it serves job
+	// listings and message correlation, which must not stop at some number
+	// of instances.
+	WaitsPage(ctx context.Context, f WaitPageFilter) ([]WaitRow, error)
 	// ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of a
 	// type with lock, oldest first, in one statement, and returns them in
 	// that order: the i-th holds lock.TokenHashes[i]. Activatable: retries

@@ -127,6 +127,8 @@ var tests = []struct {
 	{"InstanceWaits", testInstanceWaits},
 	{"WaitCounts", testWaitCounts},
 	{"InstanceWaitsPage", testInstanceWaitsPage},
+	{"WaitsPage", testWaitsPage},
+	{"JobErrorDetails", testJobErrorDetails},
 	{"Restart", testRestart},
 	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
