@@ -135,7 +135,8 @@ func TestCamunda8RestV2(t *testing.T) {
 	b.postJSON("/v2/jobs/"+created["processInstanceKey"].(string)+"/completion", `{}`).c8Problem(t, http.StatusNotFound, "NOT_FOUND")
 	b.postJSON("/v2/jobs/abc/completion", `{}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
 	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{"changeset":{"timeout":120000}}`).noContent(t)
-	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{"changeset":{"retries":5}}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
+	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{"changeset":{"retries":-1}}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
+	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
 	b.postJSON("/v2/jobs/"+k2+"/failure", `{"retries":1,"errorMessage":"down","retryBackOff":30000}`).noContent(t)
 	b.postJSON("/v2/jobs/"+k2+"/completion", `{}`).c8Problem(t, http.StatusConflict, "INVALID_STATE")
 	if got := activate(); len(got) != 0 {
@@ -155,10 +156,12 @@ func TestCamunda8RestV2(t *testing.T) {
 	if inc["errorType"] != "JOB_NO_RETRIES" || inc["errorMessage"] != "still down" || inc["state"] != "ACTIVE" || inc["elementId"] != "charge" {
 		t.Errorf("incident = %v", inc)
 	}
+	// Camunda 8's fix: give the job retries, then resolve the incident.
+	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{"changeset":{"retries":2}}`).noContent(t)
 	b.postJSON("/v2/incidents/"+inc["incidentKey"].(string)+"/resolution", `{}`).noContent(t)
-	b.postJSON("/v2/incidents/"+inc["incidentKey"].(string)+"/resolution", `{}`).c8Problem(t, http.StatusNotFound, "NOT_FOUND")
+	b.postJSON("/v2/incidents/99999999/resolution", `{}`).c8Problem(t, http.StatusNotFound, "NOT_FOUND")
 	jobs = activate()
-	if len(jobs) != 1 {
+	if len(jobs) != 1 || jobs[0].(map[string]any)["retries"] != json.Number("2") {
 		t.Fatalf("after the resolution: %v", jobs)
 	}
 	b.postJSON("/v2/jobs/"+jobs[0].(map[string]any)["jobKey"].(string)+"/error", `{"errorMessage":"x"}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")

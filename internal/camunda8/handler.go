@@ -30,6 +30,9 @@ type Service interface {
 	FailC8Job(ctx context.Context, key int64, user string, f runtime.C8Failure) error
 	ThrowC8JobError(ctx context.Context, key int64, user, code, message string, vars map[string]any) error
 	UpdateC8JobTimeout(ctx context.Context, key int64, user string, timeout time.Duration) error
+	// UpdateC8JobRetries sets a job's retries (whoever holds it); more
+	// than 0 resolves its open incident.
+	UpdateC8JobRetries(ctx context.Context, key int64, retries int) error
 	// JobByNumericKey returns a job's public key (ENOTFOUND if none) and
 	// JobType its type, for the work check.
 	JobByNumericKey(ctx context.Context, key int64) (string, error)

@@ -147,7 +147,7 @@ func (h *handler) searchIncidents(w http.ResponseWriter, r *http.Request) error 
 
 // resolveIncident handles POST /v2/incidents/{incidentKey}/resolution: a
 // job incident's job gets one retry and is activatable again; a stopped
-// element runs again. 204.
+// element runs again. 204, also for an incident resolved already.
 func (h *handler) resolveIncident(w http.ResponseWriter, r *http.Request) error {
 	key, err := pathKey(r, "incidentKey")
 	if err != nil {
@@ -171,11 +171,10 @@ func (h *handler) resolveIncident(w http.ResponseWriter, r *http.Request) error 
 	if !h.mayOperate(r, pk) {
 		return NewProblem(http.StatusForbidden, TitleForbidden, fmt.Sprintf("the caller may not operate instances of process '%s'", pk))
 	}
-	if _, err := h.svc.ResolveC8Incident(r.Context(), key); err != nil {
-		if runtime.ErrorCode(err) == runtime.ECONFLICT {
-			return notFound(fmt.Sprintf("Incident with key '%d' not found: it was resolved", key))
-		}
+	if _, err := h.svc.ResolveC8Incident(r.Context(), key); err != nil && runtime.ErrorCode(err) != runtime.ECONFLICT {
 		return err
 	}
+	// An incident resolved already (by a retries update, as Camunda 8
+	// clients send before the resolution) is no error.
 	return noContent(w)
 }

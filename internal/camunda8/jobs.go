@@ -268,9 +268,10 @@ func (h *handler) throwError(w http.ResponseWriter, r *http.Request) error {
 }
 
 // updateJob handles PATCH /v2/jobs/{jobKey}: a changeset's timeout moves
-// the job's deadline to that long from now; retries are not supported
-// (gobpm changes a job's retries only by failing it or resolving its
-// incident).
+// the deadline of a job the caller activated to that long from now (the
+// holder rule); its retries set the job's retries whoever holds it, and
+// more than 0 resolve the job's open incident at once (a resolution sent
+// after it then finds the incident resolved: 204).
 func (h *handler) updateJob(w http.ResponseWriter, r *http.Request) error {
 	key, err := h.jobKey(r)
 	if err != nil {
@@ -288,15 +289,23 @@ func (h *handler) updateJob(w http.ResponseWriter, r *http.Request) error {
 	if req.Changeset == nil || (req.Changeset.Retries == nil && req.Changeset.Timeout == nil) {
 		return invalid("No changeset provided: give retries or timeout.")
 	}
-	if req.Changeset.Retries != nil {
-		return invalid("changing a job's retries is not supported by gobpm: fail the job with the retries it has left")
-	}
-	timeout, _, err := millis(req.Changeset.Timeout, "changeset.timeout", 1, maxTimeoutMs)
+	retries, setRetries, err := whole(req.Changeset.Retries, "changeset.retries", 0, 1<<31-1)
 	if err != nil {
 		return err
 	}
-	if err := h.svc.UpdateC8JobTimeout(r.Context(), key, h.user(r), timeout); err != nil {
+	timeout, setTimeout, err := millis(req.Changeset.Timeout, "changeset.timeout", 1, maxTimeoutMs)
+	if err != nil {
 		return err
+	}
+	if setTimeout {
+		if err := h.svc.UpdateC8JobTimeout(r.Context(), key, h.user(r), timeout); err != nil {
+			return err
+		}
+	}
+	if setRetries {
+		if err := h.svc.UpdateC8JobRetries(r.Context(), key, int(retries)); err != nil {
+			return err
+		}
 	}
 	return noContent(w)
 }

@@ -495,3 +495,19 @@ func (r *Runtime) PublishC8(ctx context.Context, p Publication) (PublishResult, 
 	}
 	return res, err
 }
+
+// UpdateC8JobRetries sets the retries left of the job with numeric key
+// key (Camunda 8's UpdateJobRetries; SetJobRetries): not bound to the
+// activating user, as in Camunda 8, where a job out of retries is held by
+// nobody. 0 opens an incident; more resolves the job's open incident, so
+// the job is activatable again. ENOTFOUND for a key of no job.
+func (r *Runtime) UpdateC8JobRetries(ctx context.Context, key int64, retries int) error {
+	public, err := r.JobByNumericKey(ctx, key)
+	if err == nil {
+		err = r.SetJobRetries(ctx, public, retries)
+	}
+	if ErrorCode(err) == ENOTFOUND {
+		return c8JobNotFound(key, err)
+	}
+	return err
+}

@@ -102,6 +102,7 @@ func TestC8Jobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantCode(t, "retries of a made-up job", c.rt.UpdateC8JobRetries(ctx, 99999999, 1), runtime.ENOTFOUND)
 	if _, err := c.rt.ResolveC8Incident(ctx, incKey); err != nil {
 		t.Fatalf("ResolveC8Incident: %v", err)
 	}
