@@ -46,11 +46,12 @@ type Service interface {
 	ByNumericKey(ctx context.Context, kind runtime.KeyKind, key int64) (string, error)
 	NumericKey(ctx context.Context, kind runtime.KeyKind, id string) (int64, error)
 	NumericKeys(ctx context.Context, kind runtime.KeyKind, ids []string) (map[string]int64, error)
-	// InstanceProcessKey, Cancel, ListInstances and IncidentMarks serve
+	// InstanceProcessKey, Cancel, ListInstances and InstanceRows serve
 	// the instances.
 	InstanceProcessKey(ctx context.Context, id runtime.InstanceID) (string, error)
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
 	ListInstances(ctx context.Context, f runtime.InstanceFilter) ([]runtime.InstanceRow, int, error)
+	InstanceRows(ctx context.Context, ids []runtime.InstanceID) (map[runtime.InstanceID]runtime.InstanceRow, error)
 	// SetC8Variables writes variables into the instance an element
 	// instance key names (a process instance key).
 	SetC8Variables(ctx context.Context, elementInstanceKey int64, vars map[string]any, local bool) (runtime.InstanceView, error)

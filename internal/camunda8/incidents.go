@@ -98,13 +98,20 @@ func (h *handler) searchIncidents(w http.ResponseWriter, r *http.Request) error 
 			cursor = next
 		}
 	}
+	var instIDs []runtime.InstanceID
+	for _, row := range rows {
+		instIDs = append(instIDs, row.InstanceID)
+	}
+	instRows, err := h.svc.InstanceRows(r.Context(), instIDs)
+	if err != nil {
+		return err
+	}
 	procOf := map[string]string{}
+	for id, row := range instRows {
+		procOf[string(id)] = row.ProcessKey
+	}
 	rows = slices.DeleteFunc(rows, func(row runtime.IncidentRow) bool {
-		pk, ok := procOf[string(row.InstanceID)]
-		if !ok {
-			pk, _ = h.svc.InstanceProcessKey(r.Context(), row.InstanceID)
-			procOf[string(row.InstanceID)] = pk
-		}
+		pk := procOf[string(row.InstanceID)]
 		return pk == "" || !h.mayRead(r, pk) || !row.ResolvedAt.IsZero() ||
 			(req.Filter.ProcessDefinitionID != "" && pk != req.Filter.ProcessDefinitionID) ||
 			(req.Filter.ElementID != "" && row.NodeID != req.Filter.ElementID) ||

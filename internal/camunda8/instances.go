@@ -302,14 +302,12 @@ func (h *handler) searchInstances(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 		if id != "" {
-			page, _, err := h.svc.ListInstances(r.Context(), runtime.InstanceFilter{ProcessKey: req.Filter.ProcessDefinitionID, Limit: maxSearchScan})
+			found, err := h.svc.InstanceRows(r.Context(), []runtime.InstanceID{runtime.InstanceID(id)})
 			if err != nil {
 				return err
 			}
-			for _, row := range page {
-				if string(row.ID) == id {
-					rows = append(rows, row)
-				}
+			if row, ok := found[runtime.InstanceID(id)]; ok {
+				rows = append(rows, row)
 			}
 		}
 	} else {
