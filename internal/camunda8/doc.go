@@ -17,7 +17,8 @@
 //
 //   - handler.go: New, the route table, problems (errors.go)
 //   - jobs.go: activation, completion, failure, error, PATCH
-//   - instances.go: create (with awaitCompletion), cancellation, search
+//   - instances.go: create (with awaitCompletion), cancellation, search,
+//     element instance variables
 //   - deployments.go: multipart deployments
 //   - events.go: message publication and correlation, signal broadcast
 //   - tasks.go: user task search, assignment, completion
