@@ -49,8 +49,8 @@ PG_CTL := $(or $(shell command -v pg_ctl 2>/dev/null),$(lastword $(sort $(wildca
 test: lint vendor deps ## Run every test (vet and format checks first), the runtime, API and client suites on PostgreSQL too; says what is missing, and skips only what needs it (except with CI=true).
 	$(GO) test -count=1 ./...
 	@set -e; if [ -n "$(PG_CTL)" ] || [ "$${CI:-}" = true ]; then \
-		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/"; \
-		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/; \
+		echo "GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./internal/camunda8/ ./client/"; \
+		GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./internal/camunda8/ ./client/; \
 		echo "GOBPM_CLUSTER_INSTANCES=10000 $(GO) test -count=1 -run TestClusterOfThreeNodes ./cmd/gobpm-web/"; \
 		GOBPM_CLUSTER_INSTANCES=10000 $(GO) test -count=1 -run TestClusterOfThreeNodes ./cmd/gobpm-web/; \
 	fi
@@ -58,7 +58,7 @@ test: lint vendor deps ## Run every test (vet and format checks first), the runt
 .PHONY: test/postgres
 test/postgres: ## Run the store, runtime, API, client and server suites on PostgreSQL only (needs pg_ctl; starts a throwaway server).
 	$(GO) test -count=1 ./internal/pgtest/ ./internal/store/postgres/ ./cmd/gobpm-web/
-	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./client/
+	GOBPM_TEST_DB=postgres $(GO) test -count=1 ./internal/runtime/ ./internal/api/ ./internal/camunda8/ ./client/
 
 .PHONY: test/race
 test/race: vendor ## Run every test with the race detector (slower by 5-10×: the property tests alone take about 10 minutes, hence the longer timeout).

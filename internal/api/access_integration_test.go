@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,11 @@ func TestRouteRoleMatrix(t *testing.T) {
 		t.Fatalf("waits = %v, %v", waits, err)
 	}
 	jobKey := waits[0].ID
+	c8Job, err := w.rt.NumericKeyOfJob(ctx, jobKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c8JobPath := "/v2/jobs/" + strconv.FormatInt(c8Job, 10)
 	if _, err := w.acc.CreateGroup(ctx, "clerks", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -245,6 +251,26 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/engine-rest/process-definition/key/order/start", `{}`, "ado"},
 		{"POST", "/engine-rest/process-definition/order:1/start", `{}`, "ado"},
 		{"GET", "/engine-rest/version", "", "*"},
+		{"POST", "/v2/jobs/activation", `{"type":"nothing","maxJobsToActivate":1,"timeout":1000,"requestTimeout":-1}`, "aw"},
+		{"POST", c8JobPath + "/completion", `{}`, "aw"}, // 409 for those allowed: not activated
+		{"POST", c8JobPath + "/failure", `{"retries":1}`, "aw"},
+		{"POST", c8JobPath + "/error", `{"errorCode":"x"}`, "aw"},
+		{"PATCH", c8JobPath, `{"changeset":{"timeout":1000}}`, "aw"},
+		{"POST", "/v2/process-instances", `{"processDefinitionId":"invoice"}`, "ado"},
+		{"POST", "/v2/process-instances/99999999/cancellation", `{}`, "ado"}, // 404 for those allowed
+		{"POST", "/v2/process-instances/search", `{}`, "adov"},
+		{"PUT", "/v2/element-instances/99999999/variables", `{"variables":{"x":1}}`, "ado"}, // 404 for those allowed
+		{"POST", "/v2/messages/publication", `{"name":"none"}`, "ado"},
+		{"POST", "/v2/messages/correlation", `{"name":"none"}`, "ado"}, // 404 for those allowed: nothing waits
+		{"POST", "/v2/signals/broadcast", `{"signalName":"none"}`, "ado"},
+		{"POST", "/v2/user-tasks/search", `{}`, "*"},
+		{"POST", "/v2/user-tasks/99999999/assignment", `{"assignee":"x"}`, "*"},
+		{"DELETE", "/v2/user-tasks/99999999/assignee", "", "*"},
+		{"POST", "/v2/user-tasks/99999999/completion", `{}`, "*"},
+		{"POST", "/v2/incidents/search", `{}`, "adov"},
+		{"POST", "/v2/incidents/99999999/resolution", `{}`, "ado"},
+		{"GET", "/v2/topology", "", "*"},
+		{"GET", "/v2/license", "", "*"},
 	}
 	letters := map[string]string{"admin": "a", "developer": "d", "operator": "o", "worker": "w", "viewer": "v", "nobody": "n"}
 	for _, rw := range rows {
@@ -314,10 +340,21 @@ var untested = map[string]bool{
 	// A multipart body, which the matrix's calls cannot send:
 	// TestCamunda7DeploymentPermissions covers it.
 	"POST /engine-rest/deployment/create": true,
+	// A multipart body: TestCamunda8DeploymentPermissions covers it.
+	"POST /v2/deployments": true,
 }
 
 // routeOf maps a concrete path of the matrix back to its route pattern.
 func routeOf(path string) string {
+	if rest, ok := strings.CutPrefix(path, "/v2/"); ok {
+		segs := strings.Split(rest, "/")
+		params := map[string]string{"jobs": "{jobKey}", "process-instances": "{processInstanceKey}", "user-tasks": "{userTaskKey}", "incidents": "{incidentKey}",
+			"element-instances": "{elementInstanceKey}"}
+		if len(segs) > 1 && strings.Trim(segs[1], "0123456789") == "" {
+			segs[1] = params[segs[0]]
+		}
+		return "/v2/" + strings.Join(segs, "/")
+	}
 	if rest, ok := strings.CutPrefix(path, "/engine-rest/task/"); ok && rest != "" {
 		_, tail, _ := strings.Cut(rest, "/")
 		return strings.TrimSuffix("/engine-rest/task/{id}/"+tail, "/")

@@ -255,6 +255,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 
 	s.mount(r)
 	r.Mount(EngineRestPrefix, s.engineRest())
+	r.Mount(RestV2Prefix, s.restV2())
 	return r
 }
 

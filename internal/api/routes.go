@@ -239,5 +239,6 @@ func RouteRules() map[string]RouteRule {
 		out[rt.method+" "+rt.pattern] = RouteRule{Public: rt.rule.Public, Permission: rt.rule.Perm, Kind: rt.rule.Kind}
 	}
 	addEngineRestRules(out)
+	addRestV2Rules(out)
 	return out
 }

@@ -105,6 +105,10 @@ type WorkerJob struct {
 type WorkerHolder struct {
 	Worker string
 	User   string
+	// AnyWorker accepts the job whichever worker name holds its lock, and
+	// an empty Worker: Camunda 8's job acts name no worker, so only the
+	// activating user binds them (camunda8.go).
+	AnyWorker bool
 }
 
 // FetchJobs locks up to req.MaxJobs activatable jobs of req.Topics'
@@ -381,7 +385,7 @@ func valueKey(v any) (string, error) {
 // locked by another worker (Camunda 7: "the task's most recent lock was not
 // acquired by the provided worker"); EFORBIDDEN for another user.
 func (r *Runtime) workerHeld(ctx context.Context, key string, h WorkerHolder) (WaitRow, *LockGuard, error) {
-	if h.Worker == "" {
+	if h.Worker == "" && !h.AnyWorker {
 		return WaitRow{}, nil, &Error{Code: EINVALID, Message: "workerId is required", Field: "workerId"}
 	}
 	id, err := r.jobWaitID(ctx, key)
@@ -395,7 +399,7 @@ func (r *Runtime) workerHeld(ctx context.Context, key string, h WorkerHolder) (W
 	switch {
 	case row.LockTokenHash == nil || row.LockOwner == "":
 		return WaitRow{}, nil, &Error{Code: ECONFLICT, Message: fmt.Sprintf("External task %s is not locked: fetch and lock it first", key)}
-	case row.LockOwner != h.Worker:
+	case row.LockOwner != h.Worker && !h.AnyWorker:
 		return WaitRow{}, nil, &Error{Code: ECONFLICT, Message: fmt.Sprintf("External task %s cannot be acted on by worker '%s'. It is locked by worker '%s'.", key, h.Worker, row.LockOwner)}
 	case row.LockUser != h.User:
 		return WaitRow{}, nil, &Error{Code: EFORBIDDEN, Message: fmt.Sprintf("external task %s was locked by another user: only the user who locked a task may act on it", key)}
