@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -46,6 +47,8 @@ type Credentials interface {
 	// Bearer authenticates a bearer credential: a gobpm API token or, with
 	// OIDC, the provider's JWT.
 	Bearer(ctx context.Context, credential string) (access.Caller, error)
+	// Deployer is who a caller's deployment is recorded as deployed by.
+	Deployer(c access.Caller) runtime.Deployer
 }
 
 // Node describes the one broker the gateway is, for Topology.
@@ -57,6 +60,9 @@ type Node struct {
 
 // Options configure a Gateway.
 type Options struct {
+	// Service is the runtime's Camunda 8 layer the RPCs act through (nil:
+	// every RPC but Topology answers UNAVAILABLE).
+	Service Service
 	// Credentials authenticate callers (nil: no authentication).
 	Credentials Credentials
 	// Node is what Topology reports.
@@ -84,6 +90,9 @@ func NewServer(opts Options) *grpc.Server {
 	serverOpts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(g.unaryGuard),
 		grpc.ChainStreamInterceptor(g.streamGuard),
+		// The RPCs protocol 8.3's generated service lacks (see
+		// dynamic.go); the stream interceptor guards them as the others.
+		grpc.UnknownServiceHandler(g.serveDynamic),
 	}
 	if opts.TLS != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
@@ -139,12 +148,46 @@ func (g *Gateway) admit(ctx context.Context, fullMethod string) (context.Context
 		}
 		// Rules whose key only the handler knows check the kind here and
 		// each key in the handler.
-		if rule.Perm != "" && !c.Unrestricted() && !rule.AllowsSome(c) {
+		if rule.Perm != "" && !c.Unrestricted() && !allowsRoute(rule, c) {
 			return ctx, status.Errorf(codes.PermissionDenied, "%s needs the %s permission on a %s", name, rule.Perm, rule.Kind)
 		}
 	}
 	ctx = context.WithValue(ctx, callerKey{}, c)
 	return runtime.WithActingUser(ctx, string(c.User)), nil
+}
+
+// allowsRoute is the call-level check of a rule: the permission on "*"
+// for a rule without keys, on some resource of its kind for one whose
+// keys the handler checks.
+func allowsRoute(rule access.Rule, c access.Caller) bool {
+	if rule.Key == access.KeyNone {
+		return c.Allowed(rule.Perm, rule.Kind, "*")
+	}
+	return rule.AllowsSome(c)
+}
+
+// callerOf is the caller admit authenticated for the call.
+func callerOf(ctx context.Context) access.Caller {
+	c, _ := ctx.Value(callerKey{}).(access.Caller)
+	return c
+}
+
+// allowed reports whether the call's caller holds perm on the resource
+// key of kind (always, without authentication).
+func allowed(ctx context.Context, perm auth.Permission, kind auth.ResourceKind, key string) bool {
+	c := callerOf(ctx)
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(perm, kind, key)
+}
+
+// user is the call's user id, the identity a job's activation is bound to.
+func user(ctx context.Context) string { return string(callerOf(ctx).User) }
+
+// svc is the service, or UNAVAILABLE when the gateway has none.
+func (g *Gateway) svc() (Service, error) {
+	if g.opts.Service == nil {
+		return nil, status.Error(codes.Unavailable, "this gateway serves no runtime")
+	}
+	return g.opts.Service, nil
 }
 
 // caller authenticates the call's "authorization" metadata.
