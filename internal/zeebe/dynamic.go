@@ -171,4 +171,3 @@ func (g *Gateway) streamActivatedJobs(ss grpc.ServerStream, in *dynamicpb.Messag
 
 // defaultTenant is the one tenant id gobpm accepts.
 const defaultTenant = "<default>"
-

@@ -1,0 +1,225 @@
+package zeebe
+
+import (
+	"context"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/camunda/zeebe/clients/go/v8/pkg/pb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding/gzip"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/testdb"
+)
+
+// dynBundle is the gateway over a real runtime with built-in
+// authentication, a raw gRPC connection to it and an admin's and a
+// worker's tokens.
+type dynBundle struct {
+	rt            *runtime.Runtime
+	conn          *grpc.ClientConn
+	admin, worker string
+}
+
+func setupDynamic(t *testing.T) *dynBundle {
+	t.Helper()
+	ctx := context.Background()
+	db, err := testdb.Open(ctx, testdb.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := runtime.New(db, runtime.Options{})
+	acc, err := access.New(ctx, access.Config{Mode: access.ModeBuiltin, Store: db, Params: auth.TestParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = acc.Close(context.Background())
+		_ = rt.Close()
+		_ = db.Close()
+	})
+	b := &dynBundle{rt: rt}
+	for _, u := range []struct {
+		id   string
+		role auth.Role
+		tok  *string
+	}{{"root", auth.RoleAdmin, &b.admin}, {"w", auth.RoleWorker, &b.worker}} {
+		if _, err := acc.CreateUser(ctx, "", access.NewUser{ID: u.id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := acc.Grant(ctx, "", access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: u.id}, Role: u.role}); err != nil {
+			t.Fatal(err)
+		}
+		if *u.tok, _, err = acc.MintToken(ctx, access.NewToken{Owner: u.id, Name: "zeebe"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(Options{Service: rt, Credentials: acc})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	b.conn, err = grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.conn.Close() })
+	return b
+}
+
+// as is ctx sending token as the bearer credential ("": none).
+func as(ctx context.Context, token string) context.Context {
+	if token == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+}
+
+func method(name string) string { return "/" + ServiceName + "/" + name }
+
+// streamRequest is a StreamActivatedJobsRequest.
+func streamRequest(t *testing.T, typ string, timeout time.Duration) *dynamicpb.Message {
+	t.Helper()
+	msgs, err := buildDynamic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(msgs.stream)
+	f := msgs.stream.Fields()
+	m.Set(f.ByName("type"), protoValueString(typ))
+	m.Set(f.ByName("worker"), protoValueString("streamer"))
+	m.Set(f.ByName("timeout"), protoValueInt(timeout.Milliseconds()))
+	return m
+}
+
+// openStream opens StreamActivatedJobs for typ as token, gzip-compressed.
+func (b *dynBundle) openStream(t *testing.T, ctx context.Context, token, typ string) grpc.ClientStream {
+	t.Helper()
+	s, err := b.conn.NewStream(as(ctx, token), &grpc.StreamDesc{ServerStreams: true}, method("StreamActivatedJobs"), grpc.UseCompressor(gzip.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendMsg(streamRequest(t, typ, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// updateTimeout calls UpdateJobTimeout as token.
+func (b *dynBundle) updateTimeout(t *testing.T, token string, key int64, timeout time.Duration) error {
+	t.Helper()
+	msgs, err := buildDynamic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(msgs.updateTimeout)
+	f := msgs.updateTimeout.Fields()
+	m.Set(f.ByName("jobKey"), protoValueInt(key))
+	m.Set(f.ByName("timeout"), protoValueInt(timeout.Milliseconds()))
+	return b.conn.Invoke(as(context.Background(), token), method("UpdateJobTimeout"), m, &emptypb.Empty{}, grpc.UseCompressor(gzip.Name))
+}
+
+// TestStreamActivatedJobsPushesEachJob opens a job stream before any job
+// exists: each instance started afterwards pushes its job at once; the
+// worker completes them and moves a deadline with UpdateJobTimeout. The
+// calls are gzip-compressed, as the JavaScript SDK sends them.
+func TestStreamActivatedJobsPushesEachJob(t *testing.T) {
+	t.Parallel()
+	b := setupDynamic(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	gw := pb.NewGatewayClient(b.conn)
+	data, err := os.ReadFile("testdata/c8-pay.bpmn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gw.DeployResource(as(ctx, b.admin), &pb.DeployResourceRequest{Resources: []*pb.Resource{{Name: "c8-pay.bpmn", Content: data}}},
+		grpc.UseCompressor(gzip.Name)); err != nil {
+		t.Fatalf("DeployResource (gzip): %v", err)
+	}
+	s := b.openStream(t, ctx, b.worker, "c8-charge")
+	time.Sleep(100 * time.Millisecond) // the stream is waiting before the jobs exist
+	var keys []int64
+	for range 3 {
+		res, err := gw.CreateProcessInstance(as(ctx, b.admin), &pb.CreateProcessInstanceRequest{BpmnProcessId: "c8-pay", Version: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, res.ProcessInstanceKey)
+		var job pb.ActivatedJob
+		if err := s.RecvMsg(&job); err != nil {
+			t.Fatalf("receiving a pushed job: %v", err)
+		}
+		if job.ProcessInstanceKey != res.ProcessInstanceKey || job.Type != "c8-charge" || job.Worker != "streamer" || job.Deadline == 0 {
+			t.Errorf("pushed job = %v", &job)
+		}
+		if err := b.updateTimeout(t, b.worker, job.Key, 2*time.Minute); err != nil {
+			t.Errorf("UpdateJobTimeout: %v", err)
+		}
+		if _, err := gw.CompleteJob(as(ctx, b.worker), &pb.CompleteJobRequest{JobKey: job.Key, Variables: `{"ok":true}`}); err != nil {
+			t.Errorf("CompleteJob: %v", err)
+		}
+	}
+	for _, k := range keys {
+		v, err := b.rt.InstanceByC8Key(ctx, k)
+		if err != nil || v.Status != runtime.StatusCompleted {
+			t.Errorf("instance %d: %v, %v", k, v.Status, err)
+		}
+	}
+	if err := b.updateTimeout(t, b.worker, 31337, time.Minute); status.Code(err) != codes.NotFound {
+		t.Errorf("UpdateJobTimeout of a forged key: %v, want NOT_FOUND", err)
+	}
+}
+
+// TestDynamicRPCsPassAuthentication checks the RPCs served through the
+// unknown-service handler pass the same guard as the generated ones.
+func TestDynamicRPCsPassAuthentication(t *testing.T) {
+	t.Parallel()
+	b := setupDynamic(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name, tok := range map[string]string{"no credential": "", "an unknown token": "gobpm_0123456789abcdef_nope"} {
+		s := b.openStream(t, ctx, tok, "c8-charge")
+		var job pb.ActivatedJob
+		if err := s.RecvMsg(&job); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("StreamActivatedJobs with %s: %v, want UNAUTHENTICATED", name, err)
+		}
+		if err := b.updateTimeout(t, tok, 1, time.Minute); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("UpdateJobTimeout with %s: %v, want UNAUTHENTICATED", name, err)
+		}
+	}
+	// A worker may not start instances; an unserved RPC is UNIMPLEMENTED.
+	gw := pb.NewGatewayClient(b.conn)
+	_, err := gw.CreateProcessInstance(as(ctx, b.worker), &pb.CreateProcessInstanceRequest{BpmnProcessId: "c8-pay", Version: -1})
+	if status.Code(err) != codes.PermissionDenied {
+		t.Errorf("CreateProcessInstance by a worker: %v, want PERMISSION_DENIED", err)
+	}
+	_, err = gw.PublishMessage(as(ctx, b.worker), &pb.PublishMessageRequest{Name: "m"})
+	if status.Code(err) != codes.PermissionDenied {
+		t.Errorf("PublishMessage by a worker: %v, want PERMISSION_DENIED", err)
+	}
+	err = b.conn.Invoke(as(ctx, b.admin), method("NoSuchRPC"), &emptypb.Empty{}, &emptypb.Empty{})
+	if status.Code(err) != codes.Unimplemented {
+		t.Errorf("an unknown RPC: %v, want UNIMPLEMENTED", err)
+	}
+}
+
+func protoValueString(s string) protoreflect.Value { return protoreflect.ValueOfString(s) }
+func protoValueInt(i int64) protoreflect.Value     { return protoreflect.ValueOfInt64(i) }
