@@ -78,7 +78,10 @@ func (g *Gateway) DeployResource(ctx context.Context, in *pb.DeployResourceReque
 	return out, nil
 }
 
-// DeployProcess is the deprecated deployment of processes only.
+// DeployProcess is the deprecated deployment of processes only, served
+// because older clients still send it.
+//
+//lint:ignore SA1019 the gateway serves the deprecated RPC for older clients
 func (g *Gateway) DeployProcess(ctx context.Context, in *pb.DeployProcessRequest) (*pb.DeployProcessResponse, error) {
 	files := make([]runtime.File, 0, len(in.Processes))
 	for _, p := range in.Processes {
@@ -88,7 +91,7 @@ func (g *Gateway) DeployProcess(ctx context.Context, in *pb.DeployProcessRequest
 	if err != nil {
 		return nil, err
 	}
-	out := &pb.DeployProcessResponse{Key: d.Key}
+	out := &pb.DeployProcessResponse{Key: d.Key} //lint:ignore SA1019 the deprecated RPC's answer
 	for _, p := range d.Processes {
 		out.Processes = append(out.Processes, processMetadata(p))
 	}

@@ -162,6 +162,7 @@ func (g *Gateway) streamActivatedJobs(ss grpc.ServerStream, in *dynamicpb.Messag
 			if err := ss.SendMsg(aj); err != nil {
 				return fmt.Errorf("zeebe: push job %d: %w", j.Key, err)
 			}
+			g.log.DebugContext(ctx, "gRPC job pushed", "job_key", j.Key, "job_type", j.Type)
 		}
 		if err := ctx.Err(); err != nil {
 			return status.FromContextError(err).Err()

@@ -3,6 +3,7 @@ package zeebe_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -33,6 +34,12 @@ type bundle struct {
 // authentication).
 func setup(t *testing.T, creds zeebe.Credentials) *bundle {
 	t.Helper()
+	return setupWith(t, creds, nil)
+}
+
+// setupWith is setup with a logger for the gateway (nil: discard).
+func setupWith(t *testing.T, creds zeebe.Credentials, log *slog.Logger) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
@@ -43,7 +50,7 @@ func setup(t *testing.T, creds zeebe.Credentials) *bundle {
 		_ = rt.Close()
 		_ = db.Close()
 	})
-	opts := zeebe.Options{Service: rt}
+	opts := zeebe.Options{Service: rt, Logger: log}
 	if creds != nil {
 		opts.Credentials = creds
 	}
