@@ -57,15 +57,7 @@ func TestCrashWhileAZeebeWorkerRuns(t *testing.T) {
 	defer zc.Close()
 	ctx := context.Background()
 	const n = 60
-	for i := range n {
-		cmd, err := zc.NewCreateInstanceCommand().BPMNProcessId("c8-pay").LatestVersion().VariablesFromMap(map[string]any{"n": i})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cmd.Send(ctx); err != nil {
-			t.Fatalf("start %d: %v", i, err)
-		}
-	}
+	startPayInstances(t, zc, n)
 
 	var mu sync.Mutex
 	completedAnswers := map[int64]int{} // job key → completions answered OK
@@ -94,10 +86,40 @@ func TestCrashWhileAZeebeWorkerRuns(t *testing.T) {
 	killServer(t, s)
 	s2 := startServer(t, bin, db, "--grpc-addr", grpcAddr)
 
+	awaitChargedOnce(t, s2.base, n)
+	mu.Lock()
+	defer mu.Unlock()
+	for key, c := range completedAnswers {
+		if c != 1 {
+			t.Errorf("job %d answered as completed %d times", key, c)
+		}
+	}
+	t.Logf("%d jobs handled for %d instances, %d completions answered", handled.Load(), n, len(completedAnswers))
+}
+
+// startPayInstances starts n instances of c8-pay through the Zeebe Go
+// client.
+func startPayInstances(t *testing.T, zc zbc.Client, n int) {
+	t.Helper()
+	for i := range n {
+		cmd, err := zc.NewCreateInstanceCommand().BPMNProcessId("c8-pay").LatestVersion().VariablesFromMap(map[string]any{"n": i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cmd.Send(context.Background()); err != nil {
+			t.Fatalf("start %d: %v", i, err)
+		}
+	}
+}
+
+// awaitChargedOnce waits up to a minute for n completed c8-pay instances
+// and checks each completed its charge task exactly once.
+func awaitChargedOnce(t *testing.T, base string, n int) {
+	t.Helper()
 	var items []any
-	deadline = time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		code, page := get(t, s2.base+"/api/v1/instances?processKey=c8-pay&status=completed&limit=500")
+		code, page := get(t, base+"/api/v1/instances?processKey=c8-pay&status=completed&limit=500")
 		if code != http.StatusOK {
 			t.Fatalf("instances: %d %v", code, page)
 		}
@@ -112,17 +134,9 @@ func TestCrashWhileAZeebeWorkerRuns(t *testing.T) {
 	}
 	for _, it := range items {
 		id := it.(map[string]any)["id"].(string)
-		perNode, _ := callFacts(historyOf(t, s2.base, id), "element-completed")
+		perNode, _ := callFacts(historyOf(t, base, id), "element-completed")
 		if perNode["charge"] != 1 {
 			t.Errorf("instance %s: charge completed %d times", id, perNode["charge"])
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for key, c := range completedAnswers {
-		if c != 1 {
-			t.Errorf("job %d answered as completed %d times", key, c)
-		}
-	}
-	t.Logf("%d jobs handled for %d instances, %d completions answered", handled.Load(), n, len(completedAnswers))
 }
