@@ -701,6 +701,12 @@ type MessageRequest struct {
 	Name           string         `json:"name"`
 	CorrelationKey string         `json:"correlationKey,omitempty"`
 	Variables      map[string]any `json:"variables,omitempty"`
+	// TimeToLiveMs, when positive, buffers the message that many
+	// milliseconds for subscriptions that open later (PublishMessage).
+	TimeToLiveMs int64 `json:"timeToLive,omitempty"`
+	// MessageID, with TimeToLiveMs, refuses a second message with the
+	// same name, correlation key and id while the first is buffered.
+	MessageID string `json:"messageId,omitempty"`
 	// IdempotencyKey makes the call safe to repeat (and to retry).
 	IdempotencyKey string `json:"-"`
 }
@@ -710,6 +716,27 @@ func (c *Client) CorrelateMessage(ctx context.Context, m MessageRequest) (int, e
 	var out struct{ Correlated int }
 	err := c.do(ctx, request{method: http.MethodPost, path: "/messages", body: m, idemKey: m.IdempotencyKey}, &out)
 	return out.Correlated, err
+}
+
+// Publication is what publishing a buffered message did.
+type Publication struct {
+	// Correlated counts the waits or starts the message reached at once.
+	Correlated int `json:"correlated"`
+	// Buffered is set when the message is kept until ExpiresAt under
+	// MessageKey.
+	Buffered   bool      `json:"buffered"`
+	MessageKey string    `json:"messageKey"`
+	MessageID  string    `json:"messageId"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+}
+
+// PublishMessage publishes a message with m.TimeToLiveMs: delivered at
+// once where something waits, and buffered for the subscriptions that
+// open before it expires. A live duplicate m.MessageID is a 409 Problem.
+func (c *Client) PublishMessage(ctx context.Context, m MessageRequest) (Publication, error) {
+	var out Publication
+	err := c.do(ctx, request{method: http.MethodPost, path: "/messages", body: m, idemKey: m.IdempotencyKey}, &out)
+	return out, err
 }
 
 // SignalRequest is a signal to broadcast.

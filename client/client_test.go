@@ -188,6 +188,22 @@ func TestClientWalkThrough(t *testing.T) {
 	if got := must(c.Instance(ctx, ev.ID)); got.Status != "completed" {
 		t.Errorf("events status = %s", got.Status)
 	}
+	// A buffered message waits for the subscription that opens later.
+	pub := must(c.PublishMessage(ctx, client.MessageRequest{Name: "paid", CorrelationKey: "o-4", TimeToLiveMs: 60000, MessageID: "paid-o-4"}))
+	if pub.Correlated != 0 || !pub.Buffered || pub.MessageKey == "" || pub.MessageID != "paid-o-4" || pub.ExpiresAt.IsZero() {
+		t.Errorf("publication = %+v", pub)
+	}
+	var dup *client.Problem
+	if _, err := c.PublishMessage(ctx, client.MessageRequest{Name: "paid", CorrelationKey: "o-4", TimeToLiveMs: 60000, MessageID: "paid-o-4"}); !errors.As(err, &dup) || dup.Status != http.StatusConflict {
+		t.Errorf("duplicate message id: %v", err)
+	}
+	ev4 := must(c.Start(ctx, "events", client.StartRequest{Variables: map[string]any{"orderId": "o-4"}}))
+	if waits := must(c.Instance(ctx, ev4.ID)); waits.Status != "running" || waits.Variables["orderId"] != "o-4" {
+		t.Errorf("o-4 = %+v", waits)
+	}
+	if n := must(c.BroadcastSignal(ctx, client.SignalRequest{Name: "go"})); n != 1 {
+		t.Errorf("o-4 did not pass the buffered message: triggered = %d", n)
+	}
 
 	// Decisions.
 	ds := must(c.Decisions(ctx))

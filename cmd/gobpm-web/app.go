@@ -26,6 +26,7 @@ import (
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/cockpit"
+	"github.com/gobpm/gobpm/internal/connector/httpjson"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -98,6 +99,8 @@ type Config struct {
 	// cockpit's live-update streams one caller may hold open at once
 	// (api.Options.MaxLongPolls, cockpit.Options.MaxEventStreams).
 	MaxLongPolls, MaxEventStreams int
+	// Connector configures the built-in REST connector worker.
+	Connector ConnectorConfig
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -112,6 +115,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.SetOutput(out)
 	var c Config
 	fs.StringVar(&c.Addr, "addr", def("GOBPM_ADDR", "127.0.0.1:8080"), "listen address (GOBPM_ADDR)")
+	if err := c.Connector.register(fs, getenv); err != nil {
+		return Config{}, err
+	}
 	if err := c.DBConfig.register(fs, getenv); err != nil {
 		return Config{}, err
 	}
@@ -170,7 +176,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if c.Auth, err = access.ParseMode(*authMode); err != nil {
 		return Config{}, err
 	}
-	if err := errors.Join(c.check(), c.DBConfig.check()); err != nil {
+	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check()); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
@@ -307,6 +313,8 @@ type Main struct {
 	grpc       *grpc.Server
 	grpcLn     net.Listener
 	grpcServed chan error
+	// connector is the REST connector worker (nil when off).
+	connector *httpjson.Worker
 }
 
 // GRPCAddr returns the address the Zeebe gateway listens on ("" when off).
@@ -390,6 +398,10 @@ func (m *Main) Run(ctx context.Context) error {
 		// instead, and a large upload on a slow link must not fail.
 	}
 	m.srv.RegisterOnShutdown(m.rt.BeginShutdown) // long polls answer instead of holding shutdown
+	if err := m.startConnector(ctx); err != nil {
+		m.Close()
+		return err
+	}
 	m.resumeDone = make(chan struct{})
 	resumeCtx, cancelResume := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancelResume = cancelResume
@@ -609,6 +621,10 @@ func (m *Main) Addr() string {
 // and closes the store, in that order.
 func (m *Main) Close() error {
 	var errs []error
+	if m.connector != nil {
+		m.connector.Stop() // calls in flight end; their jobs are retried when their locks run out
+		m.connector = nil
+	}
 	if m.prof != nil {
 		errs = append(errs, m.prof.Close())
 		m.prof = nil

@@ -294,7 +294,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		covered[rw.method+" "+routeOf(rw.path)] = true
 	}
 	for route, ru := range api.RouteRules() {
-		if !ru.Public && !covered[route] && !untested[route] {
+		if !ru.Public && !covered[route] && !untested[route] && !engineRestMatrix[route] {
 			t.Errorf("route %s is not in the matrix", route)
 		}
 	}
@@ -328,27 +328,16 @@ var untested = map[string]bool{
 	"DELETE /api/v1/tokens/{id}":        true,
 	"DELETE /api/v1/grants/{id}":        true,
 	"DELETE /api/v1/groups/{id}":        true,
-	// The engine-rest routes: camunda7_integration_test.go covers them
-	// (TestCamunda7EngineRestAuthentication).
-	"POST /engine-rest/external-task/fetchAndLock":    true,
-	"POST /engine-rest/external-task/{id}/complete":   true,
-	"POST /engine-rest/external-task/{id}/failure":    true,
-	"POST /engine-rest/external-task/{id}/bpmnError":  true,
-	"POST /engine-rest/external-task/{id}/extendLock": true,
-	"POST /engine-rest/external-task/{id}/unlock":     true,
-	"POST /engine-rest/external-task/{id}/lock":       true,
-	"GET /engine-rest/external-task":                  true,
-	"GET /engine-rest/external-task/count":            true,
-	"GET /engine-rest/external-task/{id}":             true,
-	// The task acts consume their task: TestCamunda7UserTaskPermissions
-	// covers them.
+	// The engine-rest task acts: whether one is allowed depends on the
+	// task's candidates and assignee, not on the caller's role (any
+	// authenticated caller reaches them): TestCamunda7UserTaskPermissions
+	// covers them. The job acts and the instance's DELETE are in
+	// TestEngineRestRoleMatrix, which gives each call its own resource.
 	"POST /engine-rest/task/{id}/claim":    true,
 	"POST /engine-rest/task/{id}/unclaim":  true,
 	"POST /engine-rest/task/{id}/complete": true,
-	// It consumes the matrix's instance: TestCamunda7InstancePermissions
-	// covers it.
-	"DELETE /engine-rest/process-instance/{id}": true,
-	// A multipart body: TestCamunda7DeploymentPermissions covers it.
+	// A multipart body, which the matrix's calls cannot send:
+	// TestCamunda7DeploymentPermissions covers it.
 	"POST /engine-rest/deployment/create": true,
 	// A multipart body: TestCamunda8DeploymentPermissions covers it.
 	"POST /v2/deployments": true,

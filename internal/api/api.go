@@ -148,6 +148,10 @@ type Service interface {
 	// CorrelateMessage delivers a message and returns how many waits or
 	// starts it reached; ENOTFOUND when nothing waits for it.
 	CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
+	// PublishMessage publishes a message with a time to live: delivered as
+	// CorrelateMessage delivers, and buffered for the subscriptions that
+	// open before it expires; ECONFLICT for a live duplicate message id.
+	PublishMessage(ctx context.Context, p runtime.Publication) (runtime.PublishResult, error)
 	// BroadcastSignal triggers every wait for the signal and returns how many.
 	BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error)
 	// EvaluateConditions evaluates the conditional start events (of the

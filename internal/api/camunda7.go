@@ -33,16 +33,20 @@ const EngineRestPrefix = "/engine-rest"
 func engineRestRules() map[string]access.Rule {
 	work := access.On(auth.PermWork, auth.KindJobType, access.KeyHandler)
 	return map[string]access.Rule{
-		"POST /engine-rest/external-task/fetchAndLock":    work,
-		"POST /engine-rest/external-task/{id}/complete":   work,
-		"POST /engine-rest/external-task/{id}/failure":    work,
-		"POST /engine-rest/external-task/{id}/bpmnError":  work,
-		"POST /engine-rest/external-task/{id}/extendLock": work,
-		"POST /engine-rest/external-task/{id}/unlock":     work,
-		"POST /engine-rest/external-task/{id}/lock":       work,
-		"GET /engine-rest/external-task":                  access.Anyone(),
-		"GET /engine-rest/external-task/count":            access.Anyone(),
-		"GET /engine-rest/external-task/{id}":             access.Anyone(),
+		"POST /engine-rest/external-task/fetchAndLock":     work,
+		"POST /engine-rest/external-task/{id}/complete":    work,
+		"POST /engine-rest/external-task/{id}/failure":     work,
+		"POST /engine-rest/external-task/{id}/bpmnError":   work,
+		"POST /engine-rest/external-task/{id}/extendLock":  work,
+		"POST /engine-rest/external-task/{id}/unlock":      work,
+		"POST /engine-rest/external-task/{id}/lock":        work,
+		"GET /engine-rest/external-task":                   access.Anyone(),
+		"GET /engine-rest/external-task/count":             access.Anyone(),
+		"GET /engine-rest/external-task/{id}":              access.Anyone(),
+		"GET /engine-rest/external-task/{id}/errorDetails": access.Anyone(),
+		// As POST /api/v1/incidents/{id}/retry: operate on the task's
+		// process, checked by the adapter.
+		"PUT /engine-rest/external-task/{id}/retries": access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
 		// As POST /api/v1/deployments: deploy on some process or decision
 		// at the route, each key exactly by the deploy guard.
 		"POST /engine-rest/deployment/create": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),
@@ -90,6 +94,10 @@ func engineRestRules() map[string]access.Rule {
 type engineRestRuleFinder struct {
 	rules map[string]access.Rule
 	mux   *chi.Mux
+	// served holds the routes the adapter serves (set by serve before the
+	// first request): one of them without a rule is refused, not let
+	// through.
+	served *chi.Mux
 }
 
 // newEngineRestRuleFinder returns a finder over engineRestRules.
@@ -111,6 +119,35 @@ func (f *engineRestRuleFinder) rule(r *http.Request) (access.Rule, bool) {
 	return ru, ok
 }
 
+// serve records the routes of the adapter's router, mounted at
+// EngineRestPrefix.
+func (f *engineRestRuleFinder) serve(router chi.Routes) error {
+	f.served = chi.NewMux()
+	noop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	err := chi.Walk(router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		f.served.Method(method, EngineRestPrefix+route, noop)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("api: walk the engine-rest routes: %w", err)
+	}
+	return nil
+}
+
+// unruled reports whether r takes a route the adapter serves that has no
+// rule (a route added without one): it must be refused, never let through.
+func (f *engineRestRuleFinder) unruled(r *http.Request) (string, bool) {
+	if f.served == nil {
+		return "", false
+	}
+	pattern := f.served.Find(chi.NewRouteContext(), r.Method, r.URL.Path)
+	if pattern == "" {
+		return "", false // not served: the adapter answers 404 or 405
+	}
+	_, ok := f.rules[r.Method+" "+pattern]
+	return r.Method + " " + pattern, !ok
+}
+
 // addEngineRestRules adds the engine-rest rules to a RouteRules table.
 func addEngineRestRules(out map[string]RouteRule) {
 	for k, ru := range engineRestRules() {
@@ -124,12 +161,23 @@ func addEngineRestRules(out map[string]RouteRule) {
 // and audit trail as /api/v1, answering Camunda 7's error bodies.
 func (s *server) engineRest() http.Handler {
 	svc, _ := s.svc.(camunda7.Service) // nil for a test double: engineRestAvailable answers 501
-	return camunda7.New(camunda7.Config{
+	rules := newEngineRestRuleFinder()
+	router := camunda7.New(camunda7.Config{
 		Service: svc, Guard: engineRestGuard{s: s}, Logger: s.log, MaxJSONBytes: s.opts.MaxJSONBytes,
 		MaxDeploymentBytes: s.opts.MaxDeploymentBytes, ErrorOf: engineRestErrorOf,
-		Hold:        func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
-		Middlewares: []func(http.Handler) http.Handler{s.crossOriginWithoutCredentials, s.engineRestAuth(newBasicCache()), s.auditTrail, engineRestAvailable(svc != nil)},
+		Hold: func(r *http.Request) (func(), bool) { return s.polls.Acquire(holdKey(r)) },
+		Middlewares: []func(http.Handler) http.Handler{s.crossOriginWithoutCredentials, s.engineRestAuth(newBasicCache(), rules),
+			s.auditTrail, engineRestAvailable(svc != nil)},
 	})
+	if err := rules.serve(router); err != nil {
+		// The walk fails only on a malformed route: refuse every request.
+		s.log.Error("engine-rest routes unreadable", "err", err)
+		rules.served = nil
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusInternalServerError, Type: camunda7.TypeRestException, Msg: "internal error: the server logged the cause"})
+		})
+	}
+	return router
 }
 
 // crossOriginWithoutCredentials is crossOrigin for the requests that carry
@@ -200,8 +248,10 @@ func engineRestAvailable(ok bool) func(http.Handler) http.Handler {
 // session cookie, or nobody in auth mode none) — and refuses, with
 // Camunda 7's error body, a caller who is unknown (401) or who may not
 // take the route at all (403). The exact keys are checked per act.
-func (s *server) engineRestAuth(basic *basicCache) func(http.Handler) http.Handler {
-	rules := newEngineRestRuleFinder()
+// Its rule finder knows the adapter's routes once serve has walked them: a served route without
+// a rule is then a 500 in Camunda 7's error body, as /api/v1 cannot have
+// one (its routes carry their rules).
+func (s *server) engineRestAuth(basic *basicCache, rules *engineRestRuleFinder) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return s.engineRestAuthWith(basic, rules, next)
 	}
@@ -210,6 +260,12 @@ func (s *server) engineRestAuth(basic *basicCache) func(http.Handler) http.Handl
 // engineRestAuthWith is engineRestAuth's handler.
 func (s *server) engineRestAuthWith(basic *basicCache, rules *engineRestRuleFinder, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if route, ok := rules.unruled(r); ok {
+			s.log.ErrorContext(r.Context(), "engine-rest route has no access rule", "route", route, "requestId", RequestID(r.Context()))
+			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusInternalServerError, Type: camunda7.TypeRestException,
+				Msg: "internal error: the route " + route + " has no access rule, so the server refuses it"})
+			return
+		}
 		c, err := s.engineRestCaller(r, basic)
 		if err == nil && c.Via != "none" && !c.Authenticated() {
 			err = unauthenticated("this route needs an authenticated caller: send Authorization: Basic <user:password> or Bearer <token>")

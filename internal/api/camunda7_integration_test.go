@@ -207,7 +207,7 @@ func TestCamunda7BpmnErrorAndRefusals(t *testing.T) {
 	b.c7Send("GET", "/engine-rest/external-task/nope.abc", "").c7Error(t, http.StatusNotFound, "RestException")
 	b.c7Send("POST", "/engine-rest/external-task/fetchAndLock", `{"maxTasks":1,"topics":[]}`).c7Error(t, http.StatusBadRequest, "InvalidRequestException")
 	b.c7Send("POST", "/engine-rest/external-task/fetchAndLock", `{"workerId":"w","maxTasks":1,"topics":[{"topicName":"charge"}]}`).c7Error(t, http.StatusBadRequest, "InvalidRequestException")
-	b.c7Send("POST", "/engine-rest/external-task/fetchAndLock", `{"workerId":"w","maxTasks":1,"topics":[{"topicName":"charge","lockDuration":1,"businessKey":"b"}]}`).c7Error(t, http.StatusBadRequest, "InvalidRequestException")
+	b.c7Send("POST", "/engine-rest/external-task/fetchAndLock", `{"workerId":"w","maxTasks":1,"topics":[{"topicName":"charge","lockDuration":1,"businessKey":5}]}`).c7Error(t, http.StatusBadRequest, "InvalidRequestException")
 	// An unknown engine-rest resource (no contract operation, so past the
 	// harness's contract check) is Camunda 7's 404 too.
 	rec := httptest.NewRecorder()

@@ -449,7 +449,7 @@ var camundaExamples = []camundaExample{
 	{files: []string{c8Examples + "event-processing/src/test/resources/eventHandler.bpmn"},
 		refused: []string{"zeebe:executionListeners"}, why: whyNotYet + " (execution listeners)"},
 	{files: []string{c8Examples + "weatherinfo-pyzeebe-connectors/src/weatherinfo-process.bpmn"},
-		refused: []string{`"io.camunda:http-json:1" is a Camunda connector`, `"io.camunda:sendgrid:1" is a Camunda connector`}, why: whyConnector},
+		refused: []string{`"io.camunda:sendgrid:1" is a Camunda connector`}, why: whyConnector + " (the REST connector beside it is served)"},
 	{files: []string{c8Examples + "payment-example-process-application/complete-usertasks/complete-user-tasks.bpmn"},
 		refused: []string{"is a Camunda connector"}, why: whyConnector},
 	{files: []string{c8Examples + "extended-connector-runtime/src/test/resources/test.bpmn"},

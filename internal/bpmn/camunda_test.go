@@ -80,7 +80,6 @@ func TestParseCamundaGaps(t *testing.T) {
 func TestParseCamundaGapsRefused(t *testing.T) {
 	t.Parallel()
 	checkProblems(t, MustFail(t, MustRead(t, "reject_camunda_gaps.bpmn")), []want{
-		{"http", RuleUnsupported, `zeebe:taskDefinition type "io.camunda:http-json:1" is a Camunda connector`},
 		{"templated", RuleUnsupported, `"mail" is a Camunda connector`},
 		{"headersOnUser", RuleUnsupported, "zeebe:taskHeaders on userTask is not supported: custom headers reach the workers of jobs, and a userTask creates no job"},
 		{"badHeader", RuleMissingAttribute, "zeebe:header on serviceTask has no key"},

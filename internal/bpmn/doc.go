@@ -187,7 +187,9 @@
 //     camunda:connector) are refused, and so are Camunda 8's outbound
 //     connectors (a job type starting with io.camunda:, or a
 //     zeebe:modelerTemplate starting with io.camunda.connectors.), which
-//     run in Camunda's connector runtime.
+//     run in Camunda's connector runtime — except the REST connector
+//     (job type io.camunda:http-json:1, HTTPConnectorType), which gobpm's
+//     server runs as a built-in worker.
 //   - userTask (Node.UserTask): gobpm:assignee, gobpm:candidateUsers,
 //     gobpm:candidateGroups, gobpm:dueDate, or their camunda: equivalents,
 //     or zeebe:assignmentDefinition / zeebe:taskSchedule. A value starting

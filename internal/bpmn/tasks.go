@@ -129,14 +129,26 @@ const (
 	connectorTemplatePrefix = "io.camunda.connectors."
 )
 
+// HTTPConnectorType is the job type of Camunda 8's REST connector, which
+// gobpm's server runs itself (a built-in worker): of Camunda's connectors
+// only it deploys. GobpmHTTPType is gobpm's own name for the same task.
+const (
+	HTTPConnectorType = "io.camunda:http-json:1"
+	GobpmHTTPType     = "gobpm:http"
+)
+
 // connector refuses a task configured as one of Camunda 8's outbound
-// connectors: they run inside Camunda's connector runtime, which gobpm does
-// not have, so the job would wait for a worker that never comes.
+// connectors other than the REST connector (HTTPConnectorType): they run
+// inside Camunda's connector runtime, which gobpm does not have, so the job
+// would wait for a worker that never comes.
 func (p *parser) connector(e *etree.Element, what, typ string) {
+	if typ == HTTPConnectorType {
+		return
+	}
 	tmpl, _ := nsAttr(e, NamespaceZeebe, "modelerTemplate")
 	if strings.HasPrefix(typ, connectorTypePrefix) || strings.HasPrefix(strings.TrimSpace(tmpl), connectorTemplatePrefix) {
 		p.problems.add(p.label(e), RuleUnsupported,
-			"%s %q is a Camunda connector, which runs in Camunda's connector runtime; gobpm has none: give the task a job type of your own (gobpm:type) and a worker that makes the call", what, typ)
+			"%s %q is a Camunda connector, which runs in Camunda's connector runtime; gobpm runs only the REST connector (%s): give the task a job type of your own (gobpm:type) and a worker that makes the call", what, typ, HTTPConnectorType)
 	}
 }
 

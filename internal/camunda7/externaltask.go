@@ -45,6 +45,13 @@ type Service interface {
 	// WorkerJobs lists open jobs; WorkerJob reads one (ENOTFOUND if absent).
 	WorkerJobs(ctx context.Context, f runtime.WorkerJobFilter) ([]runtime.WaitRow, error)
 	WorkerJob(ctx context.Context, key string) (runtime.WaitRow, error)
+	// SetJobRetries sets a job's retries (0 opens an incident, more
+	// resolves it); ENOTFOUND for an unknown key, EINVALID for negative
+	// retries.
+	SetJobRetries(ctx context.Context, key string, retries int) error
+	// WorkerJobErrorDetails returns the details of a job's last failure
+	// ("" when none); ENOTFOUND for an unknown key.
+	WorkerJobErrorDetails(ctx context.Context, key string) (string, error)
 
 	// Deployments: POST /deployment/create (deployment.go).
 	Deployments
@@ -163,6 +170,8 @@ func New(cfg Config) chi.Router {
 	r.Get("/external-task", h.serve(h.list))
 	r.Get("/external-task/count", h.serve(h.count))
 	r.Get("/external-task/{id}", h.serve(h.get))
+	r.Get("/external-task/{id}/errorDetails", h.serve(h.errorDetails))
+	r.Put("/external-task/{id}/retries", h.serve(h.setRetries))
 	r.Post("/external-task/{id}/complete", h.serve(h.complete))
 	r.Post("/external-task/{id}/failure", h.serve(h.failure))
 	r.Post("/external-task/{id}/bpmnError", h.serve(h.bpmnError))
@@ -280,14 +289,93 @@ func (h *handler) user(r *http.Request) string {
 
 // fetchTopic is one topic of a fetchAndLock request.
 type fetchTopic struct {
-	TopicName            string          `json:"topicName"`
-	LockDuration         *json.Number    `json:"lockDuration"`
-	Variables            []string        `json:"variables"`
-	LocalVariables       bool            `json:"localVariables"`
-	BusinessKey          *string         `json:"businessKey"`
-	ProcessDefinitionKey *string         `json:"processDefinitionKey"`
-	ProcessDefinitionID  *string         `json:"processDefinitionId"`
-	TenantIDIn           json.RawMessage `json:"tenantIdIn"`
+	TopicName                   string                     `json:"topicName"`
+	LockDuration                *json.Number               `json:"lockDuration"`
+	Variables                   []string                   `json:"variables"`
+	LocalVariables              bool                       `json:"localVariables"`
+	BusinessKey                 *string                    `json:"businessKey"`
+	ProcessDefinitionKey        *string                    `json:"processDefinitionKey"`
+	ProcessDefinitionKeyIn      []string                   `json:"processDefinitionKeyIn"`
+	ProcessDefinitionID         *string                    `json:"processDefinitionId"`
+	ProcessDefinitionIDIn       []string                   `json:"processDefinitionIdIn"`
+	ProcessDefinitionVersionTag *string                    `json:"processDefinitionVersionTag"`
+	ProcessVariables            map[string]json.RawMessage `json:"processVariables"`
+	WithoutTenantID             bool                       `json:"withoutTenantId"`
+	TenantIDIn                  []string                   `json:"tenantIdIn"`
+}
+
+// match is the topic's filters as a runtime match (nil when it has
+// none; an empty list is no filter). Camunda 7 ANDs them: processDefinitionKey and
+// processDefinitionKeyIn both hold, and so do the two id filters.
+// withoutTenantId matches every gobpm instance (none has a tenant) and a
+// non-empty tenantIdIn none.
+func (t fetchTopic) match() (*runtime.JobMatch, error) {
+	m := &runtime.JobMatch{BusinessKey: t.BusinessKey, VersionTag: t.ProcessDefinitionVersionTag, Nothing: len(t.TenantIDIn) > 0}
+	if t.ProcessDefinitionKey != nil {
+		m.ProcessKeys = []string{*t.ProcessDefinitionKey}
+	}
+	if len(t.ProcessDefinitionKeyIn) > 0 {
+		m.ProcessKeys = intersect(m.ProcessKeys, t.ProcessDefinitionKeyIn, t.ProcessDefinitionKey != nil)
+	}
+	var ids []string
+	if t.ProcessDefinitionID != nil {
+		ids = []string{*t.ProcessDefinitionID}
+	}
+	if len(t.ProcessDefinitionIDIn) > 0 {
+		ids = intersect(ids, t.ProcessDefinitionIDIn, t.ProcessDefinitionID != nil)
+	}
+	if t.ProcessDefinitionID != nil || len(t.ProcessDefinitionIDIn) > 0 {
+		m.Versions = []runtime.DefinitionRef{}
+		for _, id := range ids {
+			if ref, ok := parseDefinitionID(id); ok {
+				m.Versions = append(m.Versions, ref)
+			}
+		}
+	}
+	for name, raw := range t.ProcessVariables {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, invalid(fmt.Sprintf("topic %s: processVariables.%s is no JSON value: %v", t.TopicName, name, err))
+		}
+		if m.Variables == nil {
+			m.Variables = map[string]any{}
+		}
+		m.Variables[name] = v
+	}
+	if !m.Nothing && m.BusinessKey == nil && m.VersionTag == nil && m.ProcessKeys == nil && m.Versions == nil && m.Variables == nil {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// intersect is b when a is not set, else the members of a also in b.
+func intersect(a, b []string, aSet bool) []string {
+	if !aSet {
+		return b
+	}
+	out := []string{}
+	for _, s := range a {
+		if slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// parseDefinitionID reads a process definition id key:version; ok is
+// false for anything else (an id no gobpm definition has).
+func parseDefinitionID(id string) (runtime.DefinitionRef, bool) {
+	i := strings.LastIndexByte(id, ':')
+	if i <= 0 {
+		return runtime.DefinitionRef{}, false
+	}
+	v, err := strconv.Atoi(id[i+1:])
+	if err != nil || v < 1 {
+		return runtime.DefinitionRef{}, false
+	}
+	return runtime.DefinitionRef{Key: id[:i], Version: v}, true
 }
 
 // fetchRequest is fetchAndLock's body.
@@ -362,10 +450,9 @@ func (h *handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		if t.TopicName == "" {
 			return invalid(fmt.Sprintf("topics[%d].topicName is required", i))
 		}
-		switch {
-		case t.BusinessKey != nil, t.ProcessDefinitionKey != nil, t.ProcessDefinitionID != nil:
-			return invalid(fmt.Sprintf("topic %s: gobpm does not filter fetched tasks by businessKey, processDefinitionKey or processDefinitionId: "+
-				"give each process its own topic", t.TopicName))
+		match, err := t.match()
+		if err != nil {
+			return err
 		}
 		if !h.mayWork(r, t.TopicName) {
 			return &Error{Status: http.StatusForbidden, Type: TypeAuthorization,
@@ -378,7 +465,7 @@ func (h *handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		if !present {
 			return invalid(fmt.Sprintf("topics[%d].lockDuration is required", i))
 		}
-		req.Topics = append(req.Topics, runtime.FetchTopic{Type: t.TopicName, LockDuration: time.Duration(lock) * time.Millisecond, FetchVariables: t.Variables})
+		req.Topics = append(req.Topics, runtime.FetchTopic{Type: t.TopicName, LockDuration: time.Duration(lock) * time.Millisecond, FetchVariables: t.Variables, Match: match})
 	}
 	if max == 0 || len(req.Topics) == 0 {
 		writeJSON(w, http.StatusOK, []LockedTask{})
@@ -411,6 +498,9 @@ func (h *handler) fetchAndLock(w http.ResponseWriter, r *http.Request) error {
 		if j.ErrorMessage != "" {
 			t.ErrorMessage = &j.ErrorMessage
 		}
+		if j.ErrorDetails != "" {
+			t.ErrorDetails = &j.ErrorDetails
+		}
 		if t.ExtensionProperties == nil {
 			t.ExtensionProperties = map[string]string{}
 		}
@@ -441,6 +531,15 @@ func (h *handler) task(r *http.Request) (runtime.WaitRow, error) {
 		return runtime.WaitRow{}, notFound(id)
 	}
 	return row, nil
+}
+
+// actRefusal is Camunda 7's answer for an act on an unknown task (404
+// NotFoundException); other errors stay as they are.
+func actRefusal(err error, id string) error {
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return notFound(id)
+	}
+	return err
 }
 
 // notFound is Camunda 7's answer for an unknown external task.
@@ -508,7 +607,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req := runtime.FailRequest{ErrorMessage: body.ErrorMessage}
+	req := runtime.FailRequest{ErrorMessage: body.ErrorMessage, ErrorDetails: body.ErrorDetails}
 	retries, present, err := wholeNumber(body.Retries, "retries", 0, 1<<31-1)
 	if err != nil {
 		return err
@@ -523,7 +622,7 @@ func (h *handler) failure(w http.ResponseWriter, r *http.Request) error {
 	}
 	req.RetryBackoff = time.Duration(timeout) * time.Millisecond
 	if req.ErrorMessage == "" && body.ErrorDetails != "" {
-		req.ErrorMessage = firstLine(body.ErrorDetails)
+		req.ErrorMessage = firstLine(body.ErrorDetails) // gobpm's incident needs a message
 	}
 	if err := h.svc.FailWorkerJob(r.Context(), row.ID, holder, req); err != nil {
 		return err
@@ -678,20 +777,89 @@ func toTask(row runtime.WaitRow) Task {
 	return t
 }
 
-// get handles GET /external-task/{id}.
-func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
+// visibleJob reads the task {id} for a read: a task the caller may not
+// see is ENOTFOUND, as an unknown one.
+func (h *handler) visibleJob(r *http.Request) (runtime.WaitRow, string, error) {
 	id := chi.URLParam(r, "id")
 	row, err := h.svc.WorkerJob(r.Context(), id)
 	if err == nil && !h.visible(r, row) {
 		err = &runtime.Error{Code: runtime.ENOTFOUND}
 	}
+	return row, id, err
+}
+
+// readRefusal is Camunda 7's answer for a read of an unknown task (404
+// RestException); other errors stay as they are.
+func readRefusal(err error, id string) error {
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
+	}
+	return err
+}
+
+// get handles GET /external-task/{id}.
+func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
+	row, id, err := h.visibleJob(r)
 	if err != nil {
-		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
-			return &Error{Status: http.StatusNotFound, Type: TypeRestException, Msg: fmt.Sprintf("External task with id %s does not exist", id)}
-		}
-		return err
+		return readRefusal(err, id)
 	}
 	writeJSON(w, http.StatusOK, toTask(row))
+	return nil
+}
+
+// errorDetails handles GET /external-task/{id}/errorDetails: the details
+// of the task's last failure as text/plain, as Camunda 7 answers them;
+// 204 without details (Camunda 7's answer for null); an unknown task is
+// 404 RestException, as for GET /external-task/{id}.
+func (h *handler) errorDetails(w http.ResponseWriter, r *http.Request) error {
+	_, id, err := h.visibleJob(r)
+	var details string
+	if err == nil {
+		details, err = h.svc.WorkerJobErrorDetails(r.Context(), id)
+	}
+	if err != nil {
+		return readRefusal(err, id)
+	}
+	if details == "" {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, details)
+	return nil
+}
+
+// setRetries handles PUT /external-task/{id}/retries {"retries": n}: 0
+// raises the task's incident, more resolves it (204). It needs operate on
+// the task's process, as retrying an incident does; a task the caller
+// may not see is 404.
+func (h *handler) setRetries(w http.ResponseWriter, r *http.Request) error {
+	row, id, err := h.visibleJob(r)
+	if err != nil {
+		return actRefusal(err, id)
+	}
+	if h.guard != nil && !h.guard.MayOperate(r, row.ProcessKey) {
+		return &Error{Status: http.StatusForbidden, Type: TypeAuthorization,
+			Msg: fmt.Sprintf("the user may not operate instances of process %s", row.ProcessKey)}
+	}
+	var body struct {
+		Retries *json.Number `json:"retries"`
+	}
+	if err := h.readBody(r, &body); err != nil {
+		return err
+	}
+	n, present, err := wholeNumber(body.Retries, "retries", 0, 1<<31-1)
+	if err != nil {
+		return err
+	}
+	if !present {
+		return invalid("retries is required")
+	}
+	if err := h.svc.SetJobRetries(r.Context(), id, int(n)); err != nil {
+		return actRefusal(err, id)
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

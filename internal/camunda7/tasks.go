@@ -211,15 +211,8 @@ type claimBody struct {
 // claimTask handles POST /task/{id}/claim {userId}: the caller becomes
 // the assignee. 204.
 func (h *handler) claimTask(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.visibleTask(r)
-	if err != nil {
-		return err
-	}
 	var body claimBody
-	if err := h.readBody(r, &body); err != nil {
-		return err
-	}
-	a, err := h.taskActor(r, body.UserID)
+	t, a, err := h.taskAct(r, &body, func(runtime.TaskView) string { return body.UserID })
 	if err != nil {
 		return err
 	}
@@ -230,14 +223,30 @@ func (h *handler) claimTask(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// taskAct is the preamble of the task acts: it resolves the visible task
+// {id}, reads the request's body into body (none when body is nil), and
+// returns the actor acting as the user userOf names (taskActor).
+func (h *handler) taskAct(r *http.Request, body *claimBody, userOf func(runtime.TaskView) string) (runtime.TaskView, runtime.Actor, error) {
+	t, err := h.visibleTask(r)
+	if err != nil {
+		return t, runtime.Actor{}, err
+	}
+	if body != nil {
+		if err := h.readBody(r, body); err != nil {
+			return t, runtime.Actor{}, err
+		}
+	}
+	a, err := h.taskActor(r, userOf(t))
+	return t, a, err
+}
+
+// assigneeOf is the task's assignee: unclaim and complete act as them.
+func assigneeOf(t runtime.TaskView) string { return t.Assignee }
+
 // unclaimTask handles POST /task/{id}/unclaim: the assignee returns the
 // task to its candidates. 204.
 func (h *handler) unclaimTask(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.visibleTask(r)
-	if err != nil {
-		return err
-	}
-	a, err := h.taskActor(r, t.Assignee)
+	t, a, err := h.taskAct(r, nil, assigneeOf)
 	if err != nil {
 		return err
 	}
@@ -251,15 +260,8 @@ func (h *handler) unclaimTask(w http.ResponseWriter, r *http.Request) error {
 // completeTask handles POST /task/{id}/complete {variables,
 // withVariablesInReturn}: 204, or 200 with the instance's variables.
 func (h *handler) completeTask(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.visibleTask(r)
-	if err != nil {
-		return err
-	}
 	var body claimBody
-	if err := h.readBody(r, &body); err != nil {
-		return err
-	}
-	a, err := h.taskActor(r, t.Assignee)
+	t, a, err := h.taskAct(r, &body, assigneeOf)
 	if err != nil {
 		return err
 	}

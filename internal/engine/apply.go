@@ -131,6 +131,7 @@ var (
 
 	_ runningEvent = JobCompleted{}
 	_ runningEvent = JobFailed{}
+	_ runningEvent = JobRetriesSet{}
 	_ runningEvent = JobErrorThrown{}
 	_ runningEvent = IncidentRetried{}
 	_ runningEvent = TaskClaimed{}

@@ -86,6 +86,21 @@ type JobFailed struct {
 // Kind implements Event.
 func (JobFailed) Kind() string { return "job-failed" }
 
+// JobRetriesSet sets the retries a job has left, outside any attempt
+// (Camunda 7's PUT /external-task/{id}/retries): 0 opens an incident, as
+// a last failure does, with the job's last error message; more resolves
+// the job's open incident (the job is activatable again) or, without one,
+// only sets the retries.
+type JobRetriesSet struct {
+	Key     string
+	Retries int
+	// By is who set them (the incident's resolver).
+	By string
+}
+
+// Kind implements Event.
+func (JobRetriesSet) Kind() string { return "job-retries-set" }
+
 // JobErrorThrown throws a BPMN error at a job's task.
 type JobErrorThrown struct {
 	Key          string

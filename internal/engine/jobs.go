@@ -58,6 +58,49 @@ func (e JobFailed) applyRunning(x *executor) error {
 	return nil
 }
 
+// applyRunning sets a job's retries (see JobRetriesSet). A router job's
+// retries are the region's: refused.
+func (e JobRetriesSet) applyRunning(x *executor) error {
+	if e.Retries < 0 {
+		return fmt.Errorf("engine: set retries of job %s to %d: %w", e.Key, e.Retries, ErrInvalidTransition)
+	}
+	if _, routed, err := x.routerJobOf(e.Key, false); err != nil {
+		return err
+	} else if routed {
+		return fmt.Errorf("engine: set retries of router job %s: %w", e.Key, ErrInvalidTransition)
+	}
+	w, t, err := x.openWait(e.Key, WaitJob)
+	if err != nil {
+		return err
+	}
+	var open *Incident
+	for _, in := range x.st.Incidents {
+		if in.WaitID == w.ID {
+			open = in
+		}
+	}
+	switch {
+	case e.Retries == 0 && open == nil:
+		w.Retries, w.DueAt = 0, time.Time{}
+		x.touch(w.ID)
+		msg := w.ErrorMessage
+		if msg == "" {
+			msg = "the job's retries were set to 0"
+		}
+		x.openIncident(t, w.ID, IncidentJobFailed, msg)
+	case e.Retries == 0:
+		// Out of retries with its incident open already: nothing changes.
+	case open != nil:
+		x.by = e.By
+		defer func() { x.by = "" }()
+		return x.retryIncident(IncidentRetried{IncidentID: open.ID, Retries: e.Retries, By: e.By})
+	default:
+		w.Retries = e.Retries
+		x.touch(w.ID)
+	}
+	return nil
+}
+
 // applyRunning throws a BPMN error a job's worker reported at the
 // job's activity. A router job's error is the region's.
 func (e JobErrorThrown) applyRunning(x *executor) error {

@@ -54,6 +54,8 @@ type work struct {
 	fxs  []engine.Effects
 	// budget is the command's account against its CallTreeLimits.
 	budget callBudget
+	// takes are the buffered messages the command took (msgbuffer.go).
+	takes messageTakes
 }
 
 func (w *work) add(rec StepRecord, fx engine.Effects) {

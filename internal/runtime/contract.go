@@ -133,6 +133,10 @@ type (
 	Actor = store.Actor
 	// JobLock is store.JobLock.
 	JobLock = store.JobLock
+	// WaitPageFilter is store.WaitPageFilter.
+	WaitPageFilter = store.WaitPageFilter
+	// WaitCursor is store.WaitCursor.
+	WaitCursor = store.WaitCursor
 )
 
 const (
@@ -277,3 +281,12 @@ func ProcessVersionID(key string, version int) string { return store.ProcessVers
 func ParseProcessVersionID(id string) (key string, version int, ok bool) {
 	return store.ParseProcessVersionID(id)
 }
+
+// MaxWaitsPage is store.MaxWaitsPage.
+const MaxWaitsPage = store.MaxWaitsPage
+
+// CursorOf is store.CursorOf.
+func CursorOf(row WaitRow) WaitCursor { return store.CursorOf(row) }
+
+// MaxJobErrorDetails is store.MaxJobErrorDetails.
+const MaxJobErrorDetails = store.MaxJobErrorDetails

@@ -86,33 +86,13 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 	if deadline == nil {
 		return []JobView{}, false, nil
 	}
-	var later <-chan time.Time
-	if at, ok, err := r.store.NextJobAvailable(ctx, req.Type, now); err != nil {
-		return nil, false, fmt.Errorf("runtime: next %s job: %w", req.Type, err)
-	} else if ok {
-		t := time.NewTimer(at.Sub(now))
-		defer t.Stop()
-		later = t.C
-	}
-	var poll <-chan time.Time
-	if every := r.pollEvery(); every > 0 {
-		// A wake-up from another node may be lost: look again now and then.
-		t := time.NewTimer(every)
-		defer t.Stop()
-		poll = t.C
-	}
-	select {
-	case <-ready:
-		consumed = true
+	woken, again, err := r.awaitJobs(ctx, []string{req.Type}, []<-chan struct{}{ready}, now, deadline)
+	consumed = woken == 0
+	switch {
+	case again:
 		return nil, true, nil
-	case <-later:
-		return nil, true, nil
-	case <-poll:
-		return nil, true, nil
-	case <-deadline:
-	case <-r.draining:
-	case <-ctx.Done():
-		return nil, false, ctx.Err()
+	case err != nil:
+		return nil, false, err
 	}
 	return []JobView{}, false, nil
 }

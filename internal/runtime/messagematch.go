@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/engine"
+	"github.com/gobpm/gobpm/internal/scope"
 )
 
 // MessageMatch selects what a message reaches by Camunda 7's correlation
@@ -36,13 +36,11 @@ type MessageDelivery struct {
 	Started bool
 }
 
-// maxMessageMatchScan bounds the instances a match walks.
-const maxMessageMatchScan = 1000
-
 // CorrelateMatching delivers a message by Camunda 7's rule (MessageMatch)
 // and returns what it reached. Without All, more than one match is
 // ECONFLICT saying how many matched (nothing is delivered); no match at
-// all is ENOTFOUND. It walks at most 1000 running or failed instances.
+// all is ENOTFOUND. It reads the open waits for the message, however many
+// instances there are.
 func (r *Runtime) CorrelateMatching(ctx context.Context, m MessageMatch) ([]MessageDelivery, error) {
 	if m.Name == "" {
 		return nil, &Error{Code: EINVALID, Message: "the message name is required", Field: "messageName"}
@@ -89,57 +87,99 @@ func (r *Runtime) CorrelateMatching(ctx context.Context, m MessageMatch) ([]Mess
 }
 
 // matchingWaits lists the open message waits of m's name in the
-// instances m selects, oldest first.
+// instances m selects, oldest first. Without an instance id it pages
+// through every open wait of the name (whatever its correlation key), so
+// its cost follows the waits for that message, never the number of
+// instances, and no match is missed.
 func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow, error) {
-	var ids []InstanceID
-	if m.InstanceID != "" {
-		ids = []InstanceID{m.InstanceID}
-	} else {
-		f := InstanceFilter{BusinessKey: m.BusinessKey, Limit: maxMessageMatchScan}
-		for name, v := range m.CorrelationKeys {
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return nil, &Error{Code: EINVALID, Message: fmt.Sprintf("correlation key %s: %v", name, err)}
-			}
-			key, err := VariableValueKey(raw)
-			if err != nil {
-				return nil, &Error{Code: EINVALID, Message: fmt.Sprintf("correlation key %s: %v", name, err)}
-			}
-			f.Variables = append(f.Variables, VariableFilter{Name: name, Value: key})
-		}
-		for _, status := range []string{StatusRunning, StatusFailed} {
-			f.Status = status
-			rows, _, err := r.ListInstances(ctx, f)
-			if err != nil {
-				return nil, fmt.Errorf("runtime: list instances for message %s: %w", m.Name, err)
-			}
-			for _, row := range rows {
-				ids = append(ids, row.ID)
-			}
-		}
+	keys, err := valueKeys(m.CorrelationKeys, "correlation key")
+	if err != nil {
+		return nil, err
 	}
-	var out []WaitRow
-	for _, id := range ids {
-		waits, err := r.store.InstanceWaits(ctx, id)
+	var businessKey *string
+	if m.BusinessKey != "" {
+		businessKey = &m.BusinessKey
+	}
+	var candidates []WaitRow
+	if m.InstanceID != "" {
+		waits, err := r.store.InstanceWaits(ctx, m.InstanceID)
 		if ErrorCode(err) == ENOTFOUND {
-			continue
+			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("runtime: waits of instance %s: %w", id, err)
-		}
-		if m.InstanceID != "" && m.BusinessKey != "" {
-			row, err := r.Instance(ctx, id)
-			if err != nil || row.BusinessKey != m.BusinessKey {
-				continue
-			}
+			return nil, fmt.Errorf("runtime: waits of instance %s: %w", m.InstanceID, err)
 		}
 		for _, w := range waits {
 			if w.Kind == WaitMessage && w.Name == m.Name {
-				w.LockTokenHash = nil
-				out = append(out, w)
+				candidates = append(candidates, w)
 			}
+		}
+	} else {
+		page := WaitPageFilter{Kind: WaitMessage, Name: m.Name}
+		for {
+			waits, err := r.store.WaitsPage(ctx, page)
+			if err != nil {
+				return nil, fmt.Errorf("runtime: waits of message %s: %w", m.Name, err)
+			}
+			candidates = append(candidates, waits...)
+			if len(waits) < MaxWaitsPage {
+				break
+			}
+			page.After = CursorOf(waits[len(waits)-1])
+		}
+	}
+	var out []WaitRow
+	verdict := map[InstanceID]bool{} // an instance's waits share its verdict
+	for _, w := range candidates {
+		ok, seen := verdict[w.InstanceID]
+		if !seen {
+			var err error
+			if ok, err = r.instanceMatches(ctx, w.InstanceID, businessKey, keys); err != nil {
+				return nil, err
+			}
+			verdict[w.InstanceID] = ok
+		}
+		if ok {
+			w.LockTokenHash = nil
+			out = append(out, w)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out, nil
+}
+
+// instanceMatches reports whether an instance has the business key (nil
+// matches any) and top-level variables whose values have the given
+// VariableValueKey keys; an instance that is gone matches nothing.
+func (r *Runtime) instanceMatches(ctx context.Context, id InstanceID, businessKey *string, keys map[string]string) (bool, error) {
+	if businessKey == nil && len(keys) == 0 {
+		return true, nil
+	}
+	matches := true
+	err := r.withState(ctx, id, func(inst InstanceRow, st *engine.State) error {
+		if businessKey != nil && inst.BusinessKey != *businessKey {
+			matches = false
+			return nil
+		}
+		for name, want := range keys {
+			v, ok := st.Scopes.Lookup(scope.RootID, name)
+			if !ok {
+				matches = false
+				return nil
+			}
+			got, err := valueKey(v)
+			if err != nil || got != want {
+				matches = false
+				return nil
+			}
+		}
+		return nil
+	})
+	if ErrorCode(err) == ENOTFOUND {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("runtime: instance %s for a message: %w", id, err)
+	}
+	return matches, nil
 }

@@ -232,6 +232,9 @@ func (r *Runtime) clean() {
 		if _, err := r.CleanHistory(ctx); err != nil && ctx.Err() == nil {
 			r.log.Error("history cleaning failed", "error", err)
 		}
+		if _, err := r.SweepMessages(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error("buffered message sweep failed", "error", err)
+		}
 		t := time.NewTimer(r.retention.Every)
 		select {
 		case <-t.C:

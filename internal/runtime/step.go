@@ -133,6 +133,9 @@ func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, e
 		r.metrics.staleSteps.Add(1)
 		out, err = r.stepOnce(ctx, spec)
 	}
+	for attempt := 1; err != nil && attempt < maxStepAttempts && errors.Is(err, ErrMessageTaken); attempt++ {
+		out, err = r.stepOnce(ctx, spec) // a buffered message went elsewhere meanwhile (msgbuffer.go)
+	}
 	if err != nil {
 		return engine.Effects{}, err
 	}
@@ -158,13 +161,16 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 	if spec.creates() {
 		row.CreatedAt = now
 	}
-	status := st.Status
+	status, before := st.Status, st.NextWait
 	next, fx, err := engine.Apply(proc, st, spec.ev, now, r.engine) // st is this step's own: no copy needed
 	if err != nil {
 		return stepped{}, spec.refusal(status, err)
 	}
 	w := &work{}
 	if next, fx, err = r.settle(ctx, w, proc, row.BusinessKey, next, fx, now); err != nil {
+		return stepped{}, err
+	}
+	if next, fx, err = r.settleBuffered(ctx, w, proc, row.BusinessKey, next, fx, now, before); err != nil {
 		return stepped{}, err
 	}
 	if spec.version > 0 {
@@ -225,6 +231,7 @@ func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row In
 	if spec.extra != nil {
 		rec = withExtra(rec, spec.extra)
 	}
+	rec.MessageTakes = append(rec.MessageTakes, w.takes[spec.id]...)
 	rec.Idempotency = takeClaim(ctx, spec.id)
 	rec.LockGuard = spec.guard
 	rec.CompletedTasks = completedTasks(ctx, spec.id, fx, now)
@@ -266,10 +273,14 @@ func (r *Runtime) childStep(ctx context.Context, w *work, proc *bpmn.Process, ch
 	if next, fx, err = r.settle(ctx, w, proc, child.BusinessKey, next, fx, now); err != nil {
 		return StepRecord{}, engine.Effects{}, nil, err
 	}
+	if next, fx, err = r.settleBuffered(ctx, w, proc, child.BusinessKey, next, fx, now, 0); err != nil {
+		return StepRecord{}, engine.Effects{}, nil, err
+	}
 	notice, fx.ParentNotice = fx.ParentNotice, nil // the caller continues with it, no outbox row tells it
 	if rec, err = r.record(ctx, row, 0, next, fx, now, true); err != nil {
 		return StepRecord{}, engine.Effects{}, nil, err
 	}
+	rec.MessageTakes = w.takes[InstanceID(next.InstanceID)]
 	return rec, fx, notice, nil
 }
 

@@ -63,6 +63,10 @@ type FailRequest struct {
 	// (1 s doubling per attempt up to 5 min, with jitter).
 	RetryBackoff time.Duration
 	ErrorMessage string
+	// ErrorDetails (a stack trace) is kept with the job until its next
+	// failure, cut at MaxJobErrorDetails bytes; only the worker-held
+	// protocol (FailWorkerJob) records it.
+	ErrorDetails string
 }
 
 // TaskView is a user task as the inbox shows it.

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
@@ -40,6 +42,49 @@ type FetchTopic struct {
 	LockDuration time.Duration
 	// FetchVariables is ActivateRequest.FetchVariables.
 	FetchVariables []string
+	// Match narrows the jobs of the topic; the zero value matches all.
+	// A job that does not match is never locked: it stays activatable
+	// for other fetches.
+	Match *JobMatch
+}
+
+// JobMatch narrows the jobs a FetchTopic locks by their instance
+// (Camunda 7's topic filters). Every condition set must hold.
+type JobMatch struct {
+	// Nothing matches no job (Camunda 7's tenantIdIn: no gobpm instance
+	// has a tenant).
+	Nothing bool
+	// BusinessKey, when not nil, keeps the jobs of instances with this
+	// business key.
+	BusinessKey *string
+	// ProcessKeys, when not nil, keeps the jobs of instances of one of
+	// these process keys (an empty list matches nothing).
+	ProcessKeys []string
+	// Versions, when not nil, keeps the jobs of instances of one of these
+	// process versions (an empty list matches nothing).
+	Versions []DefinitionRef
+	// VersionTag, when not nil, keeps the jobs of instances of a process
+	// version whose model carries this version tag (camunda:versionTag).
+	VersionTag *string
+	// Variables keeps the jobs of instances whose top-level variables have
+	// these values (compared as JSON, as VariableValueKey does).
+	Variables map[string]any
+}
+
+// byRow reports whether the job row's own columns can match m.
+func (m *JobMatch) byRow(row WaitRow) bool {
+	if m.Nothing {
+		return false
+	}
+	if m.ProcessKeys != nil && !slices.Contains(m.ProcessKeys, row.ProcessKey) {
+		return false
+	}
+	return m.Versions == nil || slices.Contains(m.Versions, DefinitionRef{Key: row.ProcessKey, Version: row.ProcessVersion})
+}
+
+// needsState reports whether matching reads the instance.
+func (m *JobMatch) needsState() bool {
+	return m.BusinessKey != nil || len(m.Variables) > 0
 }
 
 // WorkerJob is a job activated for a worker-held protocol: the job as a
@@ -51,6 +96,8 @@ type WorkerJob struct {
 	ProcessVersion int
 	Worker         string
 	ErrorMessage   string
+	// ErrorDetails are the details of the job's last failure, if any.
+	ErrorDetails string
 }
 
 // WorkerHolder is who acts on a worker-held job: the worker that fetched
@@ -134,7 +181,12 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 			return nil, false, err
 		}
 		lock := JobLock{Worker: req.Worker, User: req.User, Until: now.Add(t.LockDuration), TokenHashes: hashes}
-		rows, err := r.store.ActivateJobs(ctx, t.Type, now, lock)
+		var rows []WaitRow
+		if t.Match == nil {
+			rows, err = r.store.ActivateJobs(ctx, t.Type, now, lock)
+		} else {
+			rows, err = r.activateMatching(ctx, t, now, lock)
+		}
 		if err != nil {
 			return nil, false, fmt.Errorf("runtime: fetch %s jobs: %w", t.Type, err)
 		}
@@ -148,30 +200,55 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 		}
 		for i, v := range views {
 			v.LockToken = "" // the worker's name holds the lock, not a token
-			out = append(out, WorkerJob{JobView: v, ProcessKey: rows[i].ProcessKey, ProcessVersion: rows[i].ProcessVersion,
-				Worker: rows[i].LockOwner, ErrorMessage: rows[i].ErrorMessage})
+			j := WorkerJob{JobView: v, ProcessKey: rows[i].ProcessKey, ProcessVersion: rows[i].ProcessVersion,
+				Worker: rows[i].LockOwner, ErrorMessage: rows[i].ErrorMessage}
+			if j.ErrorMessage != "" { // only a failed job has details
+				if j.ErrorDetails, err = r.store.JobErrorDetails(ctx, rows[i].ID); err != nil && ErrorCode(err) != ENOTFOUND {
+					return nil, false, fmt.Errorf("runtime: error details of job %s: %w", rows[i].ID, err)
+				}
+			}
+			out = append(out, j)
 		}
 	}
 	if len(out) > 0 || deadline == nil {
 		return out, false, nil
 	}
-	// Nothing activatable: wait for a wake-up of any topic, the earliest
-	// time a job of one becomes activatable, a poll tick, the deadline.
+	types := make([]string, len(req.Topics))
+	for i, t := range req.Topics {
+		types[i] = t.Type
+	}
+	woken, again, err = r.awaitJobs(ctx, types, readies, now, deadline)
+	if !again {
+		if err != nil {
+			return nil, false, err
+		}
+		return []WorkerJob{}, false, nil
+	}
+	return nil, true, nil
+}
+
+// awaitJobs waits, after a look found no activatable job of types, for
+// what may make one activatable: a wake-up of type i (readies[i]: woken
+// is i), the earliest time a job of one becomes activatable (retry
+// backoff or lock expiry), a poll tick (a wake-up from another node may
+// be lost); again is true then, and the caller looks again. It is false
+// when the deadline passes or the runtime drains (nil error) or ctx ends
+// (its error). woken is -1 unless a wake-up ended the wait.
+func (r *Runtime) awaitJobs(ctx context.Context, types []string, readies []<-chan struct{}, now time.Time, deadline <-chan time.Time) (woken int, again bool, err error) {
 	cases := make([]reflect.SelectCase, 0, len(readies)+5)
 	for _, ch := range readies {
 		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
 	}
 	var later time.Time
-	for _, t := range req.Topics {
-		at, ok, err := r.store.NextJobAvailable(ctx, t.Type, now)
+	for _, typ := range types {
+		at, ok, err := r.store.NextJobAvailable(ctx, typ, now)
 		if err != nil {
-			return nil, false, fmt.Errorf("runtime: next %s job: %w", t.Type, err)
+			return -1, false, fmt.Errorf("runtime: next %s job: %w", typ, err)
 		}
 		if ok && (later.IsZero() || at.Before(later)) {
 			later = at
 		}
 	}
-	again = true
 	wakers := []<-chan time.Time{}
 	if !later.IsZero() {
 		t := time.NewTimer(later.Sub(now))
@@ -179,7 +256,6 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 		wakers = append(wakers, t.C)
 	}
 	if every := r.pollEvery(); every > 0 {
-		// A wake-up from another node may be lost: look again now and then.
 		t := time.NewTimer(every)
 		defer t.Stop()
 		wakers = append(wakers, t.C)
@@ -195,14 +271,112 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 	chosen, _, _ := reflect.Select(cases)
 	switch {
 	case chosen < len(readies):
-		woken = chosen
-		return nil, true, nil
+		return chosen, true, nil
 	case chosen < ends:
-		return nil, true, nil
+		return -1, true, nil
 	case chosen == len(cases)-1:
-		return nil, false, ctx.Err()
+		return -1, false, ctx.Err()
 	}
-	return []WorkerJob{}, false, nil
+	return -1, false, nil
+}
+
+// activateMatching locks, oldest first, up to len(lock.TokenHashes)
+// activatable jobs of t.Type that match t.Match, each with the next token
+// hash: it pages through the activatable jobs of the type, checks each
+// against the match and locks only the ones that match, one by one (a job
+// another fetch locked meanwhile is skipped). A job that does not match
+// is never locked.
+func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.Time, lock JobLock) ([]WaitRow, error) {
+	m := t.Match
+	if m.Nothing {
+		return nil, nil
+	}
+	locker, ok := r.store.(JobLocker)
+	if !ok {
+		return nil, &Error{Code: EINVALID, Message: "this server's store cannot lock single jobs: fetch without topic filters"}
+	}
+	var out []WaitRow
+	f := WaitPageFilter{Kind: WaitJob, Name: t.Type, ActivatableAt: now}
+	for {
+		page, err := r.store.WaitsPage(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range page {
+			ok, err := r.jobMatches(ctx, m, row)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			one := lock
+			one.TokenHashes = lock.TokenHashes[len(out) : len(out)+1]
+			locked, err := locker.LockJob(ctx, row.ID, now, one)
+			if ErrorCode(err) == ECONFLICT || ErrorCode(err) == ENOTFOUND {
+				continue // locked, completed or withdrawn meanwhile
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, locked)
+			if len(out) == len(lock.TokenHashes) {
+				return out, nil
+			}
+		}
+		if len(page) < MaxWaitsPage || len(page) == 0 {
+			return out, nil
+		}
+		f.After = CursorOf(page[len(page)-1])
+	}
+}
+
+// jobMatches reports whether the job row matches m, reading its
+// instance's version tag, business key and variables as m needs them.
+func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (bool, error) {
+	if !m.byRow(row) {
+		return false, nil
+	}
+	if m.VersionTag != nil {
+		proc, _, err := r.process(ctx, row.ProcessKey, row.ProcessVersion)
+		if err != nil {
+			return false, fmt.Errorf("runtime: process of job %s: %w", row.ID, err)
+		}
+		if proc.VersionTag != *m.VersionTag {
+			return false, nil
+		}
+	}
+	if !m.needsState() {
+		return true, nil
+	}
+	keys, err := valueKeys(m.Variables, "process variable")
+	if err != nil {
+		return false, err
+	}
+	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, keys)
+}
+
+// valueKeys maps each variable value to its VariableValueKey; what
+// names the values in a refusal ("correlation key").
+func valueKeys(vars map[string]any, what string) (map[string]string, error) {
+	keys := make(map[string]string, len(vars))
+	for name, v := range vars {
+		key, err := valueKey(v)
+		if err != nil {
+			return nil, &Error{Code: EINVALID, Message: fmt.Sprintf("%s %s: %v", what, name, err), Err: err}
+		}
+		keys[name] = key
+	}
+	return keys, nil
+}
+
+// valueKey is VariableValueKey of a variable value.
+func valueKey(v any) (string, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("runtime: encode a variable value: %w", err)
+	}
+	return VariableValueKey(raw)
 }
 
 // workerHeld returns the open job with public key key, provided worker h
@@ -282,10 +456,57 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	return r.actAsWorker(ctx, key, h, func(row WaitRow) engine.Event {
-		ev.Key = row.ID
+	var id string
+	err := r.actAsWorker(ctx, key, h, func(row WaitRow) engine.Event {
+		ev.Key, id = row.ID, row.ID
 		return ev
 	})
+	if err != nil {
+		return err
+	}
+	// The details follow the failure's step: a job the step ended (a
+	// boundary event took it) has none to keep.
+	if err := r.store.SetJobErrorDetails(ctx, id, req.ErrorDetails); err != nil && ErrorCode(err) != ENOTFOUND {
+		return fmt.Errorf("runtime: error details of job %s: %w", key, err)
+	}
+	return nil
+}
+
+// SetJobRetries sets the retries left of the job with public key key
+// (Camunda 7's PUT /external-task/{id}/retries), whoever holds it: 0
+// opens an incident, as a last failure does; more resolves the job's
+// open incident, so the job is activatable again. ENOTFOUND for an
+// unknown key; EINVALID for negative retries.
+func (r *Runtime) SetJobRetries(ctx context.Context, key string, retries int) error {
+	if retries < 0 {
+		return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
+	}
+	row, err := r.jobByKey(ctx, key)
+	if err != nil {
+		return err
+	}
+	if _, err := r.step(ctx, row.InstanceID, engine.JobRetriesSet{Key: row.ID, Retries: retries, By: ActingUser(ctx)}, nil); err != nil {
+		return err
+	}
+	if retries > 0 {
+		r.jobReady.notify(row.Name)
+	}
+	return nil
+}
+
+// WorkerJobErrorDetails returns the error details of the last failure of
+// the job with public key key ("" when there are none); ENOTFOUND for an
+// unknown key.
+func (r *Runtime) WorkerJobErrorDetails(ctx context.Context, key string) (string, error) {
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	details, err := r.store.JobErrorDetails(ctx, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return "", &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}
+	}
+	return details, err
 }
 
 // ThrowWorkerJobError throws a BPMN error with code at the task of the
@@ -321,11 +542,7 @@ func (r *Runtime) ExtendWorkerJobLock(ctx context.Context, key string, h WorkerH
 // waiting long poll wakes. A job that is not locked is left as it is.
 // ENOTFOUND for an unknown key.
 func (r *Runtime) UnlockJob(ctx context.Context, key string) error {
-	id, err := r.jobWaitID(ctx, key)
-	if err != nil {
-		return err
-	}
-	row, err := r.job(ctx, id)
+	row, err := r.jobByKey(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -363,7 +580,7 @@ func (r *Runtime) moveWorkerLock(ctx context.Context, row WaitRow, guard *LockGu
 // /external-task). Empty fields match all.
 type WorkerJobFilter struct {
 	// InstanceID keeps the jobs of one instance; without it the listing
-	// walks the running and failed instances, newest first.
+	// pages through the open jobs of every instance, oldest first.
 	InstanceID InstanceID
 	Type       string
 	Worker     string
@@ -371,75 +588,82 @@ type WorkerJobFilter struct {
 	Locked *bool
 	// ProcessKey keeps the jobs of instances of this process key.
 	ProcessKey string
-	// Limit caps the jobs returned (default and most 1000).
+	// Limit caps the jobs returned (<= 0: all that match).
 	Limit int
 }
 
-// maxWorkerJobScan caps the instances one job listing walks.
-const maxWorkerJobScan = 1000
-
-// WorkerJobs lists open jobs matching f, each with its public key (never
-// its lock token's hash). It reads instance by instance, so it costs the
-// instances it walks (at most maxWorkerJobScan): it serves tools and tests,
-// not workers, which fetch.
+// WorkerJobs lists open jobs matching f, oldest first, each with its
+// public key (never its lock token's hash). Without an instance it pages
+// through the store's open jobs (of the type and process key, when set),
+// so no job is missed however many instances there are; it serves tools
+// and tests, not workers, which fetch.
 func (r *Runtime) WorkerJobs(ctx context.Context, f WorkerJobFilter) ([]WaitRow, error) {
 	limit := f.Limit
-	if limit <= 0 || limit > MaxJobsPerActivation {
-		limit = MaxJobsPerActivation
-	}
-	var ids []InstanceID
-	if f.InstanceID != "" {
-		ids = []InstanceID{f.InstanceID}
-	} else {
-		for _, status := range []string{StatusRunning, StatusFailed} {
-			rows, _, err := r.ListInstances(ctx, InstanceFilter{Status: status, ProcessKey: f.ProcessKey, Limit: maxWorkerJobScan})
-			if err != nil {
-				return nil, fmt.Errorf("runtime: list instances for jobs: %w", err)
-			}
-			for _, row := range rows {
-				ids = append(ids, row.ID)
-			}
-		}
-	}
 	now := r.now().UTC()
 	out := []WaitRow{}
-	for _, id := range ids {
-		waits, err := r.store.InstanceWaits(ctx, id)
+	// keep appends w when it matches; done reports the listing full.
+	keep := func(w WaitRow) (done bool, err error) {
+		if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
+			(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) {
+			return false, nil
+		}
+		if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
+			return false, nil
+		}
+		w.LockTokenHash = nil
+		if w.ID, err = r.JobKey(ctx, w.ID); err != nil {
+			return false, err
+		}
+		out = append(out, w)
+		return len(out) == limit, nil
+	}
+	if f.InstanceID != "" {
+		waits, err := r.store.InstanceWaits(ctx, f.InstanceID)
+		if ErrorCode(err) == ENOTFOUND {
+			return out, nil
+		}
 		if err != nil {
-			if ErrorCode(err) == ENOTFOUND {
-				continue
-			}
-			return nil, fmt.Errorf("runtime: waits of instance %s: %w", id, err)
+			return nil, fmt.Errorf("runtime: waits of instance %s: %w", f.InstanceID, err)
 		}
 		for _, w := range waits {
-			if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
-				(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) {
-				continue
-			}
-			if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
-				continue
-			}
-			w.LockTokenHash = nil
-			if w.ID, err = r.JobKey(ctx, w.ID); err != nil {
-				return nil, err
-			}
-			out = append(out, w)
-			if len(out) == limit {
-				return out, nil
+			if done, err := keep(w); err != nil || done {
+				return out, err
 			}
 		}
+		return out, nil
 	}
-	return out, nil
+	page := WaitPageFilter{Kind: WaitJob, Name: f.Type, ProcessKey: f.ProcessKey}
+	for {
+		waits, err := r.store.WaitsPage(ctx, page)
+		if err != nil {
+			return nil, fmt.Errorf("runtime: list jobs: %w", err)
+		}
+		for _, w := range waits {
+			if done, err := keep(w); err != nil || done {
+				return out, err
+			}
+		}
+		if len(waits) < MaxWaitsPage {
+			return out, nil
+		}
+		page.After = CursorOf(waits[len(waits)-1])
+	}
+}
+
+// jobByKey returns the row of the open job with public key key;
+// ENOTFOUND for an unknown key or a job that is no longer open.
+func (r *Runtime) jobByKey(ctx context.Context, key string) (WaitRow, error) {
+	id, err := r.jobWaitID(ctx, key)
+	if err != nil {
+		return WaitRow{}, err
+	}
+	return r.job(ctx, id)
 }
 
 // WorkerJob returns the open job with public key key as a listing shows
 // it; ENOTFOUND for an unknown key.
 func (r *Runtime) WorkerJob(ctx context.Context, key string) (WaitRow, error) {
-	id, err := r.jobWaitID(ctx, key)
-	if err != nil {
-		return WaitRow{}, err
-	}
-	row, err := r.job(ctx, id)
+	row, err := r.jobByKey(ctx, key)
 	if err != nil {
 		return WaitRow{}, err
 	}

@@ -200,6 +200,14 @@ type StepRecord struct {
 	// with ErrConflict. A schedule another node fired or took over
 	// meanwhile thus starts nothing.
 	FiresStartTimer string
+	// BufferMessage, when set, stores a published message in the step's
+	// transaction (the step that delivered it at publication); a live
+	// duplicate fails the step with ErrDuplicateMessage
+	// (MessageBufferStore.BufferMessage).
+	BufferMessage *BufferedMessage
+	// MessageTakes are the buffered messages the step correlated, each
+	// recorded for its process key (MessageTake).
+	MessageTakes []MessageTake
 }
 
 // TokenRow is one token of an instance as the store indexes it for
@@ -474,6 +482,21 @@ type Store interface {
 	InstanceWaitsPage(ctx context.Context, id InstanceID, after string, limit int) ([]WaitRow, error)
 	// WaitCounts returns how many waits of each kind are open.
 	WaitCounts(ctx context.Context) (map[string]int, error)
+	// SetJobErrorDetails stores the error details of the last failure of
+	// the job with wait id id ("" clears them), at most
+	// MaxJobErrorDetails bytes (longer details are cut there). ErrNotFound
+	// for an unknown job.
+	SetJobErrorDetails(ctx context.Context, id, details string) error
+	// JobErrorDetails returns them ("" when there are none); ErrNotFound
+	// for an unknown job.
+	JobErrorDetails(ctx context.Context, id string) (string, error)
+	// WaitsPage returns at most f.Limit open waits of kind f.Kind matching
+	// f, oldest first (creation time, then id), after the cursor f.After
+	// (the last row of the previous page). Its cost follows the waits of
+	// that kind (and name), never the number of instances: it serves job
+	// listings and message correlation, which must not stop at some number
+	// of instances.
+	WaitsPage(ctx context.Context, f WaitPageFilter) ([]WaitRow, error)
 	// ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of a
 	// type with lock, oldest first, in one statement, and returns them in
 	// that order: the i-th holds lock.TokenHashes[i]. Activatable: retries
@@ -535,6 +558,9 @@ type Store interface {
 
 	// Numeric keys, Camunda 8's names of entities (keys.go).
 	KeyStore
+
+	// Buffered messages (runtime/msgbuffer.go).
+	MessageBufferStore
 
 	// Close releases the store.
 	Close() error

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // Wait kinds, as stored in WaitRow.Kind.
 const (
@@ -118,4 +121,53 @@ type JobLock struct {
 	// len(TokenHashes) jobs, and the i-th of them (oldest first) gets
 	// TokenHashes[i].
 	TokenHashes [][]byte
+}
+
+// WaitPageFilter selects open waits for Store.WaitsPage. Kind is
+// required; empty fields match all.
+type WaitPageFilter struct {
+	// Kind is the wait kind (WaitJob, WaitMessage, ...).
+	Kind string
+	// Name is the job type or the message name.
+	Name string
+	// ProcessKey keeps the waits of instances of this process key.
+	ProcessKey string
+	// ActivatableAt, when not zero, keeps the jobs activatable at that
+	// time, as Store.ActivateJobs defines it: retries > 0, not backing off,
+	// not locked or the lock expired.
+	ActivatableAt time.Time
+	// After is the cursor: the last row of the previous page (its ID and
+	// CreatedAt); the zero row starts at the first.
+	After WaitCursor
+	// Limit caps the page (<= 0: 1000).
+	Limit int
+}
+
+// WaitCursor is a position in the order of Store.WaitsPage.
+type WaitCursor struct {
+	ID        string
+	CreatedAt time.Time
+}
+
+// CursorOf is the cursor just after row.
+func CursorOf(row WaitRow) WaitCursor { return WaitCursor{ID: row.ID, CreatedAt: row.CreatedAt} }
+
+// MaxWaitsPage is the largest page Store.WaitsPage returns.
+const MaxWaitsPage = 1000
+
+// MaxJobErrorDetails caps the error details a job keeps
+// (Store.SetJobErrorDetails): 64 KiB, room for a long stack trace.
+const MaxJobErrorDetails = 64 << 10
+
+// CapErrorDetails cuts details to at most MaxJobErrorDetails bytes, at a
+// UTF-8 character boundary.
+func CapErrorDetails(details string) string {
+	if len(details) <= MaxJobErrorDetails {
+		return details
+	}
+	cut := MaxJobErrorDetails
+	for cut > 0 && !utf8.RuneStart(details[cut]) {
+		cut--
+	}
+	return details[:cut]
 }

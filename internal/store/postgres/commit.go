@@ -329,6 +329,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 		}, insertIdempotencySQL, row.Key, row.RequestHash[:], string(row.InstanceID), answer,
 			encodeTime(row.CreatedAt), encodeTime(row.ExpiredBefore))
 	}
+	queueMessageBuffer(sb, i, s)
 	for j := range s.Outbox {
 		o := &s.Outbox[j]
 		if o.InstanceID == "" {

@@ -45,3 +45,40 @@ func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.
 	}
 	return out[0], nil
 }
+
+// The error details of a job (0012_job_error_details). Arguments: id,
+// details (NULL clears them); id.
+const (
+	setErrorDetailsSQL = `UPDATE waits SET error_details = $2 WHERE id = $1 AND kind = 'job'`
+	errorDetailsSQL    = `SELECT COALESCE(error_details, '') FROM waits WHERE id = $1 AND kind = 'job'`
+)
+
+// SetJobErrorDetails stores the error details of the last failure of the
+// job with wait id id ("" clears them), cut at store.MaxJobErrorDetails
+// bytes. It returns a wrapped store.ErrNotFound for an unknown job.
+func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error {
+	var arg *string
+	if details != "" {
+		capped := store.CapErrorDetails(details)
+		arg = &capped
+	}
+	tag, err := db.pool.Exec(ctx, setErrorDetailsSQL, id, arg)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("postgres store: error details of job %s: %w", id, err)
+	}
+	return nil
+}
+
+// JobErrorDetails returns the error details of the job with wait id id
+// ("" when there are none); a wrapped store.ErrNotFound for an unknown
+// job.
+func (db *DB) JobErrorDetails(ctx context.Context, id string) (string, error) {
+	var details string
+	if err := db.pool.QueryRow(ctx, errorDetailsSQL, id).Scan(&details); err != nil {
+		return "", fmt.Errorf("postgres store: error details of job %s: %w", id, notFound(err))
+	}
+	return details, nil
+}

@@ -34,7 +34,8 @@ func TestMigration0010NumericKeys(t *testing.T) {
 	s.Waits = []store.WaitRow{storetest.Job(inst+"-w000001", "charge", 101), storetest.Task(inst+"-w000002", 102, "", nil, nil)}
 	s.Incidents = []store.IncidentRow{{ID: "inc-1", NodeID: "svc", Kind: "job_failed", CreatedAt: storetest.Sec(104)}}
 	storetest.MustCommit(t, db, s)
-	for _, q := range []string{`DROP TABLE entity_keys`, `DELETE FROM schema_migrations WHERE version >= 10`} {
+	for _, q := range []string{`DROP TABLE buffered_message_takes`, `DROP TABLE buffered_messages`, // 0011 applies again too
+		`DROP TABLE entity_keys`, `DELETE FROM schema_migrations WHERE version >= 10`} {
 		if _, err := db.Pool().Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

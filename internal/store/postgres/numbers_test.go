@@ -23,7 +23,9 @@ func TestMigration0005NumbersInstances(t *testing.T) {
 	for _, q := range []string{
 		// Migrations apply in order above the newest recorded, so the
 		// later ones go back too (0009: completed tasks, 0008: the variable
-		// index, 0007: the token index, 0006: deployers; 0010: numeric keys).
+		// index, 0007: the token index, 0006: deployers; 0010: numeric keys;
+		// 0011: buffered messages).
+		`DROP TABLE buffered_message_takes`, `DROP TABLE buffered_messages`,
 		`DROP TABLE entity_keys`,
 		`DROP TABLE completed_tasks`,
 		`DROP TABLE instance_variables`, `DROP TABLE instance_variables_pending`,

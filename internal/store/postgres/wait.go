@@ -460,3 +460,39 @@ func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// waitsPageSQL lists the open waits of a kind after a cursor, oldest
+// first (creation time, then id). The name and process key conditions
+// are off when empty, the activatable one when $4 is false, the cursor
+// when $6 is true. Arguments: kind, name, key, activatable, now, from
+// start, created, id, limit.
+const waitsPageSQL = `SELECT ` + waitColumns + ` FROM waits
+	WHERE kind = $1 AND ($2 = '' OR name = $2) AND ($3 = '' OR process_key = $3)
+	  AND (NOT $4::boolean OR (retries > 0 AND (due_at IS NULL OR due_at <= $5)
+	                           AND (lock_expires_at IS NULL OR lock_expires_at <= $5)))
+	  AND ($6::boolean OR (created_at, id) > ($7, $8))
+	ORDER BY created_at, id LIMIT $9`
+
+// WaitsPage returns at most f.Limit (<= 0 or above store.MaxWaitsPage:
+// store.MaxWaitsPage) open waits of f.Kind matching f, oldest first,
+// after the cursor f.After.
+func (db *DB) WaitsPage(ctx context.Context, f store.WaitPageFilter) ([]store.WaitRow, error) {
+	limit := f.Limit
+	if limit <= 0 || limit > store.MaxWaitsPage {
+		limit = store.MaxWaitsPage
+	}
+	var now int64
+	if !f.ActivatableAt.IsZero() {
+		now = encodeTime(f.ActivatableAt)
+	}
+	var created int64
+	if f.After.ID != "" {
+		created = encodeTime(f.After.CreatedAt)
+	}
+	out, err := queryWaits(ctx, db.pool, waitsPageSQL, f.Kind, f.Name, f.ProcessKey, !f.ActivatableAt.IsZero(), now,
+		f.After.ID == "", created, f.After.ID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: page of %s waits %q: %w", f.Kind, f.Name, err)
+	}
+	return out, nil
+}

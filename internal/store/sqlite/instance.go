@@ -266,6 +266,9 @@ func commitStep(st *txStmts, s *store.StepRecord) error {
 	if err := insertIdempotency(st, s.Idempotency); err != nil {
 		return err
 	}
+	if err := applyMessageBuffer(st, s); err != nil {
+		return err
+	}
 	return insertOutbox(st, in, s.Outbox)
 }
 

@@ -46,3 +46,52 @@ func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.
 	}
 	return out[0], nil
 }
+
+// The error details of a job (0019_job_error_details). Arguments: details
+// (NULL clears them), id; id.
+const (
+	setErrorDetailsSQL = `UPDATE waits SET error_details = ? WHERE id = ? AND kind = 'job'`
+	errorDetailsSQL    = `SELECT COALESCE(error_details, '') FROM waits WHERE id = ? AND kind = 'job'`
+)
+
+// SetJobErrorDetails stores the error details of the last failure of the
+// job with wait id id ("" clears them), cut at store.MaxJobErrorDetails
+// bytes. It returns a wrapped store.ErrNotFound for an unknown job.
+func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error {
+	var arg any
+	if details != "" {
+		arg = store.CapErrorDetails(details)
+	}
+	if err := db.updateOne(ctx, setErrorDetailsSQL, arg, dbID(id)); err != nil {
+		return fmt.Errorf("store: error details of job %s: %w", id, err)
+	}
+	return nil
+}
+
+// JobErrorDetails returns the error details of the job with wait id id
+// ("" when there are none); a wrapped store.ErrNotFound for an unknown
+// job.
+func (db *DB) JobErrorDetails(ctx context.Context, id string) (string, error) {
+	var details string
+	if err := db.readOne(ctx).queryRow(errorDetailsSQL, dbID(id)).Scan(&details); err != nil {
+		return "", fmt.Errorf("store: error details of job %s: %w", id, notFound(err))
+	}
+	return details, nil
+}
+
+// updateOne runs an update on the writer that must change a row:
+// store.ErrNotFound when it changes none.
+func (db *DB) updateOne(ctx context.Context, query string, args ...any) error {
+	return db.writeWith(ctx, func(st *txStmts) error {
+		res, err := st.exec(query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return store.ErrNotFound
+		}
+		return nil
+	})
+}

@@ -59,6 +59,8 @@ func TestMigration0017NumericKeys(t *testing.T) {
 	db := MustOpenPath(t, path, Options{})
 	fillBeforeKeys(t, db)
 	for _, q := range []string{
+		`DROP TABLE buffered_message_takes`, `DROP TABLE buffered_messages`, // 0018 applies again too
+		`ALTER TABLE waits DROP COLUMN error_details`, // and 0019
 		`DROP TABLE entity_keys`,
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,
 		`DELETE FROM schema_migrations WHERE version >= 17`,

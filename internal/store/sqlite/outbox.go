@@ -83,19 +83,7 @@ func (db *DB) Outbox(ctx context.Context, limit int) ([]store.OutboxRow, error) 
 // UpdateOutbox replaces the payload of an outbox row. It returns a wrapped
 // store.ErrNotFound if the row is gone.
 func (db *DB) UpdateOutbox(ctx context.Context, id int64, payload json.RawMessage) error {
-	err := db.writeWith(ctx, func(st *txStmts) error {
-		res, err := st.exec(updateOutboxSQL, string(payload), id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return store.ErrNotFound
-		}
-		return nil
-	})
-	if err != nil {
+	if err := db.updateOne(ctx, updateOutboxSQL, string(payload), id); err != nil {
 		return fmt.Errorf("store: update outbox row %d: %w", id, err)
 	}
 	return nil

@@ -44,7 +44,7 @@ var readQueries = []string{
 	selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL, selectKindNameSQL,
 	incidentsQuery(true, false), incidentsQuery(true, true), incidentsQuery(false, true),
 	waitSQL, instanceWaitsSQL, instanceWaitsPageSQL, activatableJobSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
-	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL,
+	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL, waitsPageSQL,
 	selectOutboxSQL,
 }
 

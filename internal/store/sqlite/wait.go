@@ -718,3 +718,40 @@ func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// waitsPageSQL lists the open waits of a kind after a cursor, oldest
+// first (creation time, then id). The name, process key and activatable
+// conditions are off when their first argument is empty (0). Arguments:
+// kind, name, name, key, key, activatable (0/1), now, now, from start
+// (0/1), created, created, id, limit.
+const waitsPageSQL = `SELECT ` + waitColumns + ` FROM waits
+	WHERE kind = ? AND (? = '' OR name = ?) AND (? = '' OR process_key = ?)
+	  AND (? = 0 OR (retries > 0 AND (due_at IS NULL OR due_at <= ?)
+	                 AND (lock_expires_at IS NULL OR lock_expires_at <= ?)))
+	  AND (? = 1 OR created_at > ? OR (created_at = ? AND id > ?))
+	ORDER BY created_at, id LIMIT ?`
+
+// WaitsPage returns at most f.Limit (<= 0 or above store.MaxWaitsPage:
+// store.MaxWaitsPage) open waits of f.Kind matching f, oldest first,
+// after the cursor f.After.
+func (db *DB) WaitsPage(ctx context.Context, f store.WaitPageFilter) ([]store.WaitRow, error) {
+	limit := f.Limit
+	if limit <= 0 || limit > store.MaxWaitsPage {
+		limit = store.MaxWaitsPage
+	}
+	activatable, now := 0, int64(0)
+	if !f.ActivatableAt.IsZero() {
+		activatable, now = 1, encodeTime(f.ActivatableAt)
+	}
+	start, created := 1, int64(0)
+	var cursor any = ""
+	if f.After.ID != "" {
+		start, created, cursor = 0, encodeTime(f.After.CreatedAt), dbID(f.After.ID)
+	}
+	out, err := queryWaits(db.readOne(ctx), waitsPageSQL, f.Kind, f.Name, f.Name, f.ProcessKey, f.ProcessKey,
+		activatable, now, now, start, created, created, cursor, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: page of %s waits %q: %w", f.Kind, f.Name, err)
+	}
+	return out, nil
+}
