@@ -4,8 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
+	"time"
 
 	"github.com/camunda/zeebe/clients/go/v8/pkg/pb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 // eventKey is the key a publication, broadcast or variable write answers:
@@ -19,10 +25,11 @@ func eventKey() int64 {
 
 // PublishMessage publishes a message: it correlates with the oldest
 // subscription waiting for its name and correlation key, or starts
-// instances at message start events. As in Zeebe, nothing waiting is no
-// error. timeToLive and messageId are accepted; this build correlates
-// at once and does not keep a message nobody waits for (see
-// docs/zeebe-grpc.md).
+// instances at message start events. With a timeToLive (ms) the message
+// is also kept that long for a subscription that opens later; a messageId
+// makes it unique among the live kept messages of its name and
+// correlation key (a duplicate is ALREADY_EXISTS). As in Zeebe, nothing
+// waiting is no error.
 func (g *Gateway) PublishMessage(ctx context.Context, in *pb.PublishMessageRequest) (*pb.PublishMessageResponse, error) {
 	svc, err := g.svc()
 	if err != nil {
@@ -31,14 +38,21 @@ func (g *Gateway) PublishMessage(ctx context.Context, in *pb.PublishMessageReque
 	if in.Name == "" {
 		return nil, invalid("Expected to publish a message with a name, but none was given")
 	}
-	if in.TimeToLive < 0 {
-		return nil, invalid("Expected to publish a message with a timeToLive of at least 0, but it was %d", in.TimeToLive)
+	if in.TimeToLive < 0 || time.Duration(in.TimeToLive) > runtime.MaxMessageTTL/time.Millisecond {
+		return nil, invalid("Expected to publish a message with a timeToLive from 0 to %d ms, but it was %d", runtime.MaxMessageTTL.Milliseconds(), in.TimeToLive)
 	}
 	vars, err := document(in.Variables, "variables")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := svc.PublishC8Message(ctx, in.Name, in.CorrelationKey, vars); err != nil {
+	_, err = svc.PublishMessage(ctx, runtime.Publication{Name: in.Name, CorrelationKey: in.CorrelationKey, Variables: vars,
+		TimeToLive: time.Duration(in.TimeToLive) * time.Millisecond, MessageID: in.MessageId})
+	switch {
+	case errors.Is(err, runtime.ErrDuplicateMessage):
+		return nil, status.Errorf(codes.AlreadyExists, "Expected to publish a new message with id '%s', but a message with that id was already published", in.MessageId)
+	case in.TimeToLive == 0 && runtime.ErrorCode(err) == runtime.ENOTFOUND:
+		// Nothing waits and nothing keeps it: dropped, as Zeebe drops it.
+	case err != nil:
 		return nil, g.statusOf(ctx, "PublishMessage", err)
 	}
 	return &pb.PublishMessageResponse{Key: eventKey()}, nil

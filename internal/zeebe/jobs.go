@@ -204,3 +204,46 @@ func document(s, field string) (map[string]any, error) {
 	}
 	return m, nil
 }
+
+// UpdateJobRetries sets the retries left of a job, whoever holds it: an
+// operator's act (operate on the job's process, as retrying an incident;
+// a job the caller may neither work on nor read is NOT_FOUND). Retries
+// above 0 resolve the job's open incident, so it is activatable again.
+func (g *Gateway) UpdateJobRetries(ctx context.Context, in *pb.UpdateJobRetriesRequest) (*pb.UpdateJobRetriesResponse, error) {
+	svc, err := g.svc()
+	if err != nil {
+		return nil, err
+	}
+	notFound := status.Errorf(codes.NotFound, "Expected to update retries for job with key '%d', but no such job was found", in.JobKey)
+	if in.JobKey <= 0 {
+		return nil, notFound
+	}
+	public, err := svc.JobByNumericKey(ctx, in.JobKey)
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, g.statusOf(ctx, "UpdateJobRetries", err)
+	}
+	ref, err := svc.ResolveJob(ctx, public)
+	if runtime.ErrorCode(err) == runtime.ENOTFOUND ||
+		(err == nil && !allowed(ctx, auth.PermWork, auth.KindJobType, ref.Type) && !allowed(ctx, auth.PermRead, auth.KindProcess, ref.ProcessKey)) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, g.statusOf(ctx, "UpdateJobRetries", err)
+	}
+	if !allowed(ctx, auth.PermOperate, auth.KindProcess, ref.ProcessKey) {
+		return nil, status.Errorf(codes.PermissionDenied, "the caller may not operate instances of process '%s'", ref.ProcessKey)
+	}
+	if in.Retries < 1 {
+		return nil, invalid("Expected to update retries for job with key '%d' with a positive amount of retries, but the amount given was '%d'", in.JobKey, in.Retries)
+	}
+	if err := svc.SetJobRetries(ctx, public, int(in.Retries)); err != nil {
+		if runtime.ErrorCode(err) == runtime.ENOTFOUND {
+			return nil, notFound
+		}
+		return nil, g.statusOf(ctx, "UpdateJobRetries", err)
+	}
+	return &pb.UpdateJobRetriesResponse{}, nil
+}

@@ -71,6 +71,8 @@ type nodeEvent struct {
 	Charged  *bool   `json:"charged"`
 	Total    float64 `json:"total"`
 	Handled  int     `json:"handled"`
+	Paid     float64 `json:"paid"`
+	Dup      string  `json:"duplicate"`
 	Msg      string  `json:"msg"`
 }
 
@@ -100,7 +102,7 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 		t.Fatalf("node grpc.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
 	}
 	var results, jobs int
-	var published, quick, done bool
+	var published, quick, early, done bool
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -128,6 +130,11 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 				t.Fatalf("instance key %q: %v", ev.Instance, err)
 			}
 			b.awaitStatus(t, key, string(runtime.StatusCompleted))
+		case "early":
+			early = ev.Paid == 20
+			if ev.Dup != "6" && !strings.Contains(ev.Dup, "ALREADY_EXISTS") {
+				t.Errorf("the duplicate publication answered %q, want ALREADY_EXISTS (6)", ev.Dup)
+			}
 		case "done":
 			done = true
 		case "error":
@@ -137,8 +144,8 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 	if n := pushes.count.Load(); n != 3 {
 		t.Errorf("StreamActivatedJobs pushed %d jobs, want the 3 (none came through the SDK's sidecar poll)", n)
 	}
-	if results != 3 || jobs != 3 || !quick || !published || !done {
-		t.Errorf("results %d, jobs %d, quick %v, published %v, done %v\n%s\nstderr:\n%s", results, jobs, quick, published, done, out, stderr.String())
+	if results != 3 || jobs != 3 || !quick || !published || !early || !done {
+		t.Errorf("results %d, jobs %d, quick %v, published %v, early %v, done %v\n%s\nstderr:\n%s", results, jobs, quick, published, early, done, out, stderr.String())
 	}
 }
 

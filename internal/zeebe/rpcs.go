@@ -30,6 +30,9 @@ var rpcs = map[string]access.Rule{
 	"CancelProcessInstance": access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
 	"SetVariables":          access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
 	"ResolveIncident":       access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
+	// As engine-rest's PUT /external-task/{id}/retries: operate the job's
+	// process, as retrying an incident.
+	"UpdateJobRetries": access.On(auth.PermOperate, auth.KindProcess, access.KeyHandler),
 	// As POST /api/v1/deployments: each model by the deploy guard.
 	"DeployResource": access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),
 	"DeployProcess":  access.On(auth.PermDeploy, auth.KindProcess, access.KeyHandler),

@@ -340,3 +340,66 @@ func mustSet(zc zbc.Client, key int64) interface {
 	cmd, _ := zc.NewSetVariablesCommand().ElementInstanceKey(key).VariablesFromString(`{"a":1}`)
 	return cmd
 }
+
+func TestMessageBeforeItsSubscriptionAndDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ctx := context.Background()
+	deploy(t, b.zc, "c8-msg.bpmn")
+	pub, err := b.zc.NewPublishMessageCommand().MessageName("c8-paid").CorrelationKey("early").MessageId("pay-1").TimeToLive(time.Minute).
+		VariablesFromMap(map[string]any{"paid": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pub.Send(ctx); err != nil {
+		t.Fatalf("PublishMessage with a timeToLive: %v", err)
+	}
+	_, err = b.zc.NewPublishMessageCommand().MessageName("c8-paid").CorrelationKey("early").MessageId("pay-1").TimeToLive(time.Minute).Send(ctx)
+	wantStatus(t, "publishing the same messageId again", err, codes.AlreadyExists)
+
+	// The instance's subscription opens after the publication: the kept
+	// message reaches it.
+	k := start(t, b.zc, "c8-msg", map[string]any{"orderId": "early"})
+	v := b.awaitStatus(t, k, string(runtime.StatusCompleted))
+	if v.Variables["paid"] == nil {
+		t.Errorf("variables = %v", v.Variables)
+	}
+}
+
+func TestUpdateJobRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ctx := context.Background()
+	deploy(t, b.zc, "c8-pay.bpmn")
+	k := start(t, b.zc, "c8-pay", nil)
+	jobs := activate(t, b.zc, "c8-charge")
+	if len(jobs) != 1 {
+		t.Fatalf("jobs = %v", jobs)
+	}
+	if _, err := b.zc.NewFailJobCommand().JobKey(jobs[0].Key).Retries(0).ErrorMessage("down").Send(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := activate(t, b.zc, "c8-charge"); len(got) != 0 {
+		t.Fatalf("a job without retries was activated: %v", got)
+	}
+	_, err := b.zc.NewUpdateJobRetriesCommand().JobKey(jobs[0].Key).Retries(0).Send(ctx)
+	wantStatus(t, "UpdateJobRetries to 0", err, codes.InvalidArgument)
+	_, err = b.zc.NewUpdateJobRetriesCommand().JobKey(99999999).Retries(3).Send(ctx)
+	wantStatus(t, "UpdateJobRetries of a forged key", err, codes.NotFound)
+	if _, err := b.zc.NewUpdateJobRetriesCommand().JobKey(jobs[0].Key).Retries(3).Send(ctx); err != nil {
+		t.Fatalf("UpdateJobRetries: %v", err)
+	}
+	// The incident is resolved and the job activatable again with 3 retries.
+	again := activate(t, b.zc, "c8-charge")
+	if len(again) != 1 || again[0].Key != jobs[0].Key || again[0].Retries != 3 {
+		t.Fatalf("jobs after UpdateJobRetries = %v", again)
+	}
+	rows, _, err := b.rt.IncidentsPage(ctx, b.instance(t, k).ID, true, "", 10)
+	if err != nil || len(rows) != 0 {
+		t.Errorf("open incidents = %v, %v", rows, err)
+	}
+	if _, err := b.zc.NewCompleteJobCommand().JobKey(again[0].Key).Send(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.awaitStatus(t, k, string(runtime.StatusCompleted))
+}

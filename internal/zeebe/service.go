@@ -40,8 +40,15 @@ type Service interface {
 	// DeployC8 deploys resources and answers their numeric keys.
 	DeployC8(ctx context.Context, files []runtime.File) (runtime.C8Deployment, error)
 
-	// PublishC8Message publishes a message (nothing waiting is no error).
-	PublishC8Message(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
+	// ResolveJob reads an open job by public key (ENOTFOUND); SetJobRetries
+	// sets its retries (0 opens an incident, more resolves it).
+	ResolveJob(ctx context.Context, key string) (runtime.JobRef, error)
+	SetJobRetries(ctx context.Context, key string, retries int) error
+
+	// PublishMessage publishes a message: without a time to live nothing
+	// waiting is ENOTFOUND; with one it is buffered, and a duplicate
+	// message id is runtime.ErrDuplicateMessage.
+	PublishMessage(ctx context.Context, p runtime.Publication) (runtime.PublishResult, error)
 	// BroadcastSignal fires a signal.
 	BroadcastSignal(ctx context.Context, name string, vars map[string]any) (int, error)
 

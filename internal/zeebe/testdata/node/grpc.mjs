@@ -48,6 +48,19 @@ try {
   await zbc.publishMessage({ name: 'c8-paid', correlationKey: 'o-7', variables: { paid: 10 }, timeToLive: 60000 })
   out({ ev: 'published', instance: waiting.processInstanceKey })
 
+  // A message published before its subscription opens is kept for its
+  // timeToLive and reaches the instance that starts afterwards; its
+  // messageId makes a second publication ALREADY_EXISTS.
+  await zbc.publishMessage({ name: 'c8-paid', correlationKey: 'o-8', messageId: 'pay-o-8', variables: { paid: 20 }, timeToLive: 60000 })
+  let duplicate = ''
+  try {
+    await zbc.publishMessage({ name: 'c8-paid', correlationKey: 'o-8', messageId: 'pay-o-8', variables: {}, timeToLive: 60000 })
+  } catch (err) {
+    duplicate = String(err.code ?? err.message)
+  }
+  const early = await zbc.createProcessInstanceWithResult({ bpmnProcessId: 'c8-msg', variables: { orderId: 'o-8' }, requestTimeout: 20000 })
+  out({ ev: 'early', paid: early.variables.paid, duplicate })
+
   streamer.close()
   out({ ev: 'done', handled })
   await zbc.close()
