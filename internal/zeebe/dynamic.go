@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -147,7 +148,13 @@ func (g *Gateway) streamActivatedJobs(ss grpc.ServerStream, in *dynamicpb.Messag
 	req.MaxJobs = streamBatch
 	req.RequestTimeout = runtime.MaxRequestTimeout
 	for {
+		asked := time.Now()
 		jobs, err := svc.ActivateC8Jobs(ctx, req)
+		if err == nil && len(jobs) == 0 && ctx.Err() == nil && time.Since(asked) < req.RequestTimeout/2 {
+			// A long poll answers nothing before its timeout only when the
+			// runtime drains: end the stream, the worker reconnects.
+			return status.Error(codes.Unavailable, "the server is shutting down: reconnect")
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return status.FromContextError(ctx.Err()).Err()
