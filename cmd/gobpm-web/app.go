@@ -439,7 +439,7 @@ func (m *Main) Run(ctx context.Context) error {
 // serveGRPC serves Zeebe's gateway protocol on Config.GRPCAddr, over TLS
 // with the HTTP server's certificate when it has one.
 func (m *Main) serveGRPC() error {
-	opts := zeebe.Options{Service: m.rt, Logger: m.log}
+	opts := zeebe.Options{Service: m.rt, Logger: m.log, MaxLongPolls: m.cfg.MaxLongPolls}
 	if m.cfg.Auth != access.ModeNone {
 		opts.Credentials = m.access
 	}

@@ -147,6 +147,11 @@ func (g *Gateway) streamActivatedJobs(ss grpc.ServerStream, in *dynamicpb.Messag
 	}
 	req.MaxJobs = streamBatch
 	req.RequestTimeout = runtime.MaxRequestTimeout
+	release, err := g.hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	for {
 		asked := time.Now()
 		jobs, err := svc.ActivateC8Jobs(ctx, req)

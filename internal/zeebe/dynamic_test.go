@@ -35,6 +35,12 @@ type dynBundle struct {
 
 func setupDynamic(t *testing.T) *dynBundle {
 	t.Helper()
+	return setupDynamicWith(t, 0)
+}
+
+// setupDynamicWith is setupDynamic with a cap on each caller's long polls.
+func setupDynamicWith(t *testing.T, maxLongPolls int) *dynBundle {
+	t.Helper()
 	ctx := context.Background()
 	db, err := testdb.Open(ctx, testdb.DSN(t))
 	if err != nil {
@@ -70,7 +76,7 @@ func setupDynamic(t *testing.T) *dynBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(Options{Service: rt, Credentials: acc})
+	srv := NewServer(Options{Service: rt, Credentials: acc, MaxLongPolls: maxLongPolls})
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
 	b.conn, err = grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -223,3 +229,55 @@ func TestDynamicRPCsPassAuthentication(t *testing.T) {
 
 func protoValueString(s string) protoreflect.Value { return protoreflect.ValueOfString(s) }
 func protoValueInt(i int64) protoreflect.Value     { return protoreflect.ValueOfInt64(i) }
+
+// TestLongPollCap: a caller holding their cap of job streams and long
+// polls gets RESOURCE_EXHAUSTED for one more, and a hold again once one
+// ends.
+func TestLongPollCap(t *testing.T) {
+	t.Parallel()
+	b := setupDynamicWith(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	firstCtx, closeFirst := context.WithCancel(ctx)
+	first := b.openStream(t, firstCtx, b.worker, "c8-charge")
+	ended := make(chan error, 1)
+	go func() {
+		var job pb.ActivatedJob
+		ended <- first.RecvMsg(&job)
+	}()
+	time.Sleep(300 * time.Millisecond) // the server reads the stream and takes its hold
+	gw := pb.NewGatewayClient(b.conn)
+	s, err := gw.ActivateJobs(as(ctx, b.worker), &pb.ActivateJobsRequest{Type: "c8-charge", Timeout: 1000, MaxJobsToActivate: 1, RequestTimeout: 100})
+	if err == nil {
+		_, err = s.Recv()
+	}
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("a long poll beside a held stream: %v, want RESOURCE_EXHAUSTED", err)
+	}
+	// At once (requestTimeout < 0) is no long poll: never capped.
+	s, err = gw.ActivateJobs(as(ctx, b.worker), &pb.ActivateJobsRequest{Type: "c8-charge", Timeout: 1000, MaxJobsToActivate: 1, RequestTimeout: -1})
+	if err == nil {
+		_, err = s.Recv()
+	}
+	if err != nil {
+		t.Errorf("an activation without long poll: %v", err)
+	}
+	closeFirst()
+	if err := <-ended; status.Code(err) != codes.Canceled {
+		t.Errorf("the first stream ended with %v, want CANCELED", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := gw.ActivateJobs(as(ctx, b.worker), &pb.ActivateJobsRequest{Type: "c8-charge", Timeout: 1000, MaxJobsToActivate: 1, RequestTimeout: 50})
+		if err == nil {
+			_, err = s.Recv()
+		}
+		if err == nil {
+			break
+		}
+		if status.Code(err) != codes.ResourceExhausted || time.Now().After(deadline) {
+			t.Fatalf("a long poll after the stream ended: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
+	"net"
 	"strings"
 
 	"github.com/camunda/zeebe/clients/go/v8/pkg/pb"
@@ -25,10 +26,12 @@ import (
 	"google.golang.org/grpc/credentials"
 	_ "google.golang.org/grpc/encoding/gzip" // the JavaScript SDK compresses its requests with gzip
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -71,19 +74,24 @@ type Options struct {
 	TLS *tls.Config
 	// Logger logs refused and failed calls (nil: discard).
 	Logger *slog.Logger
+	// MaxLongPolls caps the long-polling ActivateJobs calls and the job
+	// streams one caller (user, or address when anonymous) holds open at
+	// once; more are RESOURCE_EXHAUSTED. 0 or less: no cap.
+	MaxLongPolls int
 }
 
 // Gateway is the gRPC gateway service.
 type Gateway struct {
 	pb.UnimplementedGatewayServer
-	opts Options
-	log  *slog.Logger
+	opts  Options
+	log   *slog.Logger
+	polls *httpsec.Holds
 }
 
 // NewServer returns a gRPC server serving the gateway with opts. The
 // caller serves it on a listener and stops it.
 func NewServer(opts Options) *grpc.Server {
-	g := &Gateway{opts: opts, log: opts.Logger}
+	g := &Gateway{opts: opts, log: opts.Logger, polls: httpsec.NewHolds(opts.MaxLongPolls)}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
@@ -181,6 +189,26 @@ func allowed(ctx context.Context, perm auth.Permission, kind auth.ResourceKind, 
 
 // user is the call's user id, the identity a job's activation is bound to.
 func user(ctx context.Context) string { return string(callerOf(ctx).User) }
+
+// hold takes one of the caller's long-poll holds: RESOURCE_EXHAUSTED when
+// they hold the cap already. release must be called when the call ends.
+func (g *Gateway) hold(ctx context.Context) (release func(), err error) {
+	key := "addr "
+	if c := callerOf(ctx); c.Via != "none" && c.Authenticated() {
+		key = "user " + string(c.User)
+	} else if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		host, _, splitErr := net.SplitHostPort(p.Addr.String())
+		if splitErr != nil {
+			host = p.Addr.String()
+		}
+		key += host
+	}
+	release, ok := g.polls.Acquire(key)
+	if !ok {
+		return nil, status.Errorf(codes.ResourceExhausted, "too many long-polling activations and job streams of this caller are open (at most %d): wait for one to end", g.polls.Max())
+	}
+	return release, nil
+}
 
 // svc is the service, or UNAVAILABLE when the gateway has none.
 func (g *Gateway) svc() (Service, error) {

@@ -58,6 +58,13 @@ func (g *Gateway) ActivateJobs(in *pb.ActivateJobsRequest, stream pb.Gateway_Act
 	case in.RequestTimeout > 0:
 		req.RequestTimeout = min(time.Duration(in.RequestTimeout)*time.Millisecond, runtime.MaxRequestTimeout)
 	}
+	if req.RequestTimeout > 0 {
+		release, err := g.hold(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	jobs, err := svc.ActivateC8Jobs(ctx, req)
 	if err != nil {
 		return g.statusOf(ctx, "ActivateJobs", err)
