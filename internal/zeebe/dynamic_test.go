@@ -115,11 +115,17 @@ func streamRequest(t *testing.T, typ string, timeout time.Duration) *dynamicpb.M
 // openStream opens StreamActivatedJobs for typ as token, gzip-compressed.
 func (b *dynBundle) openStream(t *testing.T, ctx context.Context, token, typ string) grpc.ClientStream {
 	t.Helper()
+	return b.openStreamFor(t, ctx, token, typ, time.Minute)
+}
+
+// openStreamFor is openStream with the jobs' timeout.
+func (b *dynBundle) openStreamFor(t *testing.T, ctx context.Context, token, typ string, timeout time.Duration) grpc.ClientStream {
+	t.Helper()
 	s, err := b.conn.NewStream(as(ctx, token), &grpc.StreamDesc{ServerStreams: true}, method("StreamActivatedJobs"), grpc.UseCompressor(gzip.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SendMsg(streamRequest(t, typ, time.Minute)); err != nil {
+	if err := s.SendMsg(streamRequest(t, typ, timeout)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CloseSend(); err != nil {
@@ -279,5 +285,52 @@ func TestLongPollCap(t *testing.T) {
 			t.Fatalf("a long poll after the stream ended: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDisconnectedStreamGivesItsJobsBack: a worker that received a pushed
+// job and went away gives it back when the job's timeout ends: another
+// activation gets it then, not before.
+func TestDisconnectedStreamGivesItsJobsBack(t *testing.T) {
+	t.Parallel()
+	b := setupDynamic(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	gw := pb.NewGatewayClient(b.conn)
+	data, err := os.ReadFile("testdata/c8-pay.bpmn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gw.DeployResource(as(ctx, b.admin), &pb.DeployResourceRequest{Resources: []*pb.Resource{{Name: "c8-pay.bpmn", Content: data}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gw.CreateProcessInstance(as(ctx, b.admin), &pb.CreateProcessInstanceRequest{BpmnProcessId: "c8-pay", Version: -1}); err != nil {
+		t.Fatal(err)
+	}
+	streamCtx, disconnect := context.WithCancel(ctx)
+	s := b.openStreamFor(t, streamCtx, b.worker, "c8-charge", 1500*time.Millisecond)
+	var pushed pb.ActivatedJob
+	if err := s.RecvMsg(&pushed); err != nil {
+		t.Fatalf("receiving the pushed job: %v", err)
+	}
+	disconnect()
+	activate := func() []*pb.ActivatedJob {
+		st, err := gw.ActivateJobs(as(ctx, b.worker), &pb.ActivateJobsRequest{Type: "c8-charge", Worker: "other", Timeout: 60000, MaxJobsToActivate: 1, RequestTimeout: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Jobs
+	}
+	if jobs := activate(); len(jobs) != 0 {
+		t.Fatalf("the job came back before its timeout ended: %v", jobs)
+	}
+	time.Sleep(time.Until(time.UnixMilli(pushed.Deadline)) + 100*time.Millisecond)
+	jobs := activate()
+	if len(jobs) != 1 || jobs[0].Key != pushed.Key || jobs[0].Worker != "other" {
+		t.Fatalf("after the timeout: %v, want job %d for worker other", jobs, pushed.Key)
 	}
 }
