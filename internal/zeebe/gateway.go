@@ -10,6 +10,13 @@
 // Every RPC passes one table (rpcs): the access rule it needs, checked
 // against the caller the request's bearer credential names, with the same
 // permissions as /api/v1. An RPC not in the table answers UNIMPLEMENTED.
+//
+// The RPCs act through Service, the runtime's Camunda 8 layer (the acts
+// REST v2 uses too), and answer Zeebe's status codes (errors.go). The two
+// RPCs protocol 8.3's types lack, StreamActivatedJobs and
+// UpdateJobTimeout, are served by the unknown-service handler over
+// dynamicpb descriptors (dynamic.go), behind the same guard. See
+// docs/zeebe-grpc.md for every RPC and what differs from Zeebe.
 package zeebe
 
 import (
