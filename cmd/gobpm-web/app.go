@@ -146,7 +146,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	clock := fs.String("clock", def("GOBPM_CLOCK", "real"), "the engine's clock: real, or manual (needs --dev; only POST /api/v1/clock moves it) (GOBPM_CLOCK)")
 	historyTTL := fs.String("history-ttl", getenv("GOBPM_HISTORY_TTL"), "delete ended instances this long after their end unless their model sets gobpm:historyTimeToLive, e.g. 30d, 12h, P30D (empty: keep for ever) (GOBPM_HISTORY_TTL)")
 	fs.StringVar(&c.BackupDir, "backup-dir", getenv("GOBPM_BACKUP_DIR"), "directory POST /api/v1/admin/backup writes into (empty: backups only with 'gobpm-web backup') (GOBPM_BACKUP_DIR)")
-	fs.IntVar(&c.MaxLongPolls, "max-long-polls", httpsec.DefaultMaxHolds, "job activations with requestTimeoutMs one caller (user, or address when anonymous) may hold open at once; more get 429 (negative: no cap)")
+	fs.IntVar(&c.MaxLongPolls, "max-long-polls", httpsec.DefaultMaxHolds, "job activations with requestTimeoutMs one caller (user, or address when anonymous) may hold open at once; more get 429 (negative: no cap); the Zeebe gateway's long polls and job streams are capped apart, likewise (RESOURCE_EXHAUSTED)")
 	fs.IntVar(&c.MaxEventStreams, "max-event-streams", httpsec.DefaultMaxHolds, "cockpit live-update streams one person (user, or address when anonymous) may hold open at once; more get 429 (negative: no cap)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -439,7 +439,7 @@ func (m *Main) Run(ctx context.Context) error {
 // serveGRPC serves Zeebe's gateway protocol on Config.GRPCAddr, over TLS
 // with the HTTP server's certificate when it has one.
 func (m *Main) serveGRPC() error {
-	opts := zeebe.Options{Logger: m.log}
+	opts := zeebe.Options{Service: m.rt, Logger: m.log, MaxLongPolls: m.cfg.MaxLongPolls}
 	if m.cfg.Auth != access.ModeNone {
 		opts.Credentials = m.access
 	}

@@ -10,6 +10,13 @@
 // Every RPC passes one table (rpcs): the access rule it needs, checked
 // against the caller the request's bearer credential names, with the same
 // permissions as /api/v1. An RPC not in the table answers UNIMPLEMENTED.
+//
+// The RPCs act through Service, the runtime's Camunda 8 layer (the acts
+// REST v2 uses too), and answer Zeebe's status codes (errors.go). The two
+// RPCs protocol 8.3's types lack, StreamActivatedJobs and
+// UpdateJobTimeout, are served by the unknown-service handler over
+// dynamicpb descriptors (dynamic.go), behind the same guard. See
+// docs/zeebe-grpc.md for every RPC and what differs from Zeebe.
 package zeebe
 
 import (
@@ -17,6 +24,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
+	"net"
 	"strings"
 
 	"github.com/camunda/zeebe/clients/go/v8/pkg/pb"
@@ -25,9 +33,12 @@ import (
 	"google.golang.org/grpc/credentials"
 	_ "google.golang.org/grpc/encoding/gzip" // the JavaScript SDK compresses its requests with gzip
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -46,6 +57,8 @@ type Credentials interface {
 	// Bearer authenticates a bearer credential: a gobpm API token or, with
 	// OIDC, the provider's JWT.
 	Bearer(ctx context.Context, credential string) (access.Caller, error)
+	// Deployer is who a caller's deployment is recorded as deployed by.
+	Deployer(c access.Caller) runtime.Deployer
 }
 
 // Node describes the one broker the gateway is, for Topology.
@@ -57,6 +70,9 @@ type Node struct {
 
 // Options configure a Gateway.
 type Options struct {
+	// Service is the runtime's Camunda 8 layer the RPCs act through (nil:
+	// every RPC but Topology answers UNAVAILABLE).
+	Service Service
 	// Credentials authenticate callers (nil: no authentication).
 	Credentials Credentials
 	// Node is what Topology reports.
@@ -65,25 +81,33 @@ type Options struct {
 	TLS *tls.Config
 	// Logger logs refused and failed calls (nil: discard).
 	Logger *slog.Logger
+	// MaxLongPolls caps the long-polling ActivateJobs calls and the job
+	// streams one caller (user, or address when anonymous) holds open at
+	// once; more are RESOURCE_EXHAUSTED. 0 or less: no cap.
+	MaxLongPolls int
 }
 
 // Gateway is the gRPC gateway service.
 type Gateway struct {
 	pb.UnimplementedGatewayServer
-	opts Options
-	log  *slog.Logger
+	opts  Options
+	log   *slog.Logger
+	polls *httpsec.Holds
 }
 
 // NewServer returns a gRPC server serving the gateway with opts. The
 // caller serves it on a listener and stops it.
 func NewServer(opts Options) *grpc.Server {
-	g := &Gateway{opts: opts, log: opts.Logger}
+	g := &Gateway{opts: opts, log: opts.Logger, polls: httpsec.NewHolds(opts.MaxLongPolls)}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
 	serverOpts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(g.unaryGuard),
 		grpc.ChainStreamInterceptor(g.streamGuard),
+		// The RPCs protocol 8.3's generated service lacks (see
+		// dynamic.go); the stream interceptor guards them as the others.
+		grpc.UnknownServiceHandler(g.serveDynamic),
 	}
 	if opts.TLS != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
@@ -139,12 +163,66 @@ func (g *Gateway) admit(ctx context.Context, fullMethod string) (context.Context
 		}
 		// Rules whose key only the handler knows check the kind here and
 		// each key in the handler.
-		if rule.Perm != "" && !c.Unrestricted() && !rule.AllowsSome(c) {
+		if rule.Perm != "" && !c.Unrestricted() && !allowsRoute(rule, c) {
 			return ctx, status.Errorf(codes.PermissionDenied, "%s needs the %s permission on a %s", name, rule.Perm, rule.Kind)
 		}
 	}
 	ctx = context.WithValue(ctx, callerKey{}, c)
 	return runtime.WithActingUser(ctx, string(c.User)), nil
+}
+
+// allowsRoute is the call-level check of a rule: the permission on "*"
+// for a rule without keys, on some resource of its kind for one whose
+// keys the handler checks.
+func allowsRoute(rule access.Rule, c access.Caller) bool {
+	if rule.Key == access.KeyNone {
+		return c.Allowed(rule.Perm, rule.Kind, "*")
+	}
+	return rule.AllowsSome(c)
+}
+
+// callerOf is the caller admit authenticated for the call.
+func callerOf(ctx context.Context) access.Caller {
+	c, _ := ctx.Value(callerKey{}).(access.Caller)
+	return c
+}
+
+// allowed reports whether the call's caller holds perm on the resource
+// key of kind (always, without authentication).
+func allowed(ctx context.Context, perm auth.Permission, kind auth.ResourceKind, key string) bool {
+	c := callerOf(ctx)
+	return c.Via == "none" || c.Unrestricted() || c.Allowed(perm, kind, key)
+}
+
+// user is the call's user id, the identity a job's activation is bound to.
+func user(ctx context.Context) string { return string(callerOf(ctx).User) }
+
+// hold takes one of the caller's long-poll holds: RESOURCE_EXHAUSTED when
+// they hold the cap already. release must be called when the call ends.
+func (g *Gateway) hold(ctx context.Context) (release func(), err error) {
+	key := "addr "
+	if c := callerOf(ctx); c.Via != "none" && c.Authenticated() {
+		key = "user " + string(c.User)
+	} else if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		host, _, splitErr := net.SplitHostPort(p.Addr.String())
+		if splitErr != nil {
+			host = p.Addr.String()
+		}
+		key += host
+	}
+	release, ok := g.polls.Acquire(key)
+	if !ok {
+		return nil, status.Errorf(codes.ResourceExhausted, "too many long-polling activations and job streams of this caller are open (at most %d): wait for one to end", g.polls.Max())
+	}
+	return release, nil
+}
+
+// svc is the service, or UNAVAILABLE when the gateway has none.
+func (g *Gateway) svc() (Service, error) {
+	if g.opts.Service == nil {
+		return nil, status.Error(codes.Unavailable, "this gateway serves no runtime")
+	}
+	return g.opts.Service, nil
 }
 
 // caller authenticates the call's "authorization" metadata.

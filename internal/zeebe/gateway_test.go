@@ -123,8 +123,8 @@ func TestGatewayAuthenticatesBearerCredentials(t *testing.T) {
 func TestGatewayAnswersUnimplementedForRPCsItDoesNotServe(t *testing.T) {
 	t.Parallel()
 	addr := serve(t, zeebe.Options{})
-	_, err := client(t, addr, "").NewBroadcastSignalCommand().SignalName("s").Send(context.Background())
+	_, err := client(t, addr, "").NewDeleteResourceCommand().ResourceKey(1).Send(context.Background())
 	if status.Code(err) != codes.Unimplemented {
-		t.Errorf("BroadcastSignal: %v, want UNIMPLEMENTED", err)
+		t.Errorf("DeleteResource: %v, want UNIMPLEMENTED", err)
 	}
 }

@@ -1,0 +1,164 @@
+package zeebe_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// nodeDir holds the Node client, its pinned SDK and its lock file.
+var nodeDir = filepath.Join("testdata", "node")
+
+// mustNode returns the node binary after installing the client's
+// dependencies (npm ci) when node_modules is missing. Without node or npm
+// the test is skipped, or fails when CI=true.
+func mustNode(t *testing.T) string {
+	t.Helper()
+	node, nerr := exec.LookPath("node")
+	npm, merr := exec.LookPath("npm")
+	if nerr != nil || merr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node and npm are needed for the Camunda 8 SDK test (node: %v, npm: %v)", nerr, merr)
+		}
+		t.Skipf("node or npm not found, skipping the real @camunda8/sdk test (node: %v, npm: %v)", nerr, merr)
+	}
+	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@camunda8", "sdk")); err != nil {
+		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+		cmd.Dir = nodeDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", nodeDir, err, out)
+		}
+	}
+	return node
+}
+
+// adminToken is a token of a new admin user of acc.
+func adminToken(t *testing.T, acc *access.Service) string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := acc.CreateUser(ctx, "", access.NewUser{ID: "root"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acc.Grant(ctx, "", access.GrantRecord{Subject: access.Subject{Kind: access.SubjectUser, ID: "root"}, Role: auth.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := acc.MintToken(ctx, access.NewToken{Owner: "root", Name: "sdk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// nodeEvent is one line the Node client prints.
+type nodeEvent struct {
+	Ev       string  `json:"ev"`
+	Key      string  `json:"key"`
+	Instance string  `json:"instance"`
+	Currency string  `json:"currency"`
+	Charged  *bool   `json:"charged"`
+	Total    float64 `json:"total"`
+	Handled  int     `json:"handled"`
+	Paid     float64 `json:"paid"`
+	Dup      string  `json:"duplicate"`
+	Msg      string  `json:"msg"`
+}
+
+// TestCamunda8SDKOverGRPC runs the real @camunda8/sdk against the gateway
+// with a bearer token: it deploys, streams jobs (StreamActivatedJobs) that
+// complete or throw a BPMN error to a boundary, awaits instances with
+// CreateProcessInstanceWithResult and publishes a message to a waiting
+// instance. Every call passes gzip-compressed, as the SDK sends them.
+func TestCamunda8SDKOverGRPC(t *testing.T) {
+	t.Parallel()
+	node := mustNode(t)
+	acc := accessService(t, access.ModeBuiltin)
+	pushes := &pushCounter{}
+	b := setupWith(t, acc, slog.New(pushes))
+	token := adminToken(t, acc)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "grpc.mjs", "../c8-pay.bpmn", "../c8-quick.bpmn", "../c8-msg.bpmn")
+	cmd.Dir = nodeDir
+	cmd.Env = append(os.Environ(), "ZEEBE_GRPC_ADDRESS=grpc://"+b.addr, "CAMUNDA_AUTH_STRATEGY=BEARER", "CAMUNDA_OAUTH_TOKEN="+token,
+		"CAMUNDA_SECURE_CONNECTION=false", "ZEEBE_INSECURE_CONNECTION=true", "ZEEBE_CLIENT_LOG_LEVEL=NONE", "CAMUNDA_LOG_LEVEL=none")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node grpc.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	var results, jobs int
+	var published, quick, early, done bool
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var ev nodeEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		switch ev.Ev {
+		case "job":
+			jobs++
+			if ev.Currency != "EUR" {
+				t.Errorf("job %s: custom header currency = %q", ev.Key, ev.Currency)
+			}
+		case "result":
+			results++
+		case "quick":
+			quick = ev.Total == 42
+		case "published":
+			published = true
+			var key int64
+			if err := json.Unmarshal([]byte(ev.Instance), &key); err != nil {
+				t.Fatalf("instance key %q: %v", ev.Instance, err)
+			}
+			b.awaitStatus(t, key, string(runtime.StatusCompleted))
+		case "early":
+			early = ev.Paid == 20
+			if ev.Dup != "6" && !strings.Contains(ev.Dup, "ALREADY_EXISTS") {
+				t.Errorf("the duplicate publication answered %q, want ALREADY_EXISTS (6)", ev.Dup)
+			}
+		case "done":
+			done = true
+		case "error":
+			t.Fatalf("the SDK failed: %s", ev.Msg)
+		}
+	}
+	if n := pushes.count.Load(); n != 3 {
+		t.Errorf("StreamActivatedJobs pushed %d jobs, want the 3 (none came through the SDK's sidecar poll)", n)
+	}
+	if results != 3 || jobs != 3 || !quick || !published || !early || !done {
+		t.Errorf("results %d, jobs %d, quick %v, published %v, early %v, done %v\n%s\nstderr:\n%s", results, jobs, quick, published, early, done, out, stderr.String())
+	}
+}
+
+// pushCounter is a slog handler counting the gateway's "gRPC job pushed"
+// records: the jobs StreamActivatedJobs pushed.
+type pushCounter struct{ count atomic.Int64 }
+
+func (*pushCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (p *pushCounter) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "gRPC job pushed" {
+		p.count.Add(1)
+	}
+	return nil
+}
+func (p *pushCounter) WithAttrs([]slog.Attr) slog.Handler { return p }
+func (p *pushCounter) WithGroup(string) slog.Handler      { return p }
