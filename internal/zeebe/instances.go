@@ -150,7 +150,8 @@ func (g *Gateway) SetVariables(ctx context.Context, in *pb.SetVariablesRequest) 
 }
 
 // ResolveIncident resolves an open incident: a job incident gets one
-// retry, a stopped element runs again. One already resolved is NOT_FOUND.
+// retry, a stopped element runs again. One already resolved (by a retries
+// update, which Zeebe's clients send first) answers success.
 func (g *Gateway) ResolveIncident(ctx context.Context, in *pb.ResolveIncidentRequest) (*pb.ResolveIncidentResponse, error) {
 	svc, err := g.svc()
 	if err != nil {
@@ -174,10 +175,10 @@ func (g *Gateway) ResolveIncident(ctx context.Context, in *pb.ResolveIncidentReq
 	if !allowed(ctx, auth.PermOperate, auth.KindProcess, pk) {
 		return nil, status.Errorf(codes.PermissionDenied, "the caller may not operate instances of process '%s'", pk)
 	}
-	if _, err := svc.ResolveC8Incident(ctx, in.IncidentKey); err != nil {
-		if runtime.ErrorCode(err) == runtime.ECONFLICT {
-			return nil, notFound
-		}
+	// An incident resolved already is no error: UpdateJobRetries resolves a
+	// job's incident itself, and Zeebe's clients send ResolveIncident after
+	// it (as REST v2's resolution answers 204 then).
+	if _, err := svc.ResolveC8Incident(ctx, in.IncidentKey); err != nil && runtime.ErrorCode(err) != runtime.ECONFLICT {
 		return nil, g.statusOf(ctx, "ResolveIncident", err)
 	}
 	return &pb.ResolveIncidentResponse{}, nil
