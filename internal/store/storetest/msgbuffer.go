@@ -33,13 +33,13 @@ func testMessageBuffer(t *testing.T, open Opener) {
 		return store.BufferedMessage{ID: id, Name: "paid", CorrelationKey: key, MessageID: messageID,
 			Variables: json.RawMessage(`{"amount":12}`), PublishedAt: published, ExpiresAt: published.Add(ttl)}
 	}
-	if err := db.BufferMessage(ctx, msg("m2", "o-1", "", t0.Add(time.Second), time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m2", "o-1", "", t0.Add(time.Second), time.Hour), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BufferMessage(ctx, msg("m1", "o-1", "id-1", t0, time.Minute), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m1", "o-1", "id-1", t0, time.Minute), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BufferMessage(ctx, msg("m3", "o-2", "", t0, time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m3", "o-2", "", t0, time.Hour), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.BufferedMessages(ctx, "paid", "o-1", "p", t0.Add(2*time.Second), 10)
@@ -61,10 +61,10 @@ func testMessageBuffer(t *testing.T, open Opener) {
 	}
 
 	// A live duplicate message id is refused; another key or name is not.
-	if err := db.BufferMessage(ctx, msg("m4", "o-1", "id-1", t0.Add(time.Second), time.Hour), nil); !errors.Is(err, store.ErrDuplicateMessage) {
+	if err := db.BufferMessage(ctx, msg("m4", "o-1", "id-1", t0.Add(time.Second), time.Hour), nil, nil); !errors.Is(err, store.ErrDuplicateMessage) {
 		t.Fatalf("duplicate message id: %v", err)
 	}
-	if err := db.BufferMessage(ctx, msg("m5", "o-9", "id-1", t0, time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m5", "o-9", "id-1", t0, time.Hour), nil, nil); err != nil {
 		t.Fatalf("same id, another key: %v", err)
 	}
 
@@ -127,7 +127,7 @@ func testMessageBuffer(t *testing.T, open Opener) {
 	}
 
 	// Once expired, its message id is free again (the holder is replaced).
-	if err := db.BufferMessage(ctx, msg("m8", "o-1", "id-1", t0.Add(time.Minute), time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m8", "o-1", "id-1", t0.Add(time.Minute), time.Hour), nil, nil); err != nil {
 		t.Fatalf("id of an expired message: %v", err)
 	}
 	if _, err := db.BufferedMessage(ctx, "m1"); !errors.Is(err, store.ErrNotFound) {
@@ -136,10 +136,10 @@ func testMessageBuffer(t *testing.T, open Opener) {
 
 	// The sweep deletes the expired ones (with their takes), a batch at a
 	// time, and keeps the live ones.
-	if err := db.BufferMessage(ctx, msg("x1", "o-x", "", t0, time.Second), []store.MessageTake{{MessageID: "x1", ProcessKey: "p", At: t0}}); err != nil {
+	if err := db.BufferMessage(ctx, msg("x1", "o-x", "", t0, time.Second), []store.MessageTake{{MessageID: "x1", ProcessKey: "p", At: t0}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BufferMessage(ctx, msg("x2", "o-x", "", t0, 2*time.Second), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("x2", "o-x", "", t0, 2*time.Second), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.SweepMessages(ctx, t0.Add(2*time.Second), 1); err != nil || n != 1 {
