@@ -160,3 +160,54 @@ func testMessageBuffer(t *testing.T, open Opener) {
 		t.Fatalf("final sweep = %d %v, want 5", n, err)
 	}
 }
+
+// testMessageSubscribers covers MessageSubscribers (the oldest message
+// wait of each process key, oldest first), AnyBufferedMessages, and the
+// idempotency record BufferMessage commits with a message.
+func testMessageSubscribers(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	sub := func(id, processKey, key string, created int) store.WaitRow {
+		w := Sub(id, store.WaitMessage, "paid", key, created)
+		w.ProcessKey = processKey
+		return w
+	}
+	CreateWithWaits(t, db, "i1", sub("a1", "a", "o-1", 3), sub("a9", "a", "o-2", 0))
+	CreateWithWaits(t, db, "i2", sub("a2", "a", "o-1", 2), sub("b1", "b", "o-1", 5))
+	CreateWithWaits(t, db, "i3", sub("c1", "c", "o-1", 4), Sub("s1", store.WaitSignal, "paid", "o-1", 0))
+	got, err := db.MessageSubscribers(ctx, "paid", "o-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := WaitIDs(got); !slices.Equal(ids, []string{"a2", "c1", "b1"}) {
+		t.Fatalf("MessageSubscribers = %v, want [a2 c1 b1]", ids)
+	}
+	if got, err := db.MessageSubscribers(ctx, "paid", "o-3"); err != nil || len(got) != 0 {
+		t.Fatalf("MessageSubscribers of an unknown key = %v %v", WaitIDs(got), err)
+	}
+
+	if found, err := db.AnyBufferedMessages(ctx); err != nil || found {
+		t.Fatalf("AnyBufferedMessages of an empty buffer = %v %v", found, err)
+	}
+	m := store.BufferedMessage{ID: "m1", Name: "paid", CorrelationKey: "o-1", PublishedAt: t0, ExpiresAt: t0.Add(time.Minute)}
+	claim := &store.IdempotencyRow{Key: "publish k1", Answer: json.RawMessage(`{"key":"m1"}`), CreatedAt: t0, ExpiredBefore: t0.Add(-time.Hour)}
+	if err := db.BufferMessage(ctx, m, nil, claim); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := db.AnyBufferedMessages(ctx); err != nil || !found {
+		t.Fatalf("AnyBufferedMessages = %v %v, want true", found, err)
+	}
+	if row, ok, err := db.Idempotency(ctx, claim.Key, t0.Add(-time.Hour)); err != nil || !ok || string(row.Answer) != `{"key":"m1"}` {
+		t.Fatalf("the claim = %+v %v %v", row, ok, err)
+	}
+	// A second message with a recorded key stores nothing.
+	m2 := m
+	m2.ID = "m2"
+	if err := db.BufferMessage(ctx, m2, nil, claim); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second message with the key = %v, want ErrConflict", err)
+	}
+	if _, err := db.BufferedMessage(ctx, "m2"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused message was stored: %v", err)
+	}
+}
