@@ -276,20 +276,20 @@ func (p *publication) publish(ctx context.Context) (PublishResult, error) {
 			return PublishResult{}, err
 		}
 		for _, sub := range subs {
-			ok, err := r.deliverBuffered(ctx, sub, m, p.vars, !stored)
+			d, err := r.deliverBuffered(ctx, sub, m, p.vars, !stored)
 			if err != nil {
 				if !stored {
 					return PublishResult{}, err
 				}
 				return res, err
 			}
-			if ok {
+			if d == delivered {
 				stored, taken[sub.ProcessKey] = true, true
 			}
 		}
 	}
 	if !stored {
-		if res, err = p.startOrStore(ctx, res); err != nil {
+		if res, err = p.startOrStore(ctx, res, taken); err != nil {
 			return PublishResult{}, err
 		}
 	}
@@ -299,8 +299,9 @@ func (p *publication) publish(ctx context.Context) (PublishResult, error) {
 
 // startOrStore stores m when no subscription took it: in the first
 // message start's step (with a take for each start's process key), else on
-// its own, each with the request's idempotency record.
-func (p *publication) startOrStore(ctx context.Context, res PublishResult) (PublishResult, error) {
+// its own, each with the request's idempotency record. The starts'
+// process keys go to taken.
+func (p *publication) startOrStore(ctx context.Context, res PublishResult, taken map[string]bool) (PublishResult, error) {
 	r, m := p.r, p.m
 	starts, err := r.eventStarts(ctx, bpmn.TriggerMessage, m.Name)
 	if err != nil {
@@ -339,14 +340,28 @@ func (p *publication) startOrStore(ctx context.Context, res PublishResult) (Publ
 			return res, err
 		}
 	}
+	for _, s := range starts {
+		taken[s.ref.Key] = true
+	}
 	return res, nil
 }
 
+// delivery is what deliverBuffered did.
+type delivery int
+
+const (
+	// delivered: the step committed with its take.
+	delivered delivery = iota
+	// keyHasIt: the store refused the take (the process key took the
+	// message meanwhile, or it expired or was swept).
+	keyHasIt
+	// waitGone: the wait was not open any more.
+	waitGone
+)
+
 // deliverBuffered delivers m to the message wait sub in a step that takes
-// m for sub's process key and, with keep set, stores m. It reports false
-// without an error when the wait is gone or the process key took m
-// meanwhile.
-func (r *Runtime) deliverBuffered(ctx context.Context, sub WaitRow, m BufferedMessage, vars map[string]any, keep bool) (bool, error) {
+// m for sub's process key and, with keep set, stores m.
+func (r *Runtime) deliverBuffered(ctx context.Context, sub WaitRow, m BufferedMessage, vars map[string]any, keep bool) (delivery, error) {
 	_, err := r.runStep(ctx, stepSpec{id: sub.InstanceID, ev: engine.MessageDelivered{WaitID: sub.ID, Variables: vars},
 		extra: func(rec *StepRecord) {
 			if keep {
@@ -357,17 +372,17 @@ func (r *Runtime) deliverBuffered(ctx context.Context, sub WaitRow, m BufferedMe
 		}})
 	switch {
 	case err == nil:
-		return true, nil
+		return delivered, nil
 	case errors.Is(err, ErrDuplicateMessage):
-		return false, err
+		return waitGone, err
 	case errors.Is(err, ErrMessageTaken):
-		return false, nil
+		return keyHasIt, nil
 	case errors.Is(err, ErrConflict) && claimOf(ctx) != nil && keep:
-		return false, err // perhaps the idempotency key: the caller replays
+		return waitGone, err // perhaps the idempotency key: the caller replays
 	case ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT:
-		return false, nil // the wait is gone: delivered to someone else meanwhile
+		return waitGone, nil // delivered to someone else meanwhile
 	default:
-		return false, err
+		return waitGone, err
 	}
 }
 
@@ -393,16 +408,16 @@ func (r *Runtime) offerBuffered(ctx context.Context, m BufferedMessage, vars map
 			if !m.ExpiresAt.After(r.now().UTC()) {
 				return
 			}
-			ok, err := r.deliverBuffered(ctx, sub, m, vars, false)
+			d, err := r.deliverBuffered(ctx, sub, m, vars, false)
 			if err != nil {
 				r.log.Error("buffered message not offered", "message", m.Name, "instance_id", sub.InstanceID, "error", err)
 				return
 			}
-			taken[sub.ProcessKey] = true // delivered, or taken by the key meanwhile…
-			if !ok {
-				delete(taken, sub.ProcessKey) // …or its wait went: look again
-				again = true
+			if d == waitGone {
+				again = true // the key's next oldest wait, if any
+				continue
 			}
+			taken[sub.ProcessKey] = true
 		}
 		if !again {
 			return
@@ -440,12 +455,12 @@ func (r *Runtime) recheckBuffered(ctx context.Context, w *work) {
 				r.log.Error("buffered message not delivered", "message", c.name, "instance_id", c.instance, "error", err)
 				break
 			}
-			ok, err := r.deliverBuffered(ctx, WaitRow{ID: c.wait, InstanceID: c.instance}, m, vars, false)
+			d, err := r.deliverBuffered(ctx, WaitRow{ID: c.wait, InstanceID: c.instance}, m, vars, false)
 			if err != nil {
 				r.log.Error("buffered message not delivered", "message", c.name, "instance_id", c.instance, "error", err)
 			}
-			if ok || err != nil {
-				break
+			if d != keyHasIt || err != nil {
+				break // delivered, or the wait is gone
 			}
 		}
 	}
