@@ -495,21 +495,23 @@ func (r *Runtime) settleBuffered(ctx context.Context, w *work, proc *bpmn.Proces
 		w.rechecks = append(w.rechecks, bufferRecheck{instance: InstanceID(st.InstanceID), wait: wt.ID, name: wt.Name, key: wt.CorrelationKey, processKey: st.ProcessKey})
 	}
 	look := r.buffer.mayHold(ctx, r)
-	for delivered := 0; open != nil; open = next() {
-		if !look || delivered >= maxBufferedRounds {
+	cands := bufferCandidates{}
+	for taken := 0; open != nil; open = next() {
+		if !look || taken >= maxBufferedRounds {
 			recheck(open)
 			continue
 		}
-		msgs, err := r.store.BufferedMessages(ctx, open.Name, open.CorrelationKey, st.ProcessKey, now, bufferedCandidates+w.tookCount(st.ProcessKey))
+		pending := 1
+		for i := range fx.Waits {
+			if wt := &fx.Waits[i]; wt.Kind == engine.WaitMessage && !checked[wt.ID] && wt.Name == open.Name && wt.CorrelationKey == open.CorrelationKey {
+				pending++
+			}
+		}
+		m, err := cands.pick(func(limit int) ([]BufferedMessage, error) {
+			return r.store.BufferedMessages(ctx, open.Name, open.CorrelationKey, st.ProcessKey, now, limit)
+		}, w, open.Name, open.CorrelationKey, st.ProcessKey, pending)
 		if err != nil {
 			return nil, fx, fmt.Errorf("runtime: buffered messages for %s in %s: %w", open.Name, st.InstanceID, err)
-		}
-		var m *BufferedMessage
-		for i := range msgs {
-			if !w.tookMessage(msgs[i].ID, st.ProcessKey) {
-				m = &msgs[i]
-				break
-			}
 		}
 		if m == nil {
 			recheck(open)
@@ -525,12 +527,50 @@ func (r *Runtime) settleBuffered(ctx context.Context, w *work, proc *bpmn.Proces
 		}
 		st, fx = after, mergeEffects(fx, more)
 		w.takeMessage(MessageTake{MessageID: m.ID, ProcessKey: st.ProcessKey, InstanceID: InstanceID(st.InstanceID), At: now})
-		delivered++
+		taken++
 		if st, fx, err = r.settle(ctx, w, proc, businessKey, st, fx, now); err != nil {
 			return nil, fx, err
 		}
 	}
 	return st, fx, nil
+}
+
+// bufferCandidates keeps, for one step's look-ups, the buffered messages
+// read per name and correlation key, so that the subscriptions a step
+// opens for one pair share a store read.
+type bufferCandidates map[[2]string]*candidateList
+
+// candidateList is the messages one read returned; complete reports that
+// the read returned fewer than it asked for (there are no more).
+type candidateList struct {
+	msgs     []BufferedMessage
+	complete bool
+}
+
+// pick returns the oldest candidate of name and key that w has not taken
+// for processKey, reading (with read) when the pair was not read yet or
+// its list ran out: enough for pending subscriptions beyond the command's
+// takes. nil means there is none.
+func (c bufferCandidates) pick(read func(limit int) ([]BufferedMessage, error), w *work, name, key, processKey string, pending int) (*BufferedMessage, error) {
+	p := [2]string{name, key}
+	for fresh := false; ; fresh = true {
+		if l := c[p]; l != nil {
+			for i := range l.msgs {
+				if !w.tookMessage(l.msgs[i].ID, processKey) {
+					return &l.msgs[i], nil
+				}
+			}
+			if l.complete || fresh {
+				return nil, nil
+			}
+		}
+		limit := bufferedCandidates + w.tookCount(processKey) + pending
+		msgs, err := read(limit)
+		if err != nil {
+			return nil, err
+		}
+		c[p] = &candidateList{msgs: msgs, complete: len(msgs) < limit}
+	}
 }
 
 // bufferState lets a single node skip the buffer's look-ups while the

@@ -321,3 +321,32 @@ func TestBufferedMessageStringBounds(t *testing.T) {
 		t.Fatalf("at the bounds = %+v", res)
 	}
 }
+
+// The subscriptions one step opens for one name and correlation key share
+// one read of the buffer.
+func TestBufferReadOncePerPairInAStep(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	db, err := testdb.Open(ctx, c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &readCounter{Store: db}
+	rt := runtime.New(counter, runtime.Options{Now: c.clk.Now})
+	t.Cleanup(func() {
+		rt.Close()
+		db.Close()
+	})
+	deployXML(t, rt, "fanin.bpmn", fanIn)
+	for i := range 100 {
+		publish(t, rt, paidAt("o-1", time.Hour, map[string]any{"n": i}))
+	}
+	inst := start(t, rt, "fanIn", map[string]any{"orderId": "o-1"})
+	if st, _ := statusOf(t, rt, inst.ID); st != runtime.StatusCompleted {
+		t.Fatalf("fanIn = %s, want completed", st)
+	}
+	if n := counter.reads.Load(); n != 1 {
+		t.Fatalf("%d buffer reads for 100 subscriptions of one pair, want 1", n)
+	}
+}
