@@ -437,18 +437,25 @@ type bufferRecheck struct {
 // recheckBuffered looks up, after w's commit, the buffered messages of the
 // message waits its steps opened without finding one, and delivers each
 // wait the oldest live message its process key has not taken, in a
-// follow-up step that takes it (a wait gone meanwhile is passed over). A
+// follow-up step that takes it (a wait gone meanwhile is passed over):
+// one read per name, correlation key and process key that has none. A
 // failure is logged: the message stays buffered.
 func (r *Runtime) recheckBuffered(ctx context.Context, w *work) {
 	if len(w.rechecks) == 0 || !r.buffer.mayHold(ctx, r) {
 		return
 	}
+	none := map[[3]string]bool{} // pairs of a process key found without a message: one read each
 	for _, c := range w.rechecks {
+		pair := [3]string{c.name, c.key, c.processKey}
+		if none[pair] {
+			continue
+		}
 		msgs, err := r.store.BufferedMessages(ctx, c.name, c.key, c.processKey, r.now().UTC(), bufferedCandidates)
 		if err != nil {
 			r.log.Error("buffered messages not looked up", "message", c.name, "instance_id", c.instance, "error", err)
 			continue
 		}
+		none[pair] = len(msgs) == 0
 		for _, m := range msgs {
 			vars, err := decodeMessageVariables(m.Variables)
 			if err != nil {
