@@ -720,7 +720,8 @@ func (c *Client) CorrelateMessage(ctx context.Context, m MessageRequest) (int, e
 
 // Publication is what publishing a buffered message did.
 type Publication struct {
-	// Correlated counts the waits or starts the message reached at once.
+	// Correlated counts the process keys with a waiting subscription when
+	// it was published (each got the message), else the starts it made.
 	Correlated int `json:"correlated"`
 	// Buffered is set when the message is kept until ExpiresAt under
 	// MessageKey.

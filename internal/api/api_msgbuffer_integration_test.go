@@ -7,8 +7,11 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 func TestIntegrationBufferedMessages(t *testing.T) {
@@ -64,6 +67,10 @@ func TestIntegrationBufferedMessages(t *testing.T) {
 		`{"name":"order-paid","timeToLive":"PT1M"}`,
 		`{"name":"order-paid","timeToLive":31622400001}`,
 		`{"name":"order-paid","timeToLive":1000,"messageId":7}`,
+		// Longer than a buffered message's index rows allow on every store.
+		`{"name":"` + strings.Repeat("n", runtime.MaxMessageNameLen+1) + `","timeToLive":1000}`,
+		`{"name":"order-paid","correlationKey":"` + strings.Repeat("k", runtime.MaxCorrelationKeyLen+1) + `","timeToLive":1000}`,
+		`{"name":"order-paid","timeToLive":1000,"messageId":"` + strings.Repeat("i", runtime.MaxMessageIDLen+1) + `"}`,
 	} {
 		b.postJSON("/api/v1/messages", body).wantStatus(t, http.StatusBadRequest)
 	}

@@ -71,10 +71,13 @@ func (s *server) correlateMessage(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// publishMessage answers a message with a time to live: 200 when it
-// reached a subscription or a start at once, 202 when it is only
-// buffered; both say it is buffered until expiresAt under messageKey. A
-// live message with the same name, correlation key and messageId → 409.
+// publishMessage answers a message with a time to live
+// (runtime.PublishMessage): 200 when process keys with a waiting
+// subscription, or message starts, took it at publication, 202 when it is
+// only buffered; both say it is buffered until expiresAt under
+// messageKey. A live message with the same name, correlation key and
+// messageId → 409; a name, correlation key or messageId longer than the
+// runtime's bounds (runtime.MaxMessageNameLen, …) → 400.
 func (s *server) publishMessage(w http.ResponseWriter, r *http.Request, q *correlateRequest) error {
 	res, err := s.svc.PublishMessage(r.Context(), runtime.Publication{Name: q.Name, CorrelationKey: q.CorrelationKey,
 		Variables: q.Variables, TimeToLive: q.TimeToLive, MessageID: q.MessageID})

@@ -54,8 +54,11 @@ type work struct {
 	fxs  []engine.Effects
 	// budget is the command's account against its CallTreeLimits.
 	budget callBudget
-	// takes are the buffered messages the command took (msgbuffer.go).
-	takes messageTakes
+	// takes are the buffered messages the command took, rechecks the
+	// message waits it opened that recheckBuffered looks at after the
+	// commit (msgbuffer.go).
+	takes    messageTakes
+	rechecks []bufferRecheck
 }
 
 func (w *work) add(rec StepRecord, fx engine.Effects) {

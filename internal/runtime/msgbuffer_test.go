@@ -429,9 +429,9 @@ type bufferHook struct {
 	before func()
 }
 
-func (b *bufferHook) BufferMessage(ctx context.Context, m runtime.BufferedMessage, takes []runtime.MessageTake) error {
+func (b *bufferHook) BufferMessage(ctx context.Context, m runtime.BufferedMessage, takes []runtime.MessageTake, claim *runtime.IdempotencyRow) error {
 	if b.before != nil {
 		b.before()
 	}
-	return b.Store.BufferMessage(ctx, m, takes)
+	return b.Store.BufferMessage(ctx, m, takes, claim)
 }

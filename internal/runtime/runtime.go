@@ -169,6 +169,10 @@ type Runtime struct {
 	draining  chan struct{}
 	drainOnce sync.Once
 
+	// buffer tells when no step needs to read the message buffer
+	// (msgbuffer.go).
+	buffer bufferState
+
 	// cluster is the node's membership when the store is shared by
 	// several nodes (cluster.go), nil otherwise; self describes this node.
 	cluster *cluster

@@ -143,6 +143,7 @@ func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, e
 		r.log.Debug("instance started", "instance_id", spec.id, "definition_key", spec.start.ref.Key, "status", out.st.Status)
 	}
 	out.w.afterCommit(ctx, r)
+	r.recheckBuffered(ctx, out.w)
 	return out.w.main(), nil
 }
 

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -68,10 +70,21 @@ var (
 type MessageBufferStore interface {
 	// BufferMessage stores m in a transaction of its own, with the takes
 	// of the process keys it already correlated with at publication (each
-	// take's MessageID is m.ID). A live message with m's name, correlation
-	// key and non-empty message id fails with ErrDuplicateMessage; an
-	// expired one (ExpiresAt <= m.PublishedAt) is replaced.
-	BufferMessage(ctx context.Context, m BufferedMessage, takes []MessageTake) error
+	// take's MessageID is m.ID) and, when claim is not nil, the
+	// publication's idempotency record (a live record of its key fails
+	// with ErrConflict and stores nothing). A live message with m's name,
+	// correlation key and non-empty message id fails with
+	// ErrDuplicateMessage; an expired one (ExpiresAt <= m.PublishedAt) is
+	// replaced.
+	BufferMessage(ctx context.Context, m BufferedMessage, takes []MessageTake, claim *IdempotencyRow) error
+	// AnyBufferedMessages reports whether any message is buffered, live or
+	// expired but not swept yet (one indexed row read).
+	AnyBufferedMessages(ctx context.Context) (bool, error)
+	// MessageSubscribers returns, for each process key with a message wait
+	// of this name and exactly this correlation key, its oldest such wait
+	// (created at, then id), the oldest first. It reads the message-wait
+	// index: its cost follows the waits of that name and key.
+	MessageSubscribers(ctx context.Context, name, correlationKey string) ([]WaitRow, error)
 	// BufferedMessages returns at most limit messages with the name and
 	// correlation key that are live at now and that processKey has not
 	// taken, oldest first (PublishedAt, then ID). It reads an index on
@@ -84,4 +97,15 @@ type MessageBufferStore interface {
 	// their takes), earliest expiry first, in one transaction, and returns
 	// how many it deleted.
 	SweepMessages(ctx context.Context, now time.Time, limit int) (int, error)
+}
+
+// SortWaitsByAge orders waits oldest first: by CreatedAt, then ID (the
+// order of MessageSubscribers).
+func SortWaitsByAge(ws []WaitRow) {
+	slices.SortFunc(ws, func(a, b WaitRow) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 }

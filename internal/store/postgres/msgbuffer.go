@@ -40,6 +40,12 @@ const (
 	// sweepBufferedSQL deletes a batch of expired messages (their takes cascade).
 	sweepBufferedSQL = `DELETE FROM buffered_messages WHERE id IN
 		(SELECT id FROM buffered_messages WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`
+	anyBufferedSQL = `SELECT EXISTS (SELECT 1 FROM buffered_messages)`
+	// subscribersSQL is the oldest message wait of each process key with a
+	// name and correlation key.
+	subscribersSQL = `SELECT DISTINCT ON (process_key) ` + waitColumns + ` FROM waits
+		WHERE kind = 'message' AND name = $1 AND correlation_key = $2
+		ORDER BY process_key, created_at, id`
 )
 
 // bufferedArgs are insertBufferedSQL's arguments for m.
@@ -82,9 +88,13 @@ func queueMessageBuffer(sb *stepBatch, i int, s *store.StepRecord) {
 	}
 }
 
-// BufferMessage stores m and its takes in one transaction.
-func (db *DB) BufferMessage(ctx context.Context, m store.BufferedMessage, takes []store.MessageTake) error {
+// BufferMessage stores m, its takes and the publication's idempotency
+// record in one transaction.
+func (db *DB) BufferMessage(ctx context.Context, m store.BufferedMessage, takes []store.MessageTake, claim *store.IdempotencyRow) error {
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		if err := insertIdempotency(ctx, tx, claim); err != nil {
+			return err
+		}
 		if m.MessageID != "" {
 			if _, err := tx.Exec(ctx, dropExpiredDuplicateSQL, m.Name, m.CorrelationKey, m.MessageID, encodeTime(m.PublishedAt)); err != nil {
 				return fmt.Errorf("replace an expired message: %w", err)
@@ -180,4 +190,24 @@ func (db *DB) SweepMessages(ctx context.Context, now time.Time, limit int) (int,
 		return 0, fmt.Errorf("postgres store: sweep buffered messages: %w", err)
 	}
 	return int(ct.RowsAffected()), nil
+}
+
+// AnyBufferedMessages reports whether the buffer holds a message.
+func (db *DB) AnyBufferedMessages(ctx context.Context) (bool, error) {
+	var found bool
+	if err := db.pool.QueryRow(ctx, anyBufferedSQL).Scan(&found); err != nil {
+		return false, fmt.Errorf("postgres store: any buffered message: %w", err)
+	}
+	return found, nil
+}
+
+// MessageSubscribers returns the oldest message wait of each process key
+// subscribed to name and correlationKey, the oldest first.
+func (db *DB) MessageSubscribers(ctx context.Context, name, correlationKey string) ([]store.WaitRow, error) {
+	out, err := queryWaits(ctx, db.pool, subscribersSQL, name, correlationKey)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: subscribers of message %q: %w", name, err)
+	}
+	store.SortWaitsByAge(out)
+	return out, nil
 }

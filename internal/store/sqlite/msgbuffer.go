@@ -44,16 +44,32 @@ const (
 	// cascade). Arguments: now, limit.
 	sweepBufferedSQL = `DELETE FROM buffered_messages WHERE id IN
 		(SELECT id FROM buffered_messages WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`
+	// anyBufferedSQL reads one row of the expiry index.
+	anyBufferedSQL = `SELECT EXISTS (SELECT 1 FROM buffered_messages)`
+	// subscriberKeysSQL lists the process keys with a message wait of a
+	// name and correlation key, on waits_messages. Arguments: name,
+	// correlation key.
+	subscriberKeysSQL = `SELECT DISTINCT process_key FROM waits
+		WHERE kind = 'message' AND name = ? AND correlation_key = ?`
+	// oldestSubscriberSQL is a process key's oldest message wait of a name
+	// and correlation key. Arguments: name, correlation key, process key.
+	oldestSubscriberSQL = `SELECT ` + waitColumns + ` FROM waits
+		WHERE kind = 'message' AND name = ? AND correlation_key = ? AND process_key = ?
+		ORDER BY created_at, id LIMIT 1`
 )
 
 func init() {
 	writeQueries = append(writeQueries, dropExpiredDuplicateSQL, insertBufferedSQL, insertTakeSQL, sweepBufferedSQL)
-	readQueries = append(readQueries, bufferedMatchSQL, bufferedOneSQL, bufferedTakesSQL)
+	readQueries = append(readQueries, bufferedMatchSQL, bufferedOneSQL, bufferedTakesSQL, anyBufferedSQL, subscriberKeysSQL, oldestSubscriberSQL)
 }
 
-// BufferMessage stores m and its takes in one transaction.
-func (db *DB) BufferMessage(ctx context.Context, m store.BufferedMessage, takes []store.MessageTake) error {
+// BufferMessage stores m, its takes and the publication's idempotency
+// record in one transaction.
+func (db *DB) BufferMessage(ctx context.Context, m store.BufferedMessage, takes []store.MessageTake, claim *store.IdempotencyRow) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
+		if err := insertIdempotency(st, claim); err != nil {
+			return err
+		}
 		if err := insertBuffered(st, &m); err != nil {
 			return err
 		}
@@ -188,4 +204,42 @@ func (db *DB) SweepMessages(ctx context.Context, now time.Time, limit int) (int,
 		return 0, fmt.Errorf("store: sweep buffered messages: %w", err)
 	}
 	return int(n), nil
+}
+
+// AnyBufferedMessages reports whether the buffer holds a message.
+func (db *DB) AnyBufferedMessages(ctx context.Context) (bool, error) {
+	var found bool
+	if err := db.readOne(ctx).queryRow(anyBufferedSQL).Scan(&found); err != nil {
+		return false, fmt.Errorf("store: any buffered message: %w", err)
+	}
+	return found, nil
+}
+
+// MessageSubscribers returns the oldest message wait of each process key
+// subscribed to name and correlationKey, the oldest first.
+func (db *DB) MessageSubscribers(ctx context.Context, name, correlationKey string) ([]store.WaitRow, error) {
+	var out []store.WaitRow
+	err := db.readWith(ctx, func(st *txStmts) error {
+		keys, err := queryRows(st, func(row interface{ Scan(...any) error }) (string, error) {
+			var k string
+			err := row.Scan(&k)
+			return k, err
+		}, subscriberKeysSQL, name, correlationKey)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			ws, err := queryWaits(st, oldestSubscriberSQL, name, correlationKey, k)
+			if err != nil {
+				return err
+			}
+			out = append(out, ws...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: subscribers of message %q: %w", name, err)
+	}
+	store.SortWaitsByAge(out)
+	return out, nil
 }

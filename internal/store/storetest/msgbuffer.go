@@ -33,13 +33,13 @@ func testMessageBuffer(t *testing.T, open Opener) {
 		return store.BufferedMessage{ID: id, Name: "paid", CorrelationKey: key, MessageID: messageID,
 			Variables: json.RawMessage(`{"amount":12}`), PublishedAt: published, ExpiresAt: published.Add(ttl)}
 	}
-	if err := db.BufferMessage(ctx, msg("m2", "o-1", "", t0.Add(time.Second), time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m2", "o-1", "", t0.Add(time.Second), time.Hour), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BufferMessage(ctx, msg("m1", "o-1", "id-1", t0, time.Minute), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m1", "o-1", "id-1", t0, time.Minute), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BufferMessage(ctx, msg("m3", "o-2", "", t0, time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m3", "o-2", "", t0, time.Hour), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.BufferedMessages(ctx, "paid", "o-1", "p", t0.Add(2*time.Second), 10)
@@ -61,10 +61,10 @@ func testMessageBuffer(t *testing.T, open Opener) {
 	}
 
 	// A live duplicate message id is refused; another key or name is not.
-	if err := db.BufferMessage(ctx, msg("m4", "o-1", "id-1", t0.Add(time.Second), time.Hour), nil); !errors.Is(err, store.ErrDuplicateMessage) {
+	if err := db.BufferMessage(ctx, msg("m4", "o-1", "id-1", t0.Add(time.Second), time.Hour), nil, nil); !errors.Is(err, store.ErrDuplicateMessage) {
 		t.Fatalf("duplicate message id: %v", err)
 	}
-	if err := db.BufferMessage(ctx, msg("m5", "o-9", "id-1", t0, time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m5", "o-9", "id-1", t0, time.Hour), nil, nil); err != nil {
 		t.Fatalf("same id, another key: %v", err)
 	}
 
@@ -127,7 +127,7 @@ func testMessageBuffer(t *testing.T, open Opener) {
 	}
 
 	// Once expired, its message id is free again (the holder is replaced).
-	if err := db.BufferMessage(ctx, msg("m8", "o-1", "id-1", t0.Add(time.Minute), time.Hour), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("m8", "o-1", "id-1", t0.Add(time.Minute), time.Hour), nil, nil); err != nil {
 		t.Fatalf("id of an expired message: %v", err)
 	}
 	if _, err := db.BufferedMessage(ctx, "m1"); !errors.Is(err, store.ErrNotFound) {
@@ -136,10 +136,10 @@ func testMessageBuffer(t *testing.T, open Opener) {
 
 	// The sweep deletes the expired ones (with their takes), a batch at a
 	// time, and keeps the live ones.
-	if err := db.BufferMessage(ctx, msg("x1", "o-x", "", t0, time.Second), []store.MessageTake{{MessageID: "x1", ProcessKey: "p", At: t0}}); err != nil {
+	if err := db.BufferMessage(ctx, msg("x1", "o-x", "", t0, time.Second), []store.MessageTake{{MessageID: "x1", ProcessKey: "p", At: t0}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.BufferMessage(ctx, msg("x2", "o-x", "", t0, 2*time.Second), nil); err != nil {
+	if err := db.BufferMessage(ctx, msg("x2", "o-x", "", t0, 2*time.Second), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.SweepMessages(ctx, t0.Add(2*time.Second), 1); err != nil || n != 1 {
@@ -158,5 +158,56 @@ func testMessageBuffer(t *testing.T, open Opener) {
 	}
 	if n, err := db.SweepMessages(ctx, t0.Add(2*time.Hour), 100); err != nil || n != 5 {
 		t.Fatalf("final sweep = %d %v, want 5", n, err)
+	}
+}
+
+// testMessageSubscribers covers MessageSubscribers (the oldest message
+// wait of each process key, oldest first), AnyBufferedMessages, and the
+// idempotency record BufferMessage commits with a message.
+func testMessageSubscribers(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	sub := func(id, processKey, key string, created int) store.WaitRow {
+		w := Sub(id, store.WaitMessage, "paid", key, created)
+		w.ProcessKey = processKey
+		return w
+	}
+	CreateWithWaits(t, db, "i1", sub("a1", "a", "o-1", 3), sub("a9", "a", "o-2", 0))
+	CreateWithWaits(t, db, "i2", sub("a2", "a", "o-1", 2), sub("b1", "b", "o-1", 5))
+	CreateWithWaits(t, db, "i3", sub("c1", "c", "o-1", 4), Sub("s1", store.WaitSignal, "paid", "o-1", 0))
+	got, err := db.MessageSubscribers(ctx, "paid", "o-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := WaitIDs(got); !slices.Equal(ids, []string{"a2", "c1", "b1"}) {
+		t.Fatalf("MessageSubscribers = %v, want [a2 c1 b1]", ids)
+	}
+	if got, err := db.MessageSubscribers(ctx, "paid", "o-3"); err != nil || len(got) != 0 {
+		t.Fatalf("MessageSubscribers of an unknown key = %v %v", WaitIDs(got), err)
+	}
+
+	if found, err := db.AnyBufferedMessages(ctx); err != nil || found {
+		t.Fatalf("AnyBufferedMessages of an empty buffer = %v %v", found, err)
+	}
+	m := store.BufferedMessage{ID: "m1", Name: "paid", CorrelationKey: "o-1", PublishedAt: t0, ExpiresAt: t0.Add(time.Minute)}
+	claim := &store.IdempotencyRow{Key: "publish k1", Answer: json.RawMessage(`{"key":"m1"}`), CreatedAt: t0, ExpiredBefore: t0.Add(-time.Hour)}
+	if err := db.BufferMessage(ctx, m, nil, claim); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := db.AnyBufferedMessages(ctx); err != nil || !found {
+		t.Fatalf("AnyBufferedMessages = %v %v, want true", found, err)
+	}
+	if row, ok, err := db.Idempotency(ctx, claim.Key, t0.Add(-time.Hour)); err != nil || !ok || string(row.Answer) != `{"key":"m1"}` {
+		t.Fatalf("the claim = %+v %v %v", row, ok, err)
+	}
+	// A second message with a recorded key stores nothing.
+	m2 := m
+	m2.ID = "m2"
+	if err := db.BufferMessage(ctx, m2, nil, claim); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second message with the key = %v, want ErrConflict", err)
+	}
+	if _, err := db.BufferedMessage(ctx, "m2"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused message was stored: %v", err)
 	}
 }

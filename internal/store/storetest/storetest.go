@@ -122,6 +122,7 @@ var tests = []struct {
 	{"Timers", testTimers},
 	{"MessageSubscriptions", testMessageSubscriptions},
 	{"MessageBuffer", testMessageBuffer},
+	{"MessageSubscribers", testMessageSubscribers},
 	{"SignalSubscriptions", testSignalSubscriptions},
 	{"StartTimers", testStartTimers},
 	{"InstanceWaits", testInstanceWaits},
