@@ -280,7 +280,8 @@ func (r *Runtime) awaitJobs(ctx context.Context, types []string, readies []<-cha
 // activatable jobs of t.Type that match t.Match, each with the next token
 // hash: it pages through the activatable jobs of the type, checks each
 // against the match and locks only the ones that match, one by one (a job
-// another fetch locked meanwhile is skipped). A job that does not match
+// another fetch locked meanwhile, even for the same worker, is skipped:
+// the lock asks for no renewal). A job that does not match
 // is never locked.
 func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.Time, lock JobLock) ([]WaitRow, error) {
 	m := t.Match
@@ -673,8 +674,9 @@ func (r *Runtime) WorkerJob(ctx context.Context, key string) (WaitRow, error) {
 type JobLocker interface {
 	// LockJob locks the open job with wait id id with lock (exactly one
 	// token hash), provided it has retries left, is not backing off, and is
-	// not locked, its lock expired at now, or it is locked by lock.Worker
-	// and lock.User (a renewal). ErrNotFound for an unknown job,
+	// not locked, its lock expired at now, or, with lock.Renew, it is
+	// locked by lock.Worker and lock.User (a renewal). ErrNotFound for an
+	// unknown job,
 	// ErrConflict for one that may not be locked.
 	LockJob(ctx context.Context, id string, now time.Time, lock JobLock) (WaitRow, error)
 }
@@ -712,7 +714,7 @@ func (r *Runtime) LockWorkerJob(ctx context.Context, key string, h WorkerHolder,
 	if err != nil {
 		return err
 	}
-	if _, err := locker.LockJob(ctx, id, now, JobLock{Worker: h.Worker, User: h.User, Until: now.Add(d), TokenHashes: hashes}); err != nil {
+	if _, err := locker.LockJob(ctx, id, now, JobLock{Worker: h.Worker, User: h.User, Until: now.Add(d), TokenHashes: hashes, Renew: true}); err != nil {
 		switch ErrorCode(err) {
 		case ENOTFOUND:
 			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}

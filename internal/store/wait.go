@@ -121,6 +121,12 @@ type JobLock struct {
 	// len(TokenHashes) jobs, and the i-th of them (oldest first) gets
 	// TokenHashes[i].
 	TokenHashes [][]byte
+	// Renew lets JobLocker.LockJob also lock a job whose live lock
+	// Worker and User hold (a renewal, Camunda 7's lock); without it
+	// only a job not locked or whose lock expired is locked, so two
+	// fetches of the same worker never both lock a job. ActivateJobs
+	// ignores it.
+	Renew bool
 }
 
 // WaitPageFilter selects open waits for Store.WaitsPage. Kind is
