@@ -503,7 +503,10 @@ func (r *Runtime) WorkerJobErrorDetails(ctx context.Context, key string) (string
 	if ErrorCode(err) == ENOTFOUND {
 		return "", &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}
 	}
-	return details, err
+	if err != nil {
+		return "", fmt.Errorf("runtime: error details of job %s: %w", key, err)
+	}
+	return details, nil
 }
 
 // ThrowWorkerJobError throws a BPMN error with code at the task of the
