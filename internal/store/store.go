@@ -492,10 +492,16 @@ type Store interface {
 	JobErrorDetails(ctx context.Context, id string) (string, error)
 	// WaitsPage returns at most f.Limit open waits of kind f.Kind matching
 	// f, oldest first (creation time, then id), after the cursor f.After
-	// (the last row of the previous page). Its cost follows the waits of
-	// that kind (and name), never the number of instances: it serves job
-	// listings and message correlation, which must not stop at some number
-	// of instances.
+	// (the last row of the previous page). For jobs (with or without a
+	// type) and message waits of a name, the stores read an index that
+	// keeps creation order: a page reads the waits of that kind (and name)
+	// from the cursor on until it is full, never the whole waits table,
+	// and never sorts. The other conditions (process key, activatable) are
+	// checked on those rows, so a page steps over the non-matching waits
+	// of the kind and name. Other shapes (another kind, messages without a
+	// name) read every wait: no caller pages them. It serves job listings,
+	// filtered activation and message correlation, which must not stop at
+	// some number of instances.
 	WaitsPage(ctx context.Context, f WaitPageFilter) ([]WaitRow, error)
 	// ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of a
 	// type with lock, oldest first, in one statement, and returns them in
