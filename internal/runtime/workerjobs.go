@@ -453,19 +453,18 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	var id string
-	err := r.actAsWorker(ctx, key, h, func(row WaitRow) engine.Event {
-		ev.Key, id = row.ID, row.ID
-		return ev
-	})
+	row, guard, err := r.workerHeld(ctx, key, h)
 	if err != nil {
 		return err
 	}
-	// The details follow the failure's step: a job the step ended (a
+	ev.Key = row.ID
+	// The details commit with the failure's step: a job the step ended (a
 	// boundary event took it) has none to keep.
-	if err := r.store.SetJobErrorDetails(ctx, id, req.ErrorDetails); err != nil && ErrorCode(err) != ENOTFOUND {
-		return fmt.Errorf("runtime: error details of job %s: %w", key, err)
+	details := func(rec *StepRecord) { rec.JobErrorDetails = &JobErrorDetails{WaitID: row.ID, Details: req.ErrorDetails} }
+	if err := r.actOnJobWith(ctx, row, guard, ev, details); err != nil {
+		return err
 	}
+	r.jobHomes.forget(row.ID)
 	return nil
 }
 

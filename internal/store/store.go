@@ -208,6 +208,12 @@ type StepRecord struct {
 	// MessageTakes are the buffered messages the step correlated, each
 	// recorded for its process key (MessageTake).
 	MessageTakes []MessageTake
+	// JobErrorDetails, when set, stores the error details of the job
+	// failure the step records (as Store.SetJobErrorDetails does), after
+	// the step's waits and in its transaction: no reader sees the new
+	// error message with the old details, and a late write never
+	// overwrites newer ones. A job the step ended keeps none.
+	JobErrorDetails *JobErrorDetails
 }
 
 // TokenRow is one token of an instance as the store indexes it for

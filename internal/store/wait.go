@@ -161,6 +161,16 @@ func CursorOf(row WaitRow) WaitCursor { return WaitCursor{ID: row.ID, CreatedAt:
 // MaxWaitsPage is the largest page Store.WaitsPage returns.
 const MaxWaitsPage = 1000
 
+// JobErrorDetails are the error details of a job's last failure, written
+// with the failure's step (StepRecord.JobErrorDetails).
+type JobErrorDetails struct {
+	// WaitID is the job's wait id.
+	WaitID string
+	// Details are the details ("" clears them), cut at
+	// MaxJobErrorDetails bytes.
+	Details string
+}
+
 // MaxJobErrorDetails caps the error details a job keeps
 // (Store.SetJobErrorDetails): 64 KiB, room for a long stack trace.
 const MaxJobErrorDetails = 64 << 10

@@ -57,12 +57,7 @@ const (
 // job with wait id id ("" clears them), cut at store.MaxJobErrorDetails
 // bytes. It returns a wrapped store.ErrNotFound for an unknown job.
 func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error {
-	var arg *string
-	if details != "" {
-		capped := store.CapErrorDetails(details)
-		arg = &capped
-	}
-	tag, err := db.pool.Exec(ctx, setErrorDetailsSQL, id, arg)
+	tag, err := db.pool.Exec(ctx, setErrorDetailsSQL, id, errorDetailsArg(details))
 	if err == nil && tag.RowsAffected() == 0 {
 		err = store.ErrNotFound
 	}
@@ -70,6 +65,16 @@ func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error 
 		return fmt.Errorf("postgres store: error details of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// errorDetailsArg is the error_details value of details: NULL for none,
+// else the details cut at store.MaxJobErrorDetails bytes.
+func errorDetailsArg(details string) *string {
+	if details == "" {
+		return nil
+	}
+	capped := store.CapErrorDetails(details)
+	return &capped
 }
 
 // JobErrorDetails returns the error details of the job with wait id id

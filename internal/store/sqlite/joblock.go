@@ -63,14 +63,19 @@ const (
 // job with wait id id ("" clears them), cut at store.MaxJobErrorDetails
 // bytes. It returns a wrapped store.ErrNotFound for an unknown job.
 func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error {
-	var arg any
-	if details != "" {
-		arg = store.CapErrorDetails(details)
-	}
-	if err := db.updateOne(ctx, setErrorDetailsSQL, arg, dbID(id)); err != nil {
+	if err := db.updateOne(ctx, setErrorDetailsSQL, errorDetailsArg(details), dbID(id)); err != nil {
 		return fmt.Errorf("store: error details of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// errorDetailsArg is the error_details value of details: NULL for none,
+// else the details cut at store.MaxJobErrorDetails bytes.
+func errorDetailsArg(details string) any {
+	if details == "" {
+		return nil
+	}
+	return store.CapErrorDetails(details)
 }
 
 // JobErrorDetails returns the error details of the job with wait id id
