@@ -460,7 +460,9 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 	ev.Key = row.ID
 	// The details commit with the failure's step: a job the step ended (a
 	// boundary event took it) has none to keep.
-	details := func(rec *StepRecord) { rec.JobErrorDetails = &JobErrorDetails{WaitID: row.ID, Details: req.ErrorDetails} }
+	details := func(rec *StepRecord) {
+		rec.JobErrorDetails = &JobErrorDetails{WaitID: row.ID, Details: req.ErrorDetails}
+	}
 	if err := r.actOnJobWith(ctx, row, guard, ev, details); err != nil {
 		return err
 	}
