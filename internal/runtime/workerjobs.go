@@ -577,9 +577,17 @@ func (r *Runtime) moveWorkerLock(ctx context.Context, row WaitRow, guard *LockGu
 	return nil
 }
 
+// MaxWorkerJobsListed caps the jobs one WorkerJobs call returns: a
+// listing answers at most this many, however many match (page on with
+// Offset), so no request holds every open job in memory.
+const MaxWorkerJobsListed = 1000
+
 // WorkerJobFilter selects open jobs for a listing (Camunda 7's GET
 // /external-task). Empty fields match all.
 type WorkerJobFilter struct {
+	// Key, when set, keeps the job with this public key: one lookup, not
+	// a listing.
+	Key string
 	// InstanceID keeps the jobs of one instance; without it the listing
 	// pages through the open jobs of every instance, oldest first.
 	InstanceID InstanceID
@@ -589,63 +597,128 @@ type WorkerJobFilter struct {
 	Locked *bool
 	// ProcessKey keeps the jobs of instances of this process key.
 	ProcessKey string
-	// Limit caps the jobs returned (<= 0: all that match).
+	// Keep, when set, keeps only the jobs it reports true for (the
+	// caller's visibility, say). It sees the store's row: its ID is the
+	// wait id, not the public key.
+	Keep func(WaitRow) bool
+	// Offset skips that many matching jobs before the first returned.
+	Offset int
+	// Limit caps the jobs returned (<= 0 or above MaxWorkerJobsListed:
+	// MaxWorkerJobsListed).
 	Limit int
 }
 
 // WorkerJobs lists open jobs matching f, oldest first, each with its
-// public key (never its lock token's hash). Without an instance it pages
-// through the store's open jobs (of the type and process key, when set),
-// so no job is missed however many instances there are; it serves tools
-// and tests, not workers, which fetch.
+// public key (never its lock token's hash): at most f.Limit of them
+// (MaxWorkerJobsListed at most), after the first f.Offset. Without an
+// instance or a key it pages through the store's open jobs (of the type
+// and process key, when set), so no job is missed however many instances
+// there are, and holds one page at a time; it serves tools and tests, not
+// workers, which fetch.
 func (r *Runtime) WorkerJobs(ctx context.Context, f WorkerJobFilter) ([]WaitRow, error) {
 	limit := f.Limit
-	now := r.now().UTC()
+	if limit <= 0 || limit > MaxWorkerJobsListed {
+		limit = MaxWorkerJobsListed
+	}
 	out := []WaitRow{}
-	// keep appends w when it matches; done reports the listing full.
-	keep := func(w WaitRow) (done bool, err error) {
-		if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
-			(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) {
-			return false, nil
-		}
-		if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
+	skip := f.Offset
+	err := r.eachWorkerJob(ctx, f, func(w WaitRow) (bool, error) {
+		if skip > 0 {
+			skip--
 			return false, nil
 		}
 		w.LockTokenHash = nil
+		var err error
 		if w.ID, err = r.JobKey(ctx, w.ID); err != nil {
 			return false, err
 		}
 		out = append(out, w)
 		return len(out) == limit, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CountWorkerJobs counts the open jobs matching f (its Offset and Limit
+// aside), page by page: it holds no job beyond the store's current page.
+func (r *Runtime) CountWorkerJobs(ctx context.Context, f WorkerJobFilter) (int, error) {
+	n := 0
+	err := r.eachWorkerJob(ctx, f, func(WaitRow) (bool, error) {
+		n++
+		return false, nil
+	})
+	return n, err
+}
+
+// eachWorkerJob calls fn with each open job matching f (Offset and Limit
+// aside), oldest first, until fn reports done or fails.
+func (r *Runtime) eachWorkerJob(ctx context.Context, f WorkerJobFilter, fn func(WaitRow) (done bool, err error)) error {
+	now := r.now().UTC()
+	// visit calls fn with w when it matches.
+	visit := func(w WaitRow) (done bool, err error) {
+		if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
+			(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) || (f.InstanceID != "" && w.InstanceID != f.InstanceID) {
+			return false, nil
+		}
+		if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
+			return false, nil
+		}
+		if f.Keep != nil && !f.Keep(w) {
+			return false, nil
+		}
+		return fn(w)
+	}
+	if f.Key != "" {
+		id, err := r.jobWaitID(ctx, f.Key)
+		if ErrorCode(err) == ENOTFOUND {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w, err := r.job(ctx, id)
+		if ErrorCode(err) == ENOTFOUND {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("runtime: job %s: %w", f.Key, err)
+		}
+		if canonical, err := r.JobKey(ctx, id); err != nil || canonical != f.Key {
+			return err // a key in another spelling names no listed job
+		}
+		_, err = visit(w)
+		return err
 	}
 	if f.InstanceID != "" {
 		waits, err := r.store.InstanceWaits(ctx, f.InstanceID)
 		if ErrorCode(err) == ENOTFOUND {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("runtime: waits of instance %s: %w", f.InstanceID, err)
+			return fmt.Errorf("runtime: waits of instance %s: %w", f.InstanceID, err)
 		}
 		for _, w := range waits {
-			if done, err := keep(w); err != nil || done {
-				return out, err
+			if done, err := visit(w); err != nil || done {
+				return err
 			}
 		}
-		return out, nil
+		return nil
 	}
 	page := WaitPageFilter{Kind: WaitJob, Name: f.Type, ProcessKey: f.ProcessKey}
 	for {
 		waits, err := r.store.WaitsPage(ctx, page)
 		if err != nil {
-			return nil, fmt.Errorf("runtime: list jobs: %w", err)
+			return fmt.Errorf("runtime: list jobs: %w", err)
 		}
 		for _, w := range waits {
-			if done, err := keep(w); err != nil || done {
-				return out, err
+			if done, err := visit(w); err != nil || done {
+				return err
 			}
 		}
 		if len(waits) < MaxWaitsPage {
-			return out, nil
+			return nil
 		}
 		page.After = CursorOf(waits[len(waits)-1])
 	}

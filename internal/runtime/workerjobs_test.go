@@ -79,3 +79,67 @@ func TestFailWorkerJobDetailsInStep(t *testing.T) {
 		t.Errorf("WorkerJobErrorDetails = %q, %v; want the failure's", d, err)
 	}
 }
+
+// TestWorkerJobsPaging lists open jobs with an offset and a limit, by
+// key, with a Keep filter, and counts them: the runtime pages and counts,
+// so a listing never holds more than it answers.
+func TestWorkerJobsPaging(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setupClocked(t)
+	mustDeploy(t, c.rt, fixture(t, "job.bpmn"))
+	var instances []runtime.InstanceID
+	for range 5 {
+		instances = append(instances, start(t, c.rt, "job", nil).ID)
+		c.clk.Advance(time.Second) // distinct creation times: a stable order
+	}
+	list := func(f runtime.WorkerJobFilter) []runtime.InstanceID {
+		t.Helper()
+		rows, err := c.rt.WorkerJobs(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []runtime.InstanceID
+		for _, row := range rows {
+			out = append(out, row.InstanceID)
+		}
+		return out
+	}
+	all, err := c.rt.WorkerJobs(ctx, runtime.WorkerJobFilter{Type: "charge-card"})
+	if err != nil || len(all) != 5 {
+		t.Fatalf("WorkerJobs = %d jobs, %v; want 5", len(all), err)
+	}
+	for _, tt := range []struct {
+		name string
+		f    runtime.WorkerJobFilter
+		want []runtime.InstanceID
+	}{
+		{"offset and limit", runtime.WorkerJobFilter{Type: "charge-card", Offset: 1, Limit: 2}, instances[1:3]},
+		{"offset past the end", runtime.WorkerJobFilter{Offset: 5}, nil},
+		{"key", runtime.WorkerJobFilter{Key: all[3].ID}, instances[3:4]},
+		{"key of another type", runtime.WorkerJobFilter{Key: all[3].ID, Type: "other"}, nil},
+		{"unknown key", runtime.WorkerJobFilter{Key: "nope.00"}, nil},
+		{"keep", runtime.WorkerJobFilter{Keep: func(w runtime.WaitRow) bool { return w.InstanceID != instances[0] }, Limit: 1}, instances[1:2]},
+	} {
+		if got := list(tt.f); !slicesEqual(got, tt.want) {
+			t.Errorf("%s: jobs of %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if n, err := c.rt.CountWorkerJobs(ctx, runtime.WorkerJobFilter{Offset: 3, Limit: 1,
+		Keep: func(w runtime.WaitRow) bool { return w.InstanceID != instances[0] }}); err != nil || n != 4 {
+		t.Errorf("CountWorkerJobs = %d, %v; want 4 (offset and limit aside)", n, err)
+	}
+}
+
+// slicesEqual reports whether two id lists are equal, nil and empty alike.
+func slicesEqual(a, b []runtime.InstanceID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
