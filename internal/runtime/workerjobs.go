@@ -293,6 +293,7 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 		return nil, &Error{Code: EINVALID, Message: "this server's store cannot lock single jobs: fetch without topic filters"}
 	}
 	var out []WaitRow
+	var keys map[string]string // m.Variables' value keys, once per topic
 	f := WaitPageFilter{Kind: WaitJob, Name: t.Type, ActivatableAt: now}
 	for {
 		page, err := r.store.WaitsPage(ctx, f)
@@ -300,7 +301,7 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 			return nil, err
 		}
 		for _, row := range page {
-			ok, err := r.jobMatches(ctx, m, row)
+			ok, err := r.jobMatches(ctx, m, &keys, row)
 			if err != nil {
 				return nil, err
 			}
@@ -330,7 +331,9 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 
 // jobMatches reports whether the job row matches m, reading its
 // instance's version tag, business key and variables as m needs them.
-func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (bool, error) {
+// *keys holds m.Variables' value keys: computed on first need, then
+// reused for every row of the topic.
+func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, keys *map[string]string, row WaitRow) (bool, error) {
 	if !m.byRow(row) {
 		return false, nil
 	}
@@ -346,11 +349,14 @@ func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (boo
 	if !m.needsState() {
 		return true, nil
 	}
-	keys, err := valueKeys(m.Variables, "process variable")
-	if err != nil {
-		return false, err
+	if *keys == nil {
+		k, err := valueKeys(m.Variables, "process variable")
+		if err != nil {
+			return false, err
+		}
+		*keys = k
 	}
-	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, keys)
+	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, *keys)
 }
 
 // valueKeys maps each variable value to its VariableValueKey; what
