@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
@@ -293,7 +294,9 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 		return nil, &Error{Code: EINVALID, Message: "this server's store cannot lock single jobs: fetch without topic filters"}
 	}
 	var out []WaitRow
-	var keys map[string]string // m.Variables' value keys, once per topic
+	var keys map[string]string               // m.Variables' value keys, once per topic
+	var matching map[InstanceID]bool         // the instances the index selects, when few
+	indexed, indexedAt := false, time.Time{} // indexedAt: when matching was read
 	f := WaitPageFilter{Kind: WaitJob, Name: t.Type, ActivatableAt: now}
 	for {
 		page, err := r.store.WaitsPage(ctx, f)
@@ -301,6 +304,15 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 			return nil, err
 		}
 		for _, row := range page {
+			if !indexed && m.needsState() && m.byRow(row) {
+				indexed, indexedAt = true, r.now().UTC()
+				if matching, err = r.fewMatchingInstances(ctx, m); err != nil {
+					return nil, err
+				}
+			}
+			if matching != nil && !matching[row.InstanceID] && row.CreatedAt.Before(indexedAt) {
+				continue // the index says the instance does not match
+			}
 			ok, err := r.jobMatches(ctx, m, &keys, row)
 			if err != nil {
 				return nil, err
@@ -357,6 +369,42 @@ func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, keys *map[string]
 		*keys = k
 	}
 	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, *keys)
+}
+
+// fewMatchingInstances returns the instances whose business key and
+// variables match m, looked up in the store's indexes (business key
+// column, variable index), when they fit in one list page; nil when there
+// are more (or m's business key is empty, which the index does not
+// select): the caller then checks each job's instance. A job whose
+// instance is not in the set cannot match, so no state is read for it.
+func (r *Runtime) fewMatchingInstances(ctx context.Context, m *JobMatch) (map[InstanceID]bool, error) {
+	if m.BusinessKey != nil && *m.BusinessKey == "" {
+		return nil, nil
+	}
+	f := InstanceFilter{Limit: matchPage}
+	if m.BusinessKey != nil {
+		f.BusinessKey = *m.BusinessKey
+	}
+	keys, err := valueKeys(m.Variables, "process variable")
+	if err != nil {
+		return nil, err
+	}
+	for name, key := range keys {
+		f.Variables = append(f.Variables, VariableFilter{Name: name, Value: key})
+	}
+	slices.SortFunc(f.Variables, func(a, b VariableFilter) int { return strings.Compare(a.Name, b.Name) })
+	rows, total, err := r.store.ListInstances(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: instances for a topic filter: %w", err)
+	}
+	if total > len(rows) {
+		return nil, nil
+	}
+	out := make(map[InstanceID]bool, len(rows))
+	for _, in := range rows {
+		out[in.ID] = true
+	}
+	return out, nil
 }
 
 // valueKeys maps each variable value to its VariableValueKey; what
