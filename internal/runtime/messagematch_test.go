@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
