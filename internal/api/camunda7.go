@@ -114,9 +114,20 @@ func newEngineRestRuleFinder() *engineRestRuleFinder {
 // rule is the rule of r's route; ok false for a route the adapter does
 // not serve (it answers 404 or 405 itself).
 func (f *engineRestRuleFinder) rule(r *http.Request) (access.Rule, bool) {
-	pattern := f.mux.Find(chi.NewRouteContext(), r.Method, r.URL.Path)
+	pattern := f.mux.Find(chi.NewRouteContext(), r.Method, routedPath(r))
 	ru, ok := f.rules[r.Method+" "+pattern]
 	return ru, ok
+}
+
+// routedPath is the path chi routes r on: its raw path when it has one
+// (an encoded slash, x%2Fy, is then one segment), else its path. The
+// rules must be found on the same path, or a percent-encoded path could
+// take a route under another route's rule.
+func routedPath(r *http.Request) string {
+	if r.URL.RawPath != "" {
+		return r.URL.RawPath
+	}
+	return r.URL.Path
 }
 
 // serve records the routes of the adapter's router, mounted at
@@ -140,7 +151,7 @@ func (f *engineRestRuleFinder) unruled(r *http.Request) (string, bool) {
 	if f.served == nil {
 		return "", false
 	}
-	pattern := f.served.Find(chi.NewRouteContext(), r.Method, r.URL.Path)
+	pattern := f.served.Find(chi.NewRouteContext(), r.Method, routedPath(r))
 	if pattern == "" {
 		return "", false // not served: the adapter answers 404 or 405
 	}
@@ -171,7 +182,7 @@ func (s *server) engineRest() http.Handler {
 	})
 	if err := rules.serve(router); err != nil {
 		// The walk fails only on a malformed route: refuse every request.
-		s.log.Error("engine-rest routes unreadable", "err", err)
+		s.log.Error("engine-rest routes unreadable", keyError, err)
 		rules.served = nil
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusInternalServerError, Type: camunda7.TypeRestException, Msg: "internal error: the server logged the cause"})
@@ -261,7 +272,7 @@ func (s *server) engineRestAuth(basic *basicCache, rules *engineRestRuleFinder) 
 func (s *server) engineRestAuthWith(basic *basicCache, rules *engineRestRuleFinder, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if route, ok := rules.unruled(r); ok {
-			s.log.ErrorContext(r.Context(), "engine-rest route has no access rule", "route", route, "requestId", RequestID(r.Context()))
+			s.log.ErrorContext(r.Context(), "engine-rest route has no access rule", keyRoute, route, keyRequestID, RequestID(r.Context()))
 			camunda7.WriteError(w, &camunda7.Error{Status: http.StatusInternalServerError, Type: camunda7.TypeRestException,
 				Msg: "internal error: the route " + route + " has no access rule, so the server refuses it"})
 			return
@@ -276,7 +287,7 @@ func (s *server) engineRestAuthWith(basic *basicCache, rules *engineRestRuleFind
 		if err != nil {
 			p, internal := problemFor(err)
 			if internal {
-				s.log.ErrorContext(r.Context(), "engine-rest authentication failed", "err", err, "requestId", RequestID(r.Context()))
+				s.log.ErrorContext(r.Context(), "engine-rest authentication failed", keyError, err, keyRequestID, RequestID(r.Context()))
 			}
 			typ := camunda7.TypeRestException
 			switch p.Status {
@@ -334,7 +345,7 @@ func (s *server) engineRestCaller(r *http.Request, basic *basicCache) (access.Ca
 		return s.access.Basic(r.Context(), user, password, clientAddr(r))
 	})
 	if errors.Is(err, access.ErrUnauthenticated) {
-		s.log.Info("authentication failed", "err", err, "requestId", RequestID(r.Context()))
+		s.log.Info("authentication failed", keyError, err, keyRequestID, RequestID(r.Context()))
 		return access.Caller{}, unauthenticated("the credentials are unknown or the user is disabled")
 	}
 	return c, err

@@ -56,3 +56,41 @@ func TestEngineRestRouteWithoutRule(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineRestRuleEncodedPath takes a path with an encoded slash
+// (x%2Fy): chi routes it on the raw path, so the rule finder must too,
+// or a route without a rule would pass unrefused and a route with one
+// would lose its rule.
+func TestEngineRestRuleEncodedPath(t *testing.T) {
+	t.Parallel()
+	s := &server{log: slog.New(slog.DiscardHandler)}
+	rules := newEngineRestRuleFinder()
+	const retries = "PUT /engine-rest/external-task/{id}/retries"
+	want, ok := rules.rules[retries]
+	if !ok {
+		t.Fatalf("%s has no rule", retries)
+	}
+	router := camunda7.New(camunda7.Config{Middlewares: []func(http.Handler) http.Handler{s.engineRestAuth(newBasicCache(), rules)}})
+	if err := rules.serve(router); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("PUT", EngineRestPrefix+"/external-task/x%2Fy/retries", nil)
+	if ru, ok := rules.rule(req); !ok || ru != want {
+		t.Errorf("rule of %s = %v, %v; want %s's", req.URL.RawPath, ru, ok, retries)
+	}
+	if route, bad := rules.unruled(req); bad {
+		t.Errorf("%s is unruled (%s), yet it has a rule", req.URL.RawPath, route)
+	}
+
+	delete(rules.rules, retries)
+	if route, bad := rules.unruled(req); !bad || route != retries {
+		t.Errorf("with its rule taken away, unruled(%s) = %q, %v; want %q, true", req.URL.RawPath, route, bad, retries)
+	}
+	mux := chi.NewMux()
+	mux.Mount(EngineRestPrefix, router)
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("PUT", EngineRestPrefix+"/external-task/x%2Fy/retries", nil))
+	if rec.Code != http.StatusInternalServerError {
+		t.Errorf("PUT %s without a rule = %d %s, want 500", req.URL.RawPath, rec.Code, rec.Body)
+	}
+}

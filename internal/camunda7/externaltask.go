@@ -42,8 +42,11 @@ type Service interface {
 	// UnlockJob releases a job's lock without a penalty; ENOTFOUND for an
 	// unknown key.
 	UnlockJob(ctx context.Context, key string) error
-	// WorkerJobs lists open jobs; WorkerJob reads one (ENOTFOUND if absent).
+	// WorkerJobs lists open jobs (at most runtime.MaxWorkerJobsListed,
+	// after f.Offset), CountWorkerJobs counts them, WorkerJob reads one
+	// (ENOTFOUND if absent).
 	WorkerJobs(ctx context.Context, f runtime.WorkerJobFilter) ([]runtime.WaitRow, error)
+	CountWorkerJobs(ctx context.Context, f runtime.WorkerJobFilter) (int, error)
 	WorkerJob(ctx context.Context, key string) (runtime.WaitRow, error)
 	// SetJobRetries sets a job's retries (0 opens an incident, more
 	// resolves it); ENOTFOUND for an unknown key, EINVALID for negative
@@ -869,15 +872,16 @@ func (h *handler) visible(r *http.Request, row runtime.WaitRow) bool {
 	return h.guard == nil || h.guard.MayWork(r, row.Name) || h.guard.MayRead(r, row.ProcessKey)
 }
 
-// listed reads GET /external-task's filters and lists what matches and
-// the caller may see, before paging.
-func (h *handler) listed(r *http.Request) ([]runtime.WaitRow, error) {
+// listFilter reads GET /external-task's filters: the runtime's filter,
+// with the caller's visibility and the retries filters in Keep, so the
+// runtime pages and counts what the caller may see.
+func (h *handler) listFilter(r *http.Request) (runtime.WorkerJobFilter, error) {
 	q := r.URL.Query()
-	f := runtime.WorkerJobFilter{InstanceID: runtime.InstanceID(q.Get("processInstanceId")), Type: q.Get("topicName"),
-		Worker: q.Get("workerId"), ProcessKey: q.Get("processDefinitionKey")}
+	f := runtime.WorkerJobFilter{Key: q.Get("externalTaskId"), InstanceID: runtime.InstanceID(q.Get("processInstanceId")),
+		Type: q.Get("topicName"), Worker: q.Get("workerId"), ProcessKey: q.Get("processDefinitionKey")}
 	for _, name := range []string{"locked", "notLocked", "withRetriesLeft", "noRetriesLeft"} {
 		if v := q.Get(name); v != "" && v != "true" && v != "false" {
-			return nil, invalid(fmt.Sprintf("%s must be true or false, not %q", name, v))
+			return f, invalid(fmt.Sprintf("%s must be true or false, not %q", name, v))
 		}
 	}
 	switch {
@@ -888,22 +892,20 @@ func (h *handler) listed(r *http.Request) ([]runtime.WaitRow, error) {
 		locked := false
 		f.Locked = &locked
 	}
-	rows, err := h.svc.WorkerJobs(r.Context(), f)
-	if err != nil {
-		return nil, err
+	withRetries, noRetries := q.Get("withRetriesLeft") == "true", q.Get("noRetriesLeft") == "true"
+	f.Keep = func(row runtime.WaitRow) bool {
+		return h.visible(r, row) && !(withRetries && row.Retries == 0) && !(noRetries && row.Retries > 0)
 	}
-	id := q.Get("externalTaskId")
-	return slices.DeleteFunc(rows, func(row runtime.WaitRow) bool {
-		return (id != "" && row.ID != id) || !h.visible(r, row) ||
-			(q.Get("withRetriesLeft") == "true" && row.Retries == 0) || (q.Get("noRetriesLeft") == "true" && row.Retries > 0)
-	}), nil
+	return f, nil
 }
 
 // list handles GET /external-task: topicName, workerId, locked, notLocked,
 // processInstanceId, processDefinitionKey, externalTaskId,
-// withRetriesLeft, noRetriesLeft, firstResult, maxResults.
+// withRetriesLeft, noRetriesLeft, firstResult, maxResults. It answers at
+// most runtime.MaxWorkerJobsListed tasks (maxResults absent or above:
+// that many); firstResult pages on.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
-	rows, err := h.listed(r)
+	f, err := h.listFilter(r)
 	if err != nil {
 		return err
 	}
@@ -912,13 +914,22 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	max, err := queryInt(q.Get("maxResults"), "maxResults", len(rows))
+	max, err := queryInt(q.Get("maxResults"), "maxResults", runtime.MaxWorkerJobsListed)
 	if err != nil {
 		return err
 	}
 	out := []Task{}
-	for i := first; i < len(rows) && len(out) < max; i++ {
-		out = append(out, toTask(rows[i]))
+	if max == 0 {
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+	f.Offset, f.Limit = first, max
+	rows, err := h.svc.WorkerJobs(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		out = append(out, toTask(row))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -926,11 +937,15 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 
 // count handles GET /external-task/count with list's filters: {"count":n}.
 func (h *handler) count(w http.ResponseWriter, r *http.Request) error {
-	rows, err := h.listed(r)
+	f, err := h.listFilter(r)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"count": len(rows)})
+	n, err := h.svc.CountWorkerJobs(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"count": n})
 	return nil
 }
 

@@ -68,6 +68,8 @@ type (
 	IncidentRow = store.IncidentRow
 	// StepRecord is store.StepRecord.
 	StepRecord = store.StepRecord
+	// JobErrorDetails is store.JobErrorDetails.
+	JobErrorDetails = store.JobErrorDetails
 	// TokenRow is store.TokenRow.
 	TokenRow = store.TokenRow
 	// ElementCount is store.ElementCount.

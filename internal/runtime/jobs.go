@@ -319,7 +319,13 @@ func (r *Runtime) actOnKnownJob(ctx context.Context, id string, known *WaitRow, 
 // guard: if the job was activated again between the check and the commit,
 // nothing changes and the answer is ECONFLICT.
 func (r *Runtime) actOnJob(ctx context.Context, row WaitRow, guard *LockGuard, ev engine.Event) error {
-	_, err := r.stepGuarded(ctx, row.InstanceID, ev, nil, guard)
+	return r.actOnJobWith(ctx, row, guard, ev, nil)
+}
+
+// actOnJobWith is actOnJob with extra adding to the step's record (nil:
+// nothing), committed in the step's transaction.
+func (r *Runtime) actOnJobWith(ctx context.Context, row WaitRow, guard *LockGuard, ev engine.Event, extra func(*StepRecord)) error {
+	_, err := r.runStep(ctx, stepSpec{id: row.InstanceID, ev: ev, guard: guard, extra: extra})
 	if errors.Is(err, ErrLockLost) {
 		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("job %s was activated again meanwhile: its lock expired and another activation holds it now", row.ID), Err: err}
 	}

@@ -87,21 +87,38 @@ func (r *Runtime) CorrelateMatching(ctx context.Context, m MessageMatch) ([]Mess
 }
 
 // matchingWaits lists the open message waits of m's name in the
-// instances m selects, oldest first. Without an instance id it pages
-// through every open wait of the name (whatever its correlation key), so
-// its cost follows the waits for that message, never the number of
-// instances, and no match is missed.
+// instances m selects, oldest first. With an instance id it reads that
+// instance's waits; with a business key or correlation keys it pages
+// through the instances the indexed filters select (the business key
+// column, the variable index) and reads their waits, never one state per
+// waiting instance; with neither it pages through every open wait of the
+// name (whatever its correlation key). No match is missed however many
+// instances there are.
 func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow, error) {
 	keys, err := valueKeys(m.CorrelationKeys, "correlation key")
 	if err != nil {
 		return nil, err
 	}
-	var businessKey *string
-	if m.BusinessKey != "" {
-		businessKey = &m.BusinessKey
+	var out []WaitRow
+	keep := func(waits []WaitRow) {
+		for _, w := range waits {
+			if w.Kind == WaitMessage && w.Name == m.Name {
+				w.LockTokenHash = nil
+				out = append(out, w)
+			}
+		}
 	}
-	var candidates []WaitRow
-	if m.InstanceID != "" {
+	switch {
+	case m.InstanceID != "":
+		if m.BusinessKey != "" || len(keys) > 0 {
+			var businessKey *string
+			if m.BusinessKey != "" {
+				businessKey = &m.BusinessKey
+			}
+			if ok, err := r.instanceMatches(ctx, m.InstanceID, businessKey, keys); err != nil || !ok {
+				return nil, err
+			}
+		}
 		waits, err := r.store.InstanceWaits(ctx, m.InstanceID)
 		if ErrorCode(err) == ENOTFOUND {
 			return nil, nil
@@ -109,44 +126,57 @@ func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow,
 		if err != nil {
 			return nil, fmt.Errorf("runtime: waits of instance %s: %w", m.InstanceID, err)
 		}
-		for _, w := range waits {
-			if w.Kind == WaitMessage && w.Name == m.Name {
-				candidates = append(candidates, w)
-			}
+		keep(waits)
+	case m.BusinessKey != "" || len(keys) > 0:
+		f := InstanceFilter{BusinessKey: m.BusinessKey, Limit: matchPage}
+		for name, key := range keys {
+			f.Variables = append(f.Variables, VariableFilter{Name: name, Value: key})
 		}
-	} else {
+		sort.Slice(f.Variables, func(i, j int) bool { return f.Variables[i].Name < f.Variables[j].Name })
+		for {
+			rows, _, err := r.store.ListInstances(ctx, f)
+			if err != nil {
+				return nil, fmt.Errorf("runtime: instances for message %s: %w", m.Name, err)
+			}
+			for _, in := range rows {
+				if !in.EndedAt.IsZero() {
+					continue // an ended instance waits for nothing
+				}
+				waits, err := r.store.InstanceWaits(ctx, in.ID)
+				if ErrorCode(err) == ENOTFOUND {
+					continue // gone meanwhile
+				}
+				if err != nil {
+					return nil, fmt.Errorf("runtime: waits of instance %s: %w", in.ID, err)
+				}
+				keep(waits)
+			}
+			if len(rows) < matchPage {
+				break
+			}
+			f.After = rows[len(rows)-1].ID
+		}
+	default:
 		page := WaitPageFilter{Kind: WaitMessage, Name: m.Name}
 		for {
 			waits, err := r.store.WaitsPage(ctx, page)
 			if err != nil {
 				return nil, fmt.Errorf("runtime: waits of message %s: %w", m.Name, err)
 			}
-			candidates = append(candidates, waits...)
+			keep(waits)
 			if len(waits) < MaxWaitsPage {
 				break
 			}
 			page.After = CursorOf(waits[len(waits)-1])
 		}
 	}
-	var out []WaitRow
-	verdict := map[InstanceID]bool{} // an instance's waits share its verdict
-	for _, w := range candidates {
-		ok, seen := verdict[w.InstanceID]
-		if !seen {
-			var err error
-			if ok, err = r.instanceMatches(ctx, w.InstanceID, businessKey, keys); err != nil {
-				return nil, err
-			}
-			verdict[w.InstanceID] = ok
-		}
-		if ok {
-			w.LockTokenHash = nil
-			out = append(out, w)
-		}
-	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out, nil
 }
+
+// matchPage is the page of instances matchingWaits reads at a time (the
+// stores' largest list page).
+const matchPage = 500
 
 // instanceMatches reports whether an instance has the business key (nil
 // matches any) and top-level variables whose values have the given

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
@@ -284,7 +285,8 @@ func (r *Runtime) awaitJobs(ctx context.Context, types []string, readies []<-cha
 // activatable jobs of t.Type that match t.Match, each with the next token
 // hash: it pages through the activatable jobs of the type, checks each
 // against the match and locks only the ones that match, one by one (a job
-// another fetch locked meanwhile is skipped). A job that does not match
+// another fetch locked meanwhile, even for the same worker, is skipped:
+// the lock asks for no renewal). A job that does not match
 // is never locked.
 func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.Time, lock JobLock) ([]WaitRow, error) {
 	m := t.Match
@@ -296,6 +298,9 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 		return nil, &Error{Code: EINVALID, Message: "this server's store cannot lock single jobs: fetch without topic filters"}
 	}
 	var out []WaitRow
+	var keys map[string]string               // m.Variables' value keys, once per topic
+	var matching map[InstanceID]bool         // the instances the index selects, when few
+	indexed, indexedAt := false, time.Time{} // indexedAt: when matching was read
 	f := WaitPageFilter{Kind: WaitJob, Name: t.Type, ActivatableAt: now}
 	for {
 		page, err := r.store.WaitsPage(ctx, f)
@@ -303,7 +308,16 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 			return nil, err
 		}
 		for _, row := range page {
-			ok, err := r.jobMatches(ctx, m, row)
+			if !indexed && m.needsState() && m.byRow(row) {
+				indexed, indexedAt = true, r.now().UTC()
+				if matching, err = r.fewMatchingInstances(ctx, m); err != nil {
+					return nil, err
+				}
+			}
+			if matching != nil && !matching[row.InstanceID] && row.CreatedAt.Before(indexedAt) {
+				continue // the index says the instance does not match
+			}
+			ok, err := r.jobMatches(ctx, m, &keys, row)
 			if err != nil {
 				return nil, err
 			}
@@ -333,7 +347,9 @@ func (r *Runtime) activateMatching(ctx context.Context, t FetchTopic, now time.T
 
 // jobMatches reports whether the job row matches m, reading its
 // instance's version tag, business key and variables as m needs them.
-func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (bool, error) {
+// *keys holds m.Variables' value keys: computed on first need, then
+// reused for every row of the topic.
+func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, keys *map[string]string, row WaitRow) (bool, error) {
 	if !m.byRow(row) {
 		return false, nil
 	}
@@ -349,11 +365,50 @@ func (r *Runtime) jobMatches(ctx context.Context, m *JobMatch, row WaitRow) (boo
 	if !m.needsState() {
 		return true, nil
 	}
+	if *keys == nil {
+		k, err := valueKeys(m.Variables, "process variable")
+		if err != nil {
+			return false, err
+		}
+		*keys = k
+	}
+	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, *keys)
+}
+
+// fewMatchingInstances returns the instances whose business key and
+// variables match m, looked up in the store's indexes (business key
+// column, variable index), when they fit in one list page; nil when there
+// are more (or m's business key is empty, which the index does not
+// select): the caller then checks each job's instance. A job whose
+// instance is not in the set cannot match, so no state is read for it.
+func (r *Runtime) fewMatchingInstances(ctx context.Context, m *JobMatch) (map[InstanceID]bool, error) {
+	if m.BusinessKey != nil && *m.BusinessKey == "" {
+		return nil, nil
+	}
+	f := InstanceFilter{Limit: matchPage}
+	if m.BusinessKey != nil {
+		f.BusinessKey = *m.BusinessKey
+	}
 	keys, err := valueKeys(m.Variables, "process variable")
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return r.instanceMatches(ctx, row.InstanceID, m.BusinessKey, keys)
+	for name, key := range keys {
+		f.Variables = append(f.Variables, VariableFilter{Name: name, Value: key})
+	}
+	slices.SortFunc(f.Variables, func(a, b VariableFilter) int { return strings.Compare(a.Name, b.Name) })
+	rows, total, err := r.store.ListInstances(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: instances for a topic filter: %w", err)
+	}
+	if total > len(rows) {
+		return nil, nil
+	}
+	out := make(map[InstanceID]bool, len(rows))
+	for _, in := range rows {
+		out[in.ID] = true
+	}
+	return out, nil
 }
 
 // valueKeys maps each variable value to its VariableValueKey; what
@@ -456,19 +511,20 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 		}
 		ev.Retries, ev.Decrement = *req.Retries, false
 	}
-	var id string
-	err := r.actAsWorker(ctx, key, h, func(row WaitRow) engine.Event {
-		ev.Key, id = row.ID, row.ID
-		return ev
-	})
+	row, guard, err := r.workerHeld(ctx, key, h)
 	if err != nil {
 		return err
 	}
-	// The details follow the failure's step: a job the step ended (a
+	ev.Key = row.ID
+	// The details commit with the failure's step: a job the step ended (a
 	// boundary event took it) has none to keep.
-	if err := r.store.SetJobErrorDetails(ctx, id, req.ErrorDetails); err != nil && ErrorCode(err) != ENOTFOUND {
-		return fmt.Errorf("runtime: error details of job %s: %w", key, err)
+	details := func(rec *StepRecord) {
+		rec.JobErrorDetails = &JobErrorDetails{WaitID: row.ID, Details: req.ErrorDetails}
 	}
+	if err := r.actOnJobWith(ctx, row, guard, ev, details); err != nil {
+		return err
+	}
+	r.jobHomes.forget(row.ID)
 	return nil
 }
 
@@ -506,7 +562,10 @@ func (r *Runtime) WorkerJobErrorDetails(ctx context.Context, key string) (string
 	if ErrorCode(err) == ENOTFOUND {
 		return "", &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}
 	}
-	return details, err
+	if err != nil {
+		return "", fmt.Errorf("runtime: error details of job %s: %w", key, err)
+	}
+	return details, nil
 }
 
 // ThrowWorkerJobError throws a BPMN error with code at the task of the
@@ -576,9 +635,17 @@ func (r *Runtime) moveWorkerLock(ctx context.Context, row WaitRow, guard *LockGu
 	return nil
 }
 
+// MaxWorkerJobsListed caps the jobs one WorkerJobs call returns: a
+// listing answers at most this many, however many match (page on with
+// Offset), so no request holds every open job in memory.
+const MaxWorkerJobsListed = 1000
+
 // WorkerJobFilter selects open jobs for a listing (Camunda 7's GET
 // /external-task). Empty fields match all.
 type WorkerJobFilter struct {
+	// Key, when set, keeps the job with this public key: one lookup, not
+	// a listing.
+	Key string
 	// InstanceID keeps the jobs of one instance; without it the listing
 	// pages through the open jobs of every instance, oldest first.
 	InstanceID InstanceID
@@ -588,63 +655,128 @@ type WorkerJobFilter struct {
 	Locked *bool
 	// ProcessKey keeps the jobs of instances of this process key.
 	ProcessKey string
-	// Limit caps the jobs returned (<= 0: all that match).
+	// Keep, when set, keeps only the jobs it reports true for (the
+	// caller's visibility, say). It sees the store's row: its ID is the
+	// wait id, not the public key.
+	Keep func(WaitRow) bool
+	// Offset skips that many matching jobs before the first returned.
+	Offset int
+	// Limit caps the jobs returned (<= 0 or above MaxWorkerJobsListed:
+	// MaxWorkerJobsListed).
 	Limit int
 }
 
 // WorkerJobs lists open jobs matching f, oldest first, each with its
-// public key (never its lock token's hash). Without an instance it pages
-// through the store's open jobs (of the type and process key, when set),
-// so no job is missed however many instances there are; it serves tools
-// and tests, not workers, which fetch.
+// public key (never its lock token's hash): at most f.Limit of them
+// (MaxWorkerJobsListed at most), after the first f.Offset. Without an
+// instance or a key it pages through the store's open jobs (of the type
+// and process key, when set), so no job is missed however many instances
+// there are, and holds one page at a time; it serves tools and tests, not
+// workers, which fetch.
 func (r *Runtime) WorkerJobs(ctx context.Context, f WorkerJobFilter) ([]WaitRow, error) {
 	limit := f.Limit
-	now := r.now().UTC()
+	if limit <= 0 || limit > MaxWorkerJobsListed {
+		limit = MaxWorkerJobsListed
+	}
 	out := []WaitRow{}
-	// keep appends w when it matches; done reports the listing full.
-	keep := func(w WaitRow) (done bool, err error) {
-		if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
-			(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) {
-			return false, nil
-		}
-		if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
+	skip := f.Offset
+	err := r.eachWorkerJob(ctx, f, func(w WaitRow) (bool, error) {
+		if skip > 0 {
+			skip--
 			return false, nil
 		}
 		w.LockTokenHash = nil
+		var err error
 		if w.ID, err = r.JobKey(ctx, w.ID); err != nil {
 			return false, err
 		}
 		out = append(out, w)
 		return len(out) == limit, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CountWorkerJobs counts the open jobs matching f (its Offset and Limit
+// aside), page by page: it holds no job beyond the store's current page.
+func (r *Runtime) CountWorkerJobs(ctx context.Context, f WorkerJobFilter) (int, error) {
+	n := 0
+	err := r.eachWorkerJob(ctx, f, func(WaitRow) (bool, error) {
+		n++
+		return false, nil
+	})
+	return n, err
+}
+
+// eachWorkerJob calls fn with each open job matching f (Offset and Limit
+// aside), oldest first, until fn reports done or fails.
+func (r *Runtime) eachWorkerJob(ctx context.Context, f WorkerJobFilter, fn func(WaitRow) (done bool, err error)) error {
+	now := r.now().UTC()
+	// visit calls fn with w when it matches.
+	visit := func(w WaitRow) (done bool, err error) {
+		if w.Kind != WaitJob || (f.Type != "" && w.Name != f.Type) || (f.Worker != "" && w.LockOwner != f.Worker) ||
+			(f.ProcessKey != "" && w.ProcessKey != f.ProcessKey) || (f.InstanceID != "" && w.InstanceID != f.InstanceID) {
+			return false, nil
+		}
+		if locked := w.LockTokenHash != nil && w.LockExpiresAt.After(now); f.Locked != nil && *f.Locked != locked {
+			return false, nil
+		}
+		if f.Keep != nil && !f.Keep(w) {
+			return false, nil
+		}
+		return fn(w)
+	}
+	if f.Key != "" {
+		id, err := r.jobWaitID(ctx, f.Key)
+		if ErrorCode(err) == ENOTFOUND {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w, err := r.job(ctx, id)
+		if ErrorCode(err) == ENOTFOUND {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("runtime: job %s: %w", f.Key, err)
+		}
+		if canonical, err := r.JobKey(ctx, id); err != nil || canonical != f.Key {
+			return err // a key in another spelling names no listed job
+		}
+		_, err = visit(w)
+		return err
 	}
 	if f.InstanceID != "" {
 		waits, err := r.store.InstanceWaits(ctx, f.InstanceID)
 		if ErrorCode(err) == ENOTFOUND {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("runtime: waits of instance %s: %w", f.InstanceID, err)
+			return fmt.Errorf("runtime: waits of instance %s: %w", f.InstanceID, err)
 		}
 		for _, w := range waits {
-			if done, err := keep(w); err != nil || done {
-				return out, err
+			if done, err := visit(w); err != nil || done {
+				return err
 			}
 		}
-		return out, nil
+		return nil
 	}
 	page := WaitPageFilter{Kind: WaitJob, Name: f.Type, ProcessKey: f.ProcessKey}
 	for {
 		waits, err := r.store.WaitsPage(ctx, page)
 		if err != nil {
-			return nil, fmt.Errorf("runtime: list jobs: %w", err)
+			return fmt.Errorf("runtime: list jobs: %w", err)
 		}
 		for _, w := range waits {
-			if done, err := keep(w); err != nil || done {
-				return out, err
+			if done, err := visit(w); err != nil || done {
+				return err
 			}
 		}
 		if len(waits) < MaxWaitsPage {
-			return out, nil
+			return nil
 		}
 		page.After = CursorOf(waits[len(waits)-1])
 	}
@@ -677,8 +809,9 @@ func (r *Runtime) WorkerJob(ctx context.Context, key string) (WaitRow, error) {
 type JobLocker interface {
 	// LockJob locks the open job with wait id id with lock (exactly one
 	// token hash), provided it has retries left, is not backing off, and is
-	// not locked, its lock expired at now, or it is locked by lock.Worker
-	// and lock.User (a renewal). ErrNotFound for an unknown job,
+	// not locked, its lock expired at now, or, with lock.Renew, it is
+	// locked by lock.Worker and lock.User (a renewal). ErrNotFound for an
+	// unknown job,
 	// ErrConflict for one that may not be locked.
 	LockJob(ctx context.Context, id string, now time.Time, lock JobLock) (WaitRow, error)
 }
@@ -716,7 +849,7 @@ func (r *Runtime) LockWorkerJob(ctx context.Context, key string, h WorkerHolder,
 	if err != nil {
 		return err
 	}
-	if _, err := locker.LockJob(ctx, id, now, JobLock{Worker: h.Worker, User: h.User, Until: now.Add(d), TokenHashes: hashes}); err != nil {
+	if _, err := locker.LockJob(ctx, id, now, JobLock{Worker: h.Worker, User: h.User, Until: now.Add(d), TokenHashes: hashes, Renew: true}); err != nil {
 		switch ErrorCode(err) {
 		case ENOTFOUND:
 			return &Error{Code: ENOTFOUND, Message: fmt.Sprintf("external task %s not found: it was completed, withdrawn or never existed", key), Err: err}

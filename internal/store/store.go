@@ -208,6 +208,12 @@ type StepRecord struct {
 	// MessageTakes are the buffered messages the step correlated, each
 	// recorded for its process key (MessageTake).
 	MessageTakes []MessageTake
+	// JobErrorDetails, when set, stores the error details of the job
+	// failure the step records (as Store.SetJobErrorDetails does), after
+	// the step's waits and in its transaction: no reader sees the new
+	// error message with the old details, and a late write never
+	// overwrites newer ones. A job the step ended keeps none.
+	JobErrorDetails *JobErrorDetails
 }
 
 // TokenRow is one token of an instance as the store indexes it for
@@ -492,10 +498,16 @@ type Store interface {
 	JobErrorDetails(ctx context.Context, id string) (string, error)
 	// WaitsPage returns at most f.Limit open waits of kind f.Kind matching
 	// f, oldest first (creation time, then id), after the cursor f.After
-	// (the last row of the previous page). Its cost follows the waits of
-	// that kind (and name), never the number of instances: it serves job
-	// listings and message correlation, which must not stop at some number
-	// of instances.
+	// (the last row of the previous page). For jobs (with or without a
+	// type) and message waits of a name, the stores read an index that
+	// keeps creation order: a page reads the waits of that kind (and name)
+	// from the cursor on until it is full, never the whole waits table,
+	// and never sorts. The other conditions (process key, activatable) are
+	// checked on those rows, so a page steps over the non-matching waits
+	// of the kind and name. Other shapes (another kind, messages without a
+	// name) read every wait: no caller pages them. It serves job listings,
+	// filtered activation and message correlation, which must not stop at
+	// some number of instances.
 	WaitsPage(ctx context.Context, f WaitPageFilter) ([]WaitRow, error)
 	// ActivateJobs locks up to len(lock.TokenHashes) activatable jobs of a
 	// type with lock, oldest first, in one statement, and returns them in

@@ -121,6 +121,12 @@ type JobLock struct {
 	// len(TokenHashes) jobs, and the i-th of them (oldest first) gets
 	// TokenHashes[i].
 	TokenHashes [][]byte
+	// Renew lets JobLocker.LockJob also lock a job whose live lock
+	// Worker and User hold (a renewal, Camunda 7's lock); without it
+	// only a job not locked or whose lock expired is locked, so two
+	// fetches of the same worker never both lock a job. ActivateJobs
+	// ignores it.
+	Renew bool
 }
 
 // WaitPageFilter selects open waits for Store.WaitsPage. Kind is
@@ -154,6 +160,16 @@ func CursorOf(row WaitRow) WaitCursor { return WaitCursor{ID: row.ID, CreatedAt:
 
 // MaxWaitsPage is the largest page Store.WaitsPage returns.
 const MaxWaitsPage = 1000
+
+// JobErrorDetails are the error details of a job's last failure, written
+// with the failure's step (StepRecord.JobErrorDetails).
+type JobErrorDetails struct {
+	// WaitID is the job's wait id.
+	WaitID string
+	// Details are the details ("" clears them), cut at
+	// MaxJobErrorDetails bytes.
+	Details string
+}
 
 // MaxJobErrorDetails caps the error details a job keeps
 // (Store.SetJobErrorDetails): 64 KiB, room for a long stack trace.

@@ -310,6 +310,10 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 	if err := queueWaits(sb, i, in, s.Waits, s.RemovedWaits); err != nil {
 		return err
 	}
+	if d := s.JobErrorDetails; d != nil {
+		// No row changed: the step ended the job, which keeps no details.
+		sb.exec(i, nil, setErrorDetailsSQL, d.WaitID, errorDetailsArg(d.Details))
+	}
 	queueTokens(sb, i, in, s.Tokens, s.RemovedTokens)
 	if err := queueVariables(sb, i, id, s.Parts, s.RemovedParts); err != nil {
 		return err

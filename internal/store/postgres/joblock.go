@@ -12,11 +12,11 @@ import (
 
 // lockJobSQL locks one job by id (store.JobLocker), as the SQLite
 // store's does. Arguments: worker, user, until, token hash, id, now,
-// worker, user.
+// worker, user, renew.
 const lockJobSQL = `UPDATE waits SET lock_owner = $1, lock_user = $2, lock_expires_at = $3, lock_token = $4
 	WHERE id = $5 AND kind = 'job' AND retries > 0 AND (due_at IS NULL OR due_at <= $6)
 	  AND (lock_expires_at IS NULL OR lock_expires_at <= $6
-	       OR (COALESCE(lock_owner, '') = $7 AND COALESCE(lock_user, '') = $8))
+	       OR ($9::boolean AND COALESCE(lock_owner, '') = $7 AND COALESCE(lock_user, '') = $8))
 	RETURNING ` + waitColumns
 
 // LockJob locks the job with wait id id with lock (its one token hash),
@@ -30,7 +30,7 @@ func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.
 	var out []store.WaitRow
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = queryWaits(ctx, tx, lockJobSQL, lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes[0], id, encodeTime(now), lock.Worker, lock.User)
+		out, err = queryWaits(ctx, tx, lockJobSQL, lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes[0], id, encodeTime(now), lock.Worker, lock.User, lock.Renew)
 		if err != nil || len(out) > 0 {
 			return err
 		}
@@ -57,12 +57,7 @@ const (
 // job with wait id id ("" clears them), cut at store.MaxJobErrorDetails
 // bytes. It returns a wrapped store.ErrNotFound for an unknown job.
 func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error {
-	var arg *string
-	if details != "" {
-		capped := store.CapErrorDetails(details)
-		arg = &capped
-	}
-	tag, err := db.pool.Exec(ctx, setErrorDetailsSQL, id, arg)
+	tag, err := db.pool.Exec(ctx, setErrorDetailsSQL, id, errorDetailsArg(details))
 	if err == nil && tag.RowsAffected() == 0 {
 		err = store.ErrNotFound
 	}
@@ -70,6 +65,16 @@ func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error 
 		return fmt.Errorf("postgres store: error details of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// errorDetailsArg is the error_details value of details: NULL for none,
+// else the details cut at store.MaxJobErrorDetails bytes.
+func errorDetailsArg(details string) *string {
+	if details == "" {
+		return nil
+	}
+	capped := store.CapErrorDetails(details)
+	return &capped
 }
 
 // JobErrorDetails returns the error details of the job with wait id id

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -461,17 +462,43 @@ func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
-// waitsPageSQL lists the open waits of a kind after a cursor, oldest
-// first (creation time, then id). The name and process key conditions
-// are off when empty, the activatable one when $4 is false, the cursor
-// when $6 is true. Arguments: kind, name, key, activatable, now, from
-// start, created, id, limit.
-const waitsPageSQL = `SELECT ` + waitColumns + ` FROM waits
-	WHERE kind = $1 AND ($2 = '' OR name = $2) AND ($3 = '' OR process_key = $3)
-	  AND (NOT $4::boolean OR (retries > 0 AND (due_at IS NULL OR due_at <= $5)
-	                           AND (lock_expires_at IS NULL OR lock_expires_at <= $5)))
-	  AND ($6::boolean OR (created_at, id) > ($7, $8))
-	ORDER BY created_at, id LIMIT $9`
+// waitsPageSQL is the statement of WaitsPage for f's shape (which
+// conditions are set), with its arguments, as the SQLite store's: jobs and
+// message waits name their kind as a literal, so the partial indexes that
+// keep their creation order (waits_jobs, 0013_waits_pages) apply; other
+// kinds bind it.
+func waitsPageSQL(f store.WaitPageFilter, limit int) (string, []any) {
+	var b strings.Builder
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	b.WriteString(`SELECT ` + waitColumns + ` FROM waits WHERE `)
+	switch f.Kind {
+	case store.WaitJob:
+		b.WriteString(`kind = 'job'`)
+	case store.WaitMessage:
+		b.WriteString(`kind = 'message'`)
+	default:
+		b.WriteString(`kind = ` + arg(f.Kind))
+	}
+	if f.Name != "" {
+		b.WriteString(` AND name = ` + arg(f.Name))
+	}
+	if f.ProcessKey != "" {
+		b.WriteString(` AND process_key = ` + arg(f.ProcessKey))
+	}
+	if !f.ActivatableAt.IsZero() {
+		now := arg(encodeTime(f.ActivatableAt))
+		b.WriteString(` AND retries > 0 AND (due_at IS NULL OR due_at <= ` + now + `) AND (lock_expires_at IS NULL OR lock_expires_at <= ` + now + `)`)
+	}
+	if f.After.ID != "" {
+		b.WriteString(` AND (created_at, id) > (` + arg(encodeTime(f.After.CreatedAt)) + `, ` + arg(f.After.ID) + `)`)
+	}
+	b.WriteString(` ORDER BY created_at, id LIMIT ` + arg(limit))
+	return b.String(), args
+}
 
 // WaitsPage returns at most f.Limit (<= 0 or above store.MaxWaitsPage:
 // store.MaxWaitsPage) open waits of f.Kind matching f, oldest first,
@@ -481,16 +508,8 @@ func (db *DB) WaitsPage(ctx context.Context, f store.WaitPageFilter) ([]store.Wa
 	if limit <= 0 || limit > store.MaxWaitsPage {
 		limit = store.MaxWaitsPage
 	}
-	var now int64
-	if !f.ActivatableAt.IsZero() {
-		now = encodeTime(f.ActivatableAt)
-	}
-	var created int64
-	if f.After.ID != "" {
-		created = encodeTime(f.After.CreatedAt)
-	}
-	out, err := queryWaits(ctx, db.pool, waitsPageSQL, f.Kind, f.Name, f.ProcessKey, !f.ActivatableAt.IsZero(), now,
-		f.After.ID == "", created, f.After.ID, limit)
+	query, args := waitsPageSQL(f, limit)
+	out, err := queryWaits(ctx, db.pool, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: page of %s waits %q: %w", f.Kind, f.Name, err)
 	}

@@ -254,6 +254,12 @@ func commitStep(st *txStmts, s *store.StepRecord) error {
 	if err := applyWaits(st, in, s.PrevRevision == 0, s.Waits, s.RemovedWaits); err != nil {
 		return err
 	}
+	if d := s.JobErrorDetails; d != nil {
+		// No row changed: the step ended the job, which keeps no details.
+		if _, err := st.exec(setErrorDetailsSQL, errorDetailsArg(d.Details), dbID(d.WaitID)); err != nil {
+			return fmt.Errorf("error details of job %s: %w", d.WaitID, err)
+		}
+	}
 	if err := applyTokens(st, seq, in, s.Tokens, s.RemovedTokens); err != nil {
 		return err
 	}

@@ -10,12 +10,13 @@ import (
 
 // lockJobSQL locks one job by id (store.JobLocker): a job with retries
 // left, not backing off, and not locked, its lock expired, or locked by
-// the same worker and user (a renewal). Arguments: worker, user, until,
-// token hash, id, now, now, worker, user.
+// the same worker and user when the lock asks for a renewal. Arguments:
+// worker, user, until, token hash, id, now, now, renew (0/1), worker,
+// user.
 const lockJobSQL = `UPDATE waits SET lock_owner = ?, lock_user = ?, lock_expires_at = ?, lock_token = ?
 	WHERE id = ? AND kind = 'job' AND retries > 0 AND (due_at IS NULL OR due_at <= ?)
 	  AND (lock_expires_at IS NULL OR lock_expires_at <= ?
-	       OR (COALESCE(lock_owner, '') = ? AND COALESCE(lock_user, '') = ?))
+	       OR (? = 1 AND COALESCE(lock_owner, '') = ? AND COALESCE(lock_user, '') = ?))
 	RETURNING ` + waitColumns
 
 // LockJob locks the job with wait id id with lock (its one token hash),
@@ -29,9 +30,13 @@ func (db *DB) LockJob(ctx context.Context, id string, now time.Time, lock store.
 	}
 	var out []store.WaitRow
 	n := encodeTime(now)
+	renew := 0
+	if lock.Renew {
+		renew = 1
+	}
 	err := db.writeRelaxed(ctx, func(st *txStmts) error {
 		var err error
-		out, err = queryWaits(st, lockJobSQL, lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes[0], dbID(id), n, n, lock.Worker, lock.User)
+		out, err = queryWaits(st, lockJobSQL, lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes[0], dbID(id), n, n, renew, lock.Worker, lock.User)
 		if err != nil || len(out) > 0 {
 			return err
 		}
@@ -58,14 +63,19 @@ const (
 // job with wait id id ("" clears them), cut at store.MaxJobErrorDetails
 // bytes. It returns a wrapped store.ErrNotFound for an unknown job.
 func (db *DB) SetJobErrorDetails(ctx context.Context, id, details string) error {
-	var arg any
-	if details != "" {
-		arg = store.CapErrorDetails(details)
-	}
-	if err := db.updateOne(ctx, setErrorDetailsSQL, arg, dbID(id)); err != nil {
+	if err := db.updateOne(ctx, setErrorDetailsSQL, errorDetailsArg(details), dbID(id)); err != nil {
 		return fmt.Errorf("store: error details of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// errorDetailsArg is the error_details value of details: NULL for none,
+// else the details cut at store.MaxJobErrorDetails bytes.
+func errorDetailsArg(details string) any {
+	if details == "" {
+		return nil
+	}
+	return store.CapErrorDetails(details)
 }
 
 // JobErrorDetails returns the error details of the job with wait id id

@@ -39,14 +39,14 @@ var writeQueries = []string{
 }
 
 // readQueries are the statements of the read pool, prepared by Open.
-var readQueries = []string{
+var readQueries = append([]string{
 	selectInstanceSQL, selectInstanceRowSQL, selectSeqSQL, instanceExistsSQL, cursorSQL,
 	selectPartsSQL, partCountsSQL, legacySQL, runningSQL, historySQL, selectKindSQL, selectKindNameSQL,
 	incidentsQuery(true, false), incidentsQuery(true, true), incidentsQuery(false, true),
 	waitSQL, instanceWaitsSQL, instanceWaitsPageSQL, activatableJobSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
-	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL, waitsPageSQL,
+	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL,
 	selectOutboxSQL,
-}
+}, waitsPageShapes()...)
 
 // maxDynamicStmts bounds the statements warm adds beyond the known ones
 // (list queries vary by filter; their shapes are few, but not fixed).

@@ -719,17 +719,77 @@ func (db *DB) WaitCounts(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
-// waitsPageSQL lists the open waits of a kind after a cursor, oldest
-// first (creation time, then id). The name, process key and activatable
-// conditions are off when their first argument is empty (0). Arguments:
-// kind, name, name, key, key, activatable (0/1), now, now, from start
-// (0/1), created, created, id, limit.
-const waitsPageSQL = `SELECT ` + waitColumns + ` FROM waits
-	WHERE kind = ? AND (? = '' OR name = ?) AND (? = '' OR process_key = ?)
-	  AND (? = 0 OR (retries > 0 AND (due_at IS NULL OR due_at <= ?)
-	                 AND (lock_expires_at IS NULL OR lock_expires_at <= ?)))
-	  AND (? = 1 OR created_at > ? OR (created_at = ? AND id > ?))
-	ORDER BY created_at, id LIMIT ?`
+// waitsPageSQL is the statement of WaitsPage for f's shape (which
+// conditions are set), with its arguments. Jobs and named message waits
+// name their kind as a literal and the index that keeps their creation
+// order (0020_waits_pages), so a page reads the waits of that kind and
+// name in order and never sorts; other shapes (no caller pages them)
+// bind the kind and read every wait.
+func waitsPageSQL(f store.WaitPageFilter, limit int) (string, []any) {
+	var b strings.Builder
+	var args []any
+	b.WriteString(`SELECT ` + waitColumns + ` FROM waits`)
+	switch {
+	case f.Kind == store.WaitJob && f.Name != "":
+		b.WriteString(` INDEXED BY waits_jobs_age WHERE kind = 'job' AND name = ?`)
+		args = append(args, f.Name)
+	case f.Kind == store.WaitJob:
+		b.WriteString(` INDEXED BY waits_jobs_created WHERE kind = 'job'`)
+	case f.Kind == store.WaitMessage && f.Name != "":
+		b.WriteString(` INDEXED BY waits_messages_age WHERE kind = 'message' AND name = ?`)
+		args = append(args, f.Name)
+	default:
+		b.WriteString(` WHERE kind = ?`)
+		args = append(args, f.Kind)
+		if f.Name != "" {
+			b.WriteString(` AND name = ?`)
+			args = append(args, f.Name)
+		}
+	}
+	if f.ProcessKey != "" {
+		b.WriteString(` AND process_key = ?`)
+		args = append(args, f.ProcessKey)
+	}
+	if !f.ActivatableAt.IsZero() {
+		now := encodeTime(f.ActivatableAt)
+		b.WriteString(` AND retries > 0 AND (due_at IS NULL OR due_at <= ?) AND (lock_expires_at IS NULL OR lock_expires_at <= ?)`)
+		args = append(args, now, now)
+	}
+	if f.After.ID != "" {
+		b.WriteString(` AND (created_at, id) > (?, ?)`)
+		args = append(args, encodeTime(f.After.CreatedAt), dbID(f.After.ID))
+	}
+	b.WriteString(` ORDER BY created_at, id LIMIT ?`)
+	return b.String(), append(args, limit)
+}
+
+// waitsPageShapes are the statements of every indexed WaitsPage shape:
+// jobs with and without a type, named message waits, each with and
+// without a process key, the activatable condition (jobs) and a cursor.
+func waitsPageShapes() []string {
+	var out []string
+	at, after := time.Unix(1, 0), store.WaitCursor{ID: "x"}
+	for _, base := range []store.WaitPageFilter{{Kind: store.WaitJob, Name: "x"}, {Kind: store.WaitJob}, {Kind: store.WaitMessage, Name: "x"}} {
+		for shape := range 8 {
+			f := base
+			if shape&1 != 0 {
+				f.ProcessKey = "x"
+			}
+			if shape&2 != 0 {
+				if f.Kind != store.WaitJob {
+					continue
+				}
+				f.ActivatableAt = at
+			}
+			if shape&4 != 0 {
+				f.After = after
+			}
+			query, _ := waitsPageSQL(f, 1)
+			out = append(out, query)
+		}
+	}
+	return out
+}
 
 // WaitsPage returns at most f.Limit (<= 0 or above store.MaxWaitsPage:
 // store.MaxWaitsPage) open waits of f.Kind matching f, oldest first,
@@ -739,17 +799,8 @@ func (db *DB) WaitsPage(ctx context.Context, f store.WaitPageFilter) ([]store.Wa
 	if limit <= 0 || limit > store.MaxWaitsPage {
 		limit = store.MaxWaitsPage
 	}
-	activatable, now := 0, int64(0)
-	if !f.ActivatableAt.IsZero() {
-		activatable, now = 1, encodeTime(f.ActivatableAt)
-	}
-	start, created := 1, int64(0)
-	var cursor any = ""
-	if f.After.ID != "" {
-		start, created, cursor = 0, encodeTime(f.After.CreatedAt), dbID(f.After.ID)
-	}
-	out, err := queryWaits(db.readOne(ctx), waitsPageSQL, f.Kind, f.Name, f.Name, f.ProcessKey, f.ProcessKey,
-		activatable, now, now, start, created, created, cursor, limit)
+	query, args := waitsPageSQL(f, limit)
+	out, err := queryWaits(db.readOne(ctx), query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: page of %s waits %q: %w", f.Kind, f.Name, err)
 	}

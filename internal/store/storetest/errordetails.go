@@ -51,3 +51,38 @@ func testJobErrorDetails(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// testJobErrorDetailsInStep commits a job's failure with its error
+// details in the step (StepRecord.JobErrorDetails): they are there with
+// the failure's error message, the next failure's replace them (none
+// clears them), and a step that ends the job commits and keeps none.
+func testJobErrorDetailsInStep(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	s := CreateWithWaits(t, db, "I", Job("I-w000001", "pay", 1))
+	job := s.Waits[0]
+	for _, details := range []string{"first trace", "second trace", ""} {
+		next := NextStep(s, store.StatusRunning)
+		failed := job
+		failed.Retries--
+		failed.ErrorMessage = "failed: " + details
+		next.Waits = []store.WaitRow{failed}
+		next.JobErrorDetails = &store.JobErrorDetails{WaitID: job.ID, Details: details}
+		MustCommit(t, db, next)
+		if got, err := db.JobErrorDetails(ctx, job.ID); err != nil || got != details {
+			t.Fatalf("details after the failure's step = %q, %v; want %q", got, err, details)
+		}
+		if w, err := db.Wait(ctx, job.ID); err != nil || w.ErrorMessage != failed.ErrorMessage {
+			t.Fatalf("job after the failure's step = %+v, %v; want error message %q", w, err, failed.ErrorMessage)
+		}
+		s, job = next, failed
+	}
+	ended := NextStep(s, store.StatusRunning)
+	ended.RemovedWaits = []string{job.ID}
+	ended.JobErrorDetails = &store.JobErrorDetails{WaitID: job.ID, Details: "late"}
+	MustCommit(t, db, ended)
+	if _, err := db.JobErrorDetails(ctx, job.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("details of a job the step ended: %v, want ErrNotFound", err)
+	}
+}

@@ -130,6 +130,7 @@ var tests = []struct {
 	{"InstanceWaitsPage", testInstanceWaitsPage},
 	{"WaitsPage", testWaitsPage},
 	{"JobErrorDetails", testJobErrorDetails},
+	{"JobErrorDetailsInStep", testJobErrorDetailsInStep},
 	{"Restart", testRestart},
 	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
