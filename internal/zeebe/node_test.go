@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,9 +79,12 @@ type nodeEvent struct {
 
 // TestCamunda8SDKOverGRPC runs the real @camunda8/sdk against the gateway
 // with a bearer token: it deploys, streams jobs (StreamActivatedJobs) that
-// complete or throw a BPMN error to a boundary, awaits instances with
-// CreateProcessInstanceWithResult and publishes a message to a waiting
-// instance. Every call passes gzip-compressed, as the SDK sends them.
+// complete, throw a BPMN error to a boundary, or fail with a backoff down
+// to an incident that the SDK then resolves (UpdateJobRetries and
+// ResolveIncident, the job coming back through the stream), awaits
+// instances with CreateProcessInstanceWithResult, and publishes messages
+// to a waiting instance and before the subscription opens. Every call
+// passes gzip-compressed, as the SDK sends them.
 func TestCamunda8SDKOverGRPC(t *testing.T) {
 	t.Parallel()
 	node := mustNode(t)
@@ -95,17 +99,31 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 	cmd.Dir = nodeDir
 	cmd.Env = append(os.Environ(), "ZEEBE_GRPC_ADDRESS=grpc://"+b.addr, "CAMUNDA_AUTH_STRATEGY=BEARER", "CAMUNDA_OAUTH_TOKEN="+token,
 		"CAMUNDA_SECURE_CONNECTION=false", "ZEEBE_INSECURE_CONNECTION=true", "ZEEBE_CLIENT_LOG_LEVEL=NONE", "CAMUNDA_LOG_LEVEL=none")
-	var stderr bytes.Buffer
+	var stderr, out bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatalf("node grpc.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+		t.Fatal(err)
 	}
-	var results, jobs int
-	var published, quick, early, done bool
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the Node client printed:\n%s\nstderr:\n%s", out.String(), stderr.String())
+		}
+	})
+	var results, jobs, failures int
+	var published, quick, early, resolved, done bool
+	var flaky int64
+	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
+		out.WriteString(line + "\n")
 		if !strings.HasPrefix(line, "{") {
 			continue
 		}
@@ -125,27 +143,79 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 			quick = ev.Total == 42
 		case "published":
 			published = true
-			var key int64
-			if err := json.Unmarshal([]byte(ev.Instance), &key); err != nil {
-				t.Fatalf("instance key %q: %v", ev.Instance, err)
-			}
-			b.awaitStatus(t, key, string(runtime.StatusCompleted))
+			b.awaitStatus(t, instanceKey(t, ev.Instance), string(runtime.StatusCompleted))
 		case "early":
 			early = ev.Paid == 20
 			if ev.Dup != "6" && !strings.Contains(ev.Dup, "ALREADY_EXISTS") {
 				t.Errorf("the duplicate publication answered %q, want ALREADY_EXISTS (6)", ev.Dup)
 			}
+		case "failing":
+			failures++
+		case "flaky":
+			// The job fails with a backoff down to an incident: name it.
+			incKey := b.awaitIncident(t, instanceKey(t, ev.Instance))
+			if _, err := stdin.Write([]byte(strconv.FormatInt(incKey, 10) + "\n")); err != nil {
+				t.Fatal(err)
+			}
+		case "resolved":
+			resolved = true
+			flaky = instanceKey(t, ev.Instance)
 		case "done":
 			done = true
 		case "error":
 			t.Fatalf("the SDK failed: %s", ev.Msg)
 		}
 	}
-	if n := pushes.count.Load(); n != 3 {
-		t.Errorf("StreamActivatedJobs pushed %d jobs, want the 3 (none came through the SDK's sidecar poll)", n)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("node grpc.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), stderr.String())
 	}
-	if results != 3 || jobs != 3 || !quick || !published || !early || !done {
-		t.Errorf("results %d, jobs %d, quick %v, published %v, early %v, done %v\n%s\nstderr:\n%s", results, jobs, quick, published, early, done, out, stderr.String())
+	if flaky != 0 {
+		b.awaitStatus(t, flaky, string(runtime.StatusCompleted))
+	}
+	// Three payments, and the flaky one three times: two failures, then
+	// the completion after the incident's resolution.
+	if n := pushes.count.Load(); n != 6 {
+		t.Errorf("StreamActivatedJobs pushed %d jobs, want 6 (none came through the SDK's sidecar poll)", n)
+	}
+	if results != 3 || jobs != 6 || failures != 2 || !quick || !published || !early || !resolved || !done {
+		t.Errorf("results %d, jobs %d, failures %d, quick %v, published %v, early %v, resolved %v, done %v\n%s\nstderr:\n%s",
+			results, jobs, failures, quick, published, early, resolved, done, out.String(), stderr.String())
+	}
+}
+
+// instanceKey reads a numeric key the Node client printed.
+func instanceKey(t *testing.T, s string) int64 {
+	t.Helper()
+	k, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("key %q: %v", s, err)
+	}
+	return k
+}
+
+// awaitIncident waits up to 20 s for the instance with numeric key key to
+// have an open incident and returns the incident's numeric key.
+func (b *bundle) awaitIncident(t *testing.T, key int64) int64 {
+	t.Helper()
+	ctx := context.Background()
+	id := b.instance(t, key).ID
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rows, _, err := b.rt.IncidentsPage(ctx, id, true, "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) > 0 {
+			k, err := b.rt.NumericKey(ctx, runtime.KeyIncident, rows[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("instance %d has no incident after 20 s", key)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

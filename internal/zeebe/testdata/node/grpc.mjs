@@ -3,8 +3,12 @@
 // (ZEEBE_GRPC_ADDRESS, CAMUNDA_AUTH_STRATEGY, CAMUNDA_OAUTH_TOKEN) as a
 // user's worker reads them. It deploys the models named on the command
 // line, streams jobs of type c8-charge (StreamActivatedJobs), and prints
-// one JSON line per outcome for the Go test to check.
+// one JSON line per outcome for the Go test to check. It reads the lines
+// the Go test answers on standard input (the key of an incident).
 import { Camunda8 } from '@camunda8/sdk'
+import { createInterface } from 'node:readline'
+
+const answers = createInterface({ input: process.stdin })[Symbol.asyncIterator]()
 
 const out = (ev) => console.log(JSON.stringify(ev))
 const c8 = new Camunda8()
@@ -17,6 +21,13 @@ try {
   }
 
   let handled = 0
+  let recovered = false
+  // Settles once the job that came back after the incident is completed:
+  // the script ends only then (process.exit would cut the call off).
+  let settleFlaky
+  const flakyCompleted = new Promise((resolve) => { settleFlaky = resolve })
+  let failedJob = ''
+  let lastFailure = Promise.resolve()
   const streamer = await zbc.streamJobs({
     type: 'c8-charge',
     worker: 'node-streamer',
@@ -24,8 +35,20 @@ try {
     taskHandler: async (job) => {
       handled++
       out({ ev: 'job', key: job.key, instance: job.processInstanceKey, currency: job.customHeaders.currency })
+      if (job.variables.flaky && !recovered) {
+        // Fails with a backoff until its retries run out: an incident.
+        failedJob = job.key
+        out({ ev: 'failing', key: job.key, retries: job.retries, instance: job.processInstanceKey })
+        lastFailure = job.fail({ errorMessage: 'the card service is down', retries: job.retries - 1, retryBackOff: 200 })
+        return lastFailure
+      }
       if (job.variables.decline) {
         return job.error({ errorCode: 'DECLINED', errorMessage: 'declined by the node worker' })
+      }
+      if (job.variables.flaky) {
+        const ack = await job.complete({ charged: true })
+        settleFlaky()
+        return ack
       }
       return job.complete({ charged: true })
     },
@@ -60,6 +83,20 @@ try {
   }
   const early = await zbc.createProcessInstanceWithResult({ bpmnProcessId: 'c8-msg', variables: { orderId: 'o-8' }, requestTimeout: 20000 })
   out({ ev: 'early', paid: early.variables.paid, duplicate })
+
+  // A job failing with a backoff down to an incident; the Go test names
+  // the incident, and the worker's operator sets the job's retries and
+  // resolves the incident, as a Camunda 8 operator does: the job comes
+  // back through the stream and completes.
+  const flaky = await zbc.createProcessInstance({ bpmnProcessId: 'c8-pay', variables: { n: 4, flaky: true } })
+  out({ ev: 'flaky', instance: flaky.processInstanceKey })
+  const { value: incidentKey } = await answers.next()
+  await lastFailure
+  recovered = true
+  await zbc.updateJobRetries({ jobKey: failedJob, retries: 1 })
+  await zbc.resolveIncident({ incidentKey: incidentKey.trim() })
+  await flakyCompleted
+  out({ ev: 'resolved', instance: flaky.processInstanceKey })
 
   streamer.close()
   out({ ev: 'done', handled })
