@@ -25,8 +25,9 @@ import (
 // dynamicpb over descriptors built here, field by field, after the
 // gateway protocol description the Camunda 8 JavaScript SDK ships
 // (@camunda8/sdk 8.8.13, dist/proto/zeebe.proto, package
-// gateway_protocol; the package is licensed Apache-2.0, by Camunda). Only
-// names and field numbers are taken from it; the file is not copied.
+// gateway_protocol; the package is licensed Apache-2.0, by Camunda: its
+// licence is PROTOCOL-LICENSE beside this file). Only names and field
+// numbers are taken from it; the file is not copied.
 // StreamActivatedJobs answers pb.ActivatedJob, whose 8.3 fields are the
 // same; UpdateJobTimeoutResponse is an empty message.
 
