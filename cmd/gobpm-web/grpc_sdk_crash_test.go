@@ -11,33 +11,19 @@ import (
 	"time"
 
 	"github.com/camunda/zeebe/clients/go/v8/pkg/zbc"
+
+	"github.com/gobpm/gobpm/internal/nodetest"
 )
 
 // sdkDir holds the Camunda 8 SDK's Node clients and their lock file
 // (internal/zeebe's testdata).
 var sdkDir = filepath.Join("..", "..", "internal", "zeebe", "testdata", "node")
 
-// mustSDK returns the node binary after installing the SDK (npm ci) when
-// node_modules is missing. Without node or npm the test is skipped, or
-// fails when CI=true.
+// mustSDK returns the node binary with the packages of sdkDir installed
+// (nodetest.Node).
 func mustSDK(t *testing.T) string {
 	t.Helper()
-	node, nerr := exec.LookPath("node")
-	npm, merr := exec.LookPath("npm")
-	if nerr != nil || merr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("node and npm are needed for the Camunda 8 SDK crash test (node: %v, npm: %v)", nerr, merr)
-		}
-		t.Skipf("node or npm not found, skipping the @camunda8/sdk crash test (node: %v, npm: %v)", nerr, merr)
-	}
-	if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "@camunda8", "sdk")); err != nil {
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = sdkDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", sdkDir, err, out)
-		}
-	}
-	return node
+	return nodetest.Node(t, sdkDir, "@camunda8/sdk", "the @camunda8/sdk crash test")
 }
 
 // TestCrashWhileAnSDKWorkerStreamsJobs: a worker written with the real

@@ -22,6 +22,7 @@ import (
 	"github.com/gobpm/gobpm/internal/api"
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/camunda7/c7spec"
+	"github.com/gobpm/gobpm/internal/nodetest"
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/testdb"
 )
@@ -29,27 +30,11 @@ import (
 // nodeDir holds the Node worker, its pinned client and its lock file.
 var nodeDir = filepath.Join("testdata", "node")
 
-// mustNode returns the node binary after installing the worker's
-// dependencies (npm ci) when node_modules is missing. Without node or npm
-// the test is skipped, or fails when CI=true.
+// mustNode returns the node binary with the packages of nodeDir installed
+// (nodetest.Node).
 func mustNode(t *testing.T) string {
 	t.Helper()
-	node, nerr := exec.LookPath("node")
-	npm, merr := exec.LookPath("npm")
-	if nerr != nil || merr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("node and npm are needed for the Camunda 7 client test (node: %v, npm: %v)", nerr, merr)
-		}
-		t.Skipf("node or npm not found, skipping the real camunda-external-task-client-js test (node: %v, npm: %v)", nerr, merr)
-	}
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "camunda-external-task-client-js")); err != nil {
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = nodeDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", nodeDir, err, out)
-		}
-	}
-	return node
+	return nodetest.Node(t, nodeDir, "camunda-external-task-client-js", "the real camunda-external-task-client-js test")
 }
 
 // event is one line the Node worker prints.

@@ -17,33 +17,18 @@ import (
 
 	"github.com/gobpm/gobpm/internal/access"
 	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/nodetest"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 // nodeDir holds the Node client, its pinned SDK and its lock file.
 var nodeDir = filepath.Join("testdata", "node")
 
-// mustNode returns the node binary after installing the client's
-// dependencies (npm ci) when node_modules is missing. Without node or npm
-// the test is skipped, or fails when CI=true.
+// mustNode returns the node binary with the packages of nodeDir installed
+// (nodetest.Node).
 func mustNode(t *testing.T) string {
 	t.Helper()
-	node, nerr := exec.LookPath("node")
-	npm, merr := exec.LookPath("npm")
-	if nerr != nil || merr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("node and npm are needed for the Camunda 8 SDK test (node: %v, npm: %v)", nerr, merr)
-		}
-		t.Skipf("node or npm not found, skipping the real @camunda8/sdk test (node: %v, npm: %v)", nerr, merr)
-	}
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@camunda8", "sdk")); err != nil {
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = nodeDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", nodeDir, err, out)
-		}
-	}
-	return node
+	return nodetest.Node(t, nodeDir, "@camunda8/sdk", "the real @camunda8/sdk test")
 }
 
 // adminToken is a token of a new admin user of acc.
