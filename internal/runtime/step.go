@@ -100,10 +100,13 @@ func startRefusal(s startSpec, err error) error {
 	return fmt.Errorf("runtime: start %s: %w", s.ref.Key, err)
 }
 
-// stepped is what a committed step leaves for its caller.
+// stepped is what a committed step leaves for its caller. It holds no
+// state: once the step's lock is released the state belongs to the cache
+// and the next step may change it, so the caller gets only what it reads
+// afterwards, taken under the lock.
 type stepped struct {
-	w  *work
-	st *engine.State
+	w      *work
+	status string
 }
 
 // step applies ev to instance id through the step pipeline (runStep).
@@ -140,7 +143,7 @@ func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, e
 		return engine.Effects{}, err
 	}
 	if spec.creates() {
-		r.log.Debug("instance started", "instance_id", spec.id, "definition_key", spec.start.ref.Key, "status", out.st.Status)
+		r.log.Debug("instance started", "instance_id", spec.id, "definition_key", spec.start.ref.Key, "status", out.status)
 	}
 	out.w.afterCommit(ctx, r)
 	r.recheckBuffered(ctx, out.w)
@@ -184,7 +187,7 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 		*spec.view = startedView(proc, w, next)
 	}
 	r.states.put(w.recs[0].Instance, next)
-	return stepped{w: w, st: next}, nil
+	return stepped{w: w, status: next.Status}, nil
 }
 
 // stepInput is step 2: the row and state a step starts from and the model
