@@ -29,6 +29,7 @@ import (
 // worker's tokens.
 type dynBundle struct {
 	rt            *runtime.Runtime
+	gw            *Gateway
 	conn          *grpc.ClientConn
 	admin, worker string
 }
@@ -76,7 +77,8 @@ func setupDynamicWith(t *testing.T, maxLongPolls int) *dynBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(Options{Service: rt, Credentials: acc, MaxLongPolls: maxLongPolls})
+	b.gw = newGateway(Options{Service: rt, Credentials: acc, MaxLongPolls: maxLongPolls})
+	srv := b.gw.server()
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
 	b.conn, err = grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -85,6 +87,20 @@ func setupDynamicWith(t *testing.T, maxLongPolls int) *dynBundle {
 	}
 	t.Cleanup(func() { _ = b.conn.Close() })
 	return b
+}
+
+// waitForHold returns once user holds a long poll or job stream (holds
+// are counted only under a cap: setupDynamicWith(t, n > 0)): the
+// server takes a stream's hold once it has read the stream's request, and
+// a test waits for that rather than guess how long it takes.
+func (b *dynBundle) waitForHold(t *testing.T, ctx context.Context, user string) {
+	t.Helper()
+	for b.gw.polls.Held("user "+user) == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("no stream of %s took its hold", user)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // as is ctx sending token as the bearer credential ("": none).
@@ -167,7 +183,7 @@ func TestStreamActivatedJobsPushesEachJob(t *testing.T) {
 		t.Fatalf("DeployResource (gzip): %v", err)
 	}
 	s := b.openStream(t, ctx, b.worker, "c8-charge")
-	time.Sleep(100 * time.Millisecond) // the stream is waiting before the jobs exist
+	time.Sleep(100 * time.Millisecond) // the stream is likely waiting before the jobs exist (it activates them either way)
 	var keys []int64
 	for range 3 {
 		res, err := gw.CreateProcessInstance(as(ctx, b.admin), &pb.CreateProcessInstanceRequest{BpmnProcessId: "c8-pay", Version: -1})
@@ -251,7 +267,7 @@ func TestLongPollCap(t *testing.T) {
 		var job pb.ActivatedJob
 		ended <- first.RecvMsg(&job)
 	}()
-	time.Sleep(300 * time.Millisecond) // the server reads the stream and takes its hold
+	b.waitForHold(t, ctx, "w")
 	gw := pb.NewGatewayClient(b.conn)
 	s, err := gw.ActivateJobs(as(ctx, b.worker), &pb.ActivateJobsRequest{Type: "c8-charge", Timeout: 1000, MaxJobsToActivate: 1, RequestTimeout: 100})
 	if err == nil {

@@ -98,10 +98,21 @@ type Gateway struct {
 // NewServer returns a gRPC server serving the gateway with opts. The
 // caller serves it on a listener and stops it.
 func NewServer(opts Options) *grpc.Server {
+	return newGateway(opts).server()
+}
+
+// newGateway is the gateway NewServer serves.
+func newGateway(opts Options) *Gateway {
 	g := &Gateway{opts: opts, log: opts.Logger, polls: httpsec.NewHolds(opts.MaxLongPolls)}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	return g
+}
+
+// server is a gRPC server serving g.
+func (g *Gateway) server() *grpc.Server {
+	opts := g.opts
 	serverOpts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(g.unaryGuard),
 		grpc.ChainStreamInterceptor(g.streamGuard),
