@@ -73,6 +73,8 @@ type Options struct {
 	// address dialled (and checked), testTLS replaces the TLS settings.
 	testDial func(addr string) string
 	testTLS  *tls.Config
+	// testNow is the OAuth token cache's clock (nil: time.Now).
+	testNow func() time.Time
 }
 
 // Worker is the built-in REST connector worker. Start and Stop are
@@ -135,7 +137,7 @@ func New(jobs Jobs, opts Options) (*Worker, error) {
 		}
 		return nil
 	}}
-	return &Worker{jobs: jobs, opts: opts, log: log, caller: &caller{client: client, maxBody: opts.MaxBodyBytes}}, nil
+	return &Worker{jobs: jobs, opts: opts, log: log, caller: &caller{client: client, maxBody: opts.MaxBodyBytes, tokens: newTokenCache(opts.testNow)}}, nil
 }
 
 // Start starts activating jobs; it returns at once.
