@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -335,7 +336,8 @@ func (w *Worker) run(ctx context.Context, j runtime.JobView) outcome {
 		call.Status = resp.status
 		attrs = append(attrs, "status", resp.status)
 	} else {
-		call.Error = mask.mask(describe(err, logURL))
+		// The entry names the URL already: the error without it.
+		call.Error = strings.TrimPrefix(mask.mask(describe(err, logURL)), logURL+": ")
 		attrs = append(attrs, "error", mask.mask(err.Error()))
 	}
 	out.calls = []runtime.ConnectorCall{call}
