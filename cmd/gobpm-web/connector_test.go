@@ -112,7 +112,13 @@ func TestRESTConnectorEndToEnd(t *testing.T) {
 		for {
 			v := fetch(fmt.Sprintf("/api/v1/instances/%s", inst["id"]))
 			if v["status"] != "running" {
-				fetch(fmt.Sprintf("/api/v1/instances/%s/history", inst["id"]))
+				h := fetch(fmt.Sprintf("/api/v1/instances/%s/history", inst["id"]))
+				// The history shows the call with its URL as written: the
+				// placeholder, never the value (checked with the answers below).
+				hb, _ := json.Marshal(h)
+				if !bytes.Contains(hb, []byte(`"kind":"connector-call"`)) || !bytes.Contains(hb, []byte("key={{secrets.KEY}}")) {
+					t.Fatalf("history without the call: %s", hb)
+				}
 				fetch(fmt.Sprintf("/api/v1/instances/%s/variables", inst["id"]))
 				return v
 			}

@@ -3,6 +3,7 @@ package cockpit
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,6 +81,38 @@ func historyItems(facts []runtime.FactRow, names map[string]string, flows map[st
 	return out
 }
 
+// connectorWords tells an HTTP call of the REST connector: "Called GET
+// https://… from" the task, "— 200 OK in 120 ms" (or "— no answer: …"),
+// and the attempt after the first.
+func connectorWords(c connectorDetail) (verb, rest string) {
+	verb = "Called " + c.Method + " " + c.URL + " from"
+	switch {
+	case c.Status != 0:
+		rest = "— " + strconv.Itoa(c.Status)
+		if t := http.StatusText(c.Status); t != "" {
+			rest += " " + t
+		}
+	case c.Error != "":
+		rest = "— no answer: " + c.Error
+	default:
+		rest = "— no answer"
+	}
+	rest += " in " + callDuration(c.DurationMs)
+	if c.Attempt > 1 {
+		rest += fmt.Sprintf(" (attempt %d)", c.Attempt)
+	}
+	return verb, rest
+}
+
+// callDuration words a call's duration: milliseconds below ten seconds,
+// else seconds.
+func callDuration(ms int64) string {
+	if ms < 10000 {
+		return strconv.FormatInt(ms, 10) + " ms"
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+}
+
 // tell fills the sentence of one fact, naming elements and flows by
 // their names in the model.
 func tell(it *templates.HistoryItem, f runtime.FactRow, d details, names map[string]string, flows map[string]runtime.OutlineFlow) {
@@ -140,6 +173,8 @@ func tell(it *templates.HistoryItem, f runtime.FactRow, d details, names map[str
 		}
 	case runtime.FactJobCreated:
 		it.Verb = "Waits for a worker at"
+	case runtime.FactConnectorCall:
+		it.Verb, it.Rest = connectorWords(d.Connector)
 	case runtime.FactJobFailed:
 		it.Verb = "A worker failed"
 		it.Rest = "— " + d.Job.ErrorMessage

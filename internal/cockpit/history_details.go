@@ -26,6 +26,7 @@ type details struct {
 	Compensation compensationDetail
 	AdHoc        adHocDetail
 	Migration    migrationDetail
+	Connector    connectorDetail
 }
 
 // instanceDetail is the detail of instance-started: the version started.
@@ -134,6 +135,17 @@ type migrationDetail struct {
 	Mapping     map[string]string `json:"mapping"`
 }
 
+// connectorDetail is the detail of connector-call: one HTTP call the
+// REST connector made (the URL as written, secrets as placeholders).
+type connectorDetail struct {
+	Method     string `json:"method"`
+	URL        string `json:"url"`
+	Status     int    `json:"status"`
+	Error      string `json:"error"`
+	DurationMs int64  `json:"durationMs"`
+	Attempt    int    `json:"attempt"`
+}
+
 // decodeDetails decodes a fact's detail into the typed detail of its kind.
 func decodeDetails(kind string, raw json.RawMessage) details {
 	var d details
@@ -167,6 +179,8 @@ func decodeDetails(kind string, raw json.RawMessage) details {
 		into = &d.AdHoc
 	case runtime.FactInstanceMigrated:
 		into = &d.Migration
+	case runtime.FactConnectorCall:
+		into = &d.Connector
 	default:
 		return d
 	}

@@ -62,6 +62,8 @@ type JobCompleted struct {
 	Activate []Activation
 	// Worker is the worker that completes the job, for the history.
 	Worker string
+	// Calls are the connector calls the attempt made, for the history.
+	Calls []ConnectorCall
 }
 
 // Kind implements Event.
@@ -73,6 +75,8 @@ func (JobCompleted) Kind() string { return "job-completed" }
 // Jitter in [0, 1) chosen by the caller (the engine has no randomness).
 type JobFailed struct {
 	Key string
+	// Calls are the connector calls the attempt made, for the history.
+	Calls []ConnectorCall
 	// Retries is the remaining budget; with Decrement the engine uses one
 	// less than the job has instead (read under the instance's single writer,
 	// so two concurrent failures each take one retry).
@@ -103,7 +107,9 @@ func (JobRetriesSet) Kind() string { return "job-retries-set" }
 
 // JobErrorThrown throws a BPMN error at a job's task.
 type JobErrorThrown struct {
-	Key          string
+	Key string
+	// Calls are the connector calls the attempt made, for the history.
+	Calls        []ConnectorCall
 	Code         string
 	ErrorMessage string
 	Variables    map[string]any

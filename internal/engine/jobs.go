@@ -30,6 +30,7 @@ func (e JobCompleted) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	x.recordCalls(t, w, e.Calls)
 	n := x.proc.Node(t.Node)
 	x.deliver(t, n, e.Variables)
 	if !x.stillActive(t, n) {
@@ -54,6 +55,7 @@ func (e JobFailed) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	x.recordCalls(t, w, e.Calls)
 	x.failJob(t, w, e)
 	return nil
 }
@@ -116,6 +118,7 @@ func (e JobErrorThrown) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	x.recordCalls(t, w, e.Calls)
 	x.mergeVars(t, e.Variables)
 	x.removeWait(w)
 	detail := e.ErrorMessage

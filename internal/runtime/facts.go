@@ -47,4 +47,12 @@ const (
 	FactCompensationCompleted = engine.FactCompensationCompleted
 	FactInstanceMigrated      = engine.FactInstanceMigrated
 	FactInstanceModified      = engine.FactInstanceModified
+	FactConnectorCall         = engine.FactConnectorCall
 )
+
+// ConnectorCall is one outbound call a built-in connector made for a job's
+// attempt, handed in with the job's act (CompleteJobWithCalls,
+// FailRequest.Calls, ThrowJobErrorWithCalls) and recorded in the
+// instance's history by the act's step (FactConnectorCall): with the act,
+// or not at all when the act is refused (the job's lock was lost).
+type ConnectorCall = engine.ConnectorCall

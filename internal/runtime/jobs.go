@@ -345,8 +345,15 @@ func (r *Runtime) CompleteJob(ctx context.Context, key string, holder JobHolder,
 // returned (its key is not verified nor the job read again), or
 // JobRef{Key: key}, which is CompleteJob.
 func (r *Runtime) CompleteResolvedJob(ctx context.Context, ref JobRef, holder JobHolder, vars map[string]any) error {
+	return r.CompleteJobWithCalls(ctx, ref, holder, vars, nil)
+}
+
+// CompleteJobWithCalls is CompleteResolvedJob for a built-in connector:
+// the history records calls, the calls the attempt made, in the
+// completion's step.
+func (r *Runtime) CompleteJobWithCalls(ctx context.Context, ref JobRef, holder JobHolder, vars map[string]any, calls []ConnectorCall) error {
 	return r.actOnHeldJob(ctx, ref, holder, func(id string) engine.Event {
-		return engine.JobCompleted{Key: id, Variables: vars}
+		return engine.JobCompleted{Key: id, Variables: vars, Calls: calls}
 	})
 }
 
@@ -418,6 +425,7 @@ func (r *Runtime) FailResolvedJob(ctx context.Context, ref JobRef, holder JobHol
 		return &Error{Code: EINVALID, Message: "retryBackoffMs must not be negative", Field: "retryBackoffMs"}
 	}
 	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
+	ev.Calls = req.Calls
 	if req.Retries != nil {
 		if *req.Retries < 0 {
 			return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
@@ -440,11 +448,18 @@ func (r *Runtime) ThrowJobError(ctx context.Context, key string, holder JobHolde
 // ThrowResolvedJobError is ThrowJobError for a job ref names (see
 // CompleteResolvedJob).
 func (r *Runtime) ThrowResolvedJobError(ctx context.Context, ref JobRef, holder JobHolder, code, message string, vars map[string]any) error {
+	return r.ThrowJobErrorWithCalls(ctx, ref, holder, code, message, vars, nil)
+}
+
+// ThrowJobErrorWithCalls is ThrowResolvedJobError for a built-in
+// connector: the history records calls, the calls the attempt made, in
+// the throw's step.
+func (r *Runtime) ThrowJobErrorWithCalls(ctx context.Context, ref JobRef, holder JobHolder, code, message string, vars map[string]any, calls []ConnectorCall) error {
 	if code == "" {
 		return &Error{Code: EINVALID, Message: "errorCode is required", Field: "errorCode"}
 	}
 	return r.actOnHeldJob(ctx, ref, holder, func(id string) engine.Event {
-		return engine.JobErrorThrown{Key: id, Code: code, ErrorMessage: message, Variables: vars}
+		return engine.JobErrorThrown{Key: id, Code: code, ErrorMessage: message, Variables: vars, Calls: calls}
 	})
 }
 

@@ -59,6 +59,9 @@ type JobHolder struct {
 type FailRequest struct {
 	// Retries is the remaining retries; nil means one less than now.
 	Retries *int
+	// Calls are the connector calls the attempt made, recorded in the
+	// history with the failure.
+	Calls []ConnectorCall
 	// RetryBackoff delays the next activation; 0 means the default schedule
 	// (1 s doubling per attempt up to 5 min, with jitter).
 	RetryBackoff time.Duration

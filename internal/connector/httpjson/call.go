@@ -171,10 +171,33 @@ var errBodyTooLarge = errors.New("body too large")
 type caller struct {
 	client  *http.Client
 	maxBody int64
+	// tokens are the OAuth tokens fetched, per client.
+	tokens *tokenCache
 }
 
-// do makes the call r describes, authentication included.
+// do makes the call r describes, authentication included. A 401 answer
+// drops the OAuth token sent from the cache; if the token came from the
+// cache, the call is made once more with a token fetched anew (once: a
+// fresh token refused is the answer).
 func (c *caller) do(ctx context.Context, r request) (response, error) {
+	resp, key, cached, err := c.doOnce(ctx, r)
+	if err != nil || resp.status != http.StatusUnauthorized || key == "" {
+		return resp, err
+	}
+	c.tokens.drop(key)
+	if !cached {
+		return resp, nil
+	}
+	resp, key, _, err = c.doOnce(ctx, r)
+	if err == nil && resp.status == http.StatusUnauthorized && key != "" {
+		c.tokens.drop(key)
+	}
+	return resp, err
+}
+
+// doOnce makes the call r describes once; key and cached are
+// authenticate's.
+func (c *caller) doOnce(ctx context.Context, r request) (resp response, key string, cached bool, err error) {
 	ctx = context.WithValue(ctx, connectTimeoutKey{}, r.connect)
 	u, _ := url.Parse(r.url)
 	q := u.Query()
@@ -192,18 +215,18 @@ func (c *caller) do(ctx context.Context, r request) (response, error) {
 	for k, v := range r.headers {
 		headers.Set(k, v)
 	}
-	if err := c.authenticate(ctx, r.auth, headers, q); err != nil {
-		return response{}, err
+	if key, cached, err = c.authenticate(ctx, r.auth, headers, q); err != nil {
+		return response{}, "", false, err
 	}
 	u.RawQuery = q.Encode()
 	var body io.Reader
 	if r.hasBody {
 		b, ctype, err := encodeBody(r.body, headers.Get("Content-Type"))
 		if err != nil {
-			return response{}, err
+			return response{}, "", false, err
 		}
 		if int64(len(b)) > c.maxBody {
-			return response{}, &inputError{fmt.Sprintf("request %v: %d bytes, the limit is %d", errBodyTooLarge, len(b), c.maxBody)}
+			return response{}, "", false, &inputError{fmt.Sprintf("request %v: %d bytes, the limit is %d", errBodyTooLarge, len(b), c.maxBody)}
 		}
 		if headers.Get("Content-Type") == "" {
 			headers.Set("Content-Type", ctype)
@@ -212,10 +235,11 @@ func (c *caller) do(ctx context.Context, r request) (response, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
-		return response{}, &inputError{"request: " + err.Error()}
+		return response{}, "", false, &inputError{"request: " + err.Error()}
 	}
 	req.Header = headers
-	return c.send(req, r.read)
+	resp, err = c.send(req, r.read)
+	return resp, key, cached, err
 }
 
 // send sends req and reads its answer, waiting at most read for it.

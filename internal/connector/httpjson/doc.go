@@ -12,6 +12,12 @@
 // job that is cancelled (its instance cancelled, its task interrupted)
 // stops extending and its call is cancelled.
 //
+// Each call is handed to the job's act (runtime.ConnectorCall: method, URL
+// as written, status or error, duration), whose step records it in the
+// instance's history as a connector-call fact: with the act, or not at all
+// when the act is refused. OAuth client credentials tokens are kept per
+// client by the worker until shortly before they expire.
+//
 // # Inputs
 //
 // A job's variables carry Camunda's inputs as its element template sets

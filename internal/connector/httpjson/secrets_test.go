@@ -2,13 +2,17 @@ package httpjson
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobpm/gobpm/internal/runtime"
 )
 
 func TestParseSecrets(t *testing.T) {
@@ -41,7 +45,8 @@ func TestParseSecrets(t *testing.T) {
 // TestSecretsRedacted calls with secrets in the URL, a header and the
 // authentication against a server that echoes them back, and once more
 // against one that fails quoting them: the secret values appear nowhere
-// gobpm records anything — variables, incidents, the log, the database.
+// gobpm records anything — variables, incidents, the history's connector
+// calls, the log, the database.
 func TestSecretsRedacted(t *testing.T) {
 	t.Parallel()
 	const token, key = "tok-Zq81-secret", "key/with spaces"
@@ -88,7 +93,21 @@ func TestSecretsRedacted(t *testing.T) {
 	if msg := incident(t, missing); !strings.Contains(msg, "secret NOPE is not set") {
 		t.Fatalf("incident = %q", msg)
 	}
-	vars, _ := json.Marshal([]any{v.Variables, f.Variables, msg})
+	var history []any
+	for _, id := range []runtime.InstanceID{v.ID, f.ID, missing.ID} {
+		facts, err := b.rt.History(context.Background(), id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fact := range facts {
+			history = append(history, fact.Kind, string(fact.Detail))
+		}
+	}
+	if calls := append(b.callFacts(t, v.ID), b.callFacts(t, f.ID)...); len(calls) != 2 ||
+		!strings.Contains(fmt.Sprint(calls[0]["url"]), "?k={{secrets.QKEY}}") || !strings.Contains(fmt.Sprint(calls[1]["url"]), "?k={{secrets.QKEY}}") {
+		t.Fatalf("connector calls in the history = %v", calls)
+	}
+	vars, _ := json.Marshal([]any{v.Variables, f.Variables, msg, history})
 	logs := b.log.String()
 	if !strings.Contains(logs, "http connector call") || !strings.Contains(logs, "{{secrets.QKEY}}") {
 		t.Fatalf("log has no call lines with the URL as written:\n%s", logs)

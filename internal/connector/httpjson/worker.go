@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,9 +23,11 @@ import (
 // external worker uses.
 type Jobs interface {
 	ActivateJobs(ctx context.Context, req runtime.ActivateRequest) ([]runtime.JobView, error)
-	CompleteJob(ctx context.Context, key string, holder runtime.JobHolder, vars map[string]any) error
+	// CompleteJobWithCalls, FailJob (FailRequest.Calls) and
+	// ThrowJobErrorWithCalls hand the call the attempt made to the history.
+	CompleteJobWithCalls(ctx context.Context, ref runtime.JobRef, holder runtime.JobHolder, vars map[string]any, calls []runtime.ConnectorCall) error
 	FailJob(ctx context.Context, key string, holder runtime.JobHolder, req runtime.FailRequest) error
-	ThrowJobError(ctx context.Context, key string, holder runtime.JobHolder, code, message string, vars map[string]any) error
+	ThrowJobErrorWithCalls(ctx context.Context, ref runtime.JobRef, holder runtime.JobHolder, code, message string, vars map[string]any, calls []runtime.ConnectorCall) error
 	ExtendJobLock(ctx context.Context, key string, holder runtime.JobHolder, d time.Duration) error
 }
 
@@ -71,6 +74,8 @@ type Options struct {
 	// address dialled (and checked), testTLS replaces the TLS settings.
 	testDial func(addr string) string
 	testTLS  *tls.Config
+	// testNow is the OAuth token cache's clock (nil: time.Now).
+	testNow func() time.Time
 }
 
 // Worker is the built-in REST connector worker. Start and Stop are
@@ -133,7 +138,7 @@ func New(jobs Jobs, opts Options) (*Worker, error) {
 		}
 		return nil
 	}}
-	return &Worker{jobs: jobs, opts: opts, log: log, caller: &caller{client: client, maxBody: opts.MaxBodyBytes}}, nil
+	return &Worker{jobs: jobs, opts: opts, log: log, caller: &caller{client: client, maxBody: opts.MaxBodyBytes, tokens: newTokenCache(opts.testNow)}}, nil
 }
 
 // Start starts activating jobs; it returns at once.
@@ -263,14 +268,20 @@ func (w *Worker) work(ctx context.Context, j runtime.JobView) {
 		return // stopping (the lock runs out, the job is retried) or the job is gone
 	}
 	log := w.log.With("instance_id", string(j.InstanceID), "element_id", j.NodeID, "job_type", j.Type)
+	// The call's history entry commits with the act or not at all: an act
+	// refused because the lock was lost records nothing (the log line
+	// stays), as the job's next holder makes a call of its own.
 	var err error
+	ref := runtime.JobRef{Key: j.Key}
 	switch {
 	case out.throw != nil:
-		err = w.jobs.ThrowJobError(ctx, j.Key, holder, out.throw.code, out.throw.message, out.throw.vars)
+		err = w.jobs.ThrowJobErrorWithCalls(ctx, ref, holder, out.throw.code, out.throw.message, out.throw.vars, out.calls)
 	case out.fail != nil:
-		err = w.jobs.FailJob(ctx, j.Key, holder, *out.fail)
+		req := *out.fail
+		req.Calls = out.calls
+		err = w.jobs.FailJob(ctx, j.Key, holder, req)
 	default:
-		err = w.jobs.CompleteJob(ctx, j.Key, holder, out.vars)
+		err = w.jobs.CompleteJobWithCalls(ctx, ref, holder, out.vars, out.calls)
 	}
 	if err != nil {
 		log.Info("http connector: job not settled", "error", out.mask.mask(err.Error()))
@@ -284,6 +295,9 @@ type outcome struct {
 	throw *thrown
 	fail  *runtime.FailRequest
 	mask  masker
+	// calls are the calls the attempt made, for the history (none when it
+	// failed before calling: a bad input, a missing secret).
+	calls []runtime.ConnectorCall
 	// abandon leaves the job alone: its call was cancelled.
 	abandon bool
 }
@@ -315,13 +329,18 @@ func (w *Worker) run(ctx context.Context, j runtime.JobView) outcome {
 	}
 	start := time.Now()
 	resp, err := w.caller.do(ctx, req)
+	call := runtime.ConnectorCall{Method: req.method, URL: logURL, StartedAt: start, Duration: time.Since(start)}
 	attrs := []any{"instance_id", string(j.InstanceID), "element_id", j.NodeID, "method", req.method, "url", logURL,
-		"duration_ms", time.Since(start).Milliseconds()}
+		"duration_ms", call.Duration.Milliseconds()}
 	if err == nil {
+		call.Status = resp.status
 		attrs = append(attrs, "status", resp.status)
 	} else {
+		// The entry names the URL already: the error without it.
+		call.Error = strings.TrimPrefix(mask.mask(describe(err, logURL)), logURL+": ")
 		attrs = append(attrs, "error", mask.mask(err.Error()))
 	}
+	out.calls = []runtime.ConnectorCall{call}
 	w.log.Info("http connector call", attrs...)
 	if ctx.Err() != nil && err != nil {
 		out.abandon = true // cancelled with its job, or the worker stops
