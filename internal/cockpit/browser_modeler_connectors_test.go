@@ -10,6 +10,7 @@ import (
 
 	"github.com/beevik/etree"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // choose picks value in the panel's choice for key as the keyboard does
@@ -248,6 +249,60 @@ func TestBrowserModelerHTTPCallZeebe(t *testing.T) {
 	}
 	if strings.Count(xml, "<zeebe:ioMapping>") != 2 {
 		t.Errorf("each task has one zeebe:ioMapping:\n%s", xml)
+	}
+
+	run(t, ctx, "open version 2 in the modeler", chromedp.Navigate(b.srv.URL+"/processes/zeebehttp/edit?version=2"))
+	waitFor(t, ctx, "the modeler is ready", modelerReady, 15*time.Second)
+	// Selected through the modeler: the layout may hang the boundary
+	// event on the task's edge, out of a click's reach.
+	truthy(t, ctx, "select “Request withdrawn”", `(() => {
+		const m = window.gobpmModeler;
+		m.get('selection').select(m.get('elementRegistry').get('withdrawn'));
+		return true;
+	})()`)
+	run(t, ctx, "its panel", chromedp.WaitVisible(css(prop("kind"))))
+	fieldIs(t, ctx, "kind", "none", "")
+	run(t, ctx, "make it a webhook with the keyboard", chromedp.Focus(css(prop("kind"))), chromedp.KeyEvent(kb.ArrowDown))
+	run(t, ctx, "the webhook's settings", chromedp.WaitVisible(css(`[data-testid="props-webhook"]`)))
+	truthy(t, ctx, "the keyboard stays on the choice", `document.activeElement === document.querySelector('`+prop("kind")+`')`)
+	fieldIs(t, ctx, "message:correlationKey", "=customerId", "zeebe")
+	retype(t, ctx, prop("inbound.context"), "withdrawn")
+	retype(t, ctx, prop("correlationKeyExpression"), "=request.body.customerId")
+	saved := modelerXML(t, ctx)
+	props, _ := pairs(t, saved, "withdrawn", "property", "name", "value")
+	wantProps := map[string]string{"inbound.type": "io.camunda:webhook:1", "inbound.context": "withdrawn", "inbound.method": "any",
+		"inbound.auth.type": "NONE", "inbound.shouldValidateHmac": "disabled", "correlationKeyExpression": "=request.body.customerId"}
+	if !reflect.DeepEqual(props, wantProps) {
+		t.Errorf("the boundary event's properties %v, want %v:\n%s", props, wantProps, saved)
+	}
+}
+
+// Made an HTTP call, a Camunda 7 external task takes gobpm's spelling
+// (Camunda 7 has no REST connector of this kind): its camunda:topic and
+// camunda:type go, its other camunda: settings stay, and the server
+// accepts the model.
+func TestBrowserModelerHTTPCallCamunda7(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deploy("camundaship.bpmn")
+
+	run(t, ctx, "open the modeler", chromedp.Navigate(b.srv.URL+"/processes/camundaship/edit"))
+	waitFor(t, ctx, "the modeler is ready", modelerReady, 15*time.Second)
+	run(t, ctx, "select “Ship the parcel”", chromedp.Click(css(`#modeler [data-element-id="ship"]`)), chromedp.WaitVisible(css(prop("kind"))))
+	choose(t, ctx, "kind", "http")
+	fieldIs(t, ctx, "http:url", "", "gobpm")
+	retype(t, ctx, prop("http:url"), "https://carrier.example.com/parcels")
+	choose(t, ctx, "http:method", "POST")
+
+	xml := deployFromModeler(t, ctx, b, "camundaship")
+	if attrOf(t, xml, "ship", "gobpm:type") != "gobpm:http" || attrOf(t, xml, "ship", "camunda:topic") != "" || attrOf(t, xml, "ship", "camunda:type") != "" {
+		t.Errorf("the task is gobpm's HTTP call only:\n%s", xml)
+	}
+	if attrOf(t, xml, "ship", "camunda:asyncBefore") != "true" {
+		t.Errorf("its other Camunda 7 settings stay:\n%s", xml)
+	}
+	if inputs, _ := pairs(t, xml, "ship", "input", "target", "source"); !reflect.DeepEqual(inputs, map[string]string{"url": "https://carrier.example.com/parcels", "method": "POST"}) {
+		t.Errorf("inputs %v:\n%s", inputs, xml)
 	}
 }
 
