@@ -370,7 +370,9 @@
   var zHdr = function (k) { return { d: 'zeebe', list: 'header', name: k }; };
   var zProp = function (n) { return { d: 'zeebe', list: 'property', name: n }; };
 
-  // The settings the modeler's panel edits, by element type, each with its
+  // The settings the modeler's panel edits, by element type (a service or
+  // send task's as a job for a worker; an HTTP call and a webhook have
+  // their own below), each with its
   // spellings in the parser's precedence (internal/bpmn: gobpm > zeebe >
   // camunda; a call's zeebe:calledElement processId over calledElement; a
   // form as the inbox reads it, taskform.go). The first spelling found is
@@ -414,8 +416,13 @@
 
   // The HTTP call's inputs (input mappings, in the element's dialect) and
   // headers (zeebe:taskHeaders in both spellings), as Camunda 8's REST
-  // connector template names them. feel: the value is FEEL, "=" added when
-  // missing; auth: shown for that authentication type only.
+  // connector template names them. A field is a text input, a text area
+  // (area) or a choice (choices: [value, label]; empty: the value shown
+  // when the setting is missing, which is its default; fold: matched in any
+  // case, as the server reads it). feel: the value is FEEL, "=" added when
+  // missing; auth: shown for that authentication type only; secret: the
+  // secrets hint describes it; rerender: the panel is drawn again after a
+  // change (the fields shown depend on it).
   var httpIn = function (t) { return [gIO(t), zIO(t)]; };
   var httpFields = [
     { key: 'http:method', label: 'Method', at: httpIn('method'), choices: [['GET', 'GET'], ['POST', 'POST'], ['PUT', 'PUT'], ['PATCH', 'PATCH'], ['DELETE', 'DELETE'], ['HEAD', 'HEAD'], ['OPTIONS', 'OPTIONS']], fold: true, empty: 'GET' },
@@ -447,9 +454,10 @@
   ];
 
   // The webhook connector's properties (Camunda 8's inbound webhook
-  // element templates: zeebe:property on the event in every dialect). hmac:
-  // shown when HMAC is enabled; catchOnly: on a message catch or boundary
-  // event only.
+  // element templates: zeebe:property on the event in every dialect), as
+  // httpFields. hmac: shown when HMAC is checked; fill: the template's value,
+  // written when the field appears; catchOnly: on a message catch or
+  // boundary event only.
   var hookAt = function (n) { return [zProp(n)]; };
   var webhookFields = [
     { key: 'inbound.context', label: 'Path (served at /webhooks/…)', at: hookAt('inbound.context'), placeholder: 'order-created' },
@@ -989,9 +997,10 @@
     // for (a Camunda model keeps its own namespaces only).
     var saved = function () {
       var defs = modeler.getDefinitions();
-      var gobpm = modeler.get('elementRegistry').getAll().some(function (e) {
-        return e.businessObject && Object.keys(e.businessObject.$attrs || {}).some(function (k) { return k.indexOf('gobpm:') === 0; });
-      });
+      var gobpmAttrs = function (bo) { return !!bo && Object.keys(bo.$attrs || {}).some(function (k) { return k.indexOf('gobpm:') === 0; }); };
+      // Messages (a catch event's correlation key) are no diagram elements.
+      var gobpm = modeler.get('elementRegistry').getAll().some(function (e) { return gobpmAttrs(e.businessObject); }) ||
+        (defs.rootElements || []).some(gobpmAttrs);
       if (gobpm && settings.prefix('gobpm') === 'gobpm') defs.$attrs['xmlns:gobpm'] = dialectNS.gobpm;
       return modeler.saveXML({ format: true });
     };
