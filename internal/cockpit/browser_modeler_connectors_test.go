@@ -3,6 +3,9 @@ package cockpit_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +14,8 @@ import (
 	"github.com/beevik/etree"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/gobpm/gobpm/internal/connector/httpjson"
 )
 
 // choose picks value in the panel's choice for key as the keyboard does
@@ -396,5 +401,68 @@ func TestBrowserModelerWebhook(t *testing.T) {
 	run(t, ctx, "the webhook's settings are gone", chromedp.WaitNotPresent(css(`[data-testid="props-webhook"]`)))
 	if paid, _ := pairs(t, modelerXML(t, ctx), "paid", "property", "name", "value"); len(paid) != 0 {
 		t.Errorf("a message through the API keeps no webhook properties: %v", paid)
+	}
+}
+
+// The HTTP call the panel writes runs: deployed from the modeler, the
+// server's REST connector worker calls a local test server with the
+// secret resolved, and the result expression's variables reach the
+// instance, which then waits for its message.
+func TestBrowserModelerHTTPCallRuns(t *testing.T) {
+	ctx := browser(t)
+	b := setup(t)
+	b.deploy("httpcall.bpmn")
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if !ok || pass != "s3cret" || r.Method != http.MethodPost || r.URL.Path != "/orders/o-7" {
+			http.Error(w, "no", http.StatusForbidden)
+			return
+		}
+		var in map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"qty": in["qty"], "user": user})
+	}))
+	t.Cleanup(api.Close)
+
+	run(t, ctx, "open the modeler", chromedp.Navigate(b.srv.URL+"/processes/httpcall/edit"))
+	waitFor(t, ctx, "the modeler is ready", modelerReady, 15*time.Second)
+	run(t, ctx, "select “Fetch the order”", chromedp.Click(css(`#modeler [data-element-id="fetch"]`)), chromedp.WaitVisible(css(prop("kind"))))
+	choose(t, ctx, "kind", "http")
+	choose(t, ctx, "http:method", "POST")
+	retype(t, ctx, prop("http:url"), `="`+api.URL+`/orders/" + orderId`)
+	retype(t, ctx, prop("http:body"), "={qty: 2}")
+	choose(t, ctx, "http:authentication.type", "basic")
+	retype(t, ctx, prop("http:authentication.username"), "shop")
+	retype(t, ctx, prop("http:authentication.password"), "{{secrets.SHOP_PASSWORD}}")
+	retype(t, ctx, prop("http:resultExpression"), "{echoed: body.qty, user: body.user}")
+	deployFromModeler(t, ctx, b, "httpcall")
+
+	w, err := httpjson.New(b.rt, httpjson.Options{AllowHosts: []string{"127.0.0.1"}, PollTimeout: time.Second,
+		Secrets: httpjson.NewSecrets(func(name string) string {
+			if name == httpjson.SecretEnvPrefix+"SHOP_PASSWORD" {
+				return "s3cret"
+			}
+			return ""
+		}, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Start(context.Background())
+	t.Cleanup(w.Stop)
+	inst := b.start("httpcall", "", map[string]any{"orderId": "o-7"})
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		v := b.instance(inst.ID)
+		if fmt.Sprint(v.Variables["echoed"]) == "2" && v.Variables["user"] == "shop" {
+			if _, ok := v.Variables["password"]; ok {
+				t.Errorf("a secret reached the variables: %v", v.Variables)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the HTTP call did not complete: %s, variables %v, incidents %v", v.Status, v.Variables, v.Incidents)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
