@@ -411,8 +411,8 @@
   // calls): Camunda 8's REST connector and gobpm's own name for it.
   var httpTypes = { zeebe: 'io.camunda:http-json:1', gobpm: 'gobpm:http' };
   // secretsHint says how credentials go into a model: as placeholders the
-  // server resolves just before the call, never as values.
-  var secretsHint = 'Credentials: write {{secrets.NAME}}, never the value itself. The server replaces it just before the call from GOBPM_SECRET_NAME or its --secrets-file; the model keeps the placeholder only.';
+  // server resolves when it uses them, never as values.
+  var secretsHint = 'Credentials: write {{secrets.NAME}}, never the value itself. The server replaces it only when it uses it (the call, the webhook check), from GOBPM_SECRET_NAME or its --secrets-file; the model keeps the placeholder only.';
 
   // The HTTP call's inputs (input mappings, in the element's dialect) and
   // headers (zeebe:taskHeaders in both spellings), as Camunda 8's REST
