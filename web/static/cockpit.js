@@ -361,8 +361,18 @@
   var zExt = function (e, a, o) { return Object.assign({ d: 'zeebe', ext: e, attr: a }, o); };
   var cAttr = function (a, o) { return Object.assign({ d: 'camunda', attr: a }, o); };
   var blank = { blank: true };
+  // Spellings kept in a list of entries: an input mapping by its target
+  // (gobpm:input, or zeebe:input in zeebe:ioMapping), a job header by its
+  // key (zeebe:header in zeebe:taskHeaders), a connector property by its
+  // name (zeebe:property in zeebe:properties).
+  var gIO = function (t) { return { d: 'gobpm', list: 'io', name: t }; };
+  var zIO = function (t) { return { d: 'zeebe', list: 'io', name: t }; };
+  var zHdr = function (k) { return { d: 'zeebe', list: 'header', name: k }; };
+  var zProp = function (n) { return { d: 'zeebe', list: 'property', name: n }; };
 
-  // The settings the modeler's panel edits, by element type, each with its
+  // The settings the modeler's panel edits, by element type (a service or
+  // send task's as a job for a worker; an HTTP call and a webhook have
+  // their own below), each with its
   // spellings in the parser's precedence (internal/bpmn: gobpm > zeebe >
   // camunda; a call's zeebe:calledElement processId over calledElement; a
   // form as the inbox reads it, taskform.go). The first spelling found is
@@ -397,6 +407,88 @@
     ]
   };
 
+  // The job types of the HTTP call the server makes itself (README, HTTP
+  // calls): Camunda 8's REST connector and gobpm's own name for it.
+  var httpTypes = { zeebe: 'io.camunda:http-json:1', gobpm: 'gobpm:http' };
+  // secretsHint says how credentials go into a model: as placeholders the
+  // server resolves when it uses them, never as values.
+  var secretsHint = 'Credentials: write {{secrets.NAME}}, never the value itself. The server replaces it only when it uses it (the call, the webhook check), from GOBPM_SECRET_NAME or its --secrets-file; the model keeps the placeholder only.';
+
+  // The HTTP call's inputs (input mappings, in the element's dialect) and
+  // headers (zeebe:taskHeaders in both spellings), as Camunda 8's REST
+  // connector template names them. A field is a text input, a text area
+  // (area) or a choice (choices: [value, label]; empty: the value shown
+  // when the setting is missing, which is its default; fold: matched in any
+  // case, as the server reads it). feel: the value is FEEL, "=" added when
+  // missing; auth: shown for that authentication type only; secret: the
+  // secrets hint describes it; rerender: the panel is drawn again after a
+  // change (the fields shown depend on it).
+  var httpIn = function (t) { return [gIO(t), zIO(t)]; };
+  var httpFields = [
+    { key: 'http:method', label: 'Method', at: httpIn('method'), choices: [['GET', 'GET'], ['POST', 'POST'], ['PUT', 'PUT'], ['PATCH', 'PATCH'], ['DELETE', 'DELETE'], ['HEAD', 'HEAD'], ['OPTIONS', 'OPTIONS']], fold: true, empty: 'GET' },
+    { key: 'http:url', label: 'URL', at: httpIn('url'), placeholder: 'https://api.example.com/orders or =FEEL' },
+    { key: 'http:headers', label: 'Headers (FEEL context)', at: httpIn('headers'), feel: true, area: true, placeholder: '={"Accept": "application/json"}' },
+    { key: 'http:queryParameters', label: 'Query parameters (FEEL context)', at: httpIn('queryParameters'), feel: true, area: true, placeholder: '={page: 1}' },
+    { key: 'http:body', label: 'Body', at: httpIn('body'), area: true, placeholder: '={orderId: orderId} (JSON) or text' },
+    { key: 'http:authentication.type', label: 'Authentication', at: httpIn('authentication.type'), rerender: true, empty: 'noAuth',
+      choices: [['noAuth', 'None'], ['basic', 'Basic'], ['bearer', 'Bearer token'], ['apiKey', 'API key'], ['oauth-client-credentials-flow', 'OAuth 2.0 client credentials']] },
+    { key: 'http:authentication.username', label: 'Username', at: httpIn('authentication.username'), auth: 'basic' },
+    { key: 'http:authentication.password', label: 'Password', at: httpIn('authentication.password'), auth: 'basic', secret: true },
+    { key: 'http:authentication.token', label: 'Bearer token', at: httpIn('authentication.token'), auth: 'bearer', secret: true },
+    { key: 'http:authentication.name', label: 'API key name', at: httpIn('authentication.name'), auth: 'apiKey' },
+    { key: 'http:authentication.value', label: 'API key value', at: httpIn('authentication.value'), auth: 'apiKey', secret: true },
+    { key: 'http:authentication.apiKeyLocation', label: 'API key sent in', at: httpIn('authentication.apiKeyLocation'), auth: 'apiKey', empty: 'headers', choices: [['headers', 'Headers'], ['query', 'Query parameters']] },
+    { key: 'http:authentication.oauthTokenEndpoint', label: 'Token endpoint', at: httpIn('authentication.oauthTokenEndpoint'), auth: 'oauth-client-credentials-flow' },
+    { key: 'http:authentication.clientId', label: 'Client id', at: httpIn('authentication.clientId'), auth: 'oauth-client-credentials-flow' },
+    { key: 'http:authentication.clientSecret', label: 'Client secret', at: httpIn('authentication.clientSecret'), auth: 'oauth-client-credentials-flow', secret: true },
+    { key: 'http:authentication.audience', label: 'Audience', at: httpIn('authentication.audience'), auth: 'oauth-client-credentials-flow' },
+    { key: 'http:authentication.scopes', label: 'Scopes', at: httpIn('authentication.scopes'), auth: 'oauth-client-credentials-flow' },
+    { key: 'http:authentication.clientAuthentication', label: 'Client authentication', at: httpIn('authentication.clientAuthentication'), auth: 'oauth-client-credentials-flow', empty: 'credentialsBody',
+      choices: [['credentialsBody', 'Credentials in the body'], ['basicAuthHeader', 'Basic authentication header']] },
+    { key: 'http:connectionTimeoutInSeconds', label: 'Connection timeout (seconds)', at: httpIn('connectionTimeoutInSeconds'), placeholder: '20' },
+    { key: 'http:readTimeoutInSeconds', label: 'Read timeout (seconds)', at: httpIn('readTimeoutInSeconds'), placeholder: '20' },
+    { key: 'http:resultVariable', label: 'Result variable', at: [zHdr('resultVariable')] },
+    { key: 'http:resultExpression', label: 'Result expression (FEEL)', at: [zHdr('resultExpression')], feel: true, area: true, placeholder: '={customer: body}' },
+    { key: 'http:errorExpression', label: 'Error expression (FEEL)', at: [zHdr('errorExpression')], feel: true, area: true, placeholder: '=if error.code = "404" then bpmnError("NOT_FOUND", error.message) else null' },
+    { key: 'http:retryBackoff', label: 'Retry backoff (ISO 8601)', at: [zHdr('retryBackoff')], placeholder: 'PT30S' }
+  ];
+
+  // The webhook connector's properties (Camunda 8's inbound webhook
+  // element templates: zeebe:property on the event in every dialect), as
+  // httpFields. hmac: shown when HMAC is checked; fill: the template's value,
+  // written when the field appears; catchOnly: on a message catch or
+  // boundary event only.
+  var hookAt = function (n) { return [zProp(n)]; };
+  var webhookFields = [
+    { key: 'inbound.context', label: 'Path (served at /webhooks/…)', at: hookAt('inbound.context'), placeholder: 'order-created' },
+    { key: 'inbound.method', label: 'Method', at: hookAt('inbound.method'), empty: 'any',
+      choices: [['any', 'Any'], ['get', 'GET'], ['post', 'POST'], ['put', 'PUT'], ['delete', 'DELETE']] },
+    { key: 'inbound.auth.type', label: 'Authentication', at: hookAt('inbound.auth.type'), rerender: true, empty: 'NONE',
+      choices: [['NONE', 'None'], ['BASIC', 'Basic'], ['APIKEY', 'API key']] },
+    { key: 'inbound.auth.username', label: 'Username', at: hookAt('inbound.auth.username'), auth: 'BASIC' },
+    { key: 'inbound.auth.password', label: 'Password', at: hookAt('inbound.auth.password'), auth: 'BASIC', secret: true },
+    { key: 'inbound.auth.apiKey', label: 'API key', at: hookAt('inbound.auth.apiKey'), auth: 'APIKEY', secret: true },
+    { key: 'inbound.auth.apiKeyLocator', label: 'API key locator (FEEL)', at: hookAt('inbound.auth.apiKeyLocator'), auth: 'APIKEY', feel: true, fill: '=split(request.headers.authorization, " ")[2]' },
+    { key: 'inbound.shouldValidateHmac', label: 'HMAC signature', at: hookAt('inbound.shouldValidateHmac'), rerender: true, empty: 'disabled',
+      choices: [['disabled', 'Not checked'], ['enabled', 'Checked']] },
+    { key: 'inbound.hmacSecret', label: 'HMAC secret', at: hookAt('inbound.hmacSecret'), hmac: true, secret: true },
+    { key: 'inbound.hmacHeader', label: 'HMAC header', at: hookAt('inbound.hmacHeader'), hmac: true, placeholder: 'X-Signature' },
+    { key: 'inbound.hmacAlgorithm', label: 'HMAC algorithm', at: hookAt('inbound.hmacAlgorithm'), hmac: true, empty: 'sha_256', fill: 'sha_256',
+      choices: [['sha_1', 'SHA-1'], ['sha_256', 'SHA-256'], ['sha_512', 'SHA-512']] },
+    { key: 'resultVariable', label: 'Result variable', at: hookAt('resultVariable') },
+    { key: 'resultExpression', label: 'Result expression (FEEL over request)', at: hookAt('resultExpression'), feel: true, area: true, placeholder: '={orderId: request.body.orderId}' },
+    { key: 'correlationKeyExpression', label: 'Correlation key from the request (FEEL)', at: hookAt('correlationKeyExpression'), feel: true, catchOnly: true, placeholder: '=request.body.orderId' }
+  ];
+  // webhookType marks an event as a webhook (inbound.type); the template's
+  // defaults are written with it.
+  var webhookType = 'io.camunda:webhook:1';
+  var webhookDefaults = [['inbound.method', 'any'], ['inbound.shouldValidateHmac', 'disabled'], ['inbound.auth.type', 'NONE']];
+  // messageKeyField is the correlation key of a catch event's message, the
+  // process side of the correlation (gobpm:correlationKey or
+  // zeebe:subscription, as the parser reads it).
+  var messageKeyField = { key: 'message:correlationKey', label: 'Correlation key in the process (FEEL)', feel: true,
+    at: [gAttr('correlationKey', blank), zExt('subscription', 'correlationKey', blank)], placeholder: '=orderId' };
+
   // modelerSettings reads and writes the settings of modelerFields on the
   // modeler's business objects. bpmn-js has no descriptors for the gobpm,
   // zeebe and camunda namespaces, so their attributes are kept in $attrs
@@ -421,8 +513,85 @@
       })[0];
     };
     var has = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
+    var isNS = function (v, d, name) {
+      var ns = v.$descriptor && v.$descriptor.ns;
+      return !!ns && ns.uri === dialectNS[d] && ns.localName === name;
+    };
+    // lists says where the entries of a list spelling are kept: in box (an
+    // extension element; none: the extension elements themselves) as child
+    // elements whose key attribute names them and whose val holds the value.
+    var lists = {
+      io: { gobpm: { child: 'input', key: 'target', val: 'source' }, zeebe: { box: 'ioMapping', child: 'input', key: 'target', val: 'source' } },
+      header: { zeebe: { box: 'taskHeaders', child: 'header', key: 'key', val: 'value' } },
+      property: { zeebe: { box: 'properties', child: 'property', key: 'name', val: 'value' } }
+    };
+    // entries returns the entries of list spelling s on bo named s.name,
+    // with the array holding them.
+    var entries = function (bo, s) {
+      var l = lists[s.list][s.d];
+      var box = l.box ? extOf(bo, s.d, l.box) : null;
+      var from = l.box ? (box && box.$children) || [] : values(bo);
+      return { l: l, box: box, from: from, all: from.filter(function (v) { return isNS(v, s.d, l.child) && v[l.key] === s.name; }) };
+    };
+    // dropEmpty removes an extension element that holds nothing, and the
+    // extension elements when they hold nothing.
+    var dropEmpty = function (bo, x) {
+      if (x) {
+        var left = Object.keys(x).filter(function (k) { return k.charAt(0) !== '$'; });
+        if (left.length || (x.$children && x.$children.length) || x.$body) return;
+        bo.extensionElements.values.splice(bo.extensionElements.values.indexOf(x), 1);
+      }
+      if (bo.extensionElements && !bo.extensionElements.values.length) bo.set('extensionElements', undefined);
+    };
+    var extensions = function (bo) {
+      if (!bo.extensionElements) {
+        bo.set('extensionElements', modeler.get('moddle').create('bpmn:ExtensionElements', { values: [] }));
+        bo.extensionElements.$parent = bo;
+      }
+      return bo.extensionElements;
+    };
+    // putEntry sets (v undefined: removes) list spelling s on bo: the last
+    // entry of its name is the one in effect, as the parser reads a
+    // repeated header or target, so earlier ones are removed.
+    var putEntry = function (bo, s, v) {
+      var moddle = modeler.get('moddle');
+      var e = entries(bo, s), l = e.l;
+      var keep = v === undefined ? null : e.all[e.all.length - 1];
+      e.all.forEach(function (x) { if (x !== keep) e.from.splice(e.from.indexOf(x), 1); });
+      if (v === undefined) {
+        dropEmpty(bo, e.box);
+        return;
+      }
+      if (keep) {
+        keep[l.val] = v;
+        return;
+      }
+      var props = {};
+      // Attributes in the order Camunda's modeler writes them.
+      if (l.val === 'source') { props.source = v; props[l.key] = s.name; } else { props[l.key] = s.name; props[l.val] = v; }
+      var x = moddle.createAny(prefix(s.d) + ':' + l.child, dialectNS[s.d], props);
+      if (!l.box) {
+        x.$parent = extensions(bo);
+        bo.extensionElements.get('values').push(x);
+        return;
+      }
+      var box = e.box;
+      if (!box) {
+        box = moddle.createAny(prefix(s.d) + ':' + l.box, dialectNS[s.d], {});
+        box.$parent = extensions(bo);
+        bo.extensionElements.get('values').push(box);
+      }
+      box.$children = box.$children || [];
+      x.$parent = box;
+      box.$children.push(x);
+    };
     // get returns the value of spelling s on bo, undefined when absent.
     var get = function (bo, s) {
+      if (s.list) {
+        var e = entries(bo, s), x = e.all[e.all.length - 1];
+        if (!x) return undefined;
+        return x[e.l.val] === undefined || x[e.l.val] === null ? '' : x[e.l.val];
+      }
       if (s.d === 'bpmn') return bo.get(s.attr);
       if (s.ext) {
         var x = extOf(bo, s.d, s.ext);
@@ -457,9 +626,15 @@
       var d = order.filter(function (d) { return uses(bo, d); })[0] || modelDialect() || 'gobpm';
       var mine = function (s) { return s.d === d; };
       var own = function (s) { return s.d === 'gobpm' || s.d === 'bpmn'; };
-      return f.at.filter(mine)[0] || f.at.filter(own)[0];
+      // A setting with no spelling of the dialect (zeebe:taskHeaders and
+      // the webhook's zeebe:properties in a gobpm model) keeps its own.
+      return f.at.filter(mine)[0] || f.at.filter(own)[0] || f.at[0];
     };
     var put = function (bo, s, v) {
+      if (s.list) {
+        putEntry(bo, s, v);
+        return;
+      }
       if (s.d === 'bpmn') {
         bo.set(s.attr, v);
         return;
@@ -483,18 +658,11 @@
       if (v === undefined) {
         if (!x) return;
         delete x[s.attr];
-        var left = Object.keys(x).filter(function (k) { return k.charAt(0) !== '$'; });
-        if (!left.length && !(x.$children && x.$children.length) && !x.$body) {
-          bo.extensionElements.values.splice(bo.extensionElements.values.indexOf(x), 1);
-          if (!bo.extensionElements.values.length) bo.set('extensionElements', undefined);
-        }
+        dropEmpty(bo, x);
         return;
       }
       if (!x) {
-        if (!bo.extensionElements) {
-          bo.set('extensionElements', moddle.create('bpmn:ExtensionElements', { values: [] }));
-          bo.extensionElements.$parent = bo;
-        }
+        extensions(bo);
         x = moddle.createAny(prefix(s.d) + ':' + s.ext, dialectNS[s.d], {});
         x.$parent = bo.extensionElements;
         bo.extensionElements.get('values').push(x);
@@ -503,19 +671,25 @@
     };
     // write sets f on bo to v (blank: removed) in its target spelling and
     // removes its other spellings: one dialect per setting.
-    var write = function (bo, f, v) {
-      var to = target(bo, f);
+    var write = function (bo, f, v, d) {
+      var to = d ? f.at.filter(function (s) { return s.d === d; })[0] : target(bo, f);
       f.at.forEach(function (s) { if (s !== to) put(bo, s, undefined); });
       put(bo, to, v === '' ? undefined : v);
     };
     // where names the spelling f is shown from or would be written in.
     var where = function (bo, f) {
       var s = target(bo, f);
+      if (s.list) {
+        var l = lists[s.list][s.d];
+        return (l.box ? s.d + ':' + l.box + ' ' : '') + s.d + ':' + l.child + ' ' + l.key + '="' + s.name + '"';
+      }
       if (s.d === 'bpmn') return s.attr;
       return s.ext ? s.d + ':' + s.ext + ' ' + s.attr : s.d + ':' + s.attr;
     };
     return {
       read: function (bo, f) { var r = read(bo, f); return r ? r.value : ''; },
+      // write sets f on bo to v in its target spelling, or in dialect d's
+      // when given.
       write: write,
       where: where,
       dialect: function (bo, f) { return target(bo, f).d; },
@@ -562,7 +736,69 @@
     window.gobpmModeler = modeler;
     var settings = modelerSettings(modeler);
     var download = document.getElementById('modeler-download');
-    var show = function (element) {
+    var typeField = jobFields[0];
+    // kindOf says how the panel treats element: an HTTP call ('http') or a
+    // job for a worker ('job') on a task, a webhook ('webhook') or not
+    // ('none') on an event that can be one, else null.
+    var kindOf = function (element) {
+      var bo = element.businessObject;
+      if (element.type === 'bpmn:ServiceTask' || element.type === 'bpmn:SendTask') {
+        var t = settings.read(bo, typeField);
+        return t === httpTypes.zeebe || t === httpTypes.gobpm ? 'http' : 'job';
+      }
+      if (!hookable(element)) return null;
+      return settings.read(bo, { at: [zProp('inbound.type')] }) === webhookType ? 'webhook' : 'none';
+    };
+    // hookable: a process's start event (none or message), or a message
+    // catch or boundary event, which Camunda's webhook templates apply to.
+    var hookable = function (element) {
+      var bo = element.businessObject;
+      var defs = bo.eventDefinitions || [];
+      var message = defs.length === 1 && defs[0].$type === 'bpmn:MessageEventDefinition';
+      if (element.type === 'bpmn:StartEvent') return bo.$parent && bo.$parent.$type === 'bpmn:Process' && (!defs.length || message);
+      return (element.type === 'bpmn:IntermediateCatchEvent' || element.type === 'bpmn:BoundaryEvent') && message;
+    };
+    var isCatch = function (element) { return element.type !== 'bpmn:StartEvent'; };
+    // setKind turns element into kind: an HTTP call gets the job type of
+    // the element's dialect (zeebe: Camunda 8's REST connector, else
+    // gobpm:http); a job drops the HTTP settings; a webhook gets
+    // inbound.type and the template's defaults, and leaving it drops its
+    // properties.
+    var setKind = function (element, kind) {
+      var bo = element.businessObject;
+      if (kind === 'http') {
+        var d = settings.dialect(bo, typeField) === 'zeebe' ? 'zeebe' : 'gobpm';
+        settings.write(bo, typeField, httpTypes[d], d);
+      } else if (kind === 'job') {
+        httpFields.forEach(function (f) { settings.write(bo, f, ''); });
+        settings.write(bo, typeField, '');
+      } else if (kind === 'webhook') {
+        settings.write(bo, { at: [zProp('inbound.type')] }, webhookType);
+        webhookDefaults.forEach(function (kv) {
+          var f = { at: [zProp(kv[0])] };
+          if (!settings.read(bo, f)) settings.write(bo, f, kv[1]);
+        });
+      } else {
+        webhookFields.forEach(function (f) { settings.write(bo, f, ''); });
+        settings.write(bo, { at: [zProp('inbound.type')] }, '');
+      }
+    };
+    // hookDrops are the properties an authentication or HMAC choice makes
+    // meaningless, removed with the change.
+    var hookDrops = function (bo) {
+      var auth = settings.read(bo, webhookFields[2]) || 'NONE';
+      var hmac = settings.read(bo, webhookFields[7]) === 'enabled';
+      webhookFields.forEach(function (f) {
+        if ((f.auth && f.auth !== auth) || (f.hmac && !hmac)) settings.write(bo, f, '');
+        var shown = f.auth ? f.auth === auth : f.hmac && hmac;
+        if (shown && f.fill && !settings.read(bo, f)) settings.write(bo, f, f.fill);
+      });
+    };
+    var httpDrops = function (bo) {
+      var auth = settings.read(bo, httpFields[5]) || 'noAuth';
+      httpFields.forEach(function (f) { if (f.auth && f.auth !== auth) settings.write(bo, f, ''); });
+    };
+    var show = function (element, focus) {
       fields.textContent = '';
       if (!element || element.type === 'bpmn:Process' || element.type === 'label') {
         none.hidden = false;
@@ -577,14 +813,41 @@
       head.appendChild(document.createTextNode(element.type.replace('bpmn:', '') + ' '));
       head.appendChild(code);
       fields.appendChild(head);
-      // add adds a field; f (a setting of modelerFields) says where its
-      // value is kept, shown under the field.
-      var add = function (name, label, value, set, f) {
+      var into = fields;
+      var counter = 0;
+      // control adds a field to into: a text input, a text area (o.area)
+      // or a choice (o.choices: [value, label]); f (a setting) says where
+      // its value is kept, shown under the field; o.secret points at the
+      // secrets hint.
+      var control = function (name, label, value, set, f, o) {
+        o = o || {};
         var l = document.createElement('label');
         l.textContent = label + ' ';
-        var input = document.createElement('input');
-        input.type = 'text';
-        input.value = value || '';
+        var input;
+        if (o.choices) {
+          input = document.createElement('select');
+          var current = value || o.empty || '';
+          var match = o.choices.filter(function (c) { return o.fold ? c[0].toLowerCase() === current.toLowerCase() : c[0] === current; })[0];
+          var choices = o.choices.slice();
+          // A value the panel does not offer is kept and shown as written.
+          if (!match && current) choices.push([current, current]);
+          choices.forEach(function (c) {
+            var opt = document.createElement('option');
+            opt.value = c[0];
+            opt.textContent = c[1];
+            input.appendChild(opt);
+          });
+          input.value = match ? match[0] : current;
+          input.dataset.shown = input.value;
+        } else {
+          input = document.createElement(o.area ? 'textarea' : 'input');
+          if (!o.area) input.type = 'text';
+          else input.rows = 2;
+          input.value = value || '';
+          if (o.placeholder) input.placeholder = o.placeholder;
+          input.spellcheck = false;
+          input.autocomplete = 'off';
+        }
         input.dataset.attr = name;
         input.setAttribute('data-testid', 'prop');
         var hint = document.createElement('small');
@@ -592,23 +855,108 @@
         hint.setAttribute('data-testid', 'prop-where');
         var place = function () {
           if (!f) return;
-          input.dataset.dialect = settings.dialect(bo, f);
-          hint.textContent = settings.where(bo, f);
+          input.dataset.dialect = settings.dialect(f.bo || bo, f);
+          hint.textContent = settings.where(f.bo || bo, f);
         };
         place();
-        input.addEventListener('change', function () { set(input.value.trim()); place(); el.dataset.dirty = 'true'; });
+        input.addEventListener('change', function () {
+          var v = input.value.trim();
+          if (o.feel && v && v.charAt(0) !== '=') v = '=' + v;
+          // A choice left at the value it showed for a missing setting
+          // writes nothing.
+          if (o.choices && !value && v === input.dataset.shown && v === o.empty) v = '';
+          set(v);
+          el.dataset.dirty = 'true';
+          if (o.rerender) {
+            show(element, name);
+            return;
+          }
+          if (o.feel && input.value.trim() !== v) input.value = v;
+          place();
+        });
         l.appendChild(input);
-        fields.appendChild(l);
+        into.appendChild(l);
+        var described = [];
         if (f) {
-          hint.id = 'prop-where-' + fields.children.length;
-          input.setAttribute('aria-describedby', hint.id);
-          fields.appendChild(hint);
+          hint.id = 'prop-where-' + (++counter);
+          described.push(hint.id);
+          into.appendChild(hint);
         }
+        if (o.secret) {
+          described.push('props-secrets');
+          input.dataset.secret = 'true';
+        }
+        if (described.length) input.setAttribute('aria-describedby', described.join(' '));
+        return input;
+      };
+      var add = function (name, label, value, set, f) { return control(name, label, value, set, f); };
+      var setting = function (f, target, after) {
+        target = target || bo;
+        var g = target === bo ? f : Object.assign({ bo: target }, f);
+        return control(f.key, f.label, settings.read(target, f), function (v) {
+          settings.write(target, f, v);
+          if (after) after();
+        }, g, f);
+      };
+      // group opens a fieldset for the settings that follow.
+      var group = function (legend, testid) {
+        var fs = document.createElement('fieldset');
+        fs.className = 'props-group';
+        fs.setAttribute('data-testid', testid);
+        var lg = document.createElement('legend');
+        lg.textContent = legend;
+        fs.appendChild(lg);
+        fields.appendChild(fs);
+        into = fs;
+      };
+      var hintSecrets = function () {
+        var p = document.createElement('p');
+        p.id = 'props-secrets';
+        p.className = 'muted prop-secrets';
+        p.setAttribute('data-testid', 'props-secrets');
+        p.textContent = secretsHint;
+        into.appendChild(p);
       };
       add('name', 'Name', bo.name, function (v) { modeler.get('modeling').updateProperties(element, { name: v || undefined }); });
-      (modelerFields[element.type] || []).forEach(function (f) {
-        add(f.key, f.label, settings.read(bo, f), function (v) { settings.write(bo, f, v); }, f);
-      });
+      var kind = kindOf(element);
+      var setKindTo = function (v) { setKind(element, v); };
+      if (kind === 'http' || kind === 'job') {
+        control('kind', 'Implementation', kind, setKindTo, null, { choices: [['job', 'Job for a worker'], ['http', 'HTTP call (made by the server)']], rerender: true });
+        if (kind === 'job') setting(typeField);
+        setting(jobFields[1]);
+        if (kind === 'http') {
+          group('HTTP call', 'props-http');
+          var auth = settings.read(bo, httpFields[5]) || 'noAuth';
+          httpFields.forEach(function (f) {
+            if (f.auth && f.auth !== auth) return;
+            setting(f, bo, f.rerender ? function () { httpDrops(bo); } : null);
+          });
+          hintSecrets();
+        }
+      } else if (kind) {
+        control('kind', isCatch(element) ? 'The message comes' : 'Started by', kind, setKindTo, null, {
+          choices: isCatch(element) ? [['none', 'Through the API'], ['webhook', 'By webhook (an HTTP request)']] : [['none', 'Its event (none: the API)'], ['webhook', 'Webhook (an HTTP request)']],
+          rerender: true
+        });
+        if (kind === 'webhook') {
+          group('Webhook', 'props-webhook');
+          var hauth = settings.read(bo, webhookFields[2]) || 'NONE';
+          var hmac = settings.read(bo, webhookFields[7]) === 'enabled';
+          webhookFields.forEach(function (f) {
+            if ((f.auth && f.auth !== hauth) || (f.hmac && !hmac) || (f.catchOnly && !isCatch(element))) return;
+            setting(f, bo, f.rerender ? function () { hookDrops(bo); } : null);
+          });
+          var message = isCatch(element) && bo.eventDefinitions[0].messageRef;
+          if (message) setting(messageKeyField, message);
+          hintSecrets();
+        }
+      } else {
+        (modelerFields[element.type] || []).forEach(function (f) { setting(f); });
+      }
+      if (focus) {
+        var back = fields.querySelector('[data-attr="' + focus + '"]');
+        if (back) back.focus();
+      }
     };
     var mark = function (problems) {
       var canvas = modeler.get('canvas');
@@ -649,12 +997,15 @@
     // for (a Camunda model keeps its own namespaces only).
     var saved = function () {
       var defs = modeler.getDefinitions();
-      var gobpm = modeler.get('elementRegistry').getAll().some(function (e) {
-        return e.businessObject && Object.keys(e.businessObject.$attrs || {}).some(function (k) { return k.indexOf('gobpm:') === 0; });
-      });
+      var gobpmAttrs = function (bo) { return !!bo && Object.keys(bo.$attrs || {}).some(function (k) { return k.indexOf('gobpm:') === 0; }); };
+      // Messages (a catch event's correlation key) are no diagram elements.
+      var gobpm = modeler.get('elementRegistry').getAll().some(function (e) { return gobpmAttrs(e.businessObject); }) ||
+        (defs.rootElements || []).some(gobpmAttrs);
       if (gobpm && settings.prefix('gobpm') === 'gobpm') defs.$attrs['xmlns:gobpm'] = dialectNS.gobpm;
       return modeler.saveXML({ format: true });
     };
+    // The browser tests read the model as Deploy and Download XML save it.
+    window.gobpmModelerSaved = saved;
     download.addEventListener('click', function () {
       saved()
         .then(function (res) {
