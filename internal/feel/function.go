@@ -1,6 +1,7 @@
 package feel
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,26 @@ import (
 type Function interface {
 	Params() []string
 	Call(args []any) (any, error)
+}
+
+// OptionalParams is a Function whose trailing parameters may be left
+// out of a positional call, as Camunda's connector functions allow
+// (bpmnError(code, message) and bpmnError(code, message, variables)): such
+// a call passes from MinArgs to len(Params()) arguments, and Call receives
+// null for each one left out. Any other count is an evaluation error, as
+// for every Function.
+type OptionalParams interface {
+	Function
+	MinArgs() int
+}
+
+// arity describes the argument counts fn takes, for an error.
+func arity(fn Function) string {
+	n := len(fn.Params())
+	if opt, ok := fn.(OptionalParams); ok && opt.MinArgs() < n {
+		return fmt.Sprintf("%d to %d arguments", opt.MinArgs(), n)
+	}
+	return plural(n)
 }
 
 // lambda is a function defined in FEEL: function(a, b) a + b. It closes
@@ -165,8 +186,12 @@ func (ev *evaluator) call(f any, args []any, names []string) any {
 	if !ev.tick(1) {
 		return nil
 	}
-	if names == nil && len(args) != len(fn.Params()) {
-		return ev.errorf("the function takes %s, got %d", plural(len(fn.Params())), len(args))
+	if n := len(fn.Params()); names == nil && len(args) != n {
+		opt, ok := fn.(OptionalParams)
+		if !ok || len(args) < opt.MinArgs() || len(args) > n {
+			return ev.errorf("the function takes %s, got %d", arity(fn), len(args))
+		}
+		args = append(slices.Clone(args), make([]any, n-len(args))...) // the left-out trailing ones are null
 	}
 	ext := make([]any, len(args))
 	for i, a := range args {
