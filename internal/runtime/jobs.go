@@ -417,7 +417,7 @@ func (r *Runtime) FailResolvedJob(ctx context.Context, ref JobRef, holder JobHol
 	if req.RetryBackoff < 0 {
 		return &Error{Code: EINVALID, Message: "retryBackoffMs must not be negative", Field: "retryBackoffMs"}
 	}
-	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
+	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage, Variables: req.Variables}
 	if req.Retries != nil {
 		if *req.Retries < 0 {
 			return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
