@@ -164,3 +164,25 @@ func TestRouterJobFailedVariables(t *testing.T) {
 		t.Errorf("variable facts %+v", f)
 	}
 }
+
+// TestMigrateKeepsFailureVariables migrates an instance whose task holds a
+// failure's variables in the io scope opened for them: the scope is no
+// mapping's, so a target without mappings takes it, variables and all.
+func TestMigrateKeepsFailureVariables(t *testing.T) {
+	t.Parallel()
+	p := mustProcess(t, "job.bpmn")
+	st, _ := mustStart(t, p, nil)
+	key := waitAt(t, st, WaitJob, "charge").ID
+	st, _ = run(t, "job.bpmn", st, JobFailed{Key: key, Retries: 1, Variables: map[string]any{"lastTry": "down"}}, t0)
+	m := Migrate{Target: p, TargetVersion: 2}
+	if ps := CheckMigration(p, st, m, Options{}); len(ps) != 0 {
+		t.Fatalf("migration problems: %+v", ps)
+	}
+	next, _, err := Step(p, st, m, t0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := next.Scopes.Get(next.Wait(key).ScopeID).Vars["lastTry"]; got != "down" {
+		t.Errorf("after the migration the task's locals hold lastTry = %v", got)
+	}
+}
