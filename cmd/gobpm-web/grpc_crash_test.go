@@ -112,12 +112,12 @@ func startPayInstances(t *testing.T, zc zbc.Client, n int) {
 	}
 }
 
-// awaitChargedOnce waits up to a minute for n completed c8-pay instances
+// awaitChargedOnce waits up to two minutes for n completed c8-pay instances
 // and checks each completed its charge task exactly once.
 func awaitChargedOnce(t *testing.T, base string, n int) {
 	t.Helper()
 	var items []any
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		code, page := get(t, base+"/api/v1/instances?processKey=c8-pay&status=completed&limit=500")
 		if code != http.StatusOK {

@@ -254,6 +254,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/v2/jobs/activation", `{"type":"nothing","maxJobsToActivate":1,"timeout":1000,"requestTimeout":-1}`, "aw"},
 		{"POST", c8JobPath + "/completion", `{}`, "aw"}, // 409 for those allowed: not activated
 		{"POST", c8JobPath + "/failure", `{"retries":1}`, "aw"},
+		{"POST", c8JobPath + "/failure", `{"retries":1,"variables":{"tries":1}}`, "aw"}, // the task's locals
 		{"POST", c8JobPath + "/error", `{"errorCode":"x"}`, "aw"},
 		{"PATCH", c8JobPath, `{"changeset":{"timeout":1000}}`, "aw"},
 		{"POST", "/v2/process-instances", `{"processDefinitionId":"invoice"}`, "ado"},

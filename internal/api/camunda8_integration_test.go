@@ -137,14 +137,21 @@ func TestCamunda8RestV2(t *testing.T) {
 	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{"changeset":{"timeout":120000}}`).noContent(t)
 	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{"changeset":{"retries":-1}}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
 	b.send("PATCH", "/v2/jobs/"+k2, "application/json", `{}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
-	b.postJSON("/v2/jobs/"+k2+"/failure", `{"retries":1,"errorMessage":"down","retryBackOff":30000}`).noContent(t)
+	b.postJSON("/v2/jobs/"+k2+"/failure", `{"retries":1,"variables":"no"}`).c8Problem(t, http.StatusBadRequest, "INVALID_ARGUMENT")
+	// A failure's variables are local variables of the job's task: its
+	// next attempt sees them.
+	b.postJSON("/v2/jobs/"+k2+"/failure", `{"retries":1,"errorMessage":"down","retryBackOff":30000,"variables":{"lastTry":"declined"}}`).noContent(t)
 	b.postJSON("/v2/jobs/"+k2+"/completion", `{}`).c8Problem(t, http.StatusConflict, "INVALID_STATE")
 	if got := activate(); len(got) != 0 {
 		t.Errorf("activated during the backoff: %v", got)
 	}
 	clk.Advance(30 * time.Second)
-	if got := activate(); len(got) != 1 {
-		t.Fatalf("after the backoff: %v", got)
+	again := activate()
+	if len(again) != 1 {
+		t.Fatalf("after the backoff: %v", again)
+	}
+	if v := again[0].(map[string]any)["variables"].(map[string]any); v["lastTry"] != "declined" {
+		t.Errorf("the retried job's variables = %v, want the failure's lastTry", v)
 	}
 	b.postJSON("/v2/jobs/"+k2+"/failure", `{"retries":0,"errorMessage":"still down"}`).noContent(t)
 	incs := b.postJSON("/v2/incidents/search", fmt.Sprintf(`{"filter":{"processInstanceKey":%q}}`, byKey["processInstanceKey"])).wantStatus(t, http.StatusOK).object(t)

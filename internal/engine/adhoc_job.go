@@ -277,10 +277,20 @@ func (x *executor) writeRegionVars(r *Region, n *bpmn.Node, vars map[string]any,
 }
 
 // routerJobFailed records a failed attempt of a router job, as failJob
-// does for a task's job; out of retries, the region gets an incident on
-// the job (retrying it hands the job out again).
+// does for a task's job (its variables go into the region's scope); out
+// of retries, the region gets an incident on the job (retrying it hands
+// the job out again).
 func (x *executor) routerJobFailed(w *Wait, r *Region, e JobFailed) {
 	x.countFailure(w, e)
+	if sc := x.st.Scopes.Get(r.ScopeID); sc != nil && len(e.Variables) > 0 {
+		// The failure's variables are local variables of the region's
+		// scope, the router job's element instance.
+		x.st.Scopes.Touch(sc.ID)
+		for _, k := range sortedKeys(e.Variables) {
+			sc.Vars[k] = scope.CloneValue(e.Variables[k])
+			x.fact(FactVariableSet, w.NodeID, sc.ID, "", map[string]any{"name": k, "by": "router job " + w.Name})
+		}
+	}
 	x.fact(FactJobFailed, w.NodeID, w.ScopeID, "", map[string]any{"jobKey": w.ID, "retries": w.Retries, "errorMessage": e.ErrorMessage, "router": true})
 	if w.Retries == 0 {
 		w.DueAt = time.Time{}

@@ -85,6 +85,13 @@ type JobFailed struct {
 	Backoff      time.Duration
 	Jitter       float64
 	ErrorMessage string
+	// Variables become local variables of the job's task in the same step
+	// (Camunda 8's failure variables): of the io scope the task runs in,
+	// or of one opened for them, which the task's track and job move into
+	// and which closes with the task, so they are visible to the job's
+	// next attempt and never propagate. A router job's go into its
+	// region's scope.
+	Variables map[string]any
 }
 
 // Kind implements Event.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
+	"github.com/gobpm/gobpm/internal/scope"
 )
 
 // Default retry schedule of a failed job without an explicit backoff.
@@ -56,7 +57,38 @@ func (e JobFailed) applyRunning(x *executor) error {
 		return err
 	}
 	x.recordCalls(t, w, e.Calls)
+	if err := x.failureLocals(t, w, e.Variables); err != nil {
+		return err
+	}
 	x.failJob(t, w, e)
+	return nil
+}
+
+// failureLocals writes the variables of a failure of job w as local
+// variables of its task, which track t runs: into the task's io scope,
+// opened now when the task runs without one (as for an ad-hoc
+// activation's variables), the track and the job moving into it. The io
+// scope closes when the task is left (its locals dropped, no outputs
+// unless the task maps some), so only the job's later attempts see them.
+// Without variables nothing changes.
+func (x *executor) failureLocals(t *Track, w *Wait, vars map[string]any) error {
+	if len(vars) == 0 {
+		return nil
+	}
+	io := x.ioScope(t)
+	if io == nil || io.NodeID != t.Node {
+		var err error
+		if io, err = x.st.Scopes.Open(t.Scope, t.Node, nil); err != nil {
+			return fmt.Errorf("engine: variables of the failure of job %s: %w: %w", w.ID, err, ErrCheckpoint)
+		}
+		io.Kind = scopeKindIO
+		x.moveTrack(t, io.ID)
+		x.markTrack(t)
+		x.fact(FactScopeOpened, t.Node, io.ID, t.ID, map[string]any{"mappings": true})
+		w.ScopeID = io.ID
+		x.touch(w.ID)
+	}
+	x.writeLocals(t, io, sortedKeys(vars), scope.CloneVars(vars))
 	return nil
 }
 

@@ -235,7 +235,10 @@ func (g *migrator) walk() {
 		}
 		if sn, tn := g.target(sc.NodeID, "scope of"); tn != nil {
 			g.compatible(sn, tn)
-			if sc.Kind == scopeKindIO && !ownsIO(tn) && !g.hasInputs(sc.ID) {
+			if sc.Kind == scopeKindIO && ownsIO(sn) && !ownsIO(tn) && !g.hasInputs(sc.ID) {
+				// (An io scope of an element without mappings holds an
+				// activation's or a job failure's local variables: no
+				// outputs depend on it.)
 				g.problem(sn.ID, "%s runs with input/output mappings but %s declares none", sn.ID, tn.ID)
 			}
 		}

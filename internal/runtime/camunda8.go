@@ -179,24 +179,22 @@ type C8Failure struct {
 	// RetryBackoff delays the next activation (0: at once).
 	RetryBackoff time.Duration
 	ErrorMessage string
-	// Variables are written into the task's scope before it retries.
+	// Variables become local variables of the job's task, as Camunda 8
+	// sets them (FailRequest.Variables).
 	Variables map[string]any
 }
 
 // FailC8Job records a failed attempt of the job with numeric key key,
 // which user activated, leaving f.Retries retries. Camunda 8's zero
 // backoff means "at once"; gobpm's 0 means its default schedule, so 0 is
-// passed on as the smallest delay. Variables of a failure are not written
-// (gobpm's job failure carries none): EINVALID when given. The holder
-// rule's refusals.
+// passed on as the smallest delay. f.Variables become local variables of
+// the job's task in the failure's step. The holder rule's refusals.
 func (r *Runtime) FailC8Job(ctx context.Context, key int64, user string, f C8Failure) error {
 	switch {
 	case f.Retries < 0:
 		return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}
 	case f.RetryBackoff < 0:
 		return &Error{Code: EINVALID, Message: "retryBackOff must not be negative", Field: "retryBackOff"}
-	case len(f.Variables) > 0:
-		return &Error{Code: EINVALID, Message: "a job failure cannot write variables in gobpm: complete or throw an error to write them", Field: "variables"}
 	}
 	backoff := f.RetryBackoff
 	if backoff == 0 {
@@ -204,7 +202,7 @@ func (r *Runtime) FailC8Job(ctx context.Context, key int64, user string, f C8Fai
 	}
 	retries := f.Retries
 	return r.c8Act(ctx, key, user, func(public string, h WorkerHolder) error {
-		return r.FailWorkerJob(ctx, public, h, FailRequest{Retries: &retries, RetryBackoff: backoff, ErrorMessage: f.ErrorMessage})
+		return r.FailWorkerJob(ctx, public, h, FailRequest{Retries: &retries, RetryBackoff: backoff, ErrorMessage: f.ErrorMessage, Variables: f.Variables})
 	})
 }
 

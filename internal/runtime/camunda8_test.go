@@ -218,3 +218,64 @@ func TestC8StartAwait(t *testing.T) {
 		t.Errorf("awaiting a cancelled instance: %v", err)
 	}
 }
+
+// TestC8FailureVariables fails a job with variables through the Camunda 8
+// layer: they become local variables of the job's task, committed with the
+// failure (a restart keeps them), seen by the job's next attempt and not by
+// the instance; the task's completion drops them.
+func TestC8FailureVariables(t *testing.T) {
+	t.Parallel()
+	c := setupClocked(t)
+	ctx := context.Background()
+	dep, err := c.rt.DeployC8(ctx, []runtime.File{fixture(t, "job.bpmn")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := c.rt.StartC8Instance(ctx, dep.Processes[0], map[string]any{"amount": json.Number("3")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := activateC8(t, c.rt, "charge-card", "ann")
+	if len(jobs) != 1 {
+		t.Fatalf("jobs = %+v", jobs)
+	}
+	vars := map[string]any{"lastTry": "declined", "tries": json.Number("1")}
+	if err := c.rt.FailC8Job(ctx, jobs[0].Key, "ann", runtime.C8Failure{Retries: 1, RetryBackoff: time.Second, ErrorMessage: "down", Variables: vars}); err != nil {
+		t.Fatalf("FailC8Job with variables: %v", err)
+	}
+	view, err := c.rt.Instance(ctx, inst.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := view.Variables["lastTry"]; ok {
+		t.Errorf("the instance's variables hold the failure's: %v", view.Variables)
+	}
+	var local *runtime.ScopeView
+	for i, s := range view.Scopes {
+		if s.NodeID == "charge" {
+			local = &view.Scopes[i]
+		}
+	}
+	if local == nil || local.Variables["lastTry"] != "declined" {
+		t.Fatalf("no scope of the task holds the failure's variables: %+v", view.Scopes)
+	}
+
+	// The failure committed them: a restarted runtime hands them out.
+	c.close(t)
+	c.open(t)
+	c.clk.Advance(time.Second)
+	jobs = activateC8(t, c.rt, "charge-card", "ann")
+	if len(jobs) != 1 || jobs[0].Variables["lastTry"] != "declined" || jobs[0].Variables["amount"] == nil {
+		t.Fatalf("after the failure and a restart: %+v", jobs)
+	}
+	if err := c.rt.CompleteC8Job(ctx, jobs[0].Key, "ann", map[string]any{"charged": true}); err != nil {
+		t.Fatalf("CompleteC8Job: %v", err)
+	}
+	view, err = c.rt.Instance(ctx, inst.ID)
+	if err != nil || view.Status != runtime.StatusCompleted || view.Variables["charged"] != true {
+		t.Fatalf("after the completion: %s %v, %v", view.Status, view.Variables, err)
+	}
+	if _, ok := view.Variables["lastTry"]; ok {
+		t.Errorf("the task's locals outlived it: %v", view.Variables)
+	}
+}

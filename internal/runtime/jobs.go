@@ -424,7 +424,7 @@ func (r *Runtime) FailResolvedJob(ctx context.Context, ref JobRef, holder JobHol
 	if req.RetryBackoff < 0 {
 		return &Error{Code: EINVALID, Message: "retryBackoffMs must not be negative", Field: "retryBackoffMs"}
 	}
-	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
+	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage, Variables: req.Variables}
 	ev.Calls = req.Calls
 	if req.Retries != nil {
 		if *req.Retries < 0 {

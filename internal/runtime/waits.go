@@ -70,6 +70,10 @@ type FailRequest struct {
 	// failure, cut at MaxJobErrorDetails bytes; only the worker-held
 	// protocol (FailWorkerJob) records it.
 	ErrorDetails string
+	// Variables become local variables of the job's task in the failure's
+	// step (engine.JobFailed.Variables): the job's later attempts see them,
+	// and they are dropped when the task is left.
+	Variables map[string]any
 }
 
 // TaskView is a user task as the inbox shows it.

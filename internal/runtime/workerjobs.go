@@ -504,7 +504,7 @@ func (r *Runtime) FailWorkerJob(ctx context.Context, key string, h WorkerHolder,
 	if req.RetryBackoff < 0 {
 		return &Error{Code: EINVALID, Message: "retryTimeout must not be negative", Field: "retryTimeout"}
 	}
-	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage}
+	ev := engine.JobFailed{Decrement: true, Backoff: req.RetryBackoff, Jitter: rand.Float64(), ErrorMessage: req.ErrorMessage, Variables: req.Variables}
 	if req.Retries != nil {
 		if *req.Retries < 0 {
 			return &Error{Code: EINVALID, Message: "retries must not be negative", Field: "retries"}

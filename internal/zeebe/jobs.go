@@ -147,9 +147,8 @@ func (g *Gateway) CompleteJob(ctx context.Context, in *pb.CompleteJobRequest) (*
 }
 
 // FailJob records a failed attempt: retries left (0: an incident),
-// retryBackOff ms before the next activation, errorMessage. gobpm's job
-// failure writes no variables: a failure with variables is
-// INVALID_ARGUMENT.
+// retryBackOff ms before the next activation, errorMessage; variables
+// become local variables of the job's task, as in Zeebe.
 func (g *Gateway) FailJob(ctx context.Context, in *pb.FailJobRequest) (*pb.FailJobResponse, error) {
 	err := g.jobAct(ctx, "FailJob", in.JobKey, in.Variables, func(svc Service, vars map[string]any) error {
 		return svc.FailC8Job(ctx, in.JobKey, user(ctx), runtime.C8Failure{Retries: max(int(in.Retries), 0),

@@ -82,6 +82,7 @@ func TestRoleMatrix(t *testing.T) {
 		{"StreamActivatedJobs", stream, "aw"}, // stays open for those allowed
 		{"CompleteJob", &pb.CompleteJobRequest{JobKey: 99999999}, "aw"},
 		{"FailJob", &pb.FailJobRequest{JobKey: 99999999}, "aw"},
+		{"FailJob", &pb.FailJobRequest{JobKey: 99999999, Retries: 1, Variables: `{"tries":1}`}, "aw"}, // variables are the task's locals
 		{"ThrowError", &pb.ThrowErrorRequest{JobKey: 99999999, ErrorCode: "x"}, "aw"},
 		{"UpdateJobTimeout", &emptypb.Empty{}, "aw"},
 		{"CreateProcessInstance", &pb.CreateProcessInstanceRequest{BpmnProcessId: "none"}, "ado"},

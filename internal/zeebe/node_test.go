@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -60,6 +61,8 @@ type nodeEvent struct {
 	Paid     float64 `json:"paid"`
 	Dup      string  `json:"duplicate"`
 	Msg      string  `json:"msg"`
+	// Before is how many failures the job's variables counted.
+	Before int `json:"before"`
 }
 
 // TestCamunda8SDKOverGRPC runs the real @camunda8/sdk against the gateway
@@ -135,6 +138,10 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 				t.Errorf("the duplicate publication answered %q, want ALREADY_EXISTS (6)", ev.Dup)
 			}
 		case "failing":
+			// Each failure's variables reach the job's next attempt.
+			if ev.Before != failures {
+				t.Errorf("failure %d: the job's variables counted %d failures before it", failures+1, ev.Before)
+			}
 			failures++
 		case "flaky":
 			// The job fails with a backoff down to an incident: name it.
@@ -155,7 +162,15 @@ func TestCamunda8SDKOverGRPC(t *testing.T) {
 		t.Fatalf("node grpc.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), stderr.String())
 	}
 	if flaky != 0 {
-		b.awaitStatus(t, flaky, string(runtime.StatusCompleted))
+		v := b.awaitStatus(t, flaky, string(runtime.StatusCompleted))
+		// The completion copied the failures' count out of the task's
+		// local variables; the local variable itself stayed there.
+		if fmt.Sprint(v.Variables["sawFailures"]) != "2" {
+			t.Errorf("the flaky job's last attempt saw %v failures, want 2", v.Variables["sawFailures"])
+		}
+		if _, ok := v.Variables["failedBefore"]; ok {
+			t.Errorf("the task's local variable reached the instance: %v", v.Variables)
+		}
 	}
 	// Three payments, and the flaky one three times: two failures, then
 	// the completion after the incident's resolution.

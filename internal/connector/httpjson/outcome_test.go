@@ -83,6 +83,26 @@ func TestResultAndErrorExpressions(t *testing.T) {
 			t.Fatalf("incident = %q", msg)
 		}
 	})
+	t.Run("job error with variables", func(t *testing.T) {
+		v := b.run(t, task{retries: 3, inputs: get("/missing"), headers: [][2]string{
+			{"errorExpression", `=jobError("client error " + error.code, {lastStatus: error.code, why: error.variables.response.body.reason}, 0, @"PT1S")`}}}, nil)
+		if msg := incident(t, v); msg != "client error 404" {
+			t.Fatalf("incident = %q", msg)
+		}
+		// Its variables are local variables of the task, not the instance's.
+		if _, ok := v.Variables["lastStatus"]; ok {
+			t.Errorf("the failure's variables reached the instance: %v", v.Variables)
+		}
+		var local map[string]any
+		for _, sc := range v.Scopes {
+			if sc.NodeID == "call" {
+				local = sc.Variables
+			}
+		}
+		if local["lastStatus"] != "404" || local["why"] != "no such item" {
+			t.Errorf("the task's local variables = %v (scopes %+v)", local, v.Scopes)
+		}
+	})
 	t.Run("4xx without error expression", func(t *testing.T) {
 		v := b.run(t, task{retries: 1, inputs: get("/missing")}, nil)
 		if msg := incident(t, v); msg != `HTTP 404 Not Found: {"reason": "no such item"}` {

@@ -430,7 +430,13 @@ func (w *Worker) errorExpression(j runtime.JobView, out outcome, src string, s m
 			retries = 0
 		}
 		backoff, _ := parseBackoff(str(m["retryBackoff"]))
-		return w.failed(j, out, retries, backoff, out.mask.mask(str(m["errorMessage"]))), true
+		out = w.failed(j, out, retries, backoff, out.mask.mask(str(m["errorMessage"])))
+		// The failure's variables become local variables of the job's
+		// task, as Camunda's connector runtime fails the job with them.
+		if vars, _ := m["variables"].(map[string]any); len(vars) > 0 {
+			out.fail.Variables = maskMap(out.mask, vars)
+		}
+		return out, true
 	}
 	return out, false
 }

@@ -67,6 +67,9 @@ async function main() {
 
   // A worker: completes, fails with backoff down to an incident, throws a BPMN error.
   const failures = {};
+  // What each attempt of the failing job saw of its failures' variables
+  // (local variables of its task): 0, 1, then 2 after the resolution.
+  const seenBefore = [];
   let activated = 0;
   const worker = client.createJobWorker({
     jobType: 'c8-charge', maxParallelJobs: 5, jobTimeoutMs: 30000, pollTimeoutMs: 1000, pollIntervalMs: 20, workerName: 'node-worker',
@@ -75,9 +78,10 @@ async function main() {
       check(/^[0-9]+$/.test(job.jobKey), 'numeric job key');
       const mode = job.variables.mode;
       if (mode === 'decline') return job.error({ errorCode: 'DECLINED', errorMessage: 'card declined' });
+      if (mode === 'fail') seenBefore.push(job.variables.failedBefore ?? 0);
       if (mode === 'fail' && (failures[job.processInstanceKey] ?? 0) < 2) {
         failures[job.processInstanceKey] = (failures[job.processInstanceKey] ?? 0) + 1;
-        return job.fail({ errorMessage: 'gateway down', retries: job.retries - 1, retryBackOff: 100 });
+        return job.fail({ errorMessage: 'gateway down', retries: job.retries - 1, retryBackOff: 100, variables: { failedBefore: failures[job.processInstanceKey] } });
       }
       return job.complete({ variables: { paid: true } });
     },
@@ -96,6 +100,7 @@ async function main() {
   say({ ev: 'incident', key: incident.incidentKey, failures: failures[failing.processInstanceKey] });
   await client.resolveIncident({ incidentKey: incident.incidentKey });
   await until('the resolved instance to complete', async () => (await instanceState(failing.processInstanceKey)) === 'COMPLETED');
+  check(JSON.stringify(seenBefore) === '[0,1,2]', 'the failures\' variables reached the next attempts: ' + JSON.stringify(seenBefore));
   say({ ev: 'resolved', instance: failing.processInstanceKey });
   await worker.stop();
 

@@ -37,16 +37,22 @@ try {
       out({ ev: 'job', key: job.key, instance: job.processInstanceKey, currency: job.customHeaders.currency })
       if (job.variables.flaky && !recovered) {
         // Fails with a backoff until its retries run out: an incident.
+        // Each failure counts itself in a variable of the task, which
+        // the job's next attempt sees.
         failedJob = job.key
-        out({ ev: 'failing', key: job.key, retries: job.retries, instance: job.processInstanceKey })
-        lastFailure = job.fail({ errorMessage: 'the card service is down', retries: job.retries - 1, retryBackOff: 200 })
-        return lastFailure
+        const before = job.variables.failedBefore ?? 0
+        out({ ev: 'failing', key: job.key, retries: job.retries, instance: job.processInstanceKey, before })
+        // (The SDK's stream worker drops the variables of job.fail, so the
+        // failure goes through the client's own FailJob call.)
+        lastFailure = zbc.failJob({ jobKey: job.key, errorMessage: 'the card service is down', retries: job.retries - 1, retryBackOff: 200, variables: { failedBefore: before + 1 } })
+        await lastFailure
+        return job.forward()
       }
       if (job.variables.decline) {
         return job.error({ errorCode: 'DECLINED', errorMessage: 'declined by the node worker' })
       }
       if (job.variables.flaky) {
-        const ack = await job.complete({ charged: true })
+        const ack = await job.complete({ charged: true, sawFailures: job.variables.failedBefore ?? 0 })
         settleFlaky()
         return ack
       }
