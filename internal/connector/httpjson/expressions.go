@@ -21,13 +21,16 @@ const (
 // result and error expressions.
 var functionNames = []string{"bpmnError", "jobError"}
 
-// fn is a Go function FEEL may call.
+// fn is a Go function FEEL may call; its parameters after the first min
+// may be left out (feel.OptionalParams), as Camunda's overloads allow.
 type fn struct {
 	params []string
+	min    int
 	call   func(args []any) (any, error)
 }
 
 func (f fn) Params() []string             { return f.params }
+func (f fn) MinArgs() int                 { return f.min }
 func (f fn) Call(args []any) (any, error) { return f.call(args) }
 
 // arg returns args[i], nil when absent.
@@ -38,8 +41,9 @@ func arg(args []any, i int) any {
 	return nil
 }
 
-// bpmnErrorFn is bpmnError(errorCode, errorMessage, variables).
-var bpmnErrorFn = fn{params: []string{"errorCode", "errorMessage", "variables"}, call: func(args []any) (any, error) {
+// bpmnErrorFn is bpmnError(errorCode, errorMessage) and
+// bpmnError(errorCode, errorMessage, variables).
+var bpmnErrorFn = fn{params: []string{"errorCode", "errorMessage", "variables"}, min: 2, call: func(args []any) (any, error) {
 	out := map[string]any{"errorType": errorTypeBPMN, "errorCode": str(arg(args, 0))}
 	if m := arg(args, 1); m != nil {
 		out["errorMessage"] = str(m)
@@ -50,8 +54,9 @@ var bpmnErrorFn = fn{params: []string{"errorCode", "errorMessage", "variables"},
 	return out, nil
 }}
 
-// jobErrorFn is jobError(errorMessage, variables, retries, retryBackoff).
-var jobErrorFn = fn{params: []string{"errorMessage", "variables", "retries", "retryBackoff"}, call: func(args []any) (any, error) {
+// jobErrorFn is jobError(errorMessage, variables, retries, retryBackoff),
+// every parameter after the message optional.
+var jobErrorFn = fn{params: []string{"errorMessage", "variables", "retries", "retryBackoff"}, min: 1, call: func(args []any) (any, error) {
 	out := map[string]any{"errorType": errorTypeJob, "errorMessage": str(arg(args, 0)), "retries": json.Number("0")}
 	if v, ok := arg(args, 1).(map[string]any); ok {
 		out["variables"] = v

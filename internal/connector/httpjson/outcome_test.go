@@ -76,6 +76,22 @@ func TestResultAndErrorExpressions(t *testing.T) {
 			t.Fatalf("not caught, variables %v", v.Variables)
 		}
 	})
+	// Camunda's overloads leave trailing arguments out: bpmnError(code,
+	// message) throws and jobError(message) fails the job with no retries,
+	// where a call FEEL cannot match would evaluate to null and do nothing.
+	t.Run("short forms", func(t *testing.T) {
+		v := b.run(t, task{retries: 3, catch: "GONE", inputs: get("/missing"), headers: [][2]string{
+			{"errorExpression", `=if error.code = "404" then bpmnError("GONE", error.message) else null`}}}, nil)
+		completed(t, v)
+		if !passed(t, b, v.ID, "caught") {
+			t.Fatalf("bpmnError(code, message) not caught, variables %v", v.Variables)
+		}
+		v = b.run(t, task{retries: 3, inputs: get("/missing"), headers: [][2]string{
+			{"errorExpression", `=jobError("client error " + error.code)`}}}, nil)
+		if msg := incident(t, v); msg != "client error 404" {
+			t.Fatalf("jobError(message): incident = %q", msg)
+		}
+	})
 	t.Run("job error", func(t *testing.T) {
 		v := b.run(t, task{retries: 3, inputs: get("/missing"), headers: [][2]string{
 			{"errorExpression", `=if matches(error.code, "4[0-9]{2}") then jobError("client error " + error.code, {}, 0, @"PT1S") else null`}}}, nil)
