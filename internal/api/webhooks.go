@@ -16,7 +16,7 @@ import (
 // correlates; a refusal is answered as problem+json with Retry-After (429)
 // or Allow (405).
 func (s *server) webhook(w http.ResponseWriter, r *http.Request) error {
-	path := chi.URLParam(r, "*")
+	path := chi.URLParam(r, "path")
 	if s.opts.Webhooks == nil {
 		return errorf(kindNotFound, "", "no webhook is served at /webhooks/"+path)
 	}

@@ -89,9 +89,10 @@ func containsNode(ns []*Node, n *Node) bool {
 	return false
 }
 
-// webhookPath is what a webhook path may be: segments of letters, digits,
-// dashes, underscores and dots.
-var webhookPath = regexp.MustCompile(`^[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*$`)
+// webhookPath is what a webhook path may be: one path segment of letters,
+// digits, '-', '_', '.' and '~', starting with a letter or digit (Camunda's
+// template allows letters and digits joined by '-' and '_').
+var webhookPath = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]*$`)
 
 // webhookOwners are the elements that may carry a webhook.
 var webhookOwners = map[string]bool{"startEvent": true, "intermediateCatchEvent": true, "boundaryEvent": true}
@@ -198,7 +199,7 @@ func (p *parser) finishWebhook(owner *etree.Element, w *Webhook, locator, result
 		return
 	}
 	if !webhookPath.MatchString(w.Path) {
-		p.problems.add(label, RuleUnsupported, "%sinbound.context (path) %q on %s: want segments of letters, digits, '-', '_', '.', '~'", pre, w.Path, owner.Tag)
+		p.problems.add(label, RuleUnsupported, "%sinbound.context (path) %q on %s: want one path segment of letters, digits, '-', '_', '.', '~'", pre, w.Path, owner.Tag)
 	}
 	switch w.Method {
 	case "ANY":

@@ -31,7 +31,7 @@ func TestWebhookParsed(t *testing.T) {
 	t.Run("camundaStart", func(t *testing.T) {
 		t.Parallel()
 		defs, err := Parse(webhookDoc(`<startEvent id="s">` + props("inbound.type", WebhookType, "inbound.subtype", "ConfigurableInboundWebhook",
-			"inbound.context", "orders/new", "inbound.method", "post", "inbound.auth.type", "BASIC", "inbound.auth.username", "u",
+			"inbound.context", "orders-new", "inbound.method", "post", "inbound.auth.type", "BASIC", "inbound.auth.username", "u",
 			"inbound.auth.password", "{{secrets.PW}}", "inbound.shouldValidateHmac", "enabled", "inbound.hmacSecret", "{{secrets.H}}",
 			"inbound.hmacHeader", "X-Sig", "inbound.hmacAlgorithm", "sha_256", "resultExpression", "={order: request.body}") + `</startEvent>` + webhookTail))
 		if err != nil {
@@ -42,7 +42,7 @@ func TestWebhookParsed(t *testing.T) {
 			t.Fatalf("webhooks = %v", hooks)
 		}
 		w := hooks[0].Webhook
-		if w.Path != "orders/new" || w.Method != "POST" || w.Auth != WebhookAuthBasic || w.Password != "{{secrets.PW}}" ||
+		if w.Path != "orders-new" || w.Method != "POST" || w.Auth != WebhookAuthBasic || w.Password != "{{secrets.PW}}" ||
 			w.HMACHeader != "X-Sig" || w.HMACAlgorithm != "sha_256" || w.ResultExpression == nil {
 			t.Fatalf("webhook = %+v", w)
 		}
