@@ -76,5 +76,5 @@ func (m *Main) webhooks() (*webhook.Handler, error) {
 	}
 	c := m.cfg.Webhook
 	return webhook.New(m.rt, webhook.Options{Logger: m.log, Secrets: httpjson.NewSecrets(m.cfg.Connector.Getenv, file),
-		MaxBodyBytes: c.MaxBody, Rate: c.Rate, Burst: c.Burst}), nil
+		MaxBodyBytes: c.MaxBody, Rate: c.Rate, Burst: c.Burst})
 }

@@ -44,7 +44,11 @@ func setupWebhooks(t *testing.T, dsn string, opts webhook.Options) *bundle {
 	logs := &syncBuffer{}
 	opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts.Secrets = httpjson.NewSecrets(func(k string) string { return webhookSecrets[k] }, nil)
-	return &bundle{t: t, logs: logs, handler: api.New(rt, opts.Logger, api.Options{Webhooks: webhook.New(rt, opts)})}
+	hooks, err := webhook.New(rt, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bundle{t: t, logs: logs, handler: api.New(rt, opts.Logger, api.Options{Webhooks: hooks})}
 }
 
 // webhookModel is a process key whose start event carries the webhook

@@ -182,9 +182,11 @@ func (s *Secrets) Expand(text string) (string, []string, error) {
 	return out, r.used, nil
 }
 
-// Mask returns v, a JSON-shaped value, with every one of values replaced by
-// *** in its strings and keys (as the connector masks what it records).
-func Mask(values []string, v any) any {
+// Mask returns v, a JSON-shaped value, with every one of values (secret
+// values Expand put in, or other credentials) replaced by *** in its
+// strings and keys, as the connector masks what it records. It reads
+// nothing of s: it is a method so that one interface offers both.
+func (s *Secrets) Mask(values []string, v any) any {
 	var m masker
 	for _, s := range values {
 		if s != "" {

@@ -20,6 +20,7 @@
 // kept in variables (a basic Authorization header entirely), and never
 // logged.
 //
-// It imports runtime, bpmn, expr and connector/httpjson (Secrets); it must
-// not import the store, the API or the engine.
+// It imports runtime, bpmn and expr; the REST connector's Secrets reach it
+// through the Secrets interface. It must not import the store, the API or
+// the engine.
 package webhook

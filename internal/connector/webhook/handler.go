@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
-	"github.com/gobpm/gobpm/internal/connector/httpjson"
 	"github.com/gobpm/gobpm/internal/expr"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
@@ -53,13 +52,25 @@ type Runtime interface {
 	CorrelateMatching(ctx context.Context, m runtime.MessageMatch) ([]runtime.MessageDelivery, error)
 }
 
+// Secrets resolves {{secrets.NAME}} placeholders and masks what it put
+// in: *httpjson.Secrets, the REST connector's (an interface so that the
+// connector's tests can drive webhooks without an import cycle).
+type Secrets interface {
+	// Expand replaces the placeholders in text and returns the secret
+	// values it put in; an unset secret is an error naming it.
+	Expand(text string) (string, []string, error)
+	// Mask replaces every one of values in the strings of v by ***.
+	Mask(values []string, v any) any
+}
+
 // Options configure a Handler.
 type Options struct {
 	// Logger receives one line per request (path, process, outcome; never
 	// headers or bodies). Nil discards.
 	Logger *slog.Logger
-	// Secrets resolves {{secrets.NAME}} in the webhooks' credentials.
-	Secrets *httpjson.Secrets
+	// Secrets resolves {{secrets.NAME}} in the webhooks' credentials (the
+	// REST connector's *httpjson.Secrets); required.
+	Secrets Secrets
 	// MaxBodyBytes caps a request body (0: DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 	// Rate and Burst are each path's token bucket (0: the defaults; a
@@ -78,8 +89,8 @@ type Handler struct {
 	buckets *buckets
 }
 
-// New returns a handler over rt.
-func New(rt Runtime, opts Options) *Handler {
+// New returns a handler over rt; opts.Secrets is required.
+func New(rt Runtime, opts Options) (*Handler, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -92,11 +103,14 @@ func New(rt Runtime, opts Options) *Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Secrets == nil {
+		return nil, errors.New("webhook: Options.Secrets is required")
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{rt: rt, opts: opts, log: log, buckets: newBuckets(opts.Rate, opts.Burst, opts.Now)}
+	return &Handler{rt: rt, opts: opts, log: log, buckets: newBuckets(opts.Rate, opts.Burst, opts.Now)}, nil
 }
 
 // Code is the kind of a refused webhook request; the API maps each to its
@@ -178,10 +192,12 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, path string) err
 	if wh.Auth == bpmn.WebhookAuthBasic {
 		req["headers"].(map[string]any)["authorization"] = "***"
 	}
-	req = httpjson.Mask(masks, req).(map[string]any)
+	if m, ok := h.opts.Secrets.Mask(masks, req).(map[string]any); ok {
+		req = m
+	}
 	vars, err := variables(wh, req)
 	if err != nil {
-		return &Error{Code: CodeInvalid, Detail: fmt.Sprintf("webhook %q: %v", path, httpjson.Mask(masks, err.Error()))}
+		return &Error{Code: CodeInvalid, Detail: fmt.Sprintf("webhook %q: %v", path, h.opts.Secrets.Mask(masks, err.Error()))}
 	}
 	res, err := h.deliver(r.Context(), rt, req, vars)
 	if err != nil {
@@ -390,3 +406,4 @@ func validHMAC(alg, secret string, body []byte, sig string) bool {
 	}
 	return false
 }
+
