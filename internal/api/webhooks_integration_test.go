@@ -97,7 +97,7 @@ func (b *bundle) startedVars(t *testing.T, res *response) map[string]any {
 	if id == "" {
 		t.Fatalf("no processInstanceKey in %s", res.Body)
 	}
-	inst := b.get("/api/v1/instances/" + id).wantStatus(t, http.StatusOK).object(t)
+	inst := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t)
 	vars, _ := inst["variables"].(map[string]any)
 	return vars
 }
@@ -177,7 +177,7 @@ func TestIntegrationWebhookAuthentication(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"signed", "basic", "keyed"} {
-		items := b.get("/api/v1/instances?processKey=" + key).wantStatus(t, http.StatusOK).items(t)
+		items := b.get("/api/v1/instances?processKey="+key).wantStatus(t, http.StatusOK).items(t)
 		if len(items) != started[key] {
 			t.Errorf("%s: %d instances, want %d (a refused request starts nothing)", key, len(items), started[key])
 		}
@@ -261,7 +261,7 @@ func TestIntegrationWebhookCorrelates(t *testing.T) {
 	if fmt.Sprint(res["correlated"]) != "1" {
 		t.Fatalf("answer = %v", res)
 	}
-	got := b.get("/api/v1/instances/" + a["id"].(string)).wantStatus(t, http.StatusOK).object(t)
+	got := b.get("/api/v1/instances/"+a["id"].(string)).wantStatus(t, http.StatusOK).object(t)
 	if got["status"] != "completed" || fmt.Sprint(got["variables"].(map[string]any)["amount"]) != "42" {
 		t.Fatalf("instance o-1 = %v", got)
 	}

@@ -406,4 +406,3 @@ func validHMAC(alg, secret string, body []byte, sig string) bool {
 	}
 	return false
 }
-
