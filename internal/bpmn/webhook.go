@@ -97,17 +97,26 @@ var webhookPath = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]*$`)
 // webhookOwners are the elements that may carry a webhook.
 var webhookOwners = map[string]bool{"startEvent": true, "intermediateCatchEvent": true, "boundaryEvent": true}
 
-// webhookProps are the webhook connector properties gobpm reads; the
-// value says which are accepted without effect.
+// webhookProps are the webhook connector properties gobpm reads, and
+// inbound.subtype, which names the template (the modeler writes it).
 var webhookProps = map[string]bool{
-	"inbound.type": false, "inbound.context": false, "inbound.method": false,
-	"inbound.auth.type": false, "inbound.auth.username": false, "inbound.auth.password": false,
-	"inbound.auth.apiKey": false, "inbound.auth.apiKeyLocator": false,
-	"inbound.shouldValidateHmac": false, "inbound.hmacSecret": false, "inbound.hmacHeader": false,
-	"inbound.hmacAlgorithm": false,
-	"resultVariable":        false, "resultExpression": false, "correlationKeyExpression": false,
-	// The template's subtype names the template; the modeler writes it.
+	"inbound.type": true, "inbound.context": true, "inbound.method": true,
+	"inbound.auth.type": true, "inbound.auth.username": true, "inbound.auth.password": true,
+	"inbound.auth.apiKey": true, "inbound.auth.apiKeyLocator": true,
+	"inbound.shouldValidateHmac": true, "inbound.hmacSecret": true, "inbound.hmacHeader": true,
+	"inbound.hmacAlgorithm": true,
+	"resultVariable":        true, "resultExpression": true, "correlationKeyExpression": true,
 	"inbound.subtype": true,
+}
+
+// webhookDefaults are values of the templates' other properties that ask
+// for nothing gobpm does not do (the modeler writes them as defaults): no
+// manual deduplication, no consuming of unmatched events, and a
+// correlation that must succeed (gobpm answers 404 when nothing waits).
+var webhookDefaults = map[string]map[string]bool{
+	"deduplicationModeManualFlag": {"false": true},
+	"consumeUnmatchedEvents":      {"false": true},
+	"correlationRequired":         {"notRequired": true, "required": true},
 }
 
 // camundaWebhook reads the zeebe:properties props of owner when they
@@ -131,8 +140,12 @@ func (p *parser) camundaWebhook(owner, props *etree.Element) {
 		p.problems.add(label, RuleUnsupported, "zeebe:properties on %s configure an inbound connector of type %q, which is not supported: gobpm serves only the webhook connector (%s)", owner.Tag, t, WebhookType)
 		return
 	}
-	for name := range vals {
-		if _, ok := webhookProps[name]; !ok && (strings.HasPrefix(name, "inbound.") || webhookExtra(name)) {
+	for name, v := range vals {
+		v = strings.TrimSpace(v)
+		if v == "" || webhookDefaults[name][v] {
+			continue // an empty property asks for nothing
+		}
+		if !webhookProps[name] && (strings.HasPrefix(name, "inbound.") || webhookExtra(name)) {
 			p.problems.add(label, RuleUnsupported, "zeebe:property %s of the webhook connector on %s is not supported", name, owner.Tag)
 		}
 	}

@@ -99,3 +99,20 @@ func TestWebhookRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookTemplateDefaults checks that the properties the modeler's
+// webhook templates write with their defaults (empty, or asking for
+// nothing gobpm does not do) are accepted.
+func TestWebhookTemplateDefaults(t *testing.T) {
+	t.Parallel()
+	_, err := Parse(webhookDoc(`<startEvent id="s">` + props("inbound.type", WebhookType, "inbound.context", "x",
+		"deduplicationModeManualFlag", "false", "messageIdExpression", "", "activationCondition", " ", "consumeUnmatchedEvents", "false",
+		"inbound.responseBodyExpression", "") + `</startEvent>` + webhookTail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verr := MustFail(t, webhookDoc(`<startEvent id="s">`+props("inbound.type", WebhookType, "inbound.context", "x", "deduplicationModeManualFlag", "true")+`</startEvent>`+webhookTail))
+	if !strings.Contains(verr.Error(), "deduplicationModeManualFlag") {
+		t.Fatalf("problems = %v", verr)
+	}
+}
