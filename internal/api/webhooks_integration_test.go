@@ -322,3 +322,23 @@ func TestIntegrationWebhookLimits(t *testing.T) {
 	now = now.Add(time.Second)
 	b.hook(http.MethodPost, "small", "application/json", `{}`).wantStatus(t, http.StatusOK)
 }
+
+// TestIntegrationWebhookGobpmMessageStart: gobpm's own spelling on a
+// message start event starts the process through its message.
+func TestIntegrationWebhookGobpmMessageStart(t *testing.T) {
+	t.Parallel()
+	b := setupWebhooks(t, testdb.DSN(t), webhook.Options{})
+	b.deployModel(t, "ms.bpmn", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:gobpm="urn:gobpm:1" id="d" targetNamespace="urn:t">
+<message id="m" name="order-placed"/>
+<process id="placed" isExecutable="true">
+<startEvent id="s"><extensionElements><gobpm:webhook path="placed" method="post" auth="basic" username="u" password="{{secrets.HOOK_PW}}" resultVariable="hook"/></extensionElements>
+<messageEventDefinition messageRef="m"/></startEvent>
+<userTask id="wait"/><sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><endEvent id="e"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/>
+</process></definitions>`).wantStatus(t, http.StatusCreated)
+	b.hook(http.MethodPost, "placed", "application/json", `{"n":1}`, "Authorization", "Basic "+basic("u", "x")).problem(t, http.StatusUnauthorized, "unauthorized")
+	vars := b.startedVars(t, b.hook(http.MethodPost, "placed", "application/json", `{"n":1}`, "Authorization", "Basic "+basic("u", webhookSecrets["GOBPM_SECRET_HOOK_PW"])))
+	req := vars["hook"].(map[string]any)["request"].(map[string]any)
+	if fmt.Sprint(req["body"].(map[string]any)["n"]) != "1" {
+		t.Fatalf("variables = %v", vars)
+	}
+}
