@@ -101,6 +101,8 @@ type Config struct {
 	MaxLongPolls, MaxEventStreams int
 	// Connector configures the built-in REST connector worker.
 	Connector ConnectorConfig
+	// Webhook configures the inbound webhooks.
+	Webhook WebhookConfig
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -116,6 +118,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	var c Config
 	fs.StringVar(&c.Addr, "addr", def("GOBPM_ADDR", "127.0.0.1:8080"), "listen address (GOBPM_ADDR)")
 	if err := c.Connector.register(fs, getenv); err != nil {
+		return Config{}, err
+	}
+	if err := c.Webhook.register(fs, getenv); err != nil {
 		return Config{}, err
 	}
 	if err := c.DBConfig.register(fs, getenv); err != nil {
@@ -176,7 +181,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if c.Auth, err = access.ParseMode(*authMode); err != nil {
 		return Config{}, err
 	}
-	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check()); err != nil {
+	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check()); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
@@ -371,8 +376,13 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	secure := m.cfg.SecureCookies || strings.HasPrefix(m.cfg.PublicURL, "https://")
+	hooks, err := m.webhooks()
+	if err != nil {
+		m.Close()
+		return err
+	}
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure, MaxLongPolls: m.cfg.MaxLongPolls,
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure, MaxLongPolls: m.cfg.MaxLongPolls, Webhooks: hooks,
 		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure, Access: m.access, OIDC: m.oidc, OIDCName: m.cfg.OIDC.Name,
 			MaxEventStreams: m.cfg.MaxEventStreams})})
 	handler = bodyDeadline(handler, m.cfg.BodyTimeout)

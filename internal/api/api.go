@@ -13,6 +13,7 @@ import (
 
 	gobpm "github.com/gobpm/gobpm"
 	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/connector/webhook"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
@@ -211,6 +212,9 @@ type Options struct {
 	// at once; one more is 429 with Retry-After. 0 means
 	// httpsec.DefaultMaxHolds, a negative value no cap.
 	MaxLongPolls int
+	// Webhooks serves /webhooks/{path} (public: each webhook checks its own
+	// authentication); nil answers those paths 404.
+	Webhooks *webhook.Handler
 }
 
 func (o Options) withDefaults() Options {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/gobpm/gobpm/internal/connector/webhook"
 	"github.com/gobpm/gobpm/internal/runtime"
 )
 
@@ -61,6 +62,17 @@ var codeKinds = map[string]kind{
 	runtime.EINVALID:   kindInvalidRequest,
 	runtime.EFORBIDDEN: kindForbidden,
 	runtime.EINTERNAL:  kindInternal,
+}
+
+// webhookKinds maps the codes of a refused webhook request to rows of the
+// error table.
+var webhookKinds = map[webhook.Code]kind{
+	webhook.CodeNotFound:         kindNotFound,
+	webhook.CodeMethodNotAllowed: kindMethodNotAllowed,
+	webhook.CodeUnauthorized:     kindUnauthorized,
+	webhook.CodeTooLarge:         kindPayloadTooLarge,
+	webhook.CodeRateLimited:      kindTooManyRequests,
+	webhook.CodeInvalid:          kindInvalidRequest,
 }
 
 // Problem is an RFC 9457 problem details document, the body of every error
@@ -149,6 +161,7 @@ func problemFor(err error) (p Problem, internal bool) {
 		me *http.MaxBytesError
 		re *runtime.Error
 		rr *runtime.ReachError
+		we *webhook.Error
 	)
 	if p, ok := refusedMigrationProblem(err); ok {
 		return p, false
@@ -168,6 +181,12 @@ func problemFor(err error) (p Problem, internal bool) {
 		for _, f := range rr.Refusals {
 			p.Refused = append(p.Refused, ReachRefusal{Resource: f.Resource, Process: f.Process, Element: f.Element,
 				Reaches: string(f.Kind), Key: f.Key, Missing: f.Missing, Detail: f.Detail})
+		}
+		return p, false
+	case errors.As(err, &we):
+		p := newProblem(webhookKinds[we.Code], we.Detail, "")
+		if p.Status == 0 {
+			p = newProblem(kindInvalidRequest, we.Detail, "")
 		}
 		return p, false
 	case errors.As(err, &me):

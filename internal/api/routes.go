@@ -65,6 +65,14 @@ func (s *server) routes() []route {
 	return []route{
 		{get, "/healthz", public, nil, s.healthz},
 		{get, "/readyz", public, nil, s.readyz},
+		// Inbound webhooks: public, since each checks its own
+		// authentication (HMAC, basic, API key); the webhook's method is
+		// checked by its handler.
+		{get, "/webhooks/{path}", public, nil, s.webhook},
+		{post, "/webhooks/{path}", public, nil, s.webhook},
+		{put, "/webhooks/{path}", public, nil, s.webhook},
+		{patch, "/webhooks/{path}", public, nil, s.webhook},
+		{del, "/webhooks/{path}", public, nil, s.webhook},
 		{get, "/metrics", anyone, nil, s.metrics},
 
 		{get, v + "/openapi.yaml", public, nil, s.openAPI},

@@ -427,7 +427,9 @@
 // zeebe:taskSchedule followUpDate, zeebe:script anywhere but on a
 // scriptTask, zeebe:conditionalFilter,
 // zeebe:linkedResources, zeebe:properties configuring an inbound
-// connector (a property named inbound.*), and these extension elements:
+// connector other than the webhook connector (io.camunda:webhook:1, read
+// into Node.Webhook with gobpm:webhook, see webhook.go; its properties
+// gobpm does not read are refused by name), and these extension elements:
 // camunda:executionListener, camunda:taskListener,
 // camunda:failedJobRetryTimeCycle anywhere but on an element that creates
 // a job (there it is the job's retry schedule, RetryCycle) or as an

@@ -558,6 +558,9 @@ type Node struct {
 	// Mappings are the element's input/output variable mappings
 	// (camunda:inputOutput, zeebe:ioMapping, gobpm:input/gobpm:output), or nil.
 	Mappings *Mappings
+	// Webhook is the inbound HTTP endpoint of a start, message catch or
+	// message boundary event (webhook.go), or nil.
+	Webhook *Webhook
 	// AttachedTo is the host activity of a boundary event.
 	AttachedTo *Node
 	// CancelActivity reports an interrupting boundary event.

@@ -65,6 +65,7 @@ func parse(data []byte, lim Limits) (*Definitions, error) {
 		return nil, p.problems.err()
 	}
 	p.validate()
+	p.attachWebhooks()
 	if len(p.problems) == 0 {
 		// Limits on the wired graph: only a model otherwise valid.
 		for _, proc := range defs.Processes {
@@ -120,6 +121,9 @@ type parser struct {
 	data map[string]*Graph
 	// dataRefs are dataObjectReferences to resolve.
 	dataRefs []dataRef
+	// webhooks are the webhooks read from extension elements, by the
+	// element that declares them (attachWebhooks sets them on the nodes).
+	webhooks map[*etree.Element]*Webhook
 	// procs maps each process graph to its process id.
 	procs map[*Graph]string
 

@@ -549,7 +549,7 @@ func (p *parser) checkIDs(root *etree.Element) {
 		} else if e.NamespaceURI() == NamespaceGobpm {
 			// gobpm:input and gobpm:output belong in <extensionElements>;
 			// vendorExtensions checks the element holding them.
-			if par := e.Parent(); !gobpmMappings[e.Tag] || par == nil || !isBPMN(par) || par.Tag != "extensionElements" {
+			if par := e.Parent(); !(gobpmMappings[e.Tag] || e.Tag == "webhook") || par == nil || !isBPMN(par) || par.Tag != "extensionElements" {
 				p.problems.add(p.label(e), RuleUnknownExtension, "unknown gobpm element %q", e.Tag)
 			}
 			return
@@ -604,6 +604,9 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 			if !mappingOwner(owner) {
 				p.problems.add(p.label(owner), RuleUnsupported, "%s on %s is not supported: variable mappings belong on activities and events; %s", qualified(c), owner.Tag, mappingHint)
 			}
+			continue
+		case ns == NamespaceGobpm && c.Tag == "webhook":
+			p.gobpmWebhook(owner, c)
 			continue
 		case ns == NamespaceGobpm:
 			continue // an unknown gobpm element: checkIDs reports it

@@ -176,12 +176,7 @@ func (p *parser) otherVendorExtension(owner, c *etree.Element) {
 				p.problems.add(label, RuleUnsupported, "zeebe:script on %s is not supported: it belongs on a scriptTask", owner.Tag)
 			}
 		case c.Tag == "properties":
-			for _, prop := range c.ChildElements() {
-				if strings.HasPrefix(strings.TrimSpace(prop.SelectAttrValue("name", "")), "inbound.") {
-					p.problems.add(label, RuleUnsupported, "zeebe:properties on %s configure an inbound connector (%s), which is not supported; deliver the message through the API", owner.Tag, prop.SelectAttrValue("name", ""))
-					break
-				}
-			}
+			p.camundaWebhook(owner, c)
 		case zeebeHarmless[c.Tag]:
 		default:
 			hint, ok := zeebeRefused[c.Tag]

@@ -25,7 +25,7 @@ func TestVendorSettingsWithExecutionMeaningAreRefused(t *testing.T) {
 		{"flowableField", RuleUnsupported, "activiti:field on serviceTask"},
 		{"ws", RuleUnsupported, `implementation="http://example.org/soap" on serviceTask`},
 		{"ws", RuleUnsupported, `operationRef "op" on serviceTask`},
-		{"inbound", RuleUnsupported, "inbound connector (inbound.type)"},
+		{"inbound", RuleUnsupported, "a webhook on receiveTask is not supported"},
 		{"c8script", RuleInvalidAttribute, "scriptTask has both <script> and zeebe:script: keep one implementation"},
 		{"unknownVendor", RuleUnsupported, "camunda:someFutureSetting on serviceTask is not supported: gobpm does not read it"},
 		{"unknownVendor", RuleUnsupported, "zeebe:someFutureSetting on serviceTask"},

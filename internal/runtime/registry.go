@@ -152,6 +152,13 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 		}
 		resources = append(resources, res)
 	}
+	if len(problems) == 0 {
+		ps, err := r.checkWebhookPaths(ctx, parsed, owner)
+		if err != nil {
+			return DeploymentResult{}, err
+		}
+		problems = ps
+	}
 	if len(problems) > 0 {
 		return DeploymentResult{}, &DeploymentError{Problems: problems}
 	}

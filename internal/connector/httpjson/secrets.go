@@ -168,3 +168,30 @@ func (m masker) value(v any) any {
 	}
 	return v
 }
+
+// Expand replaces the {{secrets.NAME}} placeholders in text, as a call's
+// inputs are resolved. It returns the secret values it put in (to mask
+// them in whatever is recorded) and an error naming, never showing, the
+// secrets that are not set.
+func (s *Secrets) Expand(text string) (string, []string, error) {
+	r := resolver{secrets: s}
+	out := r.text(text)
+	if len(r.missing) > 0 {
+		return "", nil, fmt.Errorf("secret %s is not set", strings.Join(r.missing, ", "))
+	}
+	return out, r.used, nil
+}
+
+// Mask returns v, a JSON-shaped value, with every one of values (secret
+// values Expand put in, or other credentials) replaced by *** in its
+// strings and keys, as the connector masks what it records. It reads
+// nothing of s: it is a method so that one interface offers both.
+func (s *Secrets) Mask(values []string, v any) any {
+	var m masker
+	for _, s := range values {
+		if s != "" {
+			m = append(m, s)
+		}
+	}
+	return m.value(v)
+}
