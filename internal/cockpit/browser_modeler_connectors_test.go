@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/gobpm/gobpm/internal/bpmn"
 	"github.com/gobpm/gobpm/internal/connector/httpjson"
 )
 
@@ -375,6 +376,12 @@ func TestBrowserModelerWebhook(t *testing.T) {
 	}
 	if strings.Count(xml, "<zeebe:properties>") != 2 || !strings.Contains(xml, `xmlns:zeebe="http://camunda.org/schema/zeebe/1.0"`) {
 		t.Errorf("one zeebe:properties per event, the namespace declared:\n%s", xml)
+	}
+	// The server serves what the panel wrote: both webhooks deploy.
+	if defs, err := bpmn.Parse([]byte(xml)); err != nil {
+		t.Errorf("the server refuses the panel's webhooks: %v", err)
+	} else if hooks := defs.Processes[0].Webhooks(); len(hooks) != 2 {
+		t.Errorf("the parsed model serves %d webhooks, want 2", len(hooks))
 	}
 
 	reopen(t, ctx, xml)
