@@ -342,3 +342,39 @@ func TestIntegrationWebhookGobpmMessageStart(t *testing.T) {
 		t.Fatalf("variables = %v", vars)
 	}
 }
+
+// A message start event carrying Camunda 8's webhook properties (its
+// "webhook message start" template) starts its process; when another
+// process starts on the same message name, the webhook cannot tell which
+// one is meant and answers 409 with nothing started.
+func TestIntegrationWebhookCamundaMessageStart(t *testing.T) {
+	t.Parallel()
+	b := setupWebhooks(t, testdb.DSN(t), webhook.Options{})
+	model := func(key, hook string) string {
+		props := ""
+		if hook != "" {
+			props = `<extensionElements><zeebe:properties><zeebe:property name="inbound.type" value="io.camunda:webhook:1"/><zeebe:property name="inbound.context" value="` + hook + `"/><zeebe:property name="inbound.method" value="any"/><zeebe:property name="inbound.auth.type" value="NONE"/><zeebe:property name="inbound.shouldValidateHmac" value="disabled"/><zeebe:property name="resultExpression" value="={order: request.body.id}"/></zeebe:properties></extensionElements>`
+		}
+		return `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="urn:t">
+<message id="m" name="order-placed"/>
+<process id="` + key + `" isExecutable="true">
+<startEvent id="s">` + props + `<messageEventDefinition messageRef="m"/></startEvent>
+<userTask id="wait"/><sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><endEvent id="e"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/>
+</process></definitions>`
+	}
+	b.deployModel(t, "placed.bpmn", model("placed", "placed")).wantStatus(t, http.StatusCreated)
+	vars := b.startedVars(t, b.hook(http.MethodPost, "placed", "application/json", `{"id":"o-7"}`))
+	if vars["order"] != "o-7" {
+		t.Fatalf("variables = %v, want the result expression's", vars)
+	}
+
+	b.deployModel(t, "audit.bpmn", model("audit", "")).wantStatus(t, http.StatusCreated)
+	before := b.get("/api/v1/instances").wantStatus(t, http.StatusOK).Body
+	res := b.hook(http.MethodPost, "placed", "application/json", `{"id":"o-8"}`)
+	if res.Status != http.StatusConflict {
+		t.Fatalf("a message two processes start on: %d %s, want 409", res.Status, res.Body)
+	}
+	if after := b.get("/api/v1/instances").wantStatus(t, http.StatusOK).Body; !bytes.Equal(after, before) {
+		t.Errorf("an instance was started by the refused webhook")
+	}
+}
