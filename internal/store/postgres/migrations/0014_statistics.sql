@@ -1,0 +1,44 @@
+-- 0014_statistics: element statistics as rollups (the SQLite store's 0021;
+-- docs/statistics.md). Every step's commit updates them in its transaction
+-- (store.StatsOf): per process key, UTC hour (Unix seconds), version and
+-- element ('' for the process itself) the counters and maxima, and per
+-- duration kind ('active', 'wait') a log-scale histogram
+-- (store.StatsBucket). A statistics query reads these rows only; history
+-- retention does not touch them. Statistics start at this migration.
+CREATE TABLE stat_counts (
+    process_key     TEXT COLLATE "C" NOT NULL,
+    hour            BIGINT  NOT NULL,
+    process_version INTEGER NOT NULL,
+    node_id         TEXT COLLATE "C" NOT NULL,
+    activations     BIGINT  NOT NULL DEFAULT 0,
+    completions     BIGINT  NOT NULL DEFAULT 0,
+    incidents       BIGINT  NOT NULL DEFAULT 0,
+    cancellations   BIGINT  NOT NULL DEFAULT 0,
+    failures        BIGINT  NOT NULL DEFAULT 0,
+    active_max      BIGINT  NOT NULL DEFAULT -1,
+    wait_max        BIGINT  NOT NULL DEFAULT -1,
+    PRIMARY KEY (process_key, hour, process_version, node_id)
+);
+
+CREATE TABLE stat_durations (
+    process_key     TEXT COLLATE "C" NOT NULL,
+    hour            BIGINT  NOT NULL,
+    process_version INTEGER NOT NULL,
+    node_id         TEXT COLLATE "C" NOT NULL,
+    kind            TEXT COLLATE "C" NOT NULL,
+    bucket          INTEGER NOT NULL,
+    n               BIGINT  NOT NULL,
+    PRIMARY KEY (process_key, hour, process_version, node_id, kind, bucket)
+);
+
+-- stat_open: the element activations ('t:' track) and waits ('w:' wait id)
+-- of running instances whose end is still to come, with their start in Unix
+-- milliseconds; the step that ends one deletes its row (and measures it), the
+-- step that ends the instance deletes the rest.
+CREATE TABLE stat_open (
+    instance_seq BIGINT NOT NULL,
+    item         TEXT COLLATE "C" NOT NULL,
+    node_id      TEXT COLLATE "C" NOT NULL,
+    since        BIGINT NOT NULL,
+    PRIMARY KEY (instance_seq, item)
+);

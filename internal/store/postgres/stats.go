@@ -1,0 +1,195 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gobpm/gobpm/internal/store"
+)
+
+// The statistics rollups (migration 0014): each step's commit queues its
+// store.StatsOf delta — a counter upsert per element and hour it touched,
+// a histogram upsert per duration bucket, a row per element activation or
+// wait still open. A step's statements are pipelined, so an end that needs
+// the start an earlier step recorded is one statement that deletes the
+// open row and adds the measured duration (stepCloseStatSQL), with the
+// bucket computed as store.StatsBucket does.
+const (
+	stepUpsertStatCountsSQL = `INSERT INTO stat_counts (process_key, hour, process_version, node_id,
+		activations, completions, incidents, cancellations, failures, active_max, wait_max)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (process_key, hour, process_version, node_id) DO UPDATE SET
+		activations = stat_counts.activations + excluded.activations,
+		completions = stat_counts.completions + excluded.completions,
+		incidents = stat_counts.incidents + excluded.incidents,
+		cancellations = stat_counts.cancellations + excluded.cancellations,
+		failures = stat_counts.failures + excluded.failures,
+		active_max = GREATEST(stat_counts.active_max, excluded.active_max),
+		wait_max = GREATEST(stat_counts.wait_max, excluded.wait_max)`
+	stepUpsertStatDurationSQL = `INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, bucket, n)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (process_key, hour, process_version, node_id, kind, bucket) DO UPDATE SET n = stat_durations.n + excluded.n`
+	stepUpsertStatOpenSQL = `INSERT INTO stat_open (instance_seq, item, node_id, since) VALUES (` + seqOf + `, $2, $3, $4)
+		ON CONFLICT (instance_seq, item) DO UPDATE SET node_id = excluded.node_id, since = excluded.since
+		WHERE left(excluded.item, 2) = 't:'`
+	stepDeleteInstanceStatsSQL = `DELETE FROM stat_open WHERE instance_seq = ` + seqOf
+	// stepCloseStatSQL ends an open item ($2) of instance $1 at $3 (Unix
+	// ms); with $4 it records the duration: for an element ($5 = 'active')
+	// when the element opened is $6, for a wait when its element is one of
+	// $7 (those that went on in the step). $8–$10: key, hour, version.
+	stepCloseStatSQL = `WITH c AS (
+		    DELETE FROM stat_open WHERE instance_seq = ` + seqOf + ` AND item = $2 RETURNING node_id, since
+		), m AS (
+		    SELECT node_id, GREATEST($3::bigint - since, 0) AS ms FROM c
+		    WHERE $4::boolean AND (($5::text = 'active' AND node_id = $6::text) OR ($5::text = 'wait' AND node_id = ANY($7::text[])))
+		), d AS (
+		    INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, bucket, n)
+		    SELECT $8::text, $9::bigint, $10::int, node_id, $5::text,
+		        CASE WHEN ms < 1 THEN 0 ELSE LEAST(1 + floor(ln(ms::float8) / ln(1.1::float8))::int, ` + maxBucket + `) END, 1 FROM m
+		    ON CONFLICT (process_key, hour, process_version, node_id, kind, bucket) DO UPDATE SET n = stat_durations.n + 1
+		)
+		INSERT INTO stat_counts (process_key, hour, process_version, node_id, active_max, wait_max)
+		SELECT $8::text, $9::bigint, $10::int, node_id, CASE WHEN $5::text = 'active' THEN ms ELSE -1 END,
+		    CASE WHEN $5::text = 'wait' THEN ms ELSE -1 END FROM m
+		ON CONFLICT (process_key, hour, process_version, node_id) DO UPDATE SET
+		    active_max = GREATEST(stat_counts.active_max, excluded.active_max),
+		    wait_max = GREATEST(stat_counts.wait_max, excluded.wait_max)`
+	// statCountsSQL and statDurationsSQL read a period's rollups of one
+	// version ($4 > 0) or of all. Arguments: key, from hour, to hour, version.
+	statCountsSQL = `SELECT process_version, node_id, hour, activations, completions, incidents, cancellations,
+		failures, active_max, wait_max FROM stat_counts
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4)`
+	statDurationsSQL = `SELECT process_version, node_id, hour, kind, bucket, n FROM stat_durations
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4)`
+)
+
+// maxBucket is store.StatsMaxBucket as SQL text (a test keeps them equal).
+const maxBucket = "300"
+
+var _ store.StatisticsStore = (*DB)(nil)
+
+// queueStats queues the rollup changes of step i (s), in a fixed order of
+// rows so that two nodes' batches take the rows' locks in the same order.
+func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
+	d := store.StatsOf(s)
+	id := string(s.Instance.ID)
+	for _, c := range d.Closes {
+		sb.exec(i, nil, stepCloseStatSQL, id, c.Item, c.At.UnixMilli(), c.Record, c.Kind, c.NodeID, d.Went,
+			d.Key, store.StatsHour(c.At), d.Version)
+	}
+	if d.Ended {
+		sb.exec(i, nil, stepDeleteInstanceStatsSQL, id)
+	}
+	for _, o := range d.Opens {
+		sb.exec(i, nil, stepUpsertStatOpenSQL, id, o.Item, o.NodeID, o.Since.UnixMilli())
+	}
+	keys := make([]store.StatsKey, 0, len(d.Counts))
+	for k := range d.Counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a].Hour != keys[b].Hour {
+			return keys[a].Hour < keys[b].Hour
+		}
+		return keys[a].NodeID < keys[b].NodeID
+	})
+	for _, k := range keys {
+		c := d.Counts[k]
+		sb.exec(i, nil, stepUpsertStatCountsSQL, d.Key, k.Hour, k.Version, k.NodeID,
+			c.Activations, c.Completions, c.Incidents, c.Cancellations, c.Failures, c.ActiveMax, c.WaitMax)
+	}
+	type dk struct {
+		hour       int64
+		node, kind string
+		bucket     int
+	}
+	n := map[dk]int64{}
+	var order []dk
+	for _, m := range d.Durations {
+		k := dk{m.Hour, m.NodeID, m.Kind, store.StatsBucket(m.MS)}
+		if n[k] == 0 {
+			order = append(order, k)
+		}
+		n[k]++
+	}
+	sort.Slice(order, func(a, b int) bool {
+		x, y := order[a], order[b]
+		if x.hour != y.hour {
+			return x.hour < y.hour
+		}
+		if x.node != y.node {
+			return x.node < y.node
+		}
+		if x.kind != y.kind {
+			return x.kind < y.kind
+		}
+		return x.bucket < y.bucket
+	})
+	for _, k := range order {
+		sb.exec(i, nil, stepUpsertStatDurationSQL, d.Key, k.hour, d.Version, k.node, k.kind, k.bucket, n[k])
+	}
+}
+
+// StatsRows reads the rollups of f's process and period in one read
+// transaction.
+func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.StatsRow, error) {
+	from, to := store.StatsPeriod(f)
+	rows := map[store.StatsKey]*store.StatsRow{}
+	row := func(k store.StatsKey) *store.StatsRow {
+		r, ok := rows[k]
+		if !ok {
+			r = &store.StatsRow{StatsKey: k, StatsCounts: store.StatsCounts{ActiveMax: -1, WaitMax: -1},
+				Active: map[int]int64{}, Wait: map[int]int64{}}
+			rows[k] = r
+		}
+		return r
+	}
+	err := db.readTx(ctx, func(tx pgx.Tx) error {
+		rs, err := tx.Query(ctx, statCountsSQL, f.ProcessKey, from, to, f.Version)
+		if err != nil {
+			return err
+		}
+		var (
+			k store.StatsKey
+			c store.StatsCounts
+		)
+		_, err = pgx.ForEachRow(rs, []any{&k.Version, &k.NodeID, &k.Hour, &c.Activations, &c.Completions, &c.Incidents,
+			&c.Cancellations, &c.Failures, &c.ActiveMax, &c.WaitMax}, func() error {
+			row(k).StatsCounts = c
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		rs, err = tx.Query(ctx, statDurationsSQL, f.ProcessKey, from, to, f.Version)
+		if err != nil {
+			return err
+		}
+		var (
+			kind   string
+			bucket int
+			n      int64
+		)
+		_, err = pgx.ForEachRow(rs, []any{&k.Version, &k.NodeID, &k.Hour, &kind, &bucket, &n}, func() error {
+			r := row(k)
+			if kind == store.StatsActive {
+				r.Active[bucket] += n
+			} else {
+				r.Wait[bucket] += n
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: statistics of %s: %w", f.ProcessKey, err)
+	}
+	out := make([]store.StatsRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, *r)
+	}
+	return out, nil
+}
