@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -27,14 +26,8 @@ const (
 // StatsFilter is store.StatsFilter.
 type StatsFilter = store.StatsFilter
 
-// DurationStats is the distribution of one kind of duration, in
-// milliseconds: the percentiles are read from a log-scale histogram, within
-// StatsPrecision of the exact values; Max is exact.
-type DurationStats struct {
-	Count         int64
-	P50, P90, P99 float64
-	Max           float64
-}
+// DurationStats is store.DurationStats.
+type DurationStats = store.DurationStats
 
 // ElementStats are one element's statistics over a period.
 type ElementStats struct {
@@ -133,12 +126,12 @@ func (r *Runtime) Statistics(ctx context.Context, f StatsFilter) (ProcessStats, 
 		if node == store.StatsProcessNode {
 			out.Starts, out.Completions, out.Cancellations = a.c.Activations, a.c.Completions, a.c.Cancellations
 			out.Failures, out.Incidents = a.c.Failures, a.c.Incidents
-			out.Duration = distribution(a.active, a.c.ActiveMax)
+			out.Duration = store.StatsDistribution(a.active, a.c.ActiveMax)
 			continue
 		}
 		out.Elements = append(out.Elements, ElementStats{NodeID: node,
 			Activations: a.c.Activations, Completions: a.c.Completions, Incidents: a.c.Incidents, Cancellations: a.c.Cancellations,
-			Active: distribution(a.active, a.c.ActiveMax), Wait: distribution(a.wait, a.c.WaitMax)})
+			Active: store.StatsDistribution(a.active, a.c.ActiveMax), Wait: store.StatsDistribution(a.wait, a.c.WaitMax)})
 	}
 	sort.Slice(out.Elements, func(i, j int) bool { return out.Elements[i].NodeID < out.Elements[j].NodeID })
 	return out, nil
@@ -186,7 +179,7 @@ func (r *Runtime) StatisticsTimeline(ctx context.Context, f StatsFilter, bucket 
 	for start, a := range by {
 		out.Buckets = append(out.Buckets, TimelineBucket{Start: time.Unix(start, 0).UTC(),
 			Starts: a.c.Activations, Completions: a.c.Completions, Cancellations: a.c.Cancellations,
-			Failures: a.c.Failures, Incidents: a.c.Incidents, Duration: distribution(a.hist, a.c.ActiveMax)})
+			Failures: a.c.Failures, Incidents: a.c.Incidents, Duration: store.StatsDistribution(a.hist, a.c.ActiveMax)})
 	}
 	sort.Slice(out.Buckets, func(i, j int) bool { return out.Buckets[i].Start.Before(out.Buckets[j].Start) })
 	return out, nil
@@ -201,35 +194,4 @@ func addCounts(c *store.StatsCounts, o store.StatsCounts) {
 	c.Failures += o.Failures
 	c.ActiveMax = max(c.ActiveMax, o.ActiveMax)
 	c.WaitMax = max(c.WaitMax, o.WaitMax)
-}
-
-// distribution reads the percentiles of a histogram (bucket → count) whose
-// largest value is maxMS (-1: none recorded).
-func distribution(hist map[int]int64, maxMS int64) DurationStats {
-	var d DurationStats
-	buckets := make([]int, 0, len(hist))
-	for b, n := range hist {
-		if n > 0 {
-			buckets = append(buckets, b)
-			d.Count += n
-		}
-	}
-	if d.Count == 0 {
-		return DurationStats{}
-	}
-	sort.Ints(buckets)
-	top := float64(max(maxMS, 0))
-	at := func(q float64) float64 {
-		rank := int64(math.Ceil(q * float64(d.Count)))
-		var seen int64
-		for _, b := range buckets {
-			seen += hist[b]
-			if seen >= rank {
-				return min(store.StatsBucketValue(b), top)
-			}
-		}
-		return top
-	}
-	d.P50, d.P90, d.P99, d.Max = at(0.50), at(0.90), at(0.99), top
-	return d
 }

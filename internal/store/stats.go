@@ -328,3 +328,43 @@ type StatisticsStore interface {
 	// buckets hit), never the number of instances or facts.
 	StatsRows(ctx context.Context, f StatsFilter) ([]StatsRow, error)
 }
+
+// DurationStats is the distribution of one kind of duration, in
+// milliseconds: the percentiles are read from a log-scale histogram, within
+// StatsPrecision of the exact values; Max is exact.
+type DurationStats struct {
+	Count         int64
+	P50, P90, P99 float64
+	Max           float64
+}
+
+// StatsDistribution reads the percentiles of a histogram (bucket → count) whose
+// largest value is maxMS (-1: none recorded).
+func StatsDistribution(hist map[int]int64, maxMS int64) DurationStats {
+	var d DurationStats
+	buckets := make([]int, 0, len(hist))
+	for b, n := range hist {
+		if n > 0 {
+			buckets = append(buckets, b)
+			d.Count += n
+		}
+	}
+	if d.Count == 0 {
+		return DurationStats{}
+	}
+	sort.Ints(buckets)
+	top := float64(max(maxMS, 0))
+	at := func(q float64) float64 {
+		rank := int64(math.Ceil(q * float64(d.Count)))
+		var seen int64
+		for _, b := range buckets {
+			seen += hist[b]
+			if seen >= rank {
+				return min(StatsBucketValue(b), top)
+			}
+		}
+		return top
+	}
+	d.P50, d.P90, d.P99, d.Max = at(0.50), at(0.90), at(0.99), top
+	return d
+}

@@ -4,8 +4,9 @@
 -- element ('' for the process itself) the counters and maxima, and per
 -- duration kind ('active', 'wait') a log-scale histogram
 -- (store.StatsBucket). A statistics query reads these rows only; history
--- retention does not touch them. Statistics start at this migration.
-CREATE TABLE stat_counts (
+-- retention does not touch them. Statistics start at this migration. IF NOT EXISTS: tests that take a
+-- database back to an older version apply this file again.
+CREATE TABLE IF NOT EXISTS stat_counts (
     process_key     TEXT COLLATE "C" NOT NULL,
     hour            BIGINT  NOT NULL,
     process_version INTEGER NOT NULL,
@@ -20,7 +21,7 @@ CREATE TABLE stat_counts (
     PRIMARY KEY (process_key, hour, process_version, node_id)
 );
 
-CREATE TABLE stat_durations (
+CREATE TABLE IF NOT EXISTS stat_durations (
     process_key     TEXT COLLATE "C" NOT NULL,
     hour            BIGINT  NOT NULL,
     process_version INTEGER NOT NULL,
@@ -35,7 +36,7 @@ CREATE TABLE stat_durations (
 -- of running instances whose end is still to come, with their start in Unix
 -- milliseconds; the step that ends one deletes its row (and measures it), the
 -- step that ends the instance deletes the rest.
-CREATE TABLE stat_open (
+CREATE TABLE IF NOT EXISTS stat_open (
     instance_seq BIGINT NOT NULL,
     item         TEXT COLLATE "C" NOT NULL,
     node_id      TEXT COLLATE "C" NOT NULL,

@@ -6,8 +6,9 @@
 -- reads these rows only; history retention does not touch them. The key
 -- leads with the process and the hour, so a period of one version or of all
 -- is one range of the key. Statistics start at this migration: history
--- written before is not rolled up.
-CREATE TABLE stat_counts (
+-- written before is not rolled up. IF NOT EXISTS: a test that takes a
+-- database back to an older version applies this file again.
+CREATE TABLE IF NOT EXISTS stat_counts (
     process_key     TEXT    NOT NULL,
     hour            INTEGER NOT NULL,
     process_version INTEGER NOT NULL,
@@ -22,7 +23,7 @@ CREATE TABLE stat_counts (
     PRIMARY KEY (process_key, hour, process_version, node_id)
 ) WITHOUT ROWID, STRICT;
 
-CREATE TABLE stat_durations (
+CREATE TABLE IF NOT EXISTS stat_durations (
     process_key     TEXT    NOT NULL,
     hour            INTEGER NOT NULL,
     process_version INTEGER NOT NULL,
@@ -37,7 +38,7 @@ CREATE TABLE stat_durations (
 -- of running instances whose end is still to come, with their start in Unix
 -- milliseconds; the step that ends one reads and deletes its row, the step
 -- that ends the instance deletes the rest.
-CREATE TABLE stat_open (
+CREATE TABLE IF NOT EXISTS stat_open (
     instance_seq INTEGER NOT NULL,
     item         TEXT    NOT NULL,
     node_id      TEXT    NOT NULL,
