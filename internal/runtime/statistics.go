@@ -73,7 +73,27 @@ type Timeline struct {
 	Buckets []TimelineBucket
 }
 
-// statsRows reads the rollups of f.
+// DefaultStatsPeriod is the period a statistics query covers when it
+// names no start: the 7 days up to its end (now when it names none).
+const DefaultStatsPeriod = 7 * 24 * time.Hour
+
+// MaxStatsPeriod is the longest period a statistics query covers.
+const MaxStatsPeriod = 366 * 24 * time.Hour
+
+// statsPeriod fills f's defaults: To now, From DefaultStatsPeriod before To.
+func (r *Runtime) statsPeriod(f StatsFilter) StatsFilter {
+	if f.To.IsZero() {
+		f.To = r.now().UTC()
+	}
+	if f.From.IsZero() {
+		f.From = f.To.Add(-DefaultStatsPeriod)
+	}
+	return f
+}
+
+// statsRows reads the rollups of f (its period filled in by statsPeriod):
+// ENOTFOUND for an unknown key or version, EINVALID for an empty or too
+// long period.
 func (r *Runtime) statsRows(ctx context.Context, f StatsFilter) ([]store.StatsRow, error) {
 	ss, ok := r.store.(store.StatisticsStore)
 	if !ok {
@@ -90,12 +110,19 @@ func (r *Runtime) statsRows(ctx context.Context, f StatsFilter) ([]store.StatsRo
 	if !f.From.Before(f.To) {
 		return nil, Errorf(EINVALID, "from must be before to")
 	}
+	if f.To.Sub(f.From) > MaxStatsPeriod {
+		return nil, Errorf(EINVALID, "the period is longer than %d days", int(MaxStatsPeriod.Hours()/24))
+	}
 	return ss.StatsRows(ctx, f)
 }
 
 // Statistics returns the element statistics of a process over f's period
-// and version, from the rollups alone.
+// and version (0: all), from the rollups alone: ENOTFOUND for an unknown
+// key or version, EINVALID for an empty period or one longer than
+// MaxStatsPeriod. A zero To is now, a zero From DefaultStatsPeriod before
+// To. Versions compare by one call each.
 func (r *Runtime) Statistics(ctx context.Context, f StatsFilter) (ProcessStats, error) {
+	f = r.statsPeriod(f)
 	rows, err := r.statsRows(ctx, f)
 	if err != nil {
 		return ProcessStats{}, fmt.Errorf("runtime: statistics of %s: %w", f.ProcessKey, err)
@@ -138,7 +165,9 @@ func (r *Runtime) Statistics(ctx context.Context, f StatsFilter) (ProcessStats, 
 }
 
 // StatisticsTimeline returns a process's starts, ends, incidents and
-// instance durations per UTC hour or day (bucket) over f's period.
+// instance durations per UTC hour or day (bucket: BucketHour, BucketDay)
+// over f's period, with Statistics' defaults and errors (EINVALID too for
+// another bucket).
 func (r *Runtime) StatisticsTimeline(ctx context.Context, f StatsFilter, bucket string) (Timeline, error) {
 	var size int64
 	switch bucket {
@@ -149,6 +178,7 @@ func (r *Runtime) StatisticsTimeline(ctx context.Context, f StatsFilter, bucket 
 	default:
 		return Timeline{}, Errorf(EINVALID, "bucket %q is not hour or day", bucket)
 	}
+	f = r.statsPeriod(f)
 	rows, err := r.statsRows(ctx, f)
 	if err != nil {
 		return Timeline{}, fmt.Errorf("runtime: statistics timeline of %s: %w", f.ProcessKey, err)
