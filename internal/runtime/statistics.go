@@ -179,6 +179,7 @@ func (r *Runtime) StatisticsTimeline(ctx context.Context, f StatsFilter, bucket 
 		return Timeline{}, Errorf(EINVALID, "bucket %q is not hour or day", bucket)
 	}
 	f = r.statsPeriod(f)
+	f.Timeline = true
 	rows, err := r.statsRows(ctx, f)
 	if err != nil {
 		return Timeline{}, fmt.Errorf("runtime: statistics timeline of %s: %w", f.ProcessKey, err)

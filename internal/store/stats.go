@@ -84,6 +84,10 @@ type StatsFilter struct {
 	// From and To bound the period [From, To); the rollups are hourly, so
 	// From is rounded down and To up to the UTC hour.
 	From, To time.Time
+	// Timeline asks for the process's own rows (StatsProcessNode) hour by
+	// hour; otherwise the rows of every element are summed over the period
+	// and the versions (one row per element, Hour and Version 0).
+	Timeline bool
 }
 
 // StatsPeriod returns f's period as rollup hours: [from, to) with From
@@ -322,10 +326,12 @@ func (d *StatsDelta) WentOn(node string) bool {
 // StatisticsStore is the rollup side of a store: both drivers implement
 // it, and apply StatsOf to every step they commit.
 type StatisticsStore interface {
-	// StatsRows returns the rollup rows of f's process (one version or
-	// all) in f's period, with their histograms, in no particular order.
-	// Its cost follows the rollup rows of the period (elements × hours ×
-	// buckets hit), never the number of instances or facts.
+	// StatsRows returns the rollups of f's process (one version or all)
+	// in f's period, with their histograms, in no particular order: one
+	// row per element summed in the database, or with f.Timeline the
+	// process's rows per hour. Its cost follows the rollup rows of the
+	// period (elements × hours × buckets hit), never the number of
+	// instances or facts.
 	StatsRows(ctx context.Context, f StatsFilter) ([]StatsRow, error)
 }
 

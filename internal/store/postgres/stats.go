@@ -57,13 +57,20 @@ const (
 		ON CONFLICT (process_key, hour, process_version, node_id) DO UPDATE SET
 		    active_max = GREATEST(stat_counts.active_max, excluded.active_max),
 		    wait_max = GREATEST(stat_counts.wait_max, excluded.wait_max)`
-	// statCountsSQL and statDurationsSQL read a period's rollups of one
-	// version ($4 > 0) or of all. Arguments: key, from hour, to hour, version.
-	statCountsSQL = `SELECT process_version, node_id, hour, activations, completions, incidents, cancellations,
-		failures, active_max, wait_max FROM stat_counts
-		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4)`
-	statDurationsSQL = `SELECT process_version, node_id, hour, kind, bucket, n FROM stat_durations
-		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4)`
+	// statCountsSQL and statDurationsSQL sum a period's rollups of one
+	// version ($4 > 0) or of all per element; statTimelineCountsSQL and
+	// statTimelineDurationsSQL read the process's rows per hour.
+	// Arguments: key, from hour, to hour, version.
+	statCountsSQL = `SELECT node_id, 0, SUM(activations)::bigint, SUM(completions)::bigint, SUM(incidents)::bigint, SUM(cancellations)::bigint,
+		SUM(failures)::bigint, MAX(active_max), MAX(wait_max) FROM stat_counts
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) GROUP BY node_id`
+	statDurationsSQL = `SELECT node_id, 0, kind, bucket, SUM(n)::bigint FROM stat_durations
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) GROUP BY node_id, kind, bucket`
+	statTimelineCountsSQL = `SELECT node_id, hour, SUM(activations)::bigint, SUM(completions)::bigint, SUM(incidents)::bigint, SUM(cancellations)::bigint,
+		SUM(failures)::bigint, MAX(active_max), MAX(wait_max) FROM stat_counts
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) AND node_id = '' GROUP BY node_id, hour`
+	statTimelineDurationsSQL = `SELECT node_id, hour, kind, bucket, SUM(n)::bigint FROM stat_durations
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) AND node_id = '' GROUP BY node_id, hour, kind, bucket`
 )
 
 // maxBucket is store.StatsMaxBucket as SQL text (a test keeps them equal).
@@ -137,6 +144,10 @@ func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 // transaction.
 func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.StatsRow, error) {
 	from, to := store.StatsPeriod(f)
+	countsSQL, durationsSQL := statCountsSQL, statDurationsSQL
+	if f.Timeline {
+		countsSQL, durationsSQL = statTimelineCountsSQL, statTimelineDurationsSQL
+	}
 	rows := map[store.StatsKey]*store.StatsRow{}
 	row := func(k store.StatsKey) *store.StatsRow {
 		r, ok := rows[k]
@@ -148,7 +159,7 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 		return r
 	}
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
-		rs, err := tx.Query(ctx, statCountsSQL, f.ProcessKey, from, to, f.Version)
+		rs, err := tx.Query(ctx, countsSQL, f.ProcessKey, from, to, f.Version)
 		if err != nil {
 			return err
 		}
@@ -156,7 +167,7 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 			k store.StatsKey
 			c store.StatsCounts
 		)
-		_, err = pgx.ForEachRow(rs, []any{&k.Version, &k.NodeID, &k.Hour, &c.Activations, &c.Completions, &c.Incidents,
+		_, err = pgx.ForEachRow(rs, []any{&k.NodeID, &k.Hour, &c.Activations, &c.Completions, &c.Incidents,
 			&c.Cancellations, &c.Failures, &c.ActiveMax, &c.WaitMax}, func() error {
 			row(k).StatsCounts = c
 			return nil
@@ -164,7 +175,7 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 		if err != nil {
 			return err
 		}
-		rs, err = tx.Query(ctx, statDurationsSQL, f.ProcessKey, from, to, f.Version)
+		rs, err = tx.Query(ctx, durationsSQL, f.ProcessKey, from, to, f.Version)
 		if err != nil {
 			return err
 		}
@@ -173,7 +184,7 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 			bucket int
 			n      int64
 		)
-		_, err = pgx.ForEachRow(rs, []any{&k.Version, &k.NodeID, &k.Hour, &kind, &bucket, &n}, func() error {
+		_, err = pgx.ForEachRow(rs, []any{&k.NodeID, &k.Hour, &kind, &bucket, &n}, func() error {
 			r := row(k)
 			if kind == store.StatsActive {
 				r.Active[bucket] += n

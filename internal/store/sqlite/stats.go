@@ -32,18 +32,25 @@ const (
 		WHERE substr(excluded.item, 1, 2) = 't:'`
 	closeStatOpenSQL       = `DELETE FROM stat_open WHERE instance_seq = ? AND item = ? RETURNING node_id, since`
 	deleteInstanceStatsSQL = `DELETE FROM stat_open WHERE instance_seq = ?`
-	// statCountsSQL and statDurationsSQL read a period's rollups of one
-	// version (?3 > 0) or of all. Arguments: key, from hour, to hour, version.
-	statCountsSQL = `SELECT process_version, node_id, hour, activations, completions, incidents, cancellations,
-		failures, active_max, wait_max FROM stat_counts
-		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4)`
-	statDurationsSQL = `SELECT process_version, node_id, hour, kind, bucket, n FROM stat_durations
-		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4)`
+	// statCountsSQL and statDurationsSQL sum a period's rollups of one
+	// version (?4 > 0) or of all per element; statTimelineCountsSQL and
+	// statTimelineDurationsSQL read the process's rows per hour.
+	// Arguments: key, from hour, to hour, version.
+	statCountsSQL = `SELECT node_id, 0, SUM(activations), SUM(completions), SUM(incidents), SUM(cancellations),
+		SUM(failures), MAX(active_max), MAX(wait_max) FROM stat_counts
+		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) GROUP BY node_id`
+	statDurationsSQL = `SELECT node_id, 0, kind, bucket, SUM(n) FROM stat_durations
+		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) GROUP BY node_id, kind, bucket`
+	statTimelineCountsSQL = `SELECT node_id, hour, SUM(activations), SUM(completions), SUM(incidents), SUM(cancellations),
+		SUM(failures), MAX(active_max), MAX(wait_max) FROM stat_counts
+		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) AND node_id = '' GROUP BY node_id, hour`
+	statTimelineDurationsSQL = `SELECT node_id, hour, kind, bucket, SUM(n) FROM stat_durations
+		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) AND node_id = '' GROUP BY node_id, hour, kind, bucket`
 )
 
 func init() {
 	writeQueries = append(writeQueries, upsertStatCountsSQL, upsertStatDurationSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL)
-	readQueries = append(readQueries, statCountsSQL, statDurationsSQL)
+	readQueries = append(readQueries, statCountsSQL, statDurationsSQL, statTimelineCountsSQL, statTimelineDurationsSQL)
 }
 
 var _ store.StatisticsStore = (*DB)(nil)
@@ -120,6 +127,10 @@ func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
 // transaction.
 func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.StatsRow, error) {
 	from, to := store.StatsPeriod(f)
+	countsSQL, durationsSQL := statCountsSQL, statDurationsSQL
+	if f.Timeline {
+		countsSQL, durationsSQL = statTimelineCountsSQL, statTimelineDurationsSQL
+	}
 	rows := map[store.StatsKey]*store.StatsRow{}
 	row := func(k store.StatsKey) *store.StatsRow {
 		r, ok := rows[k]
@@ -131,14 +142,14 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 		return r
 	}
 	err := db.readWith(ctx, func(st *txStmts) error {
-		rs, err := st.query(statCountsSQL, f.ProcessKey, from, to, f.Version)
+		rs, err := st.query(countsSQL, f.ProcessKey, from, to, f.Version)
 		if err != nil {
 			return err
 		}
 		for rs.Next() {
 			var k store.StatsKey
 			var c store.StatsCounts
-			if err := rs.Scan(&k.Version, &k.NodeID, &k.Hour, &c.Activations, &c.Completions, &c.Incidents,
+			if err := rs.Scan(&k.NodeID, &k.Hour, &c.Activations, &c.Completions, &c.Incidents,
 				&c.Cancellations, &c.Failures, &c.ActiveMax, &c.WaitMax); err != nil {
 				_ = rs.Close()
 				return err
@@ -151,7 +162,7 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 		if err := rs.Err(); err != nil {
 			return err
 		}
-		rs, err = st.query(statDurationsSQL, f.ProcessKey, from, to, f.Version)
+		rs, err = st.query(durationsSQL, f.ProcessKey, from, to, f.Version)
 		if err != nil {
 			return err
 		}
@@ -163,7 +174,7 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 				bucket int
 				n      int64
 			)
-			if err := rs.Scan(&k.Version, &k.NodeID, &k.Hour, &kind, &bucket, &n); err != nil {
+			if err := rs.Scan(&k.NodeID, &k.Hour, &kind, &bucket, &n); err != nil {
 				return err
 			}
 			r := row(k)
