@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -373,4 +375,45 @@ func StatsDistribution(hist map[int]int64, maxMS int64) DurationStats {
 	}
 	d.P50, d.P90, d.P99, d.Max = at(0.50), at(0.90), at(0.99), top
 	return d
+}
+
+// EncodeStatsHist encodes a histogram (bucket → count) as a row's blob:
+// the buckets with a count, ascending, each as the varint distance from
+// the previous one and the varint count.
+func EncodeStatsHist(h map[int]int64) []byte {
+	buckets := make([]int, 0, len(h))
+	for b, n := range h {
+		if n != 0 {
+			buckets = append(buckets, b)
+		}
+	}
+	sort.Ints(buckets)
+	out := make([]byte, 0, 4*len(buckets))
+	prev := 0
+	for _, b := range buckets {
+		out = binary.AppendUvarint(out, uint64(b-prev))
+		out = binary.AppendVarint(out, h[b])
+		prev = b
+	}
+	return out
+}
+
+// DecodeStatsHist adds the histogram encoded in blob (EncodeStatsHist) to h.
+func DecodeStatsHist(blob []byte, h map[int]int64) error {
+	b := 0
+	for len(blob) > 0 {
+		d, k := binary.Uvarint(blob)
+		if k <= 0 {
+			return fmt.Errorf("statistics histogram: bad bucket")
+		}
+		blob = blob[k:]
+		n, k := binary.Varint(blob)
+		if k <= 0 {
+			return fmt.Errorf("statistics histogram: bad count")
+		}
+		blob = blob[k:]
+		b += int(d)
+		h[b] += n
+	}
+	return nil
 }

@@ -12,8 +12,9 @@ import (
 
 // The statistics rollups (migration 0014): each step's commit queues its
 // store.StatsOf delta — a counter upsert per element and hour it touched,
-// a histogram upsert per duration bucket, a row per element activation or
-// wait still open. A step's statements are pipelined, so an end that needs
+// a histogram upsert per element, kind and hour it measured (an array
+// added element by element), a row per element activation or wait still
+// open. A step's statements are pipelined, so an end that needs
 // the start an earlier step recorded is one statement that deletes the
 // open row and adds the measured duration (stepCloseStatSQL), with the
 // bucket computed as store.StatsBucket does.
@@ -29,9 +30,11 @@ const (
 		failures = stat_counts.failures + excluded.failures,
 		active_max = GREATEST(stat_counts.active_max, excluded.active_max),
 		wait_max = GREATEST(stat_counts.wait_max, excluded.wait_max)`
-	stepUpsertStatDurationSQL = `INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, bucket, n)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (process_key, hour, process_version, node_id, kind, bucket) DO UPDATE SET n = stat_durations.n + excluded.n`
+	// stepUpsertStatHistSQL adds a histogram ($6: element b+1 counts
+	// bucket b) to one row's, element by element (addHists).
+	stepUpsertStatHistSQL = `INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, hist)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (process_key, hour, process_version, node_id, kind) DO UPDATE SET hist = ` + addHists
 	stepUpsertStatOpenSQL = `INSERT INTO stat_open (instance_seq, item, node_id, since) VALUES (` + seqOf + `, $2, $3, $4)
 		ON CONFLICT (instance_seq, item) DO UPDATE SET node_id = excluded.node_id, since = excluded.since
 		WHERE left(excluded.item, 2) = 't:'`
@@ -43,13 +46,13 @@ const (
 	stepCloseStatSQL = `WITH c AS (
 		    DELETE FROM stat_open WHERE instance_seq = ` + seqOf + ` AND item = $2 RETURNING node_id, since
 		), m AS (
-		    SELECT node_id, GREATEST($3::bigint - since, 0) AS ms FROM c
-		    WHERE $4::boolean AND (($5::text = 'active' AND node_id = $6::text) OR ($5::text = 'wait' AND node_id = ANY($7::text[])))
+		    SELECT node_id, ms, CASE WHEN ms < 1 THEN 0 ELSE LEAST(1 + floor(ln(ms::float8) / ln(1.1::float8))::int, ` + maxBucket + `) END AS bucket
+		    FROM (SELECT node_id, GREATEST($3::bigint - since, 0) AS ms FROM c
+		        WHERE $4::boolean AND (($5::text = 'active' AND node_id = $6::text) OR ($5::text = 'wait' AND node_id = ANY($7::text[])))) AS x
 		), d AS (
-		    INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, bucket, n)
-		    SELECT $8::text, $9::bigint, $10::int, node_id, $5::text,
-		        CASE WHEN ms < 1 THEN 0 ELSE LEAST(1 + floor(ln(ms::float8) / ln(1.1::float8))::int, ` + maxBucket + `) END, 1 FROM m
-		    ON CONFLICT (process_key, hour, process_version, node_id, kind, bucket) DO UPDATE SET n = stat_durations.n + 1
+		    INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, hist)
+		    SELECT $8::text, $9::bigint, $10::int, node_id, $5::text, array_fill(0::bigint, ARRAY[bucket]) || 1::bigint FROM m
+		    ON CONFLICT (process_key, hour, process_version, node_id, kind) DO UPDATE SET hist = ` + addHists + `
 		)
 		INSERT INTO stat_counts (process_key, hour, process_version, node_id, active_max, wait_max)
 		SELECT $8::text, $9::bigint, $10::int, node_id, CASE WHEN $5::text = 'active' THEN ms ELSE -1 END,
@@ -61,20 +64,25 @@ const (
 	// version ($4 > 0) or of all per element; statTimelineCountsSQL and
 	// statTimelineDurationsSQL read the process's rows per hour.
 	// Arguments: key, from hour, to hour, version.
-	statCountsSQL = `SELECT node_id, 0, SUM(activations)::bigint, SUM(completions)::bigint, SUM(incidents)::bigint, SUM(cancellations)::bigint,
+	statCountsSQL = `SELECT node_id, 0::bigint, SUM(activations)::bigint, SUM(completions)::bigint, SUM(incidents)::bigint, SUM(cancellations)::bigint,
 		SUM(failures)::bigint, MAX(active_max), MAX(wait_max) FROM stat_counts
 		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) GROUP BY node_id`
-	statDurationsSQL = `SELECT node_id, 0, kind, bucket, SUM(n)::bigint FROM stat_durations
-		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) GROUP BY node_id, kind, bucket`
+	statDurationsSQL = `SELECT node_id, 0::bigint, kind, hist FROM stat_durations
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4)`
 	statTimelineCountsSQL = `SELECT node_id, hour, SUM(activations)::bigint, SUM(completions)::bigint, SUM(incidents)::bigint, SUM(cancellations)::bigint,
 		SUM(failures)::bigint, MAX(active_max), MAX(wait_max) FROM stat_counts
 		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) AND node_id = '' GROUP BY node_id, hour`
-	statTimelineDurationsSQL = `SELECT node_id, hour, kind, bucket, SUM(n)::bigint FROM stat_durations
-		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) AND node_id = '' GROUP BY node_id, hour, kind, bucket`
+	statTimelineDurationsSQL = `SELECT node_id, hour, kind, hist FROM stat_durations
+		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) AND node_id = ''`
 )
 
 // maxBucket is store.StatsMaxBucket as SQL text (a test keeps them equal).
 const maxBucket = "300"
+
+// addHists is the sum of the row's histogram and the one inserted,
+// element by element (unnest pads the shorter with NULLs).
+const addHists = `ARRAY(SELECT COALESCE(a, 0) + COALESCE(b, 0)
+	FROM unnest(stat_durations.hist, excluded.hist) WITH ORDINALITY AS u(a, b, i) ORDER BY i)`
 
 var _ store.StatisticsStore = (*DB)(nil)
 
@@ -108,19 +116,24 @@ func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 		sb.exec(i, nil, stepUpsertStatCountsSQL, d.Key, k.Hour, k.Version, k.NodeID,
 			c.Activations, c.Completions, c.Incidents, c.Cancellations, c.Failures, c.ActiveMax, c.WaitMax)
 	}
-	type dk struct {
+	type hk struct {
 		hour       int64
 		node, kind string
-		bucket     int
 	}
-	n := map[dk]int64{}
-	var order []dk
+	hists := map[hk][]int64{}
+	var order []hk
 	for _, m := range d.Durations {
-		k := dk{m.Hour, m.NodeID, m.Kind, store.StatsBucket(m.MS)}
-		if n[k] == 0 {
+		k := hk{m.Hour, m.NodeID, m.Kind}
+		h, ok := hists[k]
+		if !ok {
 			order = append(order, k)
 		}
-		n[k]++
+		b := store.StatsBucket(m.MS)
+		for len(h) <= b {
+			h = append(h, 0)
+		}
+		h[b]++
+		hists[k] = h
 	}
 	sort.Slice(order, func(a, b int) bool {
 		x, y := order[a], order[b]
@@ -130,13 +143,10 @@ func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 		if x.node != y.node {
 			return x.node < y.node
 		}
-		if x.kind != y.kind {
-			return x.kind < y.kind
-		}
-		return x.bucket < y.bucket
+		return x.kind < y.kind
 	})
 	for _, k := range order {
-		sb.exec(i, nil, stepUpsertStatDurationSQL, d.Key, k.hour, d.Version, k.node, k.kind, k.bucket, n[k])
+		sb.exec(i, nil, stepUpsertStatHistSQL, d.Key, k.hour, d.Version, k.node, k.kind, hists[k])
 	}
 }
 
@@ -180,16 +190,19 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 			return err
 		}
 		var (
-			kind   string
-			bucket int
-			n      int64
+			kind string
+			hist []int64
 		)
-		_, err = pgx.ForEachRow(rs, []any{&k.NodeID, &k.Hour, &kind, &bucket, &n}, func() error {
+		_, err = pgx.ForEachRow(rs, []any{&k.NodeID, &k.Hour, &kind, &hist}, func() error {
 			r := row(k)
+			h := r.Wait
 			if kind == store.StatsActive {
-				r.Active[bucket] += n
-			} else {
-				r.Wait[bucket] += n
+				h = r.Active
+			}
+			for b, n := range hist {
+				if n != 0 {
+					h[b] += n
+				}
 			}
 			return nil
 		})

@@ -11,8 +11,9 @@ import (
 
 // The statistics rollups (migration 0021): each step's commit applies its
 // store.StatsOf delta — a counter upsert per element and hour it touched, a
-// histogram upsert per duration, a row per element activation or wait
-// still open — so a statistics query reads rollup rows only.
+// histogram read and write per element, kind and hour it measured, a row
+// per element activation or wait still open — so a statistics query reads
+// rollup rows only (one histogram per element, kind and hour).
 const (
 	upsertStatCountsSQL = `INSERT INTO stat_counts (process_key, hour, process_version, node_id,
 		activations, completions, incidents, cancellations, failures, active_max, wait_max)
@@ -22,9 +23,13 @@ const (
 		incidents = incidents + excluded.incidents, cancellations = cancellations + excluded.cancellations,
 		failures = failures + excluded.failures,
 		active_max = max(active_max, excluded.active_max), wait_max = max(wait_max, excluded.wait_max)`
-	upsertStatDurationSQL = `INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, bucket, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (process_key, hour, process_version, node_id, kind, bucket) DO UPDATE SET n = n + excluded.n`
+	// selectStatHistSQL and upsertStatHistSQL read and write one
+	// histogram (the writer's transaction makes the pair atomic).
+	selectStatHistSQL = `SELECT hist FROM stat_durations
+		WHERE process_key = ? AND hour = ? AND process_version = ? AND node_id = ? AND kind = ?`
+	upsertStatHistSQL = `INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, hist)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (process_key, hour, process_version, node_id, kind) DO UPDATE SET hist = excluded.hist`
 	// upsertStatOpenSQL: an element's activation replaces the track's
 	// previous one; a wait written again (a job failed) keeps its start.
 	upsertStatOpenSQL = `INSERT INTO stat_open (instance_seq, item, node_id, since) VALUES (?, ?, ?, ?)
@@ -39,35 +44,42 @@ const (
 	statCountsSQL = `SELECT node_id, 0, SUM(activations), SUM(completions), SUM(incidents), SUM(cancellations),
 		SUM(failures), MAX(active_max), MAX(wait_max) FROM stat_counts
 		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) GROUP BY node_id`
-	statDurationsSQL = `SELECT node_id, 0, kind, bucket, SUM(n) FROM stat_durations
-		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) GROUP BY node_id, kind, bucket`
+	statDurationsSQL = `SELECT node_id, 0, kind, hist FROM stat_durations
+		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4)`
 	statTimelineCountsSQL = `SELECT node_id, hour, SUM(activations), SUM(completions), SUM(incidents), SUM(cancellations),
 		SUM(failures), MAX(active_max), MAX(wait_max) FROM stat_counts
 		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) AND node_id = '' GROUP BY node_id, hour`
-	statTimelineDurationsSQL = `SELECT node_id, hour, kind, bucket, SUM(n) FROM stat_durations
-		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) AND node_id = '' GROUP BY node_id, hour, kind, bucket`
+	statTimelineDurationsSQL = `SELECT node_id, hour, kind, hist FROM stat_durations
+		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) AND node_id = ''`
 )
 
 func init() {
-	writeQueries = append(writeQueries, upsertStatCountsSQL, upsertStatDurationSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL)
+	writeQueries = append(writeQueries, upsertStatCountsSQL, selectStatHistSQL, upsertStatHistSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL)
 	readQueries = append(readQueries, statCountsSQL, statDurationsSQL, statTimelineCountsSQL, statTimelineDurationsSQL)
 }
 
 var _ store.StatisticsStore = (*DB)(nil)
 
-// statDurationKey sums a step's durations into one upsert per bucket.
-type statDurationKey struct {
-	node, kind string
+// statHistKey names the histogram a step's duration goes into.
+type statHistKey struct {
 	hour       int64
-	bucket     int
+	node, kind string
 }
 
 // applyStats applies the rollup changes of step s of instance seq.
 func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
 	d := store.StatsOf(s)
-	durations := map[statDurationKey]int64{}
+	durations := map[statHistKey]map[int]int64{}
+	measure := func(k statHistKey, ms int64) {
+		h := durations[k]
+		if h == nil {
+			h = map[int]int64{}
+			durations[k] = h
+		}
+		h[store.StatsBucket(ms)]++
+	}
 	for _, m := range d.Durations {
-		durations[statDurationKey{m.NodeID, m.Kind, m.Hour, store.StatsBucket(m.MS)}]++
+		measure(statHistKey{m.Hour, m.NodeID, m.Kind}, m.MS)
 	}
 	for _, c := range d.Closes {
 		var (
@@ -86,7 +98,7 @@ func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
 		}
 		ms := max(c.At.UnixMilli()-since, 0)
 		hour := store.StatsHour(c.At)
-		durations[statDurationKey{node, c.Kind, hour, store.StatsBucket(ms)}]++
+		measure(statHistKey{hour, node, c.Kind}, ms)
 		k := store.StatsKey{Version: d.Version, NodeID: node, Hour: hour}
 		cnt, ok := d.Counts[k]
 		if !ok {
@@ -115,8 +127,16 @@ func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
 			return fmt.Errorf("statistics of %s at %s: %w", d.Key, k.NodeID, err)
 		}
 	}
-	for k, n := range durations {
-		if _, err := st.exec(upsertStatDurationSQL, d.Key, k.hour, d.Version, k.node, k.kind, k.bucket, n); err != nil {
+	for k, h := range durations {
+		var blob []byte
+		err := st.queryRow(selectStatHistSQL, d.Key, k.hour, d.Version, k.node, k.kind).Scan(&blob)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("durations of %s at %s: %w", d.Key, k.node, err)
+		}
+		if err := store.DecodeStatsHist(blob, h); err != nil {
+			return fmt.Errorf("durations of %s at %s: %w", d.Key, k.node, err)
+		}
+		if _, err := st.exec(upsertStatHistSQL, d.Key, k.hour, d.Version, k.node, k.kind, store.EncodeStatsHist(h)); err != nil {
 			return fmt.Errorf("durations of %s at %s: %w", d.Key, k.node, err)
 		}
 	}
@@ -169,19 +189,20 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 		defer rs.Close()
 		for rs.Next() {
 			var (
-				k      store.StatsKey
-				kind   string
-				bucket int
-				n      int64
+				k    store.StatsKey
+				kind string
+				blob []byte
 			)
-			if err := rs.Scan(&k.NodeID, &k.Hour, &kind, &bucket, &n); err != nil {
+			if err := rs.Scan(&k.NodeID, &k.Hour, &kind, &blob); err != nil {
 				return err
 			}
 			r := row(k)
+			h := r.Wait
 			if kind == store.StatsActive {
-				r.Active[bucket] += n
-			} else {
-				r.Wait[bucket] += n
+				h = r.Active
+			}
+			if err := store.DecodeStatsHist(blob, h); err != nil {
+				return err
 			}
 		}
 		return rs.Err()

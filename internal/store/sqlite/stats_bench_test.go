@@ -38,8 +38,8 @@ func bulkStatsRollups(tb testing.TB, db *DB, key string, start time.Time) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	durations, err := tx.Prepare(`INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, bucket, n)
-		VALUES (?, ?, 1, ?, ?, ?, ?)`)
+	durations, err := tx.Prepare(`INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, hist)
+		VALUES (?, ?, 1, ?, ?, ?)`)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,10 +62,8 @@ func bulkStatsRollups(tb testing.TB, db *DB, key string, start time.Time) {
 				tb.Fatal(err)
 			}
 			for kind, buckets := range hist {
-				for b, n := range buckets {
-					if _, err := durations.Exec(key, hour, node, kind, b, n); err != nil {
-						tb.Fatal(err)
-					}
+				if _, err := durations.Exec(key, hour, node, kind, store.EncodeStatsHist(buckets)); err != nil {
+					tb.Fatal(err)
 				}
 			}
 		}

@@ -3,7 +3,8 @@
 -- (store.StatsOf): per process key, UTC hour (Unix seconds), version and
 -- element ('' for the process itself) the counters and maxima, and per
 -- duration kind ('active', 'wait') a log-scale histogram
--- (store.StatsBucket). A statistics query reads these rows only; history
+-- (store.StatsBucket) as one array (element b+1 counts bucket b), so a
+-- period reads one row per element, kind and hour. A statistics query reads these rows only; history
 -- retention does not touch them. Statistics start at this migration. IF NOT EXISTS: tests that take a
 -- database back to an older version apply this file again.
 CREATE TABLE IF NOT EXISTS stat_counts (
@@ -27,9 +28,8 @@ CREATE TABLE IF NOT EXISTS stat_durations (
     process_version INTEGER NOT NULL,
     node_id         TEXT COLLATE "C" NOT NULL,
     kind            TEXT COLLATE "C" NOT NULL,
-    bucket          INTEGER NOT NULL,
-    n               BIGINT  NOT NULL,
-    PRIMARY KEY (process_key, hour, process_version, node_id, kind, bucket)
+    hist            BIGINT[] NOT NULL,
+    PRIMARY KEY (process_key, hour, process_version, node_id, kind)
 );
 
 -- stat_open: the element activations ('t:' track) and waits ('w:' wait id)

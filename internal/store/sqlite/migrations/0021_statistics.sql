@@ -2,7 +2,8 @@
 -- step's commit updates them in its transaction (store.StatsOf): per
 -- process key, UTC hour (Unix seconds), version and element ('' for the
 -- process itself) the counters and maxima, and per duration kind ('active',
--- 'wait') a log-scale histogram (store.StatsBucket). A statistics query
+-- 'wait') a log-scale histogram (store.StatsBucket) in one blob
+-- (store.EncodeStatsHist), so a period reads one row per element, kind and hour. A statistics query
 -- reads these rows only; history retention does not touch them. The key
 -- leads with the process and the hour, so a period of one version or of all
 -- is one range of the key. Statistics start at this migration: history
@@ -29,9 +30,8 @@ CREATE TABLE IF NOT EXISTS stat_durations (
     process_version INTEGER NOT NULL,
     node_id         TEXT    NOT NULL,
     kind            TEXT    NOT NULL,
-    bucket          INTEGER NOT NULL,
-    n               INTEGER NOT NULL,
-    PRIMARY KEY (process_key, hour, process_version, node_id, kind, bucket)
+    hist            BLOB    NOT NULL,
+    PRIMARY KEY (process_key, hour, process_version, node_id, kind)
 ) WITHOUT ROWID, STRICT;
 
 -- stat_open: the element activations ('t:' track) and waits ('w:' wait id)
