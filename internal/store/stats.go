@@ -398,6 +398,34 @@ func EncodeStatsHist(h map[int]int64) []byte {
 	return out
 }
 
+// AddStatsHist adds the histogram encoded in blob (EncodeStatsHist) to
+// dense (index: bucket), growing it as needed, and returns it: summing many
+// rows' histograms this way costs no map operation.
+func AddStatsHist(blob []byte, dense []int64) ([]int64, error) {
+	b := 0
+	for len(blob) > 0 {
+		d, k := binary.Uvarint(blob)
+		if k <= 0 {
+			return dense, fmt.Errorf("statistics histogram: bad bucket")
+		}
+		blob = blob[k:]
+		n, k := binary.Varint(blob)
+		if k <= 0 {
+			return dense, fmt.Errorf("statistics histogram: bad count")
+		}
+		blob = blob[k:]
+		b += int(d)
+		if b > StatsMaxBucket {
+			return dense, fmt.Errorf("statistics histogram: bucket %d out of range", b)
+		}
+		for len(dense) <= b {
+			dense = append(dense, 0)
+		}
+		dense[b] += n
+	}
+	return dense, nil
+}
+
 // DecodeStatsHist adds the histogram encoded in blob (EncodeStatsHist) to h.
 func DecodeStatsHist(blob []byte, h map[int]int64) error {
 	b := 0

@@ -37,6 +37,15 @@ func TestStatsDistribution(t *testing.T) {
 			if err := store.DecodeStatsHist(store.EncodeStatsHist(h), back); err != nil || !reflect.DeepEqual(back, h) {
 				t.Fatalf("histogram round trip = %v, %v; want %v", back, err, h)
 			}
+			dense, err := store.AddStatsHist(store.EncodeStatsHist(h), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b, n := range dense {
+				if n != h[b] {
+					t.Errorf("dense bucket %d = %d, want %d", b, n, h[b])
+				}
+			}
 			d := store.StatsDistribution(h, top)
 			if d.Count != int64(c.n) || d.Max != float64(top) {
 				t.Errorf("count, max = %d, %v; want %d, %d", d.Count, d.Max, c.n, top)

@@ -187,22 +187,33 @@ func (db *DB) StatsRows(ctx context.Context, f store.StatsFilter) ([]store.Stats
 			return err
 		}
 		defer rs.Close()
+		type histKey struct {
+			store.StatsKey
+			kind string
+		}
+		dense := map[histKey][]int64{}
 		for rs.Next() {
 			var (
-				k    store.StatsKey
-				kind string
-				blob []byte
+				k    histKey
+				blob sql.RawBytes
 			)
-			if err := rs.Scan(&k.NodeID, &k.Hour, &kind, &blob); err != nil {
+			if err := rs.Scan(&k.NodeID, &k.Hour, &k.kind, &blob); err != nil {
 				return err
 			}
-			r := row(k)
-			h := r.Wait
-			if kind == store.StatsActive {
-				h = r.Active
-			}
-			if err := store.DecodeStatsHist(blob, h); err != nil {
+			if dense[k], err = store.AddStatsHist(blob, dense[k]); err != nil {
 				return err
+			}
+		}
+		for k, h := range dense {
+			r := row(k.StatsKey)
+			into := r.Wait
+			if k.kind == store.StatsActive {
+				into = r.Active
+			}
+			for b, n := range h {
+				if n != 0 {
+					into[b] += n
+				}
 			}
 		}
 		return rs.Err()
