@@ -185,6 +185,8 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"GET", "/api/v1/processes", "", "adov"},
 		{"GET", "/api/v1/processes/order/versions", "", "adov"},
 		{"GET", "/api/v1/processes/order/versions/1/xml", "", "adov"},
+		{"GET", "/api/v1/processes/order/statistics", "", "adov"},
+		{"GET", "/api/v1/processes/order/statistics/timeline", "", "adov"},
 		{"POST", "/api/v1/processes/invoice/instances", `{}`, "ado"},
 		{"GET", "/api/v1/decisions", "", "adov"},
 		{"GET", "/api/v1/decisions/none/versions", "", "adov"},
@@ -386,6 +388,9 @@ func routeOf(path string) string {
 		if p := params[i-3]; p != "" && !(segs[2] == "jobs" && segs[3] == "activate") {
 			if p == "{scopeId}" && segs[4] == "waits" {
 				p = "{waitId}"
+			}
+			if p == "{version}" && segs[4] == "statistics" {
+				continue // …/statistics/timeline
 			}
 			segs[i] = p
 		}

@@ -172,6 +172,13 @@ type Service interface {
 	Operations
 	// Migrations: instances moved to another process version (migrations.go).
 	Migrations
+	// Statistics returns a process's element statistics over a period and
+	// a version (0: all) from the rollups; ENOTFOUND for an unknown key or
+	// version, EINVALID for a bad period.
+	Statistics(ctx context.Context, f runtime.StatsFilter) (runtime.ProcessStats, error)
+	// StatisticsTimeline returns its starts, ends and durations per hour
+	// or day; the errors of Statistics, EINVALID for another bucket.
+	StatisticsTimeline(ctx context.Context, f runtime.StatsFilter, bucket string) (runtime.Timeline, error)
 	// Nodes lists the nodes sharing the database, oldest first (this one
 	// alone on SQLite); NodeID names the node that answers.
 	Nodes(ctx context.Context) ([]runtime.NodeRow, error)

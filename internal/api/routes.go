@@ -81,6 +81,8 @@ func (s *server) routes() []route {
 		{get, v + "/processes", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.listProcesses},
 		{get, v + "/processes/{key}/versions", readProcess, nil, s.listVersions},
 		{get, v + "/processes/{key}/versions/{version}/xml", readProcess, nil, s.definitionXML},
+		{get, v + "/processes/{key}/statistics", readProcess, nil, s.statistics},
+		{get, v + "/processes/{key}/statistics/timeline", readProcess, nil, s.statisticsTimeline},
 		{post, v + "/processes/{key}/instances", on(auth.PermStart, auth.KindProcess, access.KeyParam), param("process", "key"), s.startInstance},
 		{get, v + "/decisions", on(auth.PermRead, auth.KindDecision, access.KeyHandler), nil, s.listDecisions},
 		{get, v + "/decisions/{key}/versions", readDecision, nil, s.listDecisionVersions},

@@ -631,7 +631,7 @@ func (r *Runtime) record(ctx context.Context, row InstanceRow, prev int64, st *e
 				return StepRecord{}, fmt.Errorf("runtime: fact %d of %s: %w", f.Seq, row.ID, err)
 			}
 		}
-		rec.Facts = append(rec.Facts, FactRow{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: detail})
+		rec.Facts = append(rec.Facts, FactRow{Seq: f.Seq, At: f.At, Kind: f.Kind, NodeID: f.NodeID, ScopePath: f.ScopePath, Detail: detail, TrackID: f.TrackID})
 		f.Detail = nil // the row holds it now: a step of 100,000 iterations does not keep both
 	}
 	for _, in := range fx.Incidents {

@@ -109,6 +109,11 @@ type FactRow struct {
 	NodeID    string
 	ScopePath string
 	Detail    json.RawMessage
+	// TrackID is the track the fact happened on, set by the step that
+	// writes it and not kept in the history (History leaves it empty): it
+	// pairs an element's activation with its end for the statistics'
+	// durations (StatsOf).
+	TrackID string
 }
 
 // IncidentFilter selects a page of incidents.

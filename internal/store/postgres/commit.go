@@ -315,6 +315,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 		sb.exec(i, nil, setErrorDetailsSQL, d.WaitID, errorDetailsArg(d.Details))
 	}
 	queueTokens(sb, i, in, s.Tokens, s.RemovedTokens)
+	queueStats(sb, i, s)
 	if err := queueVariables(sb, i, id, s.Parts, s.RemovedParts); err != nil {
 		return err
 	}

@@ -33,3 +33,7 @@ func WaitsPageShapes() (queries []string, args [][]any) {
 	}
 	return queries, args
 }
+
+// MaxBucket is the largest histogram bucket the SQL of a step's closes
+// computes (store.StatsMaxBucket).
+const MaxBucket = maxBucket

@@ -263,6 +263,9 @@ func commitStep(st *txStmts, s *store.StepRecord) error {
 	if err := applyTokens(st, seq, in, s.Tokens, s.RemovedTokens); err != nil {
 		return err
 	}
+	if err := applyStats(st, seq, s); err != nil {
+		return err
+	}
 	if err := applyVariables(st, seq, s.Parts, s.RemovedParts, s.PrevRevision == 0); err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ import (
 // store, plus two inspection methods every store offers for tools.
 type Store interface {
 	store.Store
+	store.StatisticsStore
 	access.Store
 	// Parts returns at most limit parts (limit <= 0: all) of one kind of an
 	// instance with Ord > afterOrd, by Ord then key; ErrNotFound for an
@@ -69,6 +70,8 @@ var tests = []struct {
 	fn   func(t *testing.T, open Opener)
 }{
 	{"Users", testUsers},
+	{"Statistics", testStatistics},
+	{"StatisticsOpenItems", testStatisticsOpenItems},
 	{"GroupsAndMembers", testGroupsAndMembers},
 	{"AddGrant", testAddGrant},
 	{"GrantsAndRemoveGrant", testGrantsAndRemoveGrant},
