@@ -60,6 +60,9 @@ type stepBatch struct {
 	bs []*pgx.Batch
 	// failed is the step whose statement failed first (-1: none).
 	failed int
+	// stats are the steps' changes to the shared statistics rows, sent
+	// last (sharedStatsBatches).
+	stats statsBatch
 }
 
 // queue adds a statement to the last batch, starting a new one when it is
@@ -163,6 +166,11 @@ func (db *DB) runStepBatch(ctx context.Context, sb *stepBatch, steps []store.Ste
 	for _, b := range sb.bs[1:] {
 		if err := sb.checked(ctx, tx, steps, tx.SendBatch(ctx, b).Close()); err != nil {
 			return err
+		}
+	}
+	for _, b := range sb.sharedStatsBatches() {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("statistics rollups: %w", err)
 		}
 	}
 	return tx.Commit(ctx)

@@ -34,6 +34,3 @@ func WaitsPageShapes() (queries []string, args [][]any) {
 	return queries, args
 }
 
-// MaxBucket is the largest histogram bucket the SQL of a step's closes
-// computes (store.StatsMaxBucket).
-const MaxBucket = maxBucket

@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,13 +14,18 @@ import (
 )
 
 // The statistics rollups (migration 0014): each step's commit queues its
-// store.StatsOf delta — a counter upsert per element and hour it touched,
-// a histogram upsert per element, kind and hour it measured (an array
-// added element by element), a row per element activation or wait still
-// open. A step's statements are pipelined, so an end that needs
-// the start an earlier step recorded is one statement that deletes the
-// open row and adds the measured duration (stepCloseStatSQL), with the
-// bucket computed as store.StatsBucket does.
+// store.StatsOf delta. The rows of an instance — one per element
+// activation or wait still open — are written with the step's other
+// statements; an end that needs the start an earlier step recorded deletes
+// that row and reads its start back (stepCloseStatSQL). The shared rows —
+// a counter row per element and hour, a histogram per element, kind and
+// hour — are many steps' (every instance passing an element in an hour
+// adds to one row), so they are not written step by step: the batch sums
+// its steps' changes per row and upserts each row once, after every other
+// statement of the commit, in one order of rows for every commit
+// (statsBatch). A transaction then takes shared-row locks last and in a
+// global order, so two nodes' commits cannot deadlock on them, and holds
+// them only for the end of its commit.
 const (
 	stepUpsertStatCountsSQL = `INSERT INTO stat_counts (process_key, hour, process_version, node_id,
 		activations, completions, incidents, cancellations, failures, active_max, wait_max)
@@ -39,27 +47,9 @@ const (
 		ON CONFLICT (instance_seq, item) DO UPDATE SET node_id = excluded.node_id, since = excluded.since
 		WHERE left(excluded.item, 2) = 't:'`
 	stepDeleteInstanceStatsSQL = `DELETE FROM stat_open WHERE instance_seq = ` + seqOf
-	// stepCloseStatSQL ends an open item ($2) of instance $1 at $3 (Unix
-	// ms); with $4 it records the duration: for an element ($5 = 'active')
-	// when the element opened is $6, for a wait when its element is one of
-	// $7 (those that went on in the step). $8–$10: key, hour, version.
-	stepCloseStatSQL = `WITH c AS (
-		    DELETE FROM stat_open WHERE instance_seq = ` + seqOf + ` AND item = $2 RETURNING node_id, since
-		), m AS (
-		    SELECT node_id, ms, CASE WHEN ms < 1 THEN 0 ELSE LEAST(1 + floor(ln(ms::float8) / ln(1.1::float8))::int, ` + maxBucket + `) END AS bucket
-		    FROM (SELECT node_id, GREATEST($3::bigint - since, 0) AS ms FROM c
-		        WHERE $4::boolean AND (($5::text = 'active' AND node_id = $6::text) OR ($5::text = 'wait' AND node_id = ANY($7::text[])))) AS x
-		), d AS (
-		    INSERT INTO stat_durations (process_key, hour, process_version, node_id, kind, hist)
-		    SELECT $8::text, $9::bigint, $10::int, node_id, $5::text, array_fill(0::bigint, ARRAY[bucket]) || 1::bigint FROM m
-		    ON CONFLICT (process_key, hour, process_version, node_id, kind) DO UPDATE SET hist = ` + addHists + `
-		)
-		INSERT INTO stat_counts (process_key, hour, process_version, node_id, active_max, wait_max)
-		SELECT $8::text, $9::bigint, $10::int, node_id, CASE WHEN $5::text = 'active' THEN ms ELSE -1 END,
-		    CASE WHEN $5::text = 'wait' THEN ms ELSE -1 END FROM m
-		ON CONFLICT (process_key, hour, process_version, node_id) DO UPDATE SET
-		    active_max = GREATEST(stat_counts.active_max, excluded.active_max),
-		    wait_max = GREATEST(stat_counts.wait_max, excluded.wait_max)`
+	// stepCloseStatSQL forgets an open item ($2) of instance $1 and
+	// returns its element and start (Unix ms).
+	stepCloseStatSQL = `DELETE FROM stat_open WHERE instance_seq = ` + seqOf + ` AND item = $2 RETURNING node_id, since`
 	// statCountsSQL and statDurationsSQL sum a period's rollups of one
 	// version ($4 > 0) or of all per element; statTimelineCountsSQL and
 	// statTimelineDurationsSQL read the process's rows per hour.
@@ -76,9 +66,6 @@ const (
 		WHERE process_key = $1 AND hour >= $2 AND hour < $3 AND ($4 = 0 OR process_version = $4) AND node_id = ''`
 )
 
-// maxBucket is store.StatsMaxBucket as SQL text (a test keeps them equal).
-const maxBucket = "300"
-
 // addHists is the sum of the row's histogram and the one inserted,
 // element by element (unnest pads the shorter with NULLs).
 const addHists = `ARRAY(SELECT COALESCE(a, 0) + COALESCE(b, 0)
@@ -86,14 +73,98 @@ const addHists = `ARRAY(SELECT COALESCE(a, 0) + COALESCE(b, 0)
 
 var _ store.StatisticsStore = (*DB)(nil)
 
-// queueStats queues the rollup changes of step i (s), in a fixed order of
-// rows so that two nodes' batches take the rows' locks in the same order.
+// statsRow names one shared counter row: a process's element in an hour
+// of one version.
+type statsRow struct {
+	key     string
+	hour    int64
+	version int
+	node    string
+}
+
+// statsHist names one shared histogram row: a counter row's durations of
+// one kind.
+type statsHist struct {
+	statsRow
+	kind string
+}
+
+// statsBatch sums the shared-row changes of a commit's steps (see the
+// comment on the statements above).
+type statsBatch struct {
+	counts map[statsRow]store.StatsCounts
+	hists  map[statsHist][]int64 // element b counts bucket b
+}
+
+// addCounts adds c to row r.
+func (sb *statsBatch) addCounts(r statsRow, c store.StatsCounts) {
+	if sb.counts == nil {
+		sb.counts = map[statsRow]store.StatsCounts{}
+	}
+	t, ok := sb.counts[r]
+	if !ok {
+		t = store.StatsCounts{ActiveMax: -1, WaitMax: -1}
+	}
+	t.Activations += c.Activations
+	t.Completions += c.Completions
+	t.Incidents += c.Incidents
+	t.Cancellations += c.Cancellations
+	t.Failures += c.Failures
+	t.ActiveMax = max(t.ActiveMax, c.ActiveMax)
+	t.WaitMax = max(t.WaitMax, c.WaitMax)
+	sb.counts[r] = t
+}
+
+// addDuration counts a duration of ms milliseconds of kind at row r's
+// histogram.
+func (sb *statsBatch) addDuration(r statsRow, kind string, ms int64) {
+	if sb.hists == nil {
+		sb.hists = map[statsHist][]int64{}
+	}
+	k := statsHist{r, kind}
+	h := sb.hists[k]
+	b := store.StatsBucket(ms)
+	for len(h) <= b {
+		h = append(h, 0)
+	}
+	h[b]++
+	sb.hists[k] = h
+}
+
+// measured records a duration an end of an earlier step's item measured:
+// its histogram and its element's maximum.
+func (sb *statsBatch) measured(r statsRow, kind string, ms int64) {
+	sb.addDuration(r, kind, ms)
+	c := store.StatsCounts{ActiveMax: -1, WaitMax: -1}
+	if kind == store.StatsActive {
+		c.ActiveMax = ms
+	} else {
+		c.WaitMax = ms
+	}
+	sb.addCounts(r, c)
+}
+
+// queueStats queues the rollup changes of step i (s): its instance's open
+// items now, its shared rows into sb.stats for queueSharedStats.
 func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 	d := store.StatsOf(s)
 	id := string(s.Instance.ID)
 	for _, c := range d.Closes {
-		sb.exec(i, nil, stepCloseStatSQL, id, c.Item, c.At.UnixMilli(), c.Record, c.Kind, c.NodeID, d.Went,
-			d.Key, store.StatsHour(c.At), d.Version)
+		sb.queryRow(i, func(row pgx.Row) error {
+			var node string
+			var since int64
+			err := row.Scan(&node, &since)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // nothing was open: nothing to measure
+			}
+			if err != nil {
+				return err
+			}
+			if c.Record && ((c.Kind == store.StatsActive && node == c.NodeID) || (c.Kind == store.StatsWait && slices.Contains(d.Went, node))) {
+				sb.stats.measured(statsRow{d.Key, store.StatsHour(c.At), d.Version, node}, c.Kind, max(c.At.UnixMilli()-since, 0))
+			}
+			return nil
+		}, stepCloseStatSQL, id, c.Item)
 	}
 	if d.Ended {
 		sb.exec(i, nil, stepDeleteInstanceStatsSQL, id)
@@ -101,53 +172,43 @@ func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 	for _, o := range d.Opens {
 		sb.exec(i, nil, stepUpsertStatOpenSQL, id, o.Item, o.NodeID, o.Since.UnixMilli())
 	}
-	keys := make([]store.StatsKey, 0, len(d.Counts))
-	for k := range d.Counts {
-		keys = append(keys, k)
+	for k, c := range d.Counts {
+		sb.stats.addCounts(statsRow{d.Key, k.Hour, k.Version, k.NodeID}, c)
 	}
-	sort.Slice(keys, func(a, b int) bool {
-		if keys[a].Hour != keys[b].Hour {
-			return keys[a].Hour < keys[b].Hour
+	for _, m := range d.Durations {
+		sb.stats.addDuration(statsRow{d.Key, m.Hour, d.Version, m.NodeID}, m.Kind, m.MS)
+	}
+}
+
+// compareRows orders shared rows: by process key, hour, version, element.
+func compareRows(a, b statsRow) int {
+	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.hour, b.hour), cmp.Compare(a.version, b.version), cmp.Compare(a.node, b.node))
+}
+
+// sharedStatsBatches returns the upserts of the shared rows sb.stats
+// summed, once the rest of the commit has been sent (the closes' answers
+// are in): counter rows, then histograms, each in row order — the same
+// order in every commit — in batches of at most maxBatchStatements.
+func (sb *stepBatch) sharedStatsBatches() []*pgx.Batch {
+	var out []*pgx.Batch
+	queue := func(query string, args ...any) {
+		if len(out) == 0 || out[len(out)-1].Len() >= maxBatchStatements {
+			out = append(out, &pgx.Batch{})
 		}
-		return keys[a].NodeID < keys[b].NodeID
-	})
-	for _, k := range keys {
-		c := d.Counts[k]
-		sb.exec(i, nil, stepUpsertStatCountsSQL, d.Key, k.Hour, k.Version, k.NodeID,
+		out[len(out)-1].Queue(query, args...)
+	}
+	for _, r := range slices.SortedFunc(maps.Keys(sb.stats.counts), compareRows) {
+		c := sb.stats.counts[r]
+		queue(stepUpsertStatCountsSQL, r.key, r.hour, r.version, r.node,
 			c.Activations, c.Completions, c.Incidents, c.Cancellations, c.Failures, c.ActiveMax, c.WaitMax)
 	}
-	type hk struct {
-		hour       int64
-		node, kind string
-	}
-	hists := map[hk][]int64{}
-	var order []hk
-	for _, m := range d.Durations {
-		k := hk{m.Hour, m.NodeID, m.Kind}
-		h, ok := hists[k]
-		if !ok {
-			order = append(order, k)
-		}
-		b := store.StatsBucket(m.MS)
-		for len(h) <= b {
-			h = append(h, 0)
-		}
-		h[b]++
-		hists[k] = h
-	}
-	sort.Slice(order, func(a, b int) bool {
-		x, y := order[a], order[b]
-		if x.hour != y.hour {
-			return x.hour < y.hour
-		}
-		if x.node != y.node {
-			return x.node < y.node
-		}
-		return x.kind < y.kind
+	hists := slices.SortedFunc(maps.Keys(sb.stats.hists), func(a, b statsHist) int {
+		return cmp.Or(compareRows(a.statsRow, b.statsRow), cmp.Compare(a.kind, b.kind))
 	})
-	for _, k := range order {
-		sb.exec(i, nil, stepUpsertStatHistSQL, d.Key, k.hour, d.Version, k.node, k.kind, hists[k])
+	for _, k := range hists {
+		queue(stepUpsertStatHistSQL, k.key, k.hour, k.version, k.node, k.kind, sb.stats.hists[k])
 	}
+	return out
 }
 
 // StatsRows reads the rollups of f's process and period in one read
