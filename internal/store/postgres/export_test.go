@@ -33,4 +33,3 @@ func WaitsPageShapes() (queries []string, args [][]any) {
 	}
 	return queries, args
 }
-
