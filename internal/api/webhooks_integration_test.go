@@ -43,7 +43,9 @@ func setupWebhooks(t *testing.T, dsn string, opts webhook.Options) *bundle {
 	t.Cleanup(func() { _ = rt.Close() })
 	logs := &syncBuffer{}
 	opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	opts.Secrets = httpjson.NewSecrets(func(k string) string { return webhookSecrets[k] }, nil)
+	if opts.Secrets == nil {
+		opts.Secrets = httpjson.NewSecrets(func(k string) string { return webhookSecrets[k] }, nil)
+	}
 	hooks, err := webhook.New(rt, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -344,9 +346,9 @@ func TestIntegrationWebhookGobpmMessageStart(t *testing.T) {
 }
 
 // A message start event carrying Camunda 8's webhook properties (its
-// "webhook message start" template) starts its process; when another
-// process starts on the same message name, the webhook cannot tell which
-// one is meant and answers 409 with nothing started.
+// "webhook message start" template) starts its own process, and only it:
+// not another process that starts on the same message name, and not an
+// instance of another process waiting for that message.
 func TestIntegrationWebhookCamundaMessageStart(t *testing.T) {
 	t.Parallel()
 	b := setupWebhooks(t, testdb.DSN(t), webhook.Options{})
@@ -363,18 +365,66 @@ func TestIntegrationWebhookCamundaMessageStart(t *testing.T) {
 </process></definitions>`
 	}
 	b.deployModel(t, "placed.bpmn", model("placed", "placed")).wantStatus(t, http.StatusCreated)
-	vars := b.startedVars(t, b.hook(http.MethodPost, "placed", "application/json", `{"id":"o-7"}`))
-	if vars["order"] != "o-7" {
-		t.Fatalf("variables = %v, want the result expression's", vars)
-	}
-
 	b.deployModel(t, "audit.bpmn", model("audit", "")).wantStatus(t, http.StatusCreated)
-	before := b.get("/api/v1/instances").wantStatus(t, http.StatusOK).Body
-	res := b.hook(http.MethodPost, "placed", "application/json", `{"id":"o-8"}`)
-	if res.Status != http.StatusConflict {
-		t.Fatalf("a message two processes start on: %d %s, want 409", res.Status, res.Body)
+	b.deployModel(t, "waiter.bpmn", `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="urn:t">
+<message id="m" name="order-placed"><extensionElements><zeebe:subscription correlationKey="=orderId"/></extensionElements></message>
+<process id="waiter" isExecutable="true">
+<startEvent id="s"/><intermediateCatchEvent id="c"><messageEventDefinition messageRef="m"/></intermediateCatchEvent><endEvent id="e"/>
+<sequenceFlow id="f1" sourceRef="s" targetRef="c"/><sequenceFlow id="f2" sourceRef="c" targetRef="e"/>
+</process></definitions>`).wantStatus(t, http.StatusCreated)
+	waiting := b.postJSON("/api/v1/processes/waiter/instances", `{"variables":{"orderId":"o-7"}}`).wantStatus(t, http.StatusCreated).object(t)["id"].(string)
+
+	for _, id := range []string{"o-7", "o-8"} {
+		vars := b.startedVars(t, b.hook(http.MethodPost, "placed", "application/json", `{"id":"`+id+`"}`))
+		if vars["order"] != id {
+			t.Fatalf("variables = %v, want the result expression's", vars)
+		}
 	}
-	if after := b.get("/api/v1/instances").wantStatus(t, http.StatusOK).Body; !bytes.Equal(after, before) {
-		t.Errorf("an instance was started by the refused webhook")
+	if st := b.get("/api/v1/instances/"+waiting).wantStatus(t, http.StatusOK).object(t)["status"]; st != "running" {
+		t.Errorf("the waiting instance of another process is %v: the webhook reached it", st)
+	}
+	for key, want := range map[string]int{"placed": 2, "audit": 0, "waiter": 1} {
+		items, _ := b.get("/api/v1/instances?processKey="+key).wantStatus(t, http.StatusOK).object(t)["items"].([]any)
+		if len(items) != want {
+			t.Errorf("%s has %d instances, want %d", key, len(items), want)
+		}
+	}
+}
+
+// A credential that is required but empty on this server — a secret set
+// to nothing — accepts nothing, and basic authentication without a
+// password, or an API key without a key, is refused at deployment.
+func TestIntegrationWebhookEmptyCredentials(t *testing.T) {
+	t.Parallel()
+	b := setupWebhooks(t, testdb.DSN(t), webhook.Options{Secrets: httpjson.NewSecrets(nil, map[string]string{"HOOK_EMPTY": ""})})
+	b.deployModel(t, "nopw.bpmn", webhookModel("nopw", "inbound.context", "nopw", "inbound.auth.type", "BASIC", "inbound.auth.username", "svc")).
+		problem(t, http.StatusUnprocessableEntity, "invalid-model")
+	b.deployModel(t, "nokey.bpmn", webhookModel("nokey", "inbound.context", "nokey", "inbound.auth.type", "APIKEY", "inbound.auth.apiKeyLocator", "=request.headers.key")).
+		problem(t, http.StatusUnprocessableEntity, "invalid-model")
+	b.deployModel(t, "empty.bpmn", webhookModel("empty", "inbound.context", "empty", "inbound.auth.type", "BASIC",
+		"inbound.auth.username", "svc", "inbound.auth.password", "{{secrets.HOOK_EMPTY}}")).wantStatus(t, http.StatusCreated)
+	b.hook(http.MethodPost, "empty", "application/json", `{}`, "Authorization", "Basic "+basic("svc", "")).problem(t, http.StatusUnauthorized, "unauthorized")
+	items, _ := b.get("/api/v1/instances?processKey=empty").wantStatus(t, http.StatusOK).object(t)["items"].([]any)
+	if len(items) != 0 {
+		t.Errorf("an empty credential started %d instances", len(items))
+	}
+}
+
+// The credentials a caller sends in headers never reach variables, even
+// when the webhook checks none of them.
+func TestIntegrationWebhookHeadersMasked(t *testing.T) {
+	t.Parallel()
+	b := setupWebhooks(t, testdb.DSN(t), webhook.Options{})
+	b.deployModel(t, "open.bpmn", webhookModel("open", "inbound.context", "open", "resultVariable", "hook")).wantStatus(t, http.StatusCreated)
+	vars := b.startedVars(t, b.hook(http.MethodPost, "open", "application/json", `{}`,
+		"Authorization", "Bearer tok-3f9a", "Cookie", "session=c-77b1", "Proxy-Authorization", "Basic cHJveHk6cHc=", "X-Other", "kept"))
+	headers := vars["hook"].(map[string]any)["request"].(map[string]any)["headers"].(map[string]any)
+	for _, h := range []string{"authorization", "cookie", "proxy-authorization"} {
+		if headers[h] != "***" {
+			t.Errorf("header %s kept as %v", h, headers[h])
+		}
+	}
+	if headers["x-other"] != "kept" {
+		t.Errorf("other headers: %v", headers)
 	}
 }

@@ -224,8 +224,15 @@ func (p *parser) finishWebhook(owner *etree.Element, w *Webhook, locator, result
 	switch w.Auth {
 	case "":
 		w.Auth = WebhookAuthNone
-	case WebhookAuthNone, WebhookAuthBasic:
+	case WebhookAuthNone:
+	case WebhookAuthBasic:
+		if strings.TrimSpace(w.Username) == "" || strings.TrimSpace(w.Password) == "" {
+			p.problems.add(label, RuleUnsupported, "%sinbound.auth.username and inbound.auth.password on %s are required with BASIC authentication", pre, owner.Tag)
+		}
 	case WebhookAuthAPIKey:
+		if strings.TrimSpace(w.APIKey) == "" {
+			p.problems.add(label, RuleUnsupported, "%sinbound.auth.apiKey on %s is required with APIKEY authentication", pre, owner.Tag)
+		}
 		if strings.TrimSpace(locator) == "" {
 			p.problems.add(label, RuleUnsupported, "%sinbound.auth.apiKeyLocator on %s is required with APIKEY authentication", pre, owner.Tag)
 		} else {

@@ -44,6 +44,30 @@ func (r *Runtime) Webhooks(ctx context.Context) (map[string]WebhookRoute, error)
 	return out, nil
 }
 
+// StartWebhook starts an instance of route's process version at route's
+// start event — its none start, or the message start event the webhook
+// sits on — with vars as the root variables. A webhook on a message start
+// starts its own process only: it never correlates the message to waits
+// of other processes, as a publication of that message name would.
+func (r *Runtime) StartWebhook(ctx context.Context, route WebhookRoute, vars map[string]any) (InstanceView, error) {
+	if route.Node == nil || route.Node.Kind != bpmn.KindStartEvent {
+		return InstanceView{}, &Error{Code: EINVALID, Message: "runtime: a webhook start needs a start event"}
+	}
+	proc, ref, err := r.process(ctx, route.Process.Key, route.Process.Version)
+	if err != nil {
+		return InstanceView{}, unreadableDefinition(route.Process.Key, route.Process.Version, err)
+	}
+	node := ""
+	if route.Node.Event != nil {
+		node = route.Node.ID // an event start; "" is the none start
+	}
+	var view InstanceView
+	if _, err := r.startAt(ctx, proc, ref, "", node, vars, nil, &view); err != nil {
+		return InstanceView{}, err
+	}
+	return view, nil
+}
+
 // checkWebhookPaths returns a problem for every webhook path of the
 // processes about to be deployed that another process serves already, or
 // that two of them (or two events of one) declare. A new version of a

@@ -42,14 +42,12 @@ const (
 type Runtime interface {
 	// Webhooks returns the webhooks served now, by path.
 	Webhooks(ctx context.Context) (map[string]runtime.WebhookRoute, error)
-	// StartInstance starts an instance at a process's none start event.
-	StartInstance(ctx context.Context, req runtime.StartRequest) (runtime.InstanceView, error)
+	// StartWebhook starts an instance of the route's process at the
+	// route's start event.
+	StartWebhook(ctx context.Context, route runtime.WebhookRoute, vars map[string]any) (runtime.InstanceView, error)
 	// CorrelateMessage delivers a message to the waits of its name and
 	// key (ENOTFOUND: none).
 	CorrelateMessage(ctx context.Context, name, correlationKey string, vars map[string]any) (int, error)
-	// CorrelateMatching delivers a message by name, starting a message
-	// start event.
-	CorrelateMatching(ctx context.Context, m runtime.MessageMatch) ([]runtime.MessageDelivery, error)
 }
 
 // Secrets resolves {{secrets.NAME}} placeholders and masks what it put
@@ -189,8 +187,13 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, path string) err
 			slog.String("definition_key", rt.Process.Key), slog.String("reason", err.Error()))
 		return err
 	}
-	if wh.Auth == bpmn.WebhookAuthBasic {
-		req["headers"].(map[string]any)["authorization"] = "***"
+	// Credentials the caller sent are never kept in variables, whatever
+	// the webhook checks.
+	hdrs := req["headers"].(map[string]any)
+	for _, name := range []string{"authorization", "proxy-authorization", "cookie"} {
+		if _, ok := hdrs[name]; ok {
+			hdrs[name] = "***"
+		}
 	}
 	if m, ok := h.opts.Secrets.Mask(masks, req).(map[string]any); ok {
 		req = m
@@ -215,22 +218,12 @@ func (h *Handler) deliver(ctx context.Context, rt runtime.WebhookRoute, req, var
 	res := Result{ProcessKey: rt.Process.Key, ProcessVersion: rt.Process.Version}
 	n := rt.Node
 	switch {
-	case n.Kind == bpmn.KindStartEvent && n.Event == nil:
-		inst, err := h.rt.StartInstance(ctx, runtime.StartRequest{ProcessKey: rt.Process.Key, Version: rt.Process.Version, Variables: vars})
+	case n.Kind == bpmn.KindStartEvent:
+		inst, err := h.rt.StartWebhook(ctx, rt, vars)
 		if err != nil {
 			return res, err
 		}
 		res.InstanceID = string(inst.ID)
-	case n.Kind == bpmn.KindStartEvent:
-		ds, err := h.rt.CorrelateMatching(ctx, runtime.MessageMatch{Name: n.Event.MessageName, Variables: vars})
-		if err != nil {
-			return res, err
-		}
-		for _, d := range ds {
-			if d.Started {
-				res.InstanceID = string(d.InstanceID)
-			}
-		}
 	default:
 		key, err := n.Webhook.CorrelationKey.Eval(expr.MapScope{"request": req})
 		if err != nil {
@@ -331,6 +324,11 @@ func (h *Handler) authenticate(wh *bpmn.Webhook, r *http.Request, raw []byte, re
 		v, used, err := h.opts.Secrets.Expand(s)
 		if err != nil {
 			return "", fmt.Errorf("webhook credentials: %w", err)
+		}
+		if v == "" {
+			// A secret set to nothing would let an empty credential pass
+			// (or key the HMAC with nothing): refuse rather than accept.
+			return "", &Error{Code: CodeUnauthorized, Detail: "the webhook's credential is empty on this server: nothing is accepted until it is set"}
 		}
 		masks = append(masks, used...)
 		return v, nil
