@@ -271,6 +271,15 @@ func TestIntegrationWebhookCorrelates(t *testing.T) {
 		t.Fatalf("instance o-2 moved on: %v", other)
 	}
 	b.hook(http.MethodPost, "paid", "application/json", `{"orderId":"o-9"}`).problem(t, http.StatusNotFound, "not-found")
+
+	// With Camunda's correlationRequired=notRequired nothing waiting is
+	// still a success: 200, correlated 0.
+	lenient := strings.NewReplacer(`id="pay"`, `id="pay-lenient"`, `value="paid"/>`, `value="paid-lenient"/><zeebe:property name="correlationRequired" value="notRequired"/>`).Replace(correlateModel)
+	b.deployModel(t, "lenient.bpmn", lenient).wantStatus(t, http.StatusCreated)
+	res = b.hook(http.MethodPost, "paid-lenient", "application/json", `{"orderId":"o-9"}`).wantStatus(t, http.StatusOK).object(t)
+	if fmt.Sprint(res["correlated"]) != "0" {
+		t.Fatalf("answer with correlation not required = %v", res)
+	}
 }
 
 func TestIntegrationWebhookPathsAtDeployment(t *testing.T) {

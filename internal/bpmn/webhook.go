@@ -49,6 +49,10 @@ type Webhook struct {
 	// CorrelationKey is FEEL over request giving the message's correlation
 	// key (catch and boundary events).
 	CorrelationKey expr.Expression
+	// CorrelationOptional is Camunda's correlationRequired=notRequired: a
+	// request that finds nothing waiting for its key is still answered
+	// 200 (correlated 0), not 404.
+	CorrelationOptional bool
 }
 
 // Webhooks returns the nodes of p that declare a webhook, in id order of
@@ -109,10 +113,10 @@ var webhookProps = map[string]bool{
 	"inbound.subtype": true,
 }
 
-// webhookDefaults are values of the templates' other properties that ask
-// for nothing gobpm does not do (the modeler writes them as defaults): no
-// manual deduplication, no consuming of unmatched events, and a
-// correlation that must succeed (gobpm answers 404 when nothing waits).
+// webhookDefaults are values of the templates' other properties gobpm
+// runs (the modeler writes them as defaults): no manual deduplication, no
+// consuming of unmatched events, and a correlation that must succeed (404
+// when nothing waits) or need not (Webhook.CorrelationOptional: 200).
 var webhookDefaults = map[string]map[string]bool{
 	"deduplicationModeManualFlag": {"false": true},
 	"consumeUnmatchedEvents":      {"false": true},
@@ -153,7 +157,8 @@ func (p *parser) camundaWebhook(owner, props *etree.Element) {
 		Path: strings.Trim(strings.TrimSpace(vals["inbound.context"]), "/"), Method: strings.ToUpper(strings.TrimSpace(vals["inbound.method"])),
 		Auth:     strings.ToUpper(strings.TrimSpace(vals["inbound.auth.type"])),
 		Username: vals["inbound.auth.username"], Password: vals["inbound.auth.password"], APIKey: vals["inbound.auth.apiKey"],
-		ResultVariable: strings.TrimSpace(vals["resultVariable"]),
+		ResultVariable:      strings.TrimSpace(vals["resultVariable"]),
+		CorrelationOptional: strings.TrimSpace(vals["correlationRequired"]) == "notRequired",
 	}
 	hmac := strings.ToLower(strings.TrimSpace(vals["inbound.shouldValidateHmac"]))
 	switch hmac {

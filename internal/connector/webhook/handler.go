@@ -237,7 +237,7 @@ func (h *Handler) deliver(ctx context.Context, rt runtime.WebhookRoute, req, var
 			k = s
 		}
 		c, err := h.rt.CorrelateMessage(ctx, n.Event.MessageName, k, vars)
-		if err != nil {
+		if err != nil && !(n.Webhook.CorrelationOptional && runtime.ErrorCode(err) == runtime.ENOTFOUND) {
 			return res, err
 		}
 		res.Correlated = &c
@@ -393,14 +393,15 @@ func validHMAC(alg, secret string, body []byte, sig string) bool {
 	m.Write(body)
 	want := m.Sum(nil)
 	sig = strings.TrimSpace(sig)
-	if _, rest, ok := strings.Cut(sig, "="); ok && strings.HasPrefix(sig, "sha") {
-		sig = rest
-	}
-	if got, err := hex.DecodeString(sig); err == nil && hmac.Equal(got, want) {
-		return true
-	}
-	if got, err := base64.StdEncoding.DecodeString(sig); err == nil && hmac.Equal(got, want) {
-		return true
+	for _, s := range []string{sig, strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(sig, "sha1="), "sha256="), "sha512=")} {
+		// The signature as sent, then without a "sha256=" prefix as GitHub
+		// sends it (a base64 signature may itself start with "sha").
+		if got, err := hex.DecodeString(s); err == nil && hmac.Equal(got, want) {
+			return true
+		}
+		if got, err := base64.StdEncoding.DecodeString(s); err == nil && hmac.Equal(got, want) {
+			return true
+		}
 	}
 	return false
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"hash"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,4 +69,28 @@ func TestBuckets(t *testing.T) {
 	if _, ok := newBuckets(-1, 1, time.Now).take("a"); !ok {
 		t.Fatal("a negative rate limits")
 	}
+}
+
+// A base64 signature that itself starts with "sha" (and holds a "=" of
+// padding) is checked as sent, not cut at its "=" as if it were a
+// "sha256=" prefix.
+func TestValidHMACBase64StartingWithSha(t *testing.T) {
+	t.Parallel()
+	for i := 0; i < 1<<22; i++ {
+		body := []byte("body-" + strconv.Itoa(i))
+		m := hmac.New(sha256.New, []byte("s"))
+		m.Write(body)
+		sig := base64.StdEncoding.EncodeToString(m.Sum(nil))
+		if !strings.HasPrefix(sig, "sha") {
+			continue
+		}
+		if !validHMAC("sha_256", "s", body, sig) {
+			t.Fatalf("the base64 signature %q of %q is refused", sig, body)
+		}
+		if !validHMAC("sha_256", "s", body, "sha256="+sig) {
+			t.Fatalf("the prefixed base64 signature of %q is refused", body)
+		}
+		return
+	}
+	t.Fatal("no body with a base64 signature starting with sha found")
 }
