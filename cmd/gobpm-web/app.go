@@ -27,6 +27,7 @@ import (
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/connector/httpjson"
+	"github.com/gobpm/gobpm/internal/deploydir"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -103,6 +104,8 @@ type Config struct {
 	Connector ConnectorConfig
 	// Webhook configures the inbound webhooks.
 	Webhook WebhookConfig
+	// DeployDir configures deploying from a folder.
+	DeployDir DeployDirConfig
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -121,6 +124,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		return Config{}, err
 	}
 	if err := c.Webhook.register(fs, getenv); err != nil {
+		return Config{}, err
+	}
+	if err := c.DeployDir.register(fs, getenv); err != nil {
 		return Config{}, err
 	}
 	if err := c.DBConfig.register(fs, getenv); err != nil {
@@ -181,7 +187,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if c.Auth, err = access.ParseMode(*authMode); err != nil {
 		return Config{}, err
 	}
-	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check()); err != nil {
+	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check(), c.DeployDir.check()); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
@@ -320,6 +326,8 @@ type Main struct {
 	grpcServed chan error
 	// connector is the REST connector worker (nil when off).
 	connector *httpjson.Worker
+	// deployDir watches --deploy-dir (nil when off).
+	deployDir *deploydir.Watcher
 }
 
 // GRPCAddr returns the address the Zeebe gateway listens on ("" when off).
@@ -372,6 +380,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.rt = runtime.New(db, opts)
 	if err := m.rt.Prepare(ctx); err != nil {
+		m.Close()
+		return err
+	}
+	// The folder's models are deployed before anything is served.
+	if err := m.startDeployDir(ctx); err != nil {
 		m.Close()
 		return err
 	}
@@ -631,6 +644,10 @@ func (m *Main) Addr() string {
 // and closes the store, in that order.
 func (m *Main) Close() error {
 	var errs []error
+	if m.deployDir != nil {
+		m.deployDir.Stop() // a deployment in flight ends first
+		m.deployDir = nil
+	}
 	if m.connector != nil {
 		m.connector.Stop() // calls in flight end; their jobs are retried when their locks run out
 		m.connector = nil
@@ -653,8 +670,12 @@ func (m *Main) Close() error {
 		if err := m.srv.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
-		if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, fmt.Errorf("http serve: %w", err))
+		if m.served != nil { // nil when Run failed before serving
+			if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs = append(errs, fmt.Errorf("http serve: %w", err))
+			}
+		} else if m.ln != nil {
+			errs = append(errs, m.ln.Close())
 		}
 		m.srv = nil
 	} else if m.ln != nil {
