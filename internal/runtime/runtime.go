@@ -114,6 +114,8 @@ type Runtime struct {
 
 	defs  *cache[*bpmn.Process]
 	decs  *cache[*dmn.Definitions]
+	// webhooks caches the webhooks served (webhooks.go).
+	webhooks webhookCache
 	locks *instanceLocks
 	// states keeps hot instances decoded, used only under their lock.
 	states   *stateCache
