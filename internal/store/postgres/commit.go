@@ -62,7 +62,7 @@ type stepBatch struct {
 	failed int
 	// stats are the steps' changes to the shared statistics rows, sent
 	// last (sharedStatsBatches).
-	stats statsBatch
+	stats store.StatsBatch
 }
 
 // queue adds a statement to the last batch, starting a new one when it is
