@@ -169,8 +169,9 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 	if spec.creates() {
 		row.CreatedAt = now
 	}
-	status, before := st.Status, st.NextWait
-	job := jobActOf(spec.ev, st) // read before Apply: a completed job is gone after it
+	// The job the event acts on is read before Apply: a completed job is
+	// gone after it.
+	status, before, job := st.Status, st.NextWait, jobActOf(spec.ev, st)
 	next, fx, err := engine.Apply(proc, st, spec.ev, now, r.engine) // st is this step's own: no copy needed
 	if err != nil {
 		return stepped{}, spec.refusal(status, err)
