@@ -164,7 +164,7 @@ const OtherLabel = "other"
 // OtherLabel's. Lookups are lock-free: the map is replaced, never changed,
 // and published through an atomic pointer.
 type labelSet[T any] struct {
-	// limit is the bound; 0 means DefaultMetricsLabelLimit. It is set
+	// limit is the bound; 0 or less means DefaultMetricsLabelLimit. It is set
 	// before the set is used (New).
 	limit int
 	m     atomic.Pointer[map[string]*T]
@@ -198,7 +198,7 @@ func (s *labelSet[T]) admit(v string) *T {
 		return p
 	}
 	limit := s.limit
-	if limit == 0 {
+	if limit <= 0 {
 		limit = DefaultMetricsLabelLimit
 	}
 	if len(old) >= limit {
