@@ -187,6 +187,17 @@ func (s *labelSet[T]) get(v string) *T {
 	return s.admit(v)
 }
 
+// getBytes is get for a value in bytes: a value already admitted is found
+// without converting it to a string (no allocation).
+func (s *labelSet[T]) getBytes(v []byte) *T {
+	if m := s.m.Load(); m != nil {
+		if p, ok := (*m)[string(v)]; ok {
+			return p
+		}
+	}
+	return s.get(string(v))
+}
+
 func (s *labelSet[T]) admit(v string) *T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -334,7 +345,7 @@ func (l *labelled) countFacts(rec *StepRecord) {
 		case engine.FactIncidentCreated:
 			c = &p.incidents
 		case engine.FactElementActivated:
-			c = p.elements.get(elementType(f.Detail))
+			c = p.elements.getBytes(elementType(f.Detail))
 		}
 		c.Add(1)
 	}
@@ -343,21 +354,22 @@ func (l *labelled) countFacts(rec *StepRecord) {
 // elementType reads the element type of an element-activated fact's detail
 // (the engine writes {"type":"serviceTask"}, with "by" before it after a
 // modification): a scan for the usual shape, the JSON decoder otherwise.
-func elementType(detail []byte) string {
+// The scan returns a slice of detail, so counting allocates nothing.
+func elementType(detail []byte) []byte {
 	const key = `"type":"`
 	if i := bytes.Index(detail, []byte(key)); i >= 0 {
 		rest := detail[i+len(key):]
 		if j := bytes.IndexByte(rest, '"'); j > 0 && bytes.IndexByte(rest[:j], '\\') < 0 {
-			return string(rest[:j])
+			return rest[:j]
 		}
 	}
 	var d struct {
 		Type string `json:"type"`
 	}
 	if json.Unmarshal(detail, &d) != nil || d.Type == "" {
-		return "unknown"
+		return []byte("unknown")
 	}
-	return d.Type
+	return []byte(d.Type)
 }
 
 // jobAct is what a step did to a job, for its type's counters: the

@@ -88,7 +88,7 @@ func TestElementType(t *testing.T) {
 		`{}`:                                      "unknown",
 		`not json`:                                "unknown",
 	} {
-		if got := elementType([]byte(detail)); got != want {
+		if got := string(elementType([]byte(detail))); got != want {
 			t.Errorf("elementType(%s) = %q, want %q", detail, got, want)
 		}
 	}
@@ -115,5 +115,33 @@ func TestJobActOf(t *testing.T) {
 		if got := jobActOf(tt.ev, st); got != tt.want {
 			t.Errorf("jobActOf(%T %+v) = %+v, want %+v", tt.ev, tt.ev, got, tt.want)
 		}
+	}
+}
+
+// TestCountFactsAllocatesNothing: counting a step of a process, trigger and
+// element types seen before allocates nothing. Not parallel: AllocsPerRun
+// counts every goroutine's allocations.
+func TestCountFactsAllocatesNothing(t *testing.T) {
+	rec := StepRecord{Instance: InstanceRow{ProcessKey: "orders"}, Facts: []FactRow{
+		{Kind: engine.FactElementActivated, Detail: []byte(`{"type":"serviceTask"}`)},
+		{Kind: engine.FactElementCompleted, Detail: []byte(`{}`)},
+		{Kind: engine.FactInstanceCompleted, Detail: []byte(`{}`)},
+	}}
+	var m metrics
+	recs := []StepRecord{rec}
+	m.count(recs)
+	if n := testing.AllocsPerRun(100, func() { m.count(recs) }); n != 0 {
+		t.Errorf("count allocates %v times per record", n)
+	}
+	st := engine.NewState("i-1", "orders", 1)
+	st.Waits = []*engine.Wait{{ID: "i-1-w000001", Kind: engine.WaitJob, Name: "charge"}}
+	out := stepped{w: &work{recs: recs}, job: jobActOf(engine.JobCompleted{Key: "i-1-w000001"}, st)}
+	m.stepped(engine.JobCompleted{}, out, time.Millisecond)
+	if n := testing.AllocsPerRun(100, func() { m.stepped(engine.JobCompleted{}, out, time.Millisecond) }); n != 0 {
+		t.Errorf("stepped allocates %v times per step", n)
+	}
+	p := m.labels.processes.get("orders")
+	if p.completed.Load() != 102 || p.elements.get("serviceTask").Load() != 102 || m.labels.jobs.get("charge").completed.Load() != 102 {
+		t.Errorf("counted %d completions, %d activations, %d job completions", p.completed.Load(), p.elements.get("serviceTask").Load(), m.labels.jobs.get("charge").completed.Load())
 	}
 }
