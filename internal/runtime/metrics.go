@@ -535,7 +535,11 @@ func (r *Runtime) openIncidents(ctx context.Context) (map[string]int64, error) {
 			return nil, fmt.Errorf("runtime: count open incidents: %w", err)
 		}
 		for _, in := range rows {
-			out[in.ProcessKey]++
+			key := in.ProcessKey
+			if key == "" {
+				key = OtherLabel // no instance row to name it: never an empty label
+			}
+			out[key]++
 		}
 		if len(rows) < openIncidentsPage {
 			return out, nil
