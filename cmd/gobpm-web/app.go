@@ -84,6 +84,10 @@ type Config struct {
 	// TimerStartsPerSecond caps the instances one process's timer start
 	// events start per second (runtime.Options.MaxTimerStartsPerSecond).
 	TimerStartsPerSecond int
+	// MetricsLabelLimit bounds the process keys, and the job types, that
+	// get series of their own on /metrics (runtime.Options.MetricsLabelLimit);
+	// the others are counted under "other".
+	MetricsLabelLimit int
 	// Dev marks a server for development, tests and demos: it allows
 	// settings that break what production relies on (ManualClock) and says
 	// so in its log at start. It changes nothing by itself.
@@ -153,6 +157,11 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.IntVar(&c.Limits.MaxIterations, "max-iterations", engine.DefaultMaxIterations, "iterations one multi-instance or loop body may run")
 	minTimer := fs.Duration("min-timer-period", engine.DefaultMinTimerPeriod, "the shortest period a timer cycle may have; shorter ones are refused at deployment (0: no floor)")
 	fs.IntVar(&c.TimerStartsPerSecond, "timer-starts-per-second", runtime.DefaultMaxTimerStartsPerSecond, "instances the timer start events of one process may start per second; more wait for the next seconds (negative: no cap)")
+	labelLimit, err := intEnv(getenv, "GOBPM_METRICS_LABEL_LIMIT", runtime.DefaultMetricsLabelLimit)
+	if err != nil {
+		return Config{}, err
+	}
+	fs.IntVar(&c.MetricsLabelLimit, "metrics-label-limit", labelLimit, "process keys, and job types, with series of their own on /metrics; the others are counted under \"other\" (GOBPM_METRICS_LABEL_LIMIT)")
 	fs.BoolVar(&c.Dev, "dev", getenv("GOBPM_DEV") == "true", "development mode, for tests and demos: allows --clock=manual; never use it in production (GOBPM_DEV=true)")
 	clock := fs.String("clock", def("GOBPM_CLOCK", "real"), "the engine's clock: real, or manual (needs --dev; only POST /api/v1/clock moves it) (GOBPM_CLOCK)")
 	historyTTL := fs.String("history-ttl", getenv("GOBPM_HISTORY_TTL"), "delete ended instances this long after their end unless their model sets gobpm:historyTimeToLive, e.g. 30d, 12h, P30D (empty: keep for ever) (GOBPM_HISTORY_TTL)")
@@ -168,6 +177,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		c.ManualClock = true
 	default:
 		return Config{}, fmt.Errorf("--clock %q: want real or manual", *clock)
+	}
+	if c.MetricsLabelLimit < 1 {
+		return Config{}, fmt.Errorf("--metrics-label-limit %d: want at least 1", c.MetricsLabelLimit)
 	}
 	if *historyTTL != "" {
 		if c.HistoryTTL, err = bpmn.ParseTimeToLive(*historyTTL); err != nil {
@@ -515,6 +527,7 @@ func (m *Main) stopGRPC(timeout time.Duration) error {
 func (m *Main) runtimeOptions() runtime.Options {
 	opts := runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,
 		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond,
+		MetricsLabelLimit:       m.cfg.MetricsLabelLimit,
 		Retention:               runtime.RetentionOptions{HistoryTTL: m.cfg.HistoryTTL},
 		BackupDir:               m.cfg.BackupDir}
 	if m.cfg.Dev {

@@ -32,3 +32,44 @@ func TestParseConfigLimits(t *testing.T) {
 		t.Errorf("--min-timer-period 0 keeps a floor: %+v", got)
 	}
 }
+
+func TestParseConfigMetricsLabelLimit(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) string { return "" }
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  string
+		want int
+		bad  bool
+	}{
+		{name: "default", want: runtime.DefaultMetricsLabelLimit},
+		{name: "flag", args: []string{"--metrics-label-limit", "20"}, want: 20},
+		{name: "environment", env: "30", want: 30},
+		{name: "zero", args: []string{"--metrics-label-limit", "0"}, bad: true},
+		{name: "not a number", env: "many", bad: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			getenv := noEnv
+			if tt.env != "" {
+				getenv = func(k string) string {
+					if k == "GOBPM_METRICS_LABEL_LIMIT" {
+						return tt.env
+					}
+					return ""
+				}
+			}
+			cfg, err := ParseConfig(tt.args, getenv, io.Discard)
+			if tt.bad {
+				if err == nil {
+					t.Errorf("accepted, limit %d", cfg.MetricsLabelLimit)
+				}
+				return
+			}
+			if err != nil || cfg.MetricsLabelLimit != tt.want {
+				t.Errorf("limit %d, %v; want %d", cfg.MetricsLabelLimit, err, tt.want)
+			}
+		})
+	}
+}

@@ -167,6 +167,10 @@ type Service interface {
 	Metrics() runtime.Metrics
 	// WaitCounts counts the open waits per kind (GET /metrics).
 	WaitCounts(ctx context.Context) (map[string]int, error)
+	// ProcessMetrics returns the series per process key, job type and step
+	// trigger, with the open incidents per process read from the store
+	// (GET /metrics).
+	ProcessMetrics(ctx context.Context) (runtime.ProcessMetrics, error)
 
 	// Operations: the clock, deleting ended instances, backups (ops.go).
 	Operations

@@ -162,6 +162,10 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m := s.svc.Metrics()
+	pm, err := s.svc.ProcessMetrics(r.Context())
+	if err != nil {
+		return err
+	}
 
 	var b bytes.Buffer
 	for _, c := range []struct {
@@ -183,6 +187,7 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	writeCommitHistogram(&b, m.Commits)
+	writeProcessMetrics(&b, pm)
 
 	header(&b, "gobpm_open_waits", "gauge", "Open waits, by kind.")
 	kinds := make([]string, 0, len(waits))

@@ -157,6 +157,7 @@ func (e *exposition) checkHistograms(t *testing.T) {
 	bounds := map[string][]string{
 		"gobpm_http_request_duration_seconds": {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"},
 		"gobpm_commit_duration_seconds":       {"0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "+Inf"},
+		"gobpm_step_duration_seconds":         {"0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "+Inf"},
 	}
 	for family, typ := range e.types {
 		if typ != "histogram" {
@@ -244,6 +245,9 @@ func (b *bundle) scrape(t *testing.T) *exposition {
 		"gobpm_http_requests_total": "counter", "gobpm_http_request_duration_seconds": "histogram",
 		"gobpm_commit_duration_seconds": "histogram", "go_goroutines": "gauge", "process_start_time_seconds": "gauge",
 		"go_gc_gogc_percent": "gauge", "go_gc_gomemlimit_bytes": "gauge",
+	}
+	for family, typ := range processFamilies {
+		wantTypes[family] = typ
 	}
 	for family, typ := range wantTypes {
 		if e.types[family] != typ {

@@ -78,7 +78,7 @@ func (r *Runtime) activateOnce(ctx context.Context, req ActivateRequest, deadlin
 		return nil, false, fmt.Errorf("runtime: activate %s jobs: %w", req.Type, err)
 	}
 	if len(rows) > 0 {
-		r.metrics.jobsActivated.Add(int64(len(rows)))
+		r.metrics.activated(req.Type, len(rows))
 		r.jobHomes.remember(rows)
 		jobs, err := r.jobViews(ctx, rows, tokens[:len(rows)], secret, req.FetchVariables)
 		return jobs, false, err

@@ -94,6 +94,11 @@ type Options struct {
 	// heartbeat before the others remove it and take over its timers and
 	// outbox rows; 0 means DefaultNodeTimeout.
 	NodeTimeout time.Duration
+	// MetricsLabelLimit bounds how many distinct process keys, and how
+	// many distinct job types, get series of their own in ProcessMetrics;
+	// the others are counted under OtherLabel. 0 means
+	// DefaultMetricsLabelLimit.
+	MetricsLabelLimit int
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -245,6 +250,7 @@ func New(store Store, opts Options) *Runtime {
 		r.now = time.Now
 	}
 	r.cluster, r.self = newCluster(store, opts, r.now().UTC())
+	r.metrics.labels.setLimit(opts.MetricsLabelLimit)
 	r.commit = newCommitter(store, opts.GroupCommitMax, cmp.Or(opts.GroupCommitLinger, DefaultGroupCommitLinger), &r.metrics, r.outbox)
 	r.reach = opts.Reach
 	if r.resolver = opts.Resolver; r.resolver == nil {

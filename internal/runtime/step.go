@@ -107,6 +107,8 @@ func startRefusal(s startSpec, err error) error {
 type stepped struct {
 	w      *work
 	status string
+	// job is what the step did to a job, for the metrics.
+	job jobAct
 }
 
 // step applies ev to instance id through the step pipeline (runStep).
@@ -131,6 +133,7 @@ func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Even
 // runStep runs spec through the pipeline (see above) and returns the
 // stepped instance's effects once its after-commit work has run.
 func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, error) {
+	began := time.Now()
 	out, err := r.stepOnce(ctx, spec)
 	for attempt := 1; err != nil && !spec.creates() && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
 		r.metrics.staleSteps.Add(1)
@@ -142,6 +145,7 @@ func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, e
 	if err != nil {
 		return engine.Effects{}, err
 	}
+	r.metrics.stepped(spec.ev, out, time.Since(began))
 	if spec.creates() {
 		r.log.Debug("instance started", "instance_id", spec.id, "definition_key", spec.start.ref.Key, "status", out.status)
 	}
@@ -165,7 +169,9 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 	if spec.creates() {
 		row.CreatedAt = now
 	}
-	status, before := st.Status, st.NextWait
+	// The job the event acts on is read before Apply: a completed job is
+	// gone after it.
+	status, before, job := st.Status, st.NextWait, jobActOf(spec.ev, st)
 	next, fx, err := engine.Apply(proc, st, spec.ev, now, r.engine) // st is this step's own: no copy needed
 	if err != nil {
 		return stepped{}, spec.refusal(status, err)
@@ -187,7 +193,7 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 		*spec.view = startedView(proc, w, next)
 	}
 	r.states.put(w.recs[0].Instance, next)
-	return stepped{w: w, status: next.Status}, nil
+	return stepped{w: w, status: next.Status, job: job}, nil
 }
 
 // stepInput is step 2: the row and state a step starts from and the model

@@ -194,7 +194,7 @@ func (r *Runtime) fetchOnce(ctx context.Context, req FetchRequest, deadline <-ch
 		if len(rows) == 0 {
 			continue
 		}
-		r.metrics.jobsActivated.Add(int64(len(rows)))
+		r.metrics.activated(t.Type, len(rows))
 		views, err := r.jobViews(ctx, rows, tokens[:len(rows)], secret, t.FetchVariables)
 		if err != nil {
 			return nil, false, err
