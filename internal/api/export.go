@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -266,7 +265,7 @@ func (s *server) historyExport(w http.ResponseWriter, r *http.Request) error {
 // went away.
 func (s *server) exportCut(r *http.Request, err error) error {
 	if r.Context().Err() == nil {
-		s.log.LogAttrs(r.Context(), slog.LevelError, "history export cut off", slog.String("error", err.Error()))
+		s.log.ErrorContext(r.Context(), "history export cut off", keyError, err, keyRequestID, RequestID(r.Context()))
 	}
 	return nil
 }

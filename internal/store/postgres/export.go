@@ -13,11 +13,12 @@ import (
 // The history export (migration 0015) reads facts in (tx, pos) order
 // through facts_export: tx is the transaction that wrote a fact, pos its
 // number from the sequence facts_pos. A position is (tx, pos). Only the
-// facts of transactions older than the oldest one still running when the
-// read's snapshot was taken are read (pg_snapshot_xmin): every transaction
-// below that horizon has ended, so none can still add a fact that sorts
-// before one this read returns. A transaction running for long (a batch
-// migration, a stuck session) holds the export back until it ends.
+// facts of transactions older than the oldest one of this database still
+// running when the read's snapshot was taken are read (exportHorizonSQL):
+// every transaction below that horizon has ended, so none can still add a
+// fact that sorts before one this read returns. A transaction running for
+// long (a batch migration, a stuck session) holds the export back until it
+// ends.
 
 // exportSQL is the head of the export query; HistoryExport adds the
 // filters, the order and the limit. Arguments: the position's tx and pos.
@@ -25,7 +26,24 @@ const exportSQL = `SELECT f.tx::text::bigint, f.pos, i.id, i.process_key, i.proc
 		f.seq, f.at, f.kind, f.node_id, f.scope_path, f.detail
 	FROM facts f JOIN instances i ON i.seq = f.instance_seq
 	WHERE (f.tx, f.pos) > ($1::bigint::text::xid8, $2::bigint)
-	AND f.tx < (SELECT pg_snapshot_xmin(pg_current_snapshot()))`
+	AND f.tx < (` + exportHorizonSQL + `)`
+
+// exportHorizonSQL is the first transaction id whose facts the export must
+// not read yet: the oldest transaction running when the statement's
+// snapshot was taken, else the snapshot's xmax. A running transaction of a
+// backend connected to another database of the server cannot write these
+// facts, so it does not hold the export back (pg_stat_activity shows the
+// transaction ids of the sessions the role may see; an unknown one holds
+// the export back, the safe side). Transaction ids are compared in their
+// 32-bit form there, which is exact among running transactions.
+const exportHorizonSQL = `SELECT COALESCE(
+		(SELECT x FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+		  WHERE (x::text::bigint % 4294967296) NOT IN (
+		        SELECT a.backend_xid::text::bigint FROM pg_stat_activity a
+		         WHERE a.backend_xid IS NOT NULL
+		           AND a.datid IS DISTINCT FROM (SELECT oid FROM pg_database WHERE datname = current_database()))
+		  ORDER BY x LIMIT 1),
+		pg_snapshot_xmax(pg_current_snapshot()))`
 
 // HistoryExport returns at most f.Limit facts after f.After matching f,
 // in (tx, pos) order (store.ExportStore), reading facts_export from f.After
