@@ -19,11 +19,14 @@ import (
 const exportRows = 256
 
 // exportSQL is the head of the export query; HistoryExport adds the
-// filters, the order and the limit.
+// filters, the order and the limit. CROSS JOIN keeps fact_order the outer
+// loop, read by its primary key in pos order: with a process key the
+// planner would otherwise start from the instances of that key and sort
+// all their facts for every page.
 const exportSQL = `SELECT o.pos, i.id, i.process_key, i.process_version, i.created_at, f.seq, f.at, f.data
 	FROM fact_order o
-	JOIN facts f ON f.instance_seq = o.instance_seq AND f.seq = o.seq
-	JOIN instances i ON i.seq = o.instance_seq
+	CROSS JOIN facts f ON f.instance_seq = o.instance_seq AND f.seq = o.seq
+	CROSS JOIN instances i ON i.seq = o.instance_seq
 	WHERE o.pos >= ?`
 
 // HistoryExport returns at most f.Limit facts after f.After matching f,
