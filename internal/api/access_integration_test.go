@@ -195,6 +195,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"GET", "/api/v1/instances", "", "adov"},
 		{"GET", "/api/v1/instances/" + instID, "", "adov"},
 		{"GET", "/api/v1/instances/" + instID + "/history", "", "adov"},
+		{"GET", "/api/v1/history/export", "", "adov"},
 		{"GET", "/api/v1/instances/" + instID + "/scopes", "", "adov"},
 		{"GET", "/api/v1/instances/" + instID + "/tracks", "", "adov"},
 		{"GET", "/api/v1/instances/" + instID + "/waits", "", "adov"},

@@ -109,6 +109,9 @@ func (s *server) routes() []route {
 		{post, v + "/instances/{id}/adhoc/{scopeId}/activate", operate, instance, s.activateAdHoc},
 		{post, v + "/instances/{id}/adhoc/{scopeId}/complete", operate, instance, s.completeAdHoc},
 		{del, v + "/instances/{id}", on(auth.PermDelete, auth.KindProcess, access.KeyInstance), instance, s.deleteInstance},
+		// The history export filters by the processes the caller may read
+		// (historyExport): read on some process lets a caller in.
+		{get, v + "/history/export", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.historyExport},
 		{get, v + "/incidents", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.listIncidents},
 		{post, v + "/incidents/{id}/retry", on(auth.PermOperate, auth.KindProcess, access.KeyIncident), param("incident", "id"), s.retryIncident},
 

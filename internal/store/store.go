@@ -579,6 +579,9 @@ type Store interface {
 	// Buffered messages (runtime/msgbuffer.go).
 	MessageBufferStore
 
+	// The history export (runtime/export.go).
+	ExportStore
+
 	// Close releases the store.
 	Close() error
 }

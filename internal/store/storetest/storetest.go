@@ -99,6 +99,7 @@ var tests = []struct {
 	{"ListInstances", testListInstances},
 	{"ListInstancesTotalIsCapped", testListInstancesTotalIsCapped},
 	{"History", testHistory},
+	{"HistoryExport", testHistoryExport},
 	{"Incidents", testIncidents},
 	{"IncidentAncestry", testIncidentAncestry},
 	{"ElementCounts", testElementCounts},
