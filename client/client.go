@@ -127,13 +127,48 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 }
 
 func (c *Client) once(ctx context.Context, req request, u string, payload []byte, ct string, out any) error {
+	hr, err := c.httpRequest(ctx, req, u, payload, ct)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(hr)
+	if err != nil {
+		return &transportError{err: fmt.Errorf("client: %s %s: %w", req.method, req.path, err)}
+	}
+	defer resp.Body.Close()
+	if req.header != nil {
+		*req.header = resp.Header
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return &transportError{err: fmt.Errorf("client: read %s %s: %w", req.method, req.path, err)}
+	}
+	if resp.StatusCode >= 300 {
+		return problemOf(resp.StatusCode, data)
+	}
+	if out == nil || len(data) == 0 {
+		return nil
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = data
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("client: decode %s %s: %w", req.method, req.path, err)
+	}
+	return nil
+}
+
+// httpRequest builds req's HTTP request to u with the client's
+// credentials.
+func (c *Client) httpRequest(ctx context.Context, req request, u string, payload []byte, ct string) (*http.Request, error) {
 	var body io.Reader
 	if payload != nil {
 		body = bytes.NewReader(payload)
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.method, u, body)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", req.method, req.path, err)
+		return nil, fmt.Errorf("client: %s %s: %w", req.method, req.path, err)
 	}
 	if ct != "" {
 		hr.Header.Set("Content-Type", ct)
@@ -151,39 +186,20 @@ func (c *Client) once(ctx context.Context, req request, u string, payload []byte
 	if req.idemKey != "" {
 		hr.Header.Set("Idempotency-Key", req.idemKey)
 	}
-	resp, err := c.hc.Do(hr)
-	if err != nil {
-		return &transportError{err: fmt.Errorf("client: %s %s: %w", req.method, req.path, err)}
+	return hr, nil
+}
+
+// problemOf is the Problem of an answer with status and body data: its
+// problem+json, or one made of the status and the text.
+func problemOf(status int, data []byte) *Problem {
+	p := &Problem{Status: status}
+	if json.Unmarshal(data, p) != nil || p.Type == "" {
+		p.Type = "about:blank"
+		p.Title = http.StatusText(status)
+		p.Detail = strings.TrimSpace(string(data))
 	}
-	defer resp.Body.Close()
-	if req.header != nil {
-		*req.header = resp.Header
-	}
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return &transportError{err: fmt.Errorf("client: read %s %s: %w", req.method, req.path, err)}
-	}
-	if resp.StatusCode >= 300 {
-		p := &Problem{Status: resp.StatusCode}
-		if json.Unmarshal(data, p) != nil || p.Type == "" {
-			p.Type = "about:blank"
-			p.Title = http.StatusText(resp.StatusCode)
-			p.Detail = strings.TrimSpace(string(data))
-		}
-		p.Status = resp.StatusCode
-		return p
-	}
-	if out == nil || len(data) == 0 {
-		return nil
-	}
-	if raw, ok := out.(*[]byte); ok {
-		*raw = data
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("client: decode %s %s: %w", req.method, req.path, err)
-	}
-	return nil
+	p.Status = status
+	return p
 }
 
 // transportError is a failure to get any answer.

@@ -34,6 +34,9 @@ Commands:
   retry INCIDENT-ID [--retries N]
   message NAME [--key K] [--var k=v]…
   signal NAME [--var k=v]…
+  history export [--from T] [--to T] [--process KEY]… [--cursor C] [--limit N] [--cloudevents] [--all]
+                                        stream history facts as NDJSON to standard output; the cursor to
+                                        continue from goes to standard error (--all follows it to the end)
   version                               print the version (also --version)
 
 Environment: GOBPM_ADDR (default http://127.0.0.1:8080), GOBPM_TOKEN, GOBPM_USER, GOBPM_GROUPS.
@@ -47,6 +50,7 @@ var errUsage = errors.New("usage")
 type cli struct {
 	c      *client.Client
 	out    io.Writer
+	err    io.Writer // notes beside the output (the export's cursor)
 	json   bool
 	global globals
 }
@@ -78,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return 2
 	}
-	k := &cli{out: stdout, global: g}
+	k := &cli{out: stdout, err: stderr, global: g}
 	err = k.dispatch(ctx, fs.Arg(0), fs.Args()[1:])
 	if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "gobpm: %v\nRun 'gobpm -h' for usage.\n", err)
@@ -213,6 +217,11 @@ func (k *cli) dispatch(ctx context.Context, cmd string, args []string) error {
 		return k.message(ctx, args)
 	case "signal":
 		return k.signal(ctx, args)
+	case "history":
+		if len(args) == 0 || args[0] != "export" {
+			return fmt.Errorf("history: %w: want export", errUsage)
+		}
+		return k.historyExport(ctx, args[1:])
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
 }
@@ -585,4 +594,56 @@ func deref(s *string) string {
 		return "-"
 	}
 	return *s
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// historyExport streams the history export's fact lines to standard
+// output and says the cursor to continue from on standard error.
+func (k *cli) historyExport(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("history export", flag.ContinueOnError)
+	from := fs.String("from", "", "only facts at or after this RFC 3339 time")
+	to := fs.String("to", "", "only facts before this RFC 3339 time")
+	var procs multi
+	fs.Var(&procs, "process", "only facts of this process key's instances (repeatable)")
+	var f client.ExportFilter
+	fs.StringVar(&f.Cursor, "cursor", "", "continue after this cursor")
+	fs.IntVar(&f.Limit, "limit", 0, "the most facts of one answer")
+	fs.BoolVar(&f.CloudEvents, "cloudevents", false, "CloudEvents 1.0 lines")
+	all := fs.Bool("all", false, "follow the cursor until the export is up to date")
+	if _, err := k.parse(fs, args, 0); err != nil {
+		return err
+	}
+	for _, t := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"--from", *from, &f.From}, {"--to", *to, &f.To}} {
+		if t.v == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, t.v)
+		if err != nil {
+			return fmt.Errorf("history export: %w: %s %q is not an RFC 3339 time such as 2025-03-14T15:09:26Z", errUsage, t.name, t.v)
+		}
+		*t.dst = v
+	}
+	f.Processes = procs
+	for {
+		end, err := k.c.ExportHistory(ctx, f, k.out)
+		if err != nil {
+			if end.Cursor != "" {
+				fmt.Fprintf(k.err, "cursor %s (resume after the last complete line)\n", end.Cursor)
+			}
+			return err
+		}
+		if !*all || !end.More {
+			fmt.Fprintf(k.err, "cursor %s more %t\n", end.Cursor, end.More)
+			return nil
+		}
+		f.Cursor = end.Cursor
+	}
 }

@@ -131,6 +131,14 @@ func TestCLI(t *testing.T) {
 	gobpm(t, addr, "signal", "signal", "nobody-listens")
 	gobpm(t, addr, "cancel", "cancel", inst.ID)
 
+	// The history export: one answer, and the same facts pulled three at a
+	// time by following the cursor.
+	one := gobpm(t, addr, "history-export", "history", "export", "--process", "order-approval")
+	if all := gobpmQuiet(t, addr, "history", "export", "--all", "--limit", "3"); all != gobpmQuiet(t, addr, "history", "export") || !strings.Contains(all, one) {
+		t.Errorf("the export pulled three at a time differs:\n%s", all)
+	}
+	gobpm(t, addr, "error-history-from", "history", "export", "--from", "yesterday")
+
 	// Errors.
 	gobpm(t, addr, "error-not-found", "instance", "nope")
 	gobpm(t, addr, "error-not-found-json", "-o", "json", "instance", "nope")
