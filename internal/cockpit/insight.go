@@ -106,15 +106,15 @@ func (h *handler) processInsight(r *http.Request, key string, v int, versions []
 	}
 	f.ProcessKey = key
 	st, err := h.svc.Statistics(ctx, f)
-	switch runtime.ErrorCode(err) {
-	case "":
-	case runtime.EINVALID:
+	switch {
+	case err == nil:
+	case runtime.ErrorCode(err) == runtime.EINVALID:
 		if strings.Contains(err.Error(), "keeps no statistics") {
 			return nil, nil
 		}
 		in.Error = h.plain(r, err)
 		return in, nil
-	case runtime.ENOTFOUND:
+	case runtime.ErrorCode(err) == runtime.ENOTFOUND:
 		in.Error = h.plain(r, err)
 		return in, nil
 	default:
