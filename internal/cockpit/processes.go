@@ -188,8 +188,12 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 	if p.Live, err = h.processLive(ctx, def.Key, def.Version, o.Names()); err != nil {
 		return p, err
 	}
-	if p.Insight, err = h.processInsight(r, def.Key, def.Version, p.Versions, o.Names()); err != nil {
-		return p, err
+	// A live refresh redraws the token counts only: the statistics are
+	// read for the whole page.
+	if !isLivePoll(r) {
+		if p.Insight, err = h.processInsight(r, def.Key, def.Version, p.Versions, o.Names()); err != nil {
+			return p, err
+		}
 	}
 	return p, nil
 }
