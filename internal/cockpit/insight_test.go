@@ -192,7 +192,7 @@ func TestProcessInsightNumbersMatchTheAPI(t *testing.T) {
 	if heat.Selected != "active-p90" || len(heat.Kinds["count"]) == 0 || len(heat.Kinds["incidents"]) == 0 {
 		t.Errorf("heatmap %+v", heat)
 	}
-	if p.testid("overlay-active-p90").AttrOr("checked", "no") == "no" {
+	if p.testid("overlay-choice-active-p90").AttrOr("checked", "no") == "no" {
 		t.Error("the selected overlay is not checked")
 	}
 	shown := p.doc.Find(`[data-testid="heatmap-legend"]:not([hidden])`)
