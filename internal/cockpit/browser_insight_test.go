@@ -49,6 +49,7 @@ func TestBrowserHeatmap(t *testing.T) {
 		return badge && cell && badge.textContent === cell.textContent.trim();
 	})()`)
 
+	shoot(t, ctx, "heatmap.png")
 	run(t, ctx, "click check", chromedp.Click(css(`#diagram [data-element-id="check"]`)))
 	waitFor(t, ctx, "the drill-down", `document.querySelector('[data-testid="element-detail"][data-node="check"]') !== null`, 10*time.Second)
 	truthy(t, ctx, "the slowest first", `document.querySelector('[data-testid="slowest-run"]').dataset.instance === '`+string(v1[3])+`'`)
@@ -60,4 +61,10 @@ func TestBrowserHeatmap(t *testing.T) {
 		const runs = [...document.querySelectorAll('[data-testid="failed-run"]')];
 		return runs.length === 1 && runs[0].dataset.instance === '`+string(v1[0])+`';
 	})()`)
+	shoot(t, ctx, "heatmap-detail.png")
+
+	run(t, ctx, "compare the versions", chromedp.Click(css(`[data-testid="compare-link"]`)),
+		chromedp.WaitVisible(css(`[data-testid="compare-elements"]`)))
+	truthy(t, ctx, "v2's task is slower", `document.querySelector('[data-testid="compare-elements"] [data-node="check"] td.trend-worse') !== null`)
+	shoot(t, ctx, "heatmap-compare.png")
 }

@@ -193,6 +193,24 @@ type ElementDetail struct {
 	Failed  []ElementRun
 }
 
+// ScannedText says which instances the drill-down lists were read from.
+func (d ElementDetail) ScannedText() string {
+	s := "The instances below are from the " + strconv.Itoa(d.Scanned) + " most recent instances of the period"
+	if d.Limited {
+		s += " (there are more: narrow the period to reach older ones)"
+	}
+	return s + "."
+}
+
+// RunText says when the measured activation started, and whether it is
+// still active.
+func (r ElementRun) RunText() string {
+	if r.Open {
+		return "(still active), since " + r.Activated
+	}
+	return "from " + r.Activated
+}
+
 // ElementRun is one instance in a drill-down list.
 type ElementRun struct {
 	InstanceID string
