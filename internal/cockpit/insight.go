@@ -446,6 +446,27 @@ func histogramChart(id, title string, bins []runtime.HistogramBin) templates.Cha
 	return c
 }
 
+// compareRedirect answers the process page's ?compare=A,B with the
+// compare page of versions A and B over the same period.
+func (h *handler) compareRedirect(w http.ResponseWriter, r *http.Request, key, c string) {
+	a, b, ok := strings.Cut(c, ",")
+	va, okA := version(strings.TrimSpace(a))
+	vb, okB := version(strings.TrimSpace(b))
+	if !ok || !okA || !okB || va == 0 || vb == 0 {
+		h.fail(w, r, http.StatusBadRequest, "compare must name two versions, such as compare=1,2.")
+		return
+	}
+	q := r.URL.Query()
+	f := templates.InsightFilter{Period: q.Get("period"), From: q.Get("from"), To: q.Get("to")}
+	if f.Period == "" {
+		f.Period = templates.Period7d
+		if f.From != "" || f.To != "" {
+			f.Period = templates.PeriodCustom
+		}
+	}
+	http.Redirect(w, r, templates.CompareURL(key, va, vb, f), http.StatusSeeOther)
+}
+
 // compare serves the compare page: the statistics of versions a and b of
 // a process over one period, side by side.
 func (h *handler) compare(w http.ResponseWriter, r *http.Request) {

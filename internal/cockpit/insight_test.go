@@ -247,6 +247,17 @@ func TestProcessInsightNumbersMatchTheAPI(t *testing.T) {
 	if got := all.text("total-starts"); got != "6" {
 		t.Errorf("all versions: %q starts, want 6", got)
 	}
+	// The default period, 7 days, draws the timeline per day.
+	week := b.mustGet("/processes/insight")
+	if got := week.doc.Find(`[data-testid="timeline"] figcaption`).Text(); got != "Instances per day" {
+		t.Errorf("default timeline %q", got)
+	}
+	if rows := week.testid("timeline-row"); rows.Length() != 1 || week.text("insight-stats") == "" {
+		t.Errorf("default timeline: %d rows", rows.Length())
+	}
+	if got := week.doc.Find(`[data-testid="insight-stats"] option[selected]`).AttrOr("value", ""); got != "2" {
+		t.Errorf("versions counted by default %q, want the page's version 2", got)
+	}
 	// A bad period is explained, and the page still answers.
 	bad := b.mustGet("/processes/insight?period=custom&from=yesterday")
 	if !strings.Contains(bad.text("insight-error"), "From must be a day") {
@@ -290,6 +301,14 @@ func TestProcessCompareVersions(t *testing.T) {
 	}
 	if got := c.doc.Find(`[data-testid="compare-process"] [data-node="starts"] [data-testid="compare-b-value"]`).AttrOr("value", ""); got != "2" {
 		t.Errorf("v2 starts %q", got)
+	}
+	// ?compare=A,B on the process page leads to the same page.
+	if alias := b.mustGet("/processes/insight?compare=1,2&period=24h"); !strings.HasPrefix(alias.url, "/processes/insight/compare?") ||
+		alias.doc.Find(`[data-testid="compare-row"][data-node="check"]`).Length() != 1 {
+		t.Errorf("compare=1,2 answers %s", alias.url)
+	}
+	if bad := b.get("/processes/insight?compare=1"); bad.status != http.StatusBadRequest {
+		t.Errorf("compare=1 answers %d", bad.status)
 	}
 	if bad := b.get("/processes/insight/compare?a=x"); bad.status != http.StatusBadRequest {
 		t.Errorf("a bad version answers %d", bad.status)

@@ -138,6 +138,10 @@ func version(s string) (int, bool) {
 
 func (h *handler) process(w http.ResponseWriter, r *http.Request) {
 	key := chi.URLParam(r, "key")
+	if c := r.URL.Query().Get("compare"); c != "" {
+		h.compareRedirect(w, r, key, c)
+		return
+	}
 	v, ok := version(r.URL.Query().Get("version"))
 	if !ok {
 		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
