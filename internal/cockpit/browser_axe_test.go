@@ -105,6 +105,8 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"/", `[data-testid="process-status"]`, ""},
 		{"/processes", `[data-testid="processes"]`, ""},
 		{"/processes/review", `[data-testid="elements"]`, diagramDrawn},
+		{"/processes/review?overlay=count&element=check", `[data-testid="element-detail"]`, diagramDrawn + ` && document.querySelector('[data-testid="overlay-heat"]')`},
+		{"/processes/migr/compare?a=1&b=2", `[data-testid="compare-form"]`, ""},
 		{"/instances", `[data-testid="instances"]`, ""},
 		{"/instances/" + string(review.ID), `[data-testid="history"]`, diagramDrawn},
 		{"/instances/" + string(root.ID), `[data-testid="call-trace"]`, diagramDrawn},

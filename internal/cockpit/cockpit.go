@@ -144,6 +144,19 @@ type Service interface {
 	// ElementCounts counts the tokens and open incidents at each element
 	// over every running or failed instance of a process version.
 	ElementCounts(ctx context.Context, key string, version int) ([]runtime.ElementCount, error)
+	// Statistics returns a process's element statistics over a period and
+	// a version (0: all), as the JSON API answers them; ENOTFOUND, EINVALID
+	// (also when the store keeps no statistics).
+	Statistics(ctx context.Context, f runtime.StatsFilter) (runtime.ProcessStats, error)
+	// StatisticsTimeline returns a process's starts, ends and incidents
+	// per hour or day (runtime.BucketHour, BucketDay); as Statistics.
+	StatisticsTimeline(ctx context.Context, f runtime.StatsFilter, bucket string) (runtime.Timeline, error)
+	// StatisticsHistogram returns one element's duration histograms from
+	// the rollups Statistics reads; as Statistics.
+	StatisticsHistogram(ctx context.Context, f runtime.StatsFilter, node string) (runtime.ElementHistogram, error)
+	// ElementInstances lists the slowest and the failed instances at an
+	// element over a period, from a bounded sample; as Statistics.
+	ElementInstances(ctx context.Context, f runtime.StatsFilter, node string, limit int) (runtime.ElementRuns, error)
 	// IncidentTrees places every instance with an open incident in its
 	// call tree (its process key, the root and the root's key).
 	IncidentTrees(ctx context.Context) (map[runtime.InstanceID]runtime.IncidentTree, error)

@@ -138,6 +138,10 @@ func version(s string) (int, bool) {
 
 func (h *handler) process(w http.ResponseWriter, r *http.Request) {
 	key := chi.URLParam(r, "key")
+	if c := r.URL.Query().Get("compare"); c != "" {
+		h.compareRedirect(w, r, key, c)
+		return
+	}
 	v, ok := version(r.URL.Query().Get("version"))
 	if !ok {
 		h.fail(w, r, http.StatusBadRequest, "The version must be a positive whole number.")
@@ -187,6 +191,13 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 	}
 	if p.Live, err = h.processLive(ctx, def.Key, def.Version, o.Names()); err != nil {
 		return p, err
+	}
+	// A live refresh redraws the token counts only: the statistics are
+	// read for the whole page.
+	if !isLivePoll(r) {
+		if p.Insight, err = h.processInsight(r, def.Key, def.Version, p.Versions, o.Names()); err != nil {
+			return p, err
+		}
 	}
 	return p, nil
 }

@@ -40,6 +40,7 @@ func (h *handler) routes() []route {
 		{method: http.MethodGet, pattern: templates.RouteDashboard, rule: access.Anyone(), serve: h.dashboard},
 		{method: http.MethodGet, pattern: templates.RouteProcesses, rule: read, serve: h.processes},
 		{method: http.MethodGet, pattern: templates.RouteProcess, rule: access.On(auth.PermRead, auth.KindProcess, access.KeyParam), serve: h.process},
+		{method: http.MethodGet, pattern: templates.RouteProcessCompare, rule: access.On(auth.PermRead, auth.KindProcess, access.KeyParam), serve: h.compare},
 		{method: http.MethodGet, pattern: templates.RouteProcessXML, rule: access.On(auth.PermRead, auth.KindProcess, access.KeyParam), serve: h.processXML},
 		{method: http.MethodGet, pattern: templates.RouteProcessEdit, rule: access.On(auth.PermDeploy, auth.KindProcess, access.KeyParam), serve: h.modeler},
 		{method: http.MethodGet, pattern: templates.RouteInstances, rule: read, serve: h.instances},

@@ -211,6 +211,73 @@
     container.appendChild(p);
   }
 
+  // Heatmaps (process insight): the overlay picked in the switch is drawn
+  // from #heatmap-data, where the server wrote every overlay's numbers (so
+  // the switch needs no request), and that overlay's legend is shown. The
+  // badges use their own overlay type: the live refresh (applyState) leaves
+  // them alone.
+  function heatKind() {
+    var checked = document.querySelector('[data-testid="overlay-switch"] input[name="overlay"]:checked');
+    return checked ? checked.value : 'none';
+  }
+
+  function applyHeatmap() {
+    var holder = document.getElementById('heatmap-data');
+    if (!viewer || !holder || !container || container.dataset.rendered !== 'true') return;
+    var data;
+    try { data = JSON.parse(holder.dataset.heatmap || '{}'); } catch (e) { return; }
+    var kind = heatKind();
+    var overlays = viewer.get('overlays');
+    var canvas = viewer.get('canvas');
+    var registry = viewer.get('elementRegistry');
+    overlays.remove({ type: 'gobpm-heat' });
+    registry.getAll().forEach(function (e) {
+      for (var i = 0; i <= 5; i++) canvas.removeMarker(e.id, 'gobpm-heat-' + i);
+    });
+    var shown = [];
+    ((data.kinds || {})[kind] || []).forEach(function (x) {
+      if (!registry.get(x.id)) return;
+      canvas.addMarker(x.id, 'gobpm-heat-' + x.level);
+      var el = document.createElement('span');
+      el.className = 'badge badge-heat heat-' + x.level;
+      el.title = x.title;
+      el.textContent = x.text;
+      el.setAttribute('data-testid', 'overlay-heat');
+      el.dataset.node = x.id;
+      overlays.add(x.id, 'gobpm-heat', { position: { bottom: 0, left: 0 }, html: el });
+      shown.push(x.id);
+    });
+    container.dataset.heat = kind;
+    container.dataset.heated = shown.join(' ');
+    document.querySelectorAll('[data-testid="heatmap-legend"]').forEach(function (l) { l.hidden = l.dataset.kind !== kind; });
+  }
+
+  // initHeatmap redraws the heatmap when the switch changes and keeps the
+  // choice in the address, so a reload or a shared link shows it again.
+  function initHeatmap() {
+    var sw = document.querySelector('[data-testid="overlay-switch"]');
+    if (!sw) return;
+    sw.addEventListener('change', function () {
+      applyHeatmap();
+      var u = new URL(location.href);
+      var kind = heatKind();
+      if (kind === 'none') u.searchParams.delete('overlay'); else u.searchParams.set('overlay', kind);
+      history.replaceState(null, '', u.toString());
+    });
+  }
+
+  // heatTarget is where a click on an element leads while a heatmap is
+  // shown: its drill-down (slowest and failed instances), when the
+  // element has statistics in the period; '' otherwise.
+  function heatTarget(element) {
+    if (heatKind() === 'none') return '';
+    var a = document.querySelector('[data-testid="insight-element"][data-node="' + CSS.escape(element.id) + '"] a[data-testid="insight-element-link"]');
+    if (!a) return '';
+    var u = new URL(a.getAttribute('href'), location.href);
+    u.searchParams.set('overlay', heatKind());
+    return u.pathname + u.search + u.hash;
+  }
+
   // elementTarget is where a click on a diagram element leads: on a
   // process page, the instances of this version waiting or failed at a
   // flow node; on an instance page, the instance a call activity called
@@ -221,6 +288,8 @@
     if (!links || !bo || typeof bo.$instanceOf !== 'function' || element.type === 'label') return '';
     if (links.dataset.elementUrl !== undefined) {
       if (!bo.$instanceOf('bpmn:FlowNode')) return '';
+      var heat = heatTarget(element);
+      if (heat) return heat;
       var base = links.dataset.elementUrl;
       return base + (base.indexOf('?') < 0 ? '?' : '&') + 'element=' + encodeURIComponent(element.id);
     }
@@ -274,6 +343,7 @@
         container.dataset.rendered = 'true';
         initDiagramClicks();
         applyState();
+        applyHeatmap();
       })
       .catch(function (err) {
         container.dataset.rendered = 'error';
@@ -1220,12 +1290,14 @@
   document.addEventListener('htmx:afterSettle', applyState);
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', initDiagram);
+    document.addEventListener('DOMContentLoaded', initHeatmap);
     document.addEventListener('DOMContentLoaded', initTaskForm);
     document.addEventListener('DOMContentLoaded', initLive);
     document.addEventListener('DOMContentLoaded', initDecision);
     document.addEventListener('DOMContentLoaded', initModeler);
   } else {
     initDiagram();
+    initHeatmap();
     initTaskForm();
     initLive();
     initDecision();

@@ -258,6 +258,9 @@ type ProcessPage struct {
 	CanMigrate bool
 	// CanEdit links the modeler (the deploy permission on this key).
 	CanEdit bool
+	// Insight is the process's statistics and heatmaps (nil when the
+	// store keeps none).
+	Insight *Insight
 }
 
 // StartForm is the start form's content.
