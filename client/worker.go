@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Handler does the work of one job. It returns the variables to merge into
@@ -91,6 +93,13 @@ type WorkerOptions struct {
 	// Metrics, if set, is called for every job event, from the job's
 	// goroutine.
 	Metrics func(WorkerEvent)
+	// Tracer, if set, traces each job the worker runs: a span around the
+	// handler, a child of the job's traceparent (an activated job carries
+	// it in CustomHeaders while the server traces), in the handler's
+	// context; complete, fail and error send it as their traceparent. Unset,
+	// the handler's context still carries the job's span context, so a
+	// handler's own spans continue the job's trace (tracing.go).
+	Tracer trace.Tracer
 }
 
 // RouterHandler decides for the router job of an ad-hoc region
