@@ -282,7 +282,9 @@ func (w *Worker) run(job Job) {
 		}
 	}()
 
-	out, herr := w.call(ctx, job)
+	hctx, span := w.traceJob(ctx, job) // tracing.go
+	out, herr := w.call(hctx, job)
+	endJobSpan(span, herr)
 	aborted := w.jobContext.Err() != nil
 	cancel()
 	<-extended
@@ -290,7 +292,8 @@ func (w *Worker) run(job Job) {
 		return // Stop gave up on this job; its lock lapses
 	}
 	// Report with a context of its own: the handler's may be cancelled.
-	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// It keeps the handler's span context, sent as the act's traceparent.
+	rctx, rcancel := context.WithTimeout(actContext(hctx), 30*time.Second)
 	defer rcancel()
 	ev := WorkerEvent{Job: job, Duration: time.Since(start), Err: herr}
 	var be BPMNError

@@ -28,8 +28,10 @@ func (r *Runtime) endStep(ctx context.Context, span telemetry.Span, out stepped,
 	if err == nil && out.w != nil && len(out.w.recs) > 0 {
 		rec := &out.w.recs[0]
 		o.ProcessKey, o.ProcessVersion = rec.Instance.ProcessKey, rec.Instance.ProcessVersion
-		if len(rec.Facts) > 0 {
-			o.ElementID = rec.Facts[0].NodeID
+		for i := range rec.Facts { // the first element the step's history names
+			if o.ElementID = rec.Facts[i].NodeID; o.ElementID != "" {
+				break
+			}
 		}
 		now := r.now()
 		for _, j := range out.w.jobSpans {
