@@ -27,6 +27,7 @@ import (
 	"github.com/gobpm/gobpm/internal/clock"
 	"github.com/gobpm/gobpm/internal/cockpit"
 	"github.com/gobpm/gobpm/internal/connector/httpjson"
+	"github.com/gobpm/gobpm/internal/deploydir"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
@@ -104,6 +105,8 @@ type Config struct {
 	Connector ConnectorConfig
 	// Webhook configures the inbound webhooks.
 	Webhook WebhookConfig
+	// DeployDir configures deploying from a folder.
+	DeployDir DeployDirConfig
 	// Telemetry configures OpenTelemetry tracing (--otel-endpoint and the
 	// OTEL_* environment; telemetry.go).
 	Telemetry telemetry.Config
@@ -125,6 +128,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		return Config{}, err
 	}
 	if err := c.Webhook.register(fs, getenv); err != nil {
+		return Config{}, err
+	}
+	if err := c.DeployDir.register(fs, getenv); err != nil {
 		return Config{}, err
 	}
 	if err := c.DBConfig.register(fs, getenv); err != nil {
@@ -186,7 +192,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if c.Auth, err = access.ParseMode(*authMode); err != nil {
 		return Config{}, err
 	}
-	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check(), c.Telemetry.Check()); err != nil {
+	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check(), c.DeployDir.check(), c.Telemetry.Check()); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
@@ -325,6 +331,8 @@ type Main struct {
 	grpcServed chan error
 	// connector is the REST connector worker (nil when off).
 	connector *httpjson.Worker
+	// deployDir watches --deploy-dir (nil when off).
+	deployDir *deploydir.Watcher
 	// tracer exports traces (nil when tracing is off).
 	tracer *telemetry.Tracer
 }
@@ -384,6 +392,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.rt = runtime.New(db, opts)
 	if err := m.rt.Prepare(ctx); err != nil {
+		m.Close()
+		return err
+	}
+	// The folder's models are deployed before anything is served.
+	if err := m.startDeployDir(ctx); err != nil {
 		m.Close()
 		return err
 	}
@@ -643,6 +656,10 @@ func (m *Main) Addr() string {
 // and closes the store, in that order.
 func (m *Main) Close() error {
 	var errs []error
+	if m.deployDir != nil {
+		m.deployDir.Stop() // a deployment in flight ends first
+		m.deployDir = nil
+	}
 	if m.connector != nil {
 		m.connector.Stop() // calls in flight end; their jobs are retried when their locks run out
 		m.connector = nil
@@ -665,8 +682,12 @@ func (m *Main) Close() error {
 		if err := m.srv.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
-		if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, fmt.Errorf("http serve: %w", err))
+		if m.served != nil { // nil when Run failed before serving
+			if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs = append(errs, fmt.Errorf("http serve: %w", err))
+			}
+		} else if m.ln != nil {
+			errs = append(errs, m.ln.Close())
 		}
 		m.srv = nil
 	} else if m.ln != nil {

@@ -98,21 +98,65 @@ func Main(m *testing.M) int {
 // the test when PostgreSQL is not installed (fails under CI=true).
 func URL(tb testing.TB) string {
 	tb.Helper()
-	srv := shared(tb)
+	return shared(tb).URL(tb)
+}
+
+// URL creates a fresh, empty database on s for the test and returns its
+// connection URL; the database is dropped when the test ends.
+func (s *Server) URL(tb testing.TB) string {
+	tb.Helper()
 	name := fmt.Sprintf("t_%d_%d", os.Getpid(), counter.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := srv.exec(ctx, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`); err != nil {
+	if err := s.exec(ctx, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := srv.exec(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
+		if err := s.exec(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
 			tb.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})
-	return srv.url(name)
+	return s.url(name)
+}
+
+// Own starts a server of the test's own, stopped and removed when the
+// test ends, for a test that reads the server's log (Log): the shared
+// server's log mixes every test's statements. It costs an initdb (a
+// second or two); it skips the test when PostgreSQL is not installed
+// (fails under CI=true), as URL does.
+func Own(tb testing.TB) *Server {
+	tb.Helper()
+	bin, err := findBin()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("pgtest: %v (CI=true: PostgreSQL tests must run)", err)
+		}
+		tb.Skip("pgtest: " + err.Error() + "; skipping the PostgreSQL test")
+	}
+	srv, err := Start(bin)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	// Registered first, so it runs after the cleanups of the databases
+	// and connections the test opens on the server.
+	tb.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			tb.Errorf("pgtest: %v", err)
+		}
+	})
+	return srv
+}
+
+// Log returns what the server has logged so far (the file pg_ctl start
+// writes, in Dir).
+func (s *Server) Log() ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "log"))
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: read log: %w", err)
+	}
+	return b, nil
 }
 
 // shared returns the binary's server, starting it on first use.

@@ -196,6 +196,7 @@ func (r *Runtime) Deploy(ctx context.Context, files []File) (DeploymentResult, e
 	for _, ref := range decRefs {
 		r.decs.put(ref, decisions[ref.Key])
 	}
+	r.webhooks.invalidate()
 	r.log.Info("deployed", "deployment_id", rec.ID, "processes", len(refs), "decisions", len(decRefs))
 	if decRefs == nil {
 		decRefs = []DefinitionRef{}

@@ -117,9 +117,11 @@ type Runtime struct {
 	// idempotencyWindow is how long idempotency keys are remembered.
 	idempotencyWindow time.Duration
 
-	defs  *cache[*bpmn.Process]
-	decs  *cache[*dmn.Definitions]
-	locks *instanceLocks
+	defs *cache[*bpmn.Process]
+	decs *cache[*dmn.Definitions]
+	// webhooks caches the webhooks served (webhooks.go).
+	webhooks webhookCache
+	locks    *instanceLocks
 	// states keeps hot instances decoded, used only under their lock.
 	states   *stateCache
 	commit   *committer

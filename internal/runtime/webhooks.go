@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/bpmn"
 )
@@ -19,11 +21,55 @@ type WebhookRoute struct {
 // Webhook returns the node's webhook.
 func (w WebhookRoute) Webhook() *bpmn.Webhook { return w.Node.Webhook }
 
+// webhookTTL is how long Webhooks answers from its cache: a deployment on
+// another node sharing the store is served here within it.
+const webhookTTL = time.Second
+
+// webhookCache keeps the last answer of Webhooks: a webhook request, which
+// anyone may send before its authentication is checked, then costs no
+// store read. A deployment through this runtime empties it.
+type webhookCache struct {
+	mu     sync.Mutex
+	routes map[string]WebhookRoute
+	until  time.Time
+	gen    uint64 // deployments seen; a read that raced one is not kept
+}
+
+// invalidate empties the cache (a deployment).
+func (c *webhookCache) invalidate() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.routes, c.gen = nil, c.gen+1
+}
+
 // Webhooks returns the webhooks served now, by path: those of the latest
-// version of every process. It is derived from the store on every call,
-// so a deployment on another node sharing the store, or before a restart,
-// counts as one on this node; the parsed definitions are cached.
+// version of every process. It is derived from the store, so a deployment
+// on another node sharing the store, or before a restart, counts as one
+// on this node — within webhookTTL, for which an answer is kept (a
+// deployment on this node shows at once). The map is shared: read it only.
 func (r *Runtime) Webhooks(ctx context.Context) (map[string]WebhookRoute, error) {
+	c := &r.webhooks
+	c.mu.Lock()
+	routes, gen := c.routes, c.gen
+	fresh := routes != nil && time.Now().Before(c.until)
+	c.mu.Unlock()
+	if fresh {
+		return routes, nil
+	}
+	routes, err := r.servedWebhooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.gen == gen {
+		c.routes, c.until = routes, time.Now().Add(webhookTTL)
+	}
+	c.mu.Unlock()
+	return routes, nil
+}
+
+// servedWebhooks reads the webhooks served from the store.
+func (r *Runtime) servedWebhooks(ctx context.Context) (map[string]WebhookRoute, error) {
 	recs, err := r.store.LatestDefinitions(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: webhooks: %w", err)
@@ -83,7 +129,7 @@ func (r *Runtime) checkWebhookPaths(ctx context.Context, parsed map[string]*bpmn
 		return nil, nil
 	}
 	sort.Strings(keys)
-	served, err := r.Webhooks(ctx)
+	served, err := r.servedWebhooks(ctx) // not the cache: a path another node just took counts
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,12 @@ import (
 // as it is read (a stale revision, a lock lost, a row of another
 // instance); the first failure rolls the whole batch back, and the
 // statements queued after it, which the server ran all the same, go with
-// it.
+// it. So a collision with another node is an answer, never an error of
+// the server: a stale step's revision check (updateInstanceSQL) matches no
+// row, and the statements after it that could meet the winner's rows
+// insert nothing (facts: ON CONFLICT DO NOTHING, the count checked) or
+// upsert, so the transaction is not aborted, PostgreSQL logs no ERROR,
+// and the commit says store.ErrStale (whyNotUpdated).
 
 // seqOf is the seq of the instance whose id is the statement's first
 // argument.
@@ -38,8 +43,12 @@ const (
 	stepDeletePartSQL = `DELETE FROM instance_parts WHERE instance_seq = ` + seqOf + ` AND kind = $2 AND key = $3`
 	// claimedStartTimerSQL locks a timer start schedule the node claims.
 	claimedStartTimerSQL = `SELECT 1 FROM waits WHERE id = $1 AND kind = 'start-timer' AND claimed_by = $2 FOR UPDATE`
-	stepInsertFactSQL    = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail)
-		VALUES (` + seqOf + `, $2, $3, $4, $5, $6, $7)`
+	// stepInsertFactSQL inserts nothing when the fact's seq is written
+	// already: a stale step's (another node committed the instance's next
+	// step first), which its failed revision check rolls back. A unique
+	// violation would abort the transaction and log an ERROR instead.
+	stepInsertFactSQL = `INSERT INTO facts (instance_seq, seq, at, kind, node_id, scope_path, detail)
+		VALUES (` + seqOf + `, $2, $3, $4, $5, $6, $7) ON CONFLICT (instance_seq, seq) DO NOTHING`
 )
 
 // errNotUpdated marks an instance update that matched no row; CommitSteps
@@ -62,7 +71,7 @@ type stepBatch struct {
 	failed int
 	// stats are the steps' changes to the shared statistics rows, sent
 	// last (sharedStatsBatches).
-	stats statsBatch
+	stats store.StatsBatch
 }
 
 // queue adds a statement to the last batch, starting a new one when it is
@@ -300,7 +309,12 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 		if len(f.Detail) > 0 {
 			detail = f.Detail
 		}
-		sb.exec(i, nil, stepInsertFactSQL, id, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail)
+		sb.exec(i, func(ct pgconn.CommandTag) error {
+			if ct.RowsAffected() == 0 {
+				return fmt.Errorf("fact %d is written already: %w: %w", f.Seq, store.ErrStale, store.ErrConflict)
+			}
+			return nil
+		}, stepInsertFactSQL, id, f.Seq, encodeTime(f.At), f.Kind, f.NodeID, f.ScopePath, detail)
 	}
 	for _, inc := range s.Incidents {
 		if inc.InstanceID != "" && inc.InstanceID != in.ID {

@@ -1,12 +1,9 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -23,7 +20,7 @@ import (
 // adds to one row), so they are not written step by step: the batch sums
 // its steps' changes per row and upserts each row once, after every other
 // statement of the commit, in one order of rows for every commit
-// (statsBatch). A transaction then takes shared-row locks last and in a
+// (store.StatsBatch). A transaction then takes shared-row locks last and in a
 // global order, so two nodes' commits cannot deadlock on them, and holds
 // them only for the end of its commit.
 const (
@@ -73,81 +70,10 @@ const addHists = `ARRAY(SELECT COALESCE(a, 0) + COALESCE(b, 0)
 
 var _ store.StatisticsStore = (*DB)(nil)
 
-// statsRow names one shared counter row: a process's element in an hour
-// of one version.
-type statsRow struct {
-	key     string
-	hour    int64
-	version int
-	node    string
-}
-
-// statsHist names one shared histogram row: a counter row's durations of
-// one kind.
-type statsHist struct {
-	statsRow
-	kind string
-}
-
-// statsBatch sums the shared-row changes of a commit's steps (see the
-// comment on the statements above).
-type statsBatch struct {
-	counts map[statsRow]store.StatsCounts
-	hists  map[statsHist][]int64 // element b counts bucket b
-}
-
-// addCounts adds c to row r.
-func (sb *statsBatch) addCounts(r statsRow, c store.StatsCounts) {
-	if sb.counts == nil {
-		sb.counts = map[statsRow]store.StatsCounts{}
-	}
-	t, ok := sb.counts[r]
-	if !ok {
-		t = store.StatsCounts{ActiveMax: -1, WaitMax: -1}
-	}
-	t.Activations += c.Activations
-	t.Completions += c.Completions
-	t.Incidents += c.Incidents
-	t.Cancellations += c.Cancellations
-	t.Failures += c.Failures
-	t.ActiveMax = max(t.ActiveMax, c.ActiveMax)
-	t.WaitMax = max(t.WaitMax, c.WaitMax)
-	sb.counts[r] = t
-}
-
-// addDuration counts a duration of ms milliseconds of kind at row r's
-// histogram.
-func (sb *statsBatch) addDuration(r statsRow, kind string, ms int64) {
-	if sb.hists == nil {
-		sb.hists = map[statsHist][]int64{}
-	}
-	k := statsHist{r, kind}
-	h := sb.hists[k]
-	b := store.StatsBucket(ms)
-	for len(h) <= b {
-		h = append(h, 0)
-	}
-	h[b]++
-	sb.hists[k] = h
-}
-
-// measured records a duration an end of an earlier step's item measured:
-// its histogram and its element's maximum.
-func (sb *statsBatch) measured(r statsRow, kind string, ms int64) {
-	sb.addDuration(r, kind, ms)
-	c := store.StatsCounts{ActiveMax: -1, WaitMax: -1}
-	if kind == store.StatsActive {
-		c.ActiveMax = ms
-	} else {
-		c.WaitMax = ms
-	}
-	sb.addCounts(r, c)
-}
-
 // queueStats queues the rollup changes of step i (s): its instance's open
-// items now, its shared rows into sb.stats for queueSharedStats.
+// items now, its shared rows into sb.stats for sharedStatsBatches.
 func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
-	d := store.StatsOf(s)
+	d := sb.stats.Add(s)
 	id := string(s.Instance.ID)
 	for _, c := range d.Closes {
 		sb.queryRow(i, func(row pgx.Row) error {
@@ -160,9 +86,7 @@ func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 			if err != nil {
 				return err
 			}
-			if c.Record && ((c.Kind == store.StatsActive && node == c.NodeID) || (c.Kind == store.StatsWait && slices.Contains(d.Went, node))) {
-				sb.stats.measured(statsRow{d.Key, store.StatsHour(c.At), d.Version, node}, c.Kind, max(c.At.UnixMilli()-since, 0))
-			}
+			sb.stats.Closed(&d, c, node, since)
 			return nil
 		}, stepCloseStatSQL, id, c.Item)
 	}
@@ -172,23 +96,13 @@ func queueStats(sb *stepBatch, i int, s *store.StepRecord) {
 	for _, o := range d.Opens {
 		sb.exec(i, nil, stepUpsertStatOpenSQL, id, o.Item, o.NodeID, o.Since.UnixMilli())
 	}
-	for k, c := range d.Counts {
-		sb.stats.addCounts(statsRow{d.Key, k.Hour, k.Version, k.NodeID}, c)
-	}
-	for _, m := range d.Durations {
-		sb.stats.addDuration(statsRow{d.Key, m.Hour, d.Version, m.NodeID}, m.Kind, m.MS)
-	}
-}
-
-// compareRows orders shared rows: by process key, hour, version, element.
-func compareRows(a, b statsRow) int {
-	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.hour, b.hour), cmp.Compare(a.version, b.version), cmp.Compare(a.node, b.node))
 }
 
 // sharedStatsBatches returns the upserts of the shared rows sb.stats
 // summed, once the rest of the commit has been sent (the closes' answers
 // are in): counter rows, then histograms, each in row order — the same
-// order in every commit — in batches of at most maxBatchStatements.
+// order in every commit (store.StatsBatch) — in batches of at most
+// maxBatchStatements.
 func (sb *stepBatch) sharedStatsBatches() []*pgx.Batch {
 	var out []*pgx.Batch
 	queue := func(query string, args ...any) {
@@ -197,16 +111,12 @@ func (sb *stepBatch) sharedStatsBatches() []*pgx.Batch {
 		}
 		out[len(out)-1].Queue(query, args...)
 	}
-	for _, r := range slices.SortedFunc(maps.Keys(sb.stats.counts), compareRows) {
-		c := sb.stats.counts[r]
-		queue(stepUpsertStatCountsSQL, r.key, r.hour, r.version, r.node,
+	for r, c := range sb.stats.Counts() {
+		queue(stepUpsertStatCountsSQL, r.ProcessKey, r.Hour, r.Version, r.NodeID,
 			c.Activations, c.Completions, c.Incidents, c.Cancellations, c.Failures, c.ActiveMax, c.WaitMax)
 	}
-	hists := slices.SortedFunc(maps.Keys(sb.stats.hists), func(a, b statsHist) int {
-		return cmp.Or(compareRows(a.statsRow, b.statsRow), cmp.Compare(a.kind, b.kind))
-	})
-	for _, k := range hists {
-		queue(stepUpsertStatHistSQL, k.key, k.hour, k.version, k.node, k.kind, sb.stats.hists[k])
+	for k, h := range sb.stats.Hists() {
+		queue(stepUpsertStatHistSQL, k.ProcessKey, k.Hour, k.Version, k.NodeID, k.Kind, h)
 	}
 	return out
 }

@@ -129,13 +129,14 @@ func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 		if err := numberInstances(st, steps); err != nil {
 			return err
 		}
+		var stats store.StatsBatch
 		for i := range steps {
-			if err := commitStep(st, &steps[i]); err != nil {
+			if err := commitStep(st, &stats, &steps[i]); err != nil {
 				failed = steps[i].Instance.ID
 				return err
 			}
 		}
-		return nil
+		return writeSharedStats(st, &stats)
 	})
 	if err != nil {
 		if failed != "" {
@@ -179,8 +180,10 @@ func numberInstances(st *txStmts, steps []store.StepRecord) error {
 }
 
 // commitStep writes one step inside st's transaction: the instance row, its
-// parts, facts, incidents, waits and outbox rows.
-func commitStep(st *txStmts, s *store.StepRecord) error {
+// parts, facts, incidents, waits and outbox rows; its changes to the shared
+// statistics rows go into stats, which CommitSteps writes after the last
+// step.
+func commitStep(st *txStmts, stats *store.StatsBatch, s *store.StepRecord) error {
 	in := &s.Instance
 	if in.ID == "" {
 		return fmt.Errorf("instance id is empty")
@@ -263,7 +266,7 @@ func commitStep(st *txStmts, s *store.StepRecord) error {
 	if err := applyTokens(st, seq, in, s.Tokens, s.RemovedTokens); err != nil {
 		return err
 	}
-	if err := applyStats(st, seq, s); err != nil {
+	if err := applyStats(st, stats, seq, s); err != nil {
 		return err
 	}
 	if err := applyVariables(st, seq, s.Parts, s.RemovedParts, s.PrevRevision == 0); err != nil {

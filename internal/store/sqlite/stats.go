@@ -10,10 +10,15 @@ import (
 )
 
 // The statistics rollups (migration 0021): each step's commit applies its
-// store.StatsOf delta — a counter upsert per element and hour it touched, a
-// histogram read and write per element, kind and hour it measured, a row
-// per element activation or wait still open — so a statistics query reads
-// rollup rows only (one histogram per element, kind and hour).
+// store.StatsOf delta. The rows of an instance — one per element
+// activation or wait still open — are written with the step's other
+// statements (applyStats); the shared rows — a counter row per element and
+// hour, a histogram per element, kind and hour — are summed over the
+// commit's steps (store.StatsBatch) and written once each after them
+// (writeSharedStats): a counter upsert per row, a histogram read and write
+// per histogram, however many steps of the commit touched it. A
+// statistics query reads rollup rows only (one histogram per element, kind
+// and hour).
 const (
 	upsertStatCountsSQL = `INSERT INTO stat_counts (process_key, hour, process_version, node_id,
 		activations, completions, incidents, cancellations, failures, active_max, wait_max)
@@ -53,34 +58,13 @@ const (
 		WHERE process_key = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 = 0 OR process_version = ?4) AND node_id = ''`
 )
 
-func init() {
-	writeQueries = append(writeQueries, upsertStatCountsSQL, selectStatHistSQL, upsertStatHistSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL)
-	readQueries = append(readQueries, statCountsSQL, statDurationsSQL, statTimelineCountsSQL, statTimelineDurationsSQL)
-}
-
 var _ store.StatisticsStore = (*DB)(nil)
 
-// statHistKey names the histogram a step's duration goes into.
-type statHistKey struct {
-	hour       int64
-	node, kind string
-}
-
-// applyStats applies the rollup changes of step s of instance seq.
-func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
-	d := store.StatsOf(s)
-	durations := map[statHistKey]map[int]int64{}
-	measure := func(k statHistKey, ms int64) {
-		h := durations[k]
-		if h == nil {
-			h = map[int]int64{}
-			durations[k] = h
-		}
-		h[store.StatsBucket(ms)]++
-	}
-	for _, m := range d.Durations {
-		measure(statHistKey{m.Hour, m.NodeID, m.Kind}, m.MS)
-	}
+// applyStats applies the rollup changes of step s of instance seq that are
+// the instance's own (its open items) and adds those of the shared rows to
+// sb, which writeSharedStats writes once the commit's steps are in.
+func applyStats(st *txStmts, sb *store.StatsBatch, seq int64, s *store.StepRecord) error {
+	d := sb.Add(s)
 	for _, c := range d.Closes {
 		var (
 			node  string
@@ -93,23 +77,7 @@ func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
 		if err != nil {
 			return fmt.Errorf("close statistics item %s: %w", c.Item, err)
 		}
-		if !c.Record || (c.Kind == store.StatsActive && node != c.NodeID) || (c.Kind == store.StatsWait && !d.WentOn(node)) {
-			continue
-		}
-		ms := max(c.At.UnixMilli()-since, 0)
-		hour := store.StatsHour(c.At)
-		measure(statHistKey{hour, node, c.Kind}, ms)
-		k := store.StatsKey{Version: d.Version, NodeID: node, Hour: hour}
-		cnt, ok := d.Counts[k]
-		if !ok {
-			cnt = store.StatsCounts{ActiveMax: -1, WaitMax: -1}
-		}
-		if c.Kind == store.StatsActive {
-			cnt.ActiveMax = max(cnt.ActiveMax, ms)
-		} else {
-			cnt.WaitMax = max(cnt.WaitMax, ms)
-		}
-		d.Counts[k] = cnt
+		sb.Closed(&d, c, node, since)
 	}
 	if d.Ended {
 		if _, err := st.exec(deleteInstanceStatsSQL, seq); err != nil {
@@ -121,23 +89,36 @@ func applyStats(st *txStmts, seq int64, s *store.StepRecord) error {
 			return fmt.Errorf("open statistics item %s: %w", o.Item, err)
 		}
 	}
-	for k, c := range d.Counts {
-		if _, err := st.exec(upsertStatCountsSQL, d.Key, k.Hour, k.Version, k.NodeID,
+	return nil
+}
+
+// writeSharedStats writes the shared rollup rows a commit's steps summed
+// in sb, each once: a counter upsert per element and hour, a histogram
+// read and write per element, kind and hour, in the batch's row order.
+func writeSharedStats(st *txStmts, sb *store.StatsBatch) error {
+	for r, c := range sb.Counts() {
+		if _, err := st.exec(upsertStatCountsSQL, r.ProcessKey, r.Hour, r.Version, r.NodeID,
 			c.Activations, c.Completions, c.Incidents, c.Cancellations, c.Failures, c.ActiveMax, c.WaitMax); err != nil {
-			return fmt.Errorf("statistics of %s at %s: %w", d.Key, k.NodeID, err)
+			return fmt.Errorf("statistics of %s at %s: %w", r.ProcessKey, r.NodeID, err)
 		}
 	}
-	for k, h := range durations {
+	for k, dense := range sb.Hists() {
 		var blob []byte
-		err := st.queryRow(selectStatHistSQL, d.Key, k.hour, d.Version, k.node, k.kind).Scan(&blob)
+		err := st.queryRow(selectStatHistSQL, k.ProcessKey, k.Hour, k.Version, k.NodeID, k.Kind).Scan(&blob)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("durations of %s at %s: %w", d.Key, k.node, err)
+			return fmt.Errorf("durations of %s at %s: %w", k.ProcessKey, k.NodeID, err)
+		}
+		h := make(map[int]int64, len(dense))
+		for b, n := range dense {
+			if n != 0 {
+				h[b] = n
+			}
 		}
 		if err := store.DecodeStatsHist(blob, h); err != nil {
-			return fmt.Errorf("durations of %s at %s: %w", d.Key, k.node, err)
+			return fmt.Errorf("durations of %s at %s: %w", k.ProcessKey, k.NodeID, err)
 		}
-		if _, err := st.exec(upsertStatHistSQL, d.Key, k.hour, d.Version, k.node, k.kind, store.EncodeStatsHist(h)); err != nil {
-			return fmt.Errorf("durations of %s at %s: %w", d.Key, k.node, err)
+		if _, err := st.exec(upsertStatHistSQL, k.ProcessKey, k.Hour, k.Version, k.NodeID, k.Kind, store.EncodeStatsHist(h)); err != nil {
+			return fmt.Errorf("durations of %s at %s: %w", k.ProcessKey, k.NodeID, err)
 		}
 	}
 	return nil

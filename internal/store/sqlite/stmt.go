@@ -36,6 +36,7 @@ var writeQueries = []string{
 	insertWaitSQL, upsertWaitSQL, deleteWaitSQL, deleteInstanceWaitsSQL, waitExistsSQL,
 	activateJobsSQL, extendLockSQL, lockGuardSQL, jobExistsSQL, startTimerExistsSQL,
 	insertOutboxSQL, updateOutboxSQL,
+	upsertStatCountsSQL, selectStatHistSQL, upsertStatHistSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL,
 }
 
 // readQueries are the statements of the read pool, prepared by Open.
@@ -46,6 +47,7 @@ var readQueries = append([]string{
 	waitSQL, instanceWaitsSQL, instanceWaitsPageSQL, activatableJobSQL, nextJobSQL, dueTimersSQL, nextTimerSQL,
 	messageSubscriptionsSQL, signalSubscriptionsSQL, startTimersSQL,
 	selectOutboxSQL,
+	statCountsSQL, statDurationsSQL, statTimelineCountsSQL, statTimelineDurationsSQL,
 }, waitsPageShapes()...)
 
 // maxDynamicStmts bounds the statements warm adds beyond the known ones
@@ -126,6 +128,8 @@ type txStmts struct {
 	stmts map[string]*sql.Stmt
 	// newKinds are kinds inserted by this transaction, by name.
 	newKinds map[string]int64
+	// ran counts the statements run in the transaction (DB.countWrites).
+	ran int
 }
 
 // stmt returns query ready to run in the transaction.
@@ -151,6 +155,7 @@ func (st *txStmts) stmt(query string) (*sql.Stmt, error) {
 
 // exec runs query with args.
 func (st *txStmts) exec(query string, args ...any) (sql.Result, error) {
+	st.ran++
 	s, err := st.stmt(query)
 	if err != nil {
 		return nil, err
@@ -160,6 +165,7 @@ func (st *txStmts) exec(query string, args ...any) (sql.Result, error) {
 
 // query runs query with args; the caller closes the rows.
 func (st *txStmts) query(query string, args ...any) (*sql.Rows, error) {
+	st.ran++
 	s, err := st.stmt(query)
 	if err != nil {
 		return nil, err
@@ -169,6 +175,7 @@ func (st *txStmts) query(query string, args ...any) (*sql.Rows, error) {
 
 // queryRow runs query with args for at most one row.
 func (st *txStmts) queryRow(query string, args ...any) *sql.Row {
+	st.ran++
 	s, err := st.stmt(query)
 	if err != nil {
 		// A failed Stmt still yields a Row whose Scan reports the error.
@@ -279,6 +286,9 @@ func (db *DB) writeWith(ctx context.Context, fn func(st *txStmts) error) error {
 	})
 	if err == nil {
 		db.kinds.add(st.newKinds)
+		if db.countWrites != nil {
+			db.countWrites(st.ran)
+		}
 	}
 	return err
 }

@@ -61,6 +61,9 @@ type DB struct {
 	sync string
 	// ckpt checkpoints the write-ahead log in the background.
 	ckpt *checkpointer
+	// countWrites, when set (by tests, before any write), hears how many
+	// statements each committed writeWith transaction ran.
+	countWrites func(statements int)
 }
 
 var _ store.Store = (*DB)(nil)

@@ -94,6 +94,7 @@ var tests = []struct {
 	{"CommitSteps", testCommitSteps},
 	{"InstanceNumbers", testInstanceNumbers},
 	{"InstanceNumbersConcurrent", testInstanceNumbersConcurrent},
+	{"CommitStepsRace", testCommitStepsRace},
 	{"CallWaitIDs", testCallWaitIDs},
 	{"ListInstances", testListInstances},
 	{"ListInstancesTotalIsCapped", testListInstancesTotalIsCapped},

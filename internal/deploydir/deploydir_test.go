@@ -1,0 +1,273 @@
+package deploydir_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/deploydir"
+	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/sqlite"
+)
+
+// syncBuffer is a log sink the watcher's goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fixture is a runtime on SQLite in a temp dir and a folder to deploy.
+type fixture struct {
+	rt  *runtime.Runtime
+	dir string
+	log *syncBuffer
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gobpm.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := runtime.New(db, runtime.Options{})
+	if err := rt.Prepare(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	t.Cleanup(func() { _ = rt.Close() })
+	return &fixture{rt: rt, dir: t.TempDir(), log: &syncBuffer{}}
+}
+
+func (f *fixture) watcher(t *testing.T, opts deploydir.Options) *deploydir.Watcher {
+	t.Helper()
+	opts.Dir = f.dir
+	opts.Logger = slog.New(slog.NewTextHandler(f.log, nil))
+	w, err := deploydir.New(f.rt, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// write puts content at name below the folder (folders made as needed) and
+// moves its modification time on, as an edit a second later would.
+func (f *fixture) write(t *testing.T, name string, content []byte) {
+	t.Helper()
+	p := filepath.Join(f.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var mod time.Time
+	if info, err := os.Stat(p); err == nil {
+		mod = info.ModTime().Add(time.Second)
+	}
+	if err := os.WriteFile(p, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !mod.IsZero() {
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func fixtureFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func (f *fixture) versions(t *testing.T, key string) int {
+	t.Helper()
+	vs, err := f.rt.ProcessVersions(context.Background(), key)
+	if err != nil {
+		return 0
+	}
+	return len(vs)
+}
+
+func (f *fixture) decisionVersions(t *testing.T, key string) int {
+	t.Helper()
+	vs, err := f.rt.DecisionVersions(context.Background(), key)
+	if err != nil {
+		return 0
+	}
+	return len(vs)
+}
+
+func sync1(t *testing.T, w *deploydir.Watcher, settle bool, want deploydir.Outcome) {
+	t.Helper()
+	got, err := w.Sync(context.Background(), settle)
+	if err != nil || got != want {
+		t.Fatalf("Sync(settle=%v) = %v, %v; want %v", settle, got, err, want)
+	}
+}
+
+// A folder deploys whole at start-up (a process with its form, a decision
+// in a subfolder); a poll deploys again only once a change held still, and
+// only what changed gets a new version; a refusal is logged with its
+// problems, leaves the versions alone and is not retried until the
+// content changes.
+func TestSyncDeploysWhatChanged(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	parcel := fixtureFile(t, "parcel.bpmn")
+	f.write(t, "parcel.bpmn", parcel)
+	f.write(t, "parcel/pack.form", fixtureFile(t, "pack.form"))
+	f.write(t, "rules/discount.dmn", fixtureFile(t, "discount.dmn"))
+	f.write(t, "README.md", []byte("not a model"))
+	f.write(t, ".parcel.bpmn.swp", []byte("an editor's file"))
+	f.write(t, "..data/stale.bpmn", []byte("<not a model"))
+	w := f.watcher(t, deploydir.Options{})
+
+	sync1(t, w, false, deploydir.Deployed)
+	if f.versions(t, "parcel") != 1 || f.decisionVersions(t, "discount") != 1 {
+		t.Fatalf("after start: parcel %d, discount %d versions", f.versions(t, "parcel"), f.decisionVersions(t, "discount"))
+	}
+	if _, err := f.rt.Form(context.Background(), "parcel", 1, "pack-form"); err != nil {
+		t.Errorf("the form deployed beside its process is not found: %v", err)
+	}
+	sync1(t, w, true, deploydir.Unchanged)
+
+	// Touched, not changed: read again but not deployed.
+	f.write(t, "parcel.bpmn", parcel)
+	sync1(t, w, true, deploydir.Settling)
+	sync1(t, w, true, deploydir.Unchanged)
+
+	// Changed: deployed once it held still; the decision keeps its version.
+	changed := bytes.Replace(parcel, []byte(`name="Ship a parcel"`), []byte(`name="Ship a parcel, tracked"`), 1)
+	f.write(t, "parcel.bpmn", changed)
+	sync1(t, w, true, deploydir.Settling)
+	sync1(t, w, true, deploydir.Deployed)
+	sync1(t, w, true, deploydir.Unchanged)
+	if f.versions(t, "parcel") != 2 || f.decisionVersions(t, "discount") != 1 {
+		t.Fatalf("after the change: parcel %d, discount %d versions", f.versions(t, "parcel"), f.decisionVersions(t, "discount"))
+	}
+
+	// Broken: refused, logged with the element, the versions stay.
+	broken := bytes.Replace(changed, []byte(`<startEvent id="ordered"`), []byte(`<startEvent id="ordered"><bogus/></startEvent><startEvent id="ordered2"`), 1)
+	f.write(t, "parcel.bpmn", broken)
+	sync1(t, w, true, deploydir.Settling)
+	sync1(t, w, true, deploydir.Refused)
+	logged := f.log.String()
+	if !strings.Contains(logged, "deployment problem") || !strings.Contains(logged, "resource=parcel.bpmn") {
+		t.Errorf("the refusal's problems are not logged:\n%s", logged)
+	}
+	sync1(t, w, true, deploydir.Unchanged) // not tried again
+	if n := strings.Count(f.log.String(), "refused"); n != 1 {
+		t.Errorf("the refusal is logged %d times, want once", n)
+	}
+	if f.versions(t, "parcel") != 2 {
+		t.Fatalf("a refused folder changed the versions: %d", f.versions(t, "parcel"))
+	}
+
+	// Fixed: deployed (the content of version 2 again keeps version 2).
+	f.write(t, "parcel.bpmn", changed)
+	sync1(t, w, true, deploydir.Settling)
+	sync1(t, w, true, deploydir.Deployed)
+	if f.versions(t, "parcel") != 2 {
+		t.Fatalf("the content of version 2 again made %d versions", f.versions(t, "parcel"))
+	}
+}
+
+// A folder of links to files elsewhere (how Kubernetes mounts a ConfigMap)
+// deploys the files; a link to a folder is not followed.
+func TestSyncFollowsFileLinks(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "parcel.bpmn"), fixtureFile(t, "parcel.bpmn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "pack.form"), fixtureFile(t, "pack.form"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"parcel.bpmn", "pack.form"} {
+		if err := os.Symlink(filepath.Join(elsewhere, name), filepath.Join(f.dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(f.dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	w := f.watcher(t, deploydir.Options{})
+	sync1(t, w, false, deploydir.Deployed)
+	if f.versions(t, "parcel") != 1 {
+		t.Fatalf("parcel has %d versions", f.versions(t, "parcel"))
+	}
+}
+
+// An empty folder deploys nothing; a missing one, or a file, is refused at
+// New; models larger together than MaxBytes are refused and logged once.
+func TestSyncEdges(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	w := f.watcher(t, deploydir.Options{MaxBytes: 1000})
+	sync1(t, w, false, deploydir.Empty)
+	if _, err := deploydir.New(f.rt, deploydir.Options{Dir: filepath.Join(f.dir, "missing")}); err == nil {
+		t.Error("New accepted a missing folder")
+	}
+	f.write(t, "parcel.bpmn", fixtureFile(t, "parcel.bpmn"))
+	if _, err := deploydir.New(f.rt, deploydir.Options{Dir: filepath.Join(f.dir, "parcel.bpmn")}); err == nil {
+		t.Error("New accepted a file as the folder")
+	}
+	sync1(t, w, false, deploydir.Refused)
+	sync1(t, w, true, deploydir.Unchanged)
+	if n := strings.Count(f.log.String(), "more than the 1000"); n != 1 {
+		t.Errorf("the size refusal is logged %d times, want once:\n%s", n, f.log.String())
+	}
+	if f.versions(t, "parcel") != 0 {
+		t.Error("a refused folder deployed")
+	}
+}
+
+// Start deploys at once and then polls: a change written while it runs is
+// deployed without another call.
+func TestStartPolls(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	parcel := fixtureFile(t, "parcel.bpmn")
+	f.write(t, "parcel.bpmn", parcel)
+	w := f.watcher(t, deploydir.Options{Interval: 10 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if f.versions(t, "parcel") != 1 {
+		t.Fatalf("Start did not deploy: %d versions", f.versions(t, "parcel"))
+	}
+	f.write(t, "parcel.bpmn", bytes.Replace(parcel, []byte(`name="Ship a parcel"`), []byte(`name="Ship it"`), 1))
+	deadline := time.Now().Add(time.Minute) // a bound for a stuck watcher, not a timing assertion
+	for f.versions(t, "parcel") != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the change was not deployed; log:\n%s", f.log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.Stop()
+	w.Stop() // twice is fine
+}
