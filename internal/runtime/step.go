@@ -237,7 +237,7 @@ func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row In
 	if spec.extra != nil {
 		rec = withExtra(rec, spec.extra)
 	}
-	if err := r.traceJobs(ctx, spec, w, &rec, now); err != nil {
+	if err := r.traceJobs(ctx, spec, w, &rec); err != nil {
 		return err
 	}
 	rec.MessageTakes = append(rec.MessageTakes, w.takes[spec.id]...)
@@ -290,7 +290,7 @@ func (r *Runtime) childStep(ctx context.Context, w *work, proc *bpmn.Process, ch
 		return StepRecord{}, engine.Effects{}, nil, err
 	}
 	rec.MessageTakes = w.takes[InstanceID(next.InstanceID)]
-	r.traceChildJobs(ctx, &rec, now)
+	r.traceChildJobs(ctx, &rec)
 	return rec, fx, notice, nil
 }
 

@@ -33,7 +33,7 @@ func (r *Runtime) endStep(ctx context.Context, span telemetry.Span, out stepped,
 				break
 			}
 		}
-		now := r.now()
+		now := time.Now() // spans are in wall-clock time, whatever the engine's clock (--clock manual)
 		for _, j := range out.w.jobSpans {
 			r.tracer.EndJob(ctx, j.stored, j.end, now)
 		}
@@ -45,10 +45,11 @@ func (r *Runtime) endStep(ctx context.Context, span telemetry.Span, out stepped,
 // failure) a fresh span context, and notes on w the stored job spans the
 // step ends: the job it completes or throws an error at, the job whose
 // attempt it fails, the jobs it withdraws. Only with tracing on.
-func (r *Runtime) traceJobs(ctx context.Context, spec stepSpec, w *work, rec *StepRecord, now time.Time) error {
+func (r *Runtime) traceJobs(ctx context.Context, spec stepSpec, w *work, rec *StepRecord) error {
 	if r.tracer == nil {
 		return nil
 	}
+	now := time.Now() // wall-clock, as the SDK times the other spans
 	var old map[string]WaitRow
 	if !spec.creates() && (len(rec.RemovedWaits) > 0 || hasJob(rec.Waits)) {
 		rows, err := r.store.InstanceWaits(ctx, spec.id)
@@ -96,10 +97,11 @@ func (r *Runtime) traceJobs(ctx context.Context, spec stepSpec, w *work, rec *St
 
 // traceChildJobs gives the jobs a launched child's first step creates
 // their span contexts.
-func (r *Runtime) traceChildJobs(ctx context.Context, rec *StepRecord, now time.Time) {
+func (r *Runtime) traceChildJobs(ctx context.Context, rec *StepRecord) {
 	if r.tracer == nil {
 		return
 	}
+	now := time.Now()
 	for i := range rec.Waits {
 		if rec.Waits[i].Kind == WaitJob {
 			rec.Waits[i].TraceContext = r.tracer.NewJob(ctx, now)
