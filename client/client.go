@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Client calls one gobpm server. It is safe for concurrent use.
@@ -173,6 +175,10 @@ func (c *Client) httpRequest(ctx context.Context, req request, u string, payload
 	if ct != "" {
 		hr.Header.Set("Content-Type", ct)
 	}
+	// The span context of ctx, if any, goes along as a W3C traceparent:
+	// the server's request span (and, for a job act, the step it causes)
+	// becomes its child (tracing.go).
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(hr.Header))
 	hr.Header.Set("Accept", "application/json, application/problem+json")
 	if c.token != "" {
 		hr.Header.Set("Authorization", "Bearer "+c.token)

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Handler does the work of one job. It returns the variables to merge into
@@ -91,6 +93,13 @@ type WorkerOptions struct {
 	// Metrics, if set, is called for every job event, from the job's
 	// goroutine.
 	Metrics func(WorkerEvent)
+	// Tracer, if set, traces each job the worker runs: a span around the
+	// handler, a child of the job's traceparent (an activated job carries
+	// it in CustomHeaders while the server traces), in the handler's
+	// context; complete, fail and error send it as their traceparent. Unset,
+	// the handler's context still carries the job's span context, so a
+	// handler's own spans continue the job's trace (tracing.go).
+	Tracer trace.Tracer
 }
 
 // RouterHandler decides for the router job of an ad-hoc region
@@ -273,7 +282,9 @@ func (w *Worker) run(job Job) {
 		}
 	}()
 
-	out, herr := w.call(ctx, job)
+	hctx, span := w.traceJob(ctx, job) // tracing.go
+	out, herr := w.call(hctx, job)
+	endJobSpan(span, herr)
 	aborted := w.jobContext.Err() != nil
 	cancel()
 	<-extended
@@ -281,7 +292,8 @@ func (w *Worker) run(job Job) {
 		return // Stop gave up on this job; its lock lapses
 	}
 	// Report with a context of its own: the handler's may be cancelled.
-	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// It keeps the handler's span context, sent as the act's traceparent.
+	rctx, rcancel := context.WithTimeout(actContext(hctx), 30*time.Second)
 	defer rcancel()
 	ev := WorkerEvent{Job: job, Duration: time.Since(start), Err: herr}
 	var be BPMNError

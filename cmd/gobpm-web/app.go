@@ -31,6 +31,7 @@ import (
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/telemetry"
 	"github.com/gobpm/gobpm/internal/zeebe"
 )
 
@@ -110,6 +111,9 @@ type Config struct {
 	Webhook WebhookConfig
 	// DeployDir configures deploying from a folder.
 	DeployDir DeployDirConfig
+	// Telemetry configures OpenTelemetry tracing (--otel-endpoint and the
+	// OTEL_* environment; telemetry.go).
+	Telemetry telemetry.Config
 }
 
 // ParseConfig reads flags, falling back to GOBPM_* environment variables.
@@ -136,6 +140,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if err := c.DBConfig.register(fs, getenv); err != nil {
 		return Config{}, err
 	}
+	registerTelemetry(fs, &c.Telemetry, getenv)
 	fs.StringVar(&c.Synchronous, "sync", def("GOBPM_SYNC", "FULL"), "SQLite synchronous mode: FULL or NORMAL (GOBPM_SYNC)")
 	fs.BoolVar(&c.AllowRemote, "allow-remote", getenv("GOBPM_ALLOW_REMOTE") == "true", "no longer supported: a server on a non-loopback address needs --auth builtin or oidc (GOBPM_ALLOW_REMOTE)")
 	authMode := fs.String("auth", def("GOBPM_AUTH", "none"), "authentication: none (loopback only), builtin (users, groups and tokens in the store) or oidc (GOBPM_AUTH)")
@@ -199,7 +204,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if c.Auth, err = access.ParseMode(*authMode); err != nil {
 		return Config{}, err
 	}
-	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check(), c.DeployDir.check()); err != nil {
+	if err := errors.Join(c.check(), c.DBConfig.check(), c.Connector.check(), c.Webhook.check(), c.DeployDir.check(), c.Telemetry.Check()); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr != "" && !isLoopback(c.PprofAddr) {
@@ -340,6 +345,8 @@ type Main struct {
 	connector *httpjson.Worker
 	// deployDir watches --deploy-dir (nil when off).
 	deployDir *deploydir.Watcher
+	// tracer exports traces (nil when tracing is off).
+	tracer *telemetry.Tracer
 }
 
 // GRPCAddr returns the address the Zeebe gateway listens on ("" when off).
@@ -384,7 +391,12 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Close()
 		return err
 	}
+	if err := m.openTracer(ctx); err != nil {
+		m.Close()
+		return err
+	}
 	opts := m.runtimeOptions()
+	opts.Tracer = m.tracer
 	opts.Node = runtime.NodeInfo{Address: address, Version: Version}
 	opts.NodeTimeout, opts.Heartbeat = m.cfg.NodeTimeout, m.cfg.NodeTimeout/5
 	if m.cfg.Auth != access.ModeNone {
@@ -407,7 +419,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	// The JSON API owns /api/ and /healthz; every other path is the cockpit.
-	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure, MaxLongPolls: m.cfg.MaxLongPolls, Webhooks: hooks,
+	var handler http.Handler = api.New(m.rt, m.log, api.Options{Access: m.access, Ready: m.ready.Load, SecureCookies: secure, MaxLongPolls: m.cfg.MaxLongPolls, Webhooks: hooks, Tracer: m.tracer,
 		Fallback: cockpit.New(m.rt, m.log, cockpit.Options{SecureCookies: secure, Access: m.access, OIDC: m.oidc, OIDCName: m.cfg.OIDC.Name,
 			MaxEventStreams: m.cfg.MaxEventStreams})})
 	handler = bodyDeadline(handler, m.cfg.BodyTimeout)
@@ -474,7 +486,7 @@ func (m *Main) Run(ctx context.Context) error {
 // serveGRPC serves Zeebe's gateway protocol on Config.GRPCAddr, over TLS
 // with the HTTP server's certificate when it has one.
 func (m *Main) serveGRPC() error {
-	opts := zeebe.Options{Service: m.rt, Logger: m.log, MaxLongPolls: m.cfg.MaxLongPolls}
+	opts := zeebe.Options{Service: m.rt, Logger: m.log, MaxLongPolls: m.cfg.MaxLongPolls, Tracer: m.tracer}
 	if m.cfg.Auth != access.ModeNone {
 		opts.Credentials = m.access
 	}
@@ -714,5 +726,6 @@ func (m *Main) Close() error {
 		errs = append(errs, m.store.Close())
 		m.store = nil
 	}
+	errs = append(errs, m.closeTracer()) // last: the spans of the drain go out too
 	return errors.Join(errs...)
 }

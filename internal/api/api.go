@@ -16,6 +16,7 @@ import (
 	"github.com/gobpm/gobpm/internal/connector/webhook"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/telemetry"
 )
 
 // Service is what the API needs from the runtime; *runtime.Runtime
@@ -226,6 +227,8 @@ type Options struct {
 	// Webhooks serves /webhooks/{path} (public: each webhook checks its own
 	// authentication); nil answers those paths 404.
 	Webhooks *webhook.Handler
+	// Tracer gives each request a span (tracing.go); nil traces nothing.
+	Tracer *telemetry.Tracer
 }
 
 func (o Options) withDefaults() Options {
@@ -264,7 +267,7 @@ func New(svc Service, logger *slog.Logger, opts Options) http.Handler {
 	s.polls = httpsec.NewHolds(s.opts.MaxLongPolls)
 
 	r := chi.NewRouter()
-	r.Use(httpsec.Headers, requestID, requestLogger(logger, s.http), s.recoverer, s.headerLimit, middleware.GetHead)
+	r.Use(httpsec.Headers, requestID, requestLogger(logger, s.http), traceRequests(opts.Tracer), s.recoverer, s.headerLimit, middleware.GetHead)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed(r))
 

@@ -59,6 +59,9 @@ type work struct {
 	// commit (msgbuffer.go).
 	takes    messageTakes
 	rechecks []bufferRecheck
+	// jobSpans are the job spans the command ends once it committed,
+	// noted only with tracing on (tracing.go).
+	jobSpans []jobSpanEnd
 }
 
 func (w *work) add(rec StepRecord, fx engine.Effects) {

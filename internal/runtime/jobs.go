@@ -125,6 +125,7 @@ func (r *Runtime) jobViews(ctx context.Context, rows []WaitRow, tokens []string,
 			if w != nil {
 				headers = maps.Clone(w.CustomHeaders)
 			}
+			headers = withTraceparent(headers, row.TraceContext)
 			return nil
 		})
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/gobpm/gobpm/internal/dmn"
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/scope"
+	"github.com/gobpm/gobpm/internal/telemetry"
 )
 
 // Options configure a Runtime. Zero values pick the defaults.
@@ -99,12 +100,16 @@ type Options struct {
 	// the others are counted under OtherLabel. 0 means
 	// DefaultMetricsLabelLimit.
 	MetricsLabelLimit int
+	// Tracer traces steps and jobs (tracing.go); nil traces nothing.
+	Tracer *telemetry.Tracer
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
 type Runtime struct {
 	store    Store
 	resolver Resolver
+	// tracer traces steps and jobs; nil when tracing is off.
+	tracer *telemetry.Tracer
 	// reach checks dynamic references; reachers caches their deployers.
 	reach    ReachGuard
 	reachers deployers
@@ -202,6 +207,7 @@ const DefaultEvalTimeout = 2 * time.Second
 func New(store Store, opts Options) *Runtime {
 	r := &Runtime{
 		store:             store,
+		tracer:            opts.Tracer,
 		log:               opts.Logger,
 		now:               opts.Now,
 		newID:             opts.NewID,

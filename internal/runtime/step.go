@@ -134,6 +134,7 @@ func (r *Runtime) stepGuarded(ctx context.Context, id InstanceID, ev engine.Even
 // stepped instance's effects once its after-commit work has run.
 func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, error) {
 	began := time.Now()
+	ctx, span := r.tracer.StartStep(ctx, string(spec.id), spec.ev.Kind()) // tracing.go; nil when off
 	out, err := r.stepOnce(ctx, spec)
 	for attempt := 1; err != nil && !spec.creates() && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
 		r.metrics.staleSteps.Add(1)
@@ -142,6 +143,7 @@ func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, e
 	for attempt := 1; err != nil && attempt < maxStepAttempts && errors.Is(err, ErrMessageTaken); attempt++ {
 		out, err = r.stepOnce(ctx, spec) // a buffered message went elsewhere meanwhile (msgbuffer.go)
 	}
+	r.endStep(ctx, span, out, err)
 	if err != nil {
 		return engine.Effects{}, err
 	}
@@ -241,6 +243,9 @@ func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row In
 	if spec.extra != nil {
 		rec = withExtra(rec, spec.extra)
 	}
+	if err := r.traceJobs(ctx, spec, w, &rec); err != nil {
+		return err
+	}
 	rec.MessageTakes = append(rec.MessageTakes, w.takes[spec.id]...)
 	rec.Idempotency = takeClaim(ctx, spec.id)
 	rec.LockGuard = spec.guard
@@ -291,6 +296,7 @@ func (r *Runtime) childStep(ctx context.Context, w *work, proc *bpmn.Process, ch
 		return StepRecord{}, engine.Effects{}, nil, err
 	}
 	rec.MessageTakes = w.takes[InstanceID(next.InstanceID)]
+	r.traceChildJobs(ctx, &rec)
 	return rec, fx, notice, nil
 }
 

@@ -57,6 +57,10 @@ type WaitRow struct {
 	// must never be shown: the API's views leave it out.
 	LockUser      string
 	LockTokenHash []byte
+	// TraceContext is a job's span context while tracing is on (the
+	// telemetry package's text: traceparent, parent span, start), ""
+	// otherwise. A replaced row keeps the stored one when this is "".
+	TraceContext string
 }
 
 // TaskFilter selects user tasks. Empty fields match all; CandidateUser and

@@ -40,6 +40,7 @@ import (
 	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/httpsec"
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/telemetry"
 )
 
 // ServiceName is the gRPC service the gateway serves.
@@ -85,6 +86,8 @@ type Options struct {
 	// streams one caller (user, or address when anonymous) holds open at
 	// once; more are RESOURCE_EXHAUSTED. 0 or less: no cap.
 	MaxLongPolls int
+	// Tracer gives each call a span (tracing.go); nil traces nothing.
+	Tracer *telemetry.Tracer
 }
 
 // Gateway is the gRPC gateway service.
@@ -113,9 +116,14 @@ func newGateway(opts Options) *Gateway {
 // server is a gRPC server serving g.
 func (g *Gateway) server() *grpc.Server {
 	opts := g.opts
+	unary, stream := []grpc.UnaryServerInterceptor{g.unaryGuard}, []grpc.StreamServerInterceptor{g.streamGuard}
+	if opts.Tracer != nil {
+		unary = append([]grpc.UnaryServerInterceptor{traceUnary(opts.Tracer)}, unary...)
+		stream = append([]grpc.StreamServerInterceptor{traceStream(opts.Tracer)}, stream...)
+	}
 	serverOpts := []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(g.unaryGuard),
-		grpc.ChainStreamInterceptor(g.streamGuard),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
 		// The RPCs protocol 8.3's generated service lacks (see
 		// dynamic.go); the stream interceptor guards them as the others.
 		grpc.UnknownServiceHandler(g.serveDynamic),

@@ -20,13 +20,13 @@ import (
 // waitColumns selects a WaitRow (scanWait).
 const waitColumns = `id, instance_id, kind, node_id, scope_id, track_id, process_key, process_version,
 	name, correlation_key, due_at, retries, error_message, assignee, candidate_users::text, candidate_groups::text,
-	created_at, lock_owner, lock_expires_at, lock_user, lock_token`
+	created_at, lock_owner, lock_expires_at, lock_user, lock_token, trace_context`
 
 const (
 	insertWaitSQL = `INSERT INTO waits (id, instance_id, kind, node_id, scope_id, track_id, process_key,
 		    process_version, name, correlation_key, due_at, retries, error_message, assignee,
-		    candidate_users, candidate_groups, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17)`
+		    candidate_users, candidate_groups, created_at, trace_context)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17, $18)`
 	// upsertWaitSQL replaces a wait of the same instance (dropping a job's
 	// lock and a node's claim of a timer: a re-armed timer is anybody's)
 	// and leaves one of another instance alone: zero rows affected.
@@ -38,7 +38,8 @@ const (
 		    error_message = excluded.error_message, assignee = excluded.assignee,
 		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
 		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL,
-		    lock_user = NULL, lock_token = NULL, claimed_by = ''
+		    lock_user = NULL, lock_token = NULL, claimed_by = '',
+		    trace_context = COALESCE(NULLIF(excluded.trace_context, ''), waits.trace_context)
 		WHERE waits.instance_id = excluded.instance_id`
 	deleteWaitSQL          = `DELETE FROM waits WHERE id = $1`
 	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE instance_id = $1`
@@ -123,7 +124,7 @@ func waitArgs(id store.InstanceID, w *store.WaitRow) ([]any, error) {
 	}
 	return []any{w.ID, string(id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
 		w.CorrelationKey, sqlcodec.EncodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
-		encodeTime(w.CreatedAt)}, nil
+		encodeTime(w.CreatedAt), w.TraceContext}, nil
 }
 
 // scanWait reads the waitColumns of a row.
@@ -139,7 +140,7 @@ func scanWait(row pgx.Row) (store.WaitRow, error) {
 	)
 	if err := row.Scan(&w.ID, &inst, &w.Kind, &w.NodeID, &w.ScopeID, &w.TrackID, &w.ProcessKey,
 		&w.ProcessVersion, &w.Name, &w.CorrelationKey, &due, &w.Retries, &w.ErrorMessage, &w.Assignee,
-		&users, &groups, &created, &lockOwner, &lockExpires, &lockUser, &w.LockTokenHash); err != nil {
+		&users, &groups, &created, &lockOwner, &lockExpires, &lockUser, &w.LockTokenHash, &w.TraceContext); err != nil {
 		return w, err
 	}
 	w.InstanceID = store.InstanceID(inst)

@@ -61,6 +61,7 @@ func TestMigration0017NumericKeys(t *testing.T) {
 	for _, q := range []string{
 		`DROP TABLE buffered_message_takes`, `DROP TABLE buffered_messages`, // 0018 applies again too
 		`ALTER TABLE waits DROP COLUMN error_details`, // and 0019
+		`ALTER TABLE waits DROP COLUMN trace_context`, // and 0023
 		`DROP TABLE entity_keys`,
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,
 		`DELETE FROM schema_migrations WHERE version >= 17`,

@@ -20,7 +20,7 @@ import (
 // 0005, ownerColumn).
 const waitColumns = `id, COALESCE(instance_id, substr(id, 1, 16)), kind, node_id, scope_id, track_id, process_key, process_version,
 	name, correlation_key, due_at, retries, error_message, assignee, candidate_users, candidate_groups,
-	created_at, lock_owner, lock_expires_at, lock_user, lock_token`
+	created_at, lock_owner, lock_expires_at, lock_user, lock_token, trace_context`
 
 // The queries of the wait methods. They are constants so that a test can
 // check each one against the indexes of 0005_parts with EXPLAIN QUERY PLAN,
@@ -30,8 +30,8 @@ const (
 	// insertWaitSQL inserts a wait; the lock columns start NULL.
 	insertWaitSQL = `INSERT INTO waits (id, instance_id, kind, node_id, scope_id, track_id, process_key,
 		    process_version, name, correlation_key, due_at, retries, error_message, assignee,
-		    candidate_users, candidate_groups, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		    candidate_users, candidate_groups, created_at, trace_context)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	// upsertWaitSQL inserts a wait of an instance or replaces every column of
 	// it; a replaced job loses its lock (token and user included). A row of another instance (or a
@@ -44,7 +44,8 @@ const (
 		    error_message = excluded.error_message, assignee = excluded.assignee,
 		    candidate_users = excluded.candidate_users, candidate_groups = excluded.candidate_groups,
 		    created_at = excluded.created_at, lock_owner = NULL, lock_expires_at = NULL,
-		    lock_user = NULL, lock_token = NULL
+		    lock_user = NULL, lock_token = NULL,
+		    trace_context = COALESCE(NULLIF(excluded.trace_context, ''), waits.trace_context)
 		WHERE waits.instance_id IS excluded.instance_id`
 
 	// deleteWaitSQL deletes a wait by id. Argument: id.
@@ -272,7 +273,7 @@ func writeWait(st *txStmts, query string, id store.InstanceID, w *store.WaitRow)
 	res, err := st.exec(query,
 		dbID(w.ID), ownerColumn(w.ID, id), w.Kind, w.NodeID, w.ScopeID, w.TrackID, w.ProcessKey, w.ProcessVersion, w.Name,
 		w.CorrelationKey, encodeOptTime(w.DueAt), w.Retries, w.ErrorMessage, w.Assignee, users, groups,
-		encodeTime(w.CreatedAt))
+		encodeTime(w.CreatedAt), w.TraceContext)
 	if err != nil {
 		return fmt.Errorf("write wait %s: %w", w.ID, err)
 	}
@@ -297,7 +298,7 @@ func scanWait(row interface{ Scan(...any) error }) (store.WaitRow, error) {
 	)
 	if err := row.Scan(idDest(&w.ID), idDest(&w.InstanceID), &w.Kind, &w.NodeID, &w.ScopeID, &w.TrackID, &w.ProcessKey,
 		&w.ProcessVersion, &w.Name, &w.CorrelationKey, &due, &w.Retries, &w.ErrorMessage, &w.Assignee,
-		&users, &groups, &created, &lockOwner, &lockExpires, &lockUser, &w.LockTokenHash); err != nil {
+		&users, &groups, &created, &lockOwner, &lockExpires, &lockUser, &w.LockTokenHash, &w.TraceContext); err != nil {
 		return w, err
 	}
 	w.LockUser = lockUser.String

@@ -136,6 +136,7 @@ var tests = []struct {
 	{"WaitsPage", testWaitsPage},
 	{"JobErrorDetails", testJobErrorDetails},
 	{"JobErrorDetailsInStep", testJobErrorDetailsInStep},
+	{"JobTraceContext", testJobTraceContext},
 	{"Restart", testRestart},
 	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
