@@ -181,6 +181,7 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 		{"gobpm_incidents_opened_total", "Incidents opened.", m.IncidentsOpened},
 		{"gobpm_instances_deleted_total", "Ended instances deleted with their history (retention, DELETE).", m.InstancesDeleted},
 		{"gobpm_stale_steps_total", "Steps re-run because another node committed their instance first.", m.StaleSteps},
+		{"gobpm_step_collisions_total", "Commands whose step another node's commit of the same instance overtook at least once.", m.Collisions},
 	} {
 		header(&b, c.name, "counter", c.help)
 		fmt.Fprintf(&b, "%s %d\n", c.name, c.value)

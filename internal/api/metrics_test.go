@@ -241,7 +241,7 @@ func (b *bundle) scrape(t *testing.T) *exposition {
 		"gobpm_instances_started_total": "counter", "gobpm_instances_ended_total": "counter",
 		"gobpm_jobs_activated_total": "counter", "gobpm_timers_fired_total": "counter",
 		"gobpm_incidents_opened_total": "counter", "gobpm_open_waits": "gauge",
-		"gobpm_instances_deleted_total": "counter", "gobpm_stale_steps_total": "counter",
+		"gobpm_instances_deleted_total": "counter", "gobpm_stale_steps_total": "counter", "gobpm_step_collisions_total": "counter",
 		"gobpm_http_requests_total": "counter", "gobpm_http_request_duration_seconds": "histogram",
 		"gobpm_commit_duration_seconds": "histogram", "go_goroutines": "gauge", "process_start_time_seconds": "gauge",
 		"go_gc_gogc_percent": "gauge", "go_gc_gomemlimit_bytes": "gauge",
@@ -300,7 +300,7 @@ func TestMetricsOverRealRuntime(t *testing.T) {
 		"gobpm_instances_started_total": m.InstancesStarted, "gobpm_instances_ended_total": m.InstancesEnded,
 		"gobpm_jobs_activated_total": m.JobsActivated, "gobpm_timers_fired_total": m.TimersFired,
 		"gobpm_incidents_opened_total": m.IncidentsOpened, "gobpm_instances_deleted_total": m.InstancesDeleted,
-		"gobpm_stale_steps_total": m.StaleSteps,
+		"gobpm_stale_steps_total": m.StaleSteps, "gobpm_step_collisions_total": m.Collisions,
 	} {
 		if got := e.value(t, name); got != float64(want) {
 			t.Errorf("%s = %v, want %d", name, got, want)

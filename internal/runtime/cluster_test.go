@@ -93,6 +93,9 @@ func TestStepOvertakenByAnotherNode(t *testing.T) {
 	if n := rts[1].Metrics().StaleSteps; n != 1 {
 		t.Errorf("node 2 re-ran %d steps, want 1", n)
 	}
+	if n := rts[1].Metrics().Collisions; n != 1 {
+		t.Errorf("node 2 counted %d collisions, want 1", n)
+	}
 	v, err = rts[0].Instance(ctx, inst.ID)
 	if err != nil || v.Variables["a"] == nil || v.Variables["b"] == nil || v.Variables["c"] == nil || v.Revision != 4 {
 		t.Fatalf("instance = rev %d %v, %v; want all three variables at revision 4", v.Revision, v.Variables, err)

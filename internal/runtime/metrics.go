@@ -28,6 +28,7 @@ type metrics struct {
 	// staleSteps counts steps re-run because another node committed their
 	// instance first (cluster.go).
 	staleSteps       atomic.Int64
+	collisions       atomic.Int64 // commands that met a stale step (collisions.go)
 	incidentsOpened  atomic.Int64
 	instancesDeleted atomic.Int64
 	// commits is the duration of each store transaction the committer ran.
@@ -86,6 +87,8 @@ type Metrics struct {
 	// StaleSteps counts steps re-run because another node of the cluster
 	// committed their instance first.
 	StaleSteps int64
+	// Collisions counts the commands that met at least one stale step.
+	Collisions int64
 	// Commits is the duration of every store transaction of steps (a group
 	// commit, its fsync included): how fast the disk makes steps durable.
 	Commits Histogram
@@ -104,6 +107,7 @@ func (r *Runtime) Metrics() Metrics {
 		Commits:          m.commits.snapshot(),
 		InstancesDeleted: m.instancesDeleted.Load(),
 		StaleSteps:       m.staleSteps.Load(),
+		Collisions:       m.collisions.Load(),
 	}
 }
 

@@ -137,7 +137,7 @@ func (r *Runtime) runStep(ctx context.Context, spec stepSpec) (engine.Effects, e
 	ctx, span := r.tracer.StartStep(ctx, string(spec.id), spec.ev.Kind()) // tracing.go; nil when off
 	out, err := r.stepOnce(ctx, spec)
 	for attempt := 1; err != nil && !spec.creates() && r.cluster != nil && attempt < maxStepAttempts && stale(err); attempt++ {
-		r.metrics.staleSteps.Add(1)
+		r.metrics.metStale(attempt) // collisions.go
 		out, err = r.stepOnce(ctx, spec)
 	}
 	for attempt := 1; err != nil && attempt < maxStepAttempts && errors.Is(err, ErrMessageTaken); attempt++ {
