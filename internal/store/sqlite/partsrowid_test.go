@@ -138,3 +138,50 @@ func sameMultiset(a, b string) bool {
 	}
 	return true
 }
+
+// TestPartStatementsSeekTheKeyIndex checks that the statements a step runs
+// on parts find them through instance_parts_key (a seek of small cells),
+// never by a scan. SQLite-only (not in storetest): it reads SQLite's
+// EXPLAIN QUERY PLAN.
+func TestPartStatementsSeekTheKeyIndex(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t)
+	keys := make([]any, removePartsBatch)
+	for i := range keys {
+		keys[i] = int64(i)
+	}
+	tests := []struct {
+		name  string
+		query string
+		args  []any
+	}{
+		{name: "delete one", query: deletePartSQL, args: []any{1, 1, "k"}},
+		{name: "delete a batch", query: deletePartsInSQL, args: append([]any{1, 1}, keys...)},
+		{name: "update data", query: updatePartDataSQL, args: []any{[]byte("x"), 1, 1, "k", 1}},
+		{name: "page a kind", query: selectPartsSQL, args: []any{1, 1, 0, 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+tt.query, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if p := strings.Join(plan, "; "); !strings.Contains(p, "instance_parts_key") || strings.Contains(p, "SCAN instance_parts") {
+				t.Errorf("plan = %s", p)
+			}
+		})
+	}
+}
