@@ -47,6 +47,14 @@
 // until the runtime upgrades them with ReplaceState (LegacyInstances lists
 // them); a step never updates such a row.
 //
+// instance_parts is a rowid table with a unique index on (instance, kind,
+// key) (migration 0023), not a WITHOUT ROWID table: there, rows were the
+// cells of the key's B-tree, and a part of several MB became a cell every
+// seek past it read whole, so a step removing thousands of parts beside it
+// held the writer for minutes. Now a seek reads index cells of a few bytes
+// and then the one row it wants. A step that removes many parts deletes
+// each kind's keys in batches (removeParts).
+//
 // Facts and parts refer to their instance by an integer surrogate key
 // (instances.seq), so the instance id is stored once. The facts one step
 // appends are one row (encodeFacts), their times relative to the

@@ -317,16 +317,73 @@ func whyNotUpdated(st *txStmts, id store.InstanceID, prev int64) error {
 	}
 }
 
-// removeParts deletes parts of instance seq.
+// removePartsBatch is how many keys one statement of removeParts deletes
+// (deletePartsInSQL): a step that removes many parts of a kind (a
+// multi-instance's 40,000 iterations cancelled: their scopes, tracks and
+// waits) runs one statement per batch instead of one per part, each key
+// still found by a seek of the part key index.
+const removePartsBatch = 128
+
+// deletePartsInSQL deletes up to removePartsBatch parts of one kind of an
+// instance. Arguments: seq, kind id, then removePartsBatch keys (a short
+// batch repeats its last key).
+var deletePartsInSQL = `DELETE FROM instance_parts WHERE instance_seq = ? AND kind = ? AND key IN (?` +
+	strings.Repeat(", ?", removePartsBatch-1) + `)`
+
+func init() {
+	writeQueries = append(writeQueries, deletePartsInSQL)
+}
+
+// removeParts deletes parts of instance seq (whose id is id): one
+// statement per part when the step removes fewer than removePartsBatch,
+// else each kind's keys in batches of removePartsBatch.
 func removeParts(st *txStmts, seq int64, id store.InstanceID, refs []store.PartRef) error {
+	if len(refs) < removePartsBatch {
+		for _, r := range refs {
+			if err := removePart(st, seq, id, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	byKind := map[string][]any{}
+	var kinds []string
 	for _, r := range refs {
-		kind, err := st.kindID(r.Kind)
+		if _, ok := byKind[r.Kind]; !ok {
+			kinds = append(kinds, r.Kind)
+		}
+		byKind[r.Kind] = append(byKind[r.Kind], partKey(id, r.Key))
+	}
+	args := make([]any, 2+removePartsBatch)
+	for _, k := range kinds {
+		kind, err := st.kindID(k)
 		if err != nil {
 			return err
 		}
-		if _, err := st.exec(deletePartSQL, seq, kind, partKey(id, r.Key)); err != nil {
-			return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
+		keys := byKind[k]
+		args[0], args[1] = seq, kind
+		for len(keys) > 0 {
+			n := copy(args[2:], keys)
+			for i := 2 + n; i < len(args); i++ {
+				args[i] = keys[n-1]
+			}
+			if _, err := st.exec(deletePartsInSQL, args...); err != nil {
+				return fmt.Errorf("delete %d %s parts: %w", n, k, err)
+			}
+			keys = keys[n:]
 		}
+	}
+	return nil
+}
+
+// removePart deletes one part of instance seq (whose id is id).
+func removePart(st *txStmts, seq int64, id store.InstanceID, r store.PartRef) error {
+	kind, err := st.kindID(r.Kind)
+	if err != nil {
+		return err
+	}
+	if _, err := st.exec(deletePartSQL, seq, kind, partKey(id, r.Key)); err != nil {
+		return fmt.Errorf("delete part %s/%s: %w", r.Kind, r.Key, err)
 	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/store"
@@ -77,6 +80,77 @@ func testStepParts(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	AssertInstance(t, row, s2.Instance)
+}
+
+// testRemoveManyPartsBesideBigPart removes most of an instance's many
+// parts in one step (as cancelling a big multi-instance does: iteration
+// scopes, tracks and waits, whose keys name the instance) while instances
+// created before and after it hold a part of several MB, and checks that
+// exactly the removed parts are gone and every other part, the big ones
+// included, reads back as written.
+func testRemoveManyPartsBesideBigPart(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	const n = 1000
+	big := strings.Repeat("v", 3<<20)
+	before := NewStep("big-before", "order", 1)
+	before.Parts = []store.Part{Part("scope", "root", 0, big)}
+	many := NewStep("many", "order", 1)
+	many.Parts = []store.Part{Part("scope", "root", 0, "root")}
+	for i := 1; i <= n; i++ {
+		many.Parts = append(many.Parts,
+			Part("scope", fmt.Sprintf("s%d", i), int64(i), fmt.Sprint("scope ", i)),
+			Part("track", fmt.Sprintf("t%d", i), int64(i), fmt.Sprint("track ", i)),
+			Part("wait", fmt.Sprintf("many-w%06d", i), int64(i), fmt.Sprint("wait ", i)))
+	}
+	after := NewStep("big-after", "order", 1)
+	after.Parts = []store.Part{Part("scope", "root", 0, big+"after")}
+	MustCommit(t, db, before)
+	MustCommit(t, db, many)
+	MustCommit(t, db, after)
+
+	// Remove all but every 100th iteration's parts, plus parts never
+	// stored; the big instances share the removed keys' kinds.
+	next := NextStep(many, store.StatusTerminated)
+	next.Parts = nil
+	kept := []store.Part{Part("scope", "root", 0, "root")}
+	for i := 1; i <= n; i++ {
+		if i%100 == 0 {
+			kept = append(kept, many.Parts[3*i-2], many.Parts[3*i-1], many.Parts[3*i])
+			continue
+		}
+		next.RemovedParts = append(next.RemovedParts, store.PartRef{Kind: "scope", Key: fmt.Sprintf("s%d", i)},
+			store.PartRef{Kind: "track", Key: fmt.Sprintf("t%d", i)}, store.PartRef{Kind: "wait", Key: fmt.Sprintf("many-w%06d", i)})
+	}
+	next.RemovedParts = append(next.RemovedParts, store.PartRef{Kind: "scope", Key: "s999999"},
+		store.PartRef{Kind: "wait", Key: "big-before-w000001"}, store.PartRef{Kind: "scope", Key: "root-not"})
+	MustCommit(t, db, next)
+
+	got, err := db.Instance(ctx, "many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(kept, func(a, b store.Part) int {
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.Ord, b.Ord), strings.Compare(a.Key, b.Key))
+	})
+	if !reflect.DeepEqual(got.Parts, kept) {
+		t.Errorf("parts after the removal: %d, want %d\n got %+v\nwant %+v", len(got.Parts), len(kept), got.Parts, kept)
+	}
+	counts, err := db.PartCounts(ctx, "many")
+	if want := map[string]int{"scope": 11, "track": 10, "wait": 10}; err != nil || !reflect.DeepEqual(counts, want) {
+		t.Errorf("PartCounts = %v, %v; want %v", counts, err, want)
+	}
+	for _, s := range []store.StepRecord{before, after} {
+		si, err := db.Instance(ctx, s.Instance.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(si.Parts) != 1 || string(si.Parts[0].Data) != string(s.Parts[0].Data) {
+			t.Errorf("big instance %s: %d parts, data intact %v", s.Instance.ID, len(si.Parts),
+				len(si.Parts) == 1 && string(si.Parts[0].Data) == string(s.Parts[0].Data))
+		}
+	}
 }
 
 func testPartsPaging(t *testing.T, open Opener) {

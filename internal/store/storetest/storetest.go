@@ -141,6 +141,7 @@ var tests = []struct {
 	{"ConcurrentReadersAndWriter", testConcurrentReadersAndWriter},
 	{"StepParts", testStepParts},
 	{"PartsPaging", testPartsPaging},
+	{"RemoveManyPartsBesideBigPart", testRemoveManyPartsBesideBigPart},
 	{"PartsAllOrNothing", testPartsAllOrNothing},
 	{"Migrations", testMigrations},
 	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
