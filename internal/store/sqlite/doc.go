@@ -48,7 +48,7 @@
 // them); a step never updates such a row.
 //
 // instance_parts is a rowid table with a unique index on (instance, kind,
-// key) (migration 0023), not a WITHOUT ROWID table: there, rows were the
+// key) (migration 0024), not a WITHOUT ROWID table: there, rows were the
 // cells of the key's B-tree, and a part of several MB became a cell every
 // seek past it read whole, so a step removing thousands of parts beside it
 // held the writer for minutes. Now a seek reads index cells of a few bytes

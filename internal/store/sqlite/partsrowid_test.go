@@ -13,7 +13,7 @@ import (
 )
 
 // TestMigratePartsRowid writes parts into the WITHOUT ROWID instance_parts
-// of a database at the version before migration 0023 (a big part, integer,
+// of a database at the version before migration 0024 (a big part, integer,
 // text and UUID keys, two instances), opens it with the store, which
 // migrates it, and reads every part back as it was written: no part lost,
 // every key's type kept, the table now a rowid table with its unique key
@@ -21,7 +21,7 @@ import (
 func TestMigratePartsRowid(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "before-0023.db")
+	path := filepath.Join(t.TempDir(), "before-0024.db")
 	raw, err := sql.Open(driverName, dsn(path, "FULL", false))
 	if err != nil {
 		t.Fatal(err)

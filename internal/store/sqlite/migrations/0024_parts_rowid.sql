@@ -1,4 +1,4 @@
--- 0023_parts_rowid: instance_parts becomes a rowid table with a unique
+-- 0024_parts_rowid: instance_parts becomes a rowid table with a unique
 -- index on (instance_seq, kind, key), so no part's data sits in the B-tree
 -- every part's seek walks.
 --
