@@ -130,6 +130,7 @@ func (db *DB) CommitSteps(ctx context.Context, steps []store.StepRecord) error {
 	}
 	sb := &stepBatch{failed: -1}
 	later := queueNumbers(sb, steps)
+	queueInstanceLocks(sb, steps)
 	for i := range steps {
 		if err := queueStep(sb, i, db.node, &steps[i], later[i]); err != nil {
 			return fmt.Errorf("postgres store: commit step of instance %s: %w", steps[i].Instance.ID, err)
@@ -216,6 +217,32 @@ func queueNumbers(sb *stepBatch, steps []store.StepRecord) []int64 {
 		sb.exec(-1, nil, bumpNumberSQL, k, count[k])
 	}
 	return later
+}
+
+// lockInstancesSQL locks the rows of the instances a batch steps, in id
+// order (the column's collation is "C": the same order on every node).
+const lockInstancesSQL = `SELECT 1 FROM instances WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+
+// queueInstanceLocks locks, before any step's statement, the rows of the
+// existing instances the batch steps, all at once and in one global order.
+// Two nodes' batches that both step instances X and Y would otherwise lock
+// them in the orders their steps come in — X then Y against Y then X — and
+// deadlock, which PostgreSQL breaks with an ERROR and an aborted
+// transaction; in one order the later batch waits for the earlier one and
+// then finds its steps stale, an answer. One instance alone cannot
+// deadlock, so a batch of one needs no extra statement.
+func queueInstanceLocks(sb *stepBatch, steps []store.StepRecord) {
+	ids := make([]string, 0, len(steps))
+	for i := range steps {
+		if steps[i].PrevRevision > 0 {
+			ids = append(ids, string(steps[i].Instance.ID))
+		}
+	}
+	slices.Sort(ids)
+	if ids = slices.Compact(ids); len(ids) < 2 {
+		return
+	}
+	sb.exec(-1, nil, lockInstancesSQL, ids)
 }
 
 // queueStep checks step s (the i-th) and queues its statements; later is
