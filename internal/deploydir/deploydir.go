@@ -79,8 +79,11 @@ type Watcher struct {
 	tried   [sha256.Size]byte
 	none    bool // nothing was tried yet
 
-	stop chan struct{}
-	done chan struct{}
+	// lastErr is the last poll's failure, logged once until it changes.
+	lastErr string
+
+	cancel context.CancelFunc // ends a deployment in flight at Stop
+	done   chan struct{}
 }
 
 // New returns a watcher of opts.Dir deploying through d. It fails when the
@@ -199,19 +202,21 @@ func (w *Watcher) Start(ctx context.Context) error {
 	if _, err := w.Sync(ctx, false); err != nil {
 		return err
 	}
-	w.stop, w.done = make(chan struct{}), make(chan struct{})
+	ctx, w.cancel = context.WithCancel(ctx)
+	w.done = make(chan struct{})
 	go w.poll(ctx)
 	return nil
 }
 
-// Stop ends the polling Start began and waits for a deployment in flight.
+// Stop ends the polling Start began, cancelling a deployment in flight
+// (a store that does not answer does not hold the stop), and waits for it.
 func (w *Watcher) Stop() {
-	if w.stop == nil {
+	if w.cancel == nil {
 		return
 	}
-	close(w.stop)
+	w.cancel()
 	<-w.done
-	w.stop = nil
+	w.cancel = nil
 }
 
 func (w *Watcher) poll(ctx context.Context) {
@@ -220,14 +225,19 @@ func (w *Watcher) poll(ctx context.Context) {
 	defer t.Stop()
 	for {
 		select {
-		case <-w.stop:
-			return
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if _, err := w.Sync(ctx, true); err != nil && ctx.Err() == nil {
-			w.log.Error("deployment from the folder failed; it is tried again", "error", err)
+		_, err := w.Sync(ctx, true)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			w.lastErr = ""
+		case err.Error() != w.lastErr: // the same failure every poll is logged once
+			w.lastErr = err.Error()
+			w.log.Error("deployment from the folder failed; it is tried again at every poll", "error", err)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package deploydir_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -270,4 +272,47 @@ func TestStartPolls(t *testing.T) {
 	}
 	w.Stop()
 	w.Stop() // twice is fine
+}
+
+// failingDeployer is a store that stopped answering after the first
+// deployment: every later one fails with the same error.
+type failingDeployer struct {
+	rt    *runtime.Runtime
+	calls atomic.Int64
+}
+
+func (d *failingDeployer) Deploy(ctx context.Context, files []runtime.File) (runtime.DeploymentResult, error) {
+	if d.calls.Add(1) == 1 {
+		return d.rt.Deploy(ctx, files)
+	}
+	return runtime.DeploymentResult{}, errors.New("store unreachable")
+}
+
+// A deployment that keeps failing for a reason other than the models is
+// tried at every poll but logged once, and Stop ends the polling.
+func TestPollLogsARepeatedFailureOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	parcel := fixtureFile(t, "parcel.bpmn")
+	f.write(t, "parcel.bpmn", parcel)
+	d := &failingDeployer{rt: f.rt}
+	w, err := deploydir.New(d, deploydir.Options{Dir: f.dir, Interval: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(f.log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, "parcel.bpmn", bytes.Replace(parcel, []byte(`name="Ship a parcel"`), []byte(`name="Ship it"`), 1))
+	deadline := time.Now().Add(time.Minute) // a bound for a stuck watcher, not a timing assertion
+	for d.calls.Load() < 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the failing deployment was tried %d times", d.calls.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	w.Stop()
+	if n := strings.Count(f.log.String(), "store unreachable"); n != 1 {
+		t.Errorf("the same failure is logged %d times, want once:\n%s", n, f.log.String())
+	}
 }
