@@ -15,8 +15,11 @@ import (
 // resumes after that fact's seq in the same row.
 
 // exportRows is how many facts rows one query of HistoryExport reads at
-// most beyond the facts it still needs (a row holds at least one fact).
-const exportRows = 256
+// most (a row holds a step's facts, at least one): the rows are held in
+// memory until decoded, so a page costs a few rows' worth of memory
+// however large a row is, and no more rows are read than the page needs
+// once it is full.
+const exportRows = 32
 
 // exportSQL is the head of the export query; HistoryExport adds the
 // filters, the order and the limit. CROSS JOIN keeps fact_order the outer
@@ -45,7 +48,7 @@ func (db *DB) HistoryExport(ctx context.Context, f store.ExportFilter) ([]store.
 	pos, afterSeq := f.After.Major, f.After.Minor
 	err := db.readWith(ctx, func(st *txStmts) error {
 		for len(out) < f.Limit {
-			rows := f.Limit - len(out) + exportRows
+			rows := exportRows
 			n, last, err := exportPage(st, q, append(append([]any{pos}, args...), rows), func(e exportRow) error {
 				return e.decode(st, pos, afterSeq, f, &out)
 			})
