@@ -45,6 +45,9 @@ var killCounters = []string{"gobpm_steps_committed_total", "gobpm_stale_steps_to
 // of the killed nodes' connections. It logs the stale steps and
 // collisions per 1,000 committed steps (issue 38).
 func TestClusterKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers killed 100 times: not in -short (make test runs it)")
+	}
 	t.Parallel()
 	pg := pgtest.Own(t)
 	db := pg.URL(t)

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
@@ -51,18 +53,10 @@ func (r *Runtime) traceJobs(ctx context.Context, spec stepSpec, w *work, rec *St
 	}
 	now := time.Now() // wall-clock, as the SDK times the other spans
 	var old map[string]WaitRow
-	if !spec.creates() && (len(rec.RemovedWaits) > 0 || hasJob(rec.Waits)) {
-		rows, err := r.store.InstanceWaits(ctx, spec.id)
-		if err != nil {
+	if !spec.creates() {
+		var err error
+		if old, err = r.tracedWaits(ctx, spec.id, rec); err != nil {
 			return err
-		}
-		for _, row := range rows {
-			if row.Kind == WaitJob && row.TraceContext != "" {
-				if old == nil {
-					old = map[string]WaitRow{}
-				}
-				old[row.ID] = row
-			}
 		}
 	}
 	key, outcome := actedJob(spec.ev)
@@ -95,6 +89,54 @@ func (r *Runtime) traceJobs(ctx context.Context, spec stepSpec, w *work, rec *St
 	return nil
 }
 
+// tracedWaitsByID is how many waits a step may touch for tracedWaits to
+// read them one by one; a step touching more reads the instance's waits
+// once.
+const tracedWaitsByID = 32
+
+// tracedWaits returns the stored jobs with a span context among the waits
+// rec removes or writes, by id: read one by one, so a step costs what it
+// changes, or all at once when it changes many.
+func (r *Runtime) tracedWaits(ctx context.Context, id InstanceID, rec *StepRecord) (map[string]WaitRow, error) {
+	ids := slices.Clone(rec.RemovedWaits)
+	for i := range rec.Waits {
+		if rec.Waits[i].Kind == WaitJob {
+			ids = append(ids, rec.Waits[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []WaitRow
+	if len(ids) > tracedWaitsByID {
+		var err error
+		if rows, err = r.store.InstanceWaits(ctx, id); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, wid := range ids {
+			row, err := r.store.Wait(ctx, wid)
+			if errors.Is(err, ErrNotFound) {
+				continue // a new job
+			}
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
+	var old map[string]WaitRow
+	for _, row := range rows {
+		if row.Kind == WaitJob && row.TraceContext != "" && row.InstanceID == id {
+			if old == nil {
+				old = map[string]WaitRow{}
+			}
+			old[row.ID] = row
+		}
+	}
+	return old, nil
+}
+
 // traceChildJobs gives the jobs a launched child's first step creates
 // their span contexts.
 func (r *Runtime) traceChildJobs(ctx context.Context, rec *StepRecord) {
@@ -107,15 +149,6 @@ func (r *Runtime) traceChildJobs(ctx context.Context, rec *StepRecord) {
 			rec.Waits[i].TraceContext = r.tracer.NewJob(ctx, now)
 		}
 	}
-}
-
-func hasJob(waits []WaitRow) bool {
-	for i := range waits {
-		if waits[i].Kind == WaitJob {
-			return true
-		}
-	}
-	return false
 }
 
 // actedJob returns the job an event acts on and the outcome it gives the

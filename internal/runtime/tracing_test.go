@@ -148,3 +148,25 @@ func TestJobSpanEndsOnCancel(t *testing.T) {
 		t.Errorf("cancel steps: %v", steps)
 	}
 }
+
+// TestJobSpansEndOnCancelOfMany: a cancel withdrawing more jobs than the
+// tracer reads one by one ends every one of their spans as cancelled.
+func TestJobSpansEndOnCancelOfMany(t *testing.T) {
+	t.Parallel()
+	rt, exp, done := tracedRuntime(t, testdb.DSN(t))
+	defer done()
+	mustDeploy(t, rt, runtime.File{Name: "large.bpmn", Content: []byte(largeModel)})
+	inst := start(t, rt, "large", map[string]any{"n": 40})
+	if _, err := rt.Cancel(context.Background(), inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	jobs := spansNamed(exp, "job large-work")
+	if len(jobs) != 40 {
+		t.Fatalf("%d job spans after the cancel, want 40", len(jobs))
+	}
+	for _, s := range jobs {
+		if o := spanAttr(s, telemetry.AttrJobOutcome).AsString(); o != telemetry.OutcomeCancelled {
+			t.Fatalf("a job span ended %q, want cancelled", o)
+		}
+	}
+}
