@@ -46,7 +46,14 @@ func (b *lockedBuffer) String() string {
 // returns it with its log.
 func startAuth(t *testing.T, extra ...string) (*Main, *lockedBuffer) {
 	t.Helper()
-	args := append([]string{"--addr", "127.0.0.1:0", "--auth", "builtin", "--db", filepath.Join(t.TempDir(), "gobpm.db")}, extra...)
+	return startLogged(t, append([]string{"--auth", "builtin"}, extra...)...)
+}
+
+// startLogged runs a server with extra flags on a fresh database and
+// returns it with its log.
+func startLogged(t *testing.T, extra ...string) (*Main, *lockedBuffer) {
+	t.Helper()
+	args := append([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "gobpm.db")}, extra...)
 	cfg, err := ParseConfig(args, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)

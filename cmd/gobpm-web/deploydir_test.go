@@ -46,7 +46,7 @@ func TestDeployDir(t *testing.T) {
 	if err := os.WriteFile(file, model, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, logs := startAuthless(t, "--deploy-dir", dir, "--deploy-dir-interval", "20ms")
+	m, logs := startLogged(t, "--deploy-dir", dir, "--deploy-dir-interval", "20ms")
 	base := "http://" + m.Addr()
 	if v := processVersion(t, base, "parcel"); v != 1 {
 		t.Fatalf("after start parcel is version %d, want 1", v)
@@ -64,24 +64,6 @@ func TestDeployDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return processVersion(t, base, "parcel") == 2 }, logs)
-}
-
-// startAuthless runs a server without authentication on a fresh database
-// and returns it with its log.
-func startAuthless(t *testing.T, extra ...string) (*Main, *lockedBuffer) {
-	t.Helper()
-	args := append([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "gobpm.db")}, extra...)
-	cfg, err := ParseConfig(args, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &lockedBuffer{}
-	m := NewMain(cfg, slogJSON(logs))
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	return m, logs
 }
 
 // waitFor polls cond until it holds, failing after a minute (a bound for
@@ -123,12 +105,9 @@ func TestDeployDirFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewMain(cfg, slogJSON(&lockedBuffer{}))
+	m := NewMain(cfg, slog.New(slog.DiscardHandler))
 	if err := m.Run(context.Background()); err == nil {
 		_ = m.Close()
 		t.Error("a missing --deploy-dir started the server")
 	}
 }
-
-// slogJSON returns a logger writing JSON lines to w.
-func slogJSON(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

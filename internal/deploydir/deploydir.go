@@ -73,11 +73,11 @@ type Watcher struct {
 
 	mu sync.Mutex // serialises Sync; guards the fields below
 	// seen is the folder's fingerprint at the last poll; triedFP and tried
-	// the fingerprint and content hash last deployed or refused.
+	// the fingerprint and content hash last deployed or refused (triedFP
+	// "": nothing was tried yet; a folder with a model has a fingerprint).
 	seen    string
 	triedFP string
 	tried   [sha256.Size]byte
-	none    bool // nothing was tried yet
 
 	// lastErr is the last poll's failure, logged once until it changes.
 	lastErr string
@@ -109,7 +109,7 @@ func New(d Deployer, opts Options) (*Watcher, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Watcher{d: d, opts: opts, log: log.With("deploy_dir", opts.Dir), none: true}, nil
+	return &Watcher{d: d, opts: opts, log: log.With("deploy_dir", opts.Dir)}, nil
 }
 
 // Outcome is what one Sync did.
@@ -155,12 +155,11 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 	if len(entries) == 0 {
 		return Empty, nil
 	}
-	if !w.none && fp == w.triedFP {
+	if fp == w.triedFP {
 		return Unchanged, nil
 	}
 	if total := totalSize(entries); total > w.opts.MaxBytes {
-		w.triedFP, w.none = fp, false
-		w.tried = [sha256.Size]byte{}
+		w.triedFP, w.tried = fp, [sha256.Size]byte{}
 		w.log.Error("deployment from the folder refused; the running versions stay", "files", len(entries),
 			"problem", fmt.Sprintf("the models hold %d bytes together, more than the %d one deployment takes", total, w.opts.MaxBytes))
 		return Refused, nil
@@ -169,7 +168,7 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 	if err != nil {
 		return Unchanged, err
 	}
-	if !w.none && sum == w.tried {
+	if w.triedFP != "" && sum == w.tried {
 		w.triedFP = fp // touched, not changed
 		return Unchanged, nil
 	}
@@ -177,7 +176,7 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 	var refused *runtime.DeploymentError
 	switch {
 	case errors.As(err, &refused):
-		w.tried, w.triedFP, w.none = sum, fp, false
+		w.tried, w.triedFP = sum, fp
 		w.log.Error("deployment from the folder refused; the running versions stay", "files", len(files), "problems", len(refused.Problems))
 		for _, p := range refused.Problems {
 			w.log.Error("deployment problem", "resource", p.Resource, "element", p.Element, "rule", p.Rule, "detail", p.Detail)
@@ -186,7 +185,7 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 	case err != nil:
 		return Unchanged, fmt.Errorf("deploydir: deploy %s: %w", w.opts.Dir, err)
 	}
-	w.tried, w.triedFP, w.none = sum, fp, false
+	w.tried, w.triedFP = sum, fp
 	w.log.Info("deployed from the folder", "deployment_id", res.ID, "files", len(files),
 		"processes", refNames(res.Processes), "decisions", refNames(res.Decisions))
 	for _, p := range res.Warnings {
