@@ -141,7 +141,7 @@ func (r *Runtime) Statistics(ctx context.Context, f StatsFilter) (ProcessStats, 
 			a = &acc{c: store.StatsCounts{ActiveMax: -1, WaitMax: -1}, active: map[int]int64{}, wait: map[int]int64{}}
 			by[row.NodeID] = a
 		}
-		addCounts(&a.c, row.StatsCounts)
+		a.c.Add(row.StatsCounts)
 		for b, n := range row.Active {
 			a.active[b] += n
 		}
@@ -202,7 +202,7 @@ func (r *Runtime) StatisticsTimeline(ctx context.Context, f StatsFilter, bucket 
 			a = &acc{c: store.StatsCounts{ActiveMax: -1, WaitMax: -1}, hist: map[int]int64{}}
 			by[start] = a
 		}
-		addCounts(&a.c, row.StatsCounts)
+		a.c.Add(row.StatsCounts)
 		for b, n := range row.Active {
 			a.hist[b] += n
 		}
@@ -214,15 +214,4 @@ func (r *Runtime) StatisticsTimeline(ctx context.Context, f StatsFilter, bucket 
 	}
 	sort.Slice(out.Buckets, func(i, j int) bool { return out.Buckets[i].Start.Before(out.Buckets[j].Start) })
 	return out, nil
-}
-
-// addCounts adds o to c.
-func addCounts(c *store.StatsCounts, o store.StatsCounts) {
-	c.Activations += o.Activations
-	c.Completions += o.Completions
-	c.Incidents += o.Incidents
-	c.Cancellations += o.Cancellations
-	c.Failures += o.Failures
-	c.ActiveMax = max(c.ActiveMax, o.ActiveMax)
-	c.WaitMax = max(c.WaitMax, o.WaitMax)
 }

@@ -119,6 +119,17 @@ type StatsCounts struct {
 	ActiveMax, WaitMax int64
 }
 
+// Add adds o's counts to c and keeps the larger maxima.
+func (c *StatsCounts) Add(o StatsCounts) {
+	c.Activations += o.Activations
+	c.Completions += o.Completions
+	c.Incidents += o.Incidents
+	c.Cancellations += o.Cancellations
+	c.Failures += o.Failures
+	c.ActiveMax = max(c.ActiveMax, o.ActiveMax)
+	c.WaitMax = max(c.WaitMax, o.WaitMax)
+}
+
 // StatsRow is one rollup row as a statistics query reads it (the
 // StatisticsStore's answer before percentiles are read from it).
 type StatsRow struct {

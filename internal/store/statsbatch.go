@@ -89,13 +89,7 @@ func (b *StatsBatch) AddCounts(r StatsRowKey, c StatsCounts) {
 	if !ok {
 		t = StatsCounts{ActiveMax: -1, WaitMax: -1}
 	}
-	t.Activations += c.Activations
-	t.Completions += c.Completions
-	t.Incidents += c.Incidents
-	t.Cancellations += c.Cancellations
-	t.Failures += c.Failures
-	t.ActiveMax = max(t.ActiveMax, c.ActiveMax)
-	t.WaitMax = max(t.WaitMax, c.WaitMax)
+	t.Add(c)
 	b.counts[r] = t
 }
 
