@@ -105,6 +105,7 @@ var tests = []struct {
 	{"ElementCounts", testElementCounts},
 	{"IndexTokens", testIndexTokens},
 	{"VariableIndex", testVariableIndex},
+	{"VariableSearch", testVariableSearch},
 	{"ListFilters", testListFilters},
 	{"ListSort", testListSort},
 	{"InstanceRows", testInstanceRows},
