@@ -1,0 +1,102 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobpm/gobpm/internal/store"
+	"github.com/gobpm/gobpm/internal/store/sqlquery"
+)
+
+// TestVariableFilterPlans checks, for every shape of variable filter (a
+// value key, a number, a text, a time, a prefix; eq, ranges, neq), that
+// each query of the list reads an index and scans no table: the probe
+// counting a filter's matches reads a range of the index of its column;
+// a driving filter's page and count read those matches and the instances
+// by rowid; a common filter's page probes each instance's row by the
+// primary key while the list's own index yields the rows in order, and
+// its count reads the filter's range joined with the instances by rowid.
+// SQLite-only (not in storetest): it reads SQLite's EXPLAIN QUERY PLAN.
+func TestVariableFilterPlans(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t)
+	at := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name  string
+		f     store.VariableFilter
+		index string
+	}{
+		{"value eq", store.VariableFilter{Name: "orderId", Value: `"A-17"`}, "instance_variables_value (name=? AND value=?)"},
+		{"value neq", store.VariableFilter{Name: "ok", Op: store.VarNeq, Value: "true"}, "instance_variables_value (name=?)"},
+		{"number gt", store.VariableFilter{Name: "amount", Op: store.VarGt, Type: store.VarTypeNumber, Num: 100}, "instance_variables_num (name=? AND value_num>?)"},
+		{"number lte", store.VariableFilter{Name: "amount", Op: store.VarLte, Type: store.VarTypeNumber, Num: 100}, "instance_variables_num (name=? AND value_num<?)"},
+		{"text gte", store.VariableFilter{Name: "orderId", Op: store.VarGte, Type: store.VarTypeText, Text: "B"}, "instance_variables_text (name=? AND value_text>?)"},
+		{"prefix", store.VariableFilter{Name: "orderId", Op: store.VarLike, Type: store.VarTypeText, Text: "A-"}, "instance_variables_text (name=? AND value_text>? AND value_text<?)"},
+		{"time lt", store.VariableFilter{Name: "due", Op: store.VarLt, Type: store.VarTypeTime, Time: at}, "instance_variables_time (name=? AND value_time<?)"},
+		{"time eq", store.VariableFilter{Name: "due", Op: store.VarEq, Type: store.VarTypeTime, Time: at}, "instance_variables_time (name=? AND value_time=?)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			probe, _ := variableProbe(tt.f)
+			for _, shape := range []struct {
+				name   string
+				f      store.InstanceFilter
+				plan   varPlan
+				sorted bool
+			}{
+				{"drives", store.InstanceFilter{Variables: []store.VariableFilter{tt.f}}, varPlan{drive: true}, false},
+				{"drives a process's list", store.InstanceFilter{ProcessKey: "ship", Status: store.StatusRunning, Variables: []store.VariableFilter{tt.f}}, varPlan{drive: true}, false},
+				{"drives a sorted list", store.InstanceFilter{SortBy: store.SortEnded, Variables: []store.VariableFilter{tt.f}}, varPlan{drive: true}, true},
+				{"counts", store.InstanceFilter{Variables: []store.VariableFilter{tt.f}}, varPlan{count: true}, false},
+				{"counts beside a created range", store.InstanceFilter{CreatedAfter: at, CreatedBefore: at.Add(time.Hour), Variables: []store.VariableFilter{tt.f}}, varPlan{count: true}, false},
+			} {
+				q := buildListPlan(shape.f, shape.plan, 20, 0, true, 1, 1)
+				queries := map[string]string{"probe": probe, "count": q.count, "page": q.page}
+				if shape.sorted {
+					key, _ := sqlquery.SortKey(shape.f.SortBy)
+					queries["page"], _ = sortedPage(shape.f, shape.plan, key, 20, 0, false, nil)
+				}
+				for what, query := range queries {
+					plan := accessPlan(t, db, query)
+					want := []string{tt.index}
+					switch {
+					case what == "page" && !shape.plan.drive:
+						want = []string{"instances_status", "USING PRIMARY KEY (instance_seq=? AND name=?)"}
+					case what != "probe":
+						want = append(want, "USING INTEGER PRIMARY KEY (rowid=?)")
+					}
+					for _, w := range want {
+						if !strings.Contains(plan, w) {
+							t.Errorf("%s, %s: plan does not use %s:\n%s", shape.name, what, w, plan)
+						}
+					}
+					for _, line := range strings.Split(plan, "\n") {
+						if strings.HasPrefix(line, "SCAN ") && !strings.Contains(line, "INDEX") && !strings.HasPrefix(line, "SCAN (subquery") {
+							t.Errorf("%s, %s: full scan:\n%s", shape.name, what, plan)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// planVariables drives by the filter with the fewest matches when it has
+// fewer than sqlquery.DriveVariableLimit, else counts through it.
+func TestPlanVariables(t *testing.T) {
+	t.Parallel()
+	n := sqlquery.DriveVariableLimit
+	for _, tt := range []struct {
+		counts []int
+		want   varPlan
+	}{
+		{nil, varPlan{}},
+		{[]int{3}, varPlan{drive: true}},
+		{[]int{n, 7, 2}, varPlan{drive: true, index: 2}},
+		{[]int{n, n + 1}, varPlan{count: true}},
+	} {
+		if got := planVariables(tt.counts); got != tt.want {
+			t.Errorf("planVariables(%v) = %+v, want %+v", tt.counts, got, tt.want)
+		}
+	}
+}
