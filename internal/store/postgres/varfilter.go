@@ -17,6 +17,14 @@ func variableCond(f store.VariableFilter, a *args) string {
 		a.add(f.Name) + ` AND ` + variableMatch(f, "v", a) + `)`
 }
 
+// taskVariableCond is the condition a task (a row of waits) meets for
+// f: its instance, found by id, has the variable row, found by the
+// index's primary key.
+func taskVariableCond(f store.VariableFilter, a *args) string {
+	return `EXISTS (SELECT 1 FROM instances i JOIN instance_variables v ON v.instance_seq = i.seq
+		WHERE i.id = waits.instance_id AND v.name = ` + a.add(f.Name) + ` AND ` + variableMatch(f, "v", a) + `)`
+}
+
 // variableMatch is the condition a row of instance_variables aliased
 // alias meets for f, after its name.
 func variableMatch(f store.VariableFilter, alias string, a *args) string {

@@ -142,3 +142,13 @@ func (db *DB) planVariables(ctx context.Context, fs []store.VariableFilter) (var
 	}
 	return planVariables(counts), nil
 }
+
+// taskVariableCond is the condition a task (a row of waits) meets for f:
+// its instance (instance_id, or the UUID its id starts with, as
+// signalSubscriptionsSQL reads it), found by id, has the variable row,
+// found by the index's primary key.
+func taskVariableCond(f store.VariableFilter) (string, []any) {
+	match, args := variableMatch(f, "v", true)
+	return `EXISTS (SELECT 1 FROM instances i CROSS JOIN instance_variables v ON v.instance_seq = i.seq
+		WHERE i.id = COALESCE(waits.instance_id, substr(waits.id, 1, 16)) AND v.name = ? AND ` + match + `)`, append([]any{f.Name}, args...)
+}

@@ -100,3 +100,23 @@ func TestPlanVariables(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskVariablePlan checks that a task list's variable filter finds
+// each task's instance by id and its variable by the primary key.
+func TestTaskVariablePlan(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t)
+	cond, _ := tasksQuery(store.TaskFilter{Variables: []store.VariableFilter{
+		{Name: "amount", Op: store.VarGt, Type: store.VarTypeNumber, Num: 1}, {Name: "ok", Value: "true"}}})
+	plan := accessPlan(t, db, `SELECT id FROM waits`+cond+` ORDER BY created_at LIMIT 20`)
+	for _, want := range []string{"waits_tasks", "sqlite_autoindex_instances_1 (id=?)", "SEARCH v USING PRIMARY KEY (instance_seq=? AND name=?)"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan does not use %s:\n%s", want, plan)
+		}
+	}
+	for _, line := range strings.Split(plan, "\n") {
+		if strings.HasPrefix(line, "SCAN ") && !strings.Contains(line, "INDEX") {
+			t.Errorf("full scan:\n%s", plan)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func testVariableSearch(t *testing.T, open Opener) {
 		s.Instance.CreatedAt = t0.Add(time.Duration(i) * time.Second)
 		s.Instance.UpdatedAt = s.Instance.CreatedAt
 		s.Parts = append(s.Parts, rootScope(vars[id]))
+		s.Waits = []store.WaitRow{Task(string(id)+"-w000001", 10+i, "", nil, nil)}
 		steps = append(steps, s)
 	}
 	MustCommit(t, h, steps...)
@@ -101,6 +102,30 @@ func testVariableSearch(t *testing.T, open Opener) {
 		}
 	}
 	check(h, "indexed")
+
+	// The task list takes the same filters, on each task's instance, and
+	// a creation range of the task.
+	for _, tt := range cases {
+		tasks, total, err := h.Tasks(ctx, store.TaskFilter{Variables: tt.f, Order: store.TaskOrderNewest})
+		if err != nil {
+			t.Fatalf("tasks %s: %v", tt.name, err)
+		}
+		got := make([]store.InstanceID, len(tasks))
+		for i, w := range tasks {
+			got[i] = w.InstanceID
+		}
+		if !slices.Equal(got, tt.want) || total != len(tt.want) {
+			t.Errorf("tasks %s: instances %v (total %d), want %v", tt.name, got, total, tt.want)
+		}
+	}
+	tasks, total, err := h.Tasks(ctx, store.TaskFilter{CreatedAfter: Sec(11), CreatedBefore: Sec(13),
+		Variables: []store.VariableFilter{num("amount", store.VarLt, 1000)}})
+	if err != nil || total != 1 || len(tasks) != 1 || tasks[0].InstanceID != b {
+		t.Errorf("tasks created in [11s, 13s) with amount < 1000: %v (total %d), %v; want %s's", tasks, total, err, b)
+	}
+	if _, _, err := h.Tasks(ctx, store.TaskFilter{Variables: []store.VariableFilter{{Name: "x", Op: store.VarGt}}}); store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("tasks with a range of value keys: %v, want EINVALID", err)
+	}
 
 	for _, bad := range []store.VariableFilter{
 		{Name: "amount", Op: store.VarGt, Value: "1"},
