@@ -82,7 +82,7 @@ func buildListPlan(f store.InstanceFilter, p varPlan, limit, offset int, hasAfte
 	}
 	switch {
 	case p.drive:
-		sub, subArgs := variableSeqs(f.Variables[p.index])
+		sub, subArgs := variableSeqs(f.Variables, p.index)
 		where = append([]string{"seq IN (" + sub + ")"}, where...)
 		whereArgs = append(subArgs, whereArgs...)
 		// NOT INDEXED: the rowids of the matches, never a range of
@@ -91,7 +91,7 @@ func buildListPlan(f store.InstanceFilter, p varPlan, limit, offset int, hasAfte
 	case p.count:
 		// CROSS JOIN keeps the variable index outermost, so the count
 		// stops after MaxListTotal+1 matches of it.
-		vfrom, cond, subArgs := variableRange(f.Variables[p.index])
+		vfrom, cond, subArgs := variableRange(f.Variables, p.index)
 		countFrom = ` FROM ` + vfrom + ` CROSS JOIN instances NOT INDEXED ON instances.seq = d.instance_seq`
 		countWhere := append([]string{cond}, where...)
 		q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(countWhere) + ` LIMIT ?)`
@@ -143,7 +143,7 @@ func sortedPage(f store.InstanceFilter, p varPlan, key string, limit, offset int
 	_, _, where, args := listConds(f)
 	from := ` FROM instances`
 	if p.drive {
-		sub, subArgs := variableSeqs(f.Variables[p.index])
+		sub, subArgs := variableSeqs(f.Variables, p.index)
 		where = append([]string{"seq IN (" + sub + ")"}, where...)
 		args = append(subArgs, args...)
 		from = ` FROM instances NOT INDEXED`
@@ -320,7 +320,7 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 	if err := sqlquery.CheckVariableFilters(f.Variables); err != nil {
 		return nil, 0, fmt.Errorf("store: list instances: %w", err)
 	}
-	plan, err := db.planVariables(ctx, f.Variables)
+	plan, err := db.planVariables(ctx, f)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list instances: %w", err)
 	}

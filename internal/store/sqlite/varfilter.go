@@ -64,27 +64,39 @@ func variableCondOf(f store.VariableFilter) (string, []any) {
 		append([]any{f.Name}, args...)
 }
 
-// variableRange is the range of the index of f's column that holds f's
-// matches: the table aliased d with its index, and the condition with its
-// arguments.
-func variableRange(f store.VariableFilter) (from, cond string, args []any) {
+// variableRange is the range of the index of the column of fs[i] that
+// holds its matches: the table aliased d with its index, and the
+// condition with its arguments. The other filters of fs on the same
+// variable and column bound the same range (an instance has one row per
+// variable), so amount >= 100 and amount < 102 read only the rows
+// between.
+func variableRange(fs []store.VariableFilter, i int) (from, cond string, args []any) {
+	f := fs[i]
 	column, _, _ := sqlquery.VariableCompare(f)
-	match, margs := variableMatch(f, "d", false)
-	return `instance_variables d INDEXED BY ` + variableIndexes[column], `d.name = ? AND ` + match, append([]any{f.Name}, margs...)
+	cond, args = `d.name = ?`, []any{f.Name}
+	for j, g := range fs {
+		if gcol, _, _ := sqlquery.VariableCompare(g); j != i && (g.Name != f.Name || gcol != column) {
+			continue
+		}
+		match, margs := variableMatch(g, "d", false)
+		cond += ` AND ` + match
+		args = append(args, margs...)
+	}
+	return `instance_variables d INDEXED BY ` + variableIndexes[column], cond, args
 }
 
-// variableSeqs is a query of the instance seqs whose variable meets f,
-// read through the index of f's column (a range of it), with its
-// arguments.
-func variableSeqs(f store.VariableFilter) (string, []any) {
-	from, cond, args := variableRange(f)
+// variableSeqs is a query of the instance seqs whose variable meets
+// fs[i] (and the filters of fs on the same variable and column), read
+// through the index of its column (a range of it), with its arguments.
+func variableSeqs(fs []store.VariableFilter, i int) (string, []any) {
+	from, cond, args := variableRange(fs, i)
 	return `SELECT d.instance_seq FROM ` + from + ` WHERE ` + cond, args
 }
 
-// variableProbe counts f's matches up to sqlquery.DriveVariableLimit
-// (arguments: variableSeqs', then the limit).
-func variableProbe(f store.VariableFilter) (string, []any) {
-	q, args := variableSeqs(f)
+// variableProbe counts the matches of variableSeqs(fs, i) up to
+// sqlquery.DriveVariableLimit.
+func variableProbe(fs []store.VariableFilter, i int) (string, []any) {
+	q, args := variableSeqs(fs, i)
 	return `SELECT COUNT(*) FROM (` + q + ` LIMIT ?)`, append(args, sqlquery.DriveVariableLimit)
 }
 
@@ -105,9 +117,11 @@ type varPlan struct {
 // planVariables picks the plan of f's variable filters from the number of
 // matches each has up to sqlquery.DriveVariableLimit (counts, in f's
 // order): the filter with the fewest drives if it has fewer than the
-// limit; otherwise the list's index drives the page and the count goes
-// through the filter with the fewest.
-func planVariables(counts []int) varPlan {
+// limit; otherwise the list's index drives the page, and the count goes
+// through the filter with the fewest unless narrowed says the list's
+// index has an equality prefix of its own (a process key, a status …),
+// whose range the count reads as without variable filters.
+func planVariables(counts []int, narrowed bool) varPlan {
 	if len(counts) == 0 {
 		return varPlan{}
 	}
@@ -117,22 +131,26 @@ func planVariables(counts []int) varPlan {
 			best = i
 		}
 	}
-	if counts[best] < sqlquery.DriveVariableLimit {
+	switch {
+	case counts[best] < sqlquery.DriveVariableLimit:
 		return varPlan{drive: true, index: best}
+	case narrowed:
+		return varPlan{}
 	}
 	return varPlan{count: true, index: best}
 }
 
-// planVariables counts the matches of each of fs up to
+// planVariables counts the matches of each variable filter of f up to
 // sqlquery.DriveVariableLimit (through its index: at most that many
 // entries each) and picks the list's plan from them.
-func (db *DB) planVariables(ctx context.Context, fs []store.VariableFilter) (varPlan, error) {
+func (db *DB) planVariables(ctx context.Context, f store.InstanceFilter) (varPlan, error) {
+	fs := f.Variables
 	if len(fs) == 0 {
 		return varPlan{}, nil
 	}
 	counts := make([]int, len(fs))
 	for i, f := range fs {
-		q, args := variableProbe(f)
+		q, args := variableProbe(fs, i)
 		if err := db.rstmts.warm(ctx, q); err != nil {
 			return varPlan{}, err
 		}
@@ -140,7 +158,8 @@ func (db *DB) planVariables(ctx context.Context, fs []store.VariableFilter) (var
 			return varPlan{}, fmt.Errorf("count variable %s: %w", f.Name, err)
 		}
 	}
-	return planVariables(counts), nil
+	narrowed := f.Number != 0 || f.ParentID != "" || f.BusinessKey != "" || f.ProcessKey != "" || f.Status != ""
+	return planVariables(counts, narrowed), nil
 }
 
 // taskVariableCond is the condition a task (a row of waits) meets for f:

@@ -37,7 +37,7 @@ func TestVariableFilterPlans(t *testing.T) {
 		{"time eq", store.VariableFilter{Name: "due", Op: store.VarEq, Type: store.VarTypeTime, Time: at}, "instance_variables_time (name=? AND value_time=?)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			probe, _ := variableProbe(tt.f)
+			probe, _ := variableProbe([]store.VariableFilter{tt.f}, 0)
 			for _, shape := range []struct {
 				name   string
 				f      store.InstanceFilter
@@ -81,21 +81,40 @@ func TestVariableFilterPlans(t *testing.T) {
 	}
 }
 
+// TestVariableRangePlan checks that two bounds of one variable read one
+// range of its column's index.
+func TestVariableRangePlan(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t)
+	fs := []store.VariableFilter{
+		{Name: "amount", Op: store.VarGte, Type: store.VarTypeNumber, Num: 100},
+		{Name: "orderId", Value: `"A"`},
+		{Name: "amount", Op: store.VarLt, Type: store.VarTypeNumber, Num: 102},
+	}
+	probe, _ := variableProbe(fs, 2)
+	if plan := accessPlan(t, db, probe); !strings.Contains(plan, "instance_variables_num (name=? AND value_num>? AND value_num<?)") {
+		t.Errorf("probe does not read one range:\n%s", plan)
+	}
+}
+
 // planVariables drives by the filter with the fewest matches when it has
-// fewer than sqlquery.DriveVariableLimit, else counts through it.
+// fewer than sqlquery.DriveVariableLimit, else counts through it unless
+// the list's index has a prefix of its own.
 func TestPlanVariables(t *testing.T) {
 	t.Parallel()
 	n := sqlquery.DriveVariableLimit
 	for _, tt := range []struct {
-		counts []int
-		want   varPlan
+		counts   []int
+		narrowed bool
+		want     varPlan
 	}{
-		{nil, varPlan{}},
-		{[]int{3}, varPlan{drive: true}},
-		{[]int{n, 7, 2}, varPlan{drive: true, index: 2}},
-		{[]int{n, n + 1}, varPlan{count: true}},
+		{nil, false, varPlan{}},
+		{[]int{3}, false, varPlan{drive: true}},
+		{[]int{n, 7, 2}, true, varPlan{drive: true, index: 2}},
+		{[]int{n, n + 1}, false, varPlan{count: true}},
+		{[]int{n, n + 1}, true, varPlan{}},
 	} {
-		if got := planVariables(tt.counts); got != tt.want {
+		if got := planVariables(tt.counts, tt.narrowed); got != tt.want {
 			t.Errorf("planVariables(%v) = %+v, want %+v", tt.counts, got, tt.want)
 		}
 	}

@@ -72,6 +72,7 @@ func testVariableSearch(t *testing.T, open Opener) {
 		{"time eq across offsets", []store.VariableFilter{at("due", store.VarEq, march1.Add(time.Hour))}, []store.InstanceID{d}},
 		{"value neq", []store.VariableFilter{{Name: "ok", Op: store.VarNeq, Value: "true"}}, []store.InstanceID{b}},
 		{"value eq, old syntax", []store.VariableFilter{{Name: "ok", Value: "true"}}, []store.InstanceID{a}},
+		{"a range of one variable", []store.VariableFilter{num("amount", store.VarGte, 99), num("amount", store.VarLt, 120)}, []store.InstanceID{b}},
 		{"two filters", []store.VariableFilter{text("orderId", store.VarLike, "A"), num("amount", store.VarLt, 100)}, []store.InstanceID{b}},
 	}
 	check := func(h Store, when string) {
