@@ -36,6 +36,7 @@ import (
 type Store interface {
 	store.Store
 	store.StatisticsStore
+	store.SavedFilterStore
 	access.Store
 	// Parts returns at most limit parts (limit <= 0: all) of one kind of an
 	// instance with Ord > afterOrd, by Ord then key; ErrNotFound for an
@@ -106,6 +107,7 @@ var tests = []struct {
 	{"IndexTokens", testIndexTokens},
 	{"VariableIndex", testVariableIndex},
 	{"VariableSearch", testVariableSearch},
+	{"SavedFilters", testSavedFilters},
 	{"ListFilters", testListFilters},
 	{"ListSort", testListSort},
 	{"InstanceRows", testInstanceRows},
