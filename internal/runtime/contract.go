@@ -236,6 +236,8 @@ type (
 	IndexedVariable = store.IndexedVariable
 	// VariableFilter is store.VariableFilter.
 	VariableFilter = store.VariableFilter
+	// SavedFilter is store.SavedFilter.
+	SavedFilter = store.SavedFilter
 )
 
 const (

@@ -310,6 +310,14 @@ func groupMessage(m string) string {
 	return m
 }
 
+// The saved filters of the instance list: RouteSavedFilters saves the
+// list's current filter under a name for the person,
+// RouteSavedFilterDelete deletes one of theirs.
+const (
+	RouteSavedFilters      = "/instances/filters"
+	RouteSavedFilterDelete = "/instances/filters/delete"
+)
+
 // InstancesURL is the instance list with a filter.
 func InstancesURL(f InstanceFilter) string {
 	q := url.Values{}

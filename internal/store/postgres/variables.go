@@ -25,8 +25,8 @@ const (
 		ON CONFLICT (instance_seq, name) DO UPDATE SET value = excluded.value,
 		    value_num = excluded.value_num, value_text = excluded.value_text, value_time = excluded.value_time
 		    WHERE instance_variables.value <> excluded.value`
-	deleteVariablesSQL        = `DELETE FROM instance_variables WHERE instance_seq = $1`
-	insertVariablesSQL        = `INSERT INTO instance_variables (instance_seq, name, value, value_num, value_text, value_time)
+	deleteVariablesSQL = `DELETE FROM instance_variables WHERE instance_seq = $1`
+	insertVariablesSQL = `INSERT INTO instance_variables (instance_seq, name, value, value_num, value_text, value_time)
 		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[], $6::int8[])`
 	deletePendingVariablesSQL = `DELETE FROM instance_variables_pending WHERE instance_seq = $1`
 	// variablesPendingSQL claims a batch of the instances whose variables
