@@ -72,3 +72,25 @@ func TestSavedFilters(t *testing.T) {
 		t.Error("deleting a missing filter says nothing")
 	}
 }
+
+// TestInboxVariableFilter: the inbox keeps the tasks whose instance's
+// variable meets the filter, and explains a malformed one.
+func TestInboxVariableFilter(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.deploy("review.bpmn")
+	b.start("review", "big", map[string]any{"amount": jsonNumber("500")})
+	b.start("review", "small", map[string]any{"amount": jsonNumber("5")})
+	b.actAs("ada", "clerks")
+	all := b.mustGet("/tasks").testid("task").Length()
+	big := b.mustGet("/tasks?var=" + url.QueryEscape("amount:gt:100"))
+	if n := big.testid("task").Length(); all != 2 || n != 1 {
+		t.Errorf("inbox: %d tasks, %d with amount > 100; want 2 and 1", all, n)
+	}
+	if v := big.testid("filter-task-var").AttrOr("value", ""); v != "amount:gt:100" {
+		t.Errorf("the filter field shows %q", v)
+	}
+	if p := b.get("/tasks?var=" + url.QueryEscape("ok:gt:true")); p.status != 400 || !strings.Contains(p.body, "eq or neq") {
+		t.Errorf("malformed filter: %d", p.status)
+	}
+}

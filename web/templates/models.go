@@ -721,6 +721,9 @@ type TaskFilter struct {
 	Due     string
 	Sort    string
 	Task    string
+	// Var keeps the tasks whose instance's top-level variable meets it
+	// (name=value with the value as JSON, or name:op:value).
+	Var string
 	// Page is the page of the inbox's longer list, from 1 (0 reads as 1).
 	Page int
 }

@@ -256,7 +256,7 @@ func AdHocActivateURL(id, scopeID string) string {
 // TasksURL is the inbox with a filter.
 func TasksURL(f TaskFilter) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task} {
+	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task, "var": f.Var} {
 		if v != "" {
 			q.Set(k, v)
 		}
