@@ -68,6 +68,14 @@ func buildList(f store.InstanceFilter, limit, offset int, hasAfter bool, afterAt
 // sqlquery.DriveVariableLimit); a counting one is read to count the
 // matches, each joined with its instance row.
 func buildListPlan(f store.InstanceFilter, p varPlan, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
+	vars := f.Variables // the driving or counting filter among them
+	cf := f             // the other conditions of what the variable index reads
+	if p.drive || p.count {
+		cf = p.rest(f)
+	}
+	if p.drive {
+		f = cf
+	}
 	index, byStatus, where, whereArgs := listConds(f)
 	add := func(cond string, args ...any) {
 		where = append(where, cond)
@@ -82,7 +90,7 @@ func buildListPlan(f store.InstanceFilter, p varPlan, limit, offset int, hasAfte
 	}
 	switch {
 	case p.drive:
-		sub, subArgs := variableSeqs(f.Variables, p.index)
+		sub, subArgs := variableSeqs(vars, p.index)
 		where = append([]string{"seq IN (" + sub + ")"}, where...)
 		whereArgs = append(subArgs, whereArgs...)
 		// NOT INDEXED: the rowids of the matches, never a range of
@@ -91,11 +99,11 @@ func buildListPlan(f store.InstanceFilter, p varPlan, limit, offset int, hasAfte
 	case p.count:
 		// CROSS JOIN keeps the variable index outermost, so the count
 		// stops after MaxListTotal+1 matches of it.
-		vfrom, cond, subArgs := variableRange(f.Variables, p.index)
+		vfrom, cond, subArgs := variableRange(vars, p.index)
+		_, _, rest, restArgs := listConds(cf)
 		countFrom = ` FROM ` + vfrom + ` CROSS JOIN instances NOT INDEXED ON instances.seq = d.instance_seq`
-		countWhere := append([]string{cond}, where...)
-		q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(countWhere) + ` LIMIT ?)`
-		q.countArgs = append(append(subArgs, whereArgs...), MaxListTotal+1)
+		q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(append([]string{cond}, rest...)) + ` LIMIT ?)`
+		q.countArgs = append(append(subArgs, restArgs...), MaxListTotal+1)
 	}
 	if !p.count {
 		q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(where) + ` LIMIT ?)`
@@ -144,6 +152,7 @@ func sortedPage(f store.InstanceFilter, p varPlan, key string, limit, offset int
 	from := ` FROM instances`
 	if p.drive {
 		sub, subArgs := variableSeqs(f.Variables, p.index)
+		_, _, where, args = listConds(p.rest(f))
 		where = append([]string{"seq IN (" + sub + ")"}, where...)
 		args = append(subArgs, args...)
 		from = ` FROM instances NOT INDEXED`

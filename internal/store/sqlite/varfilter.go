@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gobpm/gobpm/internal/store"
 	"github.com/gobpm/gobpm/internal/store/sqlquery"
@@ -112,6 +113,13 @@ type varPlan struct {
 	// DriveVariableLimit, and a count reads up to MaxListTotal+1 of
 	// them: through the variable index, that is what it reads).
 	count bool
+}
+
+// rest is f without the variable filter p reads through its index (the
+// one that drives or counts): the conditions left to check on each row.
+func (p varPlan) rest(f store.InstanceFilter) store.InstanceFilter {
+	f.Variables = slices.Delete(slices.Clone(f.Variables), p.index, p.index+1)
+	return f
 }
 
 // planVariables picks the plan of f's variable filters from the number of
