@@ -10,7 +10,7 @@ import (
 // index and sorted: at most this many), one with more is checked on the
 // rows the list's own index yields in order (a common value turns up
 // within a few pages' worth of rows).
-const DriveVariableLimit = 4000
+const DriveVariableLimit = 10_000
 
 // variableColumns is the variable index column each filter type reads.
 var variableColumns = map[string]string{
