@@ -385,13 +385,14 @@ func (r *Runtime) pollBatches(string) {
 }
 
 // claimBatch takes or renews this node's lease on batch id. A single node
-// takes any lease: one left by its previous run is its own.
+// takes any lease (one ending before twice the lease from now: every
+// lease it ever took): one left by its previous run is its own.
 func (r *Runtime) claimBatch(ctx context.Context, id string) (until time.Time, held bool, err error) {
 	now := r.now().UTC()
 	until = now.Add(batchLease)
 	ended := now
 	if r.cluster == nil {
-		ended = time.Unix(1<<40, 0)
+		ended = until.Add(batchLease)
 	}
 	held, err = r.store.ClaimBatch(ctx, id, r.NodeID(), ended, until)
 	return until, held, err
@@ -458,6 +459,9 @@ func (r *Runtime) runBatch(id string) {
 				}
 			}
 			out := r.actOn(ctx, rec, params, filter, it.InstanceID)
+			if hook := r.batches.beforeRecord; hook != nil {
+				hook(id, it.InstanceID)
+			}
 			if _, err := r.store.SetBatchItem(ctx, id, out); err != nil {
 				log.Error("batch item not recorded", "instance_id", it.InstanceID, "error", err)
 				return // resumed at the next start; the act's record makes it a no-op then

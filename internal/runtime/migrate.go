@@ -381,6 +381,9 @@ type batches struct {
 	// afterItem, when set (tests, before any batch starts), runs after each
 	// instance's outcome is recorded.
 	afterItem func(migration string, instance InstanceID)
+	// beforeRecord, when set (tests, before any batch starts), runs after
+	// a batch operation's act and before its outcome is recorded.
+	beforeRecord func(batch string, instance InstanceID)
 }
 
 func newBatches() *batches { return &batches{running: map[string]chan struct{}{}} }
