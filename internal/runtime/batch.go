@@ -95,6 +95,10 @@ type BatchParams struct {
 	Mapping       map[string]string `json:"mapping,omitempty"`
 	Instructions  []Modification    `json:"instructions,omitempty"`
 	Variables     map[string]any    `json:"variables,omitempty"`
+	// FilterQuery is the filter as its caller wrote it (the API: list
+	// query parameters), kept for showing the batch; the runtime acts on
+	// BatchRequest.Filter.
+	FilterQuery string `json:"filterQuery,omitempty"`
 }
 
 // BatchRequest asks for a batch: the operation, its parameters and the
