@@ -174,7 +174,7 @@ func (r *Runtime) CreateBatch(ctx context.Context, req BatchRequest) (BatchView,
 // without the filter's paging.
 func (r *Runtime) checkBatch(ctx context.Context, req BatchRequest) (BatchRequest, error) {
 	req.Filter.Limit, req.Filter.Offset, req.Filter.After = 0, 0, ""
-	req.Filter.SortBy, req.Filter.Ascending = "", false
+	req.Filter.SortBy, req.Filter.Ascending = "", true // oldest first
 	p := &req.Params
 	switch req.Operation {
 	case BatchCancel, BatchDelete:
