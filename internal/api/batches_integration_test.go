@@ -68,7 +68,7 @@ func TestIntegrationBatch(t *testing.T) {
 	if err := rt.AwaitBatch(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	got := b.get("/api/v1/batches/" + id).wantStatus(t, http.StatusOK).object(t)
+	got := b.get("/api/v1/batches/"+id).wantStatus(t, http.StatusOK).object(t)
 	if got["state"] != "completed" || fmt.Sprint(got["done"]) != "3" || fmt.Sprint(got["pending"]) != "0" || got["finishedAt"] == nil {
 		t.Fatalf("batch %s", mustJSON(t, got))
 	}
@@ -76,7 +76,7 @@ func TestIntegrationBatch(t *testing.T) {
 		t.Errorf("filter echoed %s", f)
 	}
 	for _, inst := range north {
-		if s := b.get("/api/v1/instances/" + inst).wantStatus(t, http.StatusOK).object(t)["status"]; s != runtime.StatusTerminated {
+		if s := b.get("/api/v1/instances/"+inst).wantStatus(t, http.StatusOK).object(t)["status"]; s != runtime.StatusTerminated {
 			t.Errorf("%s is %v after the cancel batch", inst, s)
 		}
 	}
@@ -84,12 +84,12 @@ func TestIntegrationBatch(t *testing.T) {
 		t.Errorf("%v instances still running, want the 2 of the south", n)
 	}
 
-	page := b.get("/api/v1/batches/" + id + "/items?limit=2").wantStatus(t, http.StatusOK).object(t)
+	page := b.get("/api/v1/batches/"+id+"/items?limit=2").wantStatus(t, http.StatusOK).object(t)
 	items := page["items"].([]any)
 	if len(items) != 2 || page["nextCursor"] == nil {
 		t.Fatalf("first page %s", mustJSON(t, page))
 	}
-	rest := b.get("/api/v1/batches/" + id + "/items?limit=2&cursor=" + page["nextCursor"].(string)).wantStatus(t, http.StatusOK).object(t)
+	rest := b.get("/api/v1/batches/"+id+"/items?limit=2&cursor="+page["nextCursor"].(string)).wantStatus(t, http.StatusOK).object(t)
 	items = append(items, rest["items"].([]any)...)
 	if len(items) != 3 || rest["nextCursor"] != nil {
 		t.Fatalf("second page %s", mustJSON(t, rest))
@@ -116,7 +116,7 @@ func TestIntegrationBatch(t *testing.T) {
 	if err := rt.AwaitBatch(context.Background(), sv["id"].(string)); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.get("/api/v1/batches/" + sv["id"].(string)).wantStatus(t, http.StatusOK).object(t); fmt.Sprint(got["done"]) != "2" {
+	if got := b.get("/api/v1/batches/"+sv["id"].(string)).wantStatus(t, http.StatusOK).object(t); fmt.Sprint(got["done"]) != "2" {
 		t.Errorf("set-variables batch %s", mustJSON(t, got))
 	}
 	if n := b.get(`/api/v1/instances?processKey=review&var=seen=true`).wantStatus(t, http.StatusOK).object(t)["total"]; fmt.Sprint(n) != "2" {

@@ -569,7 +569,9 @@ type pacer struct {
 	next  time.Time // when the next act may run
 }
 
-func newPacer(perSecond int) *pacer { return &pacer{every: time.Second / time.Duration(max(perSecond, 1))} }
+func newPacer(perSecond int) *pacer {
+	return &pacer{every: time.Second / time.Duration(max(perSecond, 1))}
+}
 
 // wait blocks until the caller's turn; false when stop closed first. It
 // runs on the wall clock: pacing is load, not process time.
