@@ -7,7 +7,9 @@
 -- batch left preparing resumes). The items are then acted on one by one,
 -- each outcome recorded with the batch's counters in one transaction.
 -- owner and lease_until say which node runs the batch on a cluster.
-CREATE TABLE batches (
+-- IF NOT EXISTS: the tests that take a database back to an older version
+-- apply the later migrations again.
+CREATE TABLE IF NOT EXISTS batches (
     id          TEXT PRIMARY KEY,
     operation   TEXT NOT NULL,
     params      TEXT NOT NULL,    -- JSON
@@ -24,10 +26,10 @@ CREATE TABLE batches (
     lease_until BIGINT NOT NULL DEFAULT 0
 );
 
-CREATE INDEX batches_created ON batches (created_at, id);
-CREATE INDEX batches_open ON batches (created_at) WHERE state IN ('preparing', 'running');
+CREATE INDEX IF NOT EXISTS batches_created ON batches (created_at, id);
+CREATE INDEX IF NOT EXISTS batches_open ON batches (created_at) WHERE state IN ('preparing', 'running');
 
-CREATE TABLE batch_items (
+CREATE TABLE IF NOT EXISTS batch_items (
     batch_id    TEXT NOT NULL REFERENCES batches (id),
     seq         BIGINT NOT NULL,
     instance_id TEXT NOT NULL,
@@ -36,4 +38,4 @@ CREATE TABLE batch_items (
     PRIMARY KEY (batch_id, seq)
 );
 
-CREATE UNIQUE INDEX batch_items_instance ON batch_items (batch_id, instance_id);
+CREATE UNIQUE INDEX IF NOT EXISTS batch_items_instance ON batch_items (batch_id, instance_id);
