@@ -69,14 +69,20 @@ type BatchItemPage struct {
 	NextCursor string      `json:"nextCursor,omitempty"`
 }
 
+// BatchCount is the answer of a dry run: how many instances a batch
+// would act on now; More says there are more than Count (the server
+// counts as far as its instance list does).
+type BatchCount struct {
+	Count int  `json:"count"`
+	More  bool `json:"more,omitempty"`
+}
+
 // CountBatch asks how many instances a batch would act on now (a dry
 // run); nothing is stored.
-func (c *Client) CountBatch(ctx context.Context, spec BatchSpec) (int, error) {
-	var out struct {
-		Count int `json:"count"`
-	}
+func (c *Client) CountBatch(ctx context.Context, spec BatchSpec) (BatchCount, error) {
+	var out BatchCount
 	err := c.do(ctx, request{method: http.MethodPost, path: "/batches", body: batchBody(spec, true)}, &out)
-	return out.Count, err
+	return out, err
 }
 
 // CreateBatch starts a batch; the server resolves its filter into the

@@ -86,7 +86,11 @@ func (k *cli) batchCreate(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return k.print(map[string]any{"dryRun": true, "count": n}, "COUNT", [][]string{{strconv.Itoa(n)}})
+		count := strconv.Itoa(n.Count)
+		if n.More {
+			count = "more than " + count
+		}
+		return k.print(map[string]any{"dryRun": true, "count": n.Count, "more": n.More}, "COUNT", [][]string{{count}})
 	}
 	b, err := k.c.CreateBatch(ctx, spec)
 	if err != nil {

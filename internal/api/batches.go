@@ -33,7 +33,8 @@ import (
 // Batches is the part of Service behind the batch routes.
 type Batches interface {
 	// CountBatch checks a request and counts the instances its filter
-	// matches now; EINVALID for a bad operation or parameter.
+	// matches now, up to runtime.MaxListTotal+1 (more than that);
+	// EINVALID for a bad operation or parameter.
 	CountBatch(ctx context.Context, req runtime.BatchRequest) (int, error)
 	// CreateBatch checks a request, stores the batch with its instances
 	// and starts it; EINVALID as CountBatch.
@@ -112,8 +113,10 @@ type BatchPage struct {
 // BatchCount is the answer of a dry run.
 type BatchCount struct {
 	DryRun bool `json:"dryRun"`
-	// Count is how many instances the batch would act on now.
-	Count int `json:"count"`
+	// Count is how many instances the batch would act on now, at most
+	// runtime.MaxListTotal; More says there are more than that.
+	Count int  `json:"count"`
+	More  bool `json:"more,omitempty"`
 }
 
 // batchRequest is the body of POST /api/v1/batches (see createBatch).
@@ -241,7 +244,7 @@ func (s *server) createBatch(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		s.writeJSON(w, r, http.StatusOK, BatchCount{DryRun: true, Count: n})
+		s.writeJSON(w, r, http.StatusOK, BatchCount{DryRun: true, Count: min(n, runtime.MaxListTotal), More: n > runtime.MaxListTotal})
 		return nil
 	}
 	v, err := s.svc.CreateBatch(r.Context(), req)

@@ -81,7 +81,7 @@ func (h *handler) batchNew(w http.ResponseWriter, r *http.Request) {
 		list += "?" + query
 	}
 	h.render(w, r, http.StatusOK, templates.BatchNew(templates.BatchNewPage{
-		Layout: h.layout(w, r, "New batch", templates.NavInstances), Query: query, ListURL: list, Count: n,
+		Layout: h.layout(w, r, "New batch", templates.NavInstances), Query: query, ListURL: list, Count: listTotal(n),
 		Operation: runtime.BatchCancel, Retries: "1"}))
 }
 

@@ -68,7 +68,7 @@ type Service interface {
 	// Migration returns a batch with its progress; ENOTFOUND.
 	Migration(ctx context.Context, id string) (runtime.MigrationView, error)
 	// CountBatch counts the instances a batch request's filter matches
-	// now (a dry run); EINVALID.
+	// now (a dry run), up to maxListTotal+1 (more than that); EINVALID.
 	CountBatch(ctx context.Context, req runtime.BatchRequest) (int, error)
 	// CreateBatch starts a batch operation over the instances its filter
 	// matches; EINVALID.

@@ -127,7 +127,9 @@ type BatchView struct {
 }
 
 // CountBatch checks a request as CreateBatch does and returns how many
-// instances its filter matches now (a dry run); nothing is stored.
+// instances its filter matches now (a dry run), counted as the instance
+// list counts: MaxListTotal+1 means more than MaxListTotal. Nothing is
+// stored.
 func (r *Runtime) CountBatch(ctx context.Context, req BatchRequest) (int, error) {
 	req, err := r.checkBatch(ctx, req)
 	if err != nil {

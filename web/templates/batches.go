@@ -80,7 +80,8 @@ type BatchNewPage struct {
 	Query string
 	// ListURL leads back to the list with this filter.
 	ListURL string
-	Count   int
+	// Count is how many instances match now (a lower bound when More).
+	Count Total
 	// Operation, Retries and Variables are the form's values.
 	Operation string
 	Retries   string
