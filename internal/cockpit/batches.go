@@ -3,8 +3,10 @@ package cockpit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,8 +210,23 @@ func cancelBatch(h *handler, r *http.Request, id string) (runtime.BatchView, err
 	return h.svc.CancelBatch(r.Context(), id)
 }
 
+// filterText is a list query for people: name=value pairs, sorted.
+func filterText(query string) string {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return query
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		for _, v := range q[k] {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 func batchRow(v runtime.BatchView) templates.BatchRow {
-	return templates.BatchRow{ID: v.ID, Operation: v.Operation, Filter: v.Params.FilterQuery, State: v.State,
+	return templates.BatchRow{ID: v.ID, Operation: v.Operation, Filter: v.Params.FilterQuery, FilterText: filterText(v.Params.FilterQuery), State: v.State,
 		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, FinishedAt: v.FinishedAt,
 		Total: v.Total, Done: v.Done, Failed: v.Failed, Pending: v.Pending}
 }

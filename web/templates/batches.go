@@ -36,8 +36,10 @@ var BatchOperations = []struct{ Value, Label string }{
 type BatchRow struct {
 	ID        string
 	Operation string
-	// Filter is the filter as the instance list's query ("" for none).
+	// Filter is the filter as the instance list's query ("" for none),
+	// FilterText the same for people (name=value, space-separated).
 	Filter     string
+	FilterText string
 	State      string
 	CreatedBy  string
 	CreatedAt  time.Time

@@ -62,8 +62,8 @@ func TestMigration0017NumericKeys(t *testing.T) {
 		`DROP TABLE buffered_message_takes`, `DROP TABLE buffered_messages`, // 0018 applies again too
 		`ALTER TABLE waits DROP COLUMN error_details`, // and 0019
 		`ALTER TABLE waits DROP COLUMN trace_context`, // and 0023
-		`DROP TABLE batch_items`, `DROP TABLE batches`, // and 0027
 		`DROP TABLE entity_keys`,
+		`DROP TABLE batch_items`, `DROP TABLE batches`, // and 0027
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,
 		`DELETE FROM schema_migrations WHERE version >= 17`,
 	} {
