@@ -37,7 +37,9 @@ func (k *cli) batch(ctx context.Context, args []string) error {
 	return fmt.Errorf("batch: %w: unknown %q", errUsage, args[0])
 }
 
-func (k *cli) batchGet(ctx context.Context, id string) (client.Batch, error) { return k.c.Batch(ctx, id) }
+func (k *cli) batchGet(ctx context.Context, id string) (client.Batch, error) {
+	return k.c.Batch(ctx, id)
+}
 
 // batchCreate runs "gobpm batch create OPERATION [--filter k=v]… …".
 func (k *cli) batchCreate(ctx context.Context, args []string) error {
