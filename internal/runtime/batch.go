@@ -282,10 +282,11 @@ func (r *Runtime) BatchItems(ctx context.Context, id string, f BatchItemFilter) 
 	return items, nil
 }
 
-// PauseBatch stops a preparing or running batch after the item in hand
-// until ResumeBatch; ECONFLICT for a batch in another state.
+// PauseBatch stops a running batch after the item in hand until
+// ResumeBatch; ECONFLICT for a batch in another state (one preparing is
+// paused once its instances are stored).
 func (r *Runtime) PauseBatch(ctx context.Context, id string) (BatchView, error) {
-	return r.moveBatch(ctx, id, BatchPaused, false, BatchRunning, BatchPreparing)
+	return r.moveBatch(ctx, id, BatchPaused, false, BatchRunning)
 }
 
 // ResumeBatch runs a paused batch again; ECONFLICT for a batch in another
@@ -293,7 +294,7 @@ func (r *Runtime) PauseBatch(ctx context.Context, id string) (BatchView, error) 
 func (r *Runtime) ResumeBatch(ctx context.Context, id string) (BatchView, error) {
 	v, err := r.moveBatch(ctx, id, BatchRunning, false, BatchPaused)
 	if err == nil {
-		r.batches.start(id, r.runBatch)
+		r.batches.restart(id, r.runBatch)
 	}
 	return v, err
 }
