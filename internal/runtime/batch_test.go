@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 )
@@ -244,6 +245,82 @@ func TestBatchActsOnceAcrossALostRecord(t *testing.T) {
 	for _, id := range ids {
 		if n := factCount(t, b.rt, id, "instance-terminated"); n != 1 {
 			t.Errorf("%s cancelled %d times", id, n)
+		}
+	}
+}
+
+// TestBatchRetryAndMigrate retries the open incidents of failed instances
+// (each once) and migrates instances to another version by a batch.
+func TestBatchRetryAndMigrate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := runtime.WithActingUser(context.Background(), "olga")
+	ids := startJobs(t, b.rt, 2)
+	jobs, err := b.rt.ActivateJobs(ctx, runtime.ActivateRequest{Type: "charge-card", Worker: "w", MaxJobs: 10, LockDuration: time.Minute})
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("activate %v %v", jobs, err)
+	}
+	zero := 0
+	for _, j := range jobs {
+		if err := b.rt.FailJob(ctx, j.Key, runtime.JobHolder{Token: j.LockToken}, runtime.FailRequest{Retries: &zero, ErrorMessage: "down"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retry, err := b.rt.CreateBatch(ctx, runtime.BatchRequest{Operation: runtime.BatchRetryIncidents, Params: runtime.BatchParams{Retries: 3},
+		Filter: runtime.InstanceFilter{ProcessKey: "job", IncidentMessage: "down"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.AwaitBatch(ctx, retry.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := b.rt.Batch(ctx, retry.ID); got.Total != 2 || got.Done != 2 || got.Params.Retries != 3 {
+		t.Errorf("retry batch %+v", got)
+	}
+	for _, id := range ids {
+		if open, err := b.rt.Incidents(ctx, id, true); err != nil || len(open) != 0 {
+			t.Errorf("%s: open incidents %v %v", id, open, err)
+		}
+	}
+
+	mod, err := b.rt.CreateBatch(ctx, runtime.BatchRequest{Operation: runtime.BatchModify, Params: runtime.BatchParams{
+		Instructions: []runtime.Modification{{Cancel: &runtime.CancelElement{NodeID: "charge"}}, {Activate: &runtime.ActivateElement{NodeID: "charge"}}}},
+		Filter: runtime.InstanceFilter{ProcessKey: "job"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.AwaitBatch(ctx, mod.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := b.rt.Batch(ctx, mod.ID); got.Done != 2 || len(got.Params.Instructions) != 2 {
+		t.Errorf("modify batch %+v", got)
+	}
+	for _, id := range ids {
+		if n := factCount(t, b.rt, id, "element-terminated"); n != 1 {
+			t.Errorf("%s: %d element-terminated facts, want the one of the modification", id, n)
+		}
+	}
+
+	migr := migrationSetup(t, b, 2)
+	if _, err := b.rt.CreateBatch(ctx, runtime.BatchRequest{Operation: runtime.BatchMigrate,
+		Params: runtime.BatchParams{TargetVersion: 2, Mapping: map[string]string{"msg": "nope"}}, Filter: runtime.InstanceFilter{ProcessKey: "migr", ProcessVersion: 1}}); runtime.ErrorCode(err) != runtime.EINVALID {
+		t.Errorf("a mapping that does not fit: %v, want EINVALID", err)
+	}
+	mv, err := b.rt.CreateBatch(ctx, runtime.BatchRequest{Operation: runtime.BatchMigrate,
+		Params: runtime.BatchParams{TargetVersion: 2, Mapping: map[string]string{"msg": "msg2"}},
+		Filter: runtime.InstanceFilter{ProcessKey: "migr", ProcessVersion: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.AwaitBatch(ctx, mv.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := b.rt.Batch(ctx, mv.ID); got.Done != 2 || got.Failed != 0 {
+		t.Errorf("migrate batch %+v", got)
+	}
+	for _, id := range migr {
+		if v, _ := b.rt.Instance(ctx, id); v.ProcessVersion != 2 || len(migratedFacts(t, b.rt, id)) != 1 {
+			t.Errorf("%s at version %d", id, v.ProcessVersion)
 		}
 	}
 }
