@@ -18,13 +18,16 @@ import (
 //
 // # The snapshot
 //
-// CreateBatch resolves the filter into the batch's items at creation: the
-// instances it matches then, oldest first, read in pages of
-// batchResolvePage (each page stored in a transaction of its own, so the
-// writer is never held for long); instances that match later are not
-// added, and one that stops matching is still acted on (its act may then
-// fail, which its item records). A batch left preparing by a stop resumes
-// its resolution after the last instance it stored (BatchRecord.Cursor).
+// CreateBatch resolves the filter into the batch's items: the instances
+// it matches that were created by the batch's creation, oldest first (the
+// filter's CreatedBefore is bounded by it), read in pages of
+// batchResolvePage, each page stored in a transaction of its own so the
+// writer is never held for long. The first batchResolveInline pages are
+// resolved in the call; the runner resolves the rest (the batch stays
+// preparing until then). Instances created later are not added, and one
+// that stops matching is still acted on (its act may then fail, which its
+// item records). A batch left preparing by a stop resumes its resolution
+// after the last instance it stored (BatchRecord.Cursor).
 //
 // # Acting once
 //
@@ -76,6 +79,9 @@ const (
 	// batchResolvePage is how many instances one page of a filter's
 	// resolution reads and stores.
 	batchResolvePage = 500
+	// batchResolveInline is how many pages CreateBatch resolves itself
+	// before it answers; the runner resolves the rest.
+	batchResolveInline = 20
 	// batchItemPage is how many pending items a runner reads at once.
 	batchItemPage = 100
 	// batchLease is how long a node's claim on a batch lasts unless renewed.
@@ -156,16 +162,25 @@ func (r *Runtime) CreateBatch(ctx context.Context, req BatchRequest) (BatchView,
 	if err != nil {
 		return BatchView{}, fmt.Errorf("runtime: create batch: encode parameters: %w", err)
 	}
-	filter, err := json.Marshal(req.Filter)
-	if err != nil {
+	rec := BatchRecord{ID: r.newID(), Operation: req.Operation, Params: params, State: BatchPreparing,
+		CreatedBy: ActingUser(ctx), CreatedAt: r.now().UTC()}
+	// The snapshot: instances created up to now (inclusive, so a clock
+	// that stands still in tests keeps them).
+	if until := rec.CreatedAt.Add(time.Nanosecond); req.Filter.CreatedBefore.IsZero() || req.Filter.CreatedBefore.After(until) {
+		req.Filter.CreatedBefore = until
+	}
+	if rec.Filter, err = json.Marshal(req.Filter); err != nil {
 		return BatchView{}, fmt.Errorf("runtime: create batch: encode filter: %w", err)
 	}
-	rec := BatchRecord{ID: r.newID(), Operation: req.Operation, Params: params, Filter: filter, State: BatchPreparing,
-		CreatedBy: ActingUser(ctx), CreatedAt: r.now().UTC()}
 	if err := r.store.CreateBatch(ctx, rec); err != nil {
 		return BatchView{}, fmt.Errorf("runtime: create batch: %w", err)
 	}
-	if err := r.resolveBatch(ctx, rec); err != nil {
+	// Hold the lease while resolving, so that no other node's poll takes
+	// the preparing batch meanwhile.
+	if _, _, err := r.claimBatch(ctx, rec.ID); err != nil {
+		return BatchView{}, fmt.Errorf("runtime: create batch: %w", err)
+	}
+	if err := r.resolveBatch(ctx, rec, batchResolveInline); err != nil {
 		return BatchView{}, err
 	}
 	r.batches.start(rec.ID, r.runBatch)
@@ -212,14 +227,15 @@ func (r *Runtime) checkBatch(ctx context.Context, req BatchRequest) (BatchReques
 }
 
 // resolveBatch stores the instances the filter of a preparing batch
-// matches, page by page after its cursor, and moves it to running.
-func (r *Runtime) resolveBatch(ctx context.Context, rec BatchRecord) error {
+// matches, page by page after its cursor, at most pages pages (0: all),
+// and moves it to running once it stored the last.
+func (r *Runtime) resolveBatch(ctx context.Context, rec BatchRecord, pages int) error {
 	var f InstanceFilter
 	if err := json.Unmarshal(rec.Filter, &f); err != nil {
 		return fmt.Errorf("runtime: batch %s: decode filter: %w", rec.ID, err)
 	}
 	after := rec.Cursor
-	for {
+	for page := 1; ; page++ {
 		f.Limit, f.After = batchResolvePage, after
 		rows, _, err := r.store.ListInstances(ctx, f)
 		if err != nil {
@@ -238,6 +254,9 @@ func (r *Runtime) resolveBatch(ctx context.Context, rec BatchRecord) error {
 		}
 		if len(rows) < batchResolvePage {
 			break
+		}
+		if page == pages {
+			return nil // the runner resolves the rest
 		}
 	}
 	if _, err := r.store.SetBatchState(ctx, rec.ID, BatchRunning, time.Time{}, BatchPreparing); err != nil {
@@ -425,7 +444,7 @@ func (r *Runtime) runBatch(id string) {
 		return
 	}
 	if rec.State == BatchPreparing {
-		if err := r.resolveBatch(ctx, rec); err != nil {
+		if err := r.resolveBatch(ctx, rec, 0); err != nil {
 			log.Error("batch filter not resolved", "error", err)
 			return
 		}
