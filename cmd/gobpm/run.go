@@ -37,6 +37,16 @@ Commands:
   history export [--from T] [--to T] [--process KEY]… [--cursor C] [--limit N] [--cloudevents] [--all]
                                         stream history facts as NDJSON to standard output; the cursor to
                                         continue from goes to standard error (--all follows it to the end)
+  batch create OPERATION [--filter name=value]… [--dry-run] [--retries N] [--target-version V]
+               [--map src=dst]… [--var k=v]… [--instructions JSON]
+                                        act on every instance the filter (the instances list's
+                                        parameters: processKey, status, var, …) matches, in the
+                                        background: cancel, retry-incidents, migrate, modify,
+                                        set-variables, delete; --dry-run only counts them
+  batch list [--limit N] [--offset N]   the batches, newest first
+  batch get|pause|resume|cancel ID      a batch's progress; steer it
+  batch items ID [--status S] [--cursor C] [--limit N]
+                                        a batch's instances and their outcomes
   version                               print the version (also --version)
 
 Environment: GOBPM_ADDR (default http://127.0.0.1:8080), GOBPM_TOKEN, GOBPM_USER, GOBPM_GROUPS.
@@ -228,6 +238,8 @@ func (k *cli) dispatch(ctx context.Context, cmd string, args []string) error {
 		return k.message(ctx, args)
 	case "signal":
 		return k.signal(ctx, args)
+	case "batch":
+		return k.batch(ctx, args)
 	case "history":
 		if len(args) == 0 || args[0] != "export" {
 			return fmt.Errorf("history: %w: want export", errUsage)

@@ -49,6 +49,16 @@ const (
 	RouteIdentity         = "/identity"
 	RouteStatic           = "/static/*"
 
+	// Batch operations: RouteBatches lists them and creates one
+	// (RouteBatchNew: the instance list's filter, counted first);
+	// RouteBatch shows one, the others steer it.
+	RouteBatches     = "/batches"
+	RouteBatchNew    = "/batches/new"
+	RouteBatch       = "/batches/{id}"
+	RouteBatchPause  = "/batches/{id}/pause"
+	RouteBatchResume = "/batches/{id}/resume"
+	RouteBatchCancel = "/batches/{id}/cancel"
+
 	// Logins (--auth builtin or oidc).
 	RouteLogin        = "/login"
 	RouteLoginOIDC    = "/login/oidc"

@@ -68,6 +68,7 @@ func TestMigration0017NumericKeys(t *testing.T) {
 		`ALTER TABLE instance_variables DROP COLUMN value_num`, `ALTER TABLE instance_variables DROP COLUMN value_text`,
 		`ALTER TABLE instance_variables DROP COLUMN value_time`,
 		`DROP TABLE entity_keys`,
+		`DROP TABLE batch_items`, `DROP TABLE batches`, // and 0027
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,
 		`DELETE FROM schema_migrations WHERE version >= 17`,
 	} {

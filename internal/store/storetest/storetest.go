@@ -147,6 +147,8 @@ var tests = []struct {
 	{"RemoveManyPartsBesideBigPart", testRemoveManyPartsBesideBigPart},
 	{"PartsAllOrNothing", testPartsAllOrNothing},
 	{"Migrations", testMigrations},
+	{"Batches", testBatches},
+	{"BatchLease", testBatchLease},
 	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
 	{"DeployedBy", testDeployedBy},
 	{"NumericKeys", testNumericKeys},
