@@ -6,8 +6,9 @@
 // The folder is polled, not watched through the kernel: polling sees the
 // changes of network file systems and of Kubernetes volumes (whose files
 // are symbolic links swapped all at once) the same way. A poll only stats
-// the files; they are read when a name, size or modification time changed,
-// and deployed when their content did. A change is deployed once the
+// the files (and resolves the links on the way); they are read when a
+// name, size, modification time or link target changed, and deployed when
+// their content did. A change is deployed once the
 // folder held still for one poll, so a file caught half written is not
 // deployed (and refused) on the way.
 //
@@ -63,6 +64,32 @@ type Options struct {
 	// Logger receives what was deployed and every refusal (slog.Default
 	// when nil).
 	Logger *slog.Logger
+	// Report, when set, is told of every deployment from the folder and
+	// every refusal, after it was logged (the host records them in its
+	// audit trail and metrics). It runs on the watcher's goroutine and
+	// must not block.
+	Report func(Event)
+}
+
+// Principal names the deployer of the folder's deployments where the host
+// records who acted (the audit trail): not a user, since whoever may write
+// the folder deploys through it. Built-in user ids cannot contain a colon.
+const Principal = "system:deploy-dir"
+
+// Event is one deployment from the folder or one refusal, for
+// Options.Report.
+type Event struct {
+	// Outcome is Deployed or Refused.
+	Outcome Outcome
+	// DeploymentID is the deployment's id ("" when refused).
+	DeploymentID string
+	// Files are the resource names the deployment held, in order.
+	Files []string
+	// Processes and Decisions are the versions the deployment registered
+	// (a definition whose file did not change keeps its version).
+	Processes, Decisions []runtime.DefinitionRef
+	// Problems are why it was refused (empty when deployed).
+	Problems []runtime.Problem
 }
 
 // Watcher deploys a folder's models whenever they change.
@@ -162,6 +189,8 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 		w.triedFP, w.tried = fp, [sha256.Size]byte{}
 		w.log.Error("deployment from the folder refused; the running versions stay", "files", len(entries),
 			"problem", fmt.Sprintf("the models hold %d bytes together, more than the %d one deployment takes", total, w.opts.MaxBytes))
+		w.report(Event{Outcome: Refused, Files: entryNames(entries), Problems: []runtime.Problem{{Rule: "too-large",
+			Detail: fmt.Sprintf("the models hold %d bytes together, more than the %d one deployment takes", total, w.opts.MaxBytes)}}})
 		return Refused, nil
 	}
 	files, sum, err := w.read(entries)
@@ -181,6 +210,7 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 		for _, p := range refused.Problems {
 			w.log.Error("deployment problem", "resource", p.Resource, "element", p.Element, "rule", p.Rule, "detail", p.Detail)
 		}
+		w.report(Event{Outcome: Refused, Files: entryNames(entries), Problems: refused.Problems})
 		return Refused, nil
 	case err != nil:
 		return Unchanged, fmt.Errorf("deploydir: deploy %s: %w", w.opts.Dir, err)
@@ -191,7 +221,15 @@ func (w *Watcher) Sync(ctx context.Context, settle bool) (Outcome, error) {
 	for _, p := range res.Warnings {
 		w.log.Warn("deployment warning", "resource", p.Resource, "element", p.Element, "rule", p.Rule, "detail", p.Detail)
 	}
+	w.report(Event{Outcome: Deployed, DeploymentID: res.ID, Files: entryNames(entries), Processes: res.Processes, Decisions: res.Decisions})
 	return Deployed, nil
+}
+
+// report tells Options.Report of e, when set.
+func (w *Watcher) report(e Event) {
+	if w.opts.Report != nil {
+		w.opts.Report(e)
+	}
 }
 
 // Start deploys the folder's models now (logging a refusal) and then polls
@@ -247,6 +285,9 @@ type entry struct {
 	path string
 	size int64
 	mod  time.Time
+	// target is the file the path resolves to when a symbolic link is on
+	// the way ("" otherwise): a Kubernetes volume swaps its targets.
+	target string
 }
 
 // isModel reports whether a file name is one a deployment takes.
@@ -260,49 +301,88 @@ func isModel(name string) bool {
 
 // list returns the folder's model files by name. Names starting with a
 // dot are skipped, files and folders alike (editors' temporary files,
-// Kubernetes' ..data folders, whose files the top-level links name). A
-// symbolic link to a file counts as the file; one to a folder is not
-// followed.
+// Kubernetes' ..data folders, whose files the top-level links name).
+// Symbolic links are followed, to files and to folders (a ConfigMap item
+// with a path in a subfolder is a link to a folder); a folder reached a
+// second time (a link back up) is not walked again.
 func (w *Watcher) list() ([]entry, error) {
 	var out []entry
-	err := filepath.WalkDir(w.opts.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == w.opts.Dir {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !isModel(d.Name()) {
-			return nil
-		}
-		info, err := os.Stat(p) // follows a link
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while walking, or a dangling link
-			}
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(w.opts.Dir, p)
-		if err != nil {
-			return err
-		}
-		out = append(out, entry{name: filepath.ToSlash(rel), path: p, size: info.Size(), mod: info.ModTime()})
-		return nil
-	})
-	if err != nil {
+	if err := w.walk(w.opts.Dir, "", false, map[string]bool{}, &out); err != nil {
 		return nil, fmt.Errorf("deploydir: read %s: %w", w.opts.Dir, err)
 	}
 	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 	return out, nil
+}
+
+// walk appends the model files below dir, whose resource name is rel
+// ("" for Dir), to out. linked says a symbolic link led to dir; walked
+// holds the resolved folders already walked.
+func (w *Watcher) walk(dir, rel string, linked bool, walked map[string]bool, out *[]entry) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if walked[real] {
+		return nil
+	}
+	walked[real] = true
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range des {
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p, r := filepath.Join(dir, name), path.Join(rel, name)
+		link := d.Type()&fs.ModeSymlink != 0
+		if d.IsDir() {
+			if err := w.walk(p, r, linked, walked, out); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if !link && !isModel(name) {
+			continue
+		}
+		info, err := os.Stat(p) // follows a link
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed while walking, or a dangling link
+			}
+			return err
+		}
+		if info.IsDir() { // a link to a folder
+			if err := w.walk(p, r, true, walked, out); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if !isModel(name) || !info.Mode().IsRegular() {
+			continue
+		}
+		e := entry{name: r, path: p, size: info.Size(), mod: info.ModTime()}
+		if link || linked {
+			if e.target, err = filepath.EvalSymlinks(p); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // swapped while walking: the next poll sees the new one
+				}
+				return err
+			}
+		}
+		*out = append(*out, e)
+	}
+	return nil
+}
+
+// entryNames returns the entries' resource names.
+func entryNames(entries []entry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.name
+	}
+	return out
 }
 
 // totalSize is the entries' size together.
@@ -314,11 +394,12 @@ func totalSize(entries []entry) int64 {
 	return n
 }
 
-// fingerprint summarises the entries' names, sizes and times.
+// fingerprint summarises the entries' names, sizes, times and link
+// targets.
 func fingerprint(entries []entry) string {
 	var b strings.Builder
 	for _, e := range entries {
-		fmt.Fprintf(&b, "%s\x00%d\x00%d\n", e.name, e.size, e.mod.UnixNano())
+		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00%s\n", e.name, e.size, e.mod.UnixNano(), e.target)
 	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,7 +143,8 @@ func TestSyncDeploysWhatChanged(t *testing.T) {
 	f.write(t, "README.md", []byte("not a model"))
 	f.write(t, ".parcel.bpmn.swp", []byte("an editor's file"))
 	f.write(t, "..data/stale.bpmn", []byte("<not a model"))
-	w := f.watcher(t, deploydir.Options{})
+	var events []deploydir.Event
+	w := f.watcher(t, deploydir.Options{Report: func(e deploydir.Event) { events = append(events, e) }})
 
 	sync1(t, w, false, deploydir.Deployed)
 	if f.versions(t, "parcel") != 1 || f.decisionVersions(t, "discount") != 1 {
@@ -174,8 +176,8 @@ func TestSyncDeploysWhatChanged(t *testing.T) {
 	sync1(t, w, true, deploydir.Settling)
 	sync1(t, w, true, deploydir.Refused)
 	logged := f.log.String()
-	if !strings.Contains(logged, "deployment problem") || !strings.Contains(logged, "resource=parcel.bpmn") {
-		t.Errorf("the refusal's problems are not logged:\n%s", logged)
+	if !strings.Contains(logged, "deployment problem") || !strings.Contains(logged, "resource=parcel.bpmn") || !strings.Contains(logged, `element="bogus (line 11)"`) {
+		t.Errorf("the refusal's problems are not logged with their file and element:\n%s", logged)
 	}
 	sync1(t, w, true, deploydir.Unchanged) // not tried again
 	if n := strings.Count(f.log.String(), "refused"); n != 1 {
@@ -192,32 +194,101 @@ func TestSyncDeploysWhatChanged(t *testing.T) {
 	if f.versions(t, "parcel") != 2 {
 		t.Fatalf("the content of version 2 again made %d versions", f.versions(t, "parcel"))
 	}
+
+	// Reported: start, change, refusal, fix; nothing for the polls that
+	// deployed nothing.
+	var outcomes []deploydir.Outcome
+	for _, e := range events {
+		outcomes = append(outcomes, e.Outcome)
+	}
+	if want := []deploydir.Outcome{deploydir.Deployed, deploydir.Deployed, deploydir.Refused, deploydir.Deployed}; !slices.Equal(outcomes, want) {
+		t.Fatalf("reported %v, want %v", outcomes, want)
+	}
+	if e := events[1]; e.DeploymentID == "" || !slices.Contains(e.Processes, runtime.DefinitionRef{Key: "parcel", Version: 2}) ||
+		!slices.Contains(e.Decisions, runtime.DefinitionRef{Key: "discount", Version: 1}) {
+		t.Errorf("the change was reported as %+v", e)
+	}
+	if e := events[2]; e.DeploymentID != "" || len(e.Problems) == 0 || e.Problems[0].Resource != "parcel.bpmn" {
+		t.Errorf("the refusal was reported as %+v", e)
+	}
 }
 
-// A folder of links to files elsewhere (how Kubernetes mounts a ConfigMap)
-// deploys the files; a link to a folder is not followed.
-func TestSyncFollowsFileLinks(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	elsewhere := t.TempDir()
-	if err := os.WriteFile(filepath.Join(elsewhere, "parcel.bpmn"), fixtureFile(t, "parcel.bpmn"), 0o644); err != nil {
+// symlink makes a symbolic link at name below dir pointing at target.
+func symlink(t *testing.T, dir, target, name string) {
+	t.Helper()
+	if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(elsewhere, "pack.form"), fixtureFile(t, "pack.form"), 0o644); err != nil {
+}
+
+// writeVersion writes a Kubernetes volume's version folder ..<version>
+// below dir: parcel.bpmn and forms/pack.form.
+func writeVersion(t *testing.T, dir, version string, parcel []byte, mod time.Time) {
+	t.Helper()
+	v := filepath.Join(dir, ".."+version)
+	if err := os.MkdirAll(filepath.Join(v, "forms"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"parcel.bpmn", "pack.form"} {
-		if err := os.Symlink(filepath.Join(elsewhere, name), filepath.Join(f.dir, name)); err != nil {
+	for name, content := range map[string][]byte{"parcel.bpmn": parcel, "forms/pack.form": fixtureFile(t, "pack.form")} {
+		p := filepath.Join(v, filepath.FromSlash(name))
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(elsewhere, filepath.Join(f.dir, "linked")); err != nil {
-		t.Fatal(err)
-	}
-	w := f.watcher(t, deploydir.Options{})
+}
+
+// A folder laid out as Kubernetes mounts a ConfigMap — version folders
+// ..<time>, a ..data link to the current one, top-level links into
+// ..data, to files and, for an item in a subfolder, to a folder — deploys
+// the current version's files under their top-level names, and deploys
+// again when ..data is swapped to a new version, even one whose files have
+// the sizes and times of the old. A link back up is not walked twice.
+func TestSyncFollowsKubernetesVolumeLinks(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	parcel := fixtureFile(t, "parcel.bpmn")
+	writeVersion(t, f.dir, "2026_01_02_03_04_05.1", parcel, mod)
+	symlink(t, f.dir, "..2026_01_02_03_04_05.1", "..data")
+	symlink(t, f.dir, "..data/parcel.bpmn", "parcel.bpmn")
+	symlink(t, f.dir, "..data/forms", "forms")
+	symlink(t, f.dir, ".", "loop")
+	var events []deploydir.Event
+	w := f.watcher(t, deploydir.Options{Report: func(e deploydir.Event) { events = append(events, e) }})
 	sync1(t, w, false, deploydir.Deployed)
 	if f.versions(t, "parcel") != 1 {
-		t.Fatalf("parcel has %d versions", f.versions(t, "parcel"))
+		t.Fatalf("parcel has %d versions; log:\n%s", f.versions(t, "parcel"), f.log.String())
+	}
+	if len(events) != 1 || !slices.Equal(events[0].Files, []string{"forms/pack.form", "parcel.bpmn"}) {
+		t.Fatalf("reported %+v, want one deployment of forms/pack.form and parcel.bpmn", events)
+	}
+	if _, err := f.rt.Form(context.Background(), "parcel", 1, "pack-form"); err != nil {
+		t.Errorf("the form behind the folder link is not found: %v", err)
+	}
+	sync1(t, w, true, deploydir.Unchanged)
+
+	// The swap: a new version folder, same sizes and times, ..data moved
+	// to it at once, the old one removed.
+	same := bytes.Replace(parcel, []byte(`name="Ship a parcel"`), []byte(`name="Ship a packet"`), 1)
+	writeVersion(t, f.dir, "2026_01_02_03_04_06.2", same, mod)
+	symlink(t, f.dir, "..2026_01_02_03_04_06.2", "..data_tmp")
+	if err := os.Rename(filepath.Join(f.dir, "..data_tmp"), filepath.Join(f.dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(f.dir, "..2026_01_02_03_04_05.1")); err != nil {
+		t.Fatal(err)
+	}
+	sync1(t, w, true, deploydir.Settling)
+	sync1(t, w, true, deploydir.Deployed)
+	if f.versions(t, "parcel") != 2 {
+		t.Fatalf("after the swap parcel has %d versions", f.versions(t, "parcel"))
+	}
+	def, err := f.rt.Definition(context.Background(), "parcel", 2)
+	if err != nil || !bytes.Contains(def.XML, []byte("Ship a packet")) {
+		t.Fatalf("version 2 is not the swapped file: %v", err)
 	}
 }
 
