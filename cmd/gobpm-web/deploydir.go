@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
 	"github.com/gobpm/gobpm/internal/deploydir"
 )
 
@@ -50,7 +52,7 @@ func (m *Main) startDeployDir(ctx context.Context) error {
 	if c.Dir == "" {
 		return nil
 	}
-	w, err := deploydir.New(m.rt, deploydir.Options{Dir: c.Dir, Interval: c.Interval, Logger: m.log})
+	w, err := deploydir.New(m.rt, deploydir.Options{Dir: c.Dir, Interval: c.Interval, Logger: m.log, Report: m.reportDeployDir})
 	if err != nil {
 		return fmt.Errorf("--deploy-dir: %w", err)
 	}
@@ -59,4 +61,22 @@ func (m *Main) startDeployDir(ctx context.Context) error {
 	}
 	m.deployDir = w
 	return nil
+}
+
+// reportDeployDir counts a deployment from the folder, or its refusal, in
+// /metrics and records it in the audit trail as the act of
+// deploydir.Principal (via "deploy-dir"): the deployment itself names no
+// deployer, so its models are not restricted to a user's rights.
+func (m *Main) reportDeployDir(e deploydir.Event) {
+	refused := e.Outcome == deploydir.Refused
+	m.rt.CountFolderDeployment(refused)
+	if m.access == nil {
+		return
+	}
+	entry := access.AuditEntry{Actor: auth.UserID(deploydir.Principal), Via: "deploy-dir", Action: "deploy-dir",
+		Resource: "deployment " + e.DeploymentID, Outcome: "ok"}
+	if refused {
+		entry.Resource, entry.Outcome = "folder "+m.cfg.DeployDir.Dir, "failed"
+	}
+	m.access.Record(entry)
 }

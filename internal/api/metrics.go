@@ -182,6 +182,8 @@ func (s *server) metrics(w http.ResponseWriter, r *http.Request) error {
 		{"gobpm_instances_deleted_total", "Ended instances deleted with their history (retention, DELETE).", m.InstancesDeleted},
 		{"gobpm_stale_steps_total", "Steps re-run because another node committed their instance first.", m.StaleSteps},
 		{"gobpm_step_collisions_total", "Commands whose step another node's commit of the same instance overtook at least once.", m.Collisions},
+		{"gobpm_deploy_dir_deployments_total", "Deployments from the --deploy-dir folder.", m.FolderDeployments},
+		{"gobpm_deploy_dir_refusals_total", "Refused deployments from the --deploy-dir folder (every problem is logged).", m.FolderRefusals},
 	} {
 		header(&b, c.name, "counter", c.help)
 		fmt.Fprintf(&b, "%s %d\n", c.name, c.value)

@@ -242,6 +242,7 @@ func (b *bundle) scrape(t *testing.T) *exposition {
 		"gobpm_jobs_activated_total": "counter", "gobpm_timers_fired_total": "counter",
 		"gobpm_incidents_opened_total": "counter", "gobpm_open_waits": "gauge",
 		"gobpm_instances_deleted_total": "counter", "gobpm_stale_steps_total": "counter", "gobpm_step_collisions_total": "counter",
+		"gobpm_deploy_dir_deployments_total": "counter", "gobpm_deploy_dir_refusals_total": "counter",
 		"gobpm_http_requests_total": "counter", "gobpm_http_request_duration_seconds": "histogram",
 		"gobpm_commit_duration_seconds": "histogram", "go_goroutines": "gauge", "process_start_time_seconds": "gauge",
 		"go_gc_gogc_percent": "gauge", "go_gc_gomemlimit_bytes": "gauge",
@@ -290,8 +291,14 @@ func TestMetricsOverRealRuntime(t *testing.T) {
 	b.get("/api/v1/instances/"+ids[1]).wantStatus(t, http.StatusOK)
 	b.get("/api/v1/instances/no-such-instance").problem(t, http.StatusNotFound, "not-found")
 	b.get("/api/v1/no-such-route/"+ids[0]).problem(t, http.StatusNotFound, "not-found")
+	rt.CountFolderDeployment(false) // what --deploy-dir's watcher reports
+	rt.CountFolderDeployment(false)
+	rt.CountFolderDeployment(true)
 
 	e := b.scrape(t)
+	if e.value(t, "gobpm_deploy_dir_deployments_total") != 2 || e.value(t, "gobpm_deploy_dir_refusals_total") != 1 {
+		t.Errorf("the folder's counters do not reflect two deployments and one refusal: %v", e.byKey)
+	}
 
 	// The runtime's counters, as the runtime itself reports them.
 	m := rt.Metrics()
@@ -301,6 +308,7 @@ func TestMetricsOverRealRuntime(t *testing.T) {
 		"gobpm_jobs_activated_total": m.JobsActivated, "gobpm_timers_fired_total": m.TimersFired,
 		"gobpm_incidents_opened_total": m.IncidentsOpened, "gobpm_instances_deleted_total": m.InstancesDeleted,
 		"gobpm_stale_steps_total": m.StaleSteps, "gobpm_step_collisions_total": m.Collisions,
+		"gobpm_deploy_dir_deployments_total": m.FolderDeployments, "gobpm_deploy_dir_refusals_total": m.FolderRefusals,
 	} {
 		if got := e.value(t, name); got != float64(want) {
 			t.Errorf("%s = %v, want %d", name, got, want)

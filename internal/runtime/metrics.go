@@ -31,6 +31,10 @@ type metrics struct {
 	collisions       atomic.Int64 // commands that met a stale step (collisions.go)
 	incidentsOpened  atomic.Int64
 	instancesDeleted atomic.Int64
+	// folderDeployments and folderRefusals count what --deploy-dir's
+	// watcher deployed and had refused (CountFolderDeployment).
+	folderDeployments atomic.Int64
+	folderRefusals    atomic.Int64
 	// commits is the duration of each store transaction the committer ran.
 	commits durationHistogram
 	// labels are the series per process key, job type and trigger.
@@ -95,6 +99,10 @@ type Metrics struct {
 	// InstancesDeleted counts ended instances deleted with their history
 	// (the retention cleaner and DeleteInstance).
 	InstancesDeleted int64
+	// FolderDeployments and FolderRefusals count the deployments from a
+	// watched folder (--deploy-dir) and the refusals of one.
+	FolderDeployments int64
+	FolderRefusals    int64
 }
 
 // Metrics returns the current counters.
@@ -108,7 +116,21 @@ func (r *Runtime) Metrics() Metrics {
 		InstancesDeleted: m.instancesDeleted.Load(),
 		StaleSteps:       m.staleSteps.Load(),
 		Collisions:       m.collisions.Load(),
+
+		FolderDeployments: m.folderDeployments.Load(),
+		FolderRefusals:    m.folderRefusals.Load(),
 	}
+}
+
+// CountFolderDeployment counts one deployment from a watched folder, or
+// one refusal of it, for Metrics (the watcher deploys through Deploy like
+// any caller; only it knows where the files came from).
+func (r *Runtime) CountFolderDeployment(refused bool) {
+	if refused {
+		r.metrics.folderRefusals.Add(1)
+		return
+	}
+	r.metrics.folderDeployments.Add(1)
 }
 
 // count records what a committed unit of work did.
