@@ -9,8 +9,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gobpm/gobpm/internal/access"
+	"github.com/gobpm/gobpm/internal/auth"
+	"github.com/gobpm/gobpm/internal/deploydir"
+	"github.com/gobpm/gobpm/internal/pgtest"
 )
 
 // processVersion asks the API for the number of versions of key (0 when
@@ -64,6 +71,121 @@ func TestDeployDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return processVersion(t, base, "parcel") == 2 }, logs)
+	if d, r := metric(t, base, "gobpm_deploy_dir_deployments_total"), metric(t, base, "gobpm_deploy_dir_refusals_total"); d != 2 || r != 1 {
+		t.Errorf("/metrics counts %d deployments and %d refusals from the folder, want 2 and 1", d, r)
+	}
+}
+
+// metric reads one series without labels from base's /metrics (-1 when
+// it is missing).
+func metric(t *testing.T, base, name string) int {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %v", res.StatusCode, err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return n
+		}
+	}
+	return -1
+}
+
+// With authentication, the audit trail records each deployment from the
+// folder and each refusal as the act of system:deploy-dir via deploy-dir.
+func TestDeployDirAudited(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	model, err := os.ReadFile(filepath.Join("testdata", "deploydir_parcel.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "parcel.bpmn")
+	if err := os.WriteFile(file, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, logs := startAuth(t, "--deploy-dir", dir, "--deploy-dir-interval", "20ms")
+	ctx := context.Background()
+	trail := func() []access.AuditEntry {
+		t.Helper()
+		entries, err := m.access.Audit(ctx, access.AuditFilter{Actor: auth.UserID(deploydir.Principal)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return entries
+	}
+	first := trail()
+	def, err := m.rt.Definition(ctx, "parcel", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 1 || first[0].Via != "deploy-dir" || first[0].Action != "deploy-dir" || first[0].Outcome != "ok" ||
+		first[0].Resource != "deployment "+def.DeploymentID {
+		t.Fatalf("after start the trail holds %+v, want the deployment %s by %s", first, def.DeploymentID, deploydir.Principal)
+	}
+	broken := bytes.Replace(model, []byte(`<startEvent id="ordered"`), []byte(`<startEvent id="ordered"/><startEvent id="ordered"`), 1)
+	if err := os.WriteFile(file, broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(trail()) == 2 }, logs)
+	if e := trail()[0]; e.Outcome != "failed" || e.Resource != "folder "+dir {
+		t.Errorf("the refusal is recorded as %+v", e)
+	}
+	if got := m.rt.Metrics(); got.FolderDeployments != 1 || got.FolderRefusals != 1 {
+		t.Errorf("counted %d deployments and %d refusals, want 1 and 1", got.FolderDeployments, got.FolderRefusals)
+	}
+}
+
+// Two server processes on one PostgreSQL database watching one folder
+// make one version per change between them: each deploys at start-up and
+// at the change, and the store keeps the version whose content is the
+// same.
+func TestDeployDirTwoNodes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs two server processes on PostgreSQL")
+	}
+	bin := buildBinary(t)
+	db := pgtest.URL(t)
+	dir := t.TempDir()
+	model, err := os.ReadFile(filepath.Join("testdata", "deploydir_parcel.bpmn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "parcel.bpmn")
+	if err := os.WriteFile(file, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--deploy-dir", dir, "--deploy-dir-interval", "20ms", "--node-timeout", nodeTimeout}
+	nodes := []*server{startServer(t, bin, db, flags...), startServer(t, bin, db, flags...)}
+	none := &lockedBuffer{}
+	for i, n := range nodes {
+		if v := processVersion(t, n.base, "parcel"); v != 1 {
+			t.Fatalf("node %d: after start parcel has %d versions, want 1", i, v)
+		}
+	}
+	changed := bytes.Replace(model, []byte(`name="Ship a parcel"`), []byte(`name="Ship a parcel, tracked"`), 1)
+	if err := os.WriteFile(file, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Both nodes deployed the change (each counts its own), and between
+	// them they made one version.
+	for i, n := range nodes {
+		waitFor(t, func() bool { return metric(t, n.base, "gobpm_deploy_dir_deployments_total") == 2 }, none)
+		if v := processVersion(t, n.base, "parcel"); v != 2 {
+			t.Errorf("node %d: after the change parcel has %d versions, want 2", i, v)
+		}
+	}
 }
 
 // waitFor polls cond until it holds, failing after a minute (a bound for
