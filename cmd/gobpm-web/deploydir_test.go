@@ -39,9 +39,10 @@ func processVersion(t *testing.T, base, key string) int {
 	return len(p.Items)
 }
 
-// A server started with --deploy-dir serves the folder's process at once
-// and a new version of it once the file changes; a broken file is logged
-// and the running version keeps serving.
+// A server started with --deploy-dir on an empty folder serves a process
+// once its file is dropped in, and a new version of it once the file
+// changes; a broken file is logged and the running version keeps serving.
+// (The deployment at start-up: TestDeployDirAudited, TestDeployDirTwoNodes.)
 func TestDeployDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -49,15 +50,16 @@ func TestDeployDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m, logs := startLogged(t, "--deploy-dir", dir, "--deploy-dir-interval", "20ms")
+	base := "http://" + m.Addr()
+	if v := processVersion(t, base, "parcel"); v != 0 {
+		t.Fatalf("before the file parcel has %d versions", v)
+	}
 	file := filepath.Join(dir, "parcel.bpmn")
 	if err := os.WriteFile(file, model, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, logs := startLogged(t, "--deploy-dir", dir, "--deploy-dir-interval", "20ms")
-	base := "http://" + m.Addr()
-	if v := processVersion(t, base, "parcel"); v != 1 {
-		t.Fatalf("after start parcel is version %d, want 1", v)
-	}
+	waitFor(t, func() bool { return processVersion(t, base, "parcel") == 1 }, logs)
 	broken := bytes.Replace(model, []byte(`<startEvent id="ordered"`), []byte(`<startEvent id="ordered"/><startEvent id="ordered"`), 1)
 	if err := os.WriteFile(file, broken, 0o644); err != nil {
 		t.Fatal(err)
