@@ -151,6 +151,7 @@ var tests = []struct {
 	{"BatchLease", testBatchLease},
 	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
 	{"DeployedBy", testDeployedBy},
+	{"DeployConcurrentSameContent", testDeployConcurrentSameContent},
 	{"NumericKeys", testNumericKeys},
 	{"NumericKeysDeleted", testNumericKeysDeleted},
 	{"NumericKeysConcurrent", testNumericKeysConcurrent},
