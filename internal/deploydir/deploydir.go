@@ -8,9 +8,9 @@
 // are symbolic links swapped all at once) the same way. A poll only stats
 // the files (and resolves the links on the way); they are read when a
 // name, size, modification time or link target changed, and deployed when
-// their content did. A change is deployed once the
-// folder held still for one poll, so a file caught half written is not
-// deployed (and refused) on the way.
+// their content did. A change is deployed once the folder held still for
+// one poll, so a file caught half written is not deployed (and refused) on
+// the way.
 //
 // Every file goes into one deployment, so a process finds the forms and
 // decisions it names beside it. The store keeps the version of a process or
@@ -19,6 +19,12 @@
 // problem and registers nothing: the running versions stay as they were,
 // and the same content is not tried again until it changes. A file removed
 // from the folder stays deployed.
+//
+// Several nodes of a cluster may watch folders of the same content: the
+// store serialises deployments and keeps the version whose content is the
+// same, so they make one version per change between them. A node whose
+// folder holds older content than the latest version deploys it as a new
+// one; where the folders may differ, one node should watch.
 package deploydir
 
 import (
