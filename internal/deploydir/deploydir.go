@@ -64,6 +64,10 @@ type Options struct {
 	Dir string
 	// Interval is the poll period (DefaultInterval when zero).
 	Interval time.Duration
+	// Polls, when set, triggers the polls after Start instead of a ticker
+	// of Interval: one poll per value received (tests drive the watcher
+	// with it, without waiting on time).
+	Polls <-chan time.Time
 	// MaxBytes caps the files' total size (DefaultMaxBytes when zero); a
 	// larger folder is refused, as the API refuses a larger upload.
 	MaxBytes int64
@@ -264,13 +268,17 @@ func (w *Watcher) Stop() {
 
 func (w *Watcher) poll(ctx context.Context) {
 	defer close(w.done)
-	t := time.NewTicker(w.opts.Interval)
-	defer t.Stop()
+	polls := w.opts.Polls
+	if polls == nil {
+		t := time.NewTicker(w.opts.Interval)
+		defer t.Stop()
+		polls = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-polls:
 		}
 		_, err := w.Sync(ctx, true)
 		switch {

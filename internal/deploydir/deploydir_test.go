@@ -316,14 +316,17 @@ func TestSyncEdges(t *testing.T) {
 	}
 }
 
-// Start deploys at once and then polls: a change written while it runs is
-// deployed without another call.
+// Start deploys at once and then polls at every tick: a change written
+// while it runs is deployed once it held still for one poll, without
+// another call. (A tick is taken only once the poll before it is done, so
+// after the third tick the second poll has deployed.)
 func TestStartPolls(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	parcel := fixtureFile(t, "parcel.bpmn")
 	f.write(t, "parcel.bpmn", parcel)
-	w := f.watcher(t, deploydir.Options{Interval: 10 * time.Millisecond})
+	ticks := make(chan time.Time)
+	w := f.watcher(t, deploydir.Options{Polls: ticks})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := w.Start(ctx); err != nil {
@@ -334,12 +337,14 @@ func TestStartPolls(t *testing.T) {
 		t.Fatalf("Start did not deploy: %d versions", f.versions(t, "parcel"))
 	}
 	f.write(t, "parcel.bpmn", bytes.Replace(parcel, []byte(`name="Ship a parcel"`), []byte(`name="Ship it"`), 1))
-	deadline := time.Now().Add(time.Minute) // a bound for a stuck watcher, not a timing assertion
-	for f.versions(t, "parcel") != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the change was not deployed; log:\n%s", f.log.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	ticks <- time.Time{} // settling
+	if f.versions(t, "parcel") != 1 {
+		t.Fatalf("a change was deployed before it held still: %d versions", f.versions(t, "parcel"))
+	}
+	ticks <- time.Time{} // deploys
+	ticks <- time.Time{} // the deployment is done
+	if f.versions(t, "parcel") != 2 {
+		t.Fatalf("the change was not deployed: %d versions; log:\n%s", f.versions(t, "parcel"), f.log.String())
 	}
 	w.Stop()
 	w.Stop() // twice is fine
@@ -367,7 +372,8 @@ func TestPollLogsARepeatedFailureOnce(t *testing.T) {
 	parcel := fixtureFile(t, "parcel.bpmn")
 	f.write(t, "parcel.bpmn", parcel)
 	d := &failingDeployer{rt: f.rt}
-	w, err := deploydir.New(d, deploydir.Options{Dir: f.dir, Interval: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(f.log, nil))})
+	ticks := make(chan time.Time)
+	w, err := deploydir.New(d, deploydir.Options{Dir: f.dir, Polls: ticks, Logger: slog.New(slog.NewTextHandler(f.log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,14 +381,13 @@ func TestPollLogsARepeatedFailureOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.write(t, "parcel.bpmn", bytes.Replace(parcel, []byte(`name="Ship a parcel"`), []byte(`name="Ship it"`), 1))
-	deadline := time.Now().Add(time.Minute) // a bound for a stuck watcher, not a timing assertion
-	for d.calls.Load() < 6 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the failing deployment was tried %d times", d.calls.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
+	for range 7 { // settling, then five failed deployments done (the seventh poll may be under way)
+		ticks <- time.Time{}
 	}
 	w.Stop()
+	if n := d.calls.Load(); n < 6 {
+		t.Errorf("the deployment was tried %d times in all, want the start and at least 5 failing polls", n)
+	}
 	if n := strings.Count(f.log.String(), "store unreachable"); n != 1 {
 		t.Errorf("the same failure is logged %d times, want once:\n%s", n, f.log.String())
 	}
