@@ -13,7 +13,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
-// The statements of batch operations (runtime batch.go, migration 0020),
+// The statements of batch operations (runtime batch.go, migration 0017),
 // as the SQLite store's.
 const (
 	insertBatchSQL = `INSERT INTO batches (id, operation, params, filter, state, created_by, created_at)

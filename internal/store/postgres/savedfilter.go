@@ -11,7 +11,7 @@ import (
 
 var _ store.SavedFilterStore = (*DB)(nil)
 
-// The saved filters (migration 0021).
+// The saved filters (migration 0018).
 const (
 	savedFilterCountSQL  = `SELECT COUNT(*) FROM saved_filters WHERE user_id = $1 AND name <> $2`
 	upsertSavedFilterSQL = `INSERT INTO saved_filters (user_id, name, query, created_at) VALUES ($1, $2, $3, $4)

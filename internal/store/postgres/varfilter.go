@@ -11,7 +11,7 @@ import (
 // filter f (checked by sqlquery.CheckVariableFilters), its arguments in a:
 // its variable row, found by the index's primary key (instance_seq,
 // name). The planner may as well read the matches through the index of
-// f's column (migration 0021) when they are few.
+// f's column (migration 0018) when they are few.
 func variableCond(f store.VariableFilter, a *args) string {
 	return `EXISTS (SELECT 1 FROM instance_variables v WHERE v.instance_seq = instances.seq AND v.name = ` +
 		a.add(f.Name) + ` AND ` + variableMatch(f, "v", a) + `)`

@@ -9,7 +9,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// The variable index (migrations 0008 and 0021): a row per top-level variable of an
+// The variable index (migrations 0008 and 0018): a row per top-level variable of an
 // instance, written by the steps that change the root scope, read by the
 // list's variable filter.
 const (

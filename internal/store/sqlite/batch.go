@@ -10,7 +10,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store/sqlquery"
 )
 
-// The statements of batch operations (runtime batch.go, migration 0027).
+// The statements of batch operations (runtime batch.go, migration 0025).
 const (
 	insertBatchSQL = `INSERT INTO batches (id, operation, params, filter, state, created_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`

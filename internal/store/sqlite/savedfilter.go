@@ -10,7 +10,7 @@ import (
 
 var _ store.SavedFilterStore = (*DB)(nil)
 
-// The saved filters (migration 0028).
+// The saved filters (migration 0026).
 const (
 	savedFilterCountSQL  = `SELECT COUNT(*) FROM saved_filters WHERE user_id = ? AND name <> ?`
 	upsertSavedFilterSQL = `INSERT INTO saved_filters (user_id, name, query, created_at) VALUES (?, ?, ?, ?)

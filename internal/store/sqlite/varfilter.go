@@ -10,7 +10,7 @@ import (
 )
 
 // variableIndexes is the index of instance_variables (migrations 0015
-// and 0028) that finds the rows of a name by each column, in its order.
+// and 0026) that finds the rows of a name by each column, in its order.
 var variableIndexes = map[string]string{
 	"value":      "instance_variables_value",
 	"value_num":  "instance_variables_num",

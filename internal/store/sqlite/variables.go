@@ -8,7 +8,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// The variable index (migrations 0015 and 0028): a row per top-level variable of an
+// The variable index (migrations 0015 and 0026): a row per top-level variable of an
 // instance, written by the steps that change the root scope, read by the
 // list's variable filter.
 const (

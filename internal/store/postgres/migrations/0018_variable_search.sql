@@ -1,5 +1,5 @@
--- 0021_variable_search: typed, comparable forms of the variable index
--- (the SQLite store's 0028): value_num a JSON number's value, value_text a
+-- 0018_variable_search: typed, comparable forms of the variable index
+-- (the SQLite store's 0026): value_num a JSON number's value, value_text a
 -- JSON string's text (canonical JSON at most 1 KiB), value_time the unix
 -- nanoseconds of a string holding an RFC 3339 time or date; NULL where a
 -- value has no such form. (IF NOT EXISTS: the upgrade tests take a

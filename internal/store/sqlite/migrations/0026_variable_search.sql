@@ -1,4 +1,4 @@
--- 0028_variable_search: typed, comparable forms of the variable index, so
+-- 0026_variable_search: typed, comparable forms of the variable index, so
 -- GET /api/v1/instances?var=name:op:value compares numbers, texts and
 -- times with ranges (store.IndexedVariable): value_num holds a JSON
 -- number's value, value_text a JSON string's text (when its canonical JSON

@@ -1,4 +1,4 @@
--- 0027_batches: batch operations by filter (runtime batch.go).
+-- 0025_batches: batch operations by filter (runtime batch.go).
 --
 -- A batch is created preparing, with its operation, parameters and the
 -- instance filter (JSON the runtime owns); the filter is resolved into

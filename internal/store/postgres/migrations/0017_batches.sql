@@ -1,5 +1,5 @@
--- 0020_batches: batch operations by filter, as the SQLite store's
--- migration 0027.
+-- 0017_batches: batch operations by filter, as the SQLite store's
+-- migration 0025.
 --
 -- A batch is created preparing, with its operation, parameters and the
 -- instance filter (JSON the runtime owns); the filter is resolved into
