@@ -27,17 +27,18 @@ import (
 // on unless the suspension includes them.
 
 // ErrSuspended is wrapped by the ECONFLICT a suspended instance or process
-// version answers with.
-var ErrSuspended = errors.New("suspended")
+// version answers with; its text ends the message ("instance … is
+// suspended: resume it first").
+var ErrSuspended = errors.New("resume it first")
 
 // suspendedInstance is the refusal of a step on suspended instance id.
 func suspendedInstance(id InstanceID) error {
-	return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is suspended: resume it first", id), Err: ErrSuspended}
+	return &Error{Code: ECONFLICT, Message: fmt.Sprintf("instance %s is suspended", id), Err: ErrSuspended}
 }
 
 // suspendedVersion is the refusal of a start of a suspended version.
 func suspendedVersion(ref DefinitionRef) error {
-	return &Error{Code: ECONFLICT, Message: fmt.Sprintf("process %s version %d is suspended: it starts no instance until it is resumed", ref.Key, ref.Version), Err: ErrSuspended}
+	return &Error{Code: ECONFLICT, Message: fmt.Sprintf("process %s version %d is suspended: it starts no instance", ref.Key, ref.Version), Err: ErrSuspended}
 }
 
 // SuspendInstance suspends a running or failed instance and returns it;
