@@ -21,6 +21,12 @@ const (
 	RouteInstances      = "/instances"
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
+	// RouteInstanceSuspend and RouteInstanceResume suspend and resume an
+	// instance; RouteProcessSuspend and RouteProcessResume a version.
+	RouteInstanceSuspend = "/instances/{id}/suspend"
+	RouteInstanceResume  = "/instances/{id}/resume"
+	RouteProcessSuspend  = "/processes/{key}/versions/{version}/suspend"
+	RouteProcessResume   = "/processes/{key}/versions/{version}/resume"
 	RouteInstanceDelete = "/instances/{id}/delete"
 	RouteInstanceVars   = "/instances/{id}/variables"
 	RouteInstanceModify = "/instances/{id}/modify"
@@ -257,6 +263,12 @@ func InstancePageURL(id, scopesAfter, tracksAfter string) string {
 
 // InstanceActionURL is an instance's action path, e.g. "cancel".
 func InstanceActionURL(id, action string) string { return InstanceURL(id) + "/" + action }
+
+// ProcessVersionActionURL is where a process version's suspend and resume
+// forms post (action "suspend" or "resume").
+func ProcessVersionActionURL(key string, v int, action string) string {
+	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/" + action
+}
 
 // AdHocActivateURL is where a region's Activate buttons post.
 func AdHocActivateURL(id, scopeID string) string {
