@@ -222,8 +222,13 @@ func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (InstanceRow, *e
 		}
 	}
 	if row.Suspended && !runsSuspended(spec.ev) {
-		r.release(row, st, legacy)
-		return InstanceRow{}, nil, nil, false, suspendedInstance(spec.id)
+		if row, st, legacy, err = r.stillSuspended(ctx, row, st, legacy); err != nil {
+			return InstanceRow{}, nil, nil, false, err
+		}
+		if row.Suspended {
+			r.release(row, st, legacy)
+			return InstanceRow{}, nil, nil, false, suspendedInstance(spec.id)
+		}
 	}
 	proc := spec.proc
 	if proc == nil {

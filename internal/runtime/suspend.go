@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/gobpm/gobpm/internal/engine"
 )
 
 // Suspension. A suspended instance takes no step but its cancellation:
@@ -39,6 +41,25 @@ func suspendedInstance(id InstanceID) error {
 // suspendedVersion is the refusal of a start of a suspended version.
 func suspendedVersion(ref DefinitionRef) error {
 	return &Error{Code: ECONFLICT, Message: fmt.Sprintf("process %s version %d is suspended: it starts no instance", ref.Key, ref.Version), Err: ErrSuspended}
+}
+
+// stillSuspended confirms the flag of a suspended row before a step is
+// refused for it: on a store several nodes share, another node may have
+// resumed the instance since this node cached its state (a refusal
+// commits nothing, so no revision check would notice), and a cached row
+// whose revision moved on is read again.
+func (r *Runtime) stillSuspended(ctx context.Context, row InstanceRow, st *engine.State, legacy bool) (InstanceRow, *engine.State, bool, error) {
+	if r.cluster == nil {
+		return row, st, legacy, nil
+	}
+	cur, err := r.store.InstanceRow(ctx, row.ID)
+	if err != nil {
+		return InstanceRow{}, nil, false, instanceErr(row.ID, err)
+	}
+	if cur.Revision == row.Revision {
+		return row, st, legacy, nil
+	}
+	return r.readState(ctx, row.ID)
 }
 
 // SuspendInstance suspends a running or failed instance and returns it;
@@ -80,7 +101,9 @@ func (r *Runtime) setSuspendedLocked(ctx context.Context, id InstanceID, suspend
 	unlock := r.locks.lock(id)
 	defer unlock()
 	for attempt := 0; ; attempt++ {
-		row, st, legacy, err := r.acquire(ctx, id)
+		// acquireCurrent: the idempotence check must not trust a state
+		// another node's act has moved on since this node cached it.
+		row, st, legacy, err := r.acquireCurrent(ctx, id)
 		if err != nil {
 			return false, err
 		}
