@@ -92,6 +92,28 @@ func TestIntegrationSuspendMessageAfterResume(t *testing.T) {
 	}
 }
 
+// TestIntegrationSuspendBufferedMessage: a message published with a time
+// to live while its only subscriber is suspended is buffered (202), and
+// the resumed instance takes it.
+func TestIntegrationSuspendBufferedMessage(t *testing.T) {
+	t.Parallel()
+	b := setupReal(t)
+	deployTestdata(t, b, "message.bpmn")
+	id := startProcess(t, b, "payment", `{"orderId":"o-8"}`)
+	b.postJSON("/api/v1/instances/"+id+"/suspend", ``).wantStatus(t, http.StatusOK)
+	if res := b.postJSON("/api/v1/messages", `{"name":"order-paid","correlationKey":"o-8","timeToLive":60000}`).
+		wantStatus(t, http.StatusAccepted).object(t); res["buffered"] != true {
+		t.Fatalf("publication while suspended = %s", mustJSON(t, res))
+	}
+	if s := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t); s["status"] != runtime.StatusRunning {
+		t.Fatalf("a suspended instance took the message: %s", mustJSON(t, s))
+	}
+	b.postJSON("/api/v1/instances/"+id+"/resume", ``).wantStatus(t, http.StatusOK)
+	if s := b.get("/api/v1/instances/"+id).wantStatus(t, http.StatusOK).object(t); s["status"] != runtime.StatusCompleted {
+		t.Errorf("the resumed instance did not take the buffered message: %s", mustJSON(t, s))
+	}
+}
+
 // TestIntegrationSuspendJob: a suspended instance's job is not activatable
 // and its locked job cannot be completed (409, as Camunda 7); after the
 // resume the lock holder completes it.

@@ -19,8 +19,9 @@ import (
 // instance row and every suspension act moves the row's revision on, so
 // any node's step computed before it fails its commit and reads the flag
 // again. The resume releases the waits: timers that came due meanwhile
-// fire then, once; the outcome of a child that ended meanwhile is handed
-// over by the outbox's retry.
+// fire then, once; the messages buffered for its subscriptions meanwhile
+// (published with a time to live) are delivered; the outcome of a child
+// that ended meanwhile is handed over by the outbox's retry.
 //
 // A suspended process version starts no instance: a start through the
 // API, a message or a signal start, a webhook or conditional start answers
@@ -88,6 +89,7 @@ func (r *Runtime) setSuspended(ctx context.Context, id InstanceID, suspended boo
 	if changed && !suspended {
 		r.wakeScheduler()
 		r.jobReady.notifyAll()
+		r.recheckResumed(ctx, id)
 	}
 	if changed {
 		r.log.Info("instance suspension changed", "instance_id", id, "suspended", suspended)
@@ -125,6 +127,25 @@ func (r *Runtime) setSuspendedLocked(ctx context.Context, id InstanceID, suspend
 			return false, fmt.Errorf("runtime: suspension of %s: %w", id, err)
 		}
 	}
+}
+
+// recheckResumed delivers to a resumed instance's message subscriptions
+// the buffered messages published for them while it was suspended (as a
+// step that opens a subscription looks them up: recheckBuffered). A
+// failure is logged: the messages stay buffered.
+func (r *Runtime) recheckResumed(ctx context.Context, id InstanceID) {
+	waits, err := r.store.InstanceWaits(ctx, id)
+	if err != nil {
+		r.log.Error("resumed instance's subscriptions not read", "instance_id", id, "error", err)
+		return
+	}
+	w := &work{}
+	for _, wt := range waits {
+		if wt.Kind == WaitMessage {
+			w.rechecks = append(w.rechecks, bufferRecheck{instance: id, wait: wt.ID, name: wt.Name, key: wt.CorrelationKey, processKey: wt.ProcessKey})
+		}
+	}
+	r.recheckBuffered(ctx, w)
 }
 
 // VersionSuspension asks to suspend or resume a process version.
