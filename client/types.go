@@ -90,6 +90,8 @@ type InstanceSummary struct {
 	// IncidentsInTree: an instance it called, directly or further down,
 	// has an open incident.
 	IncidentsInTree bool `json:"incidentsInTree"`
+	// Suspended: the instance is suspended (SuspendInstance).
+	Suspended bool `json:"suspended"`
 }
 
 // InstancePage is one page of ListInstances.

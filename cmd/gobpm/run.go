@@ -24,6 +24,10 @@ Commands:
   start KEY [--var k=v]… [--business-key K]
   instances [--status S] [--process KEY]
   instance ID                           show an instance and where it waits
+  instance suspend|resume ID            suspend an instance (no steps until resumed) or resume it
+  process suspend|resume KEY VERSION [--include-instances]
+                                        suspend a process version (no new instances; with
+                                        --include-instances its running ones too) or resume it
   cancel ID
   tasks [--assignee U] [--group G] [--instance ID]
   complete-task ID [--var k=v]…         claim (if unassigned) and complete
@@ -42,7 +46,8 @@ Commands:
                                         act on every instance the filter (the instances list's
                                         parameters: processKey, status, var, …) matches, in the
                                         background: cancel, retry-incidents, migrate, modify,
-                                        set-variables, delete; --dry-run only counts them
+                                        set-variables, delete, suspend,
+                                        resume; --dry-run only counts them
   batch list [--limit N] [--offset N]   the batches, newest first
   batch get|pause|resume|cancel ID      a batch's progress; steer it
   batch items ID [--status S] [--cursor C] [--limit N]
@@ -210,7 +215,15 @@ func (k *cli) dispatch(ctx context.Context, cmd string, args []string) error {
 	case "instances":
 		return k.instances(ctx, args)
 	case "instance":
+		if len(args) > 0 && (args[0] == "suspend" || args[0] == "resume") {
+			return k.suspendInstance(ctx, args[0], args[1:])
+		}
 		return k.instance(ctx, args)
+	case "process":
+		if len(args) == 0 || (args[0] != "suspend" && args[0] != "resume") {
+			return fmt.Errorf("process: %w: want suspend or resume", errUsage)
+		}
+		return k.suspendVersion(ctx, args[0], args[1:])
 	case "cancel":
 		return k.cancel(ctx, args)
 	case "tasks":
@@ -375,7 +388,11 @@ func (k *cli) printInstance(ctx context.Context, inst client.Instance) error {
 	fmt.Fprintf(tw, "Instance:\t%s #%d\n", inst.ProcessKey, inst.Number)
 	fmt.Fprintf(tw, "ID:\t%s\n", inst.ID)
 	fmt.Fprintf(tw, "Process:\t%s v%d\n", inst.ProcessKey, inst.Version)
-	fmt.Fprintf(tw, "Status:\t%s\n", inst.Status)
+	if inst.Suspended {
+		fmt.Fprintf(tw, "Status:\t%s (suspended)\n", inst.Status)
+	} else {
+		fmt.Fprintf(tw, "Status:\t%s\n", inst.Status)
+	}
 	if inst.BusinessKey != "" {
 		fmt.Fprintf(tw, "Business key:\t%s\n", inst.BusinessKey)
 	}
@@ -420,6 +437,46 @@ func (k *cli) printInstance(ctx context.Context, inst client.Instance) error {
 		return tw.Flush()
 	}
 	return nil
+}
+
+// suspendInstance runs gobpm instance suspend|resume ID.
+func (k *cli) suspendInstance(ctx context.Context, verb string, args []string) error {
+	pos, err := k.parse(flag.NewFlagSet("instance "+verb, flag.ContinueOnError), args, 1)
+	if err != nil {
+		return err
+	}
+	act := k.c.ResumeInstance
+	if verb == "suspend" {
+		act = k.c.SuspendInstance
+	}
+	inst, err := act(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return k.printInstance(ctx, inst)
+}
+
+// suspendVersion runs gobpm process suspend|resume KEY VERSION.
+func (k *cli) suspendVersion(ctx context.Context, verb string, args []string) error {
+	fs := flag.NewFlagSet("process "+verb, flag.ContinueOnError)
+	include := fs.Bool("include-instances", false, "also act on the version's instances")
+	pos, err := k.parse(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	version, err := strconv.Atoi(pos[1])
+	if err != nil || version < 1 {
+		return fmt.Errorf("process %s: %w: VERSION must be a positive integer, not %q", verb, errUsage, pos[1])
+	}
+	act := k.c.ResumeVersion
+	if verb == "suspend" {
+		act = k.c.SuspendVersion
+	}
+	out, err := act(ctx, pos[0], version, *include)
+	if err != nil {
+		return err
+	}
+	return k.print(out, "KEY\tVERSION\tSUSPENDED\tINSTANCES", [][]string{{out.Key, strconv.Itoa(out.Version), strconv.FormatBool(out.Suspended), strconv.Itoa(out.Instances)}})
 }
 
 func (k *cli) cancel(ctx context.Context, args []string) error {

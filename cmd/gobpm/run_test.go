@@ -130,6 +130,12 @@ func TestCLI(t *testing.T) {
 	gobpm(t, addr, "instance-waiting-timer", "instance", inst.ID)
 	gobpm(t, addr, "message", "message", "nobody-listens", "--key", "o-2")
 	gobpm(t, addr, "signal", "signal", "nobody-listens")
+	gobpm(t, addr, "instance-suspend", "instance", "suspend", inst.ID)
+	gobpm(t, addr, "instance-resume", "-o", "json", "instance", "resume", inst.ID)
+	gobpm(t, addr, "process-suspend", "process", "suspend", "order-approval", "1", "--include-instances")
+	gobpm(t, addr, "error-process-suspended-start", "start", "order-approval")
+	gobpm(t, addr, "process-resume", "process", "resume", "order-approval", "1", "--include-instances")
+	gobpm(t, addr, "error-process-usage", "process", "suspend", "order-approval")
 	gobpm(t, addr, "cancel", "cancel", inst.ID)
 
 	// The history export: one answer, and the same facts pulled three at a

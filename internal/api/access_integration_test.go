@@ -242,6 +242,10 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/clock", `{"advanceMs":1}`, "a"},      // 409 for admin: the clock is real
 		{"POST", "/api/v1/admin/backup", `{"to":"x.db"}`, "a"}, // 409 for admin: no --backup-dir
 		{"DELETE", "/api/v1/instances/" + instID, "", "a"},     // 409 for admin: it runs (cancelled below)
+		{"POST", "/api/v1/instances/" + instID + "/suspend", "", "ado"},
+		{"POST", "/api/v1/instances/" + instID + "/resume", "", "ado"},
+		{"POST", "/api/v1/processes/order/versions/1/suspend", "", "ado"},
+		{"POST", "/api/v1/processes/order/versions/1/resume", "", "ado"},
 		{"POST", "/api/v1/instances/" + instID + "/cancel", "", "ado"},
 		{"DELETE", "/api/v1/users/victim", "", "a"},
 		{"GET", "/engine-rest/engine", "", "*"},

@@ -179,6 +179,8 @@ type Service interface {
 	Migrations
 	// Batches: operations on every instance a filter matches (batches.go).
 	Batches
+	// Suspensions: suspended instances and process versions (suspend.go).
+	Suspensions
 	// Statistics returns a process's element statistics over a period and
 	// a version (0: all) from the rollups; ENOTFOUND for an unknown key or
 	// version, EINVALID for a bad period.

@@ -57,7 +57,7 @@ type Batches interface {
 // with the same syntax. Any other member is refused, so that a misspelt
 // filter never widens a batch to every instance. A new list filter is
 // added here too.
-var batchFilterParams = []string{"processKey", "version", "status", "businessKey", "parentId", "number",
+var batchFilterParams = []string{"processKey", "version", "status", "suspended", "businessKey", "parentId", "number",
 	"element", "incidentMessage", "incidentMessagePrefix", "var",
 	"createdAfter", "createdBefore", "endedAfter", "endedBefore"}
 

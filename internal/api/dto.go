@@ -52,6 +52,8 @@ type Process struct {
 type ProcessVersion struct {
 	Process
 	DeploymentID string `json:"deploymentId"`
+	// Suspended: the version starts no instance until it is resumed.
+	Suspended bool `json:"suspended"`
 }
 
 // Decision is the latest version of one decision key.
@@ -120,6 +122,8 @@ type InstanceSummary struct {
 	// IncidentsInTree: an instance it called, directly or further down,
 	// has an open incident.
 	IncidentsInTree bool `json:"incidentsInTree"`
+	// Suspended: the instance is suspended (no steps until it is resumed).
+	Suspended bool `json:"suspended"`
 }
 
 // InstancePage is the answer of GET /api/v1/instances. Total counts the
@@ -441,6 +445,7 @@ func toSummary(row runtime.InstanceRow) InstanceSummary {
 		CreatedAt:   timestamp(row.CreatedAt),
 		UpdatedAt:   timestamp(row.UpdatedAt),
 		EndedAt:     timestamp(row.EndedAt),
+		Suspended:   row.Suspended,
 	}
 	if row.ParentID != "" {
 		s.Parent = &InstanceLink{InstanceID: string(row.ParentID), NodeID: row.ParentNodeID}

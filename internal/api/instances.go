@@ -98,6 +98,13 @@ func readInstanceFilter(r *http.Request) (runtime.InstanceFilter, error) {
 		return f, errorf(kindInvalidRequest, "status", fmt.Sprintf("status must be running, completed, terminated or failed, not %q", f.Status))
 	}
 	f.ProcessKeyPatterns = readPatterns(r, auth.KindProcess)
+	if q.Has("suspended") {
+		suspended, err := queryBool(r, "suspended", false)
+		if err != nil {
+			return f, err
+		}
+		f.Suspended = &suspended
+	}
 	version, err := queryInt(r, "version", 0, 1, math.MaxInt32)
 	if err != nil {
 		return f, err

@@ -33,9 +33,13 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	suspended, err := s.suspendedSet(r.Context(), chi.URLParam(r, "key"))
+	if err != nil {
+		return err
+	}
 	out := List[ProcessVersion]{Items: make([]ProcessVersion, 0, len(defs))}
 	for _, d := range defs {
-		out.Items = append(out.Items, ProcessVersion{Process: toProcess(d), DeploymentID: d.DeploymentID})
+		out.Items = append(out.Items, ProcessVersion{Process: toProcess(d), DeploymentID: d.DeploymentID, Suspended: suspended(d.Version)})
 	}
 	s.writeJSON(w, r, http.StatusOK, out)
 	return nil

@@ -54,13 +54,19 @@ func (s *server) routes() []route {
 		readDecision = on(auth.PermRead, auth.KindDecision, access.KeyParam)
 		readInstance = on(auth.PermRead, auth.KindProcess, access.KeyInstance)
 		operate      = on(auth.PermOperate, auth.KindProcess, access.KeyInstance)
-		work         = on(auth.PermWork, auth.KindJobType, access.KeyJob)
+		// operateProcess is operate on the process {key} names.
+		operateProcess = on(auth.PermOperate, auth.KindProcess, access.KeyParam)
+		work           = on(auth.PermWork, auth.KindJobType, access.KeyJob)
 
 		instance = param("instance", "id")
 		job      = param("job", "key")
 		task     = param("task", "id")
 		user     = param("user", "id")
 		group    = param("group", "id")
+
+		processVersion = func(r *http.Request) string {
+			return "process " + chi.URLParam(r, "key") + " version " + chi.URLParam(r, "version")
+		}
 	)
 	return []route{
 		{get, "/healthz", public, nil, s.healthz},
@@ -84,6 +90,10 @@ func (s *server) routes() []route {
 		{get, v + "/processes/{key}/statistics", readProcess, nil, s.statistics},
 		{get, v + "/processes/{key}/statistics/timeline", readProcess, nil, s.statisticsTimeline},
 		{post, v + "/processes/{key}/instances", on(auth.PermStart, auth.KindProcess, access.KeyParam), param("process", "key"), s.startInstance},
+		// Suspending a version stops its starts (and, asked to, its
+		// instances): operate on its process.
+		{post, v + "/processes/{key}/versions/{version}/suspend", operateProcess, processVersion, s.suspendVersion},
+		{post, v + "/processes/{key}/versions/{version}/resume", operateProcess, processVersion, s.resumeVersion},
 		{get, v + "/decisions", on(auth.PermRead, auth.KindDecision, access.KeyHandler), nil, s.listDecisions},
 		{get, v + "/decisions/{key}/versions", readDecision, nil, s.listDecisionVersions},
 		{get, v + "/decisions/{key}/versions/{version}/xml", readDecision, nil, s.decisionXML},
@@ -95,6 +105,8 @@ func (s *server) routes() []route {
 		{get, v + "/instances/{id}/scopes", readInstance, nil, s.listScopes},
 		{get, v + "/instances/{id}/tracks", readInstance, nil, s.listTracks},
 		{post, v + "/instances/{id}/cancel", operate, instance, s.cancel},
+		{post, v + "/instances/{id}/suspend", operate, instance, s.suspendInstance},
+		{post, v + "/instances/{id}/resume", operate, instance, s.resumeInstance},
 		{post, v + "/instances/{id}/modify", operate, instance, s.modifyInstance},
 		{post, v + "/instances/{id}/variables", operate, instance, s.setVariables},
 		{get, v + "/instances/{id}/waits", readInstance, nil, s.listWaits},

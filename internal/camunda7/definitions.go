@@ -247,5 +247,5 @@ func toProcessInstance(r *http.Request, row runtime.InstanceRow) ProcessInstance
 	id := string(row.ID)
 	return ProcessInstance{Links: []Link{{Method: http.MethodGet, Href: baseURL(r) + "/process-instance/" + id, Rel: "self"}},
 		ID: id, DefinitionID: definitionID(row.ProcessKey, row.ProcessVersion), BusinessKey: optional(row.BusinessKey),
-		Ended: row.Status == runtime.StatusCompleted || row.Status == runtime.StatusTerminated}
+		Ended: row.Status == runtime.StatusCompleted || row.Status == runtime.StatusTerminated, Suspended: row.Suspended}
 }

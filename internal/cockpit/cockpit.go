@@ -54,6 +54,16 @@ type Service interface {
 	Waits(ctx context.Context, id runtime.InstanceID, after string, limit int) ([]runtime.WaitRow, string, error)
 	// Cancel terminates an instance and its called children; ECONFLICT once ended.
 	Cancel(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// SuspendInstance and ResumeInstance suspend and resume an instance
+	// (idempotent); ECONFLICT once ended.
+	SuspendInstance(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	ResumeInstance(ctx context.Context, id runtime.InstanceID) (runtime.InstanceView, error)
+	// SuspendVersion and ResumeVersion suspend and resume a process
+	// version (with IncludeInstances its instances too); ENOTFOUND.
+	SuspendVersion(ctx context.Context, req runtime.VersionSuspension) (int, error)
+	ResumeVersion(ctx context.Context, req runtime.VersionSuspension) (int, error)
+	// SuspendedVersions returns the suspended versions of a key.
+	SuspendedVersions(ctx context.Context, key string) ([]int, error)
 	// ModifyInstance cancels and starts elements in one step; EINVALID,
 	// ECONFLICT.
 	ModifyInstance(ctx context.Context, id runtime.InstanceID, instructions []runtime.Modification) (runtime.InstanceView, error)

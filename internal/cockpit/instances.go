@@ -221,6 +221,7 @@ func (h *handler) instancePage(w http.ResponseWriter, r *http.Request, id runtim
 		CanOperate: h.may(r, auth.PermOperate, auth.KindProcess, v.ProcessKey),
 		CanDelete: (v.Status == runtime.StatusCompleted || v.Status == runtime.StatusTerminated) &&
 			h.may(r, auth.PermDelete, auth.KindProcess, v.ProcessKey),
+		Suspended: v.Suspended,
 	}
 	deployed := false
 	if def, err := h.svc.Definition(ctx, v.ProcessKey, v.ProcessVersion); err == nil {
@@ -825,4 +826,21 @@ func (h *handler) setVariables(w http.ResponseWriter, r *http.Request) {
 	}
 	sort.Strings(names)
 	h.done(w, r, templates.InstanceURL(string(id)), "ok", "Set "+strings.Join(names, ", ")+".")
+}
+
+// suspendInstance suspends (or resumes) an instance and returns to it.
+func (h *handler) suspendInstance(suspend bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := runtime.InstanceID(chi.URLParam(r, "id"))
+		to := templates.InstanceURL(string(id))
+		act, msg := h.svc.ResumeInstance, "The instance was resumed: its due timers fire and its jobs can be activated again."
+		if suspend {
+			act, msg = h.svc.SuspendInstance, "The instance was suspended: it takes no step but its cancellation until it is resumed."
+		}
+		if _, err := act(r.Context(), id); err != nil {
+			h.actFailed(w, r, to, err)
+			return
+		}
+		h.done(w, r, to, "ok", msg)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,6 +186,11 @@ func (h *handler) processPage(w http.ResponseWriter, r *http.Request, key string
 	for _, d := range versions {
 		p.Versions = append(p.Versions, d.Version)
 	}
+	suspended, err := h.svc.SuspendedVersions(ctx, key)
+	if err != nil {
+		return p, err
+	}
+	p.Suspended = slices.Contains(suspended, def.Version)
 	o, err := h.outline(ctx, def.Key, def.Version)
 	if err != nil {
 		return p, err
@@ -387,4 +393,33 @@ func (h *handler) deployGuarded(r *http.Request) context.Context {
 		}
 		return c.ReachRefused(plan.Reaches)
 	})
+}
+
+// suspendVersion suspends (or resumes) a process version, with its
+// instances when the form asks, and returns to the version's page.
+func (h *handler) suspendVersion(suspend bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := chi.URLParam(r, "key")
+		v, err := strconv.Atoi(chi.URLParam(r, "version"))
+		to := templates.ProcessURL(key, v)
+		if err != nil || v < 1 {
+			h.actFailed(w, r, templates.ProcessURL(key, 0), runtime.Errorf(runtime.EINVALID, "version must be a positive integer"))
+			return
+		}
+		req := runtime.VersionSuspension{Key: key, Version: v, IncludeInstances: r.PostFormValue("includeInstances") == "on"}
+		act, verb := h.svc.ResumeVersion, "resumed"
+		if suspend {
+			act, verb = h.svc.SuspendVersion, "suspended"
+		}
+		n, err := act(r.Context(), req)
+		if err != nil {
+			h.actFailed(w, r, to, err)
+			return
+		}
+		msg := fmt.Sprintf("Version %d was %s.", v, verb)
+		if req.IncludeInstances {
+			msg = fmt.Sprintf("Version %d was %s, with %d of its instances.", v, verb, n)
+		}
+		h.done(w, r, to, "ok", msg)
+	}
 }

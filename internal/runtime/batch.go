@@ -64,12 +64,13 @@ const (
 	BatchModify         = "modify"
 	BatchSetVariables   = "set-variables"
 	BatchDelete         = "delete"
+	BatchSuspend        = "suspend"
+	BatchResume         = "resume"
 )
 
 // BatchOperations are the operations CreateBatch accepts, in the order
-// the API documents them. Suspend and resume join as one case each in
-// actOn and checkBatch once the runtime can suspend an instance.
-var BatchOperations = []string{BatchCancel, BatchRetryIncidents, BatchMigrate, BatchModify, BatchSetVariables, BatchDelete}
+// the API documents them.
+var BatchOperations = []string{BatchCancel, BatchRetryIncidents, BatchMigrate, BatchModify, BatchSetVariables, BatchDelete, BatchSuspend, BatchResume}
 
 // DefaultBatchRate is how many instances the batches act on per second,
 // all together, unless Options.BatchRate says otherwise.
@@ -194,7 +195,7 @@ func (r *Runtime) checkBatch(ctx context.Context, req BatchRequest) (BatchReques
 	req.Filter.SortBy, req.Filter.Ascending = "", true // oldest first
 	p := &req.Params
 	switch req.Operation {
-	case BatchCancel, BatchDelete:
+	case BatchCancel, BatchDelete, BatchSuspend, BatchResume:
 	case BatchRetryIncidents:
 		if p.Retries < 0 {
 			return req, &Error{Code: EINVALID, Field: "retries", Message: "batch: retries must be at least 1"}
@@ -512,6 +513,9 @@ func (r *Runtime) actOn(ctx context.Context, rec BatchRecord, p BatchParams, f I
 		if ErrorCode(err) == ENOTFOUND {
 			out.Reason, err = "already deleted", nil
 		}
+	} else if rec.Operation == BatchSuspend || rec.Operation == BatchResume {
+		// Idempotent acts: a second attempt after a restart changes nothing.
+		_, err = r.setSuspended(ctx, id, rec.Operation == BatchSuspend)
 	} else if rec.Operation == BatchRetryIncidents {
 		out.Reason, err = r.retryAll(ctx, rec, p, id)
 	} else {

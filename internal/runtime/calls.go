@@ -197,6 +197,12 @@ func (r *Runtime) launch(ctx context.Context, w *work, caller *bpmn.Process, bus
 		}
 		return fail(engine.CodeCallNotFound, "call activity %s: process %q is not deployed", c.NodeID, key), nil
 	}
+	if err := r.checkStartable(ctx, ref); err != nil {
+		if !errors.Is(err, ErrSuspended) {
+			return nil, err
+		}
+		return fail(engine.CodeCallNotFound, "call activity %s: %v", c.NodeID, err), nil
+	}
 	if msg := checkContract(c, proc); msg != "" {
 		return fail(engine.CodeCallContract, "call activity %s calling %s: %s", c.NodeID, key, msg), nil
 	}

@@ -268,6 +268,9 @@ func (r *Runtime) broadcast(ctx context.Context, name string, vars map[string]an
 			}
 		}
 		if _, err := r.startAt(sctx, s.proc, s.ref, "", s.node, vars, nil, nil); err != nil {
+			if errors.Is(err, ErrSuspended) {
+				continue // a suspended version starts nothing: not retried
+			}
 			left.Starts = append(left.Starts, target)
 			if errors.Is(err, errClosed) {
 				for _, s := range starts[i+1:] {

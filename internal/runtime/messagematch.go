@@ -157,7 +157,7 @@ func (r *Runtime) matchingWaits(ctx context.Context, m MessageMatch) ([]WaitRow,
 			f.After = rows[len(rows)-1].ID
 		}
 	default:
-		page := WaitPageFilter{Kind: WaitMessage, Name: m.Name}
+		page := WaitPageFilter{Kind: WaitMessage, Name: m.Name, Unheld: true} // a suspended instance's subscriptions are held
 		for {
 			waits, err := r.store.WaitsPage(ctx, page)
 			if err != nil {

@@ -200,6 +200,9 @@ func (r *Runtime) performOutbox(ctx context.Context, row OutboxRow) bool {
 // moot reports whether err means the work has nothing left to do: the
 // instance is gone, ended, or no longer waits for it.
 func moot(err error) bool {
+	if errors.Is(err, ErrSuspended) {
+		return false // the instance takes it once resumed: retried until then
+	}
 	return err == nil || ErrorCode(err) == ENOTFOUND || ErrorCode(err) == ECONFLICT
 }
 

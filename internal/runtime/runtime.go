@@ -512,6 +512,9 @@ func (r *Runtime) replayStart(ctx context.Context, scope string, hash [32]byte) 
 // With view non-nil it also fills in the new instance's view, built from
 // the state the step committed (nothing is read back).
 func (r *Runtime) startAt(ctx context.Context, proc *bpmn.Process, ref DefinitionRef, businessKey, startNode string, vars map[string]any, extra func(*StepRecord), view *InstanceView) (InstanceID, error) {
+	if err := r.checkStartable(ctx, ref); err != nil {
+		return "", err
+	}
 	id := InstanceID(r.newID())
 	_, err := r.runStep(ctx, stepSpec{
 		id:    id,

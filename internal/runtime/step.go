@@ -17,7 +17,9 @@ import (
 //
 //  1. lock the instance (a new one: mint nothing, its id is the spec's);
 //  2. load its state (acquire: the cache's or the store's), or build the
-//     new instance's; a spec's check may find nothing to do (release);
+//     new instance's; a spec's check may find nothing to do (release); a
+//     suspended instance refuses every event but its cancellation
+//     (suspend.go);
 //  3. Apply the event with the engine (the instance's own version, or the
 //     model the spec names);
 //  4. settle what the step asked of the registry: the children of call
@@ -219,6 +221,15 @@ func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (InstanceRow, *e
 			return InstanceRow{}, nil, nil, false, err
 		}
 	}
+	if row.Suspended && !runsSuspended(spec.ev) {
+		if row, st, legacy, err = r.stillSuspended(ctx, row, st, legacy); err != nil {
+			return InstanceRow{}, nil, nil, false, err
+		}
+		if row.Suspended {
+			r.release(row, st, legacy)
+			return InstanceRow{}, nil, nil, false, suspendedInstance(spec.id)
+		}
+	}
 	proc := spec.proc
 	if proc == nil {
 		if proc, _, err = r.process(ctx, row.ProcessKey, row.ProcessVersion); err != nil {
@@ -226,6 +237,13 @@ func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (InstanceRow, *e
 		}
 	}
 	return row, st, proc, legacy, nil
+}
+
+// runsSuspended reports the events a suspended instance still takes: its
+// cancellation (suspend.go); every other step is refused.
+func runsSuspended(ev engine.Event) bool {
+	_, cancel := ev.(engine.Cancel)
+	return cancel
 }
 
 // commitStep is steps 5 and 6: it records the stepped instance ahead of

@@ -98,6 +98,10 @@ type InstanceRow struct {
 	EndedAt time.Time
 	// Revision counts committed steps; it guards against lost updates.
 	Revision int64
+	// Suspended reports a suspended instance: no step runs on it but its
+	// cancellation, and its waits are held (Store.SetInstanceSuspended).
+	// A step never writes it: only the suspension acts do.
+	Suspended bool
 }
 
 // FactRow is one history entry of an instance. Seq is assigned by the engine
@@ -333,6 +337,9 @@ type InstanceFilter struct {
 	Status         string
 	BusinessKey    string
 	ParentID       InstanceID
+	// Suspended, when set, keeps the suspended instances (true) or the
+	// others (false).
+	Suspended *bool
 	// ProcessKeyPatterns, when not nil, keeps only instances whose process
 	// key matches, in every clause, at least one pattern, where '*' matches
 	// any run of characters ("order-*"); an empty clause matches nothing.
@@ -584,6 +591,9 @@ type Store interface {
 
 	// The history export (runtime/export.go).
 	ExportStore
+
+	// Suspended instances and process versions (runtime/suspend.go).
+	SuspensionStore
 
 	// Close releases the store.
 	Close() error

@@ -153,6 +153,9 @@ type WaitPageFilter struct {
 	// time, as Store.ActivateJobs defines it: retries > 0, not backing off,
 	// not locked or the lock expired.
 	ActivatableAt time.Time
+	// Unheld leaves out the waits of suspended instances (held waits,
+	// Store.SetInstanceSuspended); ActivatableAt implies it.
+	Unheld bool
 	// After is the cursor: the last row of the previous page (its ID and
 	// CreatedAt); the zero row starts at the first.
 	After WaitCursor

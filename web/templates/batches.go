@@ -30,6 +30,8 @@ var BatchOperations = []struct{ Value, Label string }{
 	{"retry-incidents", "Retry their open incidents"},
 	{"set-variables", "Set variables"},
 	{"delete", "Delete them (ended instances)"},
+	{"suspend", "Suspend them"},
+	{"resume", "Resume them"},
 }
 
 // BatchRow is one batch operation with its progress.

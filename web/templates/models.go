@@ -258,6 +258,9 @@ type ProcessPage struct {
 	CanMigrate bool
 	// CanEdit links the modeler (the deploy permission on this key).
 	CanEdit bool
+	// Suspended shows the suspended badge and the Resume button (else
+	// Suspend) when CanMigrate (operate on this key) allows them.
+	Suspended bool
 	// Insight is the process's statistics and heatmaps (nil when the
 	// store keeps none).
 	Insight *Insight
@@ -410,7 +413,10 @@ type InstancePage struct {
 	CanDelete bool
 	// Modify is the modify form: what it offers and what was chosen.
 	Modify ModifyForm
-	Live   InstanceLive
+	// Suspended shows the suspended badge and the Resume button (else
+	// Suspend, for a running instance).
+	Suspended bool
+	Live      InstanceLive
 }
 
 // ModifyForm is the instance page's "Modify…" form: cancel the tokens at an

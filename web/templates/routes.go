@@ -21,19 +21,25 @@ const (
 	RouteInstances      = "/instances"
 	RouteInstance       = "/instances/{id}"
 	RouteInstanceCancel = "/instances/{id}/cancel"
-	RouteInstanceDelete = "/instances/{id}/delete"
-	RouteInstanceVars   = "/instances/{id}/variables"
-	RouteInstanceModify = "/instances/{id}/modify"
-	RouteAdHocActivate  = "/instances/{id}/adhoc/{scope}/activate"
-	RouteTasks          = "/tasks"
-	RouteTasksStart     = "/tasks/start"
-	RouteTasksStartKey  = "/tasks/start/{key}"
-	RouteTaskClaim      = "/tasks/{id}/claim"
-	RouteTaskUnclaim    = "/tasks/{id}/unclaim"
-	RouteTaskComplete   = "/tasks/{id}/complete"
-	RouteIncidents      = "/incidents"
-	RouteIncidentRetry  = "/incidents/{id}/retry"
-	RouteIncidentsRetry = "/incidents/retry"
+	// RouteInstanceSuspend and RouteInstanceResume suspend and resume an
+	// instance; RouteProcessSuspend and RouteProcessResume a version.
+	RouteInstanceSuspend = "/instances/{id}/suspend"
+	RouteInstanceResume  = "/instances/{id}/resume"
+	RouteProcessSuspend  = "/processes/{key}/versions/{version}/suspend"
+	RouteProcessResume   = "/processes/{key}/versions/{version}/resume"
+	RouteInstanceDelete  = "/instances/{id}/delete"
+	RouteInstanceVars    = "/instances/{id}/variables"
+	RouteInstanceModify  = "/instances/{id}/modify"
+	RouteAdHocActivate   = "/instances/{id}/adhoc/{scope}/activate"
+	RouteTasks           = "/tasks"
+	RouteTasksStart      = "/tasks/start"
+	RouteTasksStartKey   = "/tasks/start/{key}"
+	RouteTaskClaim       = "/tasks/{id}/claim"
+	RouteTaskUnclaim     = "/tasks/{id}/unclaim"
+	RouteTaskComplete    = "/tasks/{id}/complete"
+	RouteIncidents       = "/incidents"
+	RouteIncidentRetry   = "/incidents/{id}/retry"
+	RouteIncidentsRetry  = "/incidents/retry"
 	// RouteInstancesCancel cancels, RouteInstancesRetry retries the open
 	// incidents of, the instances selected in the list.
 	RouteInstancesCancel = "/instances/cancel"
@@ -257,6 +263,12 @@ func InstancePageURL(id, scopesAfter, tracksAfter string) string {
 
 // InstanceActionURL is an instance's action path, e.g. "cancel".
 func InstanceActionURL(id, action string) string { return InstanceURL(id) + "/" + action }
+
+// ProcessVersionActionURL is where a process version's suspend and resume
+// forms post (action "suspend" or "resume").
+func ProcessVersionActionURL(key string, v int, action string) string {
+	return "/processes/" + url.PathEscape(key) + "/versions/" + strconv.Itoa(v) + "/" + action
+}
 
 // AdHocActivateURL is where a region's Activate buttons post.
 func AdHocActivateURL(id, scopeID string) string {

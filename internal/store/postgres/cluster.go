@@ -49,13 +49,13 @@ const (
 	// Arguments: now, node, limit.
 	claimTimersSQL = `WITH picked AS (
 		    SELECT c.id AS picked_id FROM waits c
-		    WHERE c.kind IN ('timer', 'start-timer') AND c.due_at <= $1 AND ` + claimableNode2 + `
+		    WHERE c.kind IN ('timer', 'start-timer') AND NOT c.held AND c.due_at <= $1 AND ` + claimableNode2 + `
 		    ORDER BY c.due_at, c.id LIMIT $3
 		    FOR UPDATE OF c SKIP LOCKED)
 		UPDATE waits SET claimed_by = $2 FROM picked WHERE waits.id = picked.picked_id
 		RETURNING ` + waitColumns
 	nextClaimableSQL = `SELECT c.due_at FROM waits c
-		WHERE c.kind IN ('timer', 'start-timer') AND c.due_at IS NOT NULL AND ` + claimableNode1 + `
+		WHERE c.kind IN ('timer', 'start-timer') AND NOT c.held AND c.due_at IS NOT NULL AND ` + claimableNode1 + `
 		ORDER BY c.due_at LIMIT 1`
 	// claimOutboxSQL claims outbox rows. Arguments: node, limit.
 	claimOutboxSQL = `WITH picked AS (

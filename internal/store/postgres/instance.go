@@ -50,7 +50,7 @@ const (
 
 	// instanceColumns selects an InstanceRow (scanInstance).
 	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-		created_at, updated_at, ended_at, revision, number`
+		created_at, updated_at, ended_at, revision, number, suspended`
 	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = $1`
 	selectStateSQL       = `SELECT seq, state, ` + instanceColumns + ` FROM instances WHERE id = $1`
 	selectPartsSQL       = `SELECT kind, key, ord, data FROM instance_parts WHERE instance_seq = $1 ORDER BY kind, ord, key`
@@ -108,7 +108,7 @@ func scanInstance(row pgx.Row, lead ...any) (store.InstanceRow, error) {
 		ended, number    sql.NullInt64
 	)
 	dest := append(lead, &id, &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
-		&parent, &in.ParentNodeID, &created, &updated, &ended, &in.Revision, &number)
+		&parent, &in.ParentNodeID, &created, &updated, &ended, &in.Revision, &number, &in.Suspended)
 	if err := row.Scan(dest...); err != nil {
 		return in, err
 	}

@@ -34,6 +34,9 @@ func listWhere(f store.InstanceFilter, a *args) []string {
 	if f.Status != "" {
 		where = append(where, "status = "+a.add(f.Status))
 	}
+	if f.Suspended != nil {
+		where = append(where, "suspended = "+a.add(*f.Suspended))
+	}
 	for _, clause := range f.ProcessKeyPatterns {
 		if len(clause) == 0 {
 			where = append(where, "FALSE")

@@ -51,7 +51,7 @@ const (
 	activateJobsSQL = `WITH picked AS (
 		    SELECT id AS picked_id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
 		        SELECT id, created_at FROM waits
-		        WHERE kind = 'job' AND name = $1 AND retries > 0
+		        WHERE kind = 'job' AND name = $1 AND retries > 0 AND NOT held
 		          AND (due_at IS NULL OR due_at <= $2)
 		          AND (lock_expires_at IS NULL OR lock_expires_at <= $2)
 		        ORDER BY created_at, id LIMIT $3
@@ -60,7 +60,7 @@ const (
 		FROM picked WHERE waits.id = picked.picked_id
 		RETURNING ` + waitColumns
 	nextJobSQL = `SELECT MIN(GREATEST(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0))) FROM waits
-		WHERE kind = 'job' AND name = $1 AND retries > 0
+		WHERE kind = 'job' AND name = $1 AND retries > 0 AND NOT held
 		  AND GREATEST(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0)) > $2`
 	extendLockSQL = `UPDATE waits SET lock_expires_at = $1
 		WHERE id = $2 AND kind = 'job' AND lock_token = $3 AND lock_expires_at > $4`
@@ -72,16 +72,16 @@ const (
 	waitExistsSQL = `SELECT 1 FROM waits WHERE id = $1`
 	waitSQL       = `SELECT ` + waitColumns + ` FROM waits WHERE id = $1`
 	dueTimersSQL  = `SELECT ` + waitColumns + ` FROM waits
-		WHERE kind IN ('timer', 'start-timer') AND due_at <= $1
+		WHERE kind IN ('timer', 'start-timer') AND NOT held AND due_at <= $1
 		ORDER BY due_at, id LIMIT $2`
 	nextTimerSQL = `SELECT due_at FROM waits
-		WHERE kind IN ('timer', 'start-timer') AND due_at IS NOT NULL
+		WHERE kind IN ('timer', 'start-timer') AND NOT held AND due_at IS NOT NULL
 		ORDER BY due_at LIMIT 1`
 	messageSubscriptionsSQL = `SELECT ` + waitColumns + ` FROM waits
-		WHERE kind = 'message' AND name = $1 AND correlation_key = $2
+		WHERE kind = 'message' AND name = $1 AND correlation_key = $2 AND NOT held
 		ORDER BY created_at, id LIMIT $3`
 	signalSubscriptionsSQL = `SELECT instance_id FROM waits
-		WHERE kind = 'signal' AND name = $1 AND instance_id <> ''
+		WHERE kind = 'signal' AND name = $1 AND instance_id <> '' AND NOT held
 		GROUP BY instance_id ORDER BY MIN(created_at), instance_id`
 	instanceWaitsSQL     = `SELECT ` + waitColumns + ` FROM waits WHERE instance_id = $1 ORDER BY created_at, id`
 	instanceWaitsPageSQL = `SELECT ` + waitColumns + ` FROM waits WHERE instance_id = $1 AND id > $2 ORDER BY id LIMIT $3`
@@ -505,6 +505,9 @@ func waitsPageSQL(f store.WaitPageFilter, limit int) (string, []any) {
 	if !f.ActivatableAt.IsZero() {
 		now := arg(encodeTime(f.ActivatableAt))
 		b.WriteString(` AND retries > 0 AND (due_at IS NULL OR due_at <= ` + now + `) AND (lock_expires_at IS NULL OR lock_expires_at <= ` + now + `)`)
+	}
+	if f.Unheld || !f.ActivatableAt.IsZero() {
+		b.WriteString(` AND NOT held`)
 	}
 	if f.After.ID != "" {
 		b.WriteString(` AND (created_at, id) > (` + arg(encodeTime(f.After.CreatedAt)) + `, ` + arg(f.After.ID) + `)`)

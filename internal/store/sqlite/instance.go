@@ -69,7 +69,7 @@ const (
 	// instanceColumns selects an InstanceRow; scanInstance reads it
 	// (updated_after is relative to created_at).
 	instanceColumns = `id, process_key, process_version, status, business_key, parent_id, parent_node_id,
-		created_at, updated_after, ended_at, revision, number`
+		created_at, updated_after, ended_at, revision, number, suspended`
 	// selectInstanceSQL reads an instance and its parts in one statement
 	// (one snapshot without an explicit transaction): a row with t = 0 for
 	// the instance, then one row with t = 1 per part. Arguments: id, id.
@@ -80,7 +80,7 @@ const (
 		FROM instance_parts p JOIN kinds k ON k.id = p.kind
 		WHERE p.instance_seq = (SELECT seq FROM instances WHERE id = ?)`
 	// nullInstanceColumns pads the part rows of selectInstanceSQL.
-	nullInstanceColumns  = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	nullInstanceColumns  = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 	selectInstanceRowSQL = `SELECT ` + instanceColumns + ` FROM instances WHERE id = ?`
 	selectSeqSQL         = `SELECT seq FROM instances WHERE id = ?`
 	// selectPartsSQL pages the parts of one kind by ord (the primary key
@@ -471,7 +471,7 @@ func scanInstance(row interface{ Scan(...any) error }, lead ...any) (store.Insta
 		ended, number    sql.NullInt64
 	)
 	dest := append(lead, idDest(&in.ID), &in.ProcessKey, &in.ProcessVersion, &in.Status, &in.BusinessKey,
-		idDest(&in.ParentID), &in.ParentNodeID, &created, &updated, &ended, &in.Revision, &number)
+		idDest(&in.ParentID), &in.ParentNodeID, &created, &updated, &ended, &in.Revision, &number, &in.Suspended)
 	if err := row.Scan(dest...); err != nil {
 		return in, err
 	}
@@ -520,7 +520,7 @@ func readInstance(q querier, id store.InstanceID) (store.StoredInstance, error) 
 		)
 		if err := rs.Scan(&t, &format, &state, &kind, partKeyDest{id, &key}, &ord, &data,
 			&row.id, &row.key, &row.version, &row.status, &row.businessKey, &row.parentID, &row.parentNodeID,
-			&row.created, &row.updated, &row.ended, &row.revision, &row.number); err != nil {
+			&row.created, &row.updated, &row.ended, &row.revision, &row.number, &row.suspended); err != nil {
 			return si, err
 		}
 		if t.Int64 == 0 {
@@ -551,7 +551,7 @@ type nullInstance struct {
 	id, parentID                               dbID
 	key, status, businessKey, parentNodeID     sql.NullString
 	version, created, updated, revision, ended sql.NullInt64
-	number                                     sql.NullInt64
+	number, suspended                          sql.NullInt64
 }
 
 // instance returns the scanned row.
@@ -561,6 +561,7 @@ func (r nullInstance) instance() store.InstanceRow {
 		Status: r.status.String, BusinessKey: r.businessKey.String, ParentID: store.InstanceID(r.parentID),
 		ParentNodeID: r.parentNodeID.String, CreatedAt: decodeTime(r.created.Int64), UpdatedAt: decodeTime(r.created.Int64 + r.updated.Int64),
 		EndedAt: decodeOptTime(r.ended), Revision: r.revision.Int64, Number: r.number.Int64,
+		Suspended: r.suspended.Int64 != 0,
 	}
 }
 

@@ -69,6 +69,11 @@ func TestMigration0017NumericKeys(t *testing.T) {
 		`ALTER TABLE instance_variables DROP COLUMN value_time`,
 		`DROP TABLE entity_keys`,
 		`DROP TABLE batch_items`, `DROP TABLE batches`, // and 0025
+		`DROP INDEX waits_jobs_free`, `DROP INDEX waits_jobs_locked`, `DROP INDEX waits_timers_due`, // and 0027
+		`ALTER TABLE waits DROP COLUMN held`, `ALTER TABLE instances DROP COLUMN suspended`, `DROP TABLE suspended_versions`,
+		`CREATE INDEX waits_jobs_free ON waits (name, created_at) WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL`,
+		`CREATE INDEX waits_jobs_locked ON waits (name, lock_expires_at) WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL`,
+		`CREATE INDEX waits_timers_due ON waits (due_at) WHERE kind IN ('timer', 'start-timer')`,
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,
 		`DELETE FROM schema_migrations WHERE version >= 17`,
 	} {

@@ -213,6 +213,9 @@ func listConds(f store.InstanceFilter) (index string, byStatus bool, where []str
 	if f.Status != "" {
 		add("status = ?", f.Status)
 	}
+	if f.Suspended != nil {
+		add("suspended = ?", *f.Suspended)
+	}
 	for _, clause := range f.ProcessKeyPatterns {
 		if len(clause) == 0 {
 			add("0")

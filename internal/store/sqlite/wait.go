@@ -91,10 +91,10 @@ const (
 	// type, without and with an expired lock, each read in its own partial
 	// index. Arguments: type, now (free); type, now, now (expired).
 	freeJobsWhere = `waits INDEXED BY waits_jobs_free
-		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL AND held = 0
 		      AND name = ? AND (due_at IS NULL OR due_at <= ?)`
 	expiredLocksWhere = `waits INDEXED BY waits_jobs_locked
-		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL AND held = 0
 		      AND name = ? AND lock_expires_at <= ? AND (due_at IS NULL OR due_at <= ?)`
 
 	// nextJobSQL is the earliest time after now at which a job of a type with
@@ -103,11 +103,11 @@ const (
 	// end) of the locked ones. Arguments: type, now, type, now.
 	nextJobSQL = `SELECT MIN(t) FROM (
 		    SELECT MIN(due_at) AS t FROM waits INDEXED BY waits_jobs_free
-		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NULL AND held = 0
 		      AND name = ? AND due_at > ?
 		    UNION ALL
 		    SELECT MIN(MAX(COALESCE(due_at, 0), lock_expires_at)) FROM waits INDEXED BY waits_jobs_locked
-		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL
+		    WHERE kind = 'job' AND retries > 0 AND lock_expires_at IS NOT NULL AND held = 0
 		      AND name = ? AND MAX(COALESCE(due_at, 0), lock_expires_at) > ?)`
 
 	// extendLockSQL moves a live lock held with a token. Arguments: until,
@@ -128,25 +128,25 @@ const (
 	// waits_timers_due, which the query names: its order spans both kinds,
 	// so the query reads at most limit index entries and never sorts.
 	dueTimersSQL = `SELECT ` + waitColumns + ` FROM waits INDEXED BY waits_timers_due
-		WHERE kind IN ('timer', 'start-timer') AND due_at <= ?
+		WHERE kind IN ('timer', 'start-timer') AND held = 0 AND due_at <= ?
 		ORDER BY due_at, id LIMIT ?`
 
 	// nextTimerSQL is the earliest due time of any timer: the first entry of
 	// waits_timers_due.
 	nextTimerSQL = `SELECT due_at FROM waits INDEXED BY waits_timers_due
-		WHERE kind IN ('timer', 'start-timer') AND due_at IS NOT NULL
+		WHERE kind IN ('timer', 'start-timer') AND held = 0 AND due_at IS NOT NULL
 		ORDER BY due_at LIMIT 1`
 
 	// messageSubscriptionsSQL lists the subscriptions of a name and key,
 	// oldest first. Arguments: name, key, limit.
 	messageSubscriptionsSQL = `SELECT ` + waitColumns + ` FROM waits
-		WHERE kind = 'message' AND name = ? AND correlation_key = ?
+		WHERE kind = 'message' AND name = ? AND correlation_key = ? AND held = 0
 		ORDER BY created_at, id LIMIT ?`
 
 	// signalSubscriptionsSQL lists the instances subscribed to a signal, the
 	// one with the oldest subscription first. Argument: name.
 	signalSubscriptionsSQL = `SELECT COALESCE(instance_id, substr(id, 1, 16)) AS owner FROM waits
-		WHERE kind = 'signal' AND name = ? AND (instance_id IS NULL OR instance_id <> '')
+		WHERE kind = 'signal' AND name = ? AND (instance_id IS NULL OR instance_id <> '') AND held = 0
 		GROUP BY owner ORDER BY MIN(created_at), owner`
 
 	// waitSQL reads one wait. Argument: id.
@@ -771,6 +771,9 @@ func waitsPageSQL(f store.WaitPageFilter, limit int) (string, []any) {
 		now := encodeTime(f.ActivatableAt)
 		b.WriteString(` AND retries > 0 AND (due_at IS NULL OR due_at <= ?) AND (lock_expires_at IS NULL OR lock_expires_at <= ?)`)
 		args = append(args, now, now)
+	}
+	if f.Unheld || !f.ActivatableAt.IsZero() {
+		b.WriteString(` AND held = 0`)
 	}
 	if f.After.ID != "" {
 		b.WriteString(` AND (created_at, id) > (?, ?)`)

@@ -71,6 +71,8 @@ var tests = []struct {
 	fn   func(t *testing.T, open Opener)
 }{
 	{"Users", testUsers},
+	{"SuspendInstance", testSuspendInstance},
+	{"SuspendVersion", testSuspendVersion},
 	{"Statistics", testStatistics},
 	{"StatisticsOpenItems", testStatisticsOpenItems},
 	{"GroupsAndMembers", testGroupsAndMembers},
