@@ -24,6 +24,10 @@ import (
 //     so the step reloads and re-runs its event, at most maxStepAttempts
 //     times. An event applied on two nodes commits once: the second one
 //     re-runs on the state the first committed and finds its wait gone.
+//     A step the engine refuses on a cached state is re-checked against
+//     the store's revision (movedOn): the wait it acts on may be one
+//     another node's step created since, so it re-runs as a stale step
+//     rather than failing.
 //   - Due timers and outbox rows are claimed by one node
 //     (ClaimDueTimers, ClaimOutbox): a claim holds while its node is
 //     registered; a node that stops heart-beating is removed by the
@@ -225,6 +229,20 @@ func (r *Runtime) NodeID() string { return r.self.ID }
 // stale reports whether a step failed because another node committed its
 // instance first, so it is worth re-running.
 func stale(err error) bool { return errors.Is(err, ErrStale) }
+
+// movedOn reports whether a cached state with row's revision is behind
+// the store's: on a shared store only (a single node's cache is always
+// current). Its one query runs only when a step on a cached state was
+// refused, never on the path of a step that commits. An error reading the
+// row counts as moved on: the step then runs again on what the store
+// holds, which is safe.
+func (r *Runtime) movedOn(ctx context.Context, row InstanceRow) bool {
+	if r.cluster == nil {
+		return false
+	}
+	cur, err := r.store.InstanceRow(ctx, row.ID)
+	return err != nil || cur.Revision != row.Revision
+}
 
 // dueTimers returns the due timers this node is to fire: those it claims
 // on a shared store, all due ones otherwise.

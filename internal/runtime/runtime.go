@@ -527,12 +527,16 @@ func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, erro
 
 // acquire returns the state of instance id for its lock holder: the cached
 // one (removed from the cache) or the store's, decoded. legacy reports a
-// state the store still holds as a format-1 checkpoint.
-func (r *Runtime) acquire(ctx context.Context, id InstanceID) (InstanceRow, *engine.State, bool, error) {
+// state the store still holds as a format-1 checkpoint; cached, one taken
+// from the cache, which on a shared store another node's commit may have
+// overtaken (no revision is checked here: the commit checks it, and
+// step.go re-checks a refusal on it, movedOn).
+func (r *Runtime) acquire(ctx context.Context, id InstanceID) (row InstanceRow, st *engine.State, legacy, cached bool, err error) {
 	if row, st, ok := r.states.take(id); ok {
-		return row, st, false, nil
+		return row, st, false, true, nil
 	}
-	return r.readState(ctx, id)
+	row, st, legacy, err = r.readState(ctx, id)
+	return row, st, legacy, false, err
 }
 
 // acquireCurrent is acquire for reads, which no commit checks: on a store

@@ -1,0 +1,82 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gobpm/gobpm/internal/runtime"
+)
+
+// TestActOnStaleCacheThroughOtherNode: node 1 caches an instance when it
+// starts it; node 2 then steps it, creating a wait node 1's cached state
+// does not know. An act on that wait through node 1 is served (its
+// refusal on the cached state is re-checked against the store and re-run
+// as a stale step), never refused: a user task's completion, its claim
+// and unclaim, and an ad-hoc activation.
+func TestActOnStaleCacheThroughOtherNode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rts := twoNodes(t, runtime.Options{})
+	n1, n2 := rts[0], rts[1]
+	mustDeploy(t, n1, fixture(t, "affinity.bpmn"))
+
+	t.Run("complete", func(t *testing.T) {
+		inst := start(t, n1, "twoTasks", nil)  // cached on node 1 with A open
+		completeTask(t, n2, inst.ID, "A", nil) // node 2 creates B
+		before := n1.Metrics().StaleSteps
+		b := onlyTask(t, n2, inst.ID, "B")
+		if err := n1.CompleteTask(ctx, b.ID, runtime.Actor{User: "u"}, nil); err != nil {
+			t.Fatalf("completing B through node 1: %v", err)
+		}
+		if v := instance(t, n2, inst.ID); v.Status != runtime.StatusCompleted {
+			t.Fatalf("instance after B: %s, want completed", v.Status)
+		}
+		if n := n1.Metrics().StaleSteps - before; n != 1 {
+			t.Errorf("node 1 counted %d stale steps, want 1", n)
+		}
+	})
+
+	t.Run("claim and unclaim", func(t *testing.T) {
+		inst := start(t, n1, "twoTasks", nil)
+		completeTask(t, n2, inst.ID, "A", nil) // node 2 caches B unclaimed
+		b := onlyTask(t, n2, inst.ID, "B")
+		if v, err := n1.ClaimTask(ctx, b.ID, runtime.Actor{User: "ann"}); err != nil || v.Assignee != "ann" {
+			t.Fatalf("claiming B through node 1: %+v, %v", v, err)
+		}
+		// Node 2's cached B is unclaimed: only its store row says ann.
+		if v, err := n2.UnclaimTask(ctx, b.ID, runtime.Actor{User: "ann"}); err != nil || v.Assignee != "" {
+			t.Fatalf("unclaiming B through node 2: %+v, %v", v, err)
+		}
+		if err := n1.CompleteTask(ctx, b.ID, runtime.Actor{User: "bob"}, nil); err != nil {
+			t.Fatalf("completing the unclaimed B through node 1: %v", err)
+		}
+		if v := instance(t, n2, inst.ID); v.Status != runtime.StatusCompleted {
+			t.Fatalf("instance after B: %s, want completed", v.Status)
+		}
+	})
+
+	t.Run("ad-hoc activation", func(t *testing.T) {
+		inst := start(t, n1, "lateRegion", nil)      // cached on node 1 before the region opens
+		completeTask(t, n2, inst.ID, "prepare", nil) // node 2 opens it
+		regions, err := n2.AdHocRegions(ctx, inst.ID)
+		if err != nil || len(regions) != 1 {
+			t.Fatalf("regions through node 2: %+v, %v", regions, err)
+		}
+		if _, err := n1.ActivateAdHoc(ctx, inst.ID, regions[0].ScopeID, "X", runtime.Actor{User: "ann"}); err != nil {
+			t.Fatalf("activating X through node 1: %v", err)
+		}
+		completeTask(t, n2, inst.ID, "X", nil)
+	})
+
+	// A refusal on a state that is current stays a refusal.
+	t.Run("genuine refusal", func(t *testing.T) {
+		inst := start(t, n1, "twoTasks", nil)
+		a := onlyTask(t, n1, inst.ID, "A")
+		if _, err := n1.ClaimTask(ctx, a.ID, runtime.Actor{User: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n1.UnclaimTask(ctx, a.ID, runtime.Actor{User: "bob"}); err == nil {
+			t.Fatal("bob unclaimed ann's task")
+		}
+	})
+}
