@@ -85,6 +85,9 @@ type Config struct {
 	// TimerStartsPerSecond caps the instances one process's timer start
 	// events start per second (runtime.Options.MaxTimerStartsPerSecond).
 	TimerStartsPerSecond int
+	// BatchRate caps how many instances the batch operations act on per
+	// second, all batches together (runtime.Options.BatchRate).
+	BatchRate int
 	// MetricsLabelLimit bounds the process keys, and the job types, that
 	// get series of their own on /metrics (runtime.Options.MetricsLabelLimit);
 	// the others are counted under "other".
@@ -161,6 +164,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	fs.IntVar(&c.Limits.MaxActivations, "max-activations", 0, "element activations one step may make before it stops in an incident (0: 5 × --max-iterations + 1000)")
 	fs.IntVar(&c.Limits.MaxIterations, "max-iterations", engine.DefaultMaxIterations, "iterations one multi-instance or loop body may run")
 	minTimer := fs.Duration("min-timer-period", engine.DefaultMinTimerPeriod, "the shortest period a timer cycle may have; shorter ones are refused at deployment (0: no floor)")
+	fs.IntVar(&c.BatchRate, "batch-rate", runtime.DefaultBatchRate, "instances the batch operations (POST /api/v1/batches) act on per second, all batches together (less than 1 counts as 1)")
 	fs.IntVar(&c.TimerStartsPerSecond, "timer-starts-per-second", runtime.DefaultMaxTimerStartsPerSecond, "instances the timer start events of one process may start per second; more wait for the next seconds (negative: no cap)")
 	labelLimit, err := intEnv(getenv, "GOBPM_METRICS_LABEL_LIMIT", runtime.DefaultMetricsLabelLimit)
 	if err != nil {
@@ -539,6 +543,7 @@ func (m *Main) stopGRPC(timeout time.Duration) error {
 func (m *Main) runtimeOptions() runtime.Options {
 	opts := runtime.Options{Logger: m.log, StateCacheWeight: m.cfg.StateCache, Engine: m.cfg.Limits,
 		MaxTimerStartsPerSecond: m.cfg.TimerStartsPerSecond,
+		BatchRate:               m.cfg.BatchRate,
 		MetricsLabelLimit:       m.cfg.MetricsLabelLimit,
 		Retention:               runtime.RetentionOptions{HistoryTTL: m.cfg.HistoryTTL},
 		BackupDir:               m.cfg.BackupDir}

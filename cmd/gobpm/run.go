@@ -37,6 +37,16 @@ Commands:
   history export [--from T] [--to T] [--process KEY]… [--cursor C] [--limit N] [--cloudevents] [--all]
                                         stream history facts as NDJSON to standard output; the cursor to
                                         continue from goes to standard error (--all follows it to the end)
+  batch create OPERATION [--filter name=value]… [--dry-run] [--retries N] [--target-version V]
+               [--map src=dst]… [--var k=v]… [--instructions JSON]
+                                        act on every instance the filter (the instances list's
+                                        parameters: processKey, status, var, …) matches, in the
+                                        background: cancel, retry-incidents, migrate, modify,
+                                        set-variables, delete; --dry-run only counts them
+  batch list [--limit N] [--offset N]   the batches, newest first
+  batch get|pause|resume|cancel ID      a batch's progress; steer it
+  batch items ID [--status S] [--cursor C] [--limit N]
+                                        a batch's instances and their outcomes
   version                               print the version (also --version)
 
 Environment: GOBPM_ADDR (default http://127.0.0.1:8080), GOBPM_TOKEN, GOBPM_USER, GOBPM_GROUPS.
@@ -111,6 +121,17 @@ func addGlobals(fs *flag.FlagSet, g *globals) {
 }
 
 // vars collects repeated --var k=v flags.
+// filters is a repeatable string flag: the variable filters of a list.
+type filters []string
+
+func (f *filters) String() string { return strings.Join(*f, " ") }
+
+// Set adds one filter.
+func (f *filters) Set(s string) error {
+	*f = append(*f, s)
+	return nil
+}
+
 type vars map[string]any
 
 func (v vars) String() string { return "" }
@@ -217,6 +238,8 @@ func (k *cli) dispatch(ctx context.Context, cmd string, args []string) error {
 		return k.message(ctx, args)
 	case "signal":
 		return k.signal(ctx, args)
+	case "batch":
+		return k.batch(ctx, args)
 	case "history":
 		if len(args) == 0 || args[0] != "export" {
 			return fmt.Errorf("history: %w: want export", errUsage)
@@ -300,10 +323,12 @@ func (k *cli) instances(ctx context.Context, args []string) error {
 	status := fs.String("status", "", "running, completed, terminated or failed")
 	process := fs.String("process", "", "process key")
 	limit := fs.Int("limit", 0, "page size")
+	var where filters
+	fs.Var(&where, "where", "variable filter name:op:value (op eq, neq, gt, gte, lt, lte, like) or name=JSON (repeatable)")
 	if _, err := k.parse(fs, args, 0); err != nil {
 		return err
 	}
-	page, err := k.c.Instances(ctx, client.InstanceFilter{Status: *status, ProcessKey: *process, Limit: *limit})
+	page, err := k.c.Instances(ctx, client.InstanceFilter{Status: *status, ProcessKey: *process, Variables: where, Limit: *limit})
 	if err != nil {
 		return err
 	}

@@ -343,11 +343,17 @@ func readFilter(r *http.Request, kind auth.ResourceKind) func(key string) bool {
 // clauses for a store filter (runtime.InstanceFilter.ProcessKeyPatterns):
 // nil when the caller reads everything, one empty clause when nothing.
 func readPatterns(r *http.Request, kind auth.ResourceKind) [][]string {
+	return permPatterns(r, auth.PermRead, kind)
+}
+
+// permPatterns is readPatterns for any permission: the caller's keys of
+// kind they may do perm on, as pattern clauses.
+func permPatterns(r *http.Request, perm auth.Permission, kind auth.ResourceKind) [][]string {
 	c := callerFrom(r.Context())
 	if c.Via == "none" || c.Unrestricted() {
 		return nil
 	}
-	f := c.Filter(auth.PermRead, kind)
+	f := c.Filter(perm, kind)
 	switch {
 	case f.All():
 		return nil

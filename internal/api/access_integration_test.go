@@ -231,6 +231,13 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/modify", `{"instructions":[{"activate":{"nodeId":"nope"}}]}`, "ado"},
 		{"POST", "/api/v1/migrations", `{"processKey":"order","sourceVersion":1,"targetVersion":2,"dryRun":true}`, "ado"}, // 404: no version 2
 		{"GET", "/api/v1/migrations/none", "", "adov"},
+		{"POST", "/api/v1/batches", `{"operation":"cancel","filter":{"processKey":"order"},"dryRun":true}`, "ado"},
+		{"GET", "/api/v1/batches", "", "adov"},
+		{"GET", "/api/v1/batches/none", "", "adov"},       // 404 for those allowed
+		{"GET", "/api/v1/batches/none/items", "", "adov"}, // 404 for those allowed
+		{"POST", "/api/v1/batches/none/pause", "", "ado"},
+		{"POST", "/api/v1/batches/none/resume", "", "ado"},
+		{"POST", "/api/v1/batches/none/cancel", "", "ado"},
 		{"GET", "/api/v1/clock", "", "*"},
 		{"POST", "/api/v1/clock", `{"advanceMs":1}`, "a"},      // 409 for admin: the clock is real
 		{"POST", "/api/v1/admin/backup", `{"to":"x.db"}`, "a"}, // 409 for admin: no --backup-dir
@@ -382,7 +389,7 @@ func routeOf(path string) string {
 		"processes": {"{key}", "", "{version}"}, "decisions": {"{key}", "", "{version}"},
 		"instances": {"{id}", "", "{scopeId}"}, "jobs": {"{key}"}, "tasks": {"{id}"},
 		"users": {"{id}"}, "groups": {"{id}", "", "{userId}"}, "grants": {"{id}"}, "tokens": {"{id}"}, "incidents": {"{id}"},
-		"migrations": {"{id}"},
+		"migrations": {"{id}"}, "batches": {"{id}"},
 	}
 	params := names[segs[2]]
 	for i := 3; i < len(segs) && i-3 < len(params); i++ {

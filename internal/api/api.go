@@ -177,6 +177,8 @@ type Service interface {
 	Operations
 	// Migrations: instances moved to another process version (migrations.go).
 	Migrations
+	// Batches: operations on every instance a filter matches (batches.go).
+	Batches
 	// Statistics returns a process's element statistics over a period and
 	// a version (0: all) from the rollups; ENOTFOUND for an unknown key or
 	// version, EINVALID for a bad period.

@@ -82,11 +82,11 @@ var instanceStatuses = map[string]bool{
 	runtime.StatusRunning: true, runtime.StatusCompleted: true, runtime.StatusTerminated: true, runtime.StatusFailed: true,
 }
 
-// listInstances handles GET /api/v1/instances with filters and paging: by
-// offset, or by keyset with cursor (the nextCursor of the previous page),
-// which costs the same on every page and neither skips nor repeats
-// instances created meanwhile.
-func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
+// readInstanceFilter reads the filters of GET /api/v1/instances (not its
+// paging): processKey, version, status, businessKey, parentId, number and
+// readListFilters', narrowed to the processes the caller may read. POST
+// /api/v1/batches reads its filter with it too.
+func readInstanceFilter(r *http.Request) (runtime.InstanceFilter, error) {
 	q := r.URL.Query()
 	f := runtime.InstanceFilter{
 		ProcessKey:  q.Get("processKey"),
@@ -95,17 +95,31 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 		ParentID:    runtime.InstanceID(q.Get("parentId")),
 	}
 	if f.Status != "" && !instanceStatuses[f.Status] {
-		return errorf(kindInvalidRequest, "status", fmt.Sprintf("status must be running, completed, terminated or failed, not %q", f.Status))
+		return f, errorf(kindInvalidRequest, "status", fmt.Sprintf("status must be running, completed, terminated or failed, not %q", f.Status))
 	}
 	f.ProcessKeyPatterns = readPatterns(r, auth.KindProcess)
 	version, err := queryInt(r, "version", 0, 1, math.MaxInt32)
 	if err != nil {
-		return err
+		return f, err
 	}
+	f.ProcessVersion = int(version)
 	if err := readListFilters(r, &f); err != nil {
-		return err
+		return f, err
 	}
 	if f.Number, err = queryInt(r, "number", 0, 1, math.MaxInt64); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// listInstances handles GET /api/v1/instances with filters and paging: by
+// offset, or by keyset with cursor (the nextCursor of the previous page),
+// which costs the same on every page and neither skips nor repeats
+// instances created meanwhile.
+func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f, err := readInstanceFilter(r)
+	if err != nil {
 		return err
 	}
 	limit, err := queryInt(r, "limit", defaultInstanceLimit, 1, maxInstanceLimit)
@@ -116,7 +130,7 @@ func (s *server) listInstances(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.ProcessVersion, f.Limit, f.Offset = int(version), int(limit), int(offset)
+	f.Limit, f.Offset = int(limit), int(offset)
 	if c := q.Get("cursor"); c != "" {
 		if f.After, err = decodeCursor(c); err != nil {
 			return err

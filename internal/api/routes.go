@@ -179,6 +179,19 @@ func (s *server) routes() []route {
 		// body) covers both; reading its progress needs read on the key.
 		{post, v + "/migrations", on(auth.PermOperate, auth.KindProcess, access.KeyHandler), nil, s.startMigration},
 		{get, v + "/migrations/{id}", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.getMigration},
+
+		// A batch acts on the instances its filter matches among those its
+		// creator may read and operate on (delete: delete), narrowed by
+		// the handler; creating and steering one needs operate on some
+		// process, reading read; a batch is its creator's to see and
+		// steer (batches.go).
+		{post, v + "/batches", on(auth.PermOperate, auth.KindProcess, access.KeyHandler), nil, s.createBatch},
+		{get, v + "/batches", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.listBatches},
+		{get, v + "/batches/{id}", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.getBatch},
+		{get, v + "/batches/{id}/items", on(auth.PermRead, auth.KindProcess, access.KeyHandler), nil, s.batchItems},
+		{post, v + "/batches/{id}/pause", on(auth.PermOperate, auth.KindProcess, access.KeyHandler), param("batch", "id"), s.steerBatch(Batches.PauseBatch)},
+		{post, v + "/batches/{id}/resume", on(auth.PermOperate, auth.KindProcess, access.KeyHandler), param("batch", "id"), s.steerBatch(Batches.ResumeBatch)},
+		{post, v + "/batches/{id}/cancel", on(auth.PermOperate, auth.KindProcess, access.KeyHandler), param("batch", "id"), s.steerBatch(Batches.CancelBatch)},
 	}
 }
 

@@ -67,6 +67,23 @@ type Service interface {
 	StartMigration(ctx context.Context, plan runtime.MigrationPlan) (runtime.MigrationView, runtime.MigrationCheck, error)
 	// Migration returns a batch with its progress; ENOTFOUND.
 	Migration(ctx context.Context, id string) (runtime.MigrationView, error)
+	// CountBatch counts the instances a batch request's filter matches
+	// now (a dry run), up to maxListTotal+1 (more than that); EINVALID.
+	CountBatch(ctx context.Context, req runtime.BatchRequest) (int, error)
+	// CreateBatch starts a batch operation over the instances its filter
+	// matches; EINVALID.
+	CreateBatch(ctx context.Context, req runtime.BatchRequest) (runtime.BatchView, error)
+	// Batch returns a batch with its progress; ENOTFOUND.
+	Batch(ctx context.Context, id string) (runtime.BatchView, error)
+	// Batches lists batches, newest first, and how many f matches.
+	Batches(ctx context.Context, f runtime.BatchFilter) ([]runtime.BatchView, int, error)
+	// BatchItems returns a page of a batch's items; ENOTFOUND.
+	BatchItems(ctx context.Context, id string, f runtime.BatchItemFilter) ([]runtime.BatchItem, error)
+	// PauseBatch, ResumeBatch and CancelBatch steer a batch; ECONFLICT
+	// when its state does not allow it.
+	PauseBatch(ctx context.Context, id string) (runtime.BatchView, error)
+	ResumeBatch(ctx context.Context, id string) (runtime.BatchView, error)
+	CancelBatch(ctx context.Context, id string) (runtime.BatchView, error)
 	// DeleteInstance deletes an ended instance and its history; ECONFLICT
 	// while it runs, failed, its caller runs or a delivery is pending.
 	DeleteInstance(ctx context.Context, id runtime.InstanceID) error

@@ -31,8 +31,11 @@ const (
 	maxDescendants = 200
 )
 
-func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+// listFilter reads the filters of the instance list from the query (not
+// its page), narrowed to the processes the person may read: the form's
+// values, the runtime's filter, and a problem sentence ("" when they are
+// fine). The batch pages read the list's filter with it too.
+func (h *handler) listFilter(r *http.Request) (templates.InstanceFilter, runtime.InstanceFilter, string) {
 	q := r.URL.Query()
 	f := templates.InstanceFilter{
 		Process:     strings.TrimSpace(q.Get("process")),
@@ -44,15 +47,13 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	}
 	v, ok := version(f.Version)
 	if !ok {
-		h.fail(w, r, http.StatusBadRequest, "The version filter must be a positive whole number.")
-		return
+		return f, runtime.InstanceFilter{}, "The version filter must be a positive whole number."
 	}
 	var number int64
 	if f.Number != "" {
 		key, n, ok := parseNumber(f.Number)
 		if !ok || (key != "" && f.Process != "" && key != f.Process) {
-			h.fail(w, r, http.StatusBadRequest, `The number filter must be an instance number such as "#1042" or "order-approval #1042".`)
-			return
+			return f, runtime.InstanceFilter{}, `The number filter must be an instance number such as "#1042" or "order-approval #1042".`
 		}
 		number = n
 		if key != "" {
@@ -62,7 +63,22 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	switch f.Status {
 	case "", runtime.StatusRunning, runtime.StatusFailed, runtime.StatusCompleted, runtime.StatusTerminated:
 	default:
-		h.fail(w, r, http.StatusBadRequest, "The status filter must be running, failed, completed or terminated.")
+		return f, runtime.InstanceFilter{}, "The status filter must be running, failed, completed or terminated."
+	}
+	rf := runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
+		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r)}
+	if problem := readListFilters(q, &f, &rf); problem != "" {
+		return f, rf, problem
+	}
+	return f, rf, ""
+}
+
+func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	f, rf, problem := h.listFilter(r)
+	if problem != "" {
+		h.fail(w, r, http.StatusBadRequest, problem)
 		return
 	}
 	page := 1
@@ -74,15 +90,13 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 		}
 		page = n
 	}
-	rf := runtime.InstanceFilter{Number: number, ProcessKey: f.Process, ProcessVersion: v, Status: f.Status,
-		BusinessKey: f.BusinessKey, ParentID: runtime.InstanceID(f.Parent), ProcessKeyPatterns: h.readPatterns(r),
-		Limit: pageSize, Offset: (page - 1) * pageSize}
-	if problem := readListFilters(q, &f, &rf); problem != "" {
-		h.fail(w, r, http.StatusBadRequest, problem)
-		return
-	}
+	rf.Limit, rf.Offset = pageSize, (page-1)*pageSize
 	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f,
 		CanOperate: h.mayAny(r, auth.PermOperate, auth.KindProcess)}
+	if err := h.savedFilters(r, &p); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	defs, err := h.svc.Processes(ctx)
 	if err != nil {
 		h.failErr(w, r, err)

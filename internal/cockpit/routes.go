@@ -84,6 +84,19 @@ func (h *handler) routes() []route {
 		{method: http.MethodPost, pattern: templates.RouteProcessMigrate, rule: operate(access.KeyParam),
 			action: "cockpit: migrate instances", resource: param("process", "key"), serve: h.startMigration},
 		{method: http.MethodGet, pattern: templates.RouteMigration, rule: read, serve: h.migration},
+		// Batch operations (batches.go): the filter is narrowed to what the
+		// person may operate on; a batch is its creator's.
+		{method: http.MethodGet, pattern: templates.RouteBatches, rule: read, serve: h.batches},
+		{method: http.MethodGet, pattern: templates.RouteBatchNew, rule: operate(access.KeyHandler), serve: h.batchNew},
+		{method: http.MethodPost, pattern: templates.RouteBatches, rule: operate(access.KeyHandler),
+			action: "cockpit: start batch", serve: h.createBatch},
+		{method: http.MethodGet, pattern: templates.RouteBatch, rule: read, serve: h.batch},
+		{method: http.MethodPost, pattern: templates.RouteBatchPause, rule: operate(access.KeyHandler),
+			action: "cockpit: pause batch", resource: param("batch", "id"), serve: h.steerBatch(pauseBatch, "paused")},
+		{method: http.MethodPost, pattern: templates.RouteBatchResume, rule: operate(access.KeyHandler),
+			action: "cockpit: resume batch", resource: param("batch", "id"), serve: h.steerBatch(resumeBatch, "resumed")},
+		{method: http.MethodPost, pattern: templates.RouteBatchCancel, rule: operate(access.KeyHandler),
+			action: "cockpit: cancel batch", resource: param("batch", "id"), serve: h.steerBatch(cancelBatch, "cancelled")},
 		{method: http.MethodPost, pattern: templates.RouteIncidentsRetry, rule: operate(access.KeyHandler),
 			action: "cockpit: retry incidents", serve: h.retryMany},
 		{method: http.MethodPost, pattern: templates.RouteInstancesCancel, rule: operate(access.KeyHandler),
@@ -92,6 +105,11 @@ func (h *handler) routes() []route {
 			action: "cockpit: retry instances", serve: h.retrySelected},
 		{method: http.MethodPost, pattern: templates.RouteInstancesMigrate, rule: operate(access.KeyHandler),
 			action: "cockpit: migrate selected instances", serve: h.migrateSelected},
+		// A person's own saved filters: any reader of the list keeps theirs.
+		{method: http.MethodPost, pattern: templates.RouteSavedFilters, rule: read,
+			action: "cockpit: save filter", serve: h.saveFilter},
+		{method: http.MethodPost, pattern: templates.RouteSavedFilterDelete, rule: read,
+			action: "cockpit: delete saved filter", serve: h.deleteSavedFilter},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: access.Public(), serve: h.loginPage},

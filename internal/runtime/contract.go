@@ -230,12 +230,47 @@ const (
 	MigrationFailed = store.MigrationFailed
 )
 
+// Batch operations by filter.
+type (
+	// BatchRecord is store.BatchRecord.
+	BatchRecord = store.BatchRecord
+	// BatchItem is store.BatchItem.
+	BatchItem = store.BatchItem
+	// BatchFilter is store.BatchFilter.
+	BatchFilter = store.BatchFilter
+	// BatchItemFilter is store.BatchItemFilter.
+	BatchItemFilter = store.BatchItemFilter
+	// BatchStore is store.BatchStore.
+	BatchStore = store.BatchStore
+)
+
+const (
+	// BatchPreparing is store.BatchPreparing.
+	BatchPreparing = store.BatchPreparing
+	// BatchRunning is store.BatchRunning.
+	BatchRunning = store.BatchRunning
+	// BatchPaused is store.BatchPaused.
+	BatchPaused = store.BatchPaused
+	// BatchCompleted is store.BatchCompleted.
+	BatchCompleted = store.BatchCompleted
+	// BatchCancelled is store.BatchCancelled.
+	BatchCancelled = store.BatchCancelled
+	// BatchItemPending is store.BatchItemPending.
+	BatchItemPending = store.BatchItemPending
+	// BatchItemDone is store.BatchItemDone.
+	BatchItemDone = store.BatchItemDone
+	// BatchItemFailed is store.BatchItemFailed.
+	BatchItemFailed = store.BatchItemFailed
+)
+
 // The variable index.
 type (
 	// IndexedVariable is store.IndexedVariable.
 	IndexedVariable = store.IndexedVariable
 	// VariableFilter is store.VariableFilter.
 	VariableFilter = store.VariableFilter
+	// SavedFilter is store.SavedFilter.
+	SavedFilter = store.SavedFilter
 )
 
 const (

@@ -370,8 +370,9 @@ func (r *Runtime) AwaitMigration(ctx context.Context, id string) error {
 	}
 }
 
-// batches runs migration batches in the background, one goroutine per
-// batch; Close waits for them (each stops after the instance in hand).
+// batches runs migration batches and batch operations (batch.go) in the
+// background, one goroutine per batch; Close waits for them (each stops
+// after the instance in hand).
 type batches struct {
 	mu sync.Mutex
 	// running holds, by batch id, a channel closed when its goroutine ends.
@@ -381,9 +382,18 @@ type batches struct {
 	// afterItem, when set (tests, before any batch starts), runs after each
 	// instance's outcome is recorded.
 	afterItem func(migration string, instance InstanceID)
+	// beforeRecord, when set (tests, before any batch starts), runs after
+	// a batch operation's act and before its outcome is recorded.
+	beforeRecord func(batch string, instance InstanceID)
+
+	// again marks, by batch id, a running goroutine that runs its batch
+	// once more when it returns (restart).
+	again map[string]bool
 }
 
-func newBatches() *batches { return &batches{running: map[string]chan struct{}{}} }
+func newBatches() *batches {
+	return &batches{running: map[string]chan struct{}{}, again: map[string]bool{}}
+}
 
 // start runs run(id) in a goroutine unless batch id runs already or the
 // runtime closed.
@@ -398,14 +408,35 @@ func (b *batches) start(id string, run func(string)) {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		defer func() {
+		defer close(done)
+		for {
+			run(id)
 			b.mu.Lock()
+			if b.again[id] && !b.closed {
+				delete(b.again, id)
+				b.mu.Unlock()
+				continue
+			}
+			delete(b.again, id)
 			delete(b.running, id)
 			b.mu.Unlock()
-			close(done)
-		}()
-		run(id)
+			return
+		}
 	}()
+}
+
+// restart runs run(id) as start does, or, when batch id runs already,
+// once more after its goroutine returns: a batch resumed while its runner
+// is on its way out (it saw the batch paused) is not left without one.
+func (b *batches) restart(id string, run func(string)) {
+	b.mu.Lock()
+	if b.running[id] != nil {
+		b.again[id] = true
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+	b.start(id, run)
 }
 
 // done returns the channel closed when batch id stops, nil when it does

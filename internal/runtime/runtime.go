@@ -102,6 +102,9 @@ type Options struct {
 	MetricsLabelLimit int
 	// Tracer traces steps and jobs (tracing.go); nil traces nothing.
 	Tracer *telemetry.Tracer
+	// BatchRate caps how many instances the batch operations act on per
+	// second, all batches together (batch.go); 0 means DefaultBatchRate.
+	BatchRate int
 }
 
 // Runtime is the service layer. Its methods are safe for concurrent use.
@@ -174,8 +177,11 @@ type Runtime struct {
 	// clock.
 	manual *clock.Manual
 
-	// batches runs migration batches (migrate.go).
+	// batches runs migration batches (migrate.go) and batch operations
+	// (batch.go).
 	batches *batches
+	// pace spaces the acts of the batch operations (batch.go).
+	pace *pacer
 
 	// draining is closed by BeginShutdown: long polls answer at once.
 	draining  chan struct{}
@@ -236,6 +242,7 @@ func New(store Store, opts Options) *Runtime {
 		cleaner:   newCleaner(),
 		backupDir: opts.BackupDir,
 		batches:   newBatches(),
+		pace:      newPacer(cmp.Or(opts.BatchRate, DefaultBatchRate)),
 	}
 	if r.retention.Batch <= 0 {
 		r.retention.Batch = DefaultRetentionBatch
@@ -362,6 +369,9 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 	r.startScheduler() // fires the timers that came due while the server was down
 	r.startCleaner()
 	if err := r.resumeMigrations(ctx); err != nil {
+		return resumed, err
+	}
+	if err := r.resumeBatches(ctx); err != nil {
 		return resumed, err
 	}
 	return resumed, nil

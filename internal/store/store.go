@@ -573,6 +573,9 @@ type Store interface {
 	// Migration batches (runtime/migrate.go).
 	MigrationStore
 
+	// Batch operations by filter (runtime/batch.go).
+	BatchStore
+
 	// Numeric keys, Camunda 8's names of entities (keys.go).
 	KeyStore
 

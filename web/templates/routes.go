@@ -49,6 +49,16 @@ const (
 	RouteIdentity         = "/identity"
 	RouteStatic           = "/static/*"
 
+	// Batch operations: RouteBatches lists them and creates one
+	// (RouteBatchNew: the instance list's filter, counted first);
+	// RouteBatch shows one, the others steer it.
+	RouteBatches     = "/batches"
+	RouteBatchNew    = "/batches/new"
+	RouteBatch       = "/batches/{id}"
+	RouteBatchPause  = "/batches/{id}/pause"
+	RouteBatchResume = "/batches/{id}/resume"
+	RouteBatchCancel = "/batches/{id}/cancel"
+
 	// Logins (--auth builtin or oidc).
 	RouteLogin        = "/login"
 	RouteLoginOIDC    = "/login/oidc"
@@ -256,7 +266,7 @@ func AdHocActivateURL(id, scopeID string) string {
 // TasksURL is the inbox with a filter.
 func TasksURL(f TaskFilter) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task} {
+	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task, "var": f.Var} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -309,6 +319,14 @@ func groupMessage(m string) string {
 	}
 	return m
 }
+
+// The saved filters of the instance list: RouteSavedFilters saves the
+// list's current filter under a name for the person,
+// RouteSavedFilterDelete deletes one of theirs.
+const (
+	RouteSavedFilters      = "/instances/filters"
+	RouteSavedFilterDelete = "/instances/filters/delete"
+)
 
 // InstancesURL is the instance list with a filter.
 func InstancesURL(f InstanceFilter) string {
