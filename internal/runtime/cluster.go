@@ -28,6 +28,13 @@ import (
 //     the store's revision (movedOn): the wait it acts on may be one
 //     another node's step created since, so it re-runs as a stale step
 //     rather than failing.
+//   - An instance's home is the node whose step of it committed last: its
+//     cache holds the instance. Job activation and due-timer claims leave
+//     a job or timer of an instance homed on another registered node to
+//     that node for a short grace (the store's), so an instance's steps
+//     stay on one node; any node still serves any act. A starting node
+//     does not resume the instances homed on another registered node
+//     (homedElsewhere).
 //   - Due timers and outbox rows are claimed by one node
 //     (ClaimDueTimers, ClaimOutbox): a claim holds while its node is
 //     registered; a node that stops heart-beating is removed by the
@@ -242,6 +249,27 @@ func (r *Runtime) movedOn(ctx context.Context, row InstanceRow) bool {
 	}
 	cur, err := r.store.InstanceRow(ctx, row.ID)
 	return err != nil || cur.Revision != row.Revision
+}
+
+// homedElsewhere returns the set of running instances homed on another
+// registered node, which a starting node does not resume: their home owes
+// them their after-commit work (its outbox rows pass to the others once
+// it is removed), and resuming them here would race it (a call's
+// hand-over delivered twice) and fill this node's cache with states the
+// home node moves on. Empty on a store that is not shared.
+func (r *Runtime) homedElsewhere(ctx context.Context) (map[InstanceID]bool, error) {
+	if r.cluster == nil {
+		return nil, nil
+	}
+	ids, err := r.cluster.store.HomedElsewhere(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("instances homed on other nodes: %w", err)
+	}
+	out := make(map[InstanceID]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, nil
 }
 
 // dueTimers returns the due timers this node is to fire: those it claims

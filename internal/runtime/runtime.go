@@ -354,10 +354,18 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("runtime: resume: %w", err)
 	}
-	resumed := 0
+	elsewhere, err := r.homedElsewhere(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("runtime: resume: %w", err)
+	}
+	resumed, skipped := 0, 0
 	for _, row := range running {
 		if ctx.Err() != nil {
 			return resumed, ctx.Err()
+		}
+		if elsewhere[row.ID] {
+			skipped++ // its home node owes it its after-commit work (cluster.go)
+			continue
 		}
 		if err := r.resumeOne(ctx, row.ID); err != nil {
 			r.log.Error("resume failed", "instance_id", row.ID, "error", err)
@@ -365,7 +373,7 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 		}
 		resumed++
 	}
-	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed)
+	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed-skipped, "homed_elsewhere", skipped)
 	r.startScheduler() // fires the timers that came due while the server was down
 	r.startCleaner()
 	if err := r.resumeMigrations(ctx); err != nil {

@@ -84,6 +84,10 @@ const (
 		      AND c.due_at < first.due_at + $2 AND NOT ` + homedElsewhere + `$1)
 		    ORDER BY c.due_at LIMIT 1))
 		FROM first`
+	// homedElsewhereSQL lists the running or failed instances homed on a
+	// registered node other than $1.
+	homedElsewhereSQL = `SELECT i.id FROM instances i JOIN cluster_nodes n ON n.id = i.home_node
+		WHERE i.status IN ('running', 'failed') AND i.home_node <> $1`
 	// claimOutboxSQL claims outbox rows. Arguments: node, limit.
 	claimOutboxSQL = `WITH picked AS (
 		    SELECT c.id AS picked_id FROM outbox c WHERE ` + claimableNode1 + `
@@ -188,6 +192,20 @@ func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxRow, er
 		return nil, fmt.Errorf("postgres store: claim outbox: %w", err)
 	}
 	slices.SortFunc(out, func(a, b store.OutboxRow) int { return int(min(max(a.ID-b.ID, -1), 1)) })
+	return out, nil
+}
+
+// HomedElsewhere returns the running or failed instances homed on another
+// registered node.
+func (db *DB) HomedElsewhere(ctx context.Context) ([]store.InstanceID, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceID, error) {
+		var id string
+		err := row.Scan(&id)
+		return store.InstanceID(id), err
+	}, homedElsewhereSQL, db.node)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: instances homed on other nodes: %w", err)
+	}
 	return out, nil
 }
 

@@ -177,3 +177,30 @@ func ids(ws []store.WaitRow) []string {
 	}
 	return out
 }
+
+// TestHomedElsewhere lists the running instances homed on another
+// registered node: not this node's own, not an ended one, not one homed on
+// a node that left.
+func TestHomedElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbs := homeNodes(t, 3)
+	stepWith(t, dbs[0], "i-1", nil, nil)
+	stepWith(t, dbs[1], "i-2", nil, nil)
+	stepWith(t, dbs[2], "i-3", nil, nil)
+	stepWith(t, dbs[1], "i-ended", nil, nil)
+	if _, err := dbs[0].Pool().Exec(ctx, `UPDATE instances SET status = 'completed' WHERE id = 'i-ended'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dbs[0].HomedElsewhere(ctx)
+	slices.Sort(got)
+	if err != nil || !slices.Equal(got, []store.InstanceID{"i-2", "i-3"}) {
+		t.Fatalf("node-1's HomedElsewhere = %v, %v; want i-2 and i-3", got, err)
+	}
+	if err := dbs[2].Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := dbs[0].HomedElsewhere(ctx); err != nil || !slices.Equal(got, []store.InstanceID{"i-2"}) {
+		t.Fatalf("node-1's HomedElsewhere after node-3 left = %v, %v; want i-2", got, err)
+	}
+}
