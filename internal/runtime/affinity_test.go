@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/gobpm/gobpm/internal/runtime"
+	"github.com/gobpm/gobpm/internal/store/postgres"
+	"github.com/gobpm/gobpm/internal/testdb"
 )
 
 // TestActOnStaleCacheThroughOtherNode: node 1 caches an instance when it
@@ -79,4 +81,45 @@ func TestActOnStaleCacheThroughOtherNode(t *testing.T) {
 			t.Fatal("bob unclaimed ann's task")
 		}
 	})
+}
+
+// TestResumeLeavesInstancesHomedElsewhere: a node that starts resumes
+// only the running instances not homed on another registered node: one
+// node 1 stepped last is node 1's while node 1 is registered, and the
+// next node to start resumes it once node 1 has left.
+func TestResumeLeavesInstancesHomedElsewhere(t *testing.T) {
+	if d, _ := testdb.Driver(); d != testdb.Postgres {
+		t.Skip("several nodes share a PostgreSQL server: run with GOBPM_TEST_DB=postgres")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	url := testdb.DSN(t)
+	open := func(id string) (*runtime.Runtime, int) {
+		db, err := postgres.Open(ctx, url, postgres.Options{NodeID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt := runtime.New(db, runtime.Options{Node: runtime.NodeInfo{Version: "test"}})
+		t.Cleanup(func() {
+			rt.Close()
+			db.Close()
+		})
+		n, err := rt.Resume(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt, n
+	}
+	n1, _ := open("node-1")
+	mustDeploy(t, n1, fixture(t, "job.bpmn"))
+	if _, err := n1.StartInstance(ctx, runtime.StartRequest{ProcessKey: "job"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := open("node-2"); n != 0 {
+		t.Fatalf("node 2 resumed %d instances at its start, want 0 (the one running is node 1's)", n)
+	}
+	n1.Close() // leaves the cluster
+	if _, n := open("node-3"); n != 1 {
+		t.Fatalf("node 3 resumed %d instances after node 1 left, want 1", n)
+	}
 }
