@@ -1,8 +1,13 @@
 package runtime_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/runtime"
 	"github.com/gobpm/gobpm/internal/store/postgres"
@@ -122,4 +127,70 @@ func TestResumeLeavesInstancesHomedElsewhere(t *testing.T) {
 	if _, n := open("node-3"); n != 1 {
 		t.Fatalf("node 3 resumed %d instances after node 1 left, want 1", n)
 	}
+}
+
+// TestRemoverResumesInstancesOfSilentNode: a node that starts while the
+// home of a running instance is registered but silent leaves the instance
+// to it; its heartbeat, once it removes the silent node, resumes the
+// instance.
+func TestRemoverResumesInstancesOfSilentNode(t *testing.T) {
+	if d, _ := testdb.Driver(); d != testdb.Postgres {
+		t.Skip("several nodes share a PostgreSQL server: run with GOBPM_TEST_DB=postgres")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	url := testdb.DSN(t)
+	openDB := func(id string) *postgres.DB {
+		db, err := postgres.Open(ctx, url, postgres.Options{NodeID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	n1 := runtime.New(openDB("node-1"), runtime.Options{Node: runtime.NodeInfo{Version: "test"}})
+	if _, err := n1.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustDeploy(t, n1, fixture(t, "job.bpmn"))
+	if _, err := n1.StartInstance(ctx, runtime.StartRequest{ProcessKey: "job"}); err != nil {
+		t.Fatal(err)
+	}
+	n1.Close()
+	// node-1 registered again, then silent: as a killed node.
+	if _, err := openDB("node-1").Heartbeat(ctx, runtime.NodeInfo{Version: "test"}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	n2 := runtime.New(openDB("node-2"), runtime.Options{Node: runtime.NodeInfo{Version: "test"},
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), Heartbeat: 100 * time.Millisecond, NodeTimeout: 500 * time.Millisecond})
+	t.Cleanup(func() { n2.Close() })
+	if n, err := n2.Resume(ctx); err != nil || n != 0 {
+		t.Fatalf("node 2 resumed %d, %v at its start; want 0 (node 1 is registered)", n, err)
+	}
+	deadline := time.Now().Add(30 * time.Second) // a bound on a hang, not a timing assertion
+	for !strings.Contains(logs.String(), `msg="instances of removed nodes resumed" nodes=[node-1] count=1 failed=0`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("node 2 did not resume node 1's instance after removing it; logs:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -34,7 +34,8 @@ import (
 //     that node for a short grace (the store's), so an instance's steps
 //     stay on one node; any node still serves any act. A starting node
 //     does not resume the instances homed on another registered node
-//     (homedElsewhere).
+//     (homedElsewhere); the node whose heartbeat removes a silent node
+//     resumes the instances homed on it (resumeHomedOn).
 //   - Due timers and outbox rows are claimed by one node
 //     (ClaimDueTimers, ClaimOutbox): a claim holds while its node is
 //     registered; a node that stops heart-beating is removed by the
@@ -155,6 +156,14 @@ func (r *Runtime) beat(ctx context.Context) {
 		case len(removed) > 0:
 			r.log.Warn("silent nodes removed; their timers and outbox rows pass to the others", "nodes", removed)
 			r.outboxRetry.Store(true)
+			// The nodes starting meanwhile left the removed nodes'
+			// instances to them (homedElsewhere): this node, the one
+			// whose beat removed them, resumes them, beside the beat.
+			c.done.Add(1)
+			go func() {
+				defer c.done.Done()
+				r.resumeHomedOn(ctx, removed)
+			}()
 		}
 		r.wakeScheduler()
 	}
@@ -270,6 +279,32 @@ func (r *Runtime) homedElsewhere(ctx context.Context) (map[InstanceID]bool, erro
 		out[id] = true
 	}
 	return out, nil
+}
+
+// resumeHomedOn resumes the running instances homed on the removed nodes,
+// as a start-up resumes its own (resumeOne); failures are logged.
+func (r *Runtime) resumeHomedOn(ctx context.Context, removed []string) {
+	ids, err := r.cluster.store.HomedOn(ctx, removed)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("listing the removed nodes' instances failed; the next node to start resumes them", "nodes", removed, "error", err)
+		}
+		return
+	}
+	resumed := 0
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := r.resumeOne(ctx, id); err != nil {
+			r.log.Error("resume failed", "instance_id", id, "error", err)
+			continue
+		}
+		resumed++
+	}
+	if len(ids) > 0 {
+		r.log.Info("instances of removed nodes resumed", "nodes", removed, "count", resumed, "failed", len(ids)-resumed)
+	}
 }
 
 // dueTimers returns the due timers this node is to fire: those it claims

@@ -68,6 +68,9 @@ type ClusterStore interface {
 	// committed last, which (or, once it is removed, the node that takes
 	// over its claims) owes them their after-commit work.
 	HomedElsewhere(ctx context.Context) ([]InstanceID, error)
+	// HomedOn returns the running (or failed) instances homed on one of
+	// nodes.
+	HomedOn(ctx context.Context, nodes []string) ([]InstanceID, error)
 	// Listen calls wake for each Wake another node's commit publishes
 	// until ctx ends (nil) or its connection fails (the error; wake-ups
 	// published until it listens again are missed, polling catches up).

@@ -88,6 +88,9 @@ const (
 	// registered node other than $1.
 	homedElsewhereSQL = `SELECT i.id FROM instances i JOIN cluster_nodes n ON n.id = i.home_node
 		WHERE i.status IN ('running', 'failed') AND i.home_node <> $1`
+	// homedOnSQL lists the running or failed instances homed on one of
+	// the nodes $1.
+	homedOnSQL = `SELECT id FROM instances WHERE status IN ('running', 'failed') AND home_node = ANY($1::text[])`
 	// claimOutboxSQL claims outbox rows. Arguments: node, limit.
 	claimOutboxSQL = `WITH picked AS (
 		    SELECT c.id AS picked_id FROM outbox c WHERE ` + claimableNode1 + `
@@ -205,6 +208,19 @@ func (db *DB) HomedElsewhere(ctx context.Context) ([]store.InstanceID, error) {
 	}, homedElsewhereSQL, db.node)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: instances homed on other nodes: %w", err)
+	}
+	return out, nil
+}
+
+// HomedOn returns the running or failed instances homed on one of nodes.
+func (db *DB) HomedOn(ctx context.Context, nodes []string) ([]store.InstanceID, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceID, error) {
+		var id string
+		err := row.Scan(&id)
+		return store.InstanceID(id), err
+	}, homedOnSQL, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: instances homed on nodes %v: %w", nodes, err)
 	}
 	return out, nil
 }
