@@ -180,7 +180,7 @@ func ids(ws []store.WaitRow) []string {
 
 // TestHomedElsewhere lists the running instances homed on another
 // registered node: not this node's own, not an ended one, not one homed on
-// a node that left.
+// a node that left; HomedOn lists those homed on given nodes.
 func TestHomedElsewhere(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -202,5 +202,12 @@ func TestHomedElsewhere(t *testing.T) {
 	}
 	if got, err := dbs[0].HomedElsewhere(ctx); err != nil || !slices.Equal(got, []store.InstanceID{"i-2"}) {
 		t.Fatalf("node-1's HomedElsewhere after node-3 left = %v, %v; want i-2", got, err)
+	}
+	// The instances of the node that left, for the node removing it.
+	if got, err := dbs[0].HomedOn(ctx, []string{"node-3"}); err != nil || !slices.Equal(got, []store.InstanceID{"i-3"}) {
+		t.Fatalf("HomedOn(node-3) = %v, %v; want i-3", got, err)
+	}
+	if got, err := dbs[0].HomedOn(ctx, []string{"node-2", "node-9"}); err != nil || !slices.Equal(got, []store.InstanceID{"i-2"}) {
+		t.Fatalf("HomedOn(node-2, node-9) = %v, %v; want i-2 (i-ended is not running)", got, err)
 	}
 }
