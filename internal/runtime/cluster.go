@@ -24,6 +24,18 @@ import (
 //     so the step reloads and re-runs its event, at most maxStepAttempts
 //     times. An event applied on two nodes commits once: the second one
 //     re-runs on the state the first committed and finds its wait gone.
+//     A step the engine refuses on a cached state is re-checked against
+//     the store's revision (movedOn): the wait it acts on may be one
+//     another node's step created since, so it re-runs as a stale step
+//     rather than failing.
+//   - An instance's home is the node whose step of it committed last: its
+//     cache holds the instance. Job activation and due-timer claims leave
+//     a job or timer of an instance homed on another registered node to
+//     that node for a short grace (the store's), so an instance's steps
+//     stay on one node; any node still serves any act. A starting node
+//     does not resume the instances homed on another registered node
+//     (homedElsewhere); the node whose heartbeat removes a silent node
+//     resumes the instances homed on it (resumeHomedOn).
 //   - Due timers and outbox rows are claimed by one node
 //     (ClaimDueTimers, ClaimOutbox): a claim holds while its node is
 //     registered; a node that stops heart-beating is removed by the
@@ -144,6 +156,14 @@ func (r *Runtime) beat(ctx context.Context) {
 		case len(removed) > 0:
 			r.log.Warn("silent nodes removed; their timers and outbox rows pass to the others", "nodes", removed)
 			r.outboxRetry.Store(true)
+			// The nodes starting meanwhile left the removed nodes'
+			// instances to them (homedElsewhere): this node, the one
+			// whose beat removed them, resumes them, beside the beat.
+			c.done.Add(1)
+			go func() {
+				defer c.done.Done()
+				r.resumeHomedOn(ctx, removed)
+			}()
 		}
 		r.wakeScheduler()
 	}
@@ -225,6 +245,67 @@ func (r *Runtime) NodeID() string { return r.self.ID }
 // stale reports whether a step failed because another node committed its
 // instance first, so it is worth re-running.
 func stale(err error) bool { return errors.Is(err, ErrStale) }
+
+// movedOn reports whether a cached state with row's revision is behind
+// the store's: on a shared store only (a single node's cache is always
+// current). Its one query runs only when a step on a cached state was
+// refused, never on the path of a step that commits. An error reading the
+// row counts as moved on: the step then runs again on what the store
+// holds, which is safe.
+func (r *Runtime) movedOn(ctx context.Context, row InstanceRow) bool {
+	if r.cluster == nil {
+		return false
+	}
+	cur, err := r.store.InstanceRow(ctx, row.ID)
+	return err != nil || cur.Revision != row.Revision
+}
+
+// homedElsewhere returns the set of running instances homed on another
+// registered node, which a starting node does not resume: their home owes
+// them their after-commit work (its outbox rows pass to the others once
+// it is removed), and resuming them here would race it (a call's
+// hand-over delivered twice) and fill this node's cache with states the
+// home node moves on. Empty on a store that is not shared.
+func (r *Runtime) homedElsewhere(ctx context.Context) (map[InstanceID]bool, error) {
+	if r.cluster == nil {
+		return nil, nil
+	}
+	ids, err := r.cluster.store.HomedElsewhere(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("instances homed on other nodes: %w", err)
+	}
+	out := make(map[InstanceID]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// resumeHomedOn resumes the running instances homed on the removed nodes,
+// as a start-up resumes its own (resumeOne); failures are logged.
+func (r *Runtime) resumeHomedOn(ctx context.Context, removed []string) {
+	ids, err := r.cluster.store.HomedOn(ctx, removed)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("listing the removed nodes' instances failed; the next node to start resumes them", "nodes", removed, "error", err)
+		}
+		return
+	}
+	resumed := 0
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := r.resumeOne(ctx, id); err != nil {
+			r.log.Error("resume failed", "instance_id", id, "error", err)
+			continue
+		}
+		resumed++
+	}
+	if len(ids) > 0 {
+		r.log.Info("instances of removed nodes resumed", "nodes", removed, "count", resumed, "failed", len(ids)-resumed)
+	}
+}
 
 // dueTimers returns the due timers this node is to fire: those it claims
 // on a shared store, all due ones otherwise.

@@ -115,7 +115,10 @@ func TestCompletesThroughTwoNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := rts[1].ActivateJobs(ctx, runtime.ActivateRequest{Type: "charge-card", Worker: "w", MaxJobs: 1, LockDuration: time.Minute})
+	// The job is node 1's (its instance's home) for the home grace; node
+	// 2's long poll gets it once the grace is over.
+	jobs, err := rts[1].ActivateJobs(ctx, runtime.ActivateRequest{Type: "charge-card", Worker: "w", MaxJobs: 1,
+		LockDuration: time.Minute, RequestTimeout: 30 * time.Second})
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("activate = %v, %v", jobs, err)
 	}

@@ -354,10 +354,18 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("runtime: resume: %w", err)
 	}
-	resumed := 0
+	elsewhere, err := r.homedElsewhere(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("runtime: resume: %w", err)
+	}
+	resumed, skipped := 0, 0
 	for _, row := range running {
 		if ctx.Err() != nil {
 			return resumed, ctx.Err()
+		}
+		if elsewhere[row.ID] {
+			skipped++ // its home node owes it its after-commit work (cluster.go)
+			continue
 		}
 		if err := r.resumeOne(ctx, row.ID); err != nil {
 			r.log.Error("resume failed", "instance_id", row.ID, "error", err)
@@ -365,7 +373,7 @@ func (r *Runtime) ResumeInstances(ctx context.Context) (int, error) {
 		}
 		resumed++
 	}
-	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed)
+	r.log.Info("instances resumed", "count", resumed, "failed", len(running)-resumed-skipped, "homed_elsewhere", skipped)
 	r.startScheduler() // fires the timers that came due while the server was down
 	r.startCleaner()
 	if err := r.resumeMigrations(ctx); err != nil {
@@ -540,12 +548,16 @@ func (r *Runtime) Cancel(ctx context.Context, id InstanceID) (InstanceView, erro
 
 // acquire returns the state of instance id for its lock holder: the cached
 // one (removed from the cache) or the store's, decoded. legacy reports a
-// state the store still holds as a format-1 checkpoint.
-func (r *Runtime) acquire(ctx context.Context, id InstanceID) (InstanceRow, *engine.State, bool, error) {
+// state the store still holds as a format-1 checkpoint; cached, one taken
+// from the cache, which on a shared store another node's commit may have
+// overtaken (no revision is checked here: the commit checks it, and
+// step.go re-checks a refusal on it, movedOn).
+func (r *Runtime) acquire(ctx context.Context, id InstanceID) (row InstanceRow, st *engine.State, legacy, cached bool, err error) {
 	if row, st, ok := r.states.take(id); ok {
-		return row, st, false, nil
+		return row, st, false, true, nil
 	}
-	return r.readState(ctx, id)
+	row, st, legacy, err = r.readState(ctx, id)
+	return row, st, legacy, false, err
 }
 
 // acquireCurrent is acquire for reads, which no commit checks: on a store

@@ -37,7 +37,10 @@ import (
 //
 // On a store several nodes share, a step of a stored instance that another
 // node's commit overtook (ErrStale) is re-run from 1 on the state that
-// commit left, a bounded number of times (cluster.go).
+// commit left, a bounded number of times (cluster.go). So is a step the
+// engine refused in 3 (or whose check in 2 found nothing to do) on a
+// cached state whose revision the store no longer holds: the wait it acts
+// on may be one the other node's step created (movedOn).
 
 // stepSpec is what differs between the steps runStep takes.
 type stepSpec struct {
@@ -165,7 +168,7 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 	// The state is this step's own: taken out of the cache (or decoded, or
 	// new), it goes back only after the commit succeeded, so a failure
 	// anywhere below never leaves a half-changed state behind.
-	row, st, proc, whole, err := r.stepInput(ctx, spec)
+	row, st, proc, whole, cached, err := r.stepInput(ctx, spec)
 	if err != nil || st == nil {
 		return stepped{w: &work{}}, err
 	}
@@ -178,6 +181,11 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 	status, before, job := st.Status, st.NextWait, jobActOf(spec.ev, st)
 	next, fx, err := engine.Apply(proc, st, spec.ev, now, r.engine) // st is this step's own: no copy needed
 	if err != nil {
+		if cached && r.movedOn(ctx, row) {
+			// The wait acted on may be one another node's step created
+			// after this node cached the state: not a refusal yet.
+			return stepped{}, fmt.Errorf("runtime: %s of %s refused on a cached state another node moved on: %w", spec.ev.Kind(), spec.id, ErrStale)
+		}
 		return stepped{}, spec.refusal(status, err)
 	}
 	w := &work{}
@@ -202,41 +210,47 @@ func (r *Runtime) stepOnce(ctx context.Context, spec stepSpec) (stepped, error) 
 
 // stepInput is step 2: the row and state a step starts from and the model
 // it applies. A nil state (and nil error) means the spec found nothing to
-// do; whole reports a state to record whole (new, or stored legacy).
-func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (InstanceRow, *engine.State, *bpmn.Process, bool, error) {
+// do; whole reports a state to record whole (new, or stored legacy);
+// cached, a state taken from the cache (acquire). A check that finds
+// nothing to do, or fails, on a cached state another node moved on is
+// ErrStale instead, so that it runs again on the store's state.
+func (r *Runtime) stepInput(ctx context.Context, spec stepSpec) (row InstanceRow, st *engine.State, proc *bpmn.Process, whole, cached bool, err error) {
 	if s := spec.start; spec.creates() {
 		st := engine.NewState(string(spec.id), s.ref.Key, s.ref.Version)
 		st.BusinessKey = s.businessKey
 		row := InstanceRow{ID: spec.id, ProcessKey: s.ref.Key, ProcessVersion: s.ref.Version, BusinessKey: s.businessKey}
-		return row, st, s.proc, true, nil
+		return row, st, s.proc, true, false, nil
 	}
-	row, st, legacy, err := r.acquire(ctx, spec.id)
+	row, st, legacy, cached, err := r.acquire(ctx, spec.id)
 	if err != nil {
-		return InstanceRow{}, nil, nil, false, err
+		return InstanceRow{}, nil, nil, false, false, err
 	}
 	if spec.skip != nil {
 		skip, err := spec.skip(row, st)
+		if (skip || err != nil) && cached && r.movedOn(ctx, row) {
+			return InstanceRow{}, nil, nil, false, false, fmt.Errorf("runtime: %s of %s checked on a cached state another node moved on: %w", spec.ev.Kind(), spec.id, ErrStale)
+		}
 		if skip || err != nil {
 			r.release(row, st, legacy)
-			return InstanceRow{}, nil, nil, false, err
+			return InstanceRow{}, nil, nil, false, false, err
 		}
 	}
 	if row.Suspended && !runsSuspended(spec.ev) {
 		if row, st, legacy, err = r.stillSuspended(ctx, row, st, legacy); err != nil {
-			return InstanceRow{}, nil, nil, false, err
+			return InstanceRow{}, nil, nil, false, false, err
 		}
 		if row.Suspended {
 			r.release(row, st, legacy)
-			return InstanceRow{}, nil, nil, false, suspendedInstance(spec.id)
+			return InstanceRow{}, nil, nil, false, false, suspendedInstance(spec.id)
 		}
 	}
-	proc := spec.proc
+	proc = spec.proc
 	if proc == nil {
 		if proc, _, err = r.process(ctx, row.ProcessKey, row.ProcessVersion); err != nil {
-			return InstanceRow{}, nil, nil, false, unreadableDefinition(row.ProcessKey, row.ProcessVersion, err)
+			return InstanceRow{}, nil, nil, false, false, unreadableDefinition(row.ProcessKey, row.ProcessVersion, err)
 		}
 	}
-	return row, st, proc, legacy, nil
+	return row, st, proc, legacy, cached, nil
 }
 
 // runsSuspended reports the events a suspended instance still takes: its

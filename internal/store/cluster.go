@@ -63,6 +63,14 @@ type ClusterStore interface {
 	// step's rows are held from their commit by the node that committed
 	// them.
 	ClaimOutbox(ctx context.Context, limit int) ([]OutboxRow, error)
+	// HomedElsewhere returns the running (or failed) instances whose home
+	// is another registered node: the node whose step of the instance
+	// committed last, which (or, once it is removed, the node that takes
+	// over its claims) owes them their after-commit work.
+	HomedElsewhere(ctx context.Context) ([]InstanceID, error)
+	// HomedOn returns the running (or failed) instances homed on one of
+	// nodes.
+	HomedOn(ctx context.Context, nodes []string) ([]InstanceID, error)
 	// Listen calls wake for each Wake another node's commit publishes
 	// until ctx ends (nil) or its connection fails (the error; wake-ups
 	// published until it listens again are missed, polling catches up).

@@ -44,19 +44,53 @@ const (
 	claimableNode2 = `(c.claimed_by = '' OR c.claimed_by = $2
 		OR NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = c.claimed_by))`
 
+	// homedElsewhere, completed by a node parameter and ")", is the
+	// condition that the instance of the wait (aliased c) is homed on a
+	// live node other than that one: the node whose step of it committed
+	// last, whose cache holds its state (migration 0020). A start timer
+	// (no instance) and an instance homed on a node no longer registered
+	// are nobody's.
+	homedElsewhere = `EXISTS (SELECT 1 FROM instances i JOIN cluster_nodes n ON n.id = i.home_node
+		    WHERE i.id = c.instance_id AND i.home_node <> `
+	// jobAvailableSince is when a job (aliased c) became activatable: its
+	// creation, backoff or lock expiry, whichever is last.
+	jobAvailableSince = `GREATEST(c.created_at, COALESCE(c.due_at, 0), COALESCE(c.lock_expires_at, 0))`
+
 	// claimTimersSQL claims due timers, skipping rows another transaction
-	// holds (a step changing the wait, another node claiming it).
-	// Arguments: now, node, limit.
+	// holds (a step changing the wait, another node claiming it); a timer
+	// of an instance homed on another live node is left to that node for
+	// the first grace after it fell due.
+	// Arguments: now, node, limit, grace.
 	claimTimersSQL = `WITH picked AS (
 		    SELECT c.id AS picked_id FROM waits c
 		    WHERE c.kind IN ('timer', 'start-timer') AND NOT c.held AND c.due_at <= $1 AND ` + claimableNode2 + `
+		      AND NOT (c.due_at > $1 - $4 AND ` + homedElsewhere + `$2))
 		    ORDER BY c.due_at, c.id LIMIT $3
 		    FOR UPDATE OF c SKIP LOCKED)
 		UPDATE waits SET claimed_by = $2 FROM picked WHERE waits.id = picked.picked_id
 		RETURNING ` + waitColumns
-	nextClaimableSQL = `SELECT c.due_at FROM waits c
-		WHERE c.kind IN ('timer', 'start-timer') AND NOT c.held AND c.due_at IS NOT NULL AND ` + claimableNode1 + `
-		ORDER BY c.due_at LIMIT 1`
+	// nextClaimableSQL is when node $1 must look for due timers again: at
+	// the earliest due time of the timers it holds or may claim, a timer
+	// held back for its home counting from the end of its grace ($2). The
+	// earliest timer's due time plus the grace bounds the answer, so only
+	// the timers due before that bound are looked at for one not held back.
+	nextClaimableSQL = `WITH first AS (
+		    SELECT c.due_at FROM waits c
+		    WHERE c.kind IN ('timer', 'start-timer') AND NOT c.held AND c.due_at IS NOT NULL AND ` + claimableNode1 + `
+		    ORDER BY c.due_at LIMIT 1)
+		SELECT LEAST(first.due_at + $2, (
+		    SELECT c.due_at FROM waits c
+		    WHERE c.kind IN ('timer', 'start-timer') AND NOT c.held AND c.due_at IS NOT NULL AND ` + claimableNode1 + `
+		      AND c.due_at < first.due_at + $2 AND NOT ` + homedElsewhere + `$1)
+		    ORDER BY c.due_at LIMIT 1))
+		FROM first`
+	// homedElsewhereSQL lists the running or failed instances homed on a
+	// registered node other than $1.
+	homedElsewhereSQL = `SELECT i.id FROM instances i JOIN cluster_nodes n ON n.id = i.home_node
+		WHERE i.status IN ('running', 'failed') AND i.home_node <> $1`
+	// homedOnSQL lists the running or failed instances homed on one of
+	// the nodes $1.
+	homedOnSQL = `SELECT id FROM instances WHERE status IN ('running', 'failed') AND home_node = ANY($1::text[])`
 	// claimOutboxSQL claims outbox rows. Arguments: node, limit.
 	claimOutboxSQL = `WITH picked AS (
 		    SELECT c.id AS picked_id FROM outbox c WHERE ` + claimableNode1 + `
@@ -122,7 +156,7 @@ func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]s
 	if limit <= 0 || limit > sqlquery.MaxListLimit {
 		limit = sqlquery.MaxListLimit
 	}
-	out, err := queryWaits(ctx, db.pool, claimTimersSQL, encodeTime(now), db.node, limit)
+	out, err := queryWaits(ctx, db.pool, claimTimersSQL, encodeTime(now), db.node, limit, db.homeGrace.Nanoseconds())
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim due timers: %w", err)
 	}
@@ -140,7 +174,7 @@ func (db *DB) ClaimDueTimers(ctx context.Context, now time.Time, limit int) ([]s
 // holds or may claim.
 func (db *DB) NextClaimableTimer(ctx context.Context) (time.Time, bool, error) {
 	var next int64
-	err := db.pool.QueryRow(ctx, nextClaimableSQL, db.node).Scan(&next)
+	err := db.pool.QueryRow(ctx, nextClaimableSQL, db.node, db.homeGrace.Nanoseconds()).Scan(&next)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return time.Time{}, false, nil
@@ -161,6 +195,33 @@ func (db *DB) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxRow, er
 		return nil, fmt.Errorf("postgres store: claim outbox: %w", err)
 	}
 	slices.SortFunc(out, func(a, b store.OutboxRow) int { return int(min(max(a.ID-b.ID, -1), 1)) })
+	return out, nil
+}
+
+// HomedElsewhere returns the running or failed instances homed on another
+// registered node.
+func (db *DB) HomedElsewhere(ctx context.Context) ([]store.InstanceID, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceID, error) {
+		var id string
+		err := row.Scan(&id)
+		return store.InstanceID(id), err
+	}, homedElsewhereSQL, db.node)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: instances homed on other nodes: %w", err)
+	}
+	return out, nil
+}
+
+// HomedOn returns the running or failed instances homed on one of nodes.
+func (db *DB) HomedOn(ctx context.Context, nodes []string) ([]store.InstanceID, error) {
+	out, err := queryRows(ctx, db.pool, func(row pgx.Row) (store.InstanceID, error) {
+		var id string
+		err := row.Scan(&id)
+		return store.InstanceID(id), err
+	}, homedOnSQL, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: instances homed on nodes %v: %w", nodes, err)
+	}
 	return out, nil
 }
 

@@ -304,7 +304,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 		}, insertInstanceSQL,
 			id, in.ProcessKey, in.ProcessVersion, in.Status, in.BusinessKey, string(in.ParentID),
 			in.ParentNodeID, encodeTime(in.CreatedAt), encodeTime(in.UpdatedAt), sqlcodec.EncodeOptTime(in.EndedAt),
-			in.Revision, header, later)
+			in.Revision, header, later, node)
 		sb.exec(i, nil, insertKeySQL, int16(store.KeyInstance), id)
 	} else {
 		sb.queryRow(i, func(row pgx.Row) error {
@@ -316,7 +316,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			return err
 		}, updateInstanceSQL,
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlcodec.EncodeOptTime(in.EndedAt),
-			in.Revision, header, id, s.PrevRevision, in.ProcessVersion)
+			in.Revision, header, id, s.PrevRevision, in.ProcessVersion, node)
 	}
 	for _, r := range s.RemovedParts {
 		sb.exec(i, nil, stepDeletePartSQL, id, r.Kind, r.Key)

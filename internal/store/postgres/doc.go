@@ -66,7 +66,10 @@
 // (Options.NodeID); once a commit that made jobs activatable or armed
 // timers is durable, a wake-up goes out with pg_notify (wake.go), which
 // Listen receives on the other nodes. A stale revision is store.ErrStale (and
-// ErrConflict), so the runtime re-runs the step.
+// ErrConflict), so the runtime re-runs the step. Each step's commit makes
+// its node the instance's home (instances.home_node, migration 0020);
+// activation and timer claims leave a job or timer of an instance homed on
+// another registered node to that node for Options.HomeGrace.
 //
 // # Encoding
 //

@@ -17,11 +17,12 @@ const (
 	// insertInstanceSQL creates an instance; no row comes back if the id exists.
 	// Its number is the key's counter (raised for the whole batch by
 	// bumpNumberSQL earlier in the transaction) less $13, the number of
-	// instances of the key the batch creates after this one.
+	// instances of the key the batch creates after this one; $14 is the
+	// committing node, the instance's home (migration 0020).
 	insertInstanceSQL = `INSERT INTO instances (id, process_key, process_version, status, business_key, parent_id,
-		    parent_node_id, created_at, updated_at, ended_at, revision, state, number)
+		    parent_node_id, created_at, updated_at, ended_at, revision, state, number, home_node)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-		    (SELECT last - $13 FROM instance_numbers WHERE process_key = $2))
+		    (SELECT last - $13 FROM instance_numbers WHERE process_key = $2), $14)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq, number`
 	// bumpNumberSQL raises the instance counter of a process key by the
@@ -33,8 +34,10 @@ const (
 	// the one the step was computed from. Under READ COMMITTED a
 	// concurrent update of the row makes this one wait and then re-check
 	// the revision, so two writers of one instance never both succeed.
+	// The committing node ($10) becomes the instance's home (migration
+	// 0020).
 	updateInstanceSQL = `UPDATE instances SET status = $1, business_key = $2, updated_at = $3, ended_at = $4,
-		    revision = $5, state = $6, process_version = $9
+		    revision = $5, state = $6, process_version = $9, home_node = $10
 		WHERE id = $7 AND revision = $8
 		RETURNING seq`
 	instanceRevisionSQL = `SELECT revision FROM instances WHERE id = $1`

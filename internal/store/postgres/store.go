@@ -29,6 +29,10 @@ const (
 	// DefaultStatementTimeout bounds one statement when neither
 	// Options.StatementTimeout nor the URL's statement_timeout sets a bound.
 	DefaultStatementTimeout = 30 * time.Second
+	// DefaultHomeGrace is how long a job or due timer of an instance homed
+	// on another live node is left to that node when Options.HomeGrace is
+	// 0.
+	DefaultHomeGrace = time.Second
 )
 
 // Options tune Open. The zero value takes the URL's settings, else the
@@ -44,6 +48,13 @@ type Options struct {
 	// ("": a fresh id per Open). Its claims hold while it is registered
 	// (store.ClusterStore); two live processes must not share an id.
 	NodeID string
+	// HomeGrace is how long after a job became activatable, or a timer
+	// fell due, this node leaves it to the instance's home node, the live
+	// node whose step of the instance committed last and whose cache holds
+	// it (0: DefaultHomeGrace; negative: no wait, any node takes any row
+	// at once). Past the grace, or once the home node is gone, any node
+	// takes it.
+	HomeGrace time.Duration
 }
 
 // DB is a PostgreSQL database that implements store.Store and
@@ -57,6 +68,8 @@ type DB struct {
 	node string
 	// wake publishes the wake-ups of committed steps (wake.go).
 	wake *waker
+	// homeGrace is Options.HomeGrace resolved (never negative).
+	homeGrace time.Duration
 }
 
 var (
@@ -87,7 +100,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if node == "" {
 		node = uuid.Must(uuid.NewV7()).String()
 	}
-	db := &DB{pool: pool, name: name, node: node}
+	grace := opts.HomeGrace
+	switch {
+	case grace == 0:
+		grace = DefaultHomeGrace
+	case grace < 0:
+		grace = 0
+	}
+	db := &DB{pool: pool, name: name, node: node, homeGrace: grace}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres store: open %s: %w", name, err)

@@ -46,22 +46,34 @@ const (
 	// activateJobsSQL picks the oldest activatable jobs of a type, skipping
 	// rows another transaction holds (a concurrent activation or a step
 	// acting on the job): two activations, from this node or another,
-	// never pick the same job. The i-th picked job gets the i-th hash.
-	// Arguments: type, now, max, owner, user, until, hashes.
+	// never pick the same job. A job of an instance homed on another live
+	// node is left to that node for the first grace after it became
+	// activatable (homedElsewhere). The i-th picked job gets the i-th hash.
+	// Arguments: type, now, max, owner, user, until, hashes, node, grace.
 	activateJobsSQL = `WITH picked AS (
 		    SELECT id AS picked_id, row_number() OVER (ORDER BY created_at, id) AS n FROM (
-		        SELECT id, created_at FROM waits
-		        WHERE kind = 'job' AND name = $1 AND retries > 0 AND NOT held
-		          AND (due_at IS NULL OR due_at <= $2)
-		          AND (lock_expires_at IS NULL OR lock_expires_at <= $2)
-		        ORDER BY created_at, id LIMIT $3
-		        FOR UPDATE SKIP LOCKED) c)
+		        SELECT c.id, c.created_at FROM waits c
+		        WHERE c.kind = 'job' AND c.name = $1 AND c.retries > 0 AND NOT c.held
+		          AND (c.due_at IS NULL OR c.due_at <= $2)
+		          AND (c.lock_expires_at IS NULL OR c.lock_expires_at <= $2)
+		          AND NOT (` + jobAvailableSince + ` > $2 - $9 AND ` + homedElsewhere + `$8))
+		        ORDER BY c.created_at, c.id LIMIT $3
+		        FOR UPDATE OF c SKIP LOCKED) j)
 		UPDATE waits SET lock_owner = $4, lock_user = $5, lock_expires_at = $6, lock_token = ($7::bytea[])[picked.n]
 		FROM picked WHERE waits.id = picked.picked_id
 		RETURNING ` + waitColumns
-	nextJobSQL = `SELECT MIN(GREATEST(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0))) FROM waits
-		WHERE kind = 'job' AND name = $1 AND retries > 0 AND NOT held
-		  AND GREATEST(COALESCE(due_at, 0), COALESCE(lock_expires_at, 0)) > $2`
+	// nextJobSQL is the earliest time after now ($2) at which a job of the
+	// type becomes activatable for node $3: when its backoff or lock runs
+	// out, or, for a job held back for its home (activateJobsSQL), when the
+	// grace ($4) does. CASE evaluates in order: only a job that became
+	// activatable within the grace looks up its instance's home.
+	nextJobSQL = `SELECT MIN(at) FROM (
+		    SELECT CASE
+		        WHEN ` + jobAvailableSince + ` + $4 <= $2 THEN GREATEST(COALESCE(c.due_at, 0), COALESCE(c.lock_expires_at, 0))
+		        WHEN ` + homedElsewhere + `$3) THEN ` + jobAvailableSince + ` + $4
+		        ELSE GREATEST(COALESCE(c.due_at, 0), COALESCE(c.lock_expires_at, 0)) END AS at
+		    FROM waits c WHERE c.kind = 'job' AND c.name = $1 AND c.retries > 0 AND NOT c.held) j
+		WHERE at > $2`
 	extendLockSQL = `UPDATE waits SET lock_expires_at = $1
 		WHERE id = $2 AND kind = 'job' AND lock_token = $3 AND lock_expires_at > $4`
 	// lockGuardSQL locks the job's row for the rest of the step's
@@ -186,7 +198,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 	err = db.writeTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = queryWaits(ctx, tx, activateJobsSQL, jobType, encodeTime(now), len(lock.TokenHashes),
-			lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes)
+			lock.Worker, lock.User, encodeTime(lock.Until), lock.TokenHashes, db.node, db.homeGrace.Nanoseconds())
 		return err
 	})
 	if err != nil {
@@ -204,7 +216,7 @@ func (db *DB) ActivateJobs(ctx context.Context, jobType string, now time.Time, l
 // the type becomes activatable (retry backoff or lock expiry), if any.
 func (db *DB) NextJobAvailable(ctx context.Context, jobType string, now time.Time) (time.Time, bool, error) {
 	var next sql.NullInt64
-	if err := db.pool.QueryRow(ctx, nextJobSQL, jobType, encodeTime(now)).Scan(&next); err != nil {
+	if err := db.pool.QueryRow(ctx, nextJobSQL, jobType, encodeTime(now), db.node, db.homeGrace.Nanoseconds()).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("postgres store: next job of type %q: %w", jobType, err)
 	}
 	return sqlcodec.DecodeOptTime(next), next.Valid, nil
