@@ -73,6 +73,7 @@ var tests = []struct {
 	{"Users", testUsers},
 	{"Statistics", testStatistics},
 	{"StatisticsOpenItems", testStatisticsOpenItems},
+	{"StatisticsManyCloses", testStatisticsManyCloses},
 	{"GroupsAndMembers", testGroupsAndMembers},
 	{"AddGrant", testAddGrant},
 	{"GrantsAndRemoveGrant", testGrantsAndRemoveGrant},
