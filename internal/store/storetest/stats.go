@@ -254,17 +254,19 @@ func testStatisticsManyCloses(t *testing.T, open Opener) {
 		s1 := NewStep(id, key, 1)
 		s1.Instance.CreatedAt, s1.Instance.UpdatedAt = start, start
 		s1.Facts = []store.FactRow{{Seq: 1, At: start, Kind: "instance-started", ScopePath: "/"}}
-		s2 := NextStep(s1, store.StatusCompleted)
-		s2.Parts, s2.RemovedParts = nil, nil
-		s2.Instance.UpdatedAt, s2.Instance.EndedAt = end, end
 		seq := int64(2)
 		for i := range n {
 			track, job := fmt.Sprintf("t%d", i+1), fmt.Sprintf("%s-job-%d", key, i+1)
 			s1.Facts = append(s1.Facts, store.FactRow{Seq: seq, At: start, Kind: "element-activated", NodeID: "work", ScopePath: "/", TrackID: track})
 			s1.Waits = append(s1.Waits, store.WaitRow{ID: job, InstanceID: id, Kind: store.WaitJob, NodeID: "work", TrackID: track,
 				ProcessKey: key, ProcessVersion: 1, Name: "work", Retries: 3, CreatedAt: start})
-			s2.RemovedWaits = append(s2.RemovedWaits, job)
 			seq++
+		}
+		s2 := NextStep(s1, store.StatusCompleted)
+		s2.Parts, s2.RemovedParts, s2.Facts = nil, nil, nil
+		s2.Instance.UpdatedAt, s2.Instance.EndedAt = end, end
+		for _, w := range s1.Waits {
+			s2.RemovedWaits = append(s2.RemovedWaits, w.ID)
 		}
 		for i := range n {
 			s2.Facts = append(s2.Facts, store.FactRow{Seq: seq, At: end, Kind: "element-completed", NodeID: "work", ScopePath: "/",
