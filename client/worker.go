@@ -100,6 +100,15 @@ type WorkerOptions struct {
 	// the handler's context still carries the job's span context, so a
 	// handler's own spans continue the job's trace (tracing.go).
 	Tracer trace.Tracer
+	// CompletionBatchWindow is how long a finished job's completion waits
+	// for the completions of other jobs finishing meanwhile, to go with
+	// them in one request (POST /api/v1/jobs/complete, one group commit on
+	// the server); a lone completion goes alone. Default
+	// DefaultCompletionBatchWindow (1 ms); negative completes each job in
+	// its own request. A server without the batch route (404) is
+	// remembered and completions then go one by one. A worker with a
+	// Tracer completes one by one, each with its job's traceparent.
+	CompletionBatchWindow time.Duration
 }
 
 // RouterHandler decides for the router job of an ad-hoc region
@@ -131,6 +140,8 @@ type Worker struct {
 	startOnce  sync.Once
 	stopOnce   sync.Once
 	jobContext context.Context
+	// batch gathers completions (nil: each goes alone).
+	batch *completionBatcher
 }
 
 // NewWorker returns a worker of jobType; Start runs it.
@@ -174,7 +185,14 @@ func newWorker(c *Client, jobType string, h func(ctx context.Context, job Job) (
 			return min(d, 5*time.Minute)
 		}
 	}
-	return &Worker{c: c, jobType: jobType, handle: h, opts: opts, failures: map[string]int{}, pollDone: make(chan struct{})}
+	if opts.CompletionBatchWindow == 0 {
+		opts.CompletionBatchWindow = DefaultCompletionBatchWindow
+	}
+	w := &Worker{c: c, jobType: jobType, handle: h, opts: opts, failures: map[string]int{}, pollDone: make(chan struct{})}
+	if opts.CompletionBatchWindow > 0 && opts.Tracer == nil {
+		w.batch = newCompletionBatcher(c, opts.CompletionBatchWindow)
+	}
+	return w
 }
 
 // Start starts polling in the background. It returns at once; calling it
@@ -304,6 +322,8 @@ func (w *Worker) run(job Job) {
 		ev.Kind = "completed"
 		if out.answer != nil {
 			err = w.c.CompleteRouterJob(rctx, job, *out.answer)
+		} else if w.batch != nil {
+			err = w.batch.complete(rctx, job, out.vars)
 		} else {
 			err = w.c.CompleteJob(rctx, job, out.vars)
 		}

@@ -206,6 +206,7 @@ func TestRouteRoleMatrix(t *testing.T) {
 		{"POST", "/api/v1/instances/" + instID + "/waits/none/trigger", `{}`, "ado"}, // 404 for those allowed: no such wait
 		{"GET", "/api/v1/incidents", "", "adov"},
 		{"POST", "/api/v1/jobs/activate", `{"type":"nothing","worker":"w","maxJobs":1,"lockDurationMs":1000}`, "aw"},
+		{"POST", "/api/v1/jobs/complete", `{"completions":[]}`, "aw"},
 		{"POST", "/api/v1/jobs/" + jobKey + "/extend", `{"lockDurationMs":1000}`, "aw"},
 		{"GET", "/api/v1/tasks", "", "*"},
 		{"GET", "/api/v1/tasks/none", "", "*"},
@@ -319,11 +320,12 @@ func TestRouteRoleMatrix(t *testing.T) {
 // refusalStatus is the status a refused role (by its matrix letter) gets
 // on path: 404 where the refusal conceals the resource (an instance of a
 // process the role may not read, a job of a type it may not work on), 403
-// elsewhere.
+// elsewhere (activating and batch completion: a role with work on no job
+// type).
 func refusalStatus(path, letter string) int {
 	switch {
 	case strings.HasPrefix(path, "/api/v1/instances/") && !strings.Contains("adov", letter),
-		strings.HasPrefix(path, "/api/v1/jobs/") && path != "/api/v1/jobs/activate":
+		strings.HasPrefix(path, "/api/v1/jobs/") && path != "/api/v1/jobs/activate" && path != "/api/v1/jobs/complete":
 		return http.StatusNotFound
 	}
 	return http.StatusForbidden
@@ -397,7 +399,7 @@ func routeOf(path string) string {
 	}
 	params := names[segs[2]]
 	for i := 3; i < len(segs) && i-3 < len(params); i++ {
-		if p := params[i-3]; p != "" && !(segs[2] == "jobs" && segs[3] == "activate") {
+		if p := params[i-3]; p != "" && !(segs[2] == "jobs" && len(segs) == 4 && (segs[3] == "activate" || segs[3] == "complete")) {
 			if p == "{scopeId}" && segs[4] == "waits" {
 				p = "{waitId}"
 			}

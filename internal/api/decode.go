@@ -39,13 +39,18 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 // body is an empty object. Numbers stay exact: decode members with
 // decodeNumbers.
 func (s *server) readJSONObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, error) {
+	return s.readJSONObjectUpTo(w, r, s.opts.MaxJSONBytes)
+}
+
+// readJSONObjectUpTo is readJSONObject with a cap of limit bytes.
+func (s *server) readJSONObjectUpTo(w http.ResponseWriter, r *http.Request, limit int64) (map[string]json.RawMessage, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != contentTypeJSON && !strings.HasSuffix(mt, "+json")) {
 			return nil, errorf(kindUnsupportedMediaType, "", fmt.Sprintf("Content-Type %q is not supported; send application/json", ct))
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxJSONBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		return nil, bodyReadError(err)
 	}

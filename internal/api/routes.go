@@ -130,6 +130,9 @@ func (s *server) routes() []route {
 		// Job acts: authorize resolves job {key} once, checks work on its
 		// type and hands the reference to the act (jobRefOf).
 		{post, v + "/jobs/activate", on(auth.PermWork, auth.KindJobType, access.KeyHandler), nil, s.activateJobs},
+		// A batch of completions: work on some job type lets a caller in;
+		// each item is authorized as jobs/{key}/complete (completeJobs).
+		{post, v + "/jobs/complete", on(auth.PermWork, auth.KindJobType, access.KeyHandler), nil, s.completeJobs},
 		{post, v + "/jobs/{key}/complete", work, job, s.completeJob},
 		{post, v + "/jobs/{key}/fail", work, job, s.failJob},
 		{post, v + "/jobs/{key}/error", work, job, s.throwJobError},

@@ -40,6 +40,9 @@ type commitRequest struct {
 	// recs commit together: a step and the children it launched.
 	recs  []StepRecord
 	reply chan error
+	// group, if not nil, is requests that go in one batch (a commit
+	// group's, commitGroup); recs and reply are then unused.
+	group []commitRequest
 }
 
 // errClosed reports a commit after Close.
@@ -121,6 +124,7 @@ func (c *committer) gather(batch []commitRequest, until <-chan time.Time) []comm
 // one bad step cannot fail its neighbours.
 func (c *committer) write(batch []commitRequest) {
 	ctx := context.Background() // a commit, once started, is not abandoned halfway
+	batch = flattenGroups(batch)
 	var recs []StepRecord
 	for _, r := range batch {
 		recs = append(recs, r.recs...)
@@ -153,6 +157,26 @@ func (c *committer) write(batch []commitRequest) {
 		}
 		r.reply <- err
 	}
+}
+
+// flattenGroups replaces the request groups in batch by their requests.
+func flattenGroups(batch []commitRequest) []commitRequest {
+	grouped := false
+	for _, r := range batch {
+		grouped = grouped || r.group != nil
+	}
+	if !grouped {
+		return batch
+	}
+	var out []commitRequest
+	for _, r := range batch {
+		if r.group != nil {
+			out = append(out, r.group...)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // commitSteps commits recs. Their outbox rows are claimed for the commands

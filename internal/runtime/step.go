@@ -283,7 +283,7 @@ func (r *Runtime) commitStep(ctx context.Context, spec stepSpec, w *work, row In
 	rec.LockGuard = spec.guard
 	rec.CompletedTasks = completedTasks(ctx, spec.id, fx, now)
 	w.prepend(rec, fx)
-	if err := r.commit.commitAll(w.recs); err != nil {
+	if err := r.commit.commitIn(ctx, w.recs); err != nil {
 		if rec.Idempotency != nil { // only the step that took the key gives it back
 			returnClaim(ctx)
 		}

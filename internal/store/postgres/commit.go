@@ -41,6 +41,11 @@ const (
 	stepUpsertPartSQL = `INSERT INTO instance_parts (instance_seq, kind, key, ord, data) VALUES (` + seqOf + `, $2, $3, $4, $5)
 		ON CONFLICT (instance_seq, kind, key) DO UPDATE SET ord = excluded.ord, data = excluded.data`
 	stepDeletePartSQL = `DELETE FROM instance_parts WHERE instance_seq = ` + seqOf + ` AND kind = $2 AND key = $3`
+	// stepDeletePartsSQL deletes many parts of an instance in one
+	// statement: the pairs of the kinds ($2) and keys ($3) arrays, each
+	// found in the primary key. Arguments: instance id, kinds, keys.
+	stepDeletePartsSQL = `DELETE FROM instance_parts WHERE instance_seq = ` + seqOf + `
+		AND (kind, key) IN (SELECT k COLLATE "C", c COLLATE "C" FROM unnest($2::text[], $3::text[]) AS r (k, c))`
 	// claimedStartTimerSQL locks a timer start schedule the node claims.
 	claimedStartTimerSQL = `SELECT 1 FROM waits WHERE id = $1 AND kind = 'start-timer' AND claimed_by = $2 FOR UPDATE`
 	// stepInsertFactSQL inserts nothing when the fact's seq is written
@@ -318,9 +323,7 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 			in.Status, in.BusinessKey, encodeTime(in.UpdatedAt), sqlcodec.EncodeOptTime(in.EndedAt),
 			in.Revision, header, id, s.PrevRevision, in.ProcessVersion, node)
 	}
-	for _, r := range s.RemovedParts {
-		sb.exec(i, nil, stepDeletePartSQL, id, r.Kind, r.Key)
-	}
+	queueRemovedParts(sb, i, id, s.RemovedParts)
 	for _, p := range s.Parts {
 		if p.Kind == "" {
 			return fmt.Errorf("part %q has no kind", p.Key)
@@ -402,13 +405,40 @@ func queueStep(sb *stepBatch, i int, node string, s *store.StepRecord, later int
 	return nil
 }
 
+// batchRemovalsFrom is how many removed parts or waits a step needs for
+// their deletes to go as one statement with an array argument
+// (stepDeletePartsSQL, deleteWaitsSQL) rather than one statement each: a
+// cancelled 40,000-iteration multi-instance queues a few statements, not
+// 200,000.
+const batchRemovalsFrom = 16
+
+// queueRemovedParts queues the removal of the parts removed of instance id.
+func queueRemovedParts(sb *stepBatch, i int, id string, removed []store.PartRef) {
+	if len(removed) < batchRemovalsFrom {
+		for _, r := range removed {
+			sb.exec(i, nil, stepDeletePartSQL, id, r.Kind, r.Key)
+		}
+		return
+	}
+	kinds, keys := make([]string, len(removed)), make([]string, len(removed))
+	for j, r := range removed {
+		kinds[j], keys[j] = r.Kind, r.Key
+	}
+	sb.exec(i, nil, stepDeletePartsSQL, id, kinds, keys)
+}
+
 // queueWaits queues the removal of the removed waits, then the upsert of
 // the written ones of instance in; an ended instance loses its remaining
 // waits.
 func queueWaits(sb *stepBatch, i int, in *store.InstanceRow, waits []store.WaitRow, removed []string) error {
-	for _, id := range removed {
-		sb.exec(i, nil, deleteWaitSQL, id)
-		sb.exec(i, nil, deleteWaitKeySQL, id)
+	if len(removed) < batchRemovalsFrom {
+		for _, id := range removed {
+			sb.exec(i, nil, deleteWaitSQL, id)
+			sb.exec(i, nil, deleteWaitKeySQL, id)
+		}
+	} else {
+		sb.exec(i, nil, deleteWaitsSQL, removed)
+		sb.exec(i, nil, deleteWaitKeysSQL, removed)
 	}
 	for j := range waits {
 		w := &waits[j]

@@ -28,6 +28,9 @@ const (
 	// deleteWaitKeySQL drops the key of a removed wait, a job or a user
 	// task (any other wait has none). Arguments: id.
 	deleteWaitKeySQL = `DELETE FROM entity_keys WHERE kind IN (2, 3) AND id = $1`
+	// deleteWaitKeysSQL drops the keys of an array of removed waits.
+	// Argument: ids.
+	deleteWaitKeysSQL = `DELETE FROM entity_keys WHERE kind IN (2, 3) AND id = ANY ($1::text[])`
 	// deleteInstanceWaitKeysSQL drops the keys of every job and user task
 	// of an instance, before its waits go. Arguments: instance id.
 	deleteInstanceWaitKeysSQL = `DELETE FROM entity_keys WHERE kind IN (2, 3) AND id IN

@@ -41,7 +41,9 @@ const (
 		    lock_user = NULL, lock_token = NULL, claimed_by = '',
 		    trace_context = COALESCE(NULLIF(excluded.trace_context, ''), waits.trace_context)
 		WHERE waits.instance_id = excluded.instance_id`
-	deleteWaitSQL          = `DELETE FROM waits WHERE id = $1`
+	deleteWaitSQL = `DELETE FROM waits WHERE id = $1`
+	// deleteWaitsSQL deletes the waits of an array of ids. Argument: ids.
+	deleteWaitsSQL         = `DELETE FROM waits WHERE id = ANY ($1::text[])`
 	deleteInstanceWaitsSQL = `DELETE FROM waits WHERE instance_id = $1`
 	// activateJobsSQL picks the oldest activatable jobs of a type, skipping
 	// rows another transaction holds (a concurrent activation or a step

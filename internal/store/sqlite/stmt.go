@@ -36,7 +36,7 @@ var writeQueries = []string{
 	insertWaitSQL, upsertWaitSQL, deleteWaitSQL, deleteInstanceWaitsSQL, waitExistsSQL,
 	activateJobsSQL, extendLockSQL, lockGuardSQL, jobExistsSQL, startTimerExistsSQL,
 	insertOutboxSQL, updateOutboxSQL,
-	upsertStatCountsSQL, selectStatHistSQL, upsertStatHistSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL,
+	upsertStatCountsSQL, selectStatHistSQL, upsertStatHistSQL, upsertStatOpenSQL, closeStatOpenSQL, deleteInstanceStatsSQL, closeInstanceStatsSQL,
 }
 
 // readQueries are the statements of the read pool, prepared by Open.

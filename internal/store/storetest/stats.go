@@ -235,3 +235,67 @@ func testStatisticsOpenItems(t *testing.T, open Opener) {
 		t.Errorf("the withdrawn timer was measured: %+v", l.Wait)
 	}
 }
+
+// testStatisticsManyCloses: a step that ends an instance and many of its
+// items at once (a large multi-instance completing or cancelled with its
+// instance) measures each item as steps ending a few would: for 3 and for
+// 60 parallel jobs (a driver may read the ending instance's items in one
+// statement past some count), completed after 4 s with the instance, every
+// job counts once with its 4 s of active and wait time.
+func testStatisticsManyCloses(t *testing.T, open Opener) {
+	t.Parallel()
+	ctx := context.Background()
+	db := open(t)
+	start := t0.Truncate(time.Hour).Add(time.Minute)
+	end := start.Add(4 * time.Second)
+	for k, n := range []int{3, 60} {
+		key := fmt.Sprintf("many%d", n)
+		id := store.InstanceID(fmt.Sprintf("01900000-0000-7000-8000-%012x", 0x7000+k))
+		s1 := NewStep(id, key, 1)
+		s1.Instance.CreatedAt, s1.Instance.UpdatedAt = start, start
+		s1.Facts = []store.FactRow{{Seq: 1, At: start, Kind: "instance-started", ScopePath: "/"}}
+		seq := int64(2)
+		for i := range n {
+			track, job := fmt.Sprintf("t%d", i+1), fmt.Sprintf("%s-job-%d", key, i+1)
+			s1.Facts = append(s1.Facts, store.FactRow{Seq: seq, At: start, Kind: "element-activated", NodeID: "work", ScopePath: "/", TrackID: track})
+			s1.Waits = append(s1.Waits, store.WaitRow{ID: job, InstanceID: id, Kind: store.WaitJob, NodeID: "work", TrackID: track,
+				ProcessKey: key, ProcessVersion: 1, Name: "work", Retries: 3, CreatedAt: start})
+			seq++
+		}
+		s2 := NextStep(s1, store.StatusCompleted)
+		s2.Parts, s2.RemovedParts, s2.Facts = nil, nil, nil
+		s2.Instance.UpdatedAt, s2.Instance.EndedAt = end, end
+		for _, w := range s1.Waits {
+			s2.RemovedWaits = append(s2.RemovedWaits, w.ID)
+		}
+		for i := range n {
+			s2.Facts = append(s2.Facts, store.FactRow{Seq: seq, At: end, Kind: "element-completed", NodeID: "work", ScopePath: "/",
+				TrackID: fmt.Sprintf("t%d", i+1)})
+			seq++
+		}
+		s2.Facts = append(s2.Facts, store.FactRow{Seq: seq, At: end, Kind: "instance-completed", ScopePath: "/"})
+		MustCommit(t, db, s1)
+		MustCommit(t, db, s2)
+		rows, err := db.StatsRows(ctx, store.StatsFilter{ProcessKey: key, Version: 1, From: start.Truncate(time.Hour), To: end.Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var work *store.StatsRow
+		for i := range rows {
+			if rows[i].NodeID == "work" {
+				work = &rows[i]
+			}
+		}
+		if work == nil {
+			t.Fatalf("%d jobs: no statistics of work in %+v", n, rows)
+		}
+		if work.Activations != int64(n) || work.Completions != int64(n) || work.Cancellations != 0 {
+			t.Errorf("%d jobs: work counts = %+v", n, work.StatsCounts)
+		}
+		active := store.StatsDistribution(work.Active, work.ActiveMax)
+		wait := store.StatsDistribution(work.Wait, work.WaitMax)
+		if active.Count != int64(n) || wait.Count != int64(n) || active.Max != 4000 || wait.Max != 4000 {
+			t.Errorf("%d jobs: active %+v, wait %+v; want %d of 4000 ms each", n, active, wait, n)
+		}
+	}
+}

@@ -75,6 +75,7 @@ var tests = []struct {
 	{"SuspendVersion", testSuspendVersion},
 	{"Statistics", testStatistics},
 	{"StatisticsOpenItems", testStatisticsOpenItems},
+	{"StatisticsManyCloses", testStatisticsManyCloses},
 	{"GroupsAndMembers", testGroupsAndMembers},
 	{"AddGrant", testAddGrant},
 	{"GrantsAndRemoveGrant", testGrantsAndRemoveGrant},

@@ -184,6 +184,53 @@ func testCommitStepsWaits(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("many removals", func(t *testing.T) {
+		t.Parallel()
+		db := open(t)
+		// Ids as the engine mints them (the instance's UUID, "-w", a
+		// counter) and a text one, beside another instance's jobs.
+		const id, other = "3f2504e0-4f89-41d3-9a0c-0305e82c3301", "3f2504e0-4f89-41d3-9a0c-0305e82c3302"
+		var jobs []store.WaitRow
+		for i := range 600 {
+			jobs = append(jobs, Job(fmt.Sprintf("%s-w%06d", id, i+1), "pay", i))
+		}
+		jobs = append(jobs, Job("text-job", "pay", 600))
+		s1 := CreateWithWaits(t, db, id, jobs...)
+		CreateWithWaits(t, db, other, Job(other+"-w000001", "pay", 0), Job(other+"-w000002", "pay", 0))
+		// A step of the running instance removes 500 of them (and an
+		// id never stored): the rest stay, keys and all.
+		s2 := NextStep(s1, store.StatusRunning)
+		for _, w := range jobs[:500] {
+			s2.RemovedWaits = append(s2.RemovedWaits, w.ID)
+		}
+		s2.RemovedWaits = append(s2.RemovedWaits, id+"-w999999", "text-job")
+		MustCommit(t, db, s2)
+		for i, w := range jobs {
+			_, err := db.Wait(ctx, w.ID)
+			if gone := errors.Is(err, store.ErrNotFound); gone != (i < 500 || w.ID == "text-job") {
+				t.Fatalf("Wait(%s) after removing 500 = %v", w.ID, err)
+			}
+		}
+		keys, err := db.NumericKeys(ctx, store.KeyJob, []string{jobs[0].ID, jobs[499].ID, jobs[500].ID, "text-job", other + "-w000001"})
+		if err != nil || len(keys) != 2 || keys[jobs[500].ID] == 0 || keys[other+"-w000001"] == 0 {
+			t.Errorf("NumericKeys after removing 500 = %v, %v; want only %s and %s", keys, err, jobs[500].ID, other+"-w000001")
+		}
+		// The instance ends in a step that also removes the rest by id.
+		s3 := NextStep(s2, store.StatusTerminated)
+		for _, w := range jobs[500:600] {
+			s3.RemovedWaits = append(s3.RemovedWaits, w.ID)
+		}
+		MustCommit(t, db, s3)
+		if got, err := db.InstanceWaits(ctx, id); err != nil || len(got) != 0 {
+			t.Errorf("InstanceWaits after the end = %d waits, %v", len(got), err)
+		}
+		if keys, err := db.NumericKeys(ctx, store.KeyJob, []string{jobs[599].ID, other + "-w000002"}); err != nil || len(keys) != 1 {
+			t.Errorf("NumericKeys after the end = %v, %v; want only the other instance's", keys, err)
+		}
+		MustWait(t, db, other+"-w000001")
+		MustWait(t, db, other+"-w000002")
+	})
+
 	t.Run("instance end removes remaining waits", func(t *testing.T) {
 		t.Parallel()
 		tests := []struct {
