@@ -677,6 +677,11 @@ func TestAuthInboxShowsOfferedTasks(t *testing.T) {
 	if n := count("viewer"); n != 1 {
 		t.Errorf("a viewer sees %d tasks, want 1", n)
 	}
+	// The clerk sees the task but may not read its instance's variables,
+	// so a var filter (which would reveal them one query at a time) is
+	// refused; the viewer, who reads every process, may filter by them.
+	w.call("nobody", "GET", "/api/v1/tasks?var=ok:eq:true", "").wantStatus(t, http.StatusForbidden)
+	w.call("viewer", "GET", "/api/v1/tasks?var=ok:eq:true", "").wantStatus(t, http.StatusOK)
 	page := w.call("nobody", "GET", "/api/v1/tasks", "").object(t)
 	id := page["items"].([]any)[0].(map[string]any)["id"].(string)
 	w.call("stranger", "GET", "/api/v1/tasks/"+id, "").wantStatus(t, http.StatusNotFound)

@@ -40,6 +40,12 @@ func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !readsEverything(r) {
+		// A caller who may not read every process sees only the tasks
+		// offered to them, and no variables of their instances: a var
+		// filter would let them probe those values one query at a time.
+		if len(f.Variables) > 0 {
+			return errorf(kindForbidden, "var", "filtering tasks by their instances' variables needs read permission on every process")
+		}
 		a, _ := actorOf(r)
 		f.OfferedTo = &a
 	}

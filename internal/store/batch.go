@@ -81,12 +81,18 @@ type BatchItemFilter struct {
 	Limit    int
 }
 
+// MaxOpenBatches caps the unfinished (preparing, running or paused)
+// batches of one creator: each holds a snapshot of up to every instance
+// and a runner, so one caller may not start them without bound.
+const MaxOpenBatches = 10
+
 // BatchStore persists batch operations so that a batch survives a
 // restart and one node of a cluster runs it.
 type BatchStore interface {
 	// CreateBatch stores a batch without items (Total, Done, Failed,
 	// Cursor, Owner and LeaseUntil are ignored); ErrConflict when the id
-	// exists.
+	// exists, ECONFLICT when its creator has MaxOpenBatches unfinished
+	// (preparing, running or paused) batches already.
 	CreateBatch(ctx context.Context, rec BatchRecord) error
 	// AddBatchItems appends instances to a batch, pending, after its
 	// items, and sets its Cursor to cursor, in one transaction; an

@@ -18,6 +18,7 @@ import (
 const (
 	insertBatchSQL = `INSERT INTO batches (id, operation, params, filter, state, created_by, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`
+	openBatchesOfSQL   = `SELECT COUNT(*) FROM batches WHERE created_by = $1 AND state IN ('preparing', 'running', 'paused')`
 	lockBatchTotalSQL  = `SELECT total FROM batches WHERE id = $1 FOR UPDATE`
 	insertBatchItemSQL = `INSERT INTO batch_items (batch_id, seq, instance_id, status, reason)
 		VALUES ($1, $2, $3, 'pending', '') ON CONFLICT (batch_id, instance_id) DO NOTHING`
@@ -43,10 +44,25 @@ const (
 )
 
 // CreateBatch stores a batch without items; a wrapped store.ErrConflict
-// when the id exists.
+// when the id exists, ECONFLICT when its creator has store.MaxOpenBatches
+// unfinished batches. A transaction lock on the creator's name serializes the count
+// and the insert of two nodes creating batches for one user at once.
 func (db *DB) CreateBatch(ctx context.Context, rec store.BatchRecord) error {
-	if err := execOne(ctx, db.pool, sqlquery.ErrExists, insertBatchSQL, rec.ID, rec.Operation, rawOrNull(rec.Params),
-		rawOrNull(rec.Filter), rec.State, rec.CreatedBy, encodeTime(rec.CreatedAt)); err != nil {
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('gobpm-batches:' || $1, 0))`, rec.CreatedBy); err != nil {
+			return err
+		}
+		var open int
+		if err := tx.QueryRow(ctx, openBatchesOfSQL, rec.CreatedBy).Scan(&open); err != nil {
+			return err
+		}
+		if open >= store.MaxOpenBatches {
+			return store.Errorf(store.ECONFLICT, "%s has %d unfinished batches already (at most %d)", rec.CreatedBy, open, store.MaxOpenBatches)
+		}
+		return execOne(ctx, tx, sqlquery.ErrExists, insertBatchSQL, rec.ID, rec.Operation, rawOrNull(rec.Params),
+			rawOrNull(rec.Filter), rec.State, rec.CreatedBy, encodeTime(rec.CreatedAt))
+	})
+	if err != nil {
 		return fmt.Errorf("postgres store: create batch %s: %w", rec.ID, err)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 const (
 	insertBatchSQL = `INSERT INTO batches (id, operation, params, filter, state, created_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+	openBatchesOfSQL   = `SELECT COUNT(*) FROM batches WHERE created_by = ? AND state IN ('preparing', 'running', 'paused')`
 	batchTotalSQL      = `SELECT total FROM batches WHERE id = ?`
 	insertBatchItemSQL = `INSERT INTO batch_items (batch_id, seq, instance_id, status, reason)
 		VALUES (?, ?, ?, 'pending', '') ON CONFLICT (batch_id, instance_id) DO NOTHING`
@@ -39,16 +40,24 @@ const (
 )
 
 func init() {
-	writeQueries = append(writeQueries, insertBatchSQL, insertBatchItemSQL, addBatchTotalSQL, setBatchItemSQL,
+	writeQueries = append(writeQueries, insertBatchSQL, openBatchesOfSQL, insertBatchItemSQL, addBatchTotalSQL, setBatchItemSQL,
 		countBatchItemSQL, setBatchStateSQL, claimBatchSQL, batchTotalSQL, batchItemExistsSQL, batchStateSQL, batchExistsSQL)
 	readQueries = append(readQueries, selectBatchSQL, listBatchesSQL, countBatchesSQL, selectBatchItemsSQL,
 		openBatchesSQL)
 }
 
 // CreateBatch stores a batch without items; a wrapped store.ErrConflict
-// when the id exists.
+// when the id exists, ECONFLICT when its creator has store.MaxOpenBatches
+// unfinished batches (counted in the same write transaction).
 func (db *DB) CreateBatch(ctx context.Context, rec store.BatchRecord) error {
 	err := db.writeWith(ctx, func(st *txStmts) error {
+		var open int
+		if err := st.queryRow(openBatchesOfSQL, rec.CreatedBy).Scan(&open); err != nil {
+			return err
+		}
+		if open >= store.MaxOpenBatches {
+			return store.Errorf(store.ECONFLICT, "%s has %d unfinished batches already (at most %d)", rec.CreatedBy, open, store.MaxOpenBatches)
+		}
 		return execOne(st, errExists, insertBatchSQL, rec.ID, rec.Operation, rawOrNull(rec.Params), rawOrNull(rec.Filter),
 			rec.State, rec.CreatedBy, encodeTime(rec.CreatedAt))
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -157,5 +158,38 @@ func testBatchLease(t *testing.T, open Opener) {
 	}
 	if _, err := db.ClaimBatch(ctx, "nope", "n1", t0, t0); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("claim of an unknown batch: %v", err)
+	}
+}
+
+// testOpenBatchesCapped: one creator has at most store.MaxOpenBatches
+// unfinished batches; a finished one frees its place, and another
+// creator is not counted against the first.
+func testOpenBatchesCapped(t *testing.T, open Opener) {
+	t.Parallel()
+	db := open(t)
+	ctx := context.Background()
+	create := func(id, user, state string) error {
+		return db.CreateBatch(ctx, store.BatchRecord{ID: id, Operation: "cancel", State: state, CreatedBy: user, CreatedAt: t0})
+	}
+	states := []string{store.BatchPreparing, store.BatchRunning, store.BatchPaused}
+	for i := range store.MaxOpenBatches {
+		if err := create(fmt.Sprintf("b%d", i), "olga", states[i%len(states)]); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	if err := create("over", "olga", store.BatchPreparing); store.ErrorCode(err) != store.ECONFLICT {
+		t.Fatalf("batch beyond the cap: %v, want ECONFLICT", err)
+	}
+	if _, err := db.Batch(ctx, "over"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the refused batch was stored: %v", err)
+	}
+	if err := create("other", "piet", store.BatchPreparing); err != nil {
+		t.Errorf("another creator's batch: %v", err)
+	}
+	if ok, err := db.SetBatchState(ctx, "b1", store.BatchCompleted, t0.Add(time.Minute)); err != nil || !ok {
+		t.Fatalf("complete b1: %v %v", ok, err)
+	}
+	if err := create("after", "olga", store.BatchPreparing); err != nil {
+		t.Errorf("a batch after one finished: %v", err)
 	}
 }

@@ -152,6 +152,7 @@ var tests = []struct {
 	{"Migrations", testMigrations},
 	{"Batches", testBatches},
 	{"BatchLease", testBatchLease},
+	{"OpenBatchesCapped", testOpenBatchesCapped},
 	{"CommitStepsMigratesVersion", testCommitStepsMigratesVersion},
 	{"DeployedBy", testDeployedBy},
 	{"DeployConcurrentSameContent", testDeployConcurrentSameContent},
