@@ -579,7 +579,6 @@ type refusedExtension struct {
 var refusedExtensions = []refusedExtension{
 	{NamespaceCamunda, "executionListener", "camunda:executionListener", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceCamunda, "taskListener", "camunda:taskListener", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
 	{NamespaceCamunda, "field", "camunda:field", "field injection into Java classes is not supported; pass values as variables"},
 	{NamespaceCamunda, "errorEventDefinition", "camunda:errorEventDefinition", "mapping external task failures to BPMN errors by expression is not supported; let the worker throw the BPMN error"},
@@ -612,6 +611,11 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 			continue // an unknown gobpm element: checkIDs reports it
 		case ns == NamespaceCamunda && c.Tag == retryCycleTag:
 			p.retryCycleOwners = append(p.retryCycleOwners, owner) // read by job, checked by checkRetryCycles
+			continue
+		case ns == NamespaceZeebe && c.Tag == "executionListeners":
+			ls := p.executionListeners(owner, c)
+			p.problems.add(p.label(owner), RuleUnsupported,
+				"zeebe:executionListeners on %s is not supported: gobpm does not run execution listeners yet (%d read); model the work as a service task (a job worker)", owner.Tag, len(ls))
 			continue
 		case ns == NamespaceZeebe && c.Tag == "taskHeaders":
 			p.headerOwners = append(p.headerOwners, owner) // read by job, checked by checkHeaders
