@@ -38,11 +38,6 @@ type Listener struct {
 // owner, reporting each malformed one. retries="" (as the Camunda
 // Modeler writes for a blank field) takes DefaultJobRetries, as Zeebe
 // does.
-//
-// The engine does not run execution listeners yet, so vendorExtensions
-// refuses every element declaring some after reading them here: the
-// model's author sees each malformed listener at once, and accepting the
-// model would silently skip the listeners' work.
 func (p *parser) executionListeners(owner, c *etree.Element) []Listener {
 	label := p.label(owner)
 	var out []Listener
@@ -90,4 +85,69 @@ func (p *parser) executionListeners(owner, c *etree.Element) []Listener {
 		}
 	}
 	return out
+}
+
+// listenerHosts are the BPMN elements whose zeebe:executionListeners
+// nodeListeners reads; anywhere else (process, sequence flow, …)
+// vendorExtensions refuses them.
+var listenerHosts = map[string]bool{
+	"startEvent": true, "endEvent": true, "intermediateCatchEvent": true, "intermediateThrowEvent": true, "boundaryEvent": true,
+	"task": true, "manualTask": true, "scriptTask": true, "subProcess": true, "serviceTask": true, "sendTask": true,
+	"userTask": true, "receiveTask": true, "businessRuleTask": true, "callActivity": true, "adHocSubProcess": true,
+	"transaction": true, "exclusiveGateway": true, "inclusiveGateway": true, "parallelGateway": true, "eventBasedGateway": true,
+}
+
+// noStartListener names, per element, why gobpm refuses a start execution
+// listener on it: where Camunda 8 has none (start and boundary events,
+// which are triggered rather than entered) and where gobpm does not yet
+// run one exactly as Camunda does (a joining gateway would run it per
+// arriving token, a catch event may be armed by an event-based gateway
+// instead of being entered).
+var noStartListener = map[string]string{
+	"startEvent":             "a start event is triggered, not entered: Camunda 8 runs only end listeners on it",
+	"boundaryEvent":          "a boundary event is triggered, not entered: Camunda 8 runs only end listeners on it",
+	"parallelGateway":        "gobpm would run it once per arriving token, not once when the gateway joins",
+	"inclusiveGateway":       "gobpm would run it once per arriving token, not once when the gateway joins",
+	"intermediateCatchEvent": "a catch event after an event-based gateway is armed by the gateway, not entered",
+	"receiveTask":            "a receive task after an event-based gateway is armed by the gateway, not entered",
+}
+
+// nodeListeners reads the execution listeners of flow node n (element e)
+// and returns its start listeners, refusing, with the element named,
+// every listener gobpm does not run exactly as Camunda 8 does: end
+// listeners (not run yet), and start listeners on the elements of
+// noStartListener, on multi-instance and loop activities, compensation
+// handlers, event sub-processes and the inner activities of an ad-hoc
+// sub-process (inAdHoc), whose entering differs from a plain element's.
+func (p *parser) nodeListeners(e *etree.Element, n *Node, inAdHoc bool) []Listener {
+	c := extension(e, NamespaceZeebe, "executionListeners")
+	if c == nil {
+		return nil
+	}
+	label := p.label(e)
+	var start []Listener
+	for _, l := range p.executionListeners(e, c) {
+		if l.Event == ListenerEnd {
+			p.problems.add(label, RuleUnsupported, "an end execution listener on %s is not supported: gobpm runs start listeners only; model the work as a service task after it", e.Tag)
+			continue
+		}
+		why := noStartListener[e.Tag]
+		switch {
+		case why != "":
+		case n.Loop != nil:
+			why = "a loop or multi-instance activity would need a listener per inner instance"
+		case n.ForCompensation:
+			why = "a compensation handler is started by compensation, not entered"
+		case n.TriggeredByEvent:
+			why = "an event sub-process is started by its start event, not entered"
+		case inAdHoc:
+			why = "the inner activities of an ad-hoc sub-process are started by its router"
+		}
+		if why != "" {
+			p.problems.add(label, RuleUnsupported, "a start execution listener on %s is not supported: %s", e.Tag, why)
+			continue
+		}
+		start = append(start, l)
+	}
+	return start
 }

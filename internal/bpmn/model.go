@@ -558,6 +558,11 @@ type Node struct {
 	// Mappings are the element's input/output variable mappings
 	// (camunda:inputOutput, zeebe:ioMapping, gobpm:input/gobpm:output), or nil.
 	Mappings *Mappings
+	// StartListeners are the element's start execution listeners
+	// (zeebe:executionListener eventType="start"), in document order: each
+	// runs as a job after the element's input mappings and before its
+	// behaviour, the element waiting for it (listeners.go).
+	StartListeners []Listener
 	// Webhook is the inbound HTTP endpoint of a start, message catch or
 	// message boundary event (webhook.go), or nil.
 	Webhook *Webhook

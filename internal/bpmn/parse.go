@@ -638,6 +638,9 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		p.unsupported(e, "")
 		info.supported = false
 	}
+	if info.supported {
+		n.StartListeners = p.nodeListeners(e, n, c.adhoc)
+	}
 	if _, dup := p.nodes[id]; dup || id == "" {
 		// Already reported (missing or duplicate id); keeping it out of the
 		// graph avoids follow-up problems about a node nothing can reference.

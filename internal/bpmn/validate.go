@@ -613,10 +613,11 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 			p.retryCycleOwners = append(p.retryCycleOwners, owner) // read by job, checked by checkRetryCycles
 			continue
 		case ns == NamespaceZeebe && c.Tag == "executionListeners":
-			ls := p.executionListeners(owner, c)
-			p.problems.add(p.label(owner), RuleUnsupported,
-				"zeebe:executionListeners on %s is not supported: gobpm does not run execution listeners yet (%d read); model the work as a service task (a job worker)", owner.Tag, len(ls))
-			continue
+			if !isBPMN(owner) || !listenerHosts[owner.Tag] {
+				p.problems.add(p.label(owner), RuleUnsupported,
+					"zeebe:executionListeners on %s is not supported: gobpm runs start execution listeners of flow nodes only; model the work as a service task (a job worker)", owner.Tag)
+			}
+			continue // a flow node's: read by flowNode (nodeListeners)
 		case ns == NamespaceZeebe && c.Tag == "taskHeaders":
 			p.headerOwners = append(p.headerOwners, owner) // read by job, checked by checkHeaders
 			continue
