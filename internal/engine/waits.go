@@ -81,6 +81,12 @@ type Wait struct {
 	TimerText string    `json:"timerText,omitempty"`
 	Fired     int       `json:"fired,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Listener is, for the job of an execution listener of NodeID, the
+	// listener's event ("start"); "" for every other wait. ListenerIndex
+	// is the listener's place among the node's listeners of that event
+	// (listeners.go). An older state has neither: it holds no listener jobs.
+	Listener      string `json:"listener,omitempty"`
+	ListenerIndex int    `json:"listenerIndex,omitempty"`
 }
 
 // num returns the wait's counter: Seq, else the one its id ends in (0 if

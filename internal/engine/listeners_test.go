@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gobpm/gobpm/internal/scope"
+)
+
+const listenersFile = "listeners_start.bpmn"
+
+// listenerJob returns the open job wait at node, failing unless it is the
+// job of start listener index with job type typ.
+func listenerJob(t *testing.T, st *State, node, typ string, index int) *Wait {
+	t.Helper()
+	w := waitAt(t, st, WaitJob, node)
+	if w.Listener != "start" || w.ListenerIndex != index || w.Name != typ {
+		t.Fatalf("job at %s = listener %q #%d type %q, want start #%d %q", node, w.Listener, w.ListenerIndex, w.Name, index, typ)
+	}
+	return w
+}
+
+// TestStartListeners runs start execution listeners through Step: each a
+// job the element waits for, in order, before the element's behaviour.
+func TestStartListeners(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		check func(t *testing.T, st *State)
+	}{
+		{"listeners run in order before the element, their variables local to it", func(t *testing.T, st *State) {
+			first := listenerJob(t, st, "work", "audit", 0)
+			if waitsAt(st, WaitTimer, "late") != 0 {
+				t.Fatal("the boundary timer is armed while the element has not started")
+			}
+			st, _ = run(t, listenersFile, st, JobCompleted{Key: first.ID, Variables: map[string]any{"audited": true}}, t0)
+			second := listenerJob(t, st, "work", "check-x", 1)
+			st, _ = run(t, listenersFile, st, JobCompleted{Key: second.ID}, t0)
+			job := waitAt(t, st, WaitJob, "work")
+			if job.Listener != "" || job.Name != "work" || waitsAt(st, WaitTimer, "late") != 1 {
+				t.Fatalf("after the listeners: job %+v, timers %d", job, waitsAt(st, WaitTimer, "late"))
+			}
+			if _, ok := st.Scopes.Get(scope.RootID).Vars["audited"]; ok {
+				t.Error("a start listener's variable reached the process scope")
+			}
+			st, _ = run(t, listenersFile, st, JobCompleted{Key: job.ID}, t0)
+			if _, ok := st.Scopes.Get(scope.RootID).Vars["audited"]; ok {
+				t.Error("a start listener's variable outlived its element")
+			}
+			review := listenerJob(t, st, "review", "prepare-review", 0)
+			if hasTask(st, "review") {
+				t.Fatal("the user task exists before its start listener completed")
+			}
+			st, _ = run(t, listenersFile, st, JobCompleted{Key: review.ID}, t0)
+			task := waitAt(t, st, WaitTask, "review")
+			st, _ = run(t, listenersFile, st, TaskCompleted{TaskID: task.ID}, t0)
+			if st.Status != StatusCompleted {
+				t.Fatalf("status %s", st.Status)
+			}
+			assertClean(t, st)
+		}},
+		{"a failed listener without retries opens an incident; retrying resumes it", func(t *testing.T, st *State) {
+			first := listenerJob(t, st, "work", "audit", 0)
+			st, _ = run(t, listenersFile, st, JobFailed{Key: first.ID, Decrement: true, ErrorMessage: "audit down"}, t0)
+			if len(st.Incidents) != 1 || st.Incidents[0].WaitID != first.ID || st.Incidents[0].NodeID != "work" || st.Incidents[0].Message != "audit down" {
+				t.Fatalf("incidents %+v", st.Incidents)
+			}
+			st, _ = run(t, listenersFile, st, IncidentRetried{IncidentID: st.Incidents[0].ID, Retries: 2}, t0)
+			again := listenerJob(t, st, "work", "audit", 0)
+			if again.ID != first.ID || again.Retries != 2 || len(st.Incidents) != 0 {
+				t.Fatalf("after retry: job %+v, incidents %+v", again, st.Incidents)
+			}
+			st, _ = run(t, listenersFile, st, JobCompleted{Key: again.ID}, t0)
+			listenerJob(t, st, "work", "check-x", 1)
+		}},
+		{"a listener job cannot throw a BPMN error", func(t *testing.T, st *State) {
+			first := listenerJob(t, st, "work", "audit", 0)
+			_, _, err := Step(mustProcess(t, listenersFile), roundTrip(t, st), JobErrorThrown{Key: first.ID, Code: "E"}, t0, Options{})
+			if !errors.Is(err, ErrInvalidTransition) {
+				t.Fatalf("err %v, want ErrInvalidTransition", err)
+			}
+		}},
+		{"a restart between listener and element keeps the listener's place", func(t *testing.T, st *State) {
+			first := listenerJob(t, st, "work", "audit", 0)
+			st, _ = run(t, listenersFile, st, JobCompleted{Key: first.ID}, t0)
+			back := roundTrip(t, st)
+			listenerJob(t, back, "work", "check-x", 1)
+			second := waitAt(t, back, WaitJob, "work")
+			back, _ = run(t, listenersFile, back, JobCompleted{Key: second.ID}, t0)
+			if w := waitAt(t, back, WaitJob, "work"); w.Listener != "" {
+				t.Fatalf("after the restart the element waits on %+v", w)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, _ := mustStart(t, mustProcess(t, listenersFile), map[string]any{"kind": "x"})
+			tt.check(t, st)
+		})
+	}
+}
+
+// hasTask reports an open user-task wait at node.
+func hasTask(st *State, node string) bool {
+	return slices.ContainsFunc(st.Waits, func(w *Wait) bool { return w.Kind == WaitTask && w.NodeID == node })
+}
