@@ -326,9 +326,14 @@ type InstanceFilter struct {
 	Status      string // running, completed, terminated or failed
 	BusinessKey string
 	ParentID    string
-	Limit       int
-	Offset      int
-	Cursor      string
+	// Variables keeps the instances whose top-level variables meet every
+	// filter: name=value with the value as JSON (orderId="A-17"), or
+	// name:op:value with op eq, neq, gt, gte, lt, lte or like
+	// (amount:gt:100); see GET /api/v1/instances in openapi.yaml.
+	Variables []string
+	Limit     int
+	Offset    int
+	Cursor    string
 }
 
 // Instances lists instances, newest first.
@@ -338,6 +343,9 @@ func (c *Client) Instances(ctx context.Context, f InstanceFilter) (InstancePage,
 	set(q, "status", f.Status)
 	set(q, "businessKey", f.BusinessKey)
 	set(q, "parentId", f.ParentID)
+	for _, v := range f.Variables {
+		q.Add("var", v)
+	}
 	if f.Number > 0 {
 		q.Set("number", strconv.FormatInt(f.Number, 10))
 	}

@@ -121,6 +121,17 @@ func addGlobals(fs *flag.FlagSet, g *globals) {
 }
 
 // vars collects repeated --var k=v flags.
+// filters is a repeatable string flag: the variable filters of a list.
+type filters []string
+
+func (f *filters) String() string { return strings.Join(*f, " ") }
+
+// Set adds one filter.
+func (f *filters) Set(s string) error {
+	*f = append(*f, s)
+	return nil
+}
+
 type vars map[string]any
 
 func (v vars) String() string { return "" }
@@ -312,10 +323,12 @@ func (k *cli) instances(ctx context.Context, args []string) error {
 	status := fs.String("status", "", "running, completed, terminated or failed")
 	process := fs.String("process", "", "process key")
 	limit := fs.Int("limit", 0, "page size")
+	var where filters
+	fs.Var(&where, "where", "variable filter name:op:value (op eq, neq, gt, gte, lt, lte, like) or name=JSON (repeatable)")
 	if _, err := k.parse(fs, args, 0); err != nil {
 		return err
 	}
-	page, err := k.c.Instances(ctx, client.InstanceFilter{Status: *status, ProcessKey: *process, Limit: *limit})
+	page, err := k.c.Instances(ctx, client.InstanceFilter{Status: *status, ProcessKey: *process, Variables: where, Limit: *limit})
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,7 @@ func TestCLI(t *testing.T) {
 	}
 	gobpm(t, addr, "instances", "instances")
 	gobpm(t, addr, "instances-running", "instances", "--status", "running")
+	gobpm(t, addr, "instances-where", "instances", "--where", "quantity:gte:2", "--where", "unitPrice:lt:11")
 	gobpm(t, addr, "instance", "instance", inst.ID)
 
 	// A job: activate, fail to an incident, retry, activate, complete.

@@ -80,19 +80,46 @@ func readSort(r *http.Request, f *runtime.InstanceFilter) error {
 	return nil
 }
 
-// readVariableFilters reads the var parameters (each name=value, the
-// value as JSON) into f: the instances whose top-level variables have all
-// these values.
+// readVariableFilters reads the var parameters into f: the instances
+// whose top-level variables meet them all.
 func readVariableFilters(vars []string, f *runtime.InstanceFilter) error {
+	vfs, err := parseVariableFilters(vars)
+	f.Variables = append(f.Variables, vfs...)
+	return err
+}
+
+// parseVariableFilters parses var parameters (each name=value with the
+// value as JSON, or name:op:value: runtime.ParseVariableFilter); a
+// malformed one, or more than runtime.MaxVariableFilters, is a problem
+// naming var.
+func parseVariableFilters(vars []string) ([]runtime.VariableFilter, error) {
 	if len(vars) > runtime.MaxVariableFilters {
-		return errorf(kindInvalidRequest, "var", fmt.Sprintf("at most %d var filters, not %d", runtime.MaxVariableFilters, len(vars)))
+		return nil, errorf(kindInvalidRequest, "var", fmt.Sprintf("at most %d var filters, not %d", runtime.MaxVariableFilters, len(vars)))
 	}
+	var out []runtime.VariableFilter
 	for _, v := range vars {
 		vf, err := runtime.ParseVariableFilter(v)
 		if err != nil {
-			return errorf(kindInvalidRequest, "var", err.Error())
+			return nil, errorf(kindInvalidRequest, "var", err.Error())
 		}
-		f.Variables = append(f.Variables, vf)
+		out = append(out, vf)
 	}
-	return nil
+	return out, nil
+}
+
+// readTaskFilters reads the variable and creation filters of GET
+// /api/v1/tasks into f: var (as for instances, on each task's instance),
+// createdAfter and createdBefore (the task's creation; RFC 3339, After
+// inclusive, Before exclusive).
+func readTaskFilters(r *http.Request, f *runtime.TaskFilter) error {
+	vfs, err := parseVariableFilters(r.URL.Query()["var"])
+	if err != nil {
+		return err
+	}
+	f.Variables = vfs
+	if f.CreatedAfter, err = queryTime(r, "createdAfter"); err != nil {
+		return err
+	}
+	f.CreatedBefore, err = queryTime(r, "createdBefore")
+	return err
 }

@@ -36,6 +36,9 @@ func (s *server) listTasks(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.Limit, f.Offset = int(limit), int(offset)
+	if err := readTaskFilters(r, &f); err != nil {
+		return err
+	}
 	if !readsEverything(r) {
 		a, _ := actorOf(r)
 		f.OfferedTo = &a

@@ -93,6 +93,10 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request) {
 	rf.Limit, rf.Offset = pageSize, (page-1)*pageSize
 	p := templates.InstancesPage{Layout: h.layout(w, r, "Instances", templates.NavInstances), Filter: f,
 		CanOperate: h.mayAny(r, auth.PermOperate, auth.KindProcess)}
+	if err := h.savedFilters(r, &p); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	defs, err := h.svc.Processes(ctx)
 	if err != nil {
 		h.failErr(w, r, err)

@@ -105,6 +105,11 @@ func (h *handler) routes() []route {
 			action: "cockpit: retry instances", serve: h.retrySelected},
 		{method: http.MethodPost, pattern: templates.RouteInstancesMigrate, rule: operate(access.KeyHandler),
 			action: "cockpit: migrate selected instances", serve: h.migrateSelected},
+		// A person's own saved filters: any reader of the list keeps theirs.
+		{method: http.MethodPost, pattern: templates.RouteSavedFilters, rule: read,
+			action: "cockpit: save filter", serve: h.saveFilter},
+		{method: http.MethodPost, pattern: templates.RouteSavedFilterDelete, rule: read,
+			action: "cockpit: delete saved filter", serve: h.deleteSavedFilter},
 
 		// Logins. Only with --auth builtin or oidc; without, they answer 404.
 		{method: http.MethodGet, pattern: templates.RouteLogin, rule: access.Public(), serve: h.loginPage},

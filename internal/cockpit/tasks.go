@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -24,11 +25,17 @@ const maxInboxPage = 100000
 
 func (h *handler) tasks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := templates.TaskFilter{Show: q.Get("show"), Process: q.Get("process"), Due: q.Get("due"), Sort: q.Get("sort"), Task: q.Get("task")}
+	f := templates.TaskFilter{Show: q.Get("show"), Process: q.Get("process"), Due: q.Get("due"), Sort: q.Get("sort"), Task: q.Get("task"),
+		Var: strings.TrimSpace(q.Get("var"))}
 	if !oneOf(f.Show, "", templates.TasksMine, templates.TasksGroups, templates.TasksUnassigned, templates.TasksCompleted) ||
 		!oneOf(f.Due, "", templates.DueOverdue, templates.DueToday, templates.DueWeek) ||
 		!oneOf(f.Sort, templates.SortOldest, templates.SortNewest, templates.SortDue) {
 		h.fail(w, r, http.StatusBadRequest, "The inbox filter is not one the page offers: show mine, groups, unassigned or completed; due overdue, today or week; sort newest or due.")
+		return
+	}
+	if _, err := inboxVariables(f); err != nil {
+		msg := err.Error()
+		h.fail(w, r, http.StatusBadRequest, strings.ToUpper(msg[:1])+msg[1:]+".")
 		return
 	}
 	if raw := q.Get("page"); raw != "" {
@@ -310,7 +317,11 @@ func (h *handler) inbox(ctx context.Context, a runtime.Actor, f templates.TaskFi
 		live.Paged = "assigned"
 	}
 	page := max(f.Page, 1)
-	base := runtime.TaskFilter{ProcessKey: f.Process, DueBefore: dueBefore(f.Due, now), Limit: inboxPageSize}
+	vars, err := inboxVariables(f)
+	if err != nil {
+		return live, err
+	}
+	base := runtime.TaskFilter{ProcessKey: f.Process, DueBefore: dueBefore(f.Due, now), Variables: vars, Limit: inboxPageSize}
 	switch f.Sort {
 	case templates.SortNewest:
 		base.Order = runtime.TaskOrderNewest
@@ -331,7 +342,6 @@ func (h *handler) inbox(ctx context.Context, a runtime.Actor, f templates.TaskFi
 		}
 		return items, total, nil
 	}
-	var err error
 	if f.Show == "" || f.Show == templates.TasksMine {
 		mine := base
 		mine.Assignee = a.User
@@ -477,4 +487,17 @@ func taskName(t runtime.TaskView) string {
 		return "“" + t.Name + "”"
 	}
 	return "task " + t.NodeID
+}
+
+// inboxVariables is the inbox's variable filter (none when f.Var is
+// empty); the error is a sentence for the person.
+func inboxVariables(f templates.TaskFilter) ([]runtime.VariableFilter, error) {
+	if f.Var == "" {
+		return nil, nil
+	}
+	vf, err := runtime.ParseVariableFilter(f.Var)
+	if err != nil {
+		return nil, err
+	}
+	return []runtime.VariableFilter{vf}, nil
 }

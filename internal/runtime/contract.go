@@ -269,6 +269,8 @@ type (
 	IndexedVariable = store.IndexedVariable
 	// VariableFilter is store.VariableFilter.
 	VariableFilter = store.VariableFilter
+	// SavedFilter is store.SavedFilter.
+	SavedFilter = store.SavedFilter
 )
 
 const (

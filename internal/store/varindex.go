@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/engine"
 	"github.com/gobpm/gobpm/internal/scope"
@@ -26,17 +27,20 @@ const MaxIndexedValue = 1024
 const hashedValuePrefix = "#sha256:"
 
 // IndexedVariable is one top-level (process-instance scope) variable as
-// the store's variable index holds it: its name and VariableValueKey.
+// the store's variable index holds it: its name and VariableValueKey, and
+// the forms a range filter compares (TypedForms): nil where the value has
+// none.
 type IndexedVariable struct {
 	Name  string
 	Value string
-}
-
-// VariableFilter keeps the instances whose top-level variable Name has
-// the value whose key (VariableValueKey) is Value.
-type VariableFilter struct {
-	Name  string
-	Value string
+	// Num is a JSON number's value.
+	Num *float64
+	// Text is a JSON string's text, when its canonical JSON is at most
+	// MaxIndexedValue bytes (a longer one is indexed by its hash only).
+	Text *string
+	// Time is the instant a string holding an RFC 3339 time (or a bare
+	// RFC 3339 date, midnight UTC) names (ParseVariableTime).
+	Time *time.Time
 }
 
 // VariableValueKey returns the key under which the variable index holds
@@ -46,16 +50,43 @@ type VariableFilter struct {
 // compared as their canonical JSON, i.e. deep equality), or, when that is
 // longer than MaxIndexedValue bytes, "#sha256:" and the hex SHA-256 of it.
 func VariableValueKey(raw []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("store: variable value is not JSON: %w", err)
+	iv, err := indexVariable("", raw)
+	return iv.Value, err
+}
+
+// ParseVariableTime reads the time a string variable (or a filter's
+// operand) names for the variable index: an RFC 3339 date-time, or an
+// RFC 3339 full date (2025-03-14), read as midnight UTC.
+func ParseVariableTime(s string) (time.Time, bool) {
+	if len(s) < len("2006-01-02") || s[4] != '-' {
+		return time.Time{}, false
 	}
-	if dec.More() {
-		return "", fmt.Errorf("store: variable value has more than one JSON value")
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, true
 	}
-	return valueKey(v)
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+// typedForms fills the comparable forms of v (its Num, Text and Time)
+// from the decoded value x (numbers as json.Number) and its key.
+func typedForms(v *IndexedVariable, x any) {
+	switch y := x.(type) {
+	case json.Number:
+		if f, err := y.Float64(); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			v.Num = &f
+		}
+	case string:
+		if strings.HasPrefix(v.Value, hashedValuePrefix) {
+			return
+		}
+		v.Text = &y
+		if t, ok := ParseVariableTime(y); ok {
+			v.Time = &t
+		}
+	}
 }
 
 // valueKey is the index key of a decoded value (numbers as json.Number).
@@ -136,16 +167,37 @@ func RootVariables(parts []Part) (vars []IndexedVariable, ok bool, err error) {
 		}
 		vars = make([]IndexedVariable, 0, len(sc.Vars))
 		for name, raw := range sc.Vars {
-			key, err := VariableValueKey(raw)
+			iv, err := indexVariable(name, raw)
 			if err != nil {
 				return nil, false, fmt.Errorf("store: variable %s: %w", name, err)
 			}
-			vars = append(vars, IndexedVariable{Name: name, Value: key})
+			vars = append(vars, iv)
 		}
 		slices.SortFunc(vars, func(a, b IndexedVariable) int { return strings.Compare(a.Name, b.Name) })
 		return vars, true, nil
 	}
 	return nil, false, nil
+}
+
+// indexVariable is the index row of the variable name with the JSON value
+// raw: its key (VariableValueKey) and its typed forms.
+func indexVariable(name string, raw []byte) (IndexedVariable, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return IndexedVariable{}, fmt.Errorf("store: variable value is not JSON: %w", err)
+	}
+	if dec.More() {
+		return IndexedVariable{}, fmt.Errorf("store: variable value has more than one JSON value")
+	}
+	key, err := valueKey(x)
+	if err != nil {
+		return IndexedVariable{}, err
+	}
+	iv := IndexedVariable{Name: name, Value: key}
+	typedForms(&iv, x)
+	return iv, nil
 }
 
 // RootScopeRemoved reports whether removed names the root scope's part (a

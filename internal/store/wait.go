@@ -84,6 +84,13 @@ type TaskFilter struct {
 	CandidateGroupsAny []string
 	// DueBefore, when not zero, keeps the tasks with a due date before it.
 	DueBefore time.Time
+	// CreatedAfter and CreatedBefore bound the task's creation time: After
+	// inclusive, Before exclusive; the zero time leaves that side open.
+	CreatedAfter, CreatedBefore time.Time
+	// Variables keeps the tasks whose instance's top-level variables meet
+	// every filter, as InstanceFilter.Variables (each task's instance is
+	// looked up by id and its variable by the index's primary key).
+	Variables []VariableFilter
 	// Order is the order of the list: TaskOrderOldest (the default),
 	// TaskOrderNewest or TaskOrderDue.
 	Order  TaskOrder

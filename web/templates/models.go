@@ -301,6 +301,21 @@ type InstancesPage struct {
 	// operate instances of some process (each is checked on its own).
 	CanOperate bool
 	Live       InstancesLive
+	// CanSave shows the form that saves the current filter: the person
+	// has a user name and the store keeps saved filters.
+	CanSave bool
+	// SavedFilters are the person's saved filters, by name.
+	SavedFilters []SavedFilterItem
+	// FilterQuery is the current filter's query string (no page): what a
+	// save stores.
+	FilterQuery string
+}
+
+// SavedFilterItem is one saved filter of the instance list: its name and
+// the list with it applied.
+type SavedFilterItem struct {
+	Name string
+	URL  string
 }
 
 // InstanceFilter is the list's query string.
@@ -706,6 +721,9 @@ type TaskFilter struct {
 	Due     string
 	Sort    string
 	Task    string
+	// Var keeps the tasks whose instance's top-level variable meets it
+	// (name=value with the value as JSON, or name:op:value).
+	Var string
 	// Page is the page of the inbox's longer list, from 1 (0 reads as 1).
 	Page int
 }

@@ -266,7 +266,7 @@ func AdHocActivateURL(id, scopeID string) string {
 // TasksURL is the inbox with a filter.
 func TasksURL(f TaskFilter) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task} {
+	for k, v := range map[string]string{"show": f.Show, "process": f.Process, "due": f.Due, "sort": f.Sort, "task": f.Task, "var": f.Var} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -319,6 +319,14 @@ func groupMessage(m string) string {
 	}
 	return m
 }
+
+// The saved filters of the instance list: RouteSavedFilters saves the
+// list's current filter under a name for the person,
+// RouteSavedFilterDelete deletes one of theirs.
+const (
+	RouteSavedFilters      = "/instances/filters"
+	RouteSavedFilterDelete = "/instances/filters/delete"
+)
 
 // InstancesURL is the instance list with a filter.
 func InstancesURL(f InstanceFilter) string {

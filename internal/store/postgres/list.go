@@ -67,8 +67,7 @@ func rowFilters(f store.InstanceFilter, a *args) []string {
 		where = append(where, `EXISTS (SELECT 1 FROM incidents c WHERE c.instance_id = instances.id AND c.resolved_at IS NULL AND `+match+`)`)
 	}
 	for _, v := range f.Variables {
-		where = append(where, `EXISTS (SELECT 1 FROM instance_variables v WHERE v.instance_seq = instances.seq AND v.name = `+
-			a.add(v.Name)+` AND v.value = `+a.add(v.Value)+`)`)
+		where = append(where, variableCond(v, a))
 	}
 	for _, b := range []struct {
 		cond string
@@ -118,6 +117,9 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 	dir, cmp := " DESC", "<"
 	if f.Ascending {
 		dir, cmp = " ASC", ">"
+	}
+	if err := sqlquery.CheckVariableFilters(f.Variables); err != nil {
+		return nil, 0, fmt.Errorf("postgres store: list instances: %w", err)
 	}
 	err := db.readTx(ctx, func(tx pgx.Tx) error {
 		var a args

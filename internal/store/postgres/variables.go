@@ -9,7 +9,7 @@ import (
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// The variable index (migration 0008): a row per top-level variable of an
+// The variable index (migrations 0008 and 0021): a row per top-level variable of an
 // instance, written by the steps that change the root scope, read by the
 // list's variable filter.
 const (
@@ -19,12 +19,15 @@ const (
 	// is unchanged is not written.
 	stepIndexVariablesSQL = `WITH gone AS (
 		    DELETE FROM instance_variables v WHERE v.instance_seq = ` + seqOf + ` AND NOT (v.name = ANY ($2::text[])))
-		INSERT INTO instance_variables (instance_seq, name, value)
-		SELECT ` + seqOf + `, n.name, n.value FROM unnest($2::text[], $3::text[]) AS n (name, value)
-		ON CONFLICT (instance_seq, name) DO UPDATE SET value = excluded.value
+		INSERT INTO instance_variables (instance_seq, name, value, value_num, value_text, value_time)
+		SELECT ` + seqOf + `, n.name, n.value, n.num, n.text, n.at
+		FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[], $6::int8[]) AS n (name, value, num, text, at)
+		ON CONFLICT (instance_seq, name) DO UPDATE SET value = excluded.value,
+		    value_num = excluded.value_num, value_text = excluded.value_text, value_time = excluded.value_time
 		    WHERE instance_variables.value <> excluded.value`
-	deleteVariablesSQL        = `DELETE FROM instance_variables WHERE instance_seq = $1`
-	insertVariablesSQL        = `INSERT INTO instance_variables (instance_seq, name, value) SELECT $1, * FROM unnest($2::text[], $3::text[])`
+	deleteVariablesSQL = `DELETE FROM instance_variables WHERE instance_seq = $1`
+	insertVariablesSQL = `INSERT INTO instance_variables (instance_seq, name, value, value_num, value_text, value_time)
+		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[], $6::int8[])`
 	deletePendingVariablesSQL = `DELETE FROM instance_variables_pending WHERE instance_seq = $1`
 	// variablesPendingSQL claims a batch of the instances whose variables
 	// are not indexed yet with their root scope part (NULL for none: a
@@ -40,14 +43,28 @@ const (
 // backfill at open indexes.
 const pendingVariablesBatch = 200
 
-// variableColumns splits indexed variables into the name and value
-// arrays of the statements.
-func variableColumns(vars []store.IndexedVariable) (names, values []string) {
-	names, values = make([]string, len(vars)), make([]string, len(vars))
+// variableArrays are the column arrays of the statements that write
+// indexed variables (nil elements are NULL).
+type variableArrays struct {
+	names, values []string
+	nums          []*float64
+	texts         []*string
+	times         []*int64
+}
+
+// variableColumns splits indexed variables into the column arrays of the
+// statements.
+func variableColumns(vars []store.IndexedVariable) variableArrays {
+	n := len(vars)
+	a := variableArrays{make([]string, n), make([]string, n), make([]*float64, n), make([]*string, n), make([]*int64, n)}
 	for i, v := range vars {
-		names[i], values[i] = v.Name, v.Value
+		a.names[i], a.values[i], a.nums[i], a.texts[i] = v.Name, v.Value, v.Num, v.Text
+		if v.Time != nil {
+			at := encodeTime(*v.Time)
+			a.times[i] = &at
+		}
 	}
-	return names, values
+	return a
 }
 
 // queueVariables queues the update of the variable index of instance id
@@ -61,8 +78,8 @@ func queueVariables(sb *stepBatch, i int, id string, parts []store.Part, removed
 	if !ok && !store.RootScopeRemoved(removed) {
 		return nil
 	}
-	names, values := variableColumns(vars)
-	sb.exec(i, nil, stepIndexVariablesSQL, id, names, values)
+	a := variableColumns(vars)
+	sb.exec(i, nil, stepIndexVariablesSQL, id, a.names, a.values, a.nums, a.texts, a.times)
 	return nil
 }
 
@@ -73,10 +90,10 @@ func reindexVariables(ctx context.Context, tx pgx.Tx, seq int64, parts []store.P
 	if err != nil {
 		return err
 	}
-	names, values := variableColumns(vars)
+	a := variableColumns(vars)
 	b := &pgx.Batch{}
 	b.Queue(deleteVariablesSQL, seq)
-	b.Queue(insertVariablesSQL, seq, names, values)
+	b.Queue(insertVariablesSQL, seq, a.names, a.values, a.nums, a.texts, a.times)
 	b.Queue(deletePendingVariablesSQL, seq)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("index variables: %w", err)

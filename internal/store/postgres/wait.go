@@ -265,6 +265,15 @@ func tasksWhere(f store.TaskFilter, a *args) string {
 	if !f.DueBefore.IsZero() {
 		where = append(where, "due_at IS NOT NULL AND due_at < "+a.add(encodeTime(f.DueBefore)))
 	}
+	if !f.CreatedAfter.IsZero() {
+		where = append(where, "created_at >= "+a.add(encodeTime(f.CreatedAfter)))
+	}
+	if !f.CreatedBefore.IsZero() {
+		where = append(where, "created_at < "+a.add(encodeTime(f.CreatedBefore)))
+	}
+	for _, v := range f.Variables {
+		where = append(where, taskVariableCond(v, a))
+	}
 	return " WHERE " + strings.Join(where, " AND ")
 }
 
@@ -286,6 +295,9 @@ func offeredTo(actor store.Actor, a *args) string {
 // number of matches. Limit 0 means sqlquery.DefaultListLimit; larger than
 // sqlquery.MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, int, error) {
+	if err := sqlquery.CheckVariableFilters(f.Variables); err != nil {
+		return nil, 0, fmt.Errorf("postgres store: tasks: %w", err)
+	}
 	var a args
 	cond := tasksWhere(f, &a)
 	var (

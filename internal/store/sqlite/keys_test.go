@@ -62,6 +62,11 @@ func TestMigration0017NumericKeys(t *testing.T) {
 		`DROP TABLE buffered_message_takes`, `DROP TABLE buffered_messages`, // 0018 applies again too
 		`ALTER TABLE waits DROP COLUMN error_details`, // and 0019
 		`ALTER TABLE waits DROP COLUMN trace_context`, // and 0023
+		`DROP TABLE saved_filters`,                    // and 0028
+		`DROP INDEX instance_variables_value`, `DROP INDEX instance_variables_num`,
+		`DROP INDEX instance_variables_text`, `DROP INDEX instance_variables_time`,
+		`ALTER TABLE instance_variables DROP COLUMN value_num`, `ALTER TABLE instance_variables DROP COLUMN value_text`,
+		`ALTER TABLE instance_variables DROP COLUMN value_time`,
 		`DROP TABLE entity_keys`,
 		`DROP TABLE batch_items`, `DROP TABLE batches`, // and 0027
 		`DELETE FROM sqlite_sequence WHERE name = 'entity_keys'`,

@@ -59,6 +59,23 @@ type listQuery struct {
 // The other filters of f apply to the rows the index yields (a rare
 // businessKey or parent has few rows; a version without a key is a scan).
 func buildList(f store.InstanceFilter, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
+	return buildListPlan(f, varPlan{}, limit, offset, hasAfter, afterAt, afterSeq)
+}
+
+// buildListPlan is buildList with the plan p of f's variable filters
+// (planVariables): a driving filter's matches are the rows the page and
+// the count read (instances by rowid, sorted: fewer than
+// sqlquery.DriveVariableLimit); a counting one is read to count the
+// matches, each joined with its instance row.
+func buildListPlan(f store.InstanceFilter, p varPlan, limit, offset int, hasAfter bool, afterAt, afterSeq int64) listQuery {
+	vars := f.Variables // the driving or counting filter among them
+	cf := f             // the other conditions of what the variable index reads
+	if p.drive || p.count {
+		cf = p.rest(f)
+	}
+	if p.drive {
+		f = cf
+	}
 	index, byStatus, where, whereArgs := listConds(f)
 	add := func(cond string, args ...any) {
 		where = append(where, cond)
@@ -71,11 +88,35 @@ func buildList(f store.InstanceFilter, limit, offset int, hasAfter bool, afterAt
 	if len(where) == 0 {
 		countFrom = ` FROM instances`
 	}
-	q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(where) + ` LIMIT ?)`
-	q.countArgs = append(append([]any{}, whereArgs...), MaxListTotal+1)
+	switch {
+	case p.drive:
+		sub, subArgs := variableSeqs(vars, p.index)
+		where = append([]string{"seq IN (" + sub + ")"}, where...)
+		whereArgs = append(subArgs, whereArgs...)
+		// NOT INDEXED: the rowids of the matches, never a range of
+		// another index (the INTEGER PRIMARY KEY stays usable).
+		countFrom = ` FROM instances NOT INDEXED`
+	case p.count:
+		// CROSS JOIN keeps the variable index outermost, so the count
+		// stops after MaxListTotal+1 matches of it.
+		vfrom, cond, subArgs := variableRange(vars, p.index)
+		_, _, rest, restArgs := listConds(cf)
+		countFrom = ` FROM ` + vfrom + ` CROSS JOIN instances NOT INDEXED ON instances.seq = d.instance_seq`
+		q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(append([]string{cond}, rest...)) + ` LIMIT ?)`
+		q.countArgs = append(append(subArgs, restArgs...), MaxListTotal+1)
+	}
+	if !p.count {
+		q.count = `SELECT COUNT(*) FROM (SELECT 1` + countFrom + whereClause(where) + ` LIMIT ?)`
+		q.countArgs = append(append([]any{}, whereArgs...), MaxListTotal+1)
+	}
 
 	if hasAfter {
 		add("created_at <= ? AND (created_at < ? OR seq < ?)", afterAt, afterAt, afterSeq)
+	}
+	if p.drive {
+		q.page = `SELECT ` + instanceColumns + ` FROM instances NOT INDEXED` + whereClause(where) + listOrder + ` LIMIT ? OFFSET ?`
+		q.pageArgs = append(whereArgs, limit, offset)
+		return q
 	}
 	from := ` FROM instances INDEXED BY ` + index
 	if !byStatus || f.Status != "" {
@@ -106,8 +147,16 @@ func buildList(f store.InstanceFilter, limit, offset int, hasAfter bool, afterAt
 // direction, so a row-value comparison is the keyset cursor. The matches
 // are read in full and sorted (top limit+offset): a sort by a column no
 // index orders.
-func sortedPage(f store.InstanceFilter, key string, limit, offset int, hasAfter bool, after []any) (string, []any) {
+func sortedPage(f store.InstanceFilter, p varPlan, key string, limit, offset int, hasAfter bool, after []any) (string, []any) {
 	_, _, where, args := listConds(f)
+	from := ` FROM instances`
+	if p.drive {
+		sub, subArgs := variableSeqs(f.Variables, p.index)
+		_, _, where, args = listConds(p.rest(f))
+		where = append([]string{"seq IN (" + sub + ")"}, where...)
+		args = append(subArgs, args...)
+		from = ` FROM instances NOT INDEXED`
+	}
 	dir, cmp := " DESC", "<"
 	if f.Ascending {
 		dir, cmp = " ASC", ">"
@@ -117,7 +166,7 @@ func sortedPage(f store.InstanceFilter, key string, limit, offset int, hasAfter 
 		args = append(args, after...)
 	}
 	order := " ORDER BY " + key + dir + ", created_at" + dir + ", seq" + dir
-	return `SELECT ` + instanceColumns + ` FROM instances` + whereClause(where) + order + ` LIMIT ? OFFSET ?`, append(args, limit, offset)
+	return `SELECT ` + instanceColumns + from + whereClause(where) + order + ` LIMIT ? OFFSET ?`, append(args, limit, offset)
 }
 
 // isSorted reports whether f asks for another order than newest first.
@@ -212,7 +261,8 @@ func addRowFilters(f store.InstanceFilter, add func(cond string, args ...any)) {
 		add(incidentMessageCond, f.IncidentMessage)
 	}
 	for _, v := range f.Variables {
-		add(variableCond, v.Name, v.Value)
+		cond, args := variableCondOf(v)
+		add(cond, args...)
 	}
 	if !f.CreatedAfter.IsZero() {
 		add("created_at >= ?", encodeTime(f.CreatedAfter))
@@ -276,12 +326,19 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 	if !ok {
 		return nil, 0, store.Errorf(store.EINVALID, "store: list instances: unknown sort %q", f.SortBy)
 	}
+	if err := sqlquery.CheckVariableFilters(f.Variables); err != nil {
+		return nil, 0, fmt.Errorf("store: list instances: %w", err)
+	}
+	plan, err := db.planVariables(ctx, f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list instances: %w", err)
+	}
 	if isSorted(f) {
-		return db.listSorted(ctx, f, key, limit, offset)
+		return db.listSorted(ctx, f, plan, key, limit, offset)
 	}
 	// The statements' text depends on the filter's shape, not its values:
 	// prepare them (once per shape) before the transaction takes a reader.
-	shape := buildList(f, limit, offset, f.After != "", 0, 0)
+	shape := buildListPlan(f, plan, limit, offset, f.After != "", 0, 0)
 	for _, query := range []string{shape.count, shape.page} {
 		if err := db.rstmts.warm(ctx, query); err != nil {
 			return nil, 0, fmt.Errorf("store: list instances: %w", err)
@@ -291,14 +348,14 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 		rows  []store.InstanceRow
 		total int
 	)
-	err := db.readWith(ctx, func(st *txStmts) error {
+	err = db.readWith(ctx, func(st *txStmts) error {
 		var afterAt, afterSeq int64
 		if f.After != "" {
 			if err := st.queryRow(cursorSQL, dbID(f.After)).Scan(&afterAt, &afterSeq); err != nil {
 				return fmt.Errorf("cursor %s: %w", f.After, notFound(err))
 			}
 		}
-		q := buildList(f, limit, offset, f.After != "", afterAt, afterSeq)
+		q := buildListPlan(f, plan, limit, offset, f.After != "", afterAt, afterSeq)
 		if err := st.queryRow(q.count, q.countArgs...).Scan(&total); err != nil {
 			return err
 		}
@@ -313,9 +370,9 @@ func (db *DB) ListInstances(ctx context.Context, f store.InstanceFilter) ([]stor
 }
 
 // listSorted is ListInstances for a sorted list (isSorted).
-func (db *DB) listSorted(ctx context.Context, f store.InstanceFilter, key string, limit, offset int) ([]store.InstanceRow, int, error) {
-	count := buildList(f, limit, offset, false, 0, 0)
-	page, _ := sortedPage(f, key, limit, offset, f.After != "", nil)
+func (db *DB) listSorted(ctx context.Context, f store.InstanceFilter, plan varPlan, key string, limit, offset int) ([]store.InstanceRow, int, error) {
+	count := buildListPlan(f, plan, limit, offset, false, 0, 0)
+	page, _ := sortedPage(f, plan, key, limit, offset, f.After != "", nil)
 	cursor := `SELECT ` + key + `, created_at, seq FROM instances WHERE id = ?`
 	for _, query := range []string{count.count, page, cursor} {
 		if err := db.rstmts.warm(ctx, query); err != nil {
@@ -342,7 +399,7 @@ func (db *DB) listSorted(ctx context.Context, f store.InstanceFilter, key string
 		if err := st.queryRow(count.count, count.countArgs...).Scan(&total); err != nil {
 			return err
 		}
-		query, args := sortedPage(f, key, limit, offset, f.After != "", after)
+		query, args := sortedPage(f, plan, key, limit, offset, f.After != "", after)
 		var err error
 		rows, err = queryInstances(st, query, args...)
 		return err

@@ -3,16 +3,19 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gobpm/gobpm/internal/store"
 )
 
-// The variable index (migration 0015): a row per top-level variable of an
+// The variable index (migrations 0015 and 0028): a row per top-level variable of an
 // instance, written by the steps that change the root scope, read by the
 // list's variable filter.
 const (
-	upsertVariableSQL = `INSERT INTO instance_variables (instance_seq, name, value) VALUES (?, ?, ?)
-		ON CONFLICT (instance_seq, name) DO UPDATE SET value = excluded.value`
+	upsertVariableSQL = `INSERT INTO instance_variables (instance_seq, name, value, value_num, value_text, value_time)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (instance_seq, name) DO UPDATE SET value = excluded.value,
+		    value_num = excluded.value_num, value_text = excluded.value_text, value_time = excluded.value_time`
 	deleteVariableSQL          = `DELETE FROM instance_variables WHERE instance_seq = ? AND name = ?`
 	deleteInstanceVariablesSQL = `DELETE FROM instance_variables WHERE instance_seq = ?`
 	instanceVariablesSQL       = `SELECT name, value FROM instance_variables WHERE instance_seq = ?`
@@ -25,9 +28,6 @@ const (
 		JOIN instances i ON i.seq = p.instance_seq
 		LEFT JOIN instance_parts ip ON ip.instance_seq = p.instance_seq AND ip.kind = ? AND ip.key = ?
 		ORDER BY p.instance_seq LIMIT ?`
-	// variableCond: the instance's top-level variable has that value key,
-	// found by the index's primary key (arguments: name, value key).
-	variableCond = `EXISTS (SELECT 1 FROM instance_variables v WHERE v.instance_seq = instances.seq AND v.name = ? AND v.value = ?)`
 )
 
 // pendingVariablesBatch is how many instances one transaction of the
@@ -66,7 +66,7 @@ func applyVariables(st *txStmts, seq int64, parts []store.Part, removed []store.
 	}
 	for _, v := range vars {
 		if prev, had := old[v.Name]; !had || prev != v.Value {
-			if _, err := st.exec(upsertVariableSQL, seq, v.Name, v.Value); err != nil {
+			if _, err := st.exec(upsertVariableSQL, seq, v.Name, v.Value, v.Num, v.Text, optTime(v.Time)); err != nil {
 				return fmt.Errorf("index variable %s: %w", v.Name, err)
 			}
 		}
@@ -78,6 +78,14 @@ func applyVariables(st *txStmts, seq int64, parts []store.Part, removed []store.
 		}
 	}
 	return nil
+}
+
+// optTime encodes an optional time of the variable index (NULL for nil).
+func optTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return encodeTime(*t)
 }
 
 // indexedVariables reads the indexed variables of instance seq: value key

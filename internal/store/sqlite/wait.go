@@ -493,6 +493,19 @@ func tasksQuery(f store.TaskFilter) (string, []any) {
 		where = append(where, "due_at IS NOT NULL AND due_at < ?")
 		args = append(args, encodeTime(f.DueBefore))
 	}
+	if !f.CreatedAfter.IsZero() {
+		where = append(where, "created_at >= ?")
+		args = append(args, encodeTime(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		where = append(where, "created_at < ?")
+		args = append(args, encodeTime(f.CreatedBefore))
+	}
+	for _, v := range f.Variables {
+		cond, more := taskVariableCond(v)
+		where = append(where, cond)
+		args = append(args, more...)
+	}
 	return " WHERE " + strings.Join(where, " AND "), args
 }
 
@@ -503,6 +516,9 @@ func tasksQuery(f store.TaskFilter) (string, []any) {
 // contains the value, CandidateGroupsAny one containing any of them. Limit
 // 0 means DefaultListLimit; larger than MaxListLimit is capped.
 func (db *DB) Tasks(ctx context.Context, f store.TaskFilter) ([]store.WaitRow, int, error) {
+	if err := sqlquery.CheckVariableFilters(f.Variables); err != nil {
+		return nil, 0, fmt.Errorf("store: tasks: %w", err)
+	}
 	cond, args := tasksQuery(f)
 	limit := sqlquery.ListLimit(f.Limit)
 	offset := max(f.Offset, 0)

@@ -36,6 +36,7 @@ import (
 type Store interface {
 	store.Store
 	store.StatisticsStore
+	store.SavedFilterStore
 	access.Store
 	// Parts returns at most limit parts (limit <= 0: all) of one kind of an
 	// instance with Ord > afterOrd, by Ord then key; ErrNotFound for an
@@ -105,6 +106,8 @@ var tests = []struct {
 	{"ElementCounts", testElementCounts},
 	{"IndexTokens", testIndexTokens},
 	{"VariableIndex", testVariableIndex},
+	{"VariableSearch", testVariableSearch},
+	{"SavedFilters", testSavedFilters},
 	{"ListFilters", testListFilters},
 	{"ListSort", testListSort},
 	{"InstanceRows", testInstanceRows},
