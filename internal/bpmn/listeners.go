@@ -112,26 +112,74 @@ var noStartListener = map[string]string{
 	"receiveTask":            "a receive task after an event-based gateway is armed by the gateway, not entered",
 }
 
+// noEndListener names, per element, why gobpm refuses an end execution
+// listener on it: where Camunda 8 has none (gateways, whose end logic
+// belongs in a start listener of the element after them) and where an
+// element ends by something other than leaving (listenerEndBlocked).
+var noEndListener = map[string]string{
+	"exclusiveGateway":  "Camunda 8 runs no end listeners on gateways; put a start listener on the element after it",
+	"inclusiveGateway":  "Camunda 8 runs no end listeners on gateways; put a start listener on the element after it",
+	"parallelGateway":   "Camunda 8 runs no end listeners on gateways; put a start listener on the element after it",
+	"eventBasedGateway": "Camunda 8 runs no end listeners on gateways; put a start listener on the element after it",
+}
+
+// endListenerBlocked says why node n (element e) cannot run end
+// listeners, or "": an error end event ends its scope by the error
+// (Camunda 8 refuses them; put them on the catching event), an
+// escalation throw may be cancelled by an interrupting catch before its
+// end listeners (Camunda 8 skips them then; gobpm refuses rather than run
+// them sometimes), a compensation boundary event is never left, and a
+// cancel or compensation end event ends by a handler, not by leaving.
+func endListenerBlocked(e *etree.Element, n *Node) string {
+	if n.Event == nil {
+		return ""
+	}
+	switch {
+	case n.Event.Find(TriggerError) != nil && e.Tag == "endEvent":
+		return "an error end event ends its scope by the error: Camunda 8 runs no end listeners on it; put them on the event that catches the error"
+	case n.Event.Find(TriggerEscalation) != nil && e.Tag != "boundaryEvent":
+		return "an interrupting catch of the escalation would cancel it before its end listeners, which Camunda 8 then skips; put them on the event that catches the escalation"
+	case n.Event.Find(TriggerCompensation) != nil:
+		return "a compensation event is completed by its handlers: put the listeners on the compensation handler"
+	case n.Event.Find(TriggerCancel) != nil && e.Tag == "endEvent":
+		return "a cancel end event ends by cancelling its transaction"
+	}
+	return ""
+}
+
 // nodeListeners reads the execution listeners of flow node n (element e)
-// and returns its start listeners, refusing, with the element named,
-// every listener gobpm does not run exactly as Camunda 8 does: end
-// listeners (not run yet), and start listeners on the elements of
-// noStartListener, on multi-instance and loop activities, compensation
-// handlers, event sub-processes and the inner activities of an ad-hoc
-// sub-process (inAdHoc), whose entering differs from a plain element's.
-func (p *parser) nodeListeners(e *etree.Element, n *Node, inAdHoc bool) []Listener {
+// and returns its start and its end listeners, refusing, with the element
+// named, every listener gobpm does not run exactly as Camunda 8 does:
+// start listeners on the elements of noStartListener, end listeners on
+// those of noEndListener or endListenerBlocked, and either on
+// multi-instance and loop activities, compensation handlers, event
+// sub-processes and the inner activities of an ad-hoc sub-process
+// (inAdHoc), whose entering and leaving differ from a plain element's.
+func (p *parser) nodeListeners(e *etree.Element, n *Node, inAdHoc bool) (start, end []Listener) {
 	c := extension(e, NamespaceZeebe, "executionListeners")
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	label := p.label(e)
-	var start []Listener
+	seen := map[string]bool{}
 	for _, l := range p.executionListeners(e, c) {
-		if l.Event == ListenerEnd {
-			p.problems.add(label, RuleUnsupported, "an end execution listener on %s is not supported: gobpm runs start listeners only; model the work as a service task after it", e.Tag)
-			continue
+		if l.TypeExpr == nil {
+			key := string(l.Event) + "\x00" + l.Type
+			if seen[key] {
+				p.problems.add(label, RuleInvalidAttribute, "%s has two %s execution listeners of type %q: Camunda 8 requires each eventType and type pair once", e.Tag, l.Event, l.Type)
+				continue
+			}
+			seen[key] = true
 		}
-		why := noStartListener[e.Tag]
+		var why string
+		if l.Event == ListenerEnd {
+			why = noEndListener[e.Tag]
+			if why == "" {
+				why = endListenerBlocked(e, n)
+			}
+		} else {
+			why = noStartListener[e.Tag]
+		}
 		switch {
 		case why != "":
 		case n.Loop != nil:
@@ -144,10 +192,14 @@ func (p *parser) nodeListeners(e *etree.Element, n *Node, inAdHoc bool) []Listen
 			why = "the inner activities of an ad-hoc sub-process are started by its router"
 		}
 		if why != "" {
-			p.problems.add(label, RuleUnsupported, "a start execution listener on %s is not supported: %s", e.Tag, why)
+			p.problems.add(label, RuleUnsupported, "a%s %s execution listener on %s is not supported: %s", map[bool]string{true: "n", false: ""}[l.Event == ListenerEnd], l.Event, e.Tag, why)
 			continue
 		}
-		start = append(start, l)
+		if l.Event == ListenerEnd {
+			end = append(end, l)
+		} else {
+			start = append(start, l)
+		}
 	}
-	return start
+	return start, end
 }

@@ -37,8 +37,10 @@ func TestParseRefusesListeners(t *testing.T) {
 		{"bad", RuleInvalidAttribute, `eventType="take"`},
 		{"bad", RuleMissingAttribute, "needs a job type"},
 		{"bad", RuleInvalidAttribute, `retries="-1"`},
-		{"bad", RuleUnsupported, "an end execution listener on task is not supported"},
+		{"bad", RuleInvalidAttribute, `two end execution listeners of type "audit"`},
 		{"join", RuleUnsupported, "a start execution listener on parallelGateway is not supported"},
+		{"join", RuleUnsupported, "an end execution listener on parallelGateway is not supported: Camunda 8 runs no end listeners on gateways"},
+		{"errEnd", RuleUnsupported, "an end execution listener on endEvent is not supported: an error end event"},
 		{"loop", RuleUnsupported, "a start execution listener on task is not supported: a loop"},
 	}, true)
 }

@@ -563,6 +563,11 @@ type Node struct {
 	// runs as a job after the element's input mappings and before its
 	// behaviour, the element waiting for it (listeners.go).
 	StartListeners []Listener
+	// EndListeners are the element's end execution listeners
+	// (zeebe:executionListener eventType="end"), in document order: each
+	// runs as a job after the element's output mappings and before it
+	// leaves, the element waiting for it (listeners.go).
+	EndListeners []Listener
 	// Webhook is the inbound HTTP endpoint of a start, message catch or
 	// message boundary event (webhook.go), or nil.
 	Webhook *Webhook

@@ -639,7 +639,7 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		info.supported = false
 	}
 	if info.supported {
-		n.StartListeners = p.nodeListeners(e, n, c.adhoc)
+		n.StartListeners, n.EndListeners = p.nodeListeners(e, n, c.adhoc)
 	}
 	if _, dup := p.nodes[id]; dup || id == "" {
 		// Already reported (missing or duplicate id); keeping it out of the

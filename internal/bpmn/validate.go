@@ -615,7 +615,7 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 		case ns == NamespaceZeebe && c.Tag == "executionListeners":
 			if !isBPMN(owner) || !listenerHosts[owner.Tag] {
 				p.problems.add(p.label(owner), RuleUnsupported,
-					"zeebe:executionListeners on %s is not supported: gobpm runs start execution listeners of flow nodes only; model the work as a service task (a job worker)", owner.Tag)
+					"zeebe:executionListeners on %s is not supported: gobpm runs execution listeners of flow nodes only; model the work as a service task (a job worker)", owner.Tag)
 			}
 			continue // a flow node's: read by flowNode (nodeListeners)
 		case ns == NamespaceZeebe && c.Tag == "taskHeaders":

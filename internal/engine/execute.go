@@ -69,7 +69,7 @@ func (x *executor) execute(t *Track) {
 		return
 	}
 	if len(n.StartListeners) > 0 {
-		x.createListenerJob(t, n, 0) // behave runs when the last one completes
+		x.createListenerJob(t, n, bpmn.ListenerStart, 0) // behave runs when the last one completes
 		return
 	}
 	x.behave(t, n)

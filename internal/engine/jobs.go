@@ -155,7 +155,8 @@ func (e JobErrorThrown) applyRunning(x *executor) error {
 	}
 	if w.Listener != "" {
 		// As Camunda 8: a listener's worker reports a failure, never a
-		// BPMN error (the element has not started, nothing could catch it).
+		// BPMN error (the element has not started or already completed:
+		// nothing could catch it).
 		return fmt.Errorf("engine: throw error %q from execution listener job %s: %w", e.Code, w.ID, ErrInvalidTransition)
 	}
 	x.recordCalls(t, w, e.Calls)

@@ -14,9 +14,16 @@ const listenersFile = "listeners_start.bpmn"
 // job of start listener index with job type typ.
 func listenerJob(t *testing.T, st *State, node, typ string, index int) *Wait {
 	t.Helper()
+	return eventListenerJob(t, st, "start", node, typ, index)
+}
+
+// eventListenerJob returns the open job wait at node, failing unless it
+// is the job of listener index of event ev with job type typ.
+func eventListenerJob(t *testing.T, st *State, ev, node, typ string, index int) *Wait {
+	t.Helper()
 	w := waitAt(t, st, WaitJob, node)
-	if w.Listener != "start" || w.ListenerIndex != index || w.Name != typ {
-		t.Fatalf("job at %s = listener %q #%d type %q, want start #%d %q", node, w.Listener, w.ListenerIndex, w.Name, index, typ)
+	if w.Listener != ev || w.ListenerIndex != index || w.Name != typ {
+		t.Fatalf("job at %s = listener %q #%d type %q, want %s #%d %q", node, w.Listener, w.ListenerIndex, w.Name, ev, index, typ)
 	}
 	return w
 }
@@ -105,4 +112,92 @@ func TestStartListeners(t *testing.T) {
 // hasTask reports an open user-task wait at node.
 func hasTask(st *State, node string) bool {
 	return slices.ContainsFunc(st.Waits, func(w *Wait) bool { return w.Kind == WaitTask && w.NodeID == node })
+}
+
+const endListenersFile = "listeners_end.bpmn"
+
+// TestEndListeners runs end execution listeners through Step: each a job
+// the element waits for after its output mappings, in order, before it
+// takes its outgoing flows or, for an end event, ends its track.
+func TestEndListeners(t *testing.T) {
+	t.Parallel()
+	// toEnd runs the start listener and the element's own job (result
+	// "ok", mapped to out), returning at the first end listener's job.
+	toEnd := func(t *testing.T, st *State) (*State, *Wait) {
+		t.Helper()
+		st, _ = run(t, endListenersFile, st, JobCompleted{Key: listenerJob(t, st, "work", "before", 0).ID}, t0)
+		job := waitAt(t, st, WaitJob, "work")
+		st, _ = run(t, endListenersFile, st, JobCompleted{Key: job.ID, Variables: map[string]any{"result": "ok"}}, t0)
+		return st, eventListenerJob(t, st, "end", "work", "after", 0)
+	}
+	tests := []struct {
+		name  string
+		check func(t *testing.T, st *State)
+	}{
+		{"end listeners run in order after the output mappings, before the flows", func(t *testing.T, st *State) {
+			st, first := toEnd(t, st)
+			root := st.Scopes.Get(scope.RootID).Vars
+			if root["out"] != "ok" {
+				t.Fatalf("out = %v before the end listener, want the output mapping's ok", root["out"])
+			}
+			if waitsAt(st, WaitTimer, "late") != 0 || hasTask(st, "wait") {
+				t.Fatal("the boundary timer is still armed or the next element started during an end listener")
+			}
+			st, _ = run(t, endListenersFile, st, JobCompleted{Key: first.ID, Variables: map[string]any{"cleaned": true}}, t0)
+			if st.Scopes.Get(scope.RootID).Vars["cleaned"] != true {
+				t.Error("an end listener's variable did not reach the process scope")
+			}
+			second := eventListenerJob(t, st, "end", "work", "after-ok", 1) // its type read out
+			if hasTask(st, "wait") {
+				t.Fatal("the next element started before the last end listener completed")
+			}
+			st, _ = run(t, endListenersFile, st, JobCompleted{Key: second.ID}, t0)
+			task := waitAt(t, st, WaitTask, "wait")
+			st, _ = run(t, endListenersFile, st, TaskCompleted{TaskID: task.ID}, t0)
+			closing := eventListenerJob(t, st, "end", "end", "closing", 0)
+			if st.Status == StatusCompleted {
+				t.Fatal("the instance completed before the end event's end listener")
+			}
+			st, _ = run(t, endListenersFile, st, JobCompleted{Key: closing.ID}, t0)
+			if st.Status != StatusCompleted {
+				t.Fatalf("status %s after the end event's listener", st.Status)
+			}
+			assertClean(t, st)
+		}},
+		{"a failed end listener opens an incident; retrying runs it, not the element", func(t *testing.T, st *State) {
+			st, first := toEnd(t, st)
+			st, _ = run(t, endListenersFile, st, JobFailed{Key: first.ID, Decrement: true, ErrorMessage: "cleanup down"}, t0)
+			if len(st.Incidents) != 1 || st.Incidents[0].WaitID != first.ID || st.Incidents[0].NodeID != "work" {
+				t.Fatalf("incidents %+v", st.Incidents)
+			}
+			st, _ = run(t, endListenersFile, st, IncidentRetried{IncidentID: st.Incidents[0].ID, Retries: 1}, t0)
+			again := eventListenerJob(t, st, "end", "work", "after", 0)
+			if again.ID != first.ID || len(st.Incidents) != 0 {
+				t.Fatalf("after retry: job %+v, incidents %+v", again, st.Incidents)
+			}
+		}},
+		{"a restart between end listener and leaving loses nothing", func(t *testing.T, st *State) {
+			st, first := toEnd(t, st)
+			back := roundTrip(t, st)
+			back, _ = run(t, endListenersFile, back, JobCompleted{Key: first.ID}, t0)
+			back = roundTrip(t, back)
+			second := eventListenerJob(t, back, "end", "work", "after-ok", 1)
+			back, _ = run(t, endListenersFile, back, JobCompleted{Key: second.ID}, t0)
+			waitAt(t, back, WaitTask, "wait")
+		}},
+		{"an end listener's job cannot throw a BPMN error", func(t *testing.T, st *State) {
+			st, first := toEnd(t, st)
+			_, _, err := Step(mustProcess(t, endListenersFile), roundTrip(t, st), JobErrorThrown{Key: first.ID, Code: "E"}, t0, Options{})
+			if !errors.Is(err, ErrInvalidTransition) {
+				t.Fatalf("err %v, want ErrInvalidTransition", err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, _ := mustStart(t, mustProcess(t, endListenersFile), nil)
+			tt.check(t, st)
+		})
+	}
 }
