@@ -180,7 +180,7 @@ func TestParseRejectsEventSubProcesses(t *testing.T) {
 			{"c7listener", RuleUnsupported, "camunda:taskListener on userTask"},
 			{"c8task", RuleInvalidAttribute, `zeebe:input target "1b" on serviceTask is not a variable name`},
 			{"c8user", RuleUnsupported, "zeebe:taskHeaders on userTask is not supported: custom headers reach the workers of jobs"},
-			{"c8user", RuleUnsupported, "zeebe:taskListeners on userTask"},
+			{"c8user", RuleUnsupported, "a canceling task listener on userTask is not supported"},
 			{"f7", RuleUnsupported, "camunda:executionListener on sequenceFlow"},
 			{"performed", RuleUnsupported, "humanPerformer on userTask is not supported; use gobpm:assignee / gobpm:candidateUsers / gobpm:candidateGroups"},
 			{"owned", RuleUnsupported, "potentialOwner on userTask"},

@@ -203,3 +203,84 @@ func (p *parser) nodeListeners(e *etree.Element, n *Node, inAdHoc bool) (start, 
 	}
 	return start, end
 }
+
+// The user task listener events gobpm runs (Camunda 8.8's
+// zeebe:taskListener eventType): ListenerAssigning runs when a task's
+// assignee is to change (a claim), ListenerCompleting when it is to be
+// completed. The change applies only after the last listener's job
+// completed; a listener may deny it or correct the task.
+const (
+	ListenerAssigning  ListenerEvent = "assigning"
+	ListenerCompleting ListenerEvent = "completing"
+)
+
+// refusedTaskEvents names why gobpm refuses the other Camunda 8.8 task
+// listener events.
+var refusedTaskEvents = map[string]string{
+	"creating":  "gobpm does not run creating task listeners yet; use a start execution listener on the user task",
+	"updating":  "gobpm has no task update operation that could run it",
+	"canceling": "gobpm does not run canceling task listeners yet; use an end execution listener on the element after a boundary event",
+}
+
+// taskListeners reads the zeebe:taskListener children of c, a
+// zeebe:taskListeners element of user task e, reporting each malformed
+// or refused one, naming the element.
+func (p *parser) taskListeners(e, c *etree.Element) []Listener {
+	label := p.label(e)
+	var out []Listener
+	seen := map[string]bool{}
+	for _, l := range c.ChildElements() {
+		if l.NamespaceURI() != NamespaceZeebe || l.Tag != "taskListener" {
+			p.problems.add(label, RuleUnsupported, "%s inside zeebe:taskListeners on %s is not supported: only zeebe:taskListener", qualified(l), e.Tag)
+			continue
+		}
+		li := Listener{Retries: DefaultJobRetries}
+		ok := true
+		switch ev := strings.TrimSpace(attr(l, "eventType")); ev {
+		case string(ListenerAssigning), string(ListenerCompleting):
+			li.Event = ListenerEvent(ev)
+		case "":
+			ok = false
+			p.problems.add(label, RuleMissingAttribute, "zeebe:taskListener on %s needs an eventType (assigning or completing)", e.Tag)
+		default:
+			ok = false
+			why := refusedTaskEvents[ev]
+			if why == "" {
+				p.problems.add(label, RuleInvalidAttribute, "zeebe:taskListener eventType=%q on %s: want assigning or completing", ev, e.Tag)
+			} else {
+				p.problems.add(label, RuleUnsupported, "a %s task listener on %s is not supported: %s", ev, e.Tag, why)
+			}
+		}
+		typ := strings.TrimSpace(attr(l, "type"))
+		switch {
+		case typ == "":
+			ok = false
+			p.problems.add(label, RuleMissingAttribute, "zeebe:taskListener on %s needs a job type (type)", e.Tag)
+		case isExpression(typ):
+			ok = false
+			p.problems.add(label, RuleUnsupported, "zeebe:taskListener type=%q on %s is not supported: a task listener's job type must be a name (gobpm evaluates no expression for it)", typ, e.Tag)
+		default:
+			li.Type = typ
+		}
+		if r := strings.TrimSpace(attr(l, "retries")); r != "" {
+			n, err := strconv.Atoi(r)
+			if err != nil || n < 0 {
+				ok = false
+				p.problems.add(label, RuleInvalidAttribute, "zeebe:taskListener retries=%q on %s: want an integer >= 0", r, e.Tag)
+			}
+			li.Retries = n
+		}
+		if ok && li.TypeExpr == nil {
+			key := string(li.Event) + "\x00" + li.Type
+			if seen[key] {
+				p.problems.add(label, RuleInvalidAttribute, "%s has two %s task listeners of type %q: Camunda 8 requires each eventType and type pair once", e.Tag, li.Event, li.Type)
+				ok = false
+			}
+			seen[key] = true
+		}
+		if ok {
+			out = append(out, li)
+		}
+	}
+	return out
+}

@@ -44,3 +44,24 @@ func TestParseRefusesListeners(t *testing.T) {
 		{"loop", RuleUnsupported, "a start execution listener on task is not supported: a loop"},
 	}, true)
 }
+
+// TestParseTaskListeners checks that a user task's assigning and
+// completing listeners are read in document order, and that every other
+// event, an expression type, a duplicate and a task listener off a user
+// task are refused, naming the element.
+func TestParseTaskListeners(t *testing.T) {
+	t.Parallel()
+	checkProblems(t, MustFail(t, MustRead(t, "tasklisteners_refused.bpmn")), []want{
+		{"u", RuleUnsupported, "a creating task listener on userTask is not supported"},
+		{"u", RuleInvalidAttribute, `eventType="assignment"`},
+		{"u", RuleUnsupported, `zeebe:taskListener type="=kind" on userTask is not supported`},
+		{"u", RuleInvalidAttribute, `two completing task listeners of type "c"`},
+		{"svc", RuleUnsupported, "zeebe:taskListeners on serviceTask is not supported: task listeners belong on user tasks"},
+	}, true)
+	defs := MustParseFile(t, "tasklisteners.bpmn")
+	n := defs.Processes[0].Node("ok")
+	if len(n.TaskListeners) != 2 || n.TaskListeners[0].Event != ListenerAssigning || n.TaskListeners[0].Type != "a" || n.TaskListeners[0].Retries != 2 ||
+		n.TaskListeners[1].Event != ListenerCompleting || n.TaskListeners[1].Retries != DefaultJobRetries {
+		t.Fatalf("TaskListeners = %+v", n.TaskListeners)
+	}
+}

@@ -568,6 +568,11 @@ type Node struct {
 	// runs as a job after the element's output mappings and before it
 	// leaves, the element waiting for it (listeners.go).
 	EndListeners []Listener
+	// TaskListeners are a user task's task listeners
+	// (zeebe:taskListener, eventType assigning or completing), in
+	// document order: each runs as a job when that change of the task is
+	// requested, the change applying after the last (listeners.go).
+	TaskListeners []Listener
 	// Webhook is the inbound HTTP endpoint of a start, message catch or
 	// message boundary event (webhook.go), or nil.
 	Webhook *Webhook

@@ -31,6 +31,12 @@ func (e JobCompleted) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	if isTaskEvent(w.Listener) {
+		return x.taskListenerCompleted(t, w, e)
+	}
+	if e.Result != nil {
+		return fmt.Errorf("engine: complete job %s with a result: only a user task listener's job takes one: %w", w.ID, ErrInvalidTransition)
+	}
 	x.recordCalls(t, w, e.Calls)
 	if w.Listener != "" {
 		return x.listenerCompleted(t, w, e.Variables)

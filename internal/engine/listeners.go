@@ -34,11 +34,22 @@ import (
 // as Camunda 8 does. A listener job cannot throw a BPMN error.
 
 // listenersOf returns node n's execution listeners of event ev.
+// A user task's task listeners of ev are the ones of that event among
+// n.TaskListeners, in document order.
 func listenersOf(n *bpmn.Node, ev bpmn.ListenerEvent) []bpmn.Listener {
-	if ev == bpmn.ListenerEnd {
+	switch ev {
+	case bpmn.ListenerEnd:
 		return n.EndListeners
+	case bpmn.ListenerStart:
+		return n.StartListeners
 	}
-	return n.StartListeners
+	var out []bpmn.Listener
+	for _, l := range n.TaskListeners {
+		if l.Event == ev {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // createListenerJob creates the job of listener i of event ev of node n,
