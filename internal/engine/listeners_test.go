@@ -109,6 +109,30 @@ func TestStartListeners(t *testing.T) {
 	}
 }
 
+// TestStartListenerTypeIncident: a start listener whose job type
+// expression fails raises an incident; its retry runs the element's
+// start listeners again from the first, as Camunda 8 does, and the
+// element then runs once.
+func TestStartListenerTypeIncident(t *testing.T) {
+	t.Parallel()
+	st, _ := mustStart(t, mustProcess(t, listenersFile), nil) // no kind: "check-" + null is null
+	st, _ = run(t, listenersFile, st, JobCompleted{Key: listenerJob(t, st, "work", "audit", 0).ID}, t0)
+	if len(st.Incidents) != 1 || st.Incidents[0].Kind != IncidentExpression || st.Incidents[0].NodeID != "work" {
+		t.Fatalf("incidents %+v", st.Incidents)
+	}
+	st, _ = run(t, listenersFile, st, VariablesSet{Variables: map[string]any{"kind": "y"}}, t0)
+	st, _ = run(t, listenersFile, st, IncidentRetried{IncidentID: st.Incidents[0].ID}, t0)
+	again := listenerJob(t, st, "work", "audit", 0) // from the first again
+	st, _ = run(t, listenersFile, st, JobCompleted{Key: again.ID}, t0)
+	st, _ = run(t, listenersFile, st, JobCompleted{Key: listenerJob(t, st, "work", "check-y", 1).ID}, t0)
+	if job := waitAt(t, st, WaitJob, "work"); job.Listener != "" || waitsAt(st, WaitTimer, "late") != 1 {
+		t.Fatalf("after the retried listeners: job %+v, timers %d", job, waitsAt(st, WaitTimer, "late"))
+	}
+	if n := len(st.Scopes.All()); n != 1 {
+		t.Errorf("%d scopes, want the root alone (no listener set a variable)", n)
+	}
+}
+
 // hasTask reports an open user-task wait at node.
 func hasTask(st *State, node string) bool {
 	return slices.ContainsFunc(st.Waits, func(w *Wait) bool { return w.Kind == WaitTask && w.NodeID == node })
