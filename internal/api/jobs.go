@@ -202,7 +202,7 @@ type jobResolver interface {
 }
 
 // completeJobRequest is the body of POST /api/v1/jobs/{key}/complete:
-// {lockToken, variables?, activate?}.
+// {lockToken, variables?, activate?, result?}.
 type completeJobRequest struct {
 	bodyMembers
 	LockToken string
@@ -211,10 +211,13 @@ type completeJobRequest struct {
 	// empty): the completion answers a router job.
 	Answered bool
 	Activate []runtime.Activation
+	// Result is a user task listener's job result (jobResultField), nil
+	// when the body has none.
+	Result *runtime.JobResult
 }
 
-// Validate decodes and checks lockToken, variables and activate, in
-// that order.
+// Validate decodes and checks lockToken, variables, activate and result,
+// in that order.
 func (q *completeJobRequest) Validate() error {
 	var err error
 	if q.LockToken, err = requiredStringField(q.members, "lockToken"); err != nil {
@@ -224,9 +227,20 @@ func (q *completeJobRequest) Validate() error {
 		return err
 	}
 	if q.Answered = !isNull(q.members["activate"]); q.Answered {
-		q.Activate, err = activationsField(q.members, "activate")
+		if q.Activate, err = activationsField(q.members, "activate"); err != nil {
+			return err
+		}
 	}
-	return err
+	if q.Result, err = jobResultField(q.members, "result"); err != nil {
+		return err
+	}
+	switch {
+	case q.Result != nil && q.Answered:
+		return errorf(kindInvalidRequest, "result", "result and activate exclude each other: a router job takes an answer, a task listener's job a result")
+	case q.Result != nil && len(q.Variables) > 0:
+		return errorf(kindInvalidRequest, "variables", "a task listener's job takes no variables: correct the task with result.corrections")
+	}
+	return nil
 }
 
 // completeJob handles POST /api/v1/jobs/{key}/complete
@@ -234,7 +248,9 @@ func (q *completeJobRequest) Validate() error {
 // continues in the same step. With activate the completion is the answer
 // of an ad-hoc region's router job: the activities to start, each
 // {activityId, variables?}; a job that is no router job refuses it, and a
-// router job needs it (409). Like every job act it needs the lock token of
+// router job needs it (409). With result the completion is a user task
+// listener's (Camunda 8.8's job result): {denied?, deniedReason?,
+// corrections?}; a job that is no task listener's refuses it (409). Like every job act it needs the lock token of
 // the activation and the activating caller, and acts on the job
 // authorization resolved (jobRefOf).
 func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
@@ -245,7 +261,11 @@ func (s *server) completeJob(w http.ResponseWriter, r *http.Request) error {
 	ref, h := jobRefOf(r), jobHolder(r, q.LockToken)
 	jobs, resolved := s.svc.(jobResolver)
 	var err error
-	switch {
+	switch resulter, ok := s.svc.(jobResulter); {
+	case q.Result != nil && (!ok || !resolved):
+		return errorf(kindInvalidRequest, "result", "this server does not complete jobs with a result")
+	case q.Result != nil:
+		err = resulter.CompleteResolvedJobWithResult(r.Context(), ref, h, *q.Result)
 	case q.Answered && resolved:
 		err = jobs.CompleteResolvedRouterJob(r.Context(), ref, h, runtime.RouterAnswer{Activate: q.Activate, Variables: q.Variables})
 	case q.Answered:

@@ -558,6 +558,21 @@ type Node struct {
 	// Mappings are the element's input/output variable mappings
 	// (camunda:inputOutput, zeebe:ioMapping, gobpm:input/gobpm:output), or nil.
 	Mappings *Mappings
+	// StartListeners are the element's start execution listeners
+	// (zeebe:executionListener eventType="start"), in document order: each
+	// runs as a job after the element's input mappings and before its
+	// behaviour, the element waiting for it (listeners.go).
+	StartListeners []Listener
+	// EndListeners are the element's end execution listeners
+	// (zeebe:executionListener eventType="end"), in document order: each
+	// runs as a job after the element's output mappings and before it
+	// leaves, the element waiting for it (listeners.go).
+	EndListeners []Listener
+	// TaskListeners are a user task's task listeners
+	// (zeebe:taskListener, eventType assigning or completing), in
+	// document order: each runs as a job when that change of the task is
+	// requested, the change applying after the last (listeners.go).
+	TaskListeners []Listener
 	// Webhook is the inbound HTTP endpoint of a start, message catch or
 	// message boundary event (webhook.go), or nil.
 	Webhook *Webhook

@@ -638,6 +638,12 @@ func (p *parser) flowNode(e *etree.Element, c *container) {
 		p.unsupported(e, "")
 		info.supported = false
 	}
+	if info.supported {
+		n.StartListeners, n.EndListeners = p.nodeListeners(e, n, c.adhoc)
+		if tl := extension(e, NamespaceZeebe, "taskListeners"); tl != nil && e.Tag == "userTask" {
+			n.TaskListeners = p.taskListeners(e, tl)
+		}
+	}
 	if _, dup := p.nodes[id]; dup || id == "" {
 		// Already reported (missing or duplicate id); keeping it out of the
 		// graph avoids follow-up problems about a node nothing can reference.

@@ -577,10 +577,8 @@ type refusedExtension struct {
 // accepted and ignored: they describe forms and metadata for a UI, and
 // gobpm has no form service whose behaviour they could change.
 var refusedExtensions = []refusedExtension{
-	{NamespaceCamunda, "executionListener", "camunda:executionListener", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceCamunda, "taskListener", "camunda:taskListener", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceZeebe, "executionListeners", "zeebe:executionListeners", "listeners are not supported; model the work as a service task (a job worker)"},
-	{NamespaceZeebe, "taskListeners", "zeebe:taskListeners", "listeners are not supported; model the work as a service task (a job worker)"},
+	{NamespaceCamunda, "executionListener", "camunda:executionListener", "Java, expression and script listeners (class, delegateExpression, expression, script) are not supported; use zeebe:executionListener (eventType start or end, a job of type for a job worker) on the flow node"},
+	{NamespaceCamunda, "taskListener", "camunda:taskListener", "Java, expression and script listeners (class, delegateExpression, expression, script) are not supported; use zeebe:taskListener (eventType assigning or completing, a job of type for a job worker) in zeebe:taskListeners on the user task"},
 	{NamespaceCamunda, "field", "camunda:field", "field injection into Java classes is not supported; pass values as variables"},
 	{NamespaceCamunda, "errorEventDefinition", "camunda:errorEventDefinition", "mapping external task failures to BPMN errors by expression is not supported; let the worker throw the BPMN error"},
 }
@@ -613,6 +611,18 @@ func (p *parser) vendorExtensions(x *etree.Element) {
 		case ns == NamespaceCamunda && c.Tag == retryCycleTag:
 			p.retryCycleOwners = append(p.retryCycleOwners, owner) // read by job, checked by checkRetryCycles
 			continue
+		case ns == NamespaceZeebe && c.Tag == "executionListeners":
+			if !isBPMN(owner) || !listenerHosts[owner.Tag] {
+				p.problems.add(p.label(owner), RuleUnsupported,
+					"zeebe:executionListeners on %s is not supported: gobpm runs execution listeners of flow nodes only; model the work as a service task (a job worker)", owner.Tag)
+			}
+			continue // a flow node's: read by flowNode (nodeListeners)
+		case ns == NamespaceZeebe && c.Tag == "taskListeners":
+			if !isBPMN(owner) || owner.Tag != "userTask" {
+				p.problems.add(p.label(owner), RuleUnsupported,
+					"zeebe:taskListeners on %s is not supported: task listeners belong on user tasks; use zeebe:executionListeners", owner.Tag)
+			}
+			continue // a user task's: read by flowNode (taskListeners)
 		case ns == NamespaceZeebe && c.Tag == "taskHeaders":
 			p.headerOwners = append(p.headerOwners, owner) // read by job, checked by checkHeaders
 			continue

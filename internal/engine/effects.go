@@ -26,6 +26,8 @@ const (
 	FactTaskCreated        = "task-created"
 	FactTaskClaimed        = "task-claimed"
 	FactTaskUnclaimed      = "task-unclaimed"
+	// FactTaskChangeDenied records a task change a task listener denied.
+	FactTaskChangeDenied   = "task-change-denied"
 	FactTimerArmed         = "timer-armed"
 	FactEventTriggered     = "event-triggered"
 	FactErrorThrown        = "error-thrown"

@@ -64,6 +64,30 @@ type JobCompleted struct {
 	Worker string
 	// Calls are the connector calls the attempt made, for the history.
 	Calls []ConnectorCall
+	// Result is the result of a user task listener's job (Camunda 8.8's
+	// job result): it may deny the task change or correct the task. Only
+	// a task listener's job takes one, and a task listener's job takes no
+	// variables.
+	Result *JobResult
+}
+
+// JobResult is what the job of a user task listener completes with:
+// Denied refuses the task change the listener ran for (it is not
+// applied; DeniedReason says why, for the history), Corrections change
+// the task as the change applies.
+type JobResult struct {
+	Denied       bool
+	DeniedReason string
+	Corrections  TaskCorrections
+}
+
+// TaskCorrections are the task fields a task listener corrects; a nil
+// field keeps the task's value (an empty one clears it).
+type TaskCorrections struct {
+	Assignee        *string    `json:"assignee,omitempty"`
+	DueAt           *time.Time `json:"dueAt,omitempty"`
+	CandidateUsers  *[]string  `json:"candidateUsers,omitempty"`
+	CandidateGroups *[]string  `json:"candidateGroups,omitempty"`
 }
 
 // Kind implements Event.

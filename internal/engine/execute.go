@@ -68,6 +68,16 @@ func (x *executor) execute(t *Track) {
 	if !x.enterIO(t, n) {
 		return
 	}
+	if len(n.StartListeners) > 0 {
+		x.createListenerJob(t, n, bpmn.ListenerStart, 0) // behave runs when the last one completes
+		return
+	}
+	x.behave(t, n)
+}
+
+// behave runs node n's own behaviour on track t, which has entered it
+// (input mappings applied, start listeners completed).
+func (x *executor) behave(t *Track, n *bpmn.Node) {
 	switch n.Kind {
 	case bpmn.KindStartEvent, bpmn.KindTask:
 		x.complete(t, n)

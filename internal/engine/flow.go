@@ -29,6 +29,9 @@ func (x *executor) leave(t *Track, n *bpmn.Node) {
 		return
 	}
 	x.recordEntry(entry)
+	if x.endListened(t, n) {
+		return // it leaves when its last end listener completes
+	}
 	if r := x.innerOf(t, n); r != nil {
 		x.innerCompleted(t, n, r) // an ad-hoc region asks its router
 		return

@@ -31,7 +31,16 @@ func (e JobCompleted) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	if isTaskEvent(w.Listener) {
+		return x.taskListenerCompleted(t, w, e)
+	}
+	if e.Result != nil {
+		return fmt.Errorf("engine: complete job %s with a result: only a user task listener's job takes one: %w", w.ID, ErrInvalidTransition)
+	}
 	x.recordCalls(t, w, e.Calls)
+	if w.Listener != "" {
+		return x.listenerCompleted(t, w, e.Variables)
+	}
 	n := x.proc.Node(t.Node)
 	x.deliver(t, n, e.Variables)
 	if !x.stillActive(t, n) {
@@ -150,6 +159,12 @@ func (e JobErrorThrown) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	if w.Listener != "" {
+		// As Camunda 8: a listener's worker reports a failure, never a
+		// BPMN error (the element has not started or already completed:
+		// nothing could catch it).
+		return fmt.Errorf("engine: throw error %q from execution listener job %s: %w", e.Code, w.ID, ErrInvalidTransition)
+	}
 	x.recordCalls(t, w, e.Calls)
 	x.mergeVars(t, e.Variables)
 	x.removeWait(w)
@@ -205,9 +220,10 @@ func (x *executor) countFailure(w *Wait, e JobFailed) {
 	switch n := x.proc.Node(w.NodeID); {
 	case e.Backoff > 0:
 		w.DueAt = x.now.Add(e.Backoff)
-	case n != nil && n.Job != nil && n.Job.RetryCycle != nil:
+	case n != nil && n.Job != nil && n.Job.RetryCycle != nil && w.Listener == "":
 		// The model's schedule (camunda:failedJobRetryTimeCycle) when the
-		// worker names no backoff of its own.
+		// worker names no backoff of its own; it is the element's job's,
+		// not its listeners'.
 		w.DueAt = n.Job.RetryCycle.WaitAfter(w.Failures, x.now)
 	default:
 		w.DueAt = x.now.Add(defaultBackoff(w.Failures, e.Jitter))

@@ -388,6 +388,12 @@ func (g *migrator) checkWait(w *Wait) {
 	if tn == nil {
 		return
 	}
+	if w.Listener != "" {
+		// The element has not started: its listener's job has no
+		// counterpart a migration could map it to.
+		g.problem(sn.ID, "%s waits for the job of its %s execution listener; migrate the instance once the listener has completed", sn.ID, w.Listener)
+		return
+	}
 	switch w.Kind {
 	case WaitJob:
 		if tn.Job == nil {

@@ -19,6 +19,15 @@ func (x *executor) finishEndEvent(t *Track, n *bpmn.Node) {
 	if !x.leaveIO(t, n) {
 		return
 	}
+	if x.endListened(t, n) {
+		return // endEventThrow runs when its last end listener completes
+	}
+	x.endEventThrow(t, n)
+}
+
+// endEventThrow completes end event n, its output mappings applied and
+// its end listeners completed: it throws its result and ends the track.
+func (x *executor) endEventThrow(t *Track, n *bpmn.Node) {
 	if n.Event != nil && n.Event.Kind == bpmn.TriggerCompensation && x.throwCompensation(t, n) {
 		return // it completes when the handlers finished (finishRun)
 	}

@@ -12,17 +12,23 @@ import (
 
 // applyRunning makes a candidate the assignee of a user task.
 func (e TaskClaimed) applyRunning(x *executor) error {
-	w, _, err := x.openWait(e.TaskID, WaitTask)
+	w, t, err := x.openWait(e.TaskID, WaitTask)
 	if err != nil {
 		return err
 	}
-	return x.claimTask(w, e)
+	if err := refusePending(w, "claim"); err != nil {
+		return err
+	}
+	return x.claimTask(t, w, e)
 }
 
 // applyRunning returns a claimed task to its candidates.
 func (e TaskUnclaimed) applyRunning(x *executor) error {
-	w, _, err := x.openWait(e.TaskID, WaitTask)
+	w, t, err := x.openWait(e.TaskID, WaitTask)
 	if err != nil {
+		return err
+	}
+	if err := refusePending(w, "unclaim"); err != nil {
 		return err
 	}
 	if w.Assignee == "" {
@@ -31,9 +37,10 @@ func (e TaskUnclaimed) applyRunning(x *executor) error {
 	if w.Assignee != e.User {
 		return fmt.Errorf("engine: unclaim task %s: %q is not the assignee: %w", w.ID, e.User, ErrForbidden)
 	}
-	w.Assignee = ""
-	x.touch(w.ID)
-	x.fact(FactTaskUnclaimed, w.NodeID, w.ScopeID, w.TrackID, map[string]any{"taskId": w.ID, "user": e.User})
+	if x.requestTaskChange(t, x.proc.Node(w.NodeID), w, &TaskChange{Event: string(bpmn.ListenerAssigning)}) {
+		return nil // it is unassigned when its assigning listeners completed
+	}
+	x.assign(w, "")
 	return nil
 }
 
@@ -43,16 +50,27 @@ func (e TaskCompleted) applyRunning(x *executor) error {
 	if err != nil {
 		return err
 	}
+	if err := refusePending(w, "complete"); err != nil {
+		return err
+	}
 	if err := mayComplete(w, e.User); err != nil {
 		return err
 	}
 	n := x.proc.Node(t.Node)
-	x.deliver(t, n, e.Variables)
+	if x.requestTaskChange(t, n, w, &TaskChange{Event: string(bpmn.ListenerCompleting), User: e.User, Variables: e.Variables}) {
+		return nil // it completes when its completing listeners completed
+	}
+	x.completeTask(t, n, w, e.Variables)
+	return nil
+}
+
+// completeTask completes user task w of track t at node n with vars.
+func (x *executor) completeTask(t *Track, n *bpmn.Node, w *Wait, vars map[string]any) {
+	x.deliver(t, n, vars)
 	if !x.stillActive(t, n) {
-		return nil // a condition the variables satisfied interrupted the task
+		return // a condition the variables satisfied interrupted the task
 	}
 	x.finishActivity(t, w)
-	return nil
 }
 
 func (x *executor) createTask(t *Track, n *bpmn.Node) {
@@ -117,7 +135,7 @@ func parseDueDate(txt string, now time.Time) (time.Time, error) {
 	return due, nil
 }
 
-func (x *executor) claimTask(w *Wait, e TaskClaimed) error {
+func (x *executor) claimTask(t *Track, w *Wait, e TaskClaimed) error {
 	if e.User == "" {
 		return fmt.Errorf("engine: claim task %s: no user: %w", w.ID, ErrForbidden)
 	}
@@ -130,9 +148,10 @@ func (x *executor) claimTask(w *Wait, e TaskClaimed) error {
 	if !isCandidate(w, e.User, e.Groups) {
 		return fmt.Errorf("engine: claim task %s: %q is not a candidate: %w", w.ID, e.User, ErrForbidden)
 	}
-	w.Assignee = e.User
-	x.touch(w.ID)
-	x.fact(FactTaskClaimed, w.NodeID, w.ScopeID, w.TrackID, map[string]any{"taskId": w.ID, "user": e.User})
+	if t != nil && x.requestTaskChange(t, x.proc.Node(w.NodeID), w, &TaskChange{Event: string(bpmn.ListenerAssigning), Assignee: e.User}) {
+		return nil // it is assigned when its assigning listeners completed
+	}
+	x.assign(w, e.User)
 	return nil
 }
 

@@ -81,6 +81,27 @@ type Wait struct {
 	TimerText string    `json:"timerText,omitempty"`
 	Fired     int       `json:"fired,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Listener is, for the job of an execution listener of NodeID, the
+	// listener's event ("start"); "" for every other wait. ListenerIndex
+	// is the listener's place among the node's listeners of that event
+	// (listeners.go). An older state has neither: it holds no listener jobs.
+	Listener      string `json:"listener,omitempty"`
+	ListenerIndex int    `json:"listenerIndex,omitempty"`
+	// TaskChange is, on a user task, the change its task listeners run
+	// for (tasklisteners.go); nil when none is pending.
+	TaskChange *TaskChange `json:"taskChange,omitempty"`
+}
+
+// TaskChange is a requested change of a user task that waits for the
+// task's listeners of Event: an assignment (Assignee, "" for unassigning)
+// or a completion by User with Variables. Corrections gather what the
+// listeners corrected so far.
+type TaskChange struct {
+	Event       string          `json:"event"`
+	Assignee    string          `json:"assignee,omitempty"`
+	User        string          `json:"user,omitempty"`
+	Variables   map[string]any  `json:"variables,omitempty"`
+	Corrections TaskCorrections `json:"corrections,omitzero"`
 }
 
 // num returns the wait's counter: Seq, else the one its id ends in (0 if

@@ -358,6 +358,27 @@ func (r *Runtime) CompleteJobWithCalls(ctx context.Context, ref JobRef, holder J
 	})
 }
 
+// JobResult is the result the job of a user task listener completes
+// with (Camunda 8.8's job result for user task listeners): Denied refuses
+// the task change the listener ran for, Corrections change the task as
+// the change applies (engine/tasklisteners.go).
+type JobResult = engine.JobResult
+
+// TaskCorrections are the task fields a task listener's result corrects;
+// a nil field keeps the task's value.
+type TaskCorrections = engine.TaskCorrections
+
+// CompleteResolvedJobWithResult completes the job of a user task
+// listener for holder with its result, in one step: the task change it
+// ran for is denied, or the next listener's job is created, or the change
+// applies. A job that is no task listener's is ECONFLICT; the rest is
+// CompleteResolvedJob's.
+func (r *Runtime) CompleteResolvedJobWithResult(ctx context.Context, ref JobRef, holder JobHolder, res JobResult) error {
+	return r.actOnHeldJob(ctx, ref, holder, func(id string) engine.Event {
+		return engine.JobCompleted{Key: id, Result: &res}
+	})
+}
+
 // RouterAnswer is a router job's answer (docs/scopes.md#ad-hoc-sub-processes, gobpm:router="job"):
 // the activities to start, each with the variables that become its local
 // variables (empty: start nothing), and variables written from the

@@ -238,7 +238,7 @@ func (r *Runtime) refusedJobs(ctx context.Context, proc *bpmn.Process, st *engin
 		checked[id] = true
 		n := proc.Node(f.NodeID)
 		job := st.Wait(id)
-		if n == nil || n.Job == nil || n.Job.TypeExpr == nil || job == nil || job.Kind != engine.WaitJob {
+		if n == nil || n.Job == nil || n.Job.TypeExpr == nil || job == nil || job.Kind != engine.WaitJob || job.Listener != "" {
 			continue // a type by name was checked at deployment
 		}
 		msg, err := r.mayReach(ctx, st, Reach{Process: proc.ID, Element: n.ID, ElementKind: string(n.Kind), Kind: ReachJobType, Key: job.Name})
