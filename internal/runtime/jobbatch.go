@@ -66,7 +66,7 @@ func (r *Runtime) completionRounds(ctx context.Context, items []JobCompletion, e
 	seen := make(map[string]int, len(items))            // wait id → item
 	perInstance := make(map[InstanceID]int, len(items)) // completions so far
 	for i, it := range items {
-		id := it.Ref.WaitID
+		var id string
 		var home InstanceID
 		if it.Ref.row != nil {
 			id, home = it.Ref.row.ID, it.Ref.row.InstanceID
